@@ -1,0 +1,471 @@
+// Command infra is the Toolshed CDK app. It defines one stack, "Toolshed":
+// the DynamoDB tables and the snapshot bucket, one Lambda function per tool
+// (driven by the tools table below), the MCP gateway and the API key
+// authorizer functions, the HTTP API that routes to them, and the CloudWatch
+// dashboard and alarms that watch them.
+//
+// The functions' code comes from pre-built binaries in
+// <BuildDir>/<function>/bootstrap (see `make build`). BuildDir is "../build"
+// unless the environment variable TOOLSHED_BUILD_DIR names another directory.
+//
+//	cd infra && npx cdk synth
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2authorizers"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2integrations"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// stackName is the CloudFormation stack name of the app.
+const stackName = "Toolshed"
+
+// defaultBuildDir holds build/<function>/bootstrap, relative to infra/.
+const defaultBuildDir = "../build"
+
+// tableKey names one of the DynamoDB tables in tableSpecs.
+type tableKey string
+
+const (
+	tasksTable    tableKey = "Tasks"
+	memoryTable   tableKey = "Memory"
+	rateTable     tableKey = "RateLimits"
+	accessTable   tableKey = "Access"
+	apiKeysTable  tableKey = "ApiKeys"
+	gatewayName            = "gateway"
+	authorizerDir          = "authorizer"
+)
+
+// tableSpec describes one DynamoDB table.
+type tableSpec struct {
+	Key     tableKey
+	EnvVar  string // environment variable that carries the table name
+	PK      string // partition key (string)
+	SK      string // sort key, "" for none
+	SKType  awsdynamodb.AttributeType
+	TTL     string // TTL attribute, "" for none
+	Durable bool   // data table: point-in-time recovery and RETAIN; otherwise DESTROY
+}
+
+// tableSpecs lists every table of the stack.
+var tableSpecs = []tableSpec{
+	{Key: tasksTable, EnvVar: "TOOLSHED_TASKS_TABLE", PK: "tenant", SK: "id", SKType: awsdynamodb.AttributeType_NUMBER, Durable: true},
+	{Key: memoryTable, EnvVar: "TOOLSHED_MEMORY_TABLE", PK: "pk", SK: "id", SKType: awsdynamodb.AttributeType_STRING, Durable: true},
+	{Key: rateTable, EnvVar: "TOOLSHED_RATE_TABLE", PK: "pk", TTL: "ttl"},
+	{Key: accessTable, EnvVar: "TOOLSHED_ACCESS_TABLE", PK: "tenant", SK: "path", SKType: awsdynamodb.AttributeType_STRING, Durable: true},
+	{Key: apiKeysTable, EnvVar: "TOOLSHED_APIKEYS_TABLE", PK: "hash", Durable: true},
+}
+
+// tableGrant is the exact list of DynamoDB actions a function may perform on one table.
+type tableGrant struct {
+	Table   tableKey
+	Actions []string
+}
+
+// toolSpec describes one tool function. Adding a tool is adding one entry to tools.
+type toolSpec struct {
+	Name           string   // tool name, also the TOOLSHED_TOOL value and the route name
+	Dir            string   // folder under BuildDir holding bootstrap
+	Aliases        []string // extra route names served by the same function
+	TimeoutSeconds float64
+	Grants         []tableGrant
+}
+
+// rateLimited is the grant every tool needs for its rate limit counter.
+var rateLimited = tableGrant{Table: rateTable, Actions: []string{"dynamodb:UpdateItem"}}
+
+// tools is the table that drives every tool function, its routes and its permissions.
+var tools = []toolSpec{
+	{Name: "hello", Dir: "hello", TimeoutSeconds: 5, Grants: []tableGrant{rateLimited}},
+	{Name: "sys-audit", Dir: "sys-audit", Aliases: []string{"adam-sys-audit"}, TimeoutSeconds: 10, Grants: []tableGrant{rateLimited}},
+	{Name: "add_task", Dir: "add_task", TimeoutSeconds: 10, Grants: []tableGrant{
+		{Table: tasksTable, Actions: []string{"dynamodb:UpdateItem", "dynamodb:PutItem"}}, rateLimited}},
+	{Name: "list_tasks", Dir: "list_tasks", TimeoutSeconds: 10, Grants: []tableGrant{
+		{Table: tasksTable, Actions: []string{"dynamodb:Query"}}, rateLimited}},
+	{Name: "update_task", Dir: "update_task", TimeoutSeconds: 10, Grants: []tableGrant{
+		{Table: tasksTable, Actions: []string{"dynamodb:GetItem", "dynamodb:UpdateItem"}}, rateLimited}},
+	{Name: "complete_task", Dir: "complete_task", TimeoutSeconds: 10, Grants: []tableGrant{
+		{Table: tasksTable, Actions: []string{"dynamodb:GetItem", "dynamodb:UpdateItem"}}, rateLimited}},
+	{Name: "delete_task", Dir: "delete_task", TimeoutSeconds: 10, Grants: []tableGrant{
+		{Table: tasksTable, Actions: []string{"dynamodb:DeleteItem"}}, rateLimited}},
+	{Name: "write_memory_entry", Dir: "write_memory_entry", TimeoutSeconds: 10, Grants: []tableGrant{
+		{Table: memoryTable, Actions: []string{"dynamodb:PutItem"}}, rateLimited}},
+	{Name: "read_memory", Dir: "read_memory", TimeoutSeconds: 10, Grants: []tableGrant{
+		{Table: memoryTable, Actions: []string{"dynamodb:Query"}}, rateLimited}},
+}
+
+// Settings of the two non-tool functions.
+const (
+	gatewayTimeoutSeconds    = 30
+	gatewayMemoryMB          = 512
+	authorizerTimeoutSeconds = 5
+	toolMemoryMB             = 256
+	authorizerCacheSeconds   = 30
+)
+
+// ToolshedStackProps configures NewToolshedStack.
+type ToolshedStackProps struct {
+	awscdk.StackProps
+	// BuildDir holds <function>/bootstrap for every function; "../build" if empty.
+	BuildDir string
+}
+
+// functionSpec is what newFunction needs to create one Lambda function.
+type functionSpec struct {
+	ID             string // construct id prefix, e.g. "AddTask"
+	Dir            string // folder under BuildDir
+	TimeoutSeconds float64
+	MemoryMB       float64
+	Env            map[string]*string
+}
+
+// monitored is a function with the timeout its duration alarm compares against.
+type monitored struct {
+	Name           string
+	Fn             awslambda.Function
+	TimeoutSeconds float64
+}
+
+// NewToolshedStack builds the Toolshed stack.
+func NewToolshedStack(scope constructs.Construct, id string, props *ToolshedStackProps) awscdk.Stack {
+	var sprops awscdk.StackProps
+	buildDir := defaultBuildDir
+	if props != nil {
+		sprops = props.StackProps
+		if props.BuildDir != "" {
+			buildDir = props.BuildDir
+		}
+	}
+	if abs, err := filepath.Abs(buildDir); err == nil {
+		buildDir = abs
+	}
+	stack := awscdk.NewStack(scope, &id, &sprops)
+
+	tables := make(map[tableKey]awsdynamodb.Table, len(tableSpecs))
+	for _, spec := range tableSpecs {
+		tables[spec.Key] = newTable(stack, spec)
+	}
+
+	bucket := awss3.NewBucket(stack, jsii.String("SnapshotBucket"), &awss3.BucketProps{
+		BlockPublicAccess: awss3.BlockPublicAccess_BLOCK_ALL(),
+		EnforceSSL:        jsii.Bool(true),
+		Versioned:         jsii.Bool(true),
+		Encryption:        awss3.BucketEncryption_S3_MANAGED,
+		RemovalPolicy:     awscdk.RemovalPolicy_RETAIN,
+	})
+
+	// Environment shared by the gateway and every tool function.
+	commonEnv := map[string]*string{
+		"TOOLSHED_STORE":  jsii.String("dynamodb"),
+		"TOOLSHED_BUCKET": bucket.BucketName(),
+	}
+	for _, spec := range tableSpecs {
+		commonEnv[spec.EnvVar] = tables[spec.Key].TableName()
+	}
+
+	var watched []monitored
+	toolFns := make([]awslambda.Function, len(tools))
+	toolFnNames := make(map[string]interface{}, len(tools))
+	for i, tool := range tools {
+		env := copyEnv(commonEnv)
+		env["TOOLSHED_TOOL"] = jsii.String(tool.Name)
+		fn := newFunction(stack, buildDir, functionSpec{
+			ID:             constructID(tool.Name),
+			Dir:            tool.Dir,
+			TimeoutSeconds: tool.TimeoutSeconds,
+			MemoryMB:       toolMemoryMB,
+			Env:            env,
+		})
+		for _, g := range tool.Grants {
+			fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+				Actions:   jsii.Strings(g.Actions...),
+				Resources: jsii.Strings(*tables[g.Table].TableArn()),
+			}))
+		}
+		toolFns[i] = fn
+		toolFnNames[tool.Name] = fn.FunctionName()
+		watched = append(watched, monitored{Name: tool.Name, Fn: fn, TimeoutSeconds: tool.TimeoutSeconds})
+	}
+
+	gatewayEnv := copyEnv(commonEnv)
+	gatewayEnv["TOOLSHED_TOOL_FUNCTIONS"] = stack.ToJsonString(toolFnNames, nil)
+	gateway := newFunction(stack, buildDir, functionSpec{
+		ID:             "Gateway",
+		Dir:            gatewayName,
+		TimeoutSeconds: gatewayTimeoutSeconds,
+		MemoryMB:       gatewayMemoryMB,
+		Env:            gatewayEnv,
+	})
+	var invokable []*string
+	for _, fn := range toolFns {
+		invokable = append(invokable, fn.FunctionArn(), jsii.String(*fn.FunctionArn()+":*"))
+	}
+	gateway.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:   jsii.Strings("lambda:InvokeFunction"),
+		Resources: &invokable,
+	}))
+	watched = append(watched, monitored{Name: gatewayName, Fn: gateway, TimeoutSeconds: gatewayTimeoutSeconds})
+
+	authorizerFn := newFunction(stack, buildDir, functionSpec{
+		ID:             "Authorizer",
+		Dir:            authorizerDir,
+		TimeoutSeconds: authorizerTimeoutSeconds,
+		MemoryMB:       toolMemoryMB,
+		Env: map[string]*string{
+			"TOOLSHED_STORE":         jsii.String("dynamodb"),
+			"TOOLSHED_APIKEYS_TABLE": tables[apiKeysTable].TableName(),
+		},
+	})
+	authorizerFn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:   jsii.Strings("dynamodb:GetItem"),
+		Resources: jsii.Strings(*tables[apiKeysTable].TableArn()),
+	}))
+	watched = append(watched, monitored{Name: authorizerDir, Fn: authorizerFn, TimeoutSeconds: authorizerTimeoutSeconds})
+
+	api := newHTTPAPI(stack, gateway, authorizerFn, toolFns)
+
+	awscdk.NewCfnOutput(stack, jsii.String("ApiUrl"), &awscdk.CfnOutputProps{
+		Value:       api.Url(),
+		Description: jsii.String("Base URL of the HTTP API"),
+	})
+	awscdk.NewCfnOutput(stack, jsii.String("McpUrl"), &awscdk.CfnOutputProps{
+		Value:       awscdk.Fn_Join(jsii.String(""), jsii.Strings(*api.Url(), "mcp")),
+		Description: jsii.String("MCP endpoint (Streamable HTTP, JSON responses)"),
+	})
+	awscdk.NewCfnOutput(stack, jsii.String("ToolsUrl"), &awscdk.CfnOutputProps{
+		Value:       awscdk.Fn_Join(jsii.String(""), jsii.Strings(*api.Url(), "v1/tools/")),
+		Description: jsii.String("Prefix of the per-tool HTTP/JSON endpoints"),
+	})
+
+	addMonitoring(stack, watched)
+	return stack
+}
+
+// newTable creates one on-demand DynamoDB table from its spec.
+func newTable(stack awscdk.Stack, spec tableSpec) awsdynamodb.Table {
+	props := &awsdynamodb.TableProps{
+		PartitionKey: &awsdynamodb.Attribute{Name: jsii.String(spec.PK), Type: awsdynamodb.AttributeType_STRING},
+		BillingMode:  awsdynamodb.BillingMode_PAY_PER_REQUEST,
+		RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
+	}
+	if spec.SK != "" {
+		props.SortKey = &awsdynamodb.Attribute{Name: jsii.String(spec.SK), Type: spec.SKType}
+	}
+	if spec.TTL != "" {
+		props.TimeToLiveAttribute = jsii.String(spec.TTL)
+	}
+	if spec.Durable {
+		props.RemovalPolicy = awscdk.RemovalPolicy_RETAIN
+		props.PointInTimeRecoverySpecification = &awsdynamodb.PointInTimeRecoverySpecification{
+			PointInTimeRecoveryEnabled: jsii.Bool(true),
+		}
+	}
+	return awsdynamodb.NewTable(stack, jsii.String(string(spec.Key)+"Table"), props)
+}
+
+// newFunction creates an arm64 provided.al2023 function with X-Ray tracing and
+// its own log group kept for a month.
+func newFunction(stack awscdk.Stack, buildDir string, spec functionSpec) awslambda.Function {
+	logs := awslogs.NewLogGroup(stack, jsii.String(spec.ID+"Logs"), &awslogs.LogGroupProps{
+		Retention:     awslogs.RetentionDays_ONE_MONTH,
+		RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
+	})
+	return awslambda.NewFunction(stack, jsii.String(spec.ID+"Function"), &awslambda.FunctionProps{
+		Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
+		Architecture: awslambda.Architecture_ARM_64(),
+		Handler:      jsii.String("bootstrap"),
+		Code:         awslambda.Code_FromAsset(jsii.String(filepath.Join(buildDir, spec.Dir)), nil),
+		MemorySize:   jsii.Number(spec.MemoryMB),
+		Timeout:      awscdk.Duration_Seconds(jsii.Number(spec.TimeoutSeconds)),
+		Tracing:      awslambda.Tracing_ACTIVE,
+		LogGroup:     logs,
+		Environment:  &spec.Env,
+	})
+}
+
+// newHTTPAPI creates the HTTP API: /mcp and /healthz go to the gateway, and
+// each tool name and alias gets POST /v1/tools/<name> and POST /mcp/tool/<name>.
+// Every route except /healthz requires the API key authorizer.
+func newHTTPAPI(stack awscdk.Stack, gateway, authorizerFn awslambda.Function, toolFns []awslambda.Function) awsapigatewayv2.HttpApi {
+	api := awsapigatewayv2.NewHttpApi(stack, jsii.String("HttpApi"), &awsapigatewayv2.HttpApiProps{
+		ApiName:     jsii.String(stackName),
+		Description: jsii.String("Toolshed MCP and tool endpoints"),
+	})
+	authorizer := awsapigatewayv2authorizers.NewHttpLambdaAuthorizer(jsii.String("ApiKeyAuthorizer"), authorizerFn,
+		&awsapigatewayv2authorizers.HttpLambdaAuthorizerProps{
+			ResponseTypes:   &[]awsapigatewayv2authorizers.HttpLambdaResponseType{awsapigatewayv2authorizers.HttpLambdaResponseType_SIMPLE},
+			IdentitySource:  jsii.Strings("$request.header.Authorization"),
+			ResultsCacheTtl: awscdk.Duration_Seconds(jsii.Number(authorizerCacheSeconds)),
+		})
+
+	gatewayIntegration := awsapigatewayv2integrations.NewHttpLambdaIntegration(jsii.String("GatewayIntegration"), gateway, nil)
+	api.AddRoutes(&awsapigatewayv2.AddRoutesOptions{
+		Path: jsii.String("/mcp"),
+		Methods: &[]awsapigatewayv2.HttpMethod{
+			awsapigatewayv2.HttpMethod_POST, awsapigatewayv2.HttpMethod_GET, awsapigatewayv2.HttpMethod_DELETE,
+		},
+		Integration: gatewayIntegration,
+		Authorizer:  authorizer,
+	})
+	api.AddRoutes(&awsapigatewayv2.AddRoutesOptions{
+		Path:        jsii.String("/healthz"),
+		Methods:     &[]awsapigatewayv2.HttpMethod{awsapigatewayv2.HttpMethod_GET},
+		Integration: gatewayIntegration,
+	})
+
+	for i, tool := range tools {
+		integration := awsapigatewayv2integrations.NewHttpLambdaIntegration(
+			jsii.String(constructID(tool.Name)+"Integration"), toolFns[i], nil)
+		for _, name := range append([]string{tool.Name}, tool.Aliases...) {
+			for _, prefix := range []string{"/v1/tools/", "/mcp/tool/"} {
+				api.AddRoutes(&awsapigatewayv2.AddRoutesOptions{
+					Path:        jsii.String(prefix + name),
+					Methods:     &[]awsapigatewayv2.HttpMethod{awsapigatewayv2.HttpMethod_POST},
+					Integration: integration,
+					Authorizer:  authorizer,
+				})
+			}
+		}
+	}
+	return api
+}
+
+// addMonitoring adds a dashboard row per function (invocations, errors,
+// duration) and three alarms per function: any error in 5 minutes, any
+// throttle in 5 minutes, and p99 duration above 80% of the timeout.
+func addMonitoring(stack awscdk.Stack, watched []monitored) {
+	period := awscdk.Duration_Minutes(jsii.Number(5))
+	var rows []*[]awscloudwatch.IWidget
+	for _, w := range watched {
+		sum := &awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Sum")}
+		p99 := &awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("p99"), Label: jsii.String("p99")}
+		avg := &awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("Average"), Label: jsii.String("avg")}
+		rows = append(rows, &[]awscloudwatch.IWidget{
+			graph(w.Name+" invocations", w.Fn.MetricInvocations(sum)),
+			graph(w.Name+" errors", w.Fn.MetricErrors(sum), w.Fn.MetricThrottles(sum)),
+			graph(w.Name+" duration (ms)", w.Fn.MetricDuration(avg), w.Fn.MetricDuration(p99)),
+		})
+
+		id := constructID(w.Name)
+		w.Fn.MetricErrors(sum).CreateAlarm(stack, jsii.String(id+"ErrorsAlarm"), &awscloudwatch.CreateAlarmOptions{
+			AlarmDescription:   jsii.String(fmt.Sprintf("%s: at least one error in 5 minutes", w.Name)),
+			Threshold:          jsii.Number(1),
+			EvaluationPeriods:  jsii.Number(1),
+			ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+			TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+		})
+		w.Fn.MetricThrottles(sum).CreateAlarm(stack, jsii.String(id+"ThrottlesAlarm"), &awscloudwatch.CreateAlarmOptions{
+			AlarmDescription:   jsii.String(fmt.Sprintf("%s: at least one throttle in 5 minutes", w.Name)),
+			Threshold:          jsii.Number(1),
+			EvaluationPeriods:  jsii.Number(1),
+			ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+			TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+		})
+		w.Fn.MetricDuration(p99).CreateAlarm(stack, jsii.String(id+"DurationAlarm"), &awscloudwatch.CreateAlarmOptions{
+			AlarmDescription:   jsii.String(fmt.Sprintf("%s: p99 duration above 80%% of the %gs timeout", w.Name, w.TimeoutSeconds)),
+			Threshold:          jsii.Number(w.TimeoutSeconds * 1000 * 0.8),
+			EvaluationPeriods:  jsii.Number(1),
+			ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_THRESHOLD,
+			TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+		})
+	}
+	awscloudwatch.NewDashboard(stack, jsii.String("Dashboard"), &awscloudwatch.DashboardProps{
+		DashboardName: jsii.String(stackName),
+		Widgets:       &rows,
+	})
+}
+
+// graph is a third-of-a-row line graph of the given metrics.
+func graph(title string, metrics ...awscloudwatch.IMetric) awscloudwatch.GraphWidget {
+	return awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{
+		Title: jsii.String(title),
+		Left:  &metrics,
+		Width: jsii.Number(8),
+	})
+}
+
+// constructID turns a tool or function name into a construct id:
+// "add_task" → "AddTask", "sys-audit" → "SysAudit".
+func constructID(name string) string {
+	var out []byte
+	upper := true
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c == '_' || c == '-':
+			upper = true
+		case upper && c >= 'a' && c <= 'z':
+			out = append(out, c-'a'+'A')
+			upper = false
+		default:
+			out = append(out, c)
+			upper = false
+		}
+	}
+	return string(out)
+}
+
+// copyEnv returns a copy of env that the caller may extend.
+func copyEnv(env map[string]*string) map[string]*string {
+	out := make(map[string]*string, len(env)+1)
+	for k, v := range env {
+		out[k] = v
+	}
+	return out
+}
+
+// buildDirFromEnv returns TOOLSHED_BUILD_DIR, or "../build" when it is unset.
+func buildDirFromEnv() string {
+	if dir := os.Getenv("TOOLSHED_BUILD_DIR"); dir != "" {
+		return dir
+	}
+	return defaultBuildDir
+}
+
+// checkBuildDir reports a missing bootstrap early, with a hint, instead of
+// letting asset staging fail with a bare path.
+func checkBuildDir(buildDir string) error {
+	dirs := []string{gatewayName, authorizerDir}
+	for _, tool := range tools {
+		dirs = append(dirs, tool.Dir)
+	}
+	for _, dir := range dirs {
+		path := filepath.Join(buildDir, dir, "bootstrap")
+		if _, err := os.Stat(path); err != nil {
+			return fmt.Errorf("missing %s: run `make build` first or set TOOLSHED_BUILD_DIR", path)
+		}
+	}
+	return nil
+}
+
+func main() {
+	defer jsii.Close()
+
+	buildDir := buildDirFromEnv()
+	if err := checkBuildDir(buildDir); err != nil {
+		fmt.Fprintln(os.Stderr, "infra:", err)
+		os.Exit(1)
+	}
+
+	app := awscdk.NewApp(nil)
+	NewToolshedStack(app, stackName, &ToolshedStackProps{
+		StackProps: awscdk.StackProps{
+			Description: jsii.String("Toolshed: MCP tool server, one Lambda per tool behind an HTTP API"),
+		},
+		BuildDir: buildDir,
+	})
+	app.Synth(nil)
+}

@@ -1,0 +1,113 @@
+package schema
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/toolshed/toolshed/shared/toolerr"
+)
+
+// FieldError is one problem with one field of the input.
+type FieldError struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+var quoted = regexp.MustCompile(`'([^']*)'`)
+
+// invalidInput turns a schema validation error into INVALID_INPUT. The
+// message names the first field at fault; details list every leaf problem.
+func invalidInput(err error) error {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return toolerr.New(toolerr.InvalidInput, "invalid arguments: %v", err)
+	}
+	var problems []FieldError
+	collect(ve, &problems)
+	if len(problems) == 0 {
+		problems = []FieldError{{Field: "arguments", Message: ve.Message}}
+	}
+	slices.SortStableFunc(problems, func(a, b FieldError) int { return strings.Compare(a.Field, b.Field) })
+	problems = slices.Compact(problems)
+	first := problems[0]
+	e := toolerr.New(toolerr.InvalidInput, "%s: %s", first.Field, first.Message)
+	if len(problems) > 1 {
+		e.Message += fmt.Sprintf(" (and %d more problem(s), see details.errors)", len(problems)-1)
+	}
+	return e.With("errors", problems)
+}
+
+// collect walks the error tree down to its leaves. Leaves under an anyOf or
+// oneOf are all reported since any branch could be the one meant.
+func collect(ve *jsonschema.ValidationError, out *[]FieldError) {
+	if len(ve.Causes) > 0 {
+		for _, c := range ve.Causes {
+			collect(c, out)
+		}
+		return
+	}
+	*out = append(*out, leaf(ve)...)
+}
+
+func leaf(ve *jsonschema.ValidationError) []FieldError {
+	field := fieldName(ve.InstanceLocation)
+	msg := ve.Message
+	keyword := ve.KeywordLocation[strings.LastIndex(ve.KeywordLocation, "/")+1:]
+	switch keyword {
+	case "required":
+		var fe []FieldError
+		for _, m := range quoted.FindAllStringSubmatch(msg, -1) {
+			fe = append(fe, FieldError{Field: join(field, m[1]), Message: "is required"})
+		}
+		if len(fe) > 0 {
+			return fe
+		}
+	case "additionalProperties":
+		var fe []FieldError
+		for _, m := range quoted.FindAllStringSubmatch(msg, -1) {
+			fe = append(fe, FieldError{Field: join(field, m[1]), Message: "is not an accepted field"})
+		}
+		if len(fe) > 0 {
+			return fe
+		}
+	case "minLength":
+		msg = strings.Replace(msg, "length must be >=", "must be at least", 1) + " characters"
+		msg = strings.Replace(msg, ", but got", " characters long, got", 1)
+	case "maxLength":
+		msg = strings.Replace(msg, "length must be <=", "must be at most", 1) + " characters"
+		msg = strings.Replace(msg, ", but got", " characters long, got", 1)
+	case "pattern":
+		if strings.Contains(ve.KeywordLocation, "properties") && strings.Contains(msg, `\S`) {
+			msg = "must not be empty or only whitespace"
+		}
+	case "type":
+		msg = strings.Replace(msg, "expected ", "must be of type ", 1)
+	case "enum":
+		msg = strings.Replace(msg, "value must be one of", "must be one of", 1)
+	}
+	return []FieldError{{Field: field, Message: msg}}
+}
+
+// fieldName turns a JSON pointer ("/baseline/cpu") into "baseline.cpu".
+func fieldName(pointer string) string {
+	if pointer == "" {
+		return "arguments"
+	}
+	parts := strings.Split(strings.TrimPrefix(pointer, "/"), "/")
+	for i, p := range parts {
+		p = strings.ReplaceAll(p, "~1", "/")
+		parts[i] = strings.ReplaceAll(p, "~0", "~")
+	}
+	return strings.Join(parts, ".")
+}
+
+func join(parent, child string) string {
+	if parent == "arguments" {
+		return child
+	}
+	return parent + "." + child
+}

@@ -1,0 +1,260 @@
+// Package schema loads the tool contracts in contracts/, compiles their JSON
+// Schemas once and validates tool input and output against them. Validation
+// errors become INVALID_INPUT with a message that names the offending field.
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/toolshed/toolshed/shared/toolerr"
+)
+
+// Contract is one tool's contract, as in contracts/<tool>.json.
+type Contract struct {
+	Name         string          `json:"name"`
+	Aliases      []string        `json:"aliases,omitempty"`
+	Title        string          `json:"title"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema"`
+	Annotations  Annotations     `json:"annotations"`
+	RateLimit    RateLimit       `json:"rateLimit"`
+	TimeoutMs    int             `json:"timeoutMs"`
+	Examples     []Example       `json:"examples"`
+
+	input, output *jsonschema.Schema
+	defaults      map[string]json.RawMessage // top-level property defaults
+}
+
+// Annotations are the MCP tool hints; every contract states all four.
+type Annotations struct {
+	ReadOnlyHint    bool `json:"readOnlyHint"`
+	DestructiveHint bool `json:"destructiveHint"`
+	IdempotentHint  bool `json:"idempotentHint"`
+	OpenWorldHint   bool `json:"openWorldHint"`
+}
+
+// RateLimit is the default per-tenant limit for the tool.
+type RateLimit struct {
+	RequestsPerMinute int `json:"requestsPerMinute"`
+}
+
+// Example is an input with the result or error code it must produce. Output,
+// when present, must be contained in the tool's result (every key given has
+// that value, recursively). Setup calls run first, in order, for tools that
+// need state. An INVALID_INPUT example is rejected by the input schema
+// unless CheckedBy is "tool" (the schema accepts it; the tool refuses it).
+type Example struct {
+	Name      string          `json:"name"`
+	Setup     []Call          `json:"setup,omitempty"`
+	Input     json.RawMessage `json:"input"`
+	Output    json.RawMessage `json:"output,omitempty"`
+	Error     toolerr.Code    `json:"error,omitempty"`
+	CheckedBy string          `json:"checkedBy,omitempty"`
+}
+
+// SchemaRejects reports whether the input schema alone must refuse the
+// example's input.
+func (e Example) SchemaRejects() bool {
+	return e.Error == toolerr.InvalidInput && e.CheckedBy != "tool"
+}
+
+// Call is a tool invocation used by an example's setup.
+type Call struct {
+	Tool string          `json:"tool"`
+	Args json.RawMessage `json:"args"`
+}
+
+// Set is every contract in contracts/, by name.
+type Set struct {
+	byName map[string]*Contract
+	names  []string // sorted
+}
+
+// Load parses and compiles every <tool>.json in fsys (errors.json aside).
+func Load(fsys fs.FS) (*Set, error) {
+	files, err := fs.Glob(fsys, "*.json")
+	if err != nil {
+		return nil, err
+	}
+	s := &Set{byName: map[string]*Contract{}}
+	for _, f := range files {
+		if f == "errors.json" {
+			continue
+		}
+		raw, err := fs.ReadFile(fsys, f)
+		if err != nil {
+			return nil, err
+		}
+		c, err := Parse(raw)
+		if err != nil {
+			return nil, fmt.Errorf("contract %s: %w", f, err)
+		}
+		if want := strings.TrimSuffix(path.Base(f), ".json"); c.Name != want {
+			return nil, fmt.Errorf("contract %s: name %q does not match the file name", f, c.Name)
+		}
+		for _, n := range append([]string{c.Name}, c.Aliases...) {
+			if _, dup := s.byName[n]; dup {
+				return nil, fmt.Errorf("contract %s: name %q is used twice", f, n)
+			}
+			s.byName[n] = c
+		}
+		s.names = append(s.names, c.Name)
+	}
+	slices.Sort(s.names)
+	return s, nil
+}
+
+// Parse decodes one contract and compiles its schemas.
+func Parse(raw []byte) (*Contract, error) {
+	var c Contract
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return nil, err
+	}
+	switch {
+	case c.Name == "":
+		return nil, fmt.Errorf("name is empty")
+	case c.Description == "":
+		return nil, fmt.Errorf("description is empty")
+	case c.TimeoutMs <= 0:
+		return nil, fmt.Errorf("timeoutMs must be positive")
+	case c.RateLimit.RequestsPerMinute <= 0:
+		return nil, fmt.Errorf("rateLimit.requestsPerMinute must be positive")
+	}
+	var err error
+	if c.input, err = compile(c.Name+"/input", c.InputSchema); err != nil {
+		return nil, fmt.Errorf("inputSchema: %w", err)
+	}
+	if c.output, err = compile(c.Name+"/output", c.OutputSchema); err != nil {
+		return nil, fmt.Errorf("outputSchema: %w", err)
+	}
+	if c.defaults, err = topLevelDefaults(c.InputSchema); err != nil {
+		return nil, fmt.Errorf("inputSchema: %w", err)
+	}
+	return &c, nil
+}
+
+func compile(url string, raw json.RawMessage) (*jsonschema.Schema, error) {
+	var top map[string]any
+	if err := json.Unmarshal(raw, &top); err != nil {
+		return nil, err
+	}
+	if top["type"] != "object" {
+		return nil, fmt.Errorf(`must have "type": "object"`)
+	}
+	comp := jsonschema.NewCompiler()
+	comp.Draft = jsonschema.Draft2020
+	comp.AssertFormat = true
+	if err := comp.AddResource(url, bytes.NewReader(raw)); err != nil {
+		return nil, err
+	}
+	return comp.Compile(url)
+}
+
+func topLevelDefaults(raw json.RawMessage) (map[string]json.RawMessage, error) {
+	var s struct {
+		Properties map[string]struct {
+			Default json.RawMessage `json:"default"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, err
+	}
+	d := map[string]json.RawMessage{}
+	for name, p := range s.Properties {
+		if p.Default != nil {
+			d[name] = p.Default
+		}
+	}
+	return d, nil
+}
+
+// Names returns the canonical tool names, sorted.
+func (s *Set) Names() []string { return slices.Clone(s.names) }
+
+// Get returns the contract for a tool name or alias.
+func (s *Set) Get(name string) (*Contract, bool) {
+	c, ok := s.byName[name]
+	return c, ok
+}
+
+// PrepareInput validates raw tool arguments against the input schema and
+// returns them with the schema's top-level defaults filled in. A nil or empty
+// raw is treated as {}. Failures are INVALID_INPUT naming the field.
+func (c *Contract) PrepareInput(raw json.RawMessage) (json.RawMessage, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = json.RawMessage("{}")
+	}
+	v, err := decodeJSON(raw)
+	if err != nil {
+		return nil, toolerr.New(toolerr.InvalidInput, "arguments are not valid JSON: %v", err)
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, toolerr.New(toolerr.InvalidInput, "arguments must be a JSON object")
+	}
+	if err := c.input.Validate(obj); err != nil {
+		return nil, invalidInput(err)
+	}
+	missing := false
+	for k := range c.defaults {
+		if _, ok := obj[k]; !ok {
+			missing = true
+			break
+		}
+	}
+	if !missing {
+		return raw, nil
+	}
+	filled := make(map[string]json.RawMessage, len(obj)+len(c.defaults))
+	if err := json.Unmarshal(raw, &filled); err != nil {
+		return nil, toolerr.New(toolerr.InvalidInput, "arguments are not valid JSON: %v", err)
+	}
+	for k, d := range c.defaults {
+		if _, ok := filled[k]; !ok {
+			filled[k] = d
+		}
+	}
+	out, err := json.Marshal(filled)
+	if err != nil {
+		return nil, fmt.Errorf("re-encode arguments: %w", err)
+	}
+	return out, nil
+}
+
+// ValidateOutput checks a tool's result against the output schema. A failure
+// is a bug in the tool, so it is returned as a plain error (INTERNAL_ERROR).
+func (c *Contract) ValidateOutput(result json.RawMessage) error {
+	v, err := decodeJSON(result)
+	if err != nil {
+		return fmt.Errorf("tool %s produced invalid JSON: %w", c.Name, err)
+	}
+	if err := c.output.Validate(v); err != nil {
+		return fmt.Errorf("tool %s result does not match its outputSchema: %w", c.Name, err)
+	}
+	return nil
+}
+
+// decodeJSON decodes one JSON value with numbers kept exact and nothing
+// trailing.
+func decodeJSON(raw []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("unexpected data after the JSON value")
+	}
+	return v, nil
+}

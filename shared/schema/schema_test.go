@@ -1,0 +1,180 @@
+package schema_test
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/toolshed/toolshed/contracts"
+	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/toolerr"
+)
+
+// allTools are the 14 tools the seeds define, plus our additions.
+var allTools = []string{
+	"add_task", "complete_task", "context_search", "delete_task", "file-io", "grep_codebase",
+	"hello", "list_tasks", "read_file", "read_memory", "read_repo_file", "sys-audit",
+	"update_task", "web-fetch", "write_memory_entry",
+}
+
+func load(t *testing.T) *schema.Set {
+	t.Helper()
+	set, err := schema.Load(contracts.FS)
+	if err != nil {
+		t.Fatalf("load contracts: %v", err)
+	}
+	return set
+}
+
+func TestEveryToolHasAContract(t *testing.T) {
+	set := load(t)
+	got := strings.Join(set.Names(), ",")
+	if want := strings.Join(allTools, ","); got != want {
+		t.Errorf("contracts:\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestContractExamples checks every example's input against its schema:
+// success examples and tool-checked errors must pass, schema errors must
+// fail with INVALID_INPUT naming a field.
+func TestContractExamples(t *testing.T) {
+	set := load(t)
+	for _, name := range set.Names() {
+		c, _ := set.Get(name)
+		if len(c.Examples) == 0 {
+			t.Errorf("%s: no examples", name)
+		}
+		for _, ex := range c.Examples {
+			t.Run(name+"/"+ex.Name, func(t *testing.T) {
+				if ex.Error != "" {
+					if _, err := toolerr.Vocabulary(); err != nil {
+						t.Fatal(err)
+					}
+					if _, ok := mustVocab(t)[ex.Error]; !ok {
+						t.Fatalf("example error %q is not in errors.json", ex.Error)
+					}
+				}
+				for _, s := range ex.Setup {
+					if _, ok := set.Get(s.Tool); !ok {
+						t.Fatalf("setup calls unknown tool %q", s.Tool)
+					}
+				}
+				_, err := c.PrepareInput(ex.Input)
+				if ex.SchemaRejects() {
+					var te *toolerr.Error
+					if !errors.As(err, &te) || te.Code != toolerr.InvalidInput {
+						t.Fatalf("input %s: want INVALID_INPUT, got %v", ex.Input, err)
+					}
+					if te.Message == "" || te.Details["errors"] == nil {
+						t.Errorf("INVALID_INPUT without field details: %+v", te)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatalf("input %s should pass the schema: %v", ex.Input, err)
+				}
+			})
+		}
+	}
+}
+
+func mustVocab(t *testing.T) map[toolerr.Code]toolerr.Info {
+	t.Helper()
+	v, err := toolerr.Vocabulary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestAnnotationsAndLimits(t *testing.T) {
+	set := load(t)
+	for _, name := range set.Names() {
+		c, _ := set.Get(name)
+		if c.Annotations.ReadOnlyHint && c.Annotations.DestructiveHint {
+			t.Errorf("%s: read-only and destructive at once", name)
+		}
+		if c.TimeoutMs > 30000 {
+			t.Errorf("%s: timeout %d ms exceeds the gateway's 30 s", name, c.TimeoutMs)
+		}
+		if c.Title == "" {
+			t.Errorf("%s: no title", name)
+		}
+	}
+}
+
+func TestFieldMessages(t *testing.T) {
+	set := load(t)
+	hello, _ := set.Get("hello")
+	tests := []struct {
+		in        string
+		wantField string
+		wantText  string
+	}{
+		{`{}`, "name", "name: is required"},
+		{`{"name":""}`, "name", "name: must be at least 1 characters"},
+		{`{"name":"` + strings.Repeat("x", 101) + `"}`, "name", "name: must be at most 100 characters"},
+		{`{"name":42}`, "name", "name: must be of type string"},
+		{`{"name":"  "}`, "name", "name: must not be empty or only whitespace"},
+		{`{"name":"a","x":1}`, "x", "x: is not an accepted field"},
+		{`[1]`, "arguments", "arguments must be a JSON object"},
+		{`{"name":"a"} trailing`, "", "arguments are not valid JSON"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in[:min(len(tt.in), 20)], func(t *testing.T) {
+			_, err := hello.PrepareInput(json.RawMessage(tt.in))
+			var te *toolerr.Error
+			if !errors.As(err, &te) || te.Code != toolerr.InvalidInput {
+				t.Fatalf("got %v, want INVALID_INPUT", err)
+			}
+			if !strings.HasPrefix(te.Message, tt.wantText) {
+				t.Errorf("message %q, want prefix %q", te.Message, tt.wantText)
+			}
+		})
+	}
+}
+
+func TestDefaultsAreFilled(t *testing.T) {
+	fsys := fstest.MapFS{"t.json": {Data: []byte(`{
+		"name":"t","title":"T","description":"d","timeoutMs":1,"rateLimit":{"requestsPerMinute":1},
+		"annotations":{"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false},
+		"inputSchema":{"type":"object","properties":{"limit":{"type":"integer","default":5},"q":{"type":"string"}}},
+		"outputSchema":{"type":"object"},"examples":[]}`)}}
+	set, err := schema.Load(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := set.Get("t")
+	for in, want := range map[string]string{
+		`{"q":"a"}`:   `{"limit":5,"q":"a"}`,
+		`{"limit":2}`: `{"limit":2}`,
+		``:            `{"limit":5}`,
+	} {
+		got, err := c.PrepareInput(json.RawMessage(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != want {
+			t.Errorf("PrepareInput(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestLoadRejectsBadContracts(t *testing.T) {
+	base := `"title":"T","description":"d","timeoutMs":1,"rateLimit":{"requestsPerMinute":1},"annotations":{"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false},"outputSchema":{"type":"object"},"examples":[]`
+	tests := map[string]string{
+		"name mismatch": `{"name":"other",` + base + `,"inputSchema":{"type":"object"}}`,
+		"not an object": `{"name":"t",` + base + `,"inputSchema":{"type":"string"}}`,
+		"bad schema":    `{"name":"t",` + base + `,"inputSchema":{"type":"object","properties":{"a":{"minLength":"x"}}}}`,
+		"unknown key":   `{"name":"t","extra":1,` + base + `,"inputSchema":{"type":"object"}}`,
+	}
+	for name, doc := range tests {
+		t.Run(name, func(t *testing.T) {
+			if _, err := schema.Load(fstest.MapFS{"t.json": {Data: []byte(doc)}}); err == nil {
+				t.Error("Load accepted a bad contract")
+			}
+		})
+	}
+}

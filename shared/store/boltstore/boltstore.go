@@ -1,0 +1,180 @@
+// Package boltstore implements package store on one embedded bbolt file,
+// for local runs (`make run`).
+//
+// Layout, one top-level bucket per kind:
+//
+//	tasks/<tenant>/<id as big-endian uint64>  -> JSON task; the tenant
+//	                                            bucket's sequence is the id counter
+//	memory/<tenant>/<file>/<entry id>          -> JSON entry
+//	counters/<key>                             -> JSON {count, expires}
+//	access/<tenant>/<path>                     -> JSON {count, last_access}
+//	apikeys/<hash>                             -> JSON key
+//
+// bbolt runs one write transaction at a time, so counters and ids are exact.
+// Only one process can open the file; a second one fails after a second
+// with "database is locked by another process".
+package boltstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/toolshed/toolshed/shared/store"
+)
+
+// Top-level bucket names.
+var (
+	bucketTasks    = []byte("tasks")
+	bucketMemory   = []byte("memory")
+	bucketCounters = []byte("counters")
+	bucketAccess   = []byte("access")
+	bucketAPIKeys  = []byte("apikeys")
+)
+
+// openTimeout is how long Open waits for another process's file lock.
+const openTimeout = time.Second
+
+// DB is an open bbolt store file.
+type DB struct {
+	bolt *bolt.DB
+	path string
+}
+
+// Open opens (creating if needed) the store file at path and its parent
+// directory.
+func Open(path string) (*DB, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("boltstore: create directory for %s: %w", path, err)
+	}
+	bdb, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: openTimeout})
+	if errors.Is(err, bolterrors.ErrTimeout) {
+		return nil, fmt.Errorf("boltstore: open %s: database is locked by another process: %w", path, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("boltstore: open %s: %w", path, err)
+	}
+	err = bdb.Update(func(tx *bolt.Tx) error {
+		for _, name := range [][]byte{bucketTasks, bucketMemory, bucketCounters, bucketAccess, bucketAPIKeys} {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return fmt.Errorf("create bucket %s: %w", name, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		_ = bdb.Close()
+		return nil, fmt.Errorf("boltstore: init %s: %w", path, err)
+	}
+	return &DB{bolt: bdb, path: path}, nil
+}
+
+// Close closes the file and releases its lock.
+func (db *DB) Close() error {
+	if err := db.bolt.Close(); err != nil {
+		return fmt.Errorf("boltstore: close %s: %w", db.path, err)
+	}
+	return nil
+}
+
+// Stores returns the store implementations backed by this file.
+func (db *DB) Stores() store.Stores {
+	return store.Stores{
+		Tasks:    &taskStore{db: db.bolt},
+		Memory:   &memoryStore{db: db.bolt},
+		Counters: &counterStore{db: db.bolt},
+		Access:   &accessStore{db: db.bolt},
+		APIKeys:  &apiKeyStore{db: db.bolt},
+	}
+}
+
+// view runs a read transaction; update runs a write transaction. Errors that
+// already wrap a store sentinel pass through; anything else is a storage
+// failure described by op.
+// A context that is already done fails the call before it starts.
+func view(ctx context.Context, db *bolt.DB, op string, fn func(tx *bolt.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return wrap(op, err)
+	}
+	return wrap(op, db.View(fn))
+}
+
+func update(ctx context.Context, db *bolt.DB, op string, fn func(tx *bolt.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return wrap(op, err)
+	}
+	return wrap(op, db.Update(fn))
+}
+
+func wrap(op string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, store.ErrNotFound), errors.Is(err, store.ErrConflict), errors.Is(err, store.ErrStorage):
+		return fmt.Errorf("bolt %s: %w", op, err)
+	default:
+		return fmt.Errorf("bolt %s: %w: %w", op, store.ErrStorage, err)
+	}
+}
+
+// getJSON decodes the value at key into v; it reports false if key is absent.
+func getJSON(b *bolt.Bucket, key []byte, v any) (bool, error) {
+	if b == nil {
+		return false, nil
+	}
+	data := b.Get(key)
+	if data == nil {
+		return false, nil
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return false, fmt.Errorf("decode %q: %w", key, err)
+	}
+	return true, nil
+}
+
+func putJSON(b *bolt.Bucket, key []byte, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %q: %w", key, err)
+	}
+	if err := b.Put(key, data); err != nil {
+		return fmt.Errorf("put %q: %w", key, err)
+	}
+	return nil
+}
+
+// nested returns the bucket at path under the top-level bucket top, or nil
+// if any part is missing.
+func nested(tx *bolt.Tx, top []byte, path ...string) *bolt.Bucket {
+	b := tx.Bucket(top)
+	for _, name := range path {
+		if b == nil {
+			return nil
+		}
+		b = b.Bucket([]byte(name))
+	}
+	return b
+}
+
+// nestedCreate is nested, creating missing buckets.
+func nestedCreate(tx *bolt.Tx, top []byte, path ...string) (*bolt.Bucket, error) {
+	b := tx.Bucket(top)
+	if b == nil {
+		return nil, fmt.Errorf("missing bucket %s", top)
+	}
+	for _, name := range path {
+		var err error
+		b, err = b.CreateBucketIfNotExists([]byte(name))
+		if err != nil {
+			return nil, fmt.Errorf("create bucket %q: %w", name, err)
+		}
+	}
+	return b, nil
+}

@@ -1,0 +1,251 @@
+// Package store defines Toolshed's persistent state: the types it keeps and
+// small interfaces over them, one per kind of data.
+//
+// The model:
+//
+//   - Tasks: a per-tenant list of to-do items. Ids are issued by an atomic
+//     per-tenant counter (1, 2, 3, …) so ascending id is creation order. Ids
+//     are never reused, even after a delete; a failed Create may burn an id.
+//   - Memory: append-only notes per tenant and file. Entries are never
+//     updated or deleted; each has a unique time-ordered id.
+//   - Counters: fixed-window rate counters. The caller names the window in
+//     the key; the expiry is for clean-up only.
+//   - Access: how often and when a tenant last read a path.
+//   - APIKeys: keys by their sha256 hash, with tenant, name, scopes and
+//     revocation.
+//
+// Every tenant-owned item is keyed by its tenant, so one tenant can never
+// see or change another's data. Stores do not validate tenant names, titles
+// or paths: callers do.
+//
+// Two implementations pass the same conformance suite (package storetest):
+// boltstore (an embedded file, for local runs) and dynamostore (DynamoDB).
+// Errors are one of the sentinels below, wrapped with context; any backend
+// failure wraps ErrStorage.
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Sentinel errors. Implementations wrap them with context; test with errors.Is.
+var (
+	// ErrNotFound means the item does not exist (for this tenant).
+	ErrNotFound = errors.New("not found")
+	// ErrConflict means the write collides with an existing item, e.g. a key
+	// that already exists.
+	ErrConflict = errors.New("conflict")
+	// ErrStorage means the backend failed. The wrapped text keeps the cause
+	// for logs; callers should not show it to clients.
+	ErrStorage = errors.New("storage unavailable")
+)
+
+// Limits for list queries.
+const (
+	// DefaultLimit is the page size used when a query's Limit is 0.
+	DefaultLimit = 100
+	// MaxLimit is the largest page size a store returns; larger limits are
+	// clamped to it.
+	MaxLimit = 1000
+)
+
+// PageLimit turns a query's Limit into the page size a store uses:
+// DefaultLimit for 0 (or less), at most MaxLimit.
+func PageLimit(limit int) int {
+	switch {
+	case limit <= 0:
+		return DefaultLimit
+	case limit > MaxLimit:
+		return MaxLimit
+	default:
+		return limit
+	}
+}
+
+// TaskStatus is the state of a task.
+type TaskStatus string
+
+// Task statuses.
+const (
+	TaskPending   TaskStatus = "pending"
+	TaskCompleted TaskStatus = "completed"
+)
+
+// Task is one to-do item of a tenant.
+type Task struct {
+	ID          int64
+	Title       string
+	Description *string // nil when there is none
+	Status      TaskStatus
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	CompletedAt *time.Time // set the first time the task is completed
+}
+
+// NewTask is what Create needs; the store sets the rest.
+type NewTask struct {
+	Title       string
+	Description *string
+}
+
+// TaskPatch changes a task. Nil fields are left alone. With SetDescription,
+// Description replaces the description, and a nil Description clears it.
+type TaskPatch struct {
+	Title          *string
+	SetDescription bool
+	Description    *string
+}
+
+// TaskQuery selects a page of tasks.
+type TaskQuery struct {
+	Status TaskStatus // "" for all
+	Limit  int        // page size; 0 for DefaultLimit, clamped to MaxLimit
+	After  int64      // return ids greater than After (the previous page's Next)
+}
+
+// TaskPage is one page of tasks in ascending id order.
+type TaskPage struct {
+	Tasks []Task
+	Next  int64 // cursor for the next page; 0 when there are no more tasks
+}
+
+// Tasks stores each tenant's tasks.
+type Tasks interface {
+	// Create stores a pending task under the next id of the tenant's
+	// counter: 1, 2, 3…
+	Create(ctx context.Context, tenant string, t NewTask, now time.Time) (Task, error)
+	// Get returns one task, or ErrNotFound.
+	Get(ctx context.Context, tenant string, id int64) (Task, error)
+	// List returns tasks in ascending id (creation) order, filtered by status
+	// and paged by Limit and After.
+	List(ctx context.Context, tenant string, q TaskQuery) (TaskPage, error)
+	// Update applies a patch and sets UpdatedAt. It returns ErrNotFound for a
+	// missing task and never creates one.
+	Update(ctx context.Context, tenant string, id int64, p TaskPatch, now time.Time) (Task, error)
+	// Complete marks a task completed. CompletedAt keeps its first value
+	// when the task is completed again. ErrNotFound for a missing task.
+	Complete(ctx context.Context, tenant string, id int64, now time.Time) (Task, error)
+	// Delete removes a task and returns it, or ErrNotFound.
+	Delete(ctx context.Context, tenant string, id int64) (Task, error)
+}
+
+// MemoryEntry is one appended note of a tenant's memory file.
+type MemoryEntry struct {
+	Tenant    string
+	File      string
+	ID        string // unique; lexical order is time order (see NewMemoryID)
+	Content   string
+	CreatedAt time.Time
+}
+
+// MemoryQuery selects a page of memory entries.
+type MemoryQuery struct {
+	Limit int    // page size; 0 for DefaultLimit, clamped to MaxLimit
+	After string // return entries with ID greater than After (the previous page's Next)
+}
+
+// MemoryPage is one page of memory entries in ascending ID order.
+type MemoryPage struct {
+	Entries []MemoryEntry
+	Next    string // cursor for the next page; "" when there are no more entries
+}
+
+// Memory stores append-only memory files. There is deliberately no update
+// or delete.
+type Memory interface {
+	// Append adds an entry with a new ID. The write is conditional, so an
+	// existing entry is never overwritten (ErrConflict instead).
+	Append(ctx context.Context, tenant, file, content string, now time.Time) (MemoryEntry, error)
+	// List returns a file's entries in ascending ID order.
+	List(ctx context.Context, tenant, file string, q MemoryQuery) (MemoryPage, error)
+}
+
+// Counters are fixed-window rate counters.
+type Counters interface {
+	// Increment adds one to the counter named key if it is below limit. It
+	// returns the count after the call and whether this call was allowed
+	// (when it is not, count is limit). expires is when the window ends; it
+	// is kept for clean-up only, and correctness does not depend on it: the
+	// caller puts the window start in the key.
+	Increment(ctx context.Context, key string, limit int, expires time.Time) (count int, allowed bool, err error)
+}
+
+// AccessStat counts a tenant's reads of one path.
+type AccessStat struct {
+	Tenant     string
+	Path       string
+	Count      int64
+	LastAccess time.Time
+}
+
+// Access tracks reads per tenant and path.
+type Access interface {
+	// Record counts one read at the given time and returns the new stat.
+	Record(ctx context.Context, tenant, path string, at time.Time) (AccessStat, error)
+	// Get returns the stat, or ErrNotFound if the path was never recorded.
+	Get(ctx context.Context, tenant, path string) (AccessStat, error)
+}
+
+// APIKey is a stored API key. The key itself is never stored, only its hash.
+type APIKey struct {
+	Hash      string // hex sha256 of the key (HashKey)
+	Tenant    string
+	Name      string
+	Scopes    []string
+	CreatedAt time.Time
+	Revoked   bool
+	RevokedAt *time.Time // set the first time the key is revoked
+}
+
+// APIKeys stores API keys by hash.
+type APIKeys interface {
+	// Create stores a new key; ErrConflict if the hash exists.
+	Create(ctx context.Context, k APIKey) error
+	// Lookup returns the key with this hash, or ErrNotFound.
+	Lookup(ctx context.Context, hash string) (APIKey, error)
+	// List returns all keys sorted by CreatedAt, then Hash.
+	List(ctx context.Context) ([]APIKey, error)
+	// Revoke marks a key revoked and returns it; RevokedAt keeps its first
+	// value when revoked again. ErrNotFound for a missing key.
+	Revoke(ctx context.Context, hash string, at time.Time) (APIKey, error)
+}
+
+// Stores bundles one implementation of each interface.
+type Stores struct {
+	Tasks    Tasks
+	Memory   Memory
+	Counters Counters
+	Access   Access
+	APIKeys  APIKeys
+}
+
+// SortAPIKeys sorts keys by CreatedAt, then Hash: the order of APIKeys.List.
+func SortAPIKeys(keys []APIKey) {
+	slices.SortFunc(keys, func(a, b APIKey) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Hash, b.Hash)
+	})
+}
+
+// HashKey returns the hex sha256 of an API key, the form stored in APIKey.Hash.
+func HashKey(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:])
+}
+
+// NewMemoryID returns a unique memory entry id for an entry made at now:
+// 19 digits of Unix nanoseconds, a dash and 16 random hex digits, so lexical
+// order is time order.
+func NewMemoryID(now time.Time) string {
+	return fmt.Sprintf("%019d-%016x", now.UnixNano(), rand.Uint64())
+}

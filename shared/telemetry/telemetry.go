@@ -1,0 +1,105 @@
+// Package telemetry turns each finished tool call into one structured log
+// line (log/slog, JSON) and, when enabled, one CloudWatch Embedded Metric
+// Format record with Invocations, Errors (server-side failures only, so bad
+// input from agents does not page anyone), RateLimited and Duration per tool.
+package telemetry
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/toolshed/toolshed/shared/toolerr"
+	"github.com/toolshed/toolshed/shared/toolkit"
+)
+
+// Namespace is the CloudWatch metrics namespace.
+const Namespace = "Toolshed"
+
+// NewLogger returns the JSON slog logger every binary uses.
+func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
+}
+
+// Observer logs every call and optionally writes EMF metrics.
+type Observer struct {
+	log *slog.Logger
+	emf io.Writer // nil: no metrics
+	mu  sync.Mutex
+	now func() time.Time
+}
+
+var _ toolkit.Observer = (*Observer)(nil)
+
+// NewObserver logs to log and, when emf is not nil, writes one EMF JSON
+// line per call to it (in Lambda: stdout, which CloudWatch Logs ingests).
+func NewObserver(log *slog.Logger, emf io.Writer) *Observer {
+	return &Observer{log: log, emf: emf, now: time.Now}
+}
+
+// Observe implements toolkit.Observer.
+func (o *Observer) Observe(ctx context.Context, r toolkit.Record) {
+	ms := float64(r.Duration.Microseconds()) / 1000
+	attrs := []slog.Attr{
+		slog.String("event", "tool_call"),
+		slog.String("tool", r.Tool),
+		slog.String("tenant", r.Tenant),
+		slog.String("request_id", r.RequestID),
+		slog.Float64("duration_ms", ms),
+	}
+	level := slog.LevelInfo
+	if r.Code == "" {
+		attrs = append(attrs, slog.String("outcome", "ok"))
+	} else {
+		attrs = append(attrs, slog.String("outcome", "error"), slog.String("code", string(r.Code)))
+		if r.Cause != nil {
+			attrs = append(attrs, slog.String("cause", r.Cause.Error()))
+		}
+		if r.Code == toolerr.Internal || r.Code == toolerr.StorageError {
+			level = slog.LevelError
+		}
+	}
+	o.log.LogAttrs(ctx, level, "tool call", attrs...)
+	if o.emf != nil {
+		o.writeEMF(r, ms)
+	}
+}
+
+func (o *Observer) writeEMF(r toolkit.Record, ms float64) {
+	boolNum := func(b bool) int {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	rec := map[string]any{
+		"_aws": map[string]any{
+			"Timestamp": o.now().UnixMilli(),
+			"CloudWatchMetrics": []any{map[string]any{
+				"Namespace":  Namespace,
+				"Dimensions": [][]string{{"Tool"}},
+				"Metrics": []map[string]string{
+					{"Name": "Invocations", "Unit": "Count"},
+					{"Name": "Errors", "Unit": "Count"},
+					{"Name": "RateLimited", "Unit": "Count"},
+					{"Name": "Duration", "Unit": "Milliseconds"},
+				},
+			}},
+		},
+		"Tool":        r.Tool,
+		"Invocations": 1,
+		"Errors":      boolNum(r.Code != "" && toolerr.Lookup(r.Code).HTTPStatus >= 500),
+		"RateLimited": boolNum(r.Code == toolerr.RateLimited),
+		"Duration":    ms,
+	}
+	line, err := json.Marshal(rec)
+	if err != nil {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.emf.Write(append(line, '\n'))
+}

@@ -1,0 +1,138 @@
+// Package toolerr is Toolshed's error vocabulary: one Error type carrying a
+// code from contracts/errors.json, a message safe to show callers, optional
+// details and, for RATE_LIMITED, a retry delay. From maps any Go error onto
+// the vocabulary exactly once, at the edge of the pipeline.
+package toolerr
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/toolshed/toolshed/contracts"
+	"github.com/toolshed/toolshed/shared/store"
+)
+
+// Code is a canonical error code (seed 004 names).
+type Code string
+
+// The codes of contracts/errors.json.
+const (
+	InvalidInput      Code = "INVALID_INPUT"
+	ResourceNotFound  Code = "RESOURCE_NOT_FOUND"
+	ToolNotFound      Code = "TOOL_NOT_FOUND"
+	AccessDenied      Code = "ACCESS_DENIED"
+	PathNotAllowed    Code = "PATH_NOT_ALLOWED"
+	SizeLimitExceeded Code = "SIZE_LIMIT_EXCEEDED"
+	RateLimited       Code = "RATE_LIMITED"
+	Timeout           Code = "TIMEOUT"
+	UpstreamError     Code = "UPSTREAM_ERROR"
+	StorageError      Code = "STORAGE_ERROR"
+	Unauthorized      Code = "UNAUTHORIZED"
+	Internal          Code = "INTERNAL_ERROR"
+)
+
+// Error is a failure expressed in the vocabulary. Message and Details are
+// shown to callers; Cause is only logged.
+type Error struct {
+	Code       Code
+	Message    string
+	Details    map[string]any
+	RetryAfter int // seconds; set for RATE_LIMITED
+	Cause      error
+}
+
+// New returns an error with a code and a caller-facing message.
+func New(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// With returns a copy of e with one more detail.
+func (e *Error) With(key string, value any) *Error {
+	c := *e
+	c.Details = make(map[string]any, len(e.Details)+1)
+	for k, v := range e.Details {
+		c.Details[k] = v
+	}
+	c.Details[key] = value
+	return &c
+}
+
+func (e *Error) Error() string {
+	if e.Cause != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Cause)
+	}
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+}
+
+func (e *Error) Unwrap() error { return e.Cause }
+
+// From maps any error onto the vocabulary. Errors that are already *Error
+// pass through; known sentinels get their code; anything else becomes
+// INTERNAL_ERROR with a message that reveals nothing of the cause.
+func From(err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var te *Error
+	switch {
+	case errors.As(err, &te):
+		return te
+	case errors.Is(err, context.DeadlineExceeded):
+		return &Error{Code: Timeout, Message: "the operation timed out", Cause: err}
+	case errors.Is(err, context.Canceled):
+		return &Error{Code: Timeout, Message: "the request was cancelled", Cause: err}
+	case errors.Is(err, store.ErrStorage):
+		return &Error{Code: StorageError, Message: "storage is unavailable; nothing was changed, try again", Cause: err}
+	case errors.Is(err, store.ErrNotFound):
+		return &Error{Code: ResourceNotFound, Message: "not found", Cause: err}
+	default:
+		return &Error{Code: Internal, Message: "internal error", Cause: err}
+	}
+}
+
+// Info is one row of contracts/errors.json.
+type Info struct {
+	Code        Code   `json:"code"`
+	HTTPStatus  int    `json:"httpStatus"`
+	LegacyCode  string `json:"legacyCode"`
+	JSONRPCCode int    `json:"jsonrpcCode,omitempty"`
+	Description string `json:"description"`
+}
+
+var vocabulary = sync.OnceValues(func() (map[Code]Info, error) {
+	raw, err := contracts.FS.ReadFile(contracts.ErrorsFile)
+	if err != nil {
+		return nil, err
+	}
+	var doc struct {
+		Errors []Info `json:"errors"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, fmt.Errorf("parse %s: %w", contracts.ErrorsFile, err)
+	}
+	m := make(map[Code]Info, len(doc.Errors))
+	for _, i := range doc.Errors {
+		m[i.Code] = i
+	}
+	return m, nil
+})
+
+// Vocabulary returns every row of contracts/errors.json by code.
+func Vocabulary() (map[Code]Info, error) { return vocabulary() }
+
+// Lookup returns the row for code; unknown codes get INTERNAL_ERROR's row.
+func Lookup(code Code) Info {
+	m, err := vocabulary()
+	if err != nil {
+		// errors.json is embedded and checked by tests; this cannot happen
+		// in a built binary, but never fail an error path because of it.
+		return Info{Code: Internal, HTTPStatus: 500, LegacyCode: "INTERNAL_ERROR", JSONRPCCode: -32603}
+	}
+	if i, ok := m[code]; ok {
+		return i
+	}
+	return m[Internal]
+}

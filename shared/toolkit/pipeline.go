@@ -1,0 +1,248 @@
+package toolkit
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+	"slices"
+	"time"
+
+	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/toolerr"
+)
+
+// Limiter decides whether a tenant may call a tool now. It is consulted
+// before validation, so a flood of bad requests is limited too.
+type Limiter interface {
+	Allow(ctx context.Context, tenant, tool string, perMinute int) (Decision, error)
+}
+
+// Decision is a Limiter's answer; RetryAfter is set when not Allowed.
+type Decision struct {
+	Allowed    bool
+	RetryAfter time.Duration
+}
+
+// Observer receives one Record per call (logging and metrics).
+type Observer interface {
+	Observe(ctx context.Context, r Record)
+}
+
+// Record describes one finished call.
+type Record struct {
+	Tool      string
+	Tenant    string
+	RequestID string
+	Duration  time.Duration
+	Code      toolerr.Code // empty on success
+	Cause     error        // the underlying error, for logs only
+}
+
+// Options configure a Pipeline. Zero values mean: no rate limiting, no
+// observation, the contract's limits, the real clock.
+type Options struct {
+	Limiter        Limiter
+	LimitOverrides map[string]int // tool → requests per minute
+	Observer       Observer
+	Now            func() time.Time
+}
+
+// Pipeline runs the tools it was built with. It implements Invoker.
+type Pipeline struct {
+	contracts *schema.Set
+	handlers  map[string]Handler // canonical name → handler
+	opts      Options
+}
+
+var _ Invoker = (*Pipeline)(nil)
+
+// NewPipeline joins handlers with their contracts. Every tool must have a
+// contract; tools without a handler are simply not served.
+func NewPipeline(contracts *schema.Set, tools []Tool, opts Options) (*Pipeline, error) {
+	p := &Pipeline{contracts: contracts, handlers: map[string]Handler{}, opts: opts}
+	if p.opts.Now == nil {
+		p.opts.Now = time.Now
+	}
+	for _, t := range tools {
+		c, ok := contracts.Get(t.Name)
+		if !ok || c.Name != t.Name {
+			return nil, fmt.Errorf("tool %q has no contract in contracts/", t.Name)
+		}
+		if _, dup := p.handlers[t.Name]; dup {
+			return nil, fmt.Errorf("tool %q registered twice", t.Name)
+		}
+		p.handlers[t.Name] = t.Handler
+	}
+	for tool, n := range opts.LimitOverrides {
+		if _, ok := p.handlers[tool]; !ok {
+			return nil, fmt.Errorf("rate limit override for %q: no such tool is served", tool)
+		}
+		if n <= 0 {
+			return nil, fmt.Errorf("rate limit override for %q must be positive", tool)
+		}
+	}
+	return p, nil
+}
+
+// Has reports whether a tool or alias is served and its canonical name.
+func (p *Pipeline) Has(name string) (string, bool) {
+	c, ok := p.contracts.Get(name)
+	if !ok {
+		return "", false
+	}
+	_, served := p.handlers[c.Name]
+	return c.Name, served
+}
+
+// Served returns the contracts of the served tools, sorted by name.
+func (p *Pipeline) Served() []*schema.Contract {
+	var out []*schema.Contract
+	for _, n := range p.contracts.Names() {
+		if _, ok := p.handlers[n]; ok {
+			c, _ := p.contracts.Get(n)
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Invoke runs one call through the whole pipeline. It never panics and
+// always returns an Outcome.
+func (p *Pipeline) Invoke(ctx context.Context, req Request) Outcome {
+	start := p.opts.Now()
+	name := req.Tool
+	if canonical, ok := p.Has(req.Tool); ok {
+		name = canonical
+	}
+	res, err := p.run(ctx, name, req)
+	var out Outcome
+	if err != nil {
+		out = Fail(name, req.RequestID, err)
+	} else {
+		out = Outcome{Tool: name, OK: true, Result: res.data, Message: res.message, RequestID: req.RequestID}
+	}
+	if p.opts.Observer != nil {
+		rec := Record{Tool: name, Tenant: req.Tenant, RequestID: req.RequestID, Duration: p.opts.Now().Sub(start)}
+		if out.Error != nil {
+			rec.Code = out.Error.Code
+			rec.Cause = err
+		}
+		p.opts.Observer.Observe(ctx, rec)
+	}
+	return out
+}
+
+type ran struct {
+	data    json.RawMessage
+	message string
+}
+
+func (p *Pipeline) run(ctx context.Context, name string, req Request) (ran, error) {
+	handler, ok := p.handlers[name]
+	if !ok {
+		return ran{}, toolerr.New(toolerr.ToolNotFound, "no tool named %q is served here", req.Tool).
+			With("tool", req.Tool).With("available", p.servedNames())
+	}
+	c, _ := p.contracts.Get(name)
+	if !ValidTenant(req.Tenant) {
+		return ran{}, toolerr.New(toolerr.AccessDenied, "the request carries no valid tenant")
+	}
+	if err := p.limit(ctx, c, req.Tenant); err != nil {
+		return ran{}, err
+	}
+	args, err := c.PrepareInput(req.Args)
+	if err != nil {
+		return ran{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(c.TimeoutMs)*time.Millisecond)
+	defer cancel()
+	res, err := runGuarded(ctx, handler, Call{Tool: name, Tenant: req.Tenant, RequestID: req.RequestID, Args: args})
+	if err != nil {
+		return ran{}, err
+	}
+	data, err := json.Marshal(res.Data)
+	if err != nil {
+		return ran{}, fmt.Errorf("encode %s result: %w", name, err)
+	}
+	if err := c.ValidateOutput(data); err != nil {
+		return ran{}, err
+	}
+	msg := res.Message
+	if msg == "" {
+		msg = fmt.Sprintf("%s completed successfully", name)
+	}
+	return ran{data: data, message: msg}, nil
+}
+
+func (p *Pipeline) limit(ctx context.Context, c *schema.Contract, tenant string) error {
+	if p.opts.Limiter == nil {
+		return nil
+	}
+	perMinute := c.RateLimit.RequestsPerMinute
+	if n, ok := p.opts.LimitOverrides[c.Name]; ok {
+		perMinute = n
+	}
+	d, err := p.opts.Limiter.Allow(ctx, tenant, c.Name, perMinute)
+	if err != nil {
+		return fmt.Errorf("rate limiter: %w", err)
+	}
+	if d.Allowed {
+		return nil
+	}
+	secs := int((d.RetryAfter + time.Second - 1) / time.Second)
+	if secs < 1 {
+		secs = 1
+	}
+	e := toolerr.New(toolerr.RateLimited, "rate limit of %d requests per minute for %s exceeded; retry after %d s", perMinute, c.Name, secs).
+		With("limit", perMinute).With("window", "1m")
+	e.RetryAfter = secs
+	return e
+}
+
+// runGuarded runs the handler in its own goroutine so that a handler that
+// ignores its context still cannot hold the call past the deadline, and so
+// that a panic becomes an INTERNAL_ERROR instead of a crash.
+func runGuarded(ctx context.Context, h Handler, call Call) (Result, error) {
+	type result struct {
+		res Result
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- result{err: fmt.Errorf("panic in tool %s: %v\n%s", call.Tool, r, debug.Stack())}
+			}
+		}()
+		res, err := h(ctx, call)
+		done <- result{res, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil && ctx.Err() != nil && toolerr.From(r.err).Code == toolerr.Internal {
+			return Result{}, timeoutError(ctx, call.Tool, r.err)
+		}
+		return r.res, r.err
+	case <-ctx.Done():
+		return Result{}, timeoutError(ctx, call.Tool, ctx.Err())
+	}
+}
+
+func timeoutError(ctx context.Context, tool string, cause error) error {
+	e := toolerr.New(toolerr.Timeout, "%s did not finish in time", tool)
+	if ctx.Err() == context.Canceled {
+		e = toolerr.New(toolerr.Timeout, "the request was cancelled before %s finished", tool)
+	}
+	e.Cause = cause
+	return e
+}
+
+func (p *Pipeline) servedNames() []string {
+	names := make([]string, 0, len(p.handlers))
+	for n := range p.handlers {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}

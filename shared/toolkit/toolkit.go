@@ -1,0 +1,104 @@
+// Package toolkit is the shared pipeline every tool call goes through, on
+// every route: look up the tool → check the tenant → rate limit → validate
+// the input against the contract → run with the contract's deadline →
+// validate the output → one outcome, one log line, one metrics record.
+package toolkit
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+
+	"github.com/toolshed/toolshed/shared/toolerr"
+)
+
+// Request is one tool invocation. It is also the payload of a direct Lambda
+// invocation from the gateway to a tool function.
+type Request struct {
+	Tool      string          `json:"tool"`
+	Args      json.RawMessage `json:"args,omitempty"`
+	Tenant    string          `json:"tenant"`
+	RequestID string          `json:"requestId,omitempty"`
+}
+
+// Outcome is the result of an invocation in a transport-neutral form; the
+// envelope package renders it for each route. It is also what a tool
+// function returns to the gateway on a direct invocation.
+type Outcome struct {
+	Tool      string          `json:"tool"`
+	OK        bool            `json:"ok"`
+	Result    json.RawMessage `json:"result,omitempty"`
+	Message   string          `json:"message,omitempty"`
+	Error     *ErrorBody      `json:"error,omitempty"`
+	RequestID string          `json:"requestId,omitempty"`
+}
+
+// ErrorBody is a failure in the vocabulary, safe to show callers.
+type ErrorBody struct {
+	Code       toolerr.Code   `json:"code"`
+	Message    string         `json:"message"`
+	Details    map[string]any `json:"details,omitempty"`
+	RetryAfter int            `json:"retryAfter,omitempty"`
+}
+
+// Fail builds a failed outcome from any error, mapped onto the vocabulary.
+func Fail(tool, requestID string, err error) Outcome {
+	te := toolerr.From(err)
+	return Outcome{Tool: tool, RequestID: requestID, Error: &ErrorBody{
+		Code: te.Code, Message: te.Message, Details: te.Details, RetryAfter: te.RetryAfter,
+	}}
+}
+
+// Invoker runs tool calls: the in-process Pipeline locally, the Lambda
+// client in the deployed gateway.
+type Invoker interface {
+	Invoke(ctx context.Context, req Request) Outcome
+	// Has reports whether a tool (or alias) is served, with its canonical name.
+	Has(name string) (canonical string, ok bool)
+}
+
+// Call is what a tool handler receives: validated arguments (contract
+// defaults filled in) and who is asking.
+type Call struct {
+	Tool      string
+	Tenant    string
+	RequestID string
+	Args      json.RawMessage
+}
+
+// Result is a successful tool result; Message is the human-readable line of
+// the seed 002 envelope (a default is used when empty).
+type Result struct {
+	Data    any
+	Message string
+}
+
+// Handler runs one tool. Errors should be *toolerr.Error for expected
+// failures; anything else becomes INTERNAL_ERROR.
+type Handler func(ctx context.Context, call Call) (Result, error)
+
+// Tool binds a contract name to its handler.
+type Tool struct {
+	Name    string
+	Handler Handler
+}
+
+// Typed adapts a handler that takes decoded arguments of type In.
+func Typed[In any](fn func(ctx context.Context, call Call, in In) (Result, error)) Handler {
+	return func(ctx context.Context, call Call) (Result, error) {
+		var in In
+		if err := json.Unmarshal(call.Args, &in); err != nil {
+			// The schema has already accepted the input, so this is a
+			// mismatch between contract and Go type: a bug.
+			return Result{}, fmt.Errorf("decode %s arguments: %w", call.Tool, err)
+		}
+		return fn(ctx, call, in)
+	}
+}
+
+var tenantPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// ValidTenant reports whether s can be used as a tenant id: 1-64 of
+// letters, digits, '.', '_' and '-' (never '#', which separates key parts).
+func ValidTenant(s string) bool { return tenantPattern.MatchString(s) }
