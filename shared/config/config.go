@@ -1,0 +1,109 @@
+// Package config reads Toolshed's settings from environment variables (and,
+// for the local server, flags that override them). Every setting has a
+// default that works on a developer's machine with no AWS account.
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Config is every setting.
+type Config struct {
+	Addr           string            // TOOLSHED_ADDR, local listen address (127.0.0.1:8000)
+	DataDir        string            // TOOLSHED_DATA_DIR, embedded store directory (.toolshed)
+	Store          string            // TOOLSHED_STORE: "bolt" (default) or "dynamodb"
+	Tables         Tables            // TOOLSHED_*_TABLE, DynamoDB table names
+	DynamoEndpoint string            // TOOLSHED_DYNAMODB_ENDPOINT, e.g. a local DynamoDB
+	RateLimits     map[string]int    // TOOLSHED_RATE_LIMITS, "tool=perMinute,..." overrides
+	Auth           string            // TOOLSHED_AUTH: "auto" (default) or "keys"
+	LocalTenant    string            // TOOLSHED_LOCAL_TENANT, tenant when auth is off (local)
+	Origins        []string          // TOOLSHED_ALLOWED_ORIGINS, extra browser origins
+	ToolFunctions  map[string]string // TOOLSHED_TOOL_FUNCTIONS, gateway: tool → Lambda function
+	LogLevel       slog.Level        // TOOLSHED_LOG_LEVEL: debug, info, warn, error
+	Metrics        bool              // TOOLSHED_METRICS: write EMF metrics (default on in Lambda)
+}
+
+// Tables names the DynamoDB tables.
+type Tables struct {
+	Tasks, Memory, RateLimits, Access, APIKeys string
+}
+
+// FromEnv reads the configuration from getenv (os.Getenv in production).
+func FromEnv(getenv func(string) string) (Config, error) {
+	get := func(k, def string) string {
+		if v := strings.TrimSpace(getenv(k)); v != "" {
+			return v
+		}
+		return def
+	}
+	inLambda := getenv("AWS_LAMBDA_FUNCTION_NAME") != ""
+	c := Config{
+		Addr:           get("TOOLSHED_ADDR", "127.0.0.1:8000"),
+		DataDir:        get("TOOLSHED_DATA_DIR", ".toolshed"),
+		Store:          get("TOOLSHED_STORE", "bolt"),
+		DynamoEndpoint: get("TOOLSHED_DYNAMODB_ENDPOINT", ""),
+		Auth:           get("TOOLSHED_AUTH", "auto"),
+		LocalTenant:    get("TOOLSHED_LOCAL_TENANT", "local"),
+		Tables: Tables{
+			Tasks:      get("TOOLSHED_TASKS_TABLE", "toolshed-tasks"),
+			Memory:     get("TOOLSHED_MEMORY_TABLE", "toolshed-memory"),
+			RateLimits: get("TOOLSHED_RATE_TABLE", "toolshed-rate-limits"),
+			Access:     get("TOOLSHED_ACCESS_TABLE", "toolshed-access"),
+			APIKeys:    get("TOOLSHED_APIKEYS_TABLE", "toolshed-api-keys"),
+		},
+	}
+	if c.Store != "bolt" && c.Store != "dynamodb" {
+		return c, fmt.Errorf("TOOLSHED_STORE=%q: use bolt or dynamodb", c.Store)
+	}
+	if c.Auth != "auto" && c.Auth != "keys" {
+		return c, fmt.Errorf("TOOLSHED_AUTH=%q: use auto or keys", c.Auth)
+	}
+	var err error
+	if c.RateLimits, err = parseLimits(getenv("TOOLSHED_RATE_LIMITS")); err != nil {
+		return c, err
+	}
+	if v := getenv("TOOLSHED_ALLOWED_ORIGINS"); v != "" {
+		for _, o := range strings.Split(v, ",") {
+			if o = strings.TrimSpace(o); o != "" {
+				c.Origins = append(c.Origins, o)
+			}
+		}
+	}
+	if v := getenv("TOOLSHED_TOOL_FUNCTIONS"); v != "" {
+		if err := json.Unmarshal([]byte(v), &c.ToolFunctions); err != nil {
+			return c, fmt.Errorf("TOOLSHED_TOOL_FUNCTIONS: %w", err)
+		}
+	}
+	if err := c.LogLevel.UnmarshalText([]byte(get("TOOLSHED_LOG_LEVEL", "info"))); err != nil {
+		return c, fmt.Errorf("TOOLSHED_LOG_LEVEL: %w", err)
+	}
+	if c.Metrics, err = strconv.ParseBool(get("TOOLSHED_METRICS", strconv.FormatBool(inLambda))); err != nil {
+		return c, fmt.Errorf("TOOLSHED_METRICS: %w", err)
+	}
+	return c, nil
+}
+
+// Load reads the configuration from the process environment.
+func Load() (Config, error) { return FromEnv(os.Getenv) }
+
+func parseLimits(s string) (map[string]int, error) {
+	m := map[string]int{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		tool, n, ok := strings.Cut(part, "=")
+		v, err := strconv.Atoi(strings.TrimSpace(n))
+		if !ok || err != nil || v <= 0 {
+			return nil, fmt.Errorf("TOOLSHED_RATE_LIMITS: %q is not tool=positive-number", part)
+		}
+		m[strings.TrimSpace(tool)] = v
+	}
+	return m, nil
+}

@@ -1,0 +1,77 @@
+// Package envelope renders a toolkit.Outcome in the shapes Toolshed's routes
+// promise: the /v1/tools envelope of seed 003, the task-API envelope of seed
+// 002 used on /mcp/tool, and the JSON text of an MCP error result (seed 001).
+package envelope
+
+import (
+	"github.com/toolshed/toolshed/shared/toolerr"
+	"github.com/toolshed/toolshed/shared/toolkit"
+)
+
+// V1 is the seed 003 envelope: {"tool","ok","result"} or
+// {"tool","ok":false,"error","code","details","retryAfter","requestId"}.
+type V1 struct {
+	Tool       string         `json:"tool"`
+	OK         bool           `json:"ok"`
+	Result     any            `json:"result,omitempty"`
+	Error      string         `json:"error,omitempty"`
+	Code       toolerr.Code   `json:"code,omitempty"`
+	Details    map[string]any `json:"details,omitempty"`
+	RetryAfter int            `json:"retryAfter,omitempty"`
+	RequestID  string         `json:"requestId,omitempty"`
+}
+
+// Legacy is the seed 002 envelope: {"success":true,"data","message"} or
+// {"success":false,"error","code","details"} with seed 002's code names.
+type Legacy struct {
+	Success    bool           `json:"success"`
+	Data       any            `json:"data,omitempty"`
+	Message    string         `json:"message,omitempty"`
+	Error      string         `json:"error,omitempty"`
+	Code       string         `json:"code,omitempty"`
+	Details    map[string]any `json:"details,omitempty"`
+	RetryAfter int            `json:"retryAfter,omitempty"`
+	RequestID  string         `json:"requestId,omitempty"`
+}
+
+// ToolError is the JSON text of an MCP result with isError: true, the shape
+// seed 001 shows: {"error":"message","code":"CODE",...}.
+type ToolError struct {
+	Error      string         `json:"error"`
+	Code       toolerr.Code   `json:"code"`
+	Details    map[string]any `json:"details,omitempty"`
+	RetryAfter int            `json:"retryAfter,omitempty"`
+	RequestID  string         `json:"requestId,omitempty"`
+}
+
+// Status is the HTTP status for an outcome.
+func Status(o toolkit.Outcome) int {
+	if o.Error == nil {
+		return 200
+	}
+	return toolerr.Lookup(o.Error.Code).HTTPStatus
+}
+
+// ToV1 renders the seed 003 envelope.
+func ToV1(o toolkit.Outcome) V1 {
+	if o.Error == nil {
+		return V1{Tool: o.Tool, OK: true, Result: o.Result}
+	}
+	return V1{Tool: o.Tool, Error: o.Error.Message, Code: o.Error.Code, Details: o.Error.Details,
+		RetryAfter: o.Error.RetryAfter, RequestID: o.RequestID}
+}
+
+// ToLegacy renders the seed 002 envelope.
+func ToLegacy(o toolkit.Outcome) Legacy {
+	if o.Error == nil {
+		return Legacy{Success: true, Data: o.Result, Message: o.Message}
+	}
+	return Legacy{Error: o.Error.Message, Code: toolerr.Lookup(o.Error.Code).LegacyCode,
+		Details: o.Error.Details, RetryAfter: o.Error.RetryAfter, RequestID: o.RequestID}
+}
+
+// ToToolError renders the text of an MCP isError result.
+func ToToolError(o toolkit.Outcome) ToolError {
+	return ToolError{Error: o.Error.Message, Code: o.Error.Code, Details: o.Error.Details,
+		RetryAfter: o.Error.RetryAfter, RequestID: o.RequestID}
+}

@@ -1,0 +1,133 @@
+// Package localserver runs Toolshed as one local process: every tool in
+// process, the embedded store under the data directory, and one HTTP server
+// serving /mcp, /v1/tools/{name}, /mcp/tool/{name} and /healthz. It is what
+// `make run` starts.
+package localserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/toolshed/toolshed/shared/auth"
+	"github.com/toolshed/toolshed/shared/backend"
+	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/httpapi"
+	"github.com/toolshed/toolshed/shared/mcpserver"
+	"github.com/toolshed/toolshed/shared/store"
+	"github.com/toolshed/toolshed/shared/toolset"
+)
+
+// Server is a built local server, ready to serve.
+type Server struct {
+	Handler http.Handler
+	AuthOn  bool
+	close   func() error
+}
+
+// Close releases the storage.
+func (s *Server) Close() error { return s.close() }
+
+// Build assembles the handler for cfg. loopback says whether the listener is
+// on a loopback address, which decides whether auth may be off.
+func Build(ctx context.Context, cfg config.Config, log *slog.Logger, version string, loopback bool) (*Server, error) {
+	stores, closeStores, err := backend.Open(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	s, err := build(ctx, cfg, stores, log, version, loopback)
+	if err != nil {
+		closeStores()
+		return nil, err
+	}
+	s.close = closeStores
+	return s, nil
+}
+
+func build(ctx context.Context, cfg config.Config, stores store.Stores, log *slog.Logger, version string, loopback bool) (*Server, error) {
+	authn, authOn, err := authenticator(ctx, cfg, stores, loopback)
+	if err != nil {
+		return nil, err
+	}
+	p, err := toolset.NewPipeline(toolset.All(toolset.Deps{Stores: stores}), toolset.Options{Config: cfg, Stores: stores, Log: log})
+	if err != nil {
+		return nil, err
+	}
+	srv := mcpserver.NewServer(mcpserver.Config{Name: "toolshed", Version: version, Tools: p.Served(), Invoker: p, Log: log})
+	hc := httpapi.Config{Invoker: p, Auth: authn, MCP: mcpserver.Handler(srv), Log: log}
+	if loopback {
+		hc.Guard = &httpapi.OriginGuard{Origins: cfg.Origins}
+	}
+	return &Server{Handler: httpapi.New(hc), AuthOn: authOn}, nil
+}
+
+// authenticator picks the auth mode: keys when any key exists or
+// TOOLSHED_AUTH=keys; off (one local tenant) only on loopback.
+func authenticator(ctx context.Context, cfg config.Config, stores store.Stores, loopback bool) (httpapi.Authenticator, bool, error) {
+	keys, err := stores.APIKeys.List(ctx)
+	if err != nil {
+		return nil, false, fmt.Errorf("list API keys: %w", err)
+	}
+	if cfg.Auth == "keys" || len(keys) > 0 {
+		return auth.Keys{Store: stores.APIKeys}, true, nil
+	}
+	if !loopback {
+		return nil, false, errors.New("refusing to serve without API keys on a non-loopback address: create a key (go run ./scripts/apikeys create) or listen on 127.0.0.1")
+	}
+	return auth.Fixed{Tenant: cfg.LocalTenant}, false, nil
+}
+
+// Run listens on cfg.Addr and serves until ctx is cancelled, then shuts
+// down gracefully, letting requests in flight finish (up to 10 s).
+func Run(ctx context.Context, cfg config.Config, log *slog.Logger, version string) error {
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	return Serve(ctx, ln, cfg, log, version)
+}
+
+// Serve is Run on an existing listener (tests pass a free port).
+func Serve(ctx context.Context, ln net.Listener, cfg config.Config, log *slog.Logger, version string) error {
+	loopback := IsLoopback(ln.Addr())
+	s, err := Build(ctx, cfg, log, version, loopback)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer s.Close()
+	hs := &http.Server{
+		Handler:           s.Handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	log.Info("toolshed listening", "addr", ln.Addr().String(), "mcp", "http://"+ln.Addr().String()+"/mcp",
+		"auth", map[bool]string{true: "api keys", false: "off (loopback)"}[s.AuthOn], "store", cfg.Store)
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}
+
+// IsLoopback reports whether addr is a loopback TCP address.
+func IsLoopback(addr net.Addr) bool {
+	tcp, ok := addr.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
+}

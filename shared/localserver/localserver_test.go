@@ -1,0 +1,313 @@
+package localserver_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolshed/toolshed/contracts"
+	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/localserver"
+	"github.com/toolshed/toolshed/shared/schema"
+)
+
+// startServer runs the real local server on a free loopback port and
+// returns its base URL. It stops when the test ends.
+func startServer(t testing.TB, env map[string]string) string {
+	t.Helper()
+	if env == nil {
+		env = map[string]string{}
+	}
+	if _, ok := env["TOOLSHED_DATA_DIR"]; !ok {
+		env["TOOLSHED_DATA_DIR"] = t.TempDir()
+	}
+	cfg, err := config.FromEnv(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- localserver.Serve(ctx, ln, cfg, slog.New(slog.DiscardHandler), "test") }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("server stopped with error: %v", err)
+		}
+	})
+	base := "http://" + ln.Addr().String()
+	waitHealthy(t, base)
+	return base
+}
+
+func waitHealthy(t testing.TB, base string) {
+	t.Helper()
+	for i := 0; i < 100; i++ {
+		resp, err := http.Get(base + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("server did not become healthy")
+}
+
+func connect(t *testing.T, base, version string) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: base + "/mcp"},
+		&mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatalf("connect with %s: %v", version, err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// served are the tools implemented so far, in tools/list order.
+var served = []string{"hello", "sys-audit"}
+
+func TestMCPClient(t *testing.T) {
+	base := startServer(t, nil)
+	set, err := schema.Load(contracts.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, version := range []string{"2025-06-18", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			cs := connect(t, base, version)
+			if got := cs.InitializeResult().ProtocolVersion; got != version {
+				t.Errorf("negotiated %s, want %s", got, version)
+			}
+			ctx := context.Background()
+
+			list, err := cs.ListTools(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, tool := range list.Tools {
+				names = append(names, tool.Name)
+				c, _ := set.Get(tool.Name)
+				if tool.Annotations == nil || tool.Annotations.ReadOnlyHint != c.Annotations.ReadOnlyHint {
+					t.Errorf("%s: annotations %+v do not match the contract", tool.Name, tool.Annotations)
+				}
+				if tool.OutputSchema == nil || tool.InputSchema == nil {
+					t.Errorf("%s: missing schemas", tool.Name)
+				}
+				in, _ := json.Marshal(tool.InputSchema)
+				if !jsonEqual(in, c.InputSchema) {
+					t.Errorf("%s: listed inputSchema differs from the contract", tool.Name)
+				}
+			}
+			if strings.Join(names, ",") != strings.Join(served, ",") {
+				t.Errorf("tools/list = %v, want %v", names, served)
+			}
+
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "hello", Arguments: map[string]any{"name": "World"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.IsError {
+				t.Fatalf("hello failed: %+v", res.Content)
+			}
+			if got := res.Content[0].(*mcp.TextContent).Text; got != `{"greeting":"Hello, World!"}` {
+				t.Errorf("hello text = %s", got)
+			}
+			sc, _ := json.Marshal(res.StructuredContent)
+			if string(sc) != `{"greeting":"Hello, World!"}` {
+				t.Errorf("structuredContent = %s", sc)
+			}
+
+			res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "sys-audit", Arguments: map[string]any{"command": "list_software"}})
+			if err != nil || res.IsError {
+				t.Fatalf("sys-audit: %v %+v", err, res)
+			}
+			sys, _ := set.Get("sys-audit")
+			if err := sys.ValidateOutput([]byte(res.Content[0].(*mcp.TextContent).Text)); err != nil {
+				t.Error(err)
+			}
+
+			// Invalid arguments are tool errors, not protocol errors.
+			res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "hello", Arguments: map[string]any{"name": strings.Repeat("x", 101)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var te struct{ Error, Code string }
+			json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &te)
+			if !res.IsError || te.Code != "INVALID_INPUT" || !strings.HasPrefix(te.Error, "name:") {
+				t.Errorf("101-char name: isError=%v %+v", res.IsError, te)
+			}
+
+			// A tool that is not built yet is not listed and is not found.
+			_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "web-fetch", Arguments: map[string]any{"url": "https://example.com"}})
+			var werr *jsonrpc.Error
+			if !errors.As(err, &werr) || werr.Code != -32602 || !strings.Contains(string(werr.Data), "TOOL_NOT_FOUND") {
+				t.Errorf("unbuilt tool: got %v", err)
+			}
+		})
+	}
+}
+
+func jsonEqual(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return bytes.Equal(xa, ya)
+}
+
+// TestSeedCurlExamples sends the seeds' curl requests verbatim.
+func TestSeedCurlExamples(t *testing.T) {
+	base := startServer(t, nil)
+	tests := []struct {
+		path, body string
+		status     int
+		check      func(t *testing.T, body map[string]any)
+	}{
+		{"/v1/tools/adam-sys-audit", `{"args": {"command": "list_hardware"}}`, 200, func(t *testing.T, b map[string]any) {
+			r, _ := b["result"].(map[string]any)
+			if b["ok"] != true || b["tool"] != "sys-audit" || r["cpu"] == nil || r["os"] != "linux" {
+				t.Errorf("got %v", b)
+			}
+		}},
+		{"/v1/tools/sys-audit", `{"args": {"command": "list_software"}}`, 200, func(t *testing.T, b map[string]any) {
+			if r, _ := b["result"].(map[string]any); b["ok"] != true || r["kernel"] == nil {
+				t.Errorf("got %v", b)
+			}
+		}},
+		{"/v1/tools/hello", `{"args": {"name": "World"}}`, 200, func(t *testing.T, b map[string]any) {
+			want := map[string]any{"tool": "hello", "ok": true, "result": map[string]any{"greeting": "Hello, World!"}}
+			if !mapsEqual(b, want) {
+				t.Errorf("got %v, want %v", b, want)
+			}
+		}},
+		{"/mcp/tool/hello", `{"name": "World"}`, 200, func(t *testing.T, b map[string]any) {
+			if b["success"] != true || b["message"] == "" || b["data"].(map[string]any)["greeting"] != "Hello, World!" {
+				t.Errorf("got %v", b)
+			}
+		}},
+		{"/v1/tools/web-fetch", `{"args": {"url": "https://example.com"}}`, 404, func(t *testing.T, b map[string]any) {
+			if b["ok"] != false || b["code"] != "TOOL_NOT_FOUND" {
+				t.Errorf("got %v", b)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			resp, err := http.Post(base+tt.path, "application/json", strings.NewReader(tt.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var body map[string]any
+			if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != tt.status {
+				t.Errorf("status %d, want %d: %v", resp.StatusCode, tt.status, body)
+			}
+			tt.check(t, body)
+		})
+	}
+}
+
+func mapsEqual(a, b map[string]any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return bytes.Equal(x, y)
+}
+
+func TestMCPTransportEdges(t *testing.T) {
+	base := startServer(t, nil)
+	for _, method := range []string{http.MethodGet, http.MethodDelete} {
+		req, _ := http.NewRequest(method, base+"/mcp", nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "POST" {
+			t.Errorf("%s /mcp: %d Allow=%q", method, resp.StatusCode, resp.Header.Get("Allow"))
+		}
+	}
+	// A browser page from another origin must not reach the server.
+	req, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(`{}`))
+	req.Header.Set("Origin", "https://evil.example")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("foreign Origin: status %d, want 403", resp.StatusCode)
+	}
+	// Malformed JSON-RPC gets a JSON-RPC parse error, not a 500.
+	req, _ = http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(`{"jsonrpc":`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode >= 500 {
+		t.Errorf("malformed JSON-RPC: %d %s", resp.StatusCode, b)
+	}
+}
+
+func TestGracefulShutdown(t *testing.T) {
+	cfg, _ := config.FromEnv(func(k string) string {
+		return map[string]string{"TOOLSHED_DATA_DIR": t.TempDir()}[k]
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- localserver.Serve(ctx, ln, cfg, slog.New(slog.DiscardHandler), "test") }()
+	waitHealthy(t, "http://"+ln.Addr().String())
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Serve returned %v after shutdown", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("server did not shut down")
+	}
+	if _, err := http.Get("http://" + ln.Addr().String() + "/healthz"); err == nil {
+		t.Error("server still answers after shutdown")
+	}
+}
+
+func TestNonLoopbackNeedsKeys(t *testing.T) {
+	cfg, _ := config.FromEnv(func(k string) string {
+		return map[string]string{"TOOLSHED_DATA_DIR": t.TempDir()}[k]
+	})
+	_, err := localserver.Build(context.Background(), cfg, slog.New(slog.DiscardHandler), "test", false)
+	if err == nil || !strings.Contains(err.Error(), "API keys") {
+		t.Fatalf("Build on non-loopback without keys: %v", err)
+	}
+}

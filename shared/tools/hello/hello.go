@@ -1,0 +1,28 @@
+// Package hello implements the hello tool (seed 000): a greeting that proves
+// an agent can reach Toolshed. It has no side effects.
+package hello
+
+import (
+	"context"
+	"strings"
+
+	"github.com/toolshed/toolshed/shared/toolkit"
+)
+
+type input struct {
+	Name string `json:"name"`
+}
+
+type output struct {
+	Greeting string `json:"greeting"`
+}
+
+// New returns the hello tool.
+func New() toolkit.Tool {
+	return toolkit.Tool{Name: "hello", Handler: toolkit.Typed(greet)}
+}
+
+func greet(_ context.Context, _ toolkit.Call, in input) (toolkit.Result, error) {
+	name := strings.TrimSpace(in.Name)
+	return toolkit.Result{Data: output{Greeting: "Hello, " + name + "!"}, Message: "Greeting created"}, nil
+}
