@@ -17,7 +17,10 @@ type FieldError struct {
 	Message string `json:"message"`
 }
 
-var quoted = regexp.MustCompile(`'([^']*)'`)
+var (
+	quoted  = regexp.MustCompile(`'([^']*)'`)
+	lengths = regexp.MustCompile(`(\d+), but got (\d+)`)
+)
 
 // invalidInput turns a schema validation error into INVALID_INPUT. The
 // message names the first field at fault; details list every leaf problem.
@@ -74,12 +77,11 @@ func leaf(ve *jsonschema.ValidationError) []FieldError {
 		if len(fe) > 0 {
 			return fe
 		}
-	case "minLength":
-		msg = strings.Replace(msg, "length must be >=", "must be at least", 1) + " characters"
-		msg = strings.Replace(msg, ", but got", " characters long, got", 1)
-	case "maxLength":
-		msg = strings.Replace(msg, "length must be <=", "must be at most", 1) + " characters"
-		msg = strings.Replace(msg, ", but got", " characters long, got", 1)
+	case "minLength", "maxLength":
+		if m := lengths.FindStringSubmatch(msg); m != nil {
+			bound := map[string]string{"minLength": "at least", "maxLength": "at most"}[keyword]
+			msg = fmt.Sprintf("must be %s %s characters long, got %s", bound, m[1], m[2])
+		}
 	case "pattern":
 		if strings.Contains(ve.KeywordLocation, "properties") && strings.Contains(msg, `\S`) {
 			msg = "must not be empty or only whitespace"

@@ -1,0 +1,218 @@
+package lambdaentry_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/lambda"
+	"github.com/toolshed/toolshed/contracts"
+	"github.com/toolshed/toolshed/shared/auth"
+	"github.com/toolshed/toolshed/shared/httpapi"
+	"github.com/toolshed/toolshed/shared/lambdaentry"
+	"github.com/toolshed/toolshed/shared/lambdainvoke"
+	"github.com/toolshed/toolshed/shared/mcpserver"
+	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/store"
+	"github.com/toolshed/toolshed/shared/store/boltstore"
+	"github.com/toolshed/toolshed/shared/toolkit"
+	"github.com/toolshed/toolshed/shared/tools/hello"
+)
+
+func fixture(t *testing.T, name string) json.RawMessage {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// toolFunction builds the handler a deployed hello function runs.
+func toolFunction(t *testing.T) (lambdaentry.Handler, *schema.Set) {
+	t.Helper()
+	set, err := schema.Load(contracts.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := toolkit.NewPipeline(set, []toolkit.Tool{hello.New()}, toolkit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := httpapi.New(httpapi.Config{Invoker: p, Auth: auth.Gateway{}, RequestID: lambdaentry.RequestID})
+	return lambdaentry.ToolHandler(p, h), set
+}
+
+func TestToolFunctionAPIGatewayEvents(t *testing.T) {
+	handle, _ := toolFunction(t)
+	tests := []struct {
+		fixture string
+		status  int
+		body    string
+	}{
+		{"v1-hello.json", 200, `{"tool":"hello","ok":true,"result":{"greeting":"Hello, World!"}}`},
+		{"legacy-hello-base64.json", 200, `{"success":true,"data":{"greeting":"Hello, World!"},"message":"Greeting created"}`},
+		{"v1-hello-invalid.json", 400, `{"tool":"hello","ok":false,"error":"name: must be at least 1 characters long, got 0 (and 1 more problem(s), see details.errors)","code":"INVALID_INPUT","details":{"errors":[{"field":"name","message":"must be at least 1 characters long, got 0"},{"field":"name","message":"must not be empty or only whitespace"}]},"requestId":"FkLmnoPqrStuVwA="}`},
+		{"v1-hello-unknown-key.json", 401, `{"code":"UNAUTHORIZED","error":"unknown API key","requestId":"EkLmnoPqrStuVwZ="}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fixture, func(t *testing.T) {
+			out, err := handle(context.Background(), fixture(t, tt.fixture))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, ok := out.(events.APIGatewayV2HTTPResponse)
+			if !ok {
+				t.Fatalf("got %T, want an API Gateway response", out)
+			}
+			if resp.StatusCode != tt.status || strings.TrimSpace(resp.Body) != tt.body {
+				t.Errorf("got %d %s\nwant %d %s", resp.StatusCode, resp.Body, tt.status, tt.body)
+			}
+			if resp.Headers["Content-Type"] != "application/json" {
+				t.Errorf("Content-Type = %q", resp.Headers["Content-Type"])
+			}
+		})
+	}
+}
+
+func TestToolFunctionDirectInvocation(t *testing.T) {
+	handle, _ := toolFunction(t)
+	tests := []struct {
+		event string
+		want  string
+	}{
+		{`{"tool":"hello","args":{"name":"World"},"tenant":"acme","requestId":"r1"}`,
+			`{"tool":"hello","ok":true,"result":{"greeting":"Hello, World!"},"message":"Greeting created","requestId":"r1"}`},
+		{`{"tool":"hello","args":{"name":"World"},"tenant":"","requestId":"r2"}`,
+			`{"tool":"hello","ok":false,"error":{"code":"ACCESS_DENIED","message":"the request carries no valid tenant"},"requestId":"r2"}`},
+		{`{"tool":"hello","args":{"name":7},"tenant":"acme","requestId":"r3"}`,
+			`{"tool":"hello","ok":false,"error":{"code":"INVALID_INPUT","message":"name: must be of type string, but got number","details":{"errors":[{"field":"name","message":"must be of type string, but got number"}]}},"requestId":"r3"}`},
+	}
+	for _, tt := range tests {
+		out, err := handle(context.Background(), json.RawMessage(tt.event))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := json.Marshal(out)
+		if string(got) != tt.want {
+			t.Errorf("%s\n got %s\nwant %s", tt.event, got, tt.want)
+		}
+	}
+	if _, err := handle(context.Background(), json.RawMessage(`{"something":"else"}`)); err == nil {
+		t.Error("an unrecognised event was accepted")
+	}
+}
+
+// fakeLambda stands in for the Lambda service: it hands the payload to a
+// real tool function handler, as Lambda would.
+type fakeLambda struct {
+	functions map[string]lambdaentry.Handler
+}
+
+func (f fakeLambda) Invoke(ctx context.Context, in *lambda.InvokeInput, _ ...func(*lambda.Options)) (*lambda.InvokeOutput, error) {
+	out, err := f.functions[*in.FunctionName](ctx, in.Payload)
+	if err != nil {
+		msg := "Unhandled"
+		return &lambda.InvokeOutput{FunctionError: &msg, Payload: []byte(`{"errorMessage":"` + err.Error() + `"}`)}, nil
+	}
+	payload, _ := json.Marshal(out)
+	return &lambda.InvokeOutput{StatusCode: 200, Payload: payload}, nil
+}
+
+func TestGatewayInvokesToolFunctions(t *testing.T) {
+	tool, set := toolFunction(t)
+	inv, err := lambdainvoke.New(fakeLambda{map[string]lambdaentry.Handler{"toolshed-hello": tool}}, set,
+		map[string]string{"hello": "toolshed-hello"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := mcpserver.NewServer(mcpserver.Config{Name: "toolshed", Version: "test", Tools: inv.Served(), Invoker: inv})
+	gw := lambdaentry.HTTPHandler(httpapi.New(httpapi.Config{Invoker: inv, Auth: auth.Gateway{}, MCP: mcpserver.Handler(srv), RequestID: lambdaentry.RequestID}))
+
+	out, err := gw(context.Background(), fixture(t, "mcp-call-hello.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := out.(events.APIGatewayV2HTTPResponse)
+	var rpc struct {
+		Result struct {
+			Content           []struct{ Text string }
+			StructuredContent map[string]any
+			IsError           bool
+		}
+		Error any
+	}
+	if err := json.Unmarshal([]byte(resp.Body), &rpc); err != nil {
+		t.Fatalf("%d %s: %v", resp.StatusCode, resp.Body, err)
+	}
+	if resp.StatusCode != 200 || rpc.Result.IsError || rpc.Result.StructuredContent["greeting"] != "Hello, World!" {
+		t.Errorf("tools/call via gateway: %d %s", resp.StatusCode, resp.Body)
+	}
+
+	out, _ = gw(context.Background(), fixture(t, "mcp-get.json"))
+	resp = out.(events.APIGatewayV2HTTPResponse)
+	if resp.StatusCode != 405 || resp.Headers["Allow"] != "POST" {
+		t.Errorf("GET /mcp: %d %v", resp.StatusCode, resp.Headers)
+	}
+}
+
+func TestAuthorizer(t *testing.T) {
+	db, err := boltstore.Open(filepath.Join(t.TempDir(), "keys.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	keys := db.Stores().APIKeys
+	ctx := context.Background()
+	good, _, err := auth.Create(ctx, keys, "acme", "ci", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	revoked, rec, _ := auth.Create(ctx, keys, "acme", "old", time.Now())
+	if _, err := keys.Revoke(ctx, rec.Hash, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	a := auth.Authorizer{Keys: keys}
+	tests := []struct {
+		header     string
+		wantTenant string
+		wantErr    string
+	}{
+		{"Bearer " + good, "acme", ""},
+		{"bearer " + good, "acme", ""},
+		{"Bearer " + revoked, "", `API key "old" was revoked`},
+		{"Bearer tsk_nope", "", "unknown API key"},
+		{"Basic dXNlcjpwYXNz", "", "malformed Authorization header"},
+		{"", "", "missing API key"},
+	}
+	for _, tt := range tests {
+		raw := strings.ReplaceAll(string(fixture(t, "authorizer-request.json")), "Bearer KEY_PLACEHOLDER", tt.header)
+		var req events.APIGatewayV2CustomAuthorizerV2Request
+		if err := json.Unmarshal([]byte(raw), &req); err != nil {
+			t.Fatal(err)
+		}
+		if tt.header == "" {
+			req.IdentitySource = nil
+			delete(req.Headers, "authorization")
+		}
+		resp, err := a.Handle(ctx, req)
+		if err != nil {
+			t.Fatalf("%q: %v", tt.header, err)
+		}
+		if !resp.IsAuthorized {
+			t.Errorf("%q: denied; bad keys should pass through with an error for a clear 401", tt.header)
+		}
+		tenant, _ := resp.Context[auth.ContextTenant].(string)
+		msg, _ := resp.Context[auth.ContextError].(string)
+		if tenant != tt.wantTenant || !strings.HasPrefix(msg, tt.wantErr) || (tt.wantErr == "" && msg != "") {
+			t.Errorf("%q: tenant %q error %q, want %q %q", tt.header, tenant, msg, tt.wantTenant, tt.wantErr)
+		}
+	}
+}
+
+var _ store.APIKeys = (store.Stores{}).APIKeys
