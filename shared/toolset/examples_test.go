@@ -1,0 +1,93 @@
+package toolset_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"testing"
+
+	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/store/boltstore"
+	"github.com/toolshed/toolshed/shared/toolkit"
+	"github.com/toolshed/toolshed/shared/toolset"
+)
+
+// TestContractExamplesRun runs every example of every implemented tool
+// through the real pipeline, each in a fresh store: the declared error code
+// must come back, or a result that contains the declared output (the
+// pipeline has already checked it against the outputSchema).
+func TestContractExamplesRun(t *testing.T) {
+	newPipeline := func(t *testing.T) *toolkit.Pipeline {
+		db, err := boltstore.Open(filepath.Join(t.TempDir(), "t.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		st := db.Stores()
+		p, err := toolset.NewPipeline(toolset.All(toolset.Deps{Stores: st}),
+			toolset.Options{Config: config.Config{}, Stores: st, Log: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	served := newPipeline(t).Served()
+	if len(served) == 0 {
+		t.Fatal("no tools served")
+	}
+	for _, c := range served {
+		for _, ex := range c.Examples {
+			t.Run(c.Name+"/"+ex.Name, func(t *testing.T) {
+				p := newPipeline(t)
+				ctx := context.Background()
+				for i, s := range ex.Setup {
+					out := p.Invoke(ctx, toolkit.Request{Tool: s.Tool, Args: s.Args, Tenant: "examples", RequestID: fmt.Sprint("setup-", i)})
+					if !out.OK {
+						t.Fatalf("setup %d (%s) failed: %+v", i, s.Tool, out.Error)
+					}
+				}
+				out := p.Invoke(ctx, toolkit.Request{Tool: c.Name, Args: ex.Input, Tenant: "examples", RequestID: "example"})
+				if ex.Error != "" {
+					if out.OK || out.Error.Code != ex.Error {
+						t.Fatalf("input %s: want %s, got %s %+v", ex.Input, ex.Error, out.Result, out.Error)
+					}
+					return
+				}
+				if !out.OK {
+					t.Fatalf("input %s failed: %+v", ex.Input, out.Error)
+				}
+				if ex.Output != nil {
+					var want, got any
+					json.Unmarshal(ex.Output, &want)
+					json.Unmarshal(out.Result, &got)
+					if path, ok := contains(got, want, "result"); !ok {
+						t.Errorf("result %s does not contain the example output %s (at %s)", out.Result, ex.Output, path)
+					}
+				}
+			})
+		}
+	}
+}
+
+// contains reports whether got has every key of want with an equal value,
+// recursively for objects; arrays and scalars must be equal.
+func contains(got, want any, path string) (string, bool) {
+	wm, ok := want.(map[string]any)
+	if !ok {
+		g, _ := json.Marshal(got)
+		w, _ := json.Marshal(want)
+		return path, string(g) == string(w)
+	}
+	gm, ok := got.(map[string]any)
+	if !ok {
+		return path, false
+	}
+	for k, wv := range wm {
+		if p, ok := contains(gm[k], wv, path+"."+k); !ok {
+			return p, false
+		}
+	}
+	return "", true
+}
