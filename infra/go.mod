@@ -3,7 +3,7 @@ module github.com/toolshed/toolshed/infra
 go 1.26.8
 
 require (
-	github.com/aws/aws-cdk-go/awscdk/v2 v2.221.0
+	github.com/aws/aws-cdk-go/awscdk/v2 v2.220.0
 	github.com/aws/constructs-go/constructs/v10 v10.4.2
 	github.com/aws/jsii-runtime-go v1.116.0
 )

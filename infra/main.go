@@ -40,13 +40,17 @@ const defaultBuildDir = "../build"
 type tableKey string
 
 const (
-	tasksTable    tableKey = "Tasks"
-	memoryTable   tableKey = "Memory"
-	rateTable     tableKey = "RateLimits"
-	accessTable   tableKey = "Access"
-	apiKeysTable  tableKey = "ApiKeys"
-	gatewayName            = "gateway"
-	authorizerDir          = "authorizer"
+	tasksTable   tableKey = "Tasks"
+	memoryTable  tableKey = "Memory"
+	rateTable    tableKey = "RateLimits"
+	accessTable  tableKey = "Access"
+	apiKeysTable tableKey = "ApiKeys"
+)
+
+// Build folders (and dashboard names) of the two functions that are not tools.
+const (
+	gatewayName   = "gateway"
+	authorizerDir = "authorizer"
 )
 
 // tableSpec describes one DynamoDB table.
@@ -257,8 +261,8 @@ func NewToolshedStack(scope constructs.Construct, id string, props *ToolshedStac
 // newTable creates one on-demand DynamoDB table from its spec.
 func newTable(stack awscdk.Stack, spec tableSpec) awsdynamodb.Table {
 	props := &awsdynamodb.TableProps{
-		PartitionKey: &awsdynamodb.Attribute{Name: jsii.String(spec.PK), Type: awsdynamodb.AttributeType_STRING},
-		BillingMode:  awsdynamodb.BillingMode_PAY_PER_REQUEST,
+		PartitionKey:  &awsdynamodb.Attribute{Name: jsii.String(spec.PK), Type: awsdynamodb.AttributeType_STRING},
+		BillingMode:   awsdynamodb.BillingMode_PAY_PER_REQUEST,
 		RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
 	}
 	if spec.SK != "" {
@@ -374,7 +378,9 @@ func addMonitoring(stack awscdk.Stack, watched []monitored) {
 			ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
 			TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
 		})
-		w.Fn.MetricDuration(p99).CreateAlarm(stack, jsii.String(id+"DurationAlarm"), &awscloudwatch.CreateAlarmOptions{
+		// The alarm metric has no label: a labelled metric becomes a metric math alarm.
+		p99Alarm := &awscloudwatch.MetricOptions{Period: period, Statistic: jsii.String("p99")}
+		w.Fn.MetricDuration(p99Alarm).CreateAlarm(stack, jsii.String(id+"DurationAlarm"), &awscloudwatch.CreateAlarmOptions{
 			AlarmDescription:   jsii.String(fmt.Sprintf("%s: p99 duration above 80%% of the %gs timeout", w.Name, w.TimeoutSeconds)),
 			Threshold:          jsii.Number(w.TimeoutSeconds * 1000 * 0.8),
 			EvaluationPeriods:  jsii.Number(1),

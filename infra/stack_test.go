@@ -1,0 +1,847 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// Synthesis starts node (jsii) and takes seconds, so TestMain synthesizes the
+// stack once and every test reads the shared template.
+var (
+	stack    awscdk.Stack
+	template assertions.Template
+	synth    cfnTemplate // the same template, decoded for plain Go checks
+)
+
+// cfnTemplate is the part of a CloudFormation template the tests read.
+type cfnTemplate struct {
+	Resources map[string]cfnResource `json:"Resources"`
+	Outputs   map[string]cfnOutput   `json:"Outputs"`
+}
+
+type cfnResource struct {
+	Type                string         `json:"Type"`
+	Properties          map[string]any `json:"Properties"`
+	DeletionPolicy      string         `json:"DeletionPolicy"`
+	UpdateReplacePolicy string         `json:"UpdateReplacePolicy"`
+}
+
+type cfnOutput struct {
+	Value any `json:"Value"`
+}
+
+// allFunctionDirs are the build folders the stack expects.
+var allFunctionDirs = []string{
+	"gateway", "authorizer", "hello", "sys-audit", "add_task", "list_tasks", "update_task",
+	"complete_task", "delete_task", "write_memory_entry", "read_memory",
+}
+
+func TestMain(m *testing.M) {
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	// Keep the test output readable on machines with an end-of-life node
+	// (the machine's node 20); `cdk synth` still shows the warning.
+	os.Setenv("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "18,19,20,21,23")
+	defer jsii.Close()
+
+	buildDir, err := os.MkdirTemp("", "toolshed-build-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(buildDir)
+	if err := writePlaceholderBuild(buildDir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	outDir, err := os.MkdirTemp("", "toolshed-cdkout-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(outDir)
+
+	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(outDir)})
+	stack = NewToolshedStack(app, stackName, &ToolshedStackProps{BuildDir: buildDir})
+	template = assertions.Template_FromStack(stack, nil)
+
+	raw, err := json.Marshal(template.ToJSON())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if err := json.Unmarshal(raw, &synth); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return m.Run()
+}
+
+// writePlaceholderBuild creates <dir>/<function>/bootstrap for every function.
+func writePlaceholderBuild(dir string) error {
+	for _, fn := range allFunctionDirs {
+		if err := os.MkdirAll(filepath.Join(dir, fn), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, fn, "bootstrap"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ---- helpers over the decoded template ----
+
+// must runs an assertions call, which throws (a Go panic) on mismatch, and
+// reports the mismatch as a test error instead of ending the test binary.
+func must(t *testing.T, check func()) {
+	t.Helper()
+	defer func() {
+		if r := recover(); r != nil {
+			t.Errorf("%v", r)
+		}
+	}()
+	check()
+}
+
+// resourcesOfType returns logical id → resource for one CloudFormation type.
+func resourcesOfType(typ string) map[string]cfnResource {
+	out := map[string]cfnResource{}
+	for id, r := range synth.Resources {
+		if r.Type == typ {
+			out[id] = r
+		}
+	}
+	return out
+}
+
+// logicalID returns the logical id of the CloudFormation resource behind the
+// construct at the given id directly under the stack (e.g. "GatewayFunction").
+func logicalID(t *testing.T, constructID string) string {
+	t.Helper()
+	child := stack.Node().TryFindChild(jsii.String(constructID))
+	if child == nil {
+		t.Fatalf("no construct %q in the stack", constructID)
+	}
+	cfn, ok := child.Node().DefaultChild().(awscdk.CfnElement)
+	if !ok {
+		t.Fatalf("construct %q has no CloudFormation resource", constructID)
+	}
+	return *stack.GetLogicalId(cfn)
+}
+
+// functionID returns the logical id of the Lambda function for a tool or "gateway"/"authorizer".
+func functionID(t *testing.T, name string) string {
+	t.Helper()
+	return logicalID(t, constructID(name)+"Function")
+}
+
+// tableIDs maps a table key ("Tasks", ...) to its logical id.
+func tableIDs(t *testing.T) map[tableKey]string {
+	t.Helper()
+	out := map[tableKey]string{}
+	for _, key := range []tableKey{tasksTable, memoryTable, rateTable, accessTable, apiKeysTable} {
+		out[key] = logicalID(t, string(key)+"Table")
+	}
+	return out
+}
+
+// ref and getAtt build the intrinsic functions as they appear in the decoded template.
+func ref(id string) map[string]any { return map[string]any{"Ref": id} }
+func getAttArn(id string) map[string]any {
+	return map[string]any{"Fn::GetAtt": []any{id, "Arn"}}
+}
+
+// equalJSON compares two decoded JSON values.
+func equalJSON(a, b any) bool {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	return string(ja) == string(jb)
+}
+
+// asList returns v as a list, wrapping a single value.
+func asList(v any) []any {
+	if l, ok := v.([]any); ok {
+		return l
+	}
+	return []any{v}
+}
+
+// roleActions returns, for the function's role, resource (as JSON) → sorted
+// actions, leaving out the X-Ray statement that active tracing adds.
+func roleActions(t *testing.T, fnID string) map[string][]string {
+	t.Helper()
+	fn := synth.Resources[fnID]
+	role, ok := fn.Properties["Role"].(map[string]any)["Fn::GetAtt"].([]any)
+	if !ok {
+		t.Fatalf("function %s: role is not a GetAtt: %v", fnID, fn.Properties["Role"])
+	}
+	roleID := role[0].(string)
+
+	out := map[string][]string{}
+	found := false
+	for _, p := range resourcesOfType("AWS::IAM::Policy") {
+		if !slices.ContainsFunc(asList(p.Properties["Roles"]), func(r any) bool { return equalJSON(r, ref(roleID)) }) {
+			continue
+		}
+		found = true
+		doc := p.Properties["PolicyDocument"].(map[string]any)
+		for _, s := range asList(doc["Statement"]) {
+			stmt := s.(map[string]any)
+			if stmt["Effect"] != "Allow" {
+				t.Errorf("function %s: unexpected %v statement", fnID, stmt["Effect"])
+			}
+			var actions []string
+			for _, a := range asList(stmt["Action"]) {
+				actions = append(actions, a.(string))
+			}
+			if isXRay(actions) && equalJSON(stmt["Resource"], "*") {
+				continue
+			}
+			for _, r := range asList(stmt["Resource"]) {
+				key, _ := json.Marshal(r)
+				out[string(key)] = append(out[string(key)], actions...)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("function %s: no policy attached to role %s", fnID, roleID)
+	}
+	for k := range out {
+		sort.Strings(out[k])
+	}
+	return out
+}
+
+func isXRay(actions []string) bool {
+	for _, a := range actions {
+		if !strings.HasPrefix(a, "xray:") {
+			return false
+		}
+	}
+	return len(actions) > 0
+}
+
+// expectedRouteKeys lists every route the API must have.
+func expectedRouteKeys() []string {
+	keys := []string{"POST /mcp", "GET /mcp", "DELETE /mcp", "GET /healthz"}
+	for _, tool := range tools {
+		for _, name := range append([]string{tool.Name}, tool.Aliases...) {
+			keys = append(keys, "POST /v1/tools/"+name, "POST /mcp/tool/"+name)
+		}
+	}
+	return keys
+}
+
+// ---- tests ----
+
+func TestResourceCounts(t *testing.T) {
+	tests := []struct {
+		typ  string
+		want float64
+	}{
+		{"AWS::Lambda::Function", 11},
+		{"AWS::Logs::LogGroup", 11},
+		{"AWS::IAM::Role", 11},
+		{"AWS::DynamoDB::Table", 5},
+		{"AWS::S3::Bucket", 1},
+		{"AWS::ApiGatewayV2::Api", 1},
+		{"AWS::ApiGatewayV2::Stage", 1},
+		{"AWS::ApiGatewayV2::Authorizer", 1},
+		{"AWS::ApiGatewayV2::Integration", 10}, // gateway + 9 tools
+		{"AWS::ApiGatewayV2::Route", 24},       // 3 /mcp + /healthz + 2 × (9 tools + 1 alias)
+		{"AWS::CloudWatch::Alarm", 33},         // 3 per function
+		{"AWS::CloudWatch::Dashboard", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.typ, func(t *testing.T) {
+			must(t, func() {
+				template.ResourceCountIs(jsii.String(tt.typ), jsii.Number(tt.want))
+			})
+		})
+	}
+}
+
+func TestFunctions(t *testing.T) {
+	type want struct {
+		timeout, memory float64
+	}
+	tests := map[string]want{
+		"gateway":            {30, 512},
+		"authorizer":         {5, 256},
+		"hello":              {5, 256},
+		"sys-audit":          {10, 256},
+		"add_task":           {10, 256},
+		"list_tasks":         {10, 256},
+		"update_task":        {10, 256},
+		"complete_task":      {10, 256},
+		"delete_task":        {10, 256},
+		"write_memory_entry": {10, 256},
+		"read_memory":        {10, 256},
+	}
+	if got := len(resourcesOfType("AWS::Lambda::Function")); got != len(tests) {
+		t.Errorf("functions: got %d, want %d", got, len(tests))
+	}
+	logGroups := resourcesOfType("AWS::Logs::LogGroup")
+	for name, w := range tests {
+		t.Run(name, func(t *testing.T) {
+			fn := synth.Resources[functionID(t, name)]
+			p := fn.Properties
+			checks := []struct {
+				field string
+				got   any
+				want  any
+			}{
+				{"Runtime", p["Runtime"], "provided.al2023"},
+				{"Architectures", p["Architectures"], []any{"arm64"}},
+				{"Handler", p["Handler"], "bootstrap"},
+				{"TracingConfig", p["TracingConfig"], map[string]any{"Mode": "Active"}},
+				{"Timeout", p["Timeout"], w.timeout},
+				{"MemorySize", p["MemorySize"], w.memory},
+			}
+			for _, c := range checks {
+				if !equalJSON(c.got, c.want) {
+					t.Errorf("%s: got %v, want %v", c.field, c.got, c.want)
+				}
+			}
+			lg, _ := p["LoggingConfig"].(map[string]any)["LogGroup"].(map[string]any)
+			if _, ok := logGroups[fmt.Sprint(lg["Ref"])]; !ok {
+				t.Errorf("LoggingConfig.LogGroup = %v, want a Ref to a log group of the stack", lg)
+			}
+		})
+	}
+}
+
+func TestEveryFunctionIsArmAl2023Traced(t *testing.T) {
+	must(t, func() {
+		template.AllResourcesProperties(jsii.String("AWS::Lambda::Function"), &map[string]any{
+			"Runtime":       "provided.al2023",
+			"Architectures": []any{"arm64"},
+			"TracingConfig": map[string]any{"Mode": "Active"},
+		})
+	})
+}
+
+func TestEnvironment(t *testing.T) {
+	ids := tableIDs(t)
+	bucketID := logicalID(t, "SnapshotBucket")
+	common := map[string]any{
+		"TOOLSHED_STORE":         "dynamodb",
+		"TOOLSHED_TASKS_TABLE":   ref(ids[tasksTable]),
+		"TOOLSHED_MEMORY_TABLE":  ref(ids[memoryTable]),
+		"TOOLSHED_RATE_TABLE":    ref(ids[rateTable]),
+		"TOOLSHED_ACCESS_TABLE":  ref(ids[accessTable]),
+		"TOOLSHED_APIKEYS_TABLE": ref(ids[apiKeysTable]),
+		"TOOLSHED_BUCKET":        ref(bucketID),
+	}
+	env := func(t *testing.T, name string) map[string]any {
+		t.Helper()
+		e, _ := synth.Resources[functionID(t, name)].Properties["Environment"].(map[string]any)
+		vars, _ := e["Variables"].(map[string]any)
+		return vars
+	}
+
+	for _, tool := range tools {
+		t.Run(tool.Name, func(t *testing.T) {
+			want := map[string]any{"TOOLSHED_TOOL": tool.Name}
+			for k, v := range common {
+				want[k] = v
+			}
+			if got := env(t, tool.Name); !equalJSON(got, want) {
+				t.Errorf("environment:\n got %v\nwant %v", got, want)
+			}
+		})
+	}
+
+	t.Run("gateway", func(t *testing.T) {
+		got := env(t, "gateway")
+		for k, v := range common {
+			if !equalJSON(got[k], v) {
+				t.Errorf("%s: got %v, want %v", k, got[k], v)
+			}
+		}
+		// TOOLSHED_TOOL_FUNCTIONS is a Fn::Join; put "<Ref:id>" in place of
+		// each Ref and decode the JSON object it spells.
+		join, _ := got["TOOLSHED_TOOL_FUNCTIONS"].(map[string]any)["Fn::Join"].([]any)
+		if len(join) != 2 {
+			t.Fatalf("TOOLSHED_TOOL_FUNCTIONS is not a Fn::Join: %v", got["TOOLSHED_TOOL_FUNCTIONS"])
+		}
+		var b strings.Builder
+		for _, part := range join[1].([]any) {
+			switch p := part.(type) {
+			case string:
+				b.WriteString(p)
+			case map[string]any:
+				fmt.Fprintf(&b, "<Ref:%v>", p["Ref"])
+			}
+		}
+		var mapping map[string]string
+		if err := json.Unmarshal([]byte(b.String()), &mapping); err != nil {
+			t.Fatalf("TOOLSHED_TOOL_FUNCTIONS %q: %v", b.String(), err)
+		}
+		want := map[string]string{}
+		for _, tool := range tools {
+			want[tool.Name] = "<Ref:" + functionID(t, tool.Name) + ">"
+		}
+		if !equalJSON(mapping, want) {
+			t.Errorf("TOOLSHED_TOOL_FUNCTIONS:\n got %v\nwant %v", mapping, want)
+		}
+	})
+
+	t.Run("authorizer", func(t *testing.T) {
+		want := map[string]any{
+			"TOOLSHED_STORE":         "dynamodb",
+			"TOOLSHED_APIKEYS_TABLE": ref(ids[apiKeysTable]),
+		}
+		if got := env(t, "authorizer"); !equalJSON(got, want) {
+			t.Errorf("environment:\n got %v\nwant %v", got, want)
+		}
+	})
+}
+
+func TestRoutes(t *testing.T) {
+	routes := resourcesOfType("AWS::ApiGatewayV2::Route")
+	integrations := resourcesOfType("AWS::ApiGatewayV2::Integration")
+	var authorizerRef string
+	for id := range resourcesOfType("AWS::ApiGatewayV2::Authorizer") {
+		authorizerRef = id
+	}
+
+	// route key → function name it must reach
+	want := map[string]string{
+		"POST /mcp":    "gateway",
+		"GET /mcp":     "gateway",
+		"DELETE /mcp":  "gateway",
+		"GET /healthz": "gateway",
+	}
+	for _, tool := range tools {
+		for _, name := range append([]string{tool.Name}, tool.Aliases...) {
+			want["POST /v1/tools/"+name] = tool.Name
+			want["POST /mcp/tool/"+name] = tool.Name
+		}
+	}
+	// Spot checks that do not depend on the tools table.
+	for key, fn := range map[string]string{
+		"POST /v1/tools/hello":          "hello",
+		"POST /mcp/tool/add_task":       "add_task",
+		"POST /v1/tools/adam-sys-audit": "sys-audit",
+		"POST /mcp/tool/adam-sys-audit": "sys-audit",
+		"POST /v1/tools/read_memory":    "read_memory",
+	} {
+		if want[key] != fn {
+			t.Errorf("expected route %q → %s is missing from the tools table", key, fn)
+		}
+	}
+	if len(want) != len(expectedRouteKeys()) {
+		t.Errorf("duplicate route names in the tools table")
+	}
+
+	byKey := map[string]cfnResource{}
+	for _, r := range routes {
+		key := r.Properties["RouteKey"].(string)
+		if _, dup := byKey[key]; dup {
+			t.Errorf("route %q defined twice", key)
+		}
+		byKey[key] = r
+	}
+	if len(byKey) != len(want) {
+		t.Errorf("routes: got %d, want %d", len(byKey), len(want))
+	}
+
+	for key, fnName := range want {
+		t.Run(key, func(t *testing.T) {
+			r, ok := byKey[key]
+			if !ok {
+				t.Fatalf("route %q missing", key)
+			}
+			if key == "GET /healthz" {
+				if got := r.Properties["AuthorizationType"]; got != "NONE" {
+					t.Errorf("AuthorizationType: got %v, want NONE", got)
+				}
+			} else {
+				if got := r.Properties["AuthorizationType"]; got != "CUSTOM" {
+					t.Errorf("AuthorizationType: got %v, want CUSTOM", got)
+				}
+				if got := r.Properties["AuthorizerId"]; !equalJSON(got, ref(authorizerRef)) {
+					t.Errorf("AuthorizerId: got %v, want Ref %s", got, authorizerRef)
+				}
+			}
+			// Target is "integrations/" + Ref(integration).
+			join, _ := r.Properties["Target"].(map[string]any)["Fn::Join"].([]any)
+			if len(join) != 2 {
+				t.Fatalf("Target is not a Fn::Join: %v", r.Properties["Target"])
+			}
+			parts := join[1].([]any)
+			integrationID := fmt.Sprint(parts[len(parts)-1].(map[string]any)["Ref"])
+			integration, ok := integrations[integrationID]
+			if !ok {
+				t.Fatalf("Target %v names no integration", parts)
+			}
+			if got, want := integration.Properties["IntegrationUri"], getAttArn(functionID(t, fnName)); !equalJSON(got, want) {
+				t.Errorf("IntegrationUri: got %v, want %v", got, want)
+			}
+			if got := integration.Properties["IntegrationType"]; got != "AWS_PROXY" {
+				t.Errorf("IntegrationType: got %v, want AWS_PROXY", got)
+			}
+		})
+	}
+}
+
+func TestAuthorizer(t *testing.T) {
+	must(t, func() {
+		template.HasResourceProperties(jsii.String("AWS::ApiGatewayV2::Authorizer"), &map[string]any{
+			"AuthorizerType":                 "REQUEST",
+			"AuthorizerPayloadFormatVersion": "2.0",
+			"EnableSimpleResponses":          true,
+			"IdentitySource":                 []any{"$request.header.Authorization"},
+			"AuthorizerResultTtlInSeconds":   30,
+		})
+	})
+	for _, a := range resourcesOfType("AWS::ApiGatewayV2::Authorizer") {
+		uri, _ := json.Marshal(a.Properties["AuthorizerUri"])
+		if want, _ := json.Marshal(getAttArn(functionID(t, "authorizer"))); !strings.Contains(string(uri), string(want)) {
+			t.Errorf("AuthorizerUri %s does not invoke the authorizer function", uri)
+		}
+	}
+}
+
+func TestPolicies(t *testing.T) {
+	ids := tableIDs(t)
+	table := func(key tableKey) string {
+		b, _ := json.Marshal(getAttArn(ids[key]))
+		return string(b)
+	}
+	rate := []string{"dynamodb:UpdateItem"}
+	// function → table ARN → exactly these actions (sorted); X-Ray is left out.
+	tests := map[string]map[string][]string{
+		"hello":              {table(rateTable): rate},
+		"sys-audit":          {table(rateTable): rate},
+		"add_task":           {table(tasksTable): {"dynamodb:PutItem", "dynamodb:UpdateItem"}, table(rateTable): rate},
+		"list_tasks":         {table(tasksTable): {"dynamodb:Query"}, table(rateTable): rate},
+		"update_task":        {table(tasksTable): {"dynamodb:GetItem", "dynamodb:UpdateItem"}, table(rateTable): rate},
+		"complete_task":      {table(tasksTable): {"dynamodb:GetItem", "dynamodb:UpdateItem"}, table(rateTable): rate},
+		"delete_task":        {table(tasksTable): {"dynamodb:DeleteItem"}, table(rateTable): rate},
+		"write_memory_entry": {table(memoryTable): {"dynamodb:PutItem"}, table(rateTable): rate},
+		"read_memory":        {table(memoryTable): {"dynamodb:Query"}, table(rateTable): rate},
+		"authorizer":         {table(apiKeysTable): {"dynamodb:GetItem"}},
+	}
+	if len(tests) != len(tools)+1 {
+		t.Errorf("policy expectations cover %d functions, want every tool and the authorizer", len(tests))
+	}
+	for name, want := range tests {
+		t.Run(name, func(t *testing.T) {
+			got := roleActions(t, functionID(t, name))
+			if !equalJSON(got, want) {
+				t.Errorf("policy:\n got %v\nwant %v", got, want)
+			}
+		})
+	}
+}
+
+func TestGatewayPolicy(t *testing.T) {
+	got := roleActions(t, functionID(t, "gateway"))
+	var resources []any
+	for res, actions := range got {
+		for _, a := range actions {
+			if a != "lambda:InvokeFunction" {
+				t.Errorf("gateway may %s on %s; want only lambda:InvokeFunction", a, res)
+			}
+			if strings.HasPrefix(a, "dynamodb:") {
+				t.Errorf("gateway has table access: %s", a)
+			}
+		}
+		var r any
+		if err := json.Unmarshal([]byte(res), &r); err != nil {
+			t.Fatal(err)
+		}
+		resources = append(resources, r)
+	}
+	for _, tool := range tools {
+		arn := getAttArn(functionID(t, tool.Name))
+		if !slices.ContainsFunc(resources, func(r any) bool { return equalJSON(r, arn) }) {
+			t.Errorf("gateway cannot invoke %s", tool.Name)
+		}
+	}
+	// The tool functions and their :version/:alias ARNs, nothing more.
+	if len(resources) != 2*len(tools) {
+		t.Errorf("gateway invoke resources: got %d, want %d", len(resources), 2*len(tools))
+	}
+}
+
+func TestTables(t *testing.T) {
+	type key struct{ name, typ string }
+	tests := []struct {
+		table  tableKey
+		pk     key
+		sk     *key
+		pitr   bool
+		retain bool
+		ttl    string
+	}{
+		{tasksTable, key{"tenant", "S"}, &key{"id", "N"}, true, true, ""},
+		{memoryTable, key{"pk", "S"}, &key{"id", "S"}, true, true, ""},
+		{rateTable, key{"pk", "S"}, nil, false, false, "ttl"},
+		{accessTable, key{"tenant", "S"}, &key{"path", "S"}, true, true, ""},
+		{apiKeysTable, key{"hash", "S"}, nil, true, true, ""},
+	}
+	ids := tableIDs(t)
+	for _, tt := range tests {
+		t.Run(string(tt.table), func(t *testing.T) {
+			r := synth.Resources[ids[tt.table]]
+			p := r.Properties
+			wantKeys := []any{map[string]any{"AttributeName": tt.pk.name, "KeyType": "HASH"}}
+			wantAttrs := []any{map[string]any{"AttributeName": tt.pk.name, "AttributeType": tt.pk.typ}}
+			if tt.sk != nil {
+				wantKeys = append(wantKeys, map[string]any{"AttributeName": tt.sk.name, "KeyType": "RANGE"})
+				wantAttrs = append(wantAttrs, map[string]any{"AttributeName": tt.sk.name, "AttributeType": tt.sk.typ})
+			}
+			if !equalJSON(p["KeySchema"], wantKeys) {
+				t.Errorf("KeySchema: got %v, want %v", p["KeySchema"], wantKeys)
+			}
+			if !equalJSON(p["AttributeDefinitions"], wantAttrs) {
+				t.Errorf("AttributeDefinitions: got %v, want %v", p["AttributeDefinitions"], wantAttrs)
+			}
+			if p["BillingMode"] != "PAY_PER_REQUEST" {
+				t.Errorf("BillingMode: got %v, want PAY_PER_REQUEST", p["BillingMode"])
+			}
+			pitr, _ := p["PointInTimeRecoverySpecification"].(map[string]any)
+			if got := pitr["PointInTimeRecoveryEnabled"] == true; got != tt.pitr {
+				t.Errorf("point-in-time recovery: got %v, want %v", got, tt.pitr)
+			}
+			wantPolicy := "Delete"
+			if tt.retain {
+				wantPolicy = "Retain"
+			}
+			if r.DeletionPolicy != wantPolicy || r.UpdateReplacePolicy != wantPolicy {
+				t.Errorf("DeletionPolicy/UpdateReplacePolicy: got %s/%s, want %s", r.DeletionPolicy, r.UpdateReplacePolicy, wantPolicy)
+			}
+			ttl, _ := p["TimeToLiveSpecification"].(map[string]any)
+			if tt.ttl == "" && ttl != nil {
+				t.Errorf("TimeToLiveSpecification: got %v, want none", ttl)
+			}
+			if tt.ttl != "" && !equalJSON(ttl, map[string]any{"AttributeName": tt.ttl, "Enabled": true}) {
+				t.Errorf("TimeToLiveSpecification: got %v, want attribute %q enabled", ttl, tt.ttl)
+			}
+		})
+	}
+}
+
+func TestSnapshotBucket(t *testing.T) {
+	must(t, func() {
+		template.HasResource(jsii.String("AWS::S3::Bucket"), &map[string]any{
+			"DeletionPolicy":      "Retain",
+			"UpdateReplacePolicy": "Retain",
+			"Properties": map[string]any{
+				"PublicAccessBlockConfiguration": map[string]any{
+					"BlockPublicAcls":       true,
+					"BlockPublicPolicy":     true,
+					"IgnorePublicAcls":      true,
+					"RestrictPublicBuckets": true,
+				},
+				"VersioningConfiguration": map[string]any{"Status": "Enabled"},
+				"BucketEncryption": map[string]any{
+					"ServerSideEncryptionConfiguration": []any{map[string]any{
+						"ServerSideEncryptionByDefault": map[string]any{"SSEAlgorithm": "AES256"},
+					}},
+				},
+			},
+		})
+	})
+	// enforceSSL: deny every request that is not over TLS.
+	must(t, func() {
+		template.HasResourceProperties(jsii.String("AWS::S3::BucketPolicy"), &map[string]any{
+			"PolicyDocument": map[string]any{
+				"Statement": assertions.Match_ArrayWith(&[]any{assertions.Match_ObjectLike(&map[string]any{
+					"Effect":    "Deny",
+					"Action":    "s3:*",
+					"Condition": map[string]any{"Bool": map[string]any{"aws:SecureTransport": "false"}},
+				})}),
+			},
+		})
+	})
+	// No function has access to the bucket yet.
+	bucket, _ := json.Marshal(getAttArn(logicalID(t, "SnapshotBucket")))
+	for id, p := range resourcesOfType("AWS::IAM::Policy") {
+		doc, _ := json.Marshal(p.Properties["PolicyDocument"])
+		if strings.Contains(string(doc), string(bucket)) || strings.Contains(string(doc), "s3:") {
+			t.Errorf("policy %s grants access to the snapshot bucket", id)
+		}
+	}
+}
+
+func TestLogGroups(t *testing.T) {
+	must(t, func() {
+		template.AllResources(jsii.String("AWS::Logs::LogGroup"), &map[string]any{
+			"DeletionPolicy": "Delete",
+			"Properties":     map[string]any{"RetentionInDays": 30},
+		})
+	})
+}
+
+func TestAlarms(t *testing.T) {
+	alarms := resourcesOfType("AWS::CloudWatch::Alarm")
+	timeouts := map[string]float64{"gateway": 30, "authorizer": 5}
+	for _, tool := range tools {
+		timeouts[tool.Name] = tool.TimeoutSeconds
+	}
+	for name, timeout := range timeouts {
+		t.Run(name, func(t *testing.T) {
+			dims := []any{map[string]any{"Name": "FunctionName", "Value": ref(functionID(t, name))}}
+			type alarm struct {
+				metric, op string
+				threshold  float64
+				stat       string // Statistic or ExtendedStatistic
+			}
+			want := map[string]alarm{
+				"Errors":    {"Errors", "GreaterThanOrEqualToThreshold", 1, "Sum"},
+				"Throttles": {"Throttles", "GreaterThanOrEqualToThreshold", 1, "Sum"},
+				"Duration":  {"Duration", "GreaterThanThreshold", timeout * 1000 * 0.8, "p99"},
+			}
+			for _, a := range alarms {
+				p := a.Properties
+				if p["Namespace"] != "AWS/Lambda" || !equalJSON(p["Dimensions"], dims) {
+					continue
+				}
+				metric, _ := p["MetricName"].(string)
+				w, ok := want[metric]
+				if !ok {
+					t.Errorf("unexpected alarm on %s", metric)
+					continue
+				}
+				delete(want, metric)
+				stat := p["Statistic"]
+				if stat == nil {
+					stat = p["ExtendedStatistic"]
+				}
+				if p["ComparisonOperator"] != w.op || p["Threshold"] != w.threshold || stat != w.stat ||
+					p["Period"] != 300.0 || p["EvaluationPeriods"] != 1.0 {
+					t.Errorf("%s alarm: got %s %v %v period %v × %v, want %s %v %s over 300 s × 1",
+						metric, p["ComparisonOperator"], p["Threshold"], stat, p["Period"], p["EvaluationPeriods"],
+						w.op, w.threshold, w.stat)
+				}
+			}
+			for metric := range want {
+				t.Errorf("no %s alarm", metric)
+			}
+		})
+	}
+}
+
+func TestDashboard(t *testing.T) {
+	for _, d := range resourcesOfType("AWS::CloudWatch::Dashboard") {
+		body, _ := json.Marshal(d.Properties["DashboardBody"])
+		names := []string{"gateway", "authorizer"}
+		for _, tool := range tools {
+			names = append(names, tool.Name)
+		}
+		for _, name := range names {
+			for _, title := range []string{" invocations", " errors", " duration (ms)"} {
+				if !strings.Contains(string(body), name+title) {
+					t.Errorf("dashboard has no %q widget", name+title)
+				}
+			}
+		}
+	}
+}
+
+func TestOutputs(t *testing.T) {
+	tests := []struct {
+		name, suffix string
+	}{
+		{"ApiUrl", "/"},
+		{"McpUrl", "/mcp"},
+		{"ToolsUrl", "/v1/tools/"},
+	}
+	apiID := logicalID(t, "HttpApi")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			must(t, func() {
+				template.HasOutput(jsii.String(tt.name), &map[string]any{})
+			})
+			out, ok := synth.Outputs[tt.name]
+			if !ok {
+				t.Fatalf("no output %s", tt.name)
+			}
+			join, _ := out.Value.(map[string]any)["Fn::Join"].([]any)
+			if len(join) != 2 {
+				t.Fatalf("%s is not a Fn::Join: %v", tt.name, out.Value)
+			}
+			parts := join[1].([]any)
+			if !slices.ContainsFunc(parts, func(p any) bool { return equalJSON(p, ref(apiID)) }) {
+				t.Errorf("%s does not reference the HTTP API: %v", tt.name, parts)
+			}
+			if last, _ := parts[len(parts)-1].(string); last != tt.suffix {
+				t.Errorf("%s ends with %q, want %q", tt.name, last, tt.suffix)
+			}
+		})
+	}
+}
+
+func TestToolTable(t *testing.T) {
+	seen := map[string]bool{}
+	for _, tool := range tools {
+		for _, name := range append([]string{tool.Name}, tool.Aliases...) {
+			if seen[name] {
+				t.Errorf("route name %q used twice", name)
+			}
+			seen[name] = true
+		}
+		if tool.Dir == "" || tool.TimeoutSeconds <= 0 {
+			t.Errorf("%s: Dir and TimeoutSeconds are required", tool.Name)
+		}
+		if !slices.ContainsFunc(tool.Grants, func(g tableGrant) bool { return g.Table == rateTable }) {
+			t.Errorf("%s: no rate limit grant", tool.Name)
+		}
+	}
+}
+
+func TestConstructID(t *testing.T) {
+	tests := map[string]string{
+		"hello":              "Hello",
+		"add_task":           "AddTask",
+		"sys-audit":          "SysAudit",
+		"write_memory_entry": "WriteMemoryEntry",
+		"gateway":            "Gateway",
+	}
+	for in, want := range tests {
+		if got := constructID(in); got != want {
+			t.Errorf("constructID(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestCheckBuildDir(t *testing.T) {
+	dir := t.TempDir()
+	if err := checkBuildDir(dir); err == nil {
+		t.Error("empty build dir: got nil error")
+	}
+	if err := writePlaceholderBuild(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkBuildDir(dir); err != nil {
+		t.Errorf("complete build dir: %v", err)
+	}
+}
+
+func TestBuildDirFromEnv(t *testing.T) {
+	t.Setenv("TOOLSHED_BUILD_DIR", "")
+	if got := buildDirFromEnv(); got != "../build" {
+		t.Errorf("default: got %q, want ../build", got)
+	}
+	t.Setenv("TOOLSHED_BUILD_DIR", "/tmp/x")
+	if got := buildDirFromEnv(); got != "/tmp/x" {
+		t.Errorf("override: got %q, want /tmp/x", got)
+	}
+}
