@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"math"
 	"path"
 	"slices"
 	"strings"
@@ -202,6 +203,9 @@ func (c *Contract) PrepareInput(raw json.RawMessage) (json.RawMessage, error) {
 	if !ok {
 		return nil, toolerr.New(toolerr.InvalidInput, "arguments must be a JSON object")
 	}
+	if field, bad := outOfRange(obj, "arguments"); bad {
+		return nil, toolerr.New(toolerr.InvalidInput, "%s: number is out of range", field)
+	}
 	if err := c.input.Validate(obj); err != nil {
 		return nil, invalidInput(err)
 	}
@@ -242,6 +246,29 @@ func (c *Contract) ValidateOutput(result json.RawMessage) error {
 		return fmt.Errorf("tool %s result does not match its outputSchema: %w", c.Name, err)
 	}
 	return nil
+}
+
+// outOfRange finds a number too large for a float64 (e.g. 1e400), which
+// JSON allows but no tool can decode.
+func outOfRange(v any, path string) (string, bool) {
+	switch v := v.(type) {
+	case json.Number:
+		f, err := v.Float64()
+		return path, err != nil || math.IsInf(f, 0)
+	case map[string]any:
+		for k, e := range v {
+			if p, bad := outOfRange(e, join(path, k)); bad {
+				return p, true
+			}
+		}
+	case []any:
+		for i, e := range v {
+			if p, bad := outOfRange(e, fmt.Sprintf("%s[%d]", path, i)); bad {
+				return p, true
+			}
+		}
+	}
+	return "", false
 }
 
 // decodeJSON decodes one JSON value with numbers kept exact and nothing

@@ -178,3 +178,38 @@ func TestLoadRejectsBadContracts(t *testing.T) {
 		})
 	}
 }
+
+// FuzzPrepareInput: no input may panic the validator, and whatever it
+// accepts must be a JSON object.
+func FuzzPrepareInput(f *testing.F) {
+	set, err := schema.Load(contracts.FS)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, name := range set.Names() {
+		c, _ := set.Get(name)
+		for _, ex := range c.Examples {
+			f.Add(name, string(ex.Input))
+		}
+	}
+	f.Add("hello", `{"name":"\u0000"}`)
+	f.Add("sys-audit", `{"command":"diff_baseline","baseline":{"cpu":{"cores":1e400}}}`)
+	f.Fuzz(func(t *testing.T, tool, input string) {
+		c, ok := set.Get(tool)
+		if !ok {
+			return
+		}
+		out, err := c.PrepareInput(json.RawMessage(input))
+		if err != nil {
+			var te *toolerr.Error
+			if !errors.As(err, &te) || te.Code != toolerr.InvalidInput || te.Message == "" {
+				t.Fatalf("%s %q: error %v is not INVALID_INPUT", tool, input, err)
+			}
+			return
+		}
+		var obj map[string]any
+		if err := json.Unmarshal(out, &obj); err != nil {
+			t.Fatalf("%s %q: accepted input is not an object: %s", tool, input, out)
+		}
+	})
+}

@@ -31,12 +31,12 @@ import (
 )
 
 // Top-level bucket names.
-var (
-	bucketTasks    = []byte("tasks")
-	bucketMemory   = []byte("memory")
-	bucketCounters = []byte("counters")
-	bucketAccess   = []byte("access")
-	bucketAPIKeys  = []byte("apikeys")
+const (
+	bucketTasks    = "tasks"
+	bucketMemory   = "memory"
+	bucketCounters = "counters"
+	bucketAccess   = "access"
+	bucketAPIKeys  = "apikeys"
 )
 
 // openTimeout is how long Open waits for another process's file lock.
@@ -62,8 +62,8 @@ func Open(path string) (*DB, error) {
 		return nil, fmt.Errorf("boltstore: open %s: %w", path, err)
 	}
 	err = bdb.Update(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{bucketTasks, bucketMemory, bucketCounters, bucketAccess, bucketAPIKeys} {
-			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+		for _, name := range []string{bucketTasks, bucketMemory, bucketCounters, bucketAccess, bucketAPIKeys} {
+			if _, err := tx.CreateBucketIfNotExists([]byte(name)); err != nil {
 				return fmt.Errorf("create bucket %s: %w", name, err)
 			}
 		}
@@ -152,8 +152,8 @@ func putJSON(b *bolt.Bucket, key []byte, v any) error {
 
 // nested returns the bucket at path under the top-level bucket top, or nil
 // if any part is missing.
-func nested(tx *bolt.Tx, top []byte, path ...string) *bolt.Bucket {
-	b := tx.Bucket(top)
+func nested(tx *bolt.Tx, top string, path ...string) *bolt.Bucket {
+	b := tx.Bucket([]byte(top))
 	for _, name := range path {
 		if b == nil {
 			return nil
@@ -164,8 +164,8 @@ func nested(tx *bolt.Tx, top []byte, path ...string) *bolt.Bucket {
 }
 
 // nestedCreate is nested, creating missing buckets.
-func nestedCreate(tx *bolt.Tx, top []byte, path ...string) (*bolt.Bucket, error) {
-	b := tx.Bucket(top)
+func nestedCreate(tx *bolt.Tx, top string, path ...string) (*bolt.Bucket, error) {
+	b := tx.Bucket([]byte(top))
 	if b == nil {
 		return nil, fmt.Errorf("missing bucket %s", top)
 	}

@@ -116,7 +116,7 @@ func (s *counterStore) Increment(ctx context.Context, key string, limit int, exp
 	var rec counterRecord
 	allowed := false
 	err := update(ctx, s.db, fmt.Sprintf("increment counter %q", key), func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketCounters)
+		b := tx.Bucket([]byte(bucketCounters))
 		if _, err := getJSON(b, []byte(key), &rec); err != nil {
 			return err
 		}
@@ -231,7 +231,7 @@ func (s *apiKeyStore) Create(ctx context.Context, k store.APIKey) error {
 		rec.RevokedAt = &t
 	}
 	return update(ctx, s.db, "create api key", func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketAPIKeys)
+		b := tx.Bucket([]byte(bucketAPIKeys))
 		if b.Get([]byte(k.Hash)) != nil {
 			return fmt.Errorf("api key exists: %w", store.ErrConflict)
 		}
@@ -242,7 +242,7 @@ func (s *apiKeyStore) Create(ctx context.Context, k store.APIKey) error {
 func (s *apiKeyStore) Lookup(ctx context.Context, hash string) (store.APIKey, error) {
 	var rec apiKeyRecord
 	err := view(ctx, s.db, "lookup api key", func(tx *bolt.Tx) error {
-		ok, err := getJSON(tx.Bucket(bucketAPIKeys), []byte(hash), &rec)
+		ok, err := getJSON(tx.Bucket([]byte(bucketAPIKeys)), []byte(hash), &rec)
 		if err != nil {
 			return err
 		}
@@ -260,7 +260,7 @@ func (s *apiKeyStore) Lookup(ctx context.Context, hash string) (store.APIKey, er
 func (s *apiKeyStore) List(ctx context.Context) ([]store.APIKey, error) {
 	keys := []store.APIKey{}
 	err := view(ctx, s.db, "list api keys", func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketAPIKeys)
+		b := tx.Bucket([]byte(bucketAPIKeys))
 		return b.ForEach(func(k, _ []byte) error {
 			var rec apiKeyRecord
 			if _, err := getJSON(b, k, &rec); err != nil {
@@ -280,7 +280,7 @@ func (s *apiKeyStore) List(ctx context.Context) ([]store.APIKey, error) {
 func (s *apiKeyStore) Revoke(ctx context.Context, hash string, at time.Time) (store.APIKey, error) {
 	var rec apiKeyRecord
 	err := update(ctx, s.db, "revoke api key", func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketAPIKeys)
+		b := tx.Bucket([]byte(bucketAPIKeys))
 		ok, err := getJSON(b, []byte(hash), &rec)
 		if err != nil {
 			return err

@@ -1,0 +1,69 @@
+# Toolshed — every developer command. `make run` and `make test` are the two
+# that matter; the rest build, deploy and measure.
+
+SHELL := /bin/bash
+GO ?= go
+FUNCTIONS := $(notdir $(wildcard functions/*))
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X github.com/toolshed/toolshed/shared/lambdaentry.Version=$(VERSION)
+CDK := $(CURDIR)/node_modules/.bin/cdk
+export CDK_DISABLE_VERSION_CHECK := 1
+
+.PHONY: run test test-go test-infra lint build synth deploy diff bench fuzz clean
+
+## run: the local MCP server on http://127.0.0.1:8000 (every tool, embedded storage)
+run:
+	$(GO) run ./functions/gateway $(ARGS)
+
+## test: every test — Go unit, contract, MCP client, store conformance on both
+## backends (dynalite), Lambda fixtures, CDK assertions — plus gofmt and vet
+test: node_modules lint test-go test-infra
+
+test-go: node_modules
+	$(GO) test -count=1 ./...
+
+test-infra: node_modules
+	cd infra && $(GO) vet ./... && $(GO) test -count=1 ./...
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './node_modules/*')); \
+	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+# npm packages (dynalite for the DynamoDB tests, the CDK CLI) from the
+# committed package-lock; reinstalled when the lock changes.
+node_modules: package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch node_modules
+
+## build: one linux/arm64 bootstrap per function for provided.al2023
+build:
+	@for f in $(FUNCTIONS); do \
+	  echo "build/$$f/bootstrap"; \
+	  GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath \
+	    -ldflags='$(LDFLAGS)' -o build/$$f/bootstrap ./functions/$$f || exit 1; \
+	done
+
+## synth: CloudFormation template in infra/cdk.out (works offline)
+synth: build node_modules
+	cd infra && $(CDK) synth --quiet --no-notices
+
+## diff / deploy: need AWS credentials
+diff: build node_modules
+	cd infra && $(CDK) diff --no-notices
+
+deploy: build node_modules
+	cd infra && $(CDK) deploy --no-notices --require-approval broadening
+
+## bench: latency and throughput benchmarks (see README for figures)
+bench: node_modules
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./shared/localserver/ ./shared/tools/tasks/
+
+## fuzz: run each fuzz target for FUZZTIME (default 30s)
+FUZZTIME ?= 30s
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzPrepareInput -fuzztime $(FUZZTIME) ./shared/schema/
+	$(GO) test -run '^$$' -fuzz FuzzV1Body -fuzztime $(FUZZTIME) ./shared/httpapi/
+
+clean:
+	rm -rf build infra/cdk.out .toolshed

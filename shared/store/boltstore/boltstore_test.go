@@ -1,0 +1,153 @@
+package boltstore_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolshed/toolshed/shared/store"
+	"github.com/toolshed/toolshed/shared/store/boltstore"
+	"github.com/toolshed/toolshed/shared/store/storetest"
+)
+
+// open opens a store file under a fresh temporary directory and closes it
+// at cleanup.
+func open(t *testing.T, path string) *boltstore.DB {
+	t.Helper()
+	db, err := boltstore.Open(path)
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	return db
+}
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) store.Stores {
+		return open(t, filepath.Join(t.TempDir(), "state", "toolshed.db")).Stores()
+	})
+}
+
+func TestPersistsAcrossReopen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "toolshed.db")
+	ctx := context.Background()
+	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+
+	db, err := boltstore.Open(path)
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	for range 2 {
+		if _, err := db.Stores().Tasks.Create(ctx, "acme", store.NewTask{Title: "t"}, now); err != nil {
+			t.Fatalf("create: %v", err)
+		}
+	}
+	if _, err := db.Stores().Tasks.Delete(ctx, "acme", 2); err != nil {
+		t.Fatalf("delete: %v", err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+
+	stores := open(t, path).Stores()
+	if _, err := stores.Tasks.Get(ctx, "acme", 1); err != nil {
+		t.Fatalf("get after reopen: %v", err)
+	}
+	task, err := stores.Tasks.Create(ctx, "acme", store.NewTask{Title: "t"}, now)
+	if err != nil {
+		t.Fatalf("create after reopen: %v", err)
+	}
+	if task.ID != 3 {
+		t.Fatalf("id after reopen = %d, want 3 (the counter persists)", task.ID)
+	}
+}
+
+func TestSecondOpenIsLocked(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "toolshed.db")
+	open(t, path)
+	start := time.Now()
+	db, err := boltstore.Open(path)
+	if err == nil {
+		_ = db.Close()
+		t.Fatal("second open of a locked file succeeded")
+	}
+	if !strings.Contains(err.Error(), "database is locked by another process") {
+		t.Fatalf("second open error = %q, want it to say the database is locked", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("second open took %s", d)
+	}
+}
+
+func TestOpenFailures(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "plain-file")
+	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		path string
+	}{
+		{"path is a directory", dir},
+		{"parent is a file", filepath.Join(file, "sub", "toolshed.db")},
+		{"not a bolt file", file},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			db, err := boltstore.Open(tc.path)
+			if err == nil {
+				_ = db.Close()
+				t.Fatalf("open %s succeeded", tc.path)
+			}
+		})
+	}
+}
+
+func TestClosedDBIsStorageError(t *testing.T) {
+	db, err := boltstore.Open(filepath.Join(t.TempDir(), "toolshed.db"))
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	stores := db.Stores()
+	if err := db.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	ctx := context.Background()
+	now := time.Now()
+	checks := map[string]func() error{
+		"tasks create": func() error { _, err := stores.Tasks.Create(ctx, "a", store.NewTask{Title: "t"}, now); return err },
+		"tasks get":    func() error { _, err := stores.Tasks.Get(ctx, "a", 1); return err },
+		"tasks list":   func() error { _, err := stores.Tasks.List(ctx, "a", store.TaskQuery{}); return err },
+		"memory append": func() error {
+			_, err := stores.Memory.Append(ctx, "a", "f", "c", now)
+			return err
+		},
+		"counter":        func() error { _, _, err := stores.Counters.Increment(ctx, "k", 1, now); return err },
+		"access record":  func() error { _, err := stores.Access.Record(ctx, "a", "p", now); return err },
+		"api key lookup": func() error { _, err := stores.APIKeys.Lookup(ctx, "h"); return err },
+	}
+	for name, call := range checks {
+		if err := call(); !errors.Is(err, store.ErrStorage) {
+			t.Errorf("%s on a closed db: error = %v, want ErrStorage", name, err)
+		}
+	}
+}
+
+func TestCanceledContextIsStorageError(t *testing.T) {
+	stores := open(t, filepath.Join(t.TempDir(), "toolshed.db")).Stores()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := stores.Tasks.Create(ctx, "a", store.NewTask{Title: "t"}, time.Now())
+	if !errors.Is(err, store.ErrStorage) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("create with canceled context: error = %v, want ErrStorage and context.Canceled", err)
+	}
+}

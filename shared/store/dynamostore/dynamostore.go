@@ -1,0 +1,182 @@
+// Package dynamostore implements package store on DynamoDB (aws-sdk-go-v2).
+//
+// Tables and keys (the CDK stack defines the same):
+//
+//	Tasks       PK tenant (S), SK id (N). Item id = 0 of each tenant is its id
+//	            counter (attribute seq). Create = UpdateItem ADD seq, then a
+//	            PutItem conditional on attribute_not_exists(id).
+//	Memory      PK pk (S) = tenant + "#" + file, SK id (S); conditional PutItem
+//	            only: no code path updates or deletes an entry.
+//	RateLimits  PK pk (S) = the counter key; conditional ADD count below the
+//	            limit; ttl (N, epoch seconds) for clean-up only.
+//	Access      PK tenant (S), SK path (S); ADD count, SET last_access.
+//	ApiKeys     PK hash (S); tenant, name, scopes (L of S), created_at,
+//	            revoked (BOOL), revoked_at.
+//
+// Every write is a single-item, conditional where it matters; there are no
+// transactions (TransactWriteItems), so a local emulator can run the same
+// code. Times are stored as RFC 3339 strings with nanoseconds, in UTC. Reads
+// are strongly consistent.
+//
+// Errors: a failed condition becomes the matching store sentinel; every
+// other SDK error wraps store.ErrStorage and keeps the cause.
+package dynamostore
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/toolshed/toolshed/shared/store"
+)
+
+// Tables names the DynamoDB tables of one deployment.
+type Tables struct {
+	Tasks      string
+	Memory     string
+	RateLimits string
+	Access     string
+	APIKeys    string
+}
+
+// New returns the store implementations on client and the given tables.
+func New(client *dynamodb.Client, t Tables) store.Stores {
+	return store.Stores{
+		Tasks:    &taskStore{client: client, table: t.Tasks},
+		Memory:   &memoryStore{client: client, table: t.Memory},
+		Counters: &counterStore{client: client, table: t.RateLimits},
+		Access:   &accessStore{client: client, table: t.Access},
+		APIKeys:  &apiKeyStore{client: client, table: t.APIKeys},
+	}
+}
+
+// isConditionFailed reports whether err is a failed ConditionExpression.
+func isConditionFailed(err error) bool {
+	var ccf *types.ConditionalCheckFailedException
+	return errors.As(err, &ccf)
+}
+
+// storageErr wraps an SDK error as store.ErrStorage with the operation.
+func storageErr(op string, err error) error {
+	return fmt.Errorf("dynamodb %s: %w: %w", op, store.ErrStorage, err)
+}
+
+// Attribute value helpers.
+
+func attrS(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
+
+func attrN(n int64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
+}
+
+func attrTime(t time.Time) types.AttributeValue { return attrS(formatTime(t)) }
+
+func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// item reads typed attributes from an item, remembering the first error.
+type item struct {
+	m   map[string]types.AttributeValue
+	err error
+}
+
+func (it *item) fail(name, want string) {
+	if it.err == nil {
+		it.err = fmt.Errorf("attribute %s: missing or not %s", name, want)
+	}
+}
+
+func (it *item) has(name string) bool {
+	_, ok := it.m[name]
+	return ok
+}
+
+func (it *item) str(name string) string {
+	v, ok := it.m[name].(*types.AttributeValueMemberS)
+	if !ok {
+		it.fail(name, "a string")
+		return ""
+	}
+	return v.Value
+}
+
+// optStr returns nil for a missing attribute.
+func (it *item) optStr(name string) *string {
+	if !it.has(name) {
+		return nil
+	}
+	s := it.str(name)
+	return &s
+}
+
+func (it *item) num(name string) int64 {
+	v, ok := it.m[name].(*types.AttributeValueMemberN)
+	if !ok {
+		it.fail(name, "a number")
+		return 0
+	}
+	n, err := strconv.ParseInt(v.Value, 10, 64)
+	if err != nil {
+		it.fail(name, "an integer")
+	}
+	return n
+}
+
+func (it *item) boolean(name string) bool {
+	if !it.has(name) {
+		return false
+	}
+	v, ok := it.m[name].(*types.AttributeValueMemberBOOL)
+	if !ok {
+		it.fail(name, "a boolean")
+		return false
+	}
+	return v.Value
+}
+
+func (it *item) time(name string) time.Time {
+	s := it.str(name)
+	if it.err != nil {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		it.fail(name, "an RFC 3339 time")
+		return time.Time{}
+	}
+	return t.UTC()
+}
+
+// optTime returns nil for a missing attribute.
+func (it *item) optTime(name string) *time.Time {
+	if !it.has(name) {
+		return nil
+	}
+	t := it.time(name)
+	return &t
+}
+
+// strings reads a list (L of S) or string set (SS).
+func (it *item) strings(name string) []string {
+	out := []string{}
+	switch v := it.m[name].(type) {
+	case nil:
+	case *types.AttributeValueMemberSS:
+		out = append(out, v.Value...)
+	case *types.AttributeValueMemberL:
+		for _, e := range v.Value {
+			s, ok := e.(*types.AttributeValueMemberS)
+			if !ok {
+				it.fail(name, "a list of strings")
+				return nil
+			}
+			out = append(out, s.Value)
+		}
+	default:
+		it.fail(name, "a list of strings")
+	}
+	return out
+}

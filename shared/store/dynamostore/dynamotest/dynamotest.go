@@ -1,0 +1,255 @@
+// Package dynamotest runs a local DynamoDB emulator (dynalite, installed by
+// `npm ci` at the repo root) for tests, and makes clients and fresh tables
+// on it.
+//
+//	srv := dynamotest.Start(t)      // one node process, killed at cleanup
+//	stores := srv.Stores(t)         // fresh uniquely named tables
+//
+// A missing node or dynalite fails the test: it is never skipped.
+package dynamotest
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/toolshed/toolshed/shared/store"
+	"github.com/toolshed/toolshed/shared/store/dynamostore"
+)
+
+// dynaliteCLI is the package's "bin" entry (node_modules/dynalite/package.json).
+const dynaliteCLI = "node_modules/dynalite/cli.js"
+
+// exitOnStdinEOF is the node script that runs the dynalite CLI (argv[1]) and
+// exits when its standard input closes, so an orphaned emulator never
+// outlives the test process. The CLI reads its flags from argv[2:].
+const exitOnStdinEOF = `process.stdin.on('end', () => process.exit(0));
+process.stdin.on('error', () => process.exit(0));
+process.stdin.resume();
+require(process.argv[1]);`
+
+// startTimeout bounds how long Start waits for dynalite to accept connections.
+const startTimeout = 20 * time.Second
+
+// Server is a running dynalite process.
+type Server struct {
+	// Endpoint is the base URL, e.g. http://127.0.0.1:40123.
+	Endpoint string
+}
+
+// Start runs dynalite on a free loopback port and stops it when the test
+// ends.
+func Start(t testing.TB) *Server {
+	t.Helper()
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatalf("dynamotest: %v", err)
+	}
+	cli := filepath.Join(root, dynaliteCLI)
+	if _, err := os.Stat(cli); err != nil {
+		t.Fatalf("dynamotest: dynalite is not installed (%v): run `npm ci` at the repo root (%s)", err, root)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("dynamotest: node is not on PATH (%v): install Node.js, then run `npm ci` at the repo root", err)
+	}
+
+	// A port picked by the kernel can be taken before dynalite binds it:
+	// try a few times.
+	var lastErr error
+	for range 3 {
+		srv, err := start(t, node, cli)
+		if err == nil {
+			return srv
+		}
+		lastErr = err
+	}
+	t.Fatalf("dynamotest: start dynalite: %v", lastErr)
+	return nil
+}
+
+// start runs one dynalite process; on success its cleanup is registered.
+func start(t testing.TB, node, cli string) (*Server, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(node, "-e", exitOnStdinEOF, cli,
+		"--host", "127.0.0.1",
+		"--port", strconv.Itoa(port),
+		"--createTableMs", "0",
+		"--deleteTableMs", "0",
+		"--updateTableMs", "0",
+	)
+	var out syncBuffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	// Held open until stop; if this process dies without cleanup, the pipe
+	// closes and dynalite exits by itself.
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("stdin pipe: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("run %s: %w", cmd, err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	stop := func() {
+		_ = cmd.Process.Kill()
+		_ = stdin.Close()
+		<-exited
+	}
+
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	deadline := time.Now().Add(startTimeout)
+	for {
+		conn, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+		if err == nil {
+			_ = conn.Close()
+			break
+		}
+		select {
+		case werr := <-exited:
+			_ = stdin.Close()
+			return nil, fmt.Errorf("dynalite exited (%v): %s", werr, out.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			stop()
+			return nil, fmt.Errorf("dynalite did not listen on %s within %s: %s", addr, startTimeout, out.String())
+		}
+	}
+	t.Cleanup(stop)
+	return &Server{Endpoint: "http://" + addr}, nil
+}
+
+// freePort returns a loopback TCP port that was free a moment ago.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free port: %w", err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	if err := l.Close(); err != nil {
+		return 0, fmt.Errorf("find a free port: %w", err)
+	}
+	return port, nil
+}
+
+// RepoRoot walks up from the working directory to the folder holding both
+// go.mod and package.json.
+func RepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("find repo root: %w", err)
+	}
+	for {
+		if exists(filepath.Join(dir, "go.mod")) && exists(filepath.Join(dir, "package.json")) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("find repo root: no parent folder holds both go.mod and package.json")
+		}
+		dir = parent
+	}
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// NewClient returns a DynamoDB client for endpoint with dummy static
+// credentials, region us-east-1 and a single attempt per call (no retries),
+// so failures show at once. optFns may change any option.
+func NewClient(endpoint string, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
+	httpClient := awshttp.NewBuildableClient().
+		WithTimeout(30 * time.Second).
+		WithTransportOptions(func(tr *http.Transport) {
+			// Bound the connections that many parallel calls open.
+			tr.MaxConnsPerHost = 32
+			tr.MaxIdleConnsPerHost = 32
+		})
+	opts := dynamodb.Options{
+		Region:           "us-east-1",
+		Credentials:      credentials.NewStaticCredentialsProvider("dummy", "dummy", ""),
+		BaseEndpoint:     aws.String(endpoint),
+		HTTPClient:       httpClient,
+		RetryMaxAttempts: 1,
+	}
+	return dynamodb.New(opts, optFns...)
+}
+
+// Client returns a client for this server (see NewClient).
+func (s *Server) Client(optFns ...func(*dynamodb.Options)) *dynamodb.Client {
+	return NewClient(s.Endpoint, optFns...)
+}
+
+// UniqueTables returns table names with a random suffix, not yet created.
+func UniqueTables() dynamostore.Tables {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails
+	p := "toolshed-test-" + hex.EncodeToString(b) + "-"
+	return dynamostore.Tables{
+		Tasks:      p + "tasks",
+		Memory:     p + "memory",
+		RateLimits: p + "rate-limits",
+		Access:     p + "access",
+		APIKeys:    p + "api-keys",
+	}
+}
+
+// NewTables creates a fresh set of uniquely named tables on the server.
+func (s *Server) NewTables(t testing.TB) dynamostore.Tables {
+	t.Helper()
+	tables := UniqueTables()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := dynamostore.CreateTables(ctx, s.Client(), tables); err != nil {
+		t.Fatalf("dynamotest: create tables: %v", err)
+	}
+	return tables
+}
+
+// Stores returns stores on a fresh set of tables.
+func (s *Server) Stores(t testing.TB) store.Stores {
+	t.Helper()
+	return dynamostore.New(s.Client(), s.NewTables(t))
+}
+
+// syncBuffer collects a process's output from two writers.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

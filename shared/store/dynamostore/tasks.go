@@ -1,0 +1,294 @@
+package dynamostore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/toolshed/toolshed/shared/store"
+)
+
+var _ store.Tasks = (*taskStore)(nil)
+
+// Attribute names of the Tasks table.
+const (
+	taskTenant      = "tenant"
+	taskID          = "id"
+	taskSeq         = "seq" // on the counter item (id = 0) only
+	taskTitle       = "title"
+	taskDescription = "description"
+	taskStatus      = "status"
+	taskCreatedAt   = "created_at"
+	taskUpdatedAt   = "updated_at"
+	taskCompletedAt = "completed_at"
+)
+
+// counterID is the id of each tenant's counter item; task ids start at 1.
+const counterID = 0
+
+// filteredPageSize is the DynamoDB Limit of one Query page when a status
+// filter is set (DynamoDB applies Limit before the filter).
+const filteredPageSize = 100
+
+type taskStore struct {
+	client *dynamodb.Client
+	table  string
+}
+
+func taskKey(tenant string, id int64) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{taskTenant: attrS(tenant), taskID: attrN(id)}
+}
+
+func decodeTask(m map[string]types.AttributeValue) (store.Task, error) {
+	it := item{m: m}
+	t := store.Task{
+		ID:          it.num(taskID),
+		Title:       it.str(taskTitle),
+		Description: it.optStr(taskDescription),
+		Status:      store.TaskStatus(it.str(taskStatus)),
+		CreatedAt:   it.time(taskCreatedAt),
+		UpdatedAt:   it.time(taskUpdatedAt),
+		CompletedAt: it.optTime(taskCompletedAt),
+	}
+	if it.err != nil {
+		return store.Task{}, fmt.Errorf("decode task: %w", it.err)
+	}
+	return t, nil
+}
+
+func (s *taskStore) Create(ctx context.Context, tenant string, t store.NewTask, now time.Time) (store.Task, error) {
+	id, err := s.nextID(ctx, tenant)
+	if err != nil {
+		return store.Task{}, err
+	}
+	now = now.UTC()
+	task := store.Task{
+		ID:          id,
+		Title:       t.Title,
+		Description: t.Description,
+		Status:      store.TaskPending,
+		CreatedAt:   now,
+		UpdatedAt:   now,
+	}
+	if t.Description != nil {
+		d := *t.Description
+		task.Description = &d
+	}
+	it := taskKey(tenant, id)
+	it[taskTitle] = attrS(task.Title)
+	it[taskStatus] = attrS(string(task.Status))
+	it[taskCreatedAt] = attrTime(now)
+	it[taskUpdatedAt] = attrTime(now)
+	if task.Description != nil {
+		it[taskDescription] = attrS(*task.Description)
+	}
+	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:                aws.String(s.table),
+		Item:                     it,
+		ConditionExpression:      aws.String("attribute_not_exists(#id)"),
+		ExpressionAttributeNames: map[string]string{"#id": taskID},
+	})
+	if isConditionFailed(err) {
+		return store.Task{}, fmt.Errorf("dynamodb put task %d: id already used: %w", id, store.ErrConflict)
+	}
+	if err != nil {
+		return store.Task{}, storageErr(fmt.Sprintf("put task %d", id), err)
+	}
+	return task, nil
+}
+
+// nextID atomically increments the tenant's counter item and returns the
+// new value.
+func (s *taskStore) nextID(ctx context.Context, tenant string) (int64, error) {
+	out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.table),
+		Key:                       taskKey(tenant, counterID),
+		UpdateExpression:          aws.String("ADD #seq :one"),
+		ExpressionAttributeNames:  map[string]string{"#seq": taskSeq},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":one": attrN(1)},
+		ReturnValues:              types.ReturnValueUpdatedNew,
+	})
+	if err != nil {
+		return 0, storageErr("next task id", err)
+	}
+	it := item{m: out.Attributes}
+	id := it.num(taskSeq)
+	if it.err != nil || id <= 0 {
+		return 0, storageErr("next task id", fmt.Errorf("bad counter value: %v", it.err))
+	}
+	return id, nil
+}
+
+func (s *taskStore) Get(ctx context.Context, tenant string, id int64) (store.Task, error) {
+	op := fmt.Sprintf("get task %d", id)
+	if id <= counterID {
+		return store.Task{}, fmt.Errorf("dynamodb %s: %w", op, store.ErrNotFound)
+	}
+	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(s.table),
+		Key:            taskKey(tenant, id),
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return store.Task{}, storageErr(op, err)
+	}
+	if out.Item == nil {
+		return store.Task{}, fmt.Errorf("dynamodb %s: %w", op, store.ErrNotFound)
+	}
+	t, err := decodeTask(out.Item)
+	if err != nil {
+		return store.Task{}, storageErr(op, err)
+	}
+	return t, nil
+}
+
+func (s *taskStore) List(ctx context.Context, tenant string, q store.TaskQuery) (store.TaskPage, error) {
+	limit := store.PageLimit(q.Limit)
+	after := max(q.After, counterID) // ids > 0 also skips the counter item
+	names := map[string]string{"#tenant": taskTenant, "#id": taskID}
+	values := map[string]types.AttributeValue{":tenant": attrS(tenant), ":after": attrN(after)}
+	var filter *string
+	if q.Status != "" {
+		filter = aws.String("#status = :status")
+		names["#status"] = taskStatus
+		values[":status"] = attrS(string(q.Status))
+	}
+
+	// Collect up to limit+1 matches: the extra one tells whether there is a
+	// next page.
+	want := limit + 1
+	var tasks []store.Task
+	var start map[string]types.AttributeValue
+	for {
+		pageSize := int32(want - len(tasks))
+		if filter != nil {
+			pageSize = max(pageSize, filteredPageSize)
+		}
+		out, err := s.client.Query(ctx, &dynamodb.QueryInput{
+			TableName:                 aws.String(s.table),
+			KeyConditionExpression:    aws.String("#tenant = :tenant AND #id > :after"),
+			FilterExpression:          filter,
+			ExpressionAttributeNames:  names,
+			ExpressionAttributeValues: values,
+			ExclusiveStartKey:         start,
+			Limit:                     aws.Int32(pageSize),
+			ConsistentRead:            aws.Bool(true),
+		})
+		if err != nil {
+			return store.TaskPage{}, storageErr("list tasks", err)
+		}
+		for _, m := range out.Items {
+			t, err := decodeTask(m)
+			if err != nil {
+				return store.TaskPage{}, storageErr("list tasks", err)
+			}
+			tasks = append(tasks, t)
+		}
+		if len(tasks) >= want || out.LastEvaluatedKey == nil {
+			break
+		}
+		start = out.LastEvaluatedKey
+	}
+	page := store.TaskPage{Tasks: tasks}
+	if len(tasks) > limit {
+		page.Tasks = tasks[:limit]
+		page.Next = tasks[limit-1].ID
+	}
+	if page.Tasks == nil {
+		page.Tasks = []store.Task{}
+	}
+	return page, nil
+}
+
+func (s *taskStore) Update(ctx context.Context, tenant string, id int64, p store.TaskPatch, now time.Time) (store.Task, error) {
+	names := map[string]string{"#id": taskID, "#updated": taskUpdatedAt}
+	values := map[string]types.AttributeValue{":now": attrTime(now)}
+	set := []string{"#updated = :now"}
+	var remove []string
+	if p.Title != nil {
+		names["#title"] = taskTitle
+		values[":title"] = attrS(*p.Title)
+		set = append(set, "#title = :title")
+	}
+	if p.SetDescription {
+		names["#desc"] = taskDescription
+		if p.Description != nil {
+			values[":desc"] = attrS(*p.Description)
+			set = append(set, "#desc = :desc")
+		} else {
+			remove = append(remove, "#desc")
+		}
+	}
+	expr := "SET " + strings.Join(set, ", ")
+	if len(remove) > 0 {
+		expr += " REMOVE " + strings.Join(remove, ", ")
+	}
+	return s.modify(ctx, fmt.Sprintf("update task %d", id), tenant, id, expr, names, values)
+}
+
+func (s *taskStore) Complete(ctx context.Context, tenant string, id int64, now time.Time) (store.Task, error) {
+	return s.modify(ctx, fmt.Sprintf("complete task %d", id), tenant, id,
+		"SET #status = :completed, #updated = :now, #completed = if_not_exists(#completed, :now)",
+		map[string]string{"#id": taskID, "#status": taskStatus, "#updated": taskUpdatedAt, "#completed": taskCompletedAt},
+		map[string]types.AttributeValue{":completed": attrS(string(store.TaskCompleted)), ":now": attrTime(now)},
+	)
+}
+
+// modify runs an UpdateItem on an existing task and returns the new task.
+// names must map #id to the id attribute.
+func (s *taskStore) modify(ctx context.Context, op, tenant string, id int64, expr string,
+	names map[string]string, values map[string]types.AttributeValue) (store.Task, error) {
+	if id <= counterID {
+		return store.Task{}, fmt.Errorf("dynamodb %s: %w", op, store.ErrNotFound)
+	}
+	out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.table),
+		Key:                       taskKey(tenant, id),
+		UpdateExpression:          aws.String(expr),
+		ConditionExpression:       aws.String("attribute_exists(#id)"),
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
+		ReturnValues:              types.ReturnValueAllNew,
+	})
+	if isConditionFailed(err) {
+		return store.Task{}, fmt.Errorf("dynamodb %s: %w", op, store.ErrNotFound)
+	}
+	if err != nil {
+		return store.Task{}, storageErr(op, err)
+	}
+	t, err := decodeTask(out.Attributes)
+	if err != nil {
+		return store.Task{}, storageErr(op, err)
+	}
+	return t, nil
+}
+
+func (s *taskStore) Delete(ctx context.Context, tenant string, id int64) (store.Task, error) {
+	op := fmt.Sprintf("delete task %d", id)
+	if id <= counterID {
+		return store.Task{}, fmt.Errorf("dynamodb %s: %w", op, store.ErrNotFound)
+	}
+	out, err := s.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName:                aws.String(s.table),
+		Key:                      taskKey(tenant, id),
+		ConditionExpression:      aws.String("attribute_exists(#id)"),
+		ExpressionAttributeNames: map[string]string{"#id": taskID},
+		ReturnValues:             types.ReturnValueAllOld,
+	})
+	if isConditionFailed(err) {
+		return store.Task{}, fmt.Errorf("dynamodb %s: %w", op, store.ErrNotFound)
+	}
+	if err != nil {
+		return store.Task{}, storageErr(op, err)
+	}
+	t, err := decodeTask(out.Attributes)
+	if err != nil {
+		return store.Task{}, storageErr(op, err)
+	}
+	return t, nil
+}
