@@ -1,0 +1,180 @@
+package toolkit_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/store"
+	"github.com/toolshed/toolshed/shared/toolerr"
+	"github.com/toolshed/toolshed/shared/toolkit"
+)
+
+const contract = `{"name":"echo","aliases":["echo-alias"],"title":"Echo","description":"echoes","timeoutMs":50,
+	"rateLimit":{"requestsPerMinute":3},
+	"annotations":{"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false},
+	"inputSchema":{"type":"object","properties":{"mode":{"type":"string"},"n":{"type":"integer","default":7}},"required":["mode"],"additionalProperties":false},
+	"outputSchema":{"type":"object","properties":{"mode":{"type":"string"},"n":{"type":"integer"}},"required":["mode","n"]},
+	"examples":[]}`
+
+type in struct {
+	Mode string `json:"mode"`
+	N    int    `json:"n"`
+}
+
+func echo(ctx context.Context, call toolkit.Call, in in) (toolkit.Result, error) {
+	switch in.Mode {
+	case "panic":
+		panic("boom")
+	case "sleep":
+		time.Sleep(time.Second) // ignores ctx on purpose
+	case "not-found":
+		return toolkit.Result{}, toolerr.New(toolerr.ResourceNotFound, "no such thing")
+	case "storage":
+		return toolkit.Result{}, fmt.Errorf("put: %w: connection reset", store.ErrStorage)
+	case "secret":
+		return toolkit.Result{}, errors.New("password=hunter2 leaked in a driver error")
+	case "bad-output":
+		return toolkit.Result{Data: map[string]any{"mode": 1}}, nil
+	}
+	return toolkit.Result{Data: in}, nil
+}
+
+type recorder struct {
+	mu      sync.Mutex
+	records []toolkit.Record
+}
+
+func (r *recorder) Observe(_ context.Context, rec toolkit.Record) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.records = append(r.records, rec)
+}
+
+type countingLimiter struct {
+	mu    sync.Mutex
+	count map[string]int
+	err   error
+}
+
+func (l *countingLimiter) Allow(_ context.Context, tenant, tool string, perMinute int) (toolkit.Decision, error) {
+	if l.err != nil {
+		return toolkit.Decision{}, l.err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.count[tenant+tool]++
+	if l.count[tenant+tool] > perMinute {
+		return toolkit.Decision{RetryAfter: 12300 * time.Millisecond}, nil
+	}
+	return toolkit.Decision{Allowed: true}, nil
+}
+
+func newPipeline(t *testing.T, opts toolkit.Options) *toolkit.Pipeline {
+	t.Helper()
+	set, err := schema.Load(fstest.MapFS{"echo.json": {Data: []byte(contract)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := toolkit.NewPipeline(set, []toolkit.Tool{{Name: "echo", Handler: toolkit.Typed(echo)}}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestPipelineOutcomes(t *testing.T) {
+	rec := &recorder{}
+	p := newPipeline(t, toolkit.Options{Observer: rec})
+	tests := []struct {
+		name, tool, tenant, args string
+		wantCode                 toolerr.Code
+		wantResult, wantMsg      string
+	}{
+		{"ok with default", "echo", "t1", `{"mode":"x"}`, "", `{"mode":"x","n":7}`, ""},
+		{"alias", "echo-alias", "t1", `{"mode":"x","n":2}`, "", `{"mode":"x","n":2}`, ""},
+		{"unknown tool", "nope", "t1", `{}`, toolerr.ToolNotFound, "", `no tool named "nope"`},
+		{"no tenant", "echo", "", `{"mode":"x"}`, toolerr.AccessDenied, "", "the request carries no valid tenant"},
+		{"tenant with separator", "echo", "a#b", `{"mode":"x"}`, toolerr.AccessDenied, "", "the request carries no valid tenant"},
+		{"invalid input", "echo", "t1", `{"mode":1}`, toolerr.InvalidInput, "", "mode: must be of type string"},
+		{"panic", "echo", "t1", `{"mode":"panic"}`, toolerr.Internal, "", "internal error"},
+		{"deadline", "echo", "t1", `{"mode":"sleep"}`, toolerr.Timeout, "", "echo did not finish in time"},
+		{"tool error", "echo", "t1", `{"mode":"not-found"}`, toolerr.ResourceNotFound, "", "no such thing"},
+		{"storage", "echo", "t1", `{"mode":"storage"}`, toolerr.StorageError, "", "storage is unavailable"},
+		{"internal hides cause", "echo", "t1", `{"mode":"secret"}`, toolerr.Internal, "", "internal error"},
+		{"output off contract", "echo", "t1", `{"mode":"bad-output"}`, toolerr.Internal, "", "internal error"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := p.Invoke(context.Background(), toolkit.Request{Tool: tt.tool, Tenant: tt.tenant, Args: json.RawMessage(tt.args), RequestID: "r"})
+			if tt.wantCode == "" {
+				if !out.OK || string(out.Result) != tt.wantResult {
+					t.Fatalf("got %+v %s", out.Error, out.Result)
+				}
+				return
+			}
+			if out.OK || out.Error.Code != tt.wantCode || !strings.HasPrefix(out.Error.Message, tt.wantMsg) {
+				t.Fatalf("got %+v, want %s %q", out.Error, tt.wantCode, tt.wantMsg)
+			}
+			if strings.Contains(out.Error.Message, "hunter2") {
+				t.Error("internal cause leaked to the caller")
+			}
+		})
+	}
+	last := rec.records[len(rec.records)-1]
+	if last.Code != toolerr.Internal || last.Cause == nil || last.RequestID != "r" || last.Tool != "echo" {
+		t.Errorf("observer record %+v", last)
+	}
+	if len(rec.records) != len(tests) {
+		t.Errorf("%d records for %d calls", len(rec.records), len(tests))
+	}
+}
+
+func TestPipelineRateLimit(t *testing.T) {
+	l := &countingLimiter{count: map[string]int{}}
+	p := newPipeline(t, toolkit.Options{Limiter: l})
+	call := func(tenant string) toolkit.Outcome {
+		return p.Invoke(context.Background(), toolkit.Request{Tool: "echo", Tenant: tenant, Args: json.RawMessage(`{"mode":"x"}`)})
+	}
+	for i := 0; i < 3; i++ {
+		if out := call("t1"); !out.OK {
+			t.Fatalf("call %d limited: %+v", i, out.Error)
+		}
+	}
+	out := call("t1")
+	if out.OK || out.Error.Code != toolerr.RateLimited || out.Error.RetryAfter != 13 {
+		t.Fatalf("4th call: %+v", out.Error)
+	}
+	if !call("t2").OK {
+		t.Error("another tenant was limited")
+	}
+
+	l.err = fmt.Errorf("count: %w", store.ErrStorage)
+	if out := call("t3"); out.Error == nil || out.Error.Code != toolerr.StorageError {
+		t.Errorf("limiter failure: %+v", out.Error)
+	}
+}
+
+func TestPipelineOverrides(t *testing.T) {
+	l := &countingLimiter{count: map[string]int{}}
+	p := newPipeline(t, toolkit.Options{Limiter: l, LimitOverrides: map[string]int{"echo": 1}})
+	args := json.RawMessage(`{"mode":"x"}`)
+	p.Invoke(context.Background(), toolkit.Request{Tool: "echo", Tenant: "t", Args: args})
+	if out := p.Invoke(context.Background(), toolkit.Request{Tool: "echo", Tenant: "t", Args: args}); out.OK {
+		t.Error("override of 1/min not applied")
+	}
+	set, _ := schema.Load(fstest.MapFS{"echo.json": {Data: []byte(contract)}})
+	if _, err := toolkit.NewPipeline(set, nil, toolkit.Options{LimitOverrides: map[string]int{"echo": 1}}); err == nil {
+		t.Error("override for an unserved tool accepted")
+	}
+	if _, err := toolkit.NewPipeline(set, []toolkit.Tool{{Name: "ghost"}}, toolkit.Options{}); err == nil {
+		t.Error("tool without contract accepted")
+	}
+}
