@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolshed/toolshed/contracts"
+	"github.com/toolshed/toolshed/shared/auth"
+	"github.com/toolshed/toolshed/shared/backend"
+	"github.com/toolshed/toolshed/shared/store/boltstore"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/localserver"
 	"github.com/toolshed/toolshed/shared/schema"
@@ -309,5 +313,61 @@ func TestNonLoopbackNeedsKeys(t *testing.T) {
 	_, err := localserver.Build(context.Background(), cfg, slog.New(slog.DiscardHandler), "test", false)
 	if err == nil || !strings.Contains(err.Error(), "API keys") {
 		t.Fatalf("Build on non-loopback without keys: %v", err)
+	}
+}
+
+// TestAuthWithKeys: once a key exists, every route needs it; missing,
+// unknown and revoked keys get 401 with a clear message.
+func TestAuthWithKeys(t *testing.T) {
+	dir := t.TempDir()
+	db, err := boltstore.Open(filepath.Join(dir, backend.DBFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	keys := db.Stores().APIKeys
+	good, _, err := auth.Create(ctx, keys, "acme", "ci", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	revoked, rec, _ := auth.Create(ctx, keys, "acme", "old", time.Now())
+	keys.Revoke(ctx, rec.Hash, time.Now())
+	db.Close()
+
+	base := startServer(t, map[string]string{"TOOLSHED_DATA_DIR": dir})
+	tests := []struct {
+		name, path, body, authz string
+		status                  int
+		msg                     string
+	}{
+		{"no key", "/v1/tools/hello", `{"args":{"name":"a"}}`, "", 401, "missing API key"},
+		{"unknown key", "/v1/tools/hello", `{"args":{"name":"a"}}`, "Bearer tsk_unknown", 401, "unknown API key"},
+		{"revoked key", "/mcp/tool/hello", `{"name":"a"}`, "Bearer " + revoked, 401, `API key "old" was revoked`},
+		{"not bearer", "/v1/tools/hello", `{"args":{"name":"a"}}`, "Basic eDp5", 401, "malformed Authorization header"},
+		{"mcp without key", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "", 401, "missing API key"},
+		{"good key", "/v1/tools/hello", `{"args":{"name":"a"}}`, "Bearer " + good, 200, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, _ := http.NewRequest("POST", base+tt.path, strings.NewReader(tt.body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			if tt.authz != "" {
+				req.Header.Set("Authorization", tt.authz)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var body struct{ Error, Code string }
+			json.NewDecoder(resp.Body).Decode(&body)
+			if resp.StatusCode != tt.status || !strings.HasPrefix(body.Error, tt.msg) {
+				t.Errorf("got %d %+v, want %d %q", resp.StatusCode, body, tt.status, tt.msg)
+			}
+			if tt.status == 401 && (body.Code != "UNAUTHORIZED" || resp.Header.Get("WWW-Authenticate") == "") {
+				t.Errorf("401 without code or WWW-Authenticate: %+v", body)
+			}
+		})
 	}
 }
