@@ -73,6 +73,8 @@ func Open(path string) (*DB, error) {
 		_ = bdb.Close()
 		return nil, fmt.Errorf("boltstore: init %s: %w", path, err)
 	}
+	// Writers arriving within a millisecond share one transaction and fsync.
+	bdb.MaxBatchDelay = time.Millisecond
 	return &DB{bolt: bdb, path: path}, nil
 }
 
@@ -106,11 +108,15 @@ func view(ctx context.Context, db *bolt.DB, op string, fn func(tx *bolt.Tx) erro
 	return wrap(op, db.View(fn))
 }
 
+// update uses bbolt's Batch, which folds concurrent writers into one
+// transaction and one fsync (the rate counter is written on every call).
+// fn may run more than once, on a fresh transaction each time, so it must
+// only touch the transaction and variables it sets afresh.
 func update(ctx context.Context, db *bolt.DB, op string, fn func(tx *bolt.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return wrap(op, err)
 	}
-	return wrap(op, db.Update(fn))
+	return wrap(op, db.Batch(fn))
 }
 
 func wrap(op string, err error) error {
