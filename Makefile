@@ -8,6 +8,7 @@ VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/toolshed/toolshed/shared/lambdaentry.Version=$(VERSION)
 CDK := $(CURDIR)/node_modules/.bin/cdk
 export CDK_DISABLE_VERSION_CHECK := 1
+export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 
 .PHONY: run test test-go test-infra lint build synth deploy diff bench fuzz clean
 
