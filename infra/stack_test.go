@@ -845,3 +845,49 @@ func TestBuildDirFromEnv(t *testing.T) {
 		t.Errorf("override: got %q, want /tmp/x", got)
 	}
 }
+
+// TestToolTableMatchesRepository keeps the CDK tool table in step with the
+// functions/ folders and the contracts: every tool folder is deployed,
+// every deployed tool has a contract with the same aliases, and its Lambda
+// timeout leaves room for the contract's deadline.
+func TestToolTableMatchesRepository(t *testing.T) {
+	entries, err := os.ReadDir(filepath.Join("..", "functions"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inTable := map[string]toolSpec{}
+	for _, tool := range tools {
+		inTable[tool.Dir] = tool
+	}
+	for _, e := range entries {
+		if !e.IsDir() || e.Name() == gatewayName || e.Name() == authorizerDir {
+			continue
+		}
+		if _, ok := inTable[e.Name()]; !ok {
+			t.Errorf("functions/%s is not in the CDK tool table", e.Name())
+		}
+	}
+	for _, tool := range tools {
+		if _, err := os.Stat(filepath.Join("..", "functions", tool.Dir, "main.go")); err != nil {
+			t.Errorf("%s: %v", tool.Name, err)
+		}
+		raw, err := os.ReadFile(filepath.Join("..", "contracts", tool.Name+".json"))
+		if err != nil {
+			t.Errorf("%s: no contract: %v", tool.Name, err)
+			continue
+		}
+		var c struct {
+			Aliases   []string `json:"aliases"`
+			TimeoutMs int      `json:"timeoutMs"`
+		}
+		if err := json.Unmarshal(raw, &c); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(c.Aliases, ",") != strings.Join(tool.Aliases, ",") {
+			t.Errorf("%s: aliases %v, contract says %v", tool.Name, tool.Aliases, c.Aliases)
+		}
+		if tool.TimeoutSeconds*1000 <= float64(c.TimeoutMs) {
+			t.Errorf("%s: Lambda timeout %g s does not exceed the contract deadline %d ms", tool.Name, tool.TimeoutSeconds, c.TimeoutMs)
+		}
+	}
+}

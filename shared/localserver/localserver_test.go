@@ -19,10 +19,10 @@ import (
 	"github.com/toolshed/toolshed/contracts"
 	"github.com/toolshed/toolshed/shared/auth"
 	"github.com/toolshed/toolshed/shared/backend"
-	"github.com/toolshed/toolshed/shared/store/boltstore"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/localserver"
 	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/store/boltstore"
 )
 
 // startServer runs the real local server on a free loopback port and
@@ -85,7 +85,8 @@ func connect(t *testing.T, base, version string) *mcp.ClientSession {
 }
 
 // served are the tools implemented so far, in tools/list order.
-var served = []string{"hello", "sys-audit"}
+var served = []string{"add_task", "complete_task", "delete_task", "hello", "list_tasks",
+	"read_memory", "sys-audit", "update_task", "write_memory_entry"}
 
 func TestMCPClient(t *testing.T) {
 	base := startServer(t, nil)
@@ -206,6 +207,18 @@ func TestSeedCurlExamples(t *testing.T) {
 		}},
 		{"/mcp/tool/hello", `{"name": "World"}`, 200, func(t *testing.T, b map[string]any) {
 			if b["success"] != true || b["message"] == "" || b["data"].(map[string]any)["greeting"] != "Hello, World!" {
+				t.Errorf("got %v", b)
+			}
+		}},
+		{"/mcp/tool/add_task", `{"title": "Test task", "description": "Test description"}`, 200, func(t *testing.T, b map[string]any) {
+			d, _ := b["data"].(map[string]any)
+			if b["success"] != true || b["message"] != "Task created successfully" || d["id"] != float64(1) ||
+				d["title"] != "Test task" || d["status"] != "pending" || d["completed_at"] != nil {
+				t.Errorf("got %v", b)
+			}
+		}},
+		{"/mcp/tool/update_task", `{"task_id": 99, "title": "x"}`, 404, func(t *testing.T, b map[string]any) {
+			if b["success"] != false || b["code"] != "NOT_FOUND" {
 				t.Errorf("got %v", b)
 			}
 		}},
@@ -369,5 +382,64 @@ func TestAuthWithKeys(t *testing.T) {
 				t.Errorf("401 without code or WWW-Authenticate: %+v", body)
 			}
 		})
+	}
+}
+
+// TestTenantIsolation: two keys of two tenants over real HTTP; neither can
+// see or change the other's tasks or memory.
+func TestTenantIsolation(t *testing.T) {
+	dir := t.TempDir()
+	db, err := boltstore.Open(filepath.Join(dir, backend.DBFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	keyA, _, _ := auth.Create(ctx, db.Stores().APIKeys, "tenant-a", "a", time.Now())
+	keyB, _, _ := auth.Create(ctx, db.Stores().APIKeys, "tenant-b", "b", time.Now())
+	db.Close()
+	base := startServer(t, map[string]string{"TOOLSHED_DATA_DIR": dir})
+	call := func(key, tool, args string) (int, map[string]any) {
+		req, _ := http.NewRequest("POST", base+"/v1/tools/"+tool, strings.NewReader(`{"args":`+args+`}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var b map[string]any
+		json.NewDecoder(resp.Body).Decode(&b)
+		return resp.StatusCode, b
+	}
+	if st, b := call(keyA, "add_task", `{"title":"secret plan"}`); st != 200 {
+		t.Fatalf("add_task: %d %v", st, b)
+	}
+	if st, b := call(keyA, "write_memory_entry", `{"file":"best_practices.md","content":"A only"}`); st != 200 {
+		t.Fatalf("write_memory_entry: %d %v", st, b)
+	}
+	_, b := call(keyB, "list_tasks", `{}`)
+	if tasks, _ := b["result"].(map[string]any)["tasks"].([]any); len(tasks) != 0 {
+		t.Errorf("tenant B sees %v", tasks)
+	}
+	for _, tool := range []string{"update_task", "complete_task", "delete_task"} {
+		args := `{"task_id":1}`
+		if tool == "update_task" {
+			args = `{"task_id":1,"title":"pwned"}`
+		}
+		if st, b := call(keyB, tool, args); st != 404 || b["code"] != "RESOURCE_NOT_FOUND" {
+			t.Errorf("tenant B %s on A's task: %d %v", tool, st, b)
+		}
+	}
+	_, b = call(keyB, "read_memory", `{"file":"best_practices.md"}`)
+	if entries, _ := b["result"].(map[string]any)["entries"].([]any); len(entries) != 0 {
+		t.Errorf("tenant B reads A's memory: %v", entries)
+	}
+	// B's own first task is id 1 too: counters are per tenant.
+	if _, b := call(keyB, "add_task", `{"title":"b"}`); b["result"].(map[string]any)["id"] != float64(1) {
+		t.Errorf("tenant B's first id: %v", b)
+	}
+	_, b = call(keyA, "list_tasks", `{}`)
+	if tasks, _ := b["result"].(map[string]any)["tasks"].([]any); len(tasks) != 1 || tasks[0].(map[string]any)["title"] != "secret plan" {
+		t.Errorf("tenant A's tasks changed: %v", tasks)
 	}
 }

@@ -17,7 +17,9 @@ import (
 	"github.com/toolshed/toolshed/shared/telemetry"
 	"github.com/toolshed/toolshed/shared/toolkit"
 	"github.com/toolshed/toolshed/shared/tools/hello"
+	"github.com/toolshed/toolshed/shared/tools/memory"
 	"github.com/toolshed/toolshed/shared/tools/sysaudit"
+	"github.com/toolshed/toolshed/shared/tools/tasks"
 )
 
 // Deps are what tools need from the outside world.
@@ -28,10 +30,13 @@ type Deps struct {
 
 // All returns every implemented tool.
 func All(d Deps) []toolkit.Tool {
-	return []toolkit.Tool{
+	tools := []toolkit.Tool{
 		hello.New(),
 		sysaudit.New(sysaudit.System()),
 	}
+	tools = append(tools, tasks.Tools(d.Stores.Tasks, d.Now)...)
+	tools = append(tools, memory.Tools(d.Stores.Memory, d.Now)...)
+	return tools
 }
 
 // Only returns the named tool (canonical name).

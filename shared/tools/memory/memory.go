@@ -1,0 +1,91 @@
+// Package memory implements the memory tools over store.Memory:
+// write_memory_entry (seed 000) appends one entry to a memory file, and
+// read_memory pages through a file's entries. Render gives a file's entries
+// as one text, for read_repo_file on .claude/memory/<file>.
+//
+// There are three memory files. progress_log.jsonl and decisions.jsonl take
+// a JSON object with an RFC 3339 "timestamp", stored as one compact JSON
+// line; best_practices.md takes markdown, stored ending in exactly one
+// newline. A stored entry is at most MaxEntryBytes.
+//
+// Memory is append-only: this package only ever appends and lists (the
+// store has no way to update or delete an entry).
+package memory
+
+import (
+	"slices"
+	"time"
+
+	"github.com/toolshed/toolshed/shared/store"
+	"github.com/toolshed/toolshed/shared/toolargs"
+	"github.com/toolshed/toolshed/shared/toolkit"
+)
+
+// Tool names, as in contracts/.
+const (
+	WriteTool = "write_memory_entry"
+	ReadTool  = "read_memory"
+)
+
+// MaxEntryBytes is the largest stored entry (seed 000: 5 KB).
+const MaxEntryBytes = 5120
+
+// format is how a memory file's entries are written.
+type format int
+
+const (
+	jsonLines format = iota + 1 // one JSON object per line
+	markdown                    // markdown blocks separated by a blank line
+)
+
+// files are the memory files and their formats.
+var files = map[string]format{
+	"progress_log.jsonl": jsonLines,
+	"decisions.jsonl":    jsonLines,
+	"best_practices.md":  markdown,
+}
+
+// Files returns the names of the memory files, sorted.
+func Files() []string {
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// IsFile reports whether name is one of the memory files.
+func IsFile(name string) bool {
+	_, ok := files[name]
+	return ok
+}
+
+// fileFormat returns the format of a memory file, or INVALID_INPUT naming
+// "file" (the schema's enum already refuses other names).
+func fileFormat(name string) (format, error) {
+	f, ok := files[name]
+	if !ok {
+		return 0, toolargs.Invalid("file", "must be one of %q", Files())
+	}
+	return f, nil
+}
+
+// service holds what both memory tools need.
+type service struct {
+	memory store.Memory
+	now    func() time.Time
+}
+
+// Tools returns write_memory_entry and read_memory over mem. now stamps the
+// entries; nil means time.Now.
+func Tools(mem store.Memory, now func() time.Time) []toolkit.Tool {
+	if now == nil {
+		now = time.Now
+	}
+	s := service{memory: mem, now: now}
+	return []toolkit.Tool{
+		{Name: WriteTool, Handler: toolkit.Typed(s.write)},
+		{Name: ReadTool, Handler: toolkit.Typed(s.read)},
+	}
+}

@@ -1,0 +1,104 @@
+// Package tasks implements the task tools of seed 002 over store.Tasks:
+// add_task, list_tasks, update_task, complete_task and delete_task.
+//
+// Beyond what the contracts' input schemas check, the tools enforce the
+// seed's rules on the trimmed text: a title is 1-255 characters after
+// trimming, a description at most 1000 and an empty one is stored as null.
+// Ids are issued per tenant (1, 2, 3…) and never reused; a task of another
+// tenant is simply not found. Times are RFC 3339 in UTC.
+package tasks
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/toolshed/toolshed/shared/store"
+	"github.com/toolshed/toolshed/shared/toolargs"
+	"github.com/toolshed/toolshed/shared/toolerr"
+	"github.com/toolshed/toolshed/shared/toolkit"
+)
+
+// Tool names, as in contracts/.
+const (
+	AddTool      = "add_task"
+	ListTool     = "list_tasks"
+	UpdateTool   = "update_task"
+	CompleteTool = "complete_task"
+	DeleteTool   = "delete_task"
+)
+
+// service holds what every task tool needs.
+type service struct {
+	tasks store.Tasks
+	now   func() time.Time
+}
+
+// Tools returns the five task tools over tasks. now is the clock that
+// stamps created_at, updated_at and completed_at; nil means time.Now.
+func Tools(tasks store.Tasks, now func() time.Time) []toolkit.Tool {
+	if now == nil {
+		now = time.Now
+	}
+	s := service{tasks: tasks, now: now}
+	return []toolkit.Tool{
+		{Name: AddTool, Handler: toolkit.Typed(s.add)},
+		{Name: ListTool, Handler: toolkit.Typed(s.list)},
+		{Name: UpdateTool, Handler: toolkit.Typed(s.update)},
+		{Name: CompleteTool, Handler: toolkit.Typed(s.complete)},
+		{Name: DeleteTool, Handler: toolkit.Typed(s.delete)},
+	}
+}
+
+// taskJSON is a task as the contracts' outputSchema describes it.
+type taskJSON struct {
+	ID          int64            `json:"id"`
+	Title       string           `json:"title"`
+	Description *string          `json:"description"`
+	Status      store.TaskStatus `json:"status"`
+	CreatedAt   string           `json:"created_at"`
+	UpdatedAt   string           `json:"updated_at"`
+	CompletedAt *string          `json:"completed_at"`
+}
+
+func toJSON(t store.Task) taskJSON {
+	out := taskJSON{
+		ID:          t.ID,
+		Title:       t.Title,
+		Description: t.Description,
+		Status:      t.Status,
+		CreatedAt:   formatTime(t.CreatedAt),
+		UpdatedAt:   formatTime(t.UpdatedAt),
+	}
+	if t.CompletedAt != nil {
+		s := formatTime(*t.CompletedAt)
+		out.CompletedAt = &s
+	}
+	return out
+}
+
+func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// taskID checks a task_id argument (the schema already has: this guards
+// against a contract that stops doing so).
+func taskID(n toolargs.Int) (int64, error) {
+	if n < 1 {
+		return 0, toolargs.Invalid("task_id", "must be at least 1")
+	}
+	return int64(n), nil
+}
+
+// notFound is the seed 002 NOT_FOUND error for a task id.
+func notFound(id int64) error {
+	return toolerr.New(toolerr.ResourceNotFound, "Task %d not found", id).With("task_id", id)
+}
+
+// storeError turns the store's ErrNotFound into notFound(id) and wraps any
+// other failure with what was being done (storage failures keep wrapping
+// store.ErrStorage, which the pipeline reports as STORAGE_ERROR).
+func storeError(err error, op string, id int64) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return notFound(id)
+	}
+	return fmt.Errorf("%s task %d: %w", op, id, err)
+}

@@ -1,0 +1,158 @@
+// Package tooltest runs tool tests the way users reach the tools: through
+// the pipeline toolset.NewPipeline builds (rate limiter, input and output
+// schema validation, envelope), on both storage backends.
+//
+//	for _, be := range tooltest.Backends(t) {
+//		t.Run(be.Name, func(t *testing.T) {
+//			st := be.NewStores(t)
+//			h := tooltest.New(t, st, mytools.Tools(st.X, clock.Now))
+//			var out result
+//			h.OK(t, "alice", "my_tool", `{"a":1}`, &out)
+//		})
+//	}
+package tooltest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/store"
+	"github.com/toolshed/toolshed/shared/store/boltstore"
+	"github.com/toolshed/toolshed/shared/store/dynamostore/dynamotest"
+	"github.com/toolshed/toolshed/shared/toolerr"
+	"github.com/toolshed/toolshed/shared/toolkit"
+	"github.com/toolshed/toolshed/shared/toolset"
+)
+
+// Backend makes fresh, empty stores of one kind.
+type Backend struct {
+	Name      string
+	NewStores func(tb testing.TB) store.Stores
+}
+
+// Backends returns the embedded bolt store ("bolt": a file in a temporary
+// directory) and DynamoDB ("dynamodb": fresh tables on one dynalite process,
+// started now and stopped when tb ends; dynalite must be installed with
+// `npm ci`, it is never skipped).
+func Backends(tb testing.TB) []Backend {
+	tb.Helper()
+	srv := dynamotest.Start(tb)
+	return []Backend{
+		{Name: "bolt", NewStores: boltStores},
+		{Name: "dynamodb", NewStores: func(tb testing.TB) store.Stores { return srv.Stores(tb) }},
+	}
+}
+
+func boltStores(tb testing.TB) store.Stores {
+	tb.Helper()
+	db, err := boltstore.Open(filepath.Join(tb.TempDir(), "t.db"))
+	if err != nil {
+		tb.Fatalf("open bolt store: %v", err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db.Stores()
+}
+
+// unlimited is a rate limit no test reaches, so tests can make many calls
+// while the limiter still runs on every one.
+const unlimited = 1 << 30
+
+// Harness calls tools through a real pipeline.
+type Harness struct {
+	p *toolkit.Pipeline
+}
+
+// New builds the pipeline serving tools over st, with rate limits raised
+// out of reach.
+func New(tb testing.TB, st store.Stores, tools []toolkit.Tool) *Harness {
+	tb.Helper()
+	limits := map[string]int{}
+	for _, t := range tools {
+		limits[t.Name] = unlimited
+	}
+	p, err := toolset.NewPipeline(tools, toolset.Options{
+		Config: config.Config{RateLimits: limits},
+		Stores: st,
+		Log:    slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		tb.Fatalf("build pipeline: %v", err)
+	}
+	return &Harness{p: p}
+}
+
+// Call invokes a tool for tenant. args is the raw JSON arguments.
+func (h *Harness) Call(tenant, tool, args string) toolkit.Outcome {
+	return h.p.Invoke(context.Background(), toolkit.Request{
+		Tool: tool, Args: json.RawMessage(args), Tenant: tenant, RequestID: "test",
+	})
+}
+
+// OK calls a tool, fails the test unless it succeeds, decodes the result
+// into out (when not nil) and returns the outcome.
+func (h *Harness) OK(tb testing.TB, tenant, tool, args string, out any) toolkit.Outcome {
+	tb.Helper()
+	o := h.Call(tenant, tool, args)
+	if !o.OK {
+		tb.Fatalf("%s %s as %s: want success, got %+v", tool, short(args), tenant, o.Error)
+	}
+	if out != nil {
+		if err := json.Unmarshal(o.Result, out); err != nil {
+			tb.Fatalf("%s: decode result %s: %v", tool, o.Result, err)
+		}
+	}
+	return o
+}
+
+// Fail calls a tool, fails the test unless it fails with code, and returns
+// the error.
+func (h *Harness) Fail(tb testing.TB, tenant, tool, args string, code toolerr.Code) *toolkit.ErrorBody {
+	tb.Helper()
+	o := h.Call(tenant, tool, args)
+	if o.OK || o.Error.Code != code {
+		tb.Fatalf("%s %s as %s: want %s, got result %s error %+v", tool, short(args), tenant, code, o.Result, o.Error)
+	}
+	return o.Error
+}
+
+// short abbreviates long arguments for messages.
+func short(s string) string {
+	if len(s) <= 120 {
+		return s
+	}
+	return fmt.Sprintf("%s…(%d bytes)", s[:100], len(s))
+}
+
+// Clock is a deterministic clock: each Now is one second after the last.
+type Clock struct {
+	mu   sync.Mutex
+	next time.Time
+}
+
+// Start is the first time a new Clock returns.
+var Start = time.Date(2025, 1, 15, 10, 0, 0, 0, time.UTC)
+
+// NewClock returns a clock whose first reading is Start.
+func NewClock() *Clock { return &Clock{next: Start} }
+
+// Now returns the next reading.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := c.next
+	c.next = c.next.Add(time.Second)
+	return t
+}
+
+// Reading returns a new Clock's n-th reading (0 is the first) in RFC 3339,
+// as tools show times.
+func Reading(n int) string {
+	return Start.Add(time.Duration(n) * time.Second).Format(time.RFC3339)
+}

@@ -1,0 +1,52 @@
+package toolset_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"testing"
+
+	"github.com/toolshed/toolshed/contracts"
+	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/toolset"
+)
+
+// TestReadmeToolTable keeps the README's tool table true: every contract
+// is listed once, and "served" means the tool is implemented.
+func TestReadmeToolTable(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := schema.Load(contracts.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := regexp.MustCompile("(?m)^\\| `([a-z_-]+)` \\| (served|planned) \\|").FindAllStringSubmatch(string(readme), -1)
+	listed := map[string]string{}
+	for _, r := range rows {
+		if _, dup := listed[r[1]]; dup {
+			t.Errorf("README lists %s twice", r[1])
+		}
+		listed[r[1]] = r[2]
+	}
+	var implemented []string
+	for _, tool := range toolset.All(toolset.Deps{}) {
+		implemented = append(implemented, tool.Name)
+	}
+	for _, name := range set.Names() {
+		want := "planned"
+		if slices.Contains(implemented, name) {
+			want = "served"
+		}
+		if got, ok := listed[name]; !ok {
+			t.Errorf("README does not list %s", name)
+		} else if got != want {
+			t.Errorf("README says %s is %s; it is %s", name, got, want)
+		}
+	}
+	if len(listed) != len(set.Names()) {
+		t.Errorf("README lists %d tools, contracts define %d", len(listed), len(set.Names()))
+	}
+}
