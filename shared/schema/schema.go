@@ -248,11 +248,19 @@ func (c *Contract) ValidateOutput(result json.RawMessage) error {
 	return nil
 }
 
+// maxNumberLen bounds how a number may be written: validating a number
+// with a million digits costs seconds of CPU.
+const maxNumberLen = 100
+
 // outOfRange finds a number too large for a float64 (e.g. 1e400), which
-// JSON allows but no tool can decode.
+// JSON allows but no tool can decode, or one written with absurdly many
+// digits.
 func outOfRange(v any, path string) (string, bool) {
 	switch v := v.(type) {
 	case json.Number:
+		if len(v) > maxNumberLen {
+			return path, true
+		}
 		f, err := v.Float64()
 		return path, err != nil || math.IsInf(f, 0)
 	case map[string]any:

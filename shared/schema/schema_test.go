@@ -213,3 +213,15 @@ func FuzzPrepareInput(f *testing.F) {
 		}
 	})
 }
+
+func TestHugeNumbersRejected(t *testing.T) {
+	set := load(t)
+	c, _ := set.Get("hello")
+	for _, in := range []string{`{"name":"a","x":1e400}`, `{"name":"a","x":1.` + strings.Repeat("0", 10000) + `}`} {
+		_, err := c.PrepareInput(json.RawMessage(in))
+		var te *toolerr.Error
+		if !errors.As(err, &te) || te.Code != toolerr.InvalidInput || te.Message != "x: number is out of range" {
+			t.Errorf("%.30s: got %v", in, err)
+		}
+	}
+}

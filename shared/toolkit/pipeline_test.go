@@ -178,3 +178,17 @@ func TestPipelineOverrides(t *testing.T) {
 		t.Error("tool without contract accepted")
 	}
 }
+
+func TestTypedDecodeErrorsAreInvalidInput(t *testing.T) {
+	type args struct {
+		N int `json:"n"`
+	}
+	h := toolkit.Typed(func(ctx context.Context, call toolkit.Call, in args) (toolkit.Result, error) {
+		return toolkit.Result{Data: in}, nil
+	})
+	_, err := h(context.Background(), toolkit.Call{Tool: "x", Args: json.RawMessage(`{"n":1.5}`)})
+	var te *toolerr.Error
+	if !errors.As(err, &te) || te.Code != toolerr.InvalidInput || !strings.HasPrefix(te.Message, "n: ") {
+		t.Errorf("got %v", err)
+	}
+}

@@ -7,7 +7,9 @@ package toolkit
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 
 	"github.com/toolshed/toolshed/shared/toolerr"
@@ -89,11 +91,27 @@ func Typed[In any](fn func(ctx context.Context, call Call, in In) (Result, error
 	return func(ctx context.Context, call Call) (Result, error) {
 		var in In
 		if err := json.Unmarshal(call.Args, &in); err != nil {
-			// The schema has already accepted the input, so this is a
-			// mismatch between contract and Go type: a bug.
+			// The schema has accepted the input, yet Go cannot hold it,
+			// e.g. 1.0 for an int field or a number beyond its range.
+			var ute *json.UnmarshalTypeError
+			if errors.As(err, &ute) && ute.Field != "" {
+				return Result{}, toolerr.New(toolerr.InvalidInput, "%s: must be a %s", ute.Field, goTypeName(ute.Type.Kind()))
+			}
 			return Result{}, fmt.Errorf("decode %s arguments: %w", call.Tool, err)
 		}
 		return fn(ctx, call, in)
+	}
+}
+
+func goTypeName(k reflect.Kind) string {
+	switch k {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "whole number in range, written without a fraction"
+	case reflect.Float32, reflect.Float64:
+		return "number in range"
+	default:
+		return "value of the type the schema gives"
 	}
 }
 

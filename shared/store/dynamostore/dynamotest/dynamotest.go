@@ -188,6 +188,10 @@ func NewClient(endpoint string, optFns ...func(*dynamodb.Options)) *dynamodb.Cli
 			// Bound the connections that many parallel calls open.
 			tr.MaxConnsPerHost = 32
 			tr.MaxIdleConnsPerHost = 32
+			// Node closes idle keep-alive connections after 5 s; drop ours
+			// first, or a request can race the server's close and fail
+			// with "use of closed network connection".
+			tr.IdleConnTimeout = 2 * time.Second
 		})
 	opts := dynamodb.Options{
 		Region:           "us-east-1",
