@@ -1,0 +1,65 @@
+package toolerr_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/toolshed/toolshed/shared/store"
+	"github.com/toolshed/toolshed/shared/toolerr"
+)
+
+// TestVocabularyMatchesErrorsJSON: every Go code is in errors.json and
+// every row of errors.json has a Go code.
+func TestVocabularyMatchesErrorsJSON(t *testing.T) {
+	codes := []toolerr.Code{toolerr.InvalidInput, toolerr.ResourceNotFound, toolerr.ToolNotFound, toolerr.AccessDenied,
+		toolerr.PathNotAllowed, toolerr.SizeLimitExceeded, toolerr.RateLimited, toolerr.Timeout, toolerr.UpstreamError,
+		toolerr.StorageError, toolerr.Unauthorized, toolerr.Internal}
+	v, err := toolerr.Vocabulary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v) != len(codes) {
+		t.Errorf("errors.json has %d codes, Go has %d", len(v), len(codes))
+	}
+	for _, c := range codes {
+		info, ok := v[c]
+		if !ok || info.HTTPStatus < 400 || info.LegacyCode == "" {
+			t.Errorf("%s: %+v", c, info)
+		}
+	}
+	want := map[toolerr.Code]int{toolerr.InvalidInput: 400, toolerr.RateLimited: 429, toolerr.StorageError: 503, toolerr.Internal: 500}
+	for c, status := range want {
+		if got := toolerr.Lookup(c).HTTPStatus; got != status {
+			t.Errorf("%s: HTTP %d, want %d", c, got, status)
+		}
+	}
+	if toolerr.Lookup(toolerr.StorageError).LegacyCode != "DATABASE_ERROR" || toolerr.Lookup(toolerr.InvalidInput).LegacyCode != "VALIDATION_ERROR" {
+		t.Error("seed 002 names do not match")
+	}
+}
+
+func TestFrom(t *testing.T) {
+	tests := []struct {
+		err  error
+		want toolerr.Code
+		msg  string
+	}{
+		{toolerr.New(toolerr.PathNotAllowed, "no"), toolerr.PathNotAllowed, "no"},
+		{fmt.Errorf("wrapped: %w", toolerr.New(toolerr.RateLimited, "slow down")), toolerr.RateLimited, "slow down"},
+		{fmt.Errorf("put: %w", context.DeadlineExceeded), toolerr.Timeout, "the operation timed out"},
+		{fmt.Errorf("put: %w: boom", store.ErrStorage), toolerr.StorageError, "storage is unavailable; nothing was changed, try again"},
+		{fmt.Errorf("get: %w", store.ErrNotFound), toolerr.ResourceNotFound, "not found"},
+		{errors.New("secret=abc"), toolerr.Internal, "internal error"},
+	}
+	for _, tt := range tests {
+		got := toolerr.From(tt.err)
+		if got.Code != tt.want || got.Message != tt.msg {
+			t.Errorf("From(%v) = %s %q, want %s %q", tt.err, got.Code, got.Message, tt.want, tt.msg)
+		}
+	}
+	if toolerr.From(nil) != nil {
+		t.Error("From(nil) is not nil")
+	}
+}
