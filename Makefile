@@ -14,7 +14,8 @@ export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 
 ## run: the local MCP server on http://127.0.0.1:8000 (every tool, embedded storage)
 run:
-	$(GO) run ./functions/gateway $(ARGS)
+	$(GO) build -o build/local/toolshed ./functions/gateway
+	exec ./build/local/toolshed $(ARGS)
 
 ## test: every test — Go unit, contract, MCP client, store conformance on both
 ## backends (dynalite), Lambda fixtures, CDK assertions — plus gofmt and vet
