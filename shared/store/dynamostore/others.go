@@ -88,48 +88,31 @@ func (s *memoryStore) List(ctx context.Context, tenant, file string, q store.Mem
 		values[":after"] = attrS(q.After)
 	}
 
-	want := limit + 1 // one extra tells whether there is a next page
-	var entries []store.MemoryEntry
-	var start map[string]types.AttributeValue
-	for {
-		out, err := s.client.Query(ctx, &dynamodb.QueryInput{
-			TableName:                 aws.String(s.table),
-			KeyConditionExpression:    aws.String(cond),
-			ExpressionAttributeNames:  names,
-			ExpressionAttributeValues: values,
-			ExclusiveStartKey:         start,
-			Limit:                     aws.Int32(int32(want - len(entries))),
-			ConsistentRead:            aws.Bool(true),
-		})
-		if err != nil {
-			return store.MemoryPage{}, storageErr("list memory", err)
+	entries, more, err := queryPage(ctx, s.client, dynamodb.QueryInput{
+		TableName:                 aws.String(s.table),
+		KeyConditionExpression:    aws.String(cond),
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
+	}, limit, 0, func(m map[string]types.AttributeValue) (store.MemoryEntry, error) {
+		it := item{m: m}
+		e := store.MemoryEntry{
+			Tenant:    tenant,
+			File:      file,
+			ID:        it.str(memID),
+			Content:   it.str(memContent),
+			CreatedAt: it.time(memCreatedAt),
 		}
-		for _, m := range out.Items {
-			it := item{m: m}
-			e := store.MemoryEntry{
-				Tenant:    tenant,
-				File:      file,
-				ID:        it.str(memID),
-				Content:   it.str(memContent),
-				CreatedAt: it.time(memCreatedAt),
-			}
-			if it.err != nil {
-				return store.MemoryPage{}, storageErr("list memory", fmt.Errorf("decode entry: %w", it.err))
-			}
-			entries = append(entries, e)
+		if it.err != nil {
+			return store.MemoryEntry{}, fmt.Errorf("decode entry: %w", it.err)
 		}
-		if len(entries) >= want || out.LastEvaluatedKey == nil {
-			break
-		}
-		start = out.LastEvaluatedKey
+		return e, nil
+	})
+	if err != nil {
+		return store.MemoryPage{}, storageErr("list memory", err)
 	}
 	page := store.MemoryPage{Entries: entries}
-	if len(entries) > limit {
-		page.Entries = entries[:limit]
-		page.Next = entries[limit-1].ID
-	}
-	if page.Entries == nil {
-		page.Entries = []store.MemoryEntry{}
+	if more {
+		page.Next = entries[len(entries)-1].ID
 	}
 	return page, nil
 }

@@ -159,48 +159,23 @@ func (s *taskStore) List(ctx context.Context, tenant string, q store.TaskQuery) 
 		values[":status"] = attrS(string(q.Status))
 	}
 
-	// Collect up to limit+1 matches: the extra one tells whether there is a
-	// next page.
-	want := limit + 1
-	var tasks []store.Task
-	var start map[string]types.AttributeValue
-	for {
-		pageSize := int32(want - len(tasks))
-		if filter != nil {
-			pageSize = max(pageSize, filteredPageSize)
-		}
-		out, err := s.client.Query(ctx, &dynamodb.QueryInput{
-			TableName:                 aws.String(s.table),
-			KeyConditionExpression:    aws.String("#tenant = :tenant AND #id > :after"),
-			FilterExpression:          filter,
-			ExpressionAttributeNames:  names,
-			ExpressionAttributeValues: values,
-			ExclusiveStartKey:         start,
-			Limit:                     aws.Int32(pageSize),
-			ConsistentRead:            aws.Bool(true),
-		})
-		if err != nil {
-			return store.TaskPage{}, storageErr("list tasks", err)
-		}
-		for _, m := range out.Items {
-			t, err := decodeTask(m)
-			if err != nil {
-				return store.TaskPage{}, storageErr("list tasks", err)
-			}
-			tasks = append(tasks, t)
-		}
-		if len(tasks) >= want || out.LastEvaluatedKey == nil {
-			break
-		}
-		start = out.LastEvaluatedKey
+	var minPage int32
+	if filter != nil {
+		minPage = filteredPageSize
+	}
+	tasks, more, err := queryPage(ctx, s.client, dynamodb.QueryInput{
+		TableName:                 aws.String(s.table),
+		KeyConditionExpression:    aws.String("#tenant = :tenant AND #id > :after"),
+		FilterExpression:          filter,
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
+	}, limit, minPage, decodeTask)
+	if err != nil {
+		return store.TaskPage{}, storageErr("list tasks", err)
 	}
 	page := store.TaskPage{Tasks: tasks}
-	if len(tasks) > limit {
-		page.Tasks = tasks[:limit]
-		page.Next = tasks[limit-1].ID
-	}
-	if page.Tasks == nil {
-		page.Tasks = []store.Task{}
+	if more {
+		page.Next = tasks[len(tasks)-1].ID
 	}
 	return page, nil
 }
@@ -255,17 +230,10 @@ func (s *taskStore) modify(ctx context.Context, op, tenant string, id int64, exp
 		ExpressionAttributeValues: values,
 		ReturnValues:              types.ReturnValueAllNew,
 	})
-	if isConditionFailed(err) {
-		return store.Task{}, fmt.Errorf("dynamodb %s: %w", op, store.ErrNotFound)
-	}
 	if err != nil {
-		return store.Task{}, storageErr(op, err)
+		return writtenTask(op, nil, err)
 	}
-	t, err := decodeTask(out.Attributes)
-	if err != nil {
-		return store.Task{}, storageErr(op, err)
-	}
-	return t, nil
+	return writtenTask(op, out.Attributes, nil)
 }
 
 func (s *taskStore) Delete(ctx context.Context, tenant string, id int64) (store.Task, error) {
@@ -280,13 +248,23 @@ func (s *taskStore) Delete(ctx context.Context, tenant string, id int64) (store.
 		ExpressionAttributeNames: map[string]string{"#id": taskID},
 		ReturnValues:             types.ReturnValueAllOld,
 	})
+	if err != nil {
+		return writtenTask(op, nil, err)
+	}
+	return writtenTask(op, out.Attributes, nil)
+}
+
+// writtenTask finishes a conditional write on an existing task: a failed
+// existence condition means the task is not there; the returned attributes
+// are the task.
+func writtenTask(op string, attrs map[string]types.AttributeValue, err error) (store.Task, error) {
 	if isConditionFailed(err) {
 		return store.Task{}, fmt.Errorf("dynamodb %s: %w", op, store.ErrNotFound)
 	}
 	if err != nil {
 		return store.Task{}, storageErr(op, err)
 	}
-	t, err := decodeTask(out.Attributes)
+	t, err := decodeTask(attrs)
 	if err != nil {
 		return store.Task{}, storageErr(op, err)
 	}
