@@ -1,11 +1,13 @@
 // Command infra is the Toolshed CDK app. It defines one stack, "Toolshed":
 // the DynamoDB tables and the snapshot bucket, one Lambda function per tool
-// (driven by the tools table below), the MCP gateway and the API key
-// authorizer functions, the HTTP API that routes to them, and the CloudWatch
-// dashboard and alarms that watch them.
+// (derived from the tool registry in shared/toolset and the contracts: its
+// routes, aliases, timeout, memory, environment and IAM policy), the MCP
+// gateway and the API key authorizer functions, the HTTP API that routes to
+// them, and the CloudWatch dashboard and alarms that watch them.
 //
 // The functions' code comes from pre-built binaries in
-// <BuildDir>/<function>/bootstrap (see `make build`). BuildDir is "../build"
+// <BuildDir>/<function>/bootstrap (see `make build`); every tool function
+// runs <BuildDir>/tool/bootstrap. BuildDir is "../build"
 // unless the environment variable TOOLSHED_BUILD_DIR names another directory.
 //
 //	cd infra && npx cdk synth
@@ -28,6 +30,8 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
+	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/family"
 )
 
 // stackName is the CloudFormation stack name of the app.
@@ -35,17 +39,6 @@ const stackName = "Toolshed"
 
 // defaultBuildDir holds build/<function>/bootstrap, relative to infra/.
 const defaultBuildDir = "../build"
-
-// tableKey names one of the DynamoDB tables in tableSpecs.
-type tableKey string
-
-const (
-	tasksTable   tableKey = "Tasks"
-	memoryTable  tableKey = "Memory"
-	rateTable    tableKey = "RateLimits"
-	accessTable  tableKey = "Access"
-	apiKeysTable tableKey = "ApiKeys"
-)
 
 // Build folders (and dashboard names) of the two functions that are not tools.
 const (
@@ -55,8 +48,7 @@ const (
 
 // tableSpec describes one DynamoDB table.
 type tableSpec struct {
-	Key     tableKey
-	EnvVar  string // environment variable that carries the table name
+	Key     config.Table
 	PK      string // partition key (string)
 	SK      string // sort key, "" for none
 	SKType  awsdynamodb.AttributeType
@@ -66,57 +58,20 @@ type tableSpec struct {
 
 // tableSpecs lists every table of the stack.
 var tableSpecs = []tableSpec{
-	{Key: tasksTable, EnvVar: "TOOLSHED_TASKS_TABLE", PK: "tenant", SK: "id", SKType: awsdynamodb.AttributeType_NUMBER, Durable: true},
-	{Key: memoryTable, EnvVar: "TOOLSHED_MEMORY_TABLE", PK: "pk", SK: "id", SKType: awsdynamodb.AttributeType_STRING, Durable: true},
-	{Key: rateTable, EnvVar: "TOOLSHED_RATE_TABLE", PK: "pk", TTL: "ttl"},
-	{Key: accessTable, EnvVar: "TOOLSHED_ACCESS_TABLE", PK: "tenant", SK: "path", SKType: awsdynamodb.AttributeType_STRING, Durable: true},
-	{Key: apiKeysTable, EnvVar: "TOOLSHED_APIKEYS_TABLE", PK: "hash", Durable: true},
+	{Key: config.TasksTable, PK: "tenant", SK: "id", SKType: awsdynamodb.AttributeType_NUMBER, Durable: true},
+	{Key: config.MemoryTable, PK: "pk", SK: "id", SKType: awsdynamodb.AttributeType_STRING, Durable: true},
+	{Key: config.RateLimitsTable, PK: "pk", TTL: "ttl"},
+	{Key: config.AccessTable, PK: "tenant", SK: "path", SKType: awsdynamodb.AttributeType_STRING, Durable: true},
+	{Key: config.APIKeysTable, PK: "hash", Durable: true},
 }
 
-// tableGrant is the exact list of DynamoDB actions a function may perform on one table.
-type tableGrant struct {
-	Table   tableKey
-	Actions []string
-}
-
-// toolSpec describes one tool function. Adding a tool is adding one entry to tools.
-type toolSpec struct {
-	Name           string   // tool name, also the TOOLSHED_TOOL value and the route name
-	Dir            string   // folder under BuildDir holding bootstrap
-	Aliases        []string // extra route names served by the same function
-	TimeoutSeconds float64
-	Grants         []tableGrant
-}
-
-// rateLimited is the grant every tool needs for its rate limit counter.
-var rateLimited = tableGrant{Table: rateTable, Actions: []string{"dynamodb:UpdateItem"}}
-
-// tools is the table that drives every tool function, its routes and its permissions.
-var tools = []toolSpec{
-	{Name: "hello", Dir: "hello", TimeoutSeconds: 5, Grants: []tableGrant{rateLimited}},
-	{Name: "sys-audit", Dir: "sys-audit", Aliases: []string{"adam-sys-audit"}, TimeoutSeconds: 10, Grants: []tableGrant{rateLimited}},
-	{Name: "add_task", Dir: "add_task", TimeoutSeconds: 10, Grants: []tableGrant{
-		{Table: tasksTable, Actions: []string{"dynamodb:UpdateItem", "dynamodb:PutItem"}}, rateLimited}},
-	{Name: "list_tasks", Dir: "list_tasks", TimeoutSeconds: 10, Grants: []tableGrant{
-		{Table: tasksTable, Actions: []string{"dynamodb:Query"}}, rateLimited}},
-	{Name: "update_task", Dir: "update_task", TimeoutSeconds: 10, Grants: []tableGrant{
-		{Table: tasksTable, Actions: []string{"dynamodb:GetItem", "dynamodb:UpdateItem"}}, rateLimited}},
-	{Name: "complete_task", Dir: "complete_task", TimeoutSeconds: 10, Grants: []tableGrant{
-		{Table: tasksTable, Actions: []string{"dynamodb:GetItem", "dynamodb:UpdateItem"}}, rateLimited}},
-	{Name: "delete_task", Dir: "delete_task", TimeoutSeconds: 10, Grants: []tableGrant{
-		{Table: tasksTable, Actions: []string{"dynamodb:DeleteItem"}}, rateLimited}},
-	{Name: "write_memory_entry", Dir: "write_memory_entry", TimeoutSeconds: 10, Grants: []tableGrant{
-		{Table: memoryTable, Actions: []string{"dynamodb:PutItem"}}, rateLimited}},
-	{Name: "read_memory", Dir: "read_memory", TimeoutSeconds: 10, Grants: []tableGrant{
-		{Table: memoryTable, Actions: []string{"dynamodb:Query"}}, rateLimited}},
-}
-
-// Settings of the two non-tool functions.
+// Settings of the two non-tool functions. The gateway's timeout is API
+// Gateway's integration limit; every tool's must be below it.
 const (
 	gatewayTimeoutSeconds    = 30
 	gatewayMemoryMB          = 512
 	authorizerTimeoutSeconds = 5
-	toolMemoryMB             = 256
+	authorizerMemoryMB       = 256
 	authorizerCacheSeconds   = 30
 )
 
@@ -158,7 +113,7 @@ func NewToolshedStack(scope constructs.Construct, id string, props *ToolshedStac
 	}
 	stack := awscdk.NewStack(scope, &id, &sprops)
 
-	tables := make(map[tableKey]awsdynamodb.Table, len(tableSpecs))
+	tables := make(map[config.Table]awsdynamodb.Table, len(tableSpecs))
 	for _, spec := range tableSpecs {
 		tables[spec.Key] = newTable(stack, spec)
 	}
@@ -171,41 +126,26 @@ func NewToolshedStack(scope constructs.Construct, id string, props *ToolshedStac
 		RemovalPolicy:     awscdk.RemovalPolicy_RETAIN,
 	})
 
-	// Environment shared by the gateway and every tool function.
-	commonEnv := map[string]*string{
-		"TOOLSHED_STORE":  jsii.String("dynamodb"),
-		"TOOLSHED_BUCKET": bucket.BucketName(),
-	}
-	for _, spec := range tableSpecs {
-		commonEnv[spec.EnvVar] = tables[spec.Key].TableName()
-	}
-
 	var watched []monitored
 	toolFns := make([]awslambda.Function, len(tools))
 	toolFnNames := make(map[string]interface{}, len(tools))
 	for i, tool := range tools {
-		env := copyEnv(commonEnv)
-		env["TOOLSHED_TOOL"] = jsii.String(tool.Name)
 		fn := newFunction(stack, buildDir, functionSpec{
 			ID:             constructID(tool.Name),
-			Dir:            tool.Dir,
+			Dir:            toolDir,
 			TimeoutSeconds: tool.TimeoutSeconds,
-			MemoryMB:       toolMemoryMB,
-			Env:            env,
+			MemoryMB:       tool.MemoryMB,
+			Env:            toolEnv(tool, tables, bucket),
 		})
 		for _, g := range tool.Grants {
-			fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-				Actions:   jsii.Strings(g.Actions...),
-				Resources: jsii.Strings(*tables[g.Table].TableArn()),
-			}))
+			fn.AddToRolePolicy(statement(stack, g, tables, bucket))
 		}
 		toolFns[i] = fn
 		toolFnNames[tool.Name] = fn.FunctionName()
 		watched = append(watched, monitored{Name: tool.Name, Fn: fn, TimeoutSeconds: tool.TimeoutSeconds})
 	}
 
-	gatewayEnv := copyEnv(commonEnv)
-	gatewayEnv["TOOLSHED_TOOL_FUNCTIONS"] = stack.ToJsonString(toolFnNames, nil)
+	gatewayEnv := map[string]*string{"TOOLSHED_TOOL_FUNCTIONS": stack.ToJsonString(toolFnNames, nil)}
 	gateway := newFunction(stack, buildDir, functionSpec{
 		ID:             "Gateway",
 		Dir:            gatewayName,
@@ -227,15 +167,15 @@ func NewToolshedStack(scope constructs.Construct, id string, props *ToolshedStac
 		ID:             "Authorizer",
 		Dir:            authorizerDir,
 		TimeoutSeconds: authorizerTimeoutSeconds,
-		MemoryMB:       toolMemoryMB,
+		MemoryMB:       authorizerMemoryMB,
 		Env: map[string]*string{
-			"TOOLSHED_STORE":         jsii.String("dynamodb"),
-			"TOOLSHED_APIKEYS_TABLE": tables[apiKeysTable].TableName(),
+			"TOOLSHED_STORE":                      jsii.String("dynamodb"),
+			config.TableVars[config.APIKeysTable]: tables[config.APIKeysTable].TableName(),
 		},
 	})
 	authorizerFn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Actions:   jsii.Strings("dynamodb:GetItem"),
-		Resources: jsii.Strings(*tables[apiKeysTable].TableArn()),
+		Resources: jsii.Strings(*tables[config.APIKeysTable].TableArn()),
 	}))
 	watched = append(watched, monitored{Name: authorizerDir, Fn: authorizerFn, TimeoutSeconds: authorizerTimeoutSeconds})
 
@@ -278,6 +218,48 @@ func newTable(stack awscdk.Stack, spec tableSpec) awsdynamodb.Table {
 		}
 	}
 	return awsdynamodb.NewTable(stack, jsii.String(string(spec.Key)+"Table"), props)
+}
+
+// toolEnv is a tool function's environment: the tool it serves, DynamoDB as
+// its store, the name of each table it is granted, the bucket when it is
+// granted any of it, and the family's fixed settings. Nothing else.
+func toolEnv(tool toolSpec, tables map[config.Table]awsdynamodb.Table, bucket awss3.Bucket) map[string]*string {
+	env := map[string]*string{
+		"TOOLSHED_TOOL":  jsii.String(tool.Name),
+		"TOOLSHED_STORE": jsii.String("dynamodb"),
+	}
+	for _, g := range tool.Grants {
+		if g.Kind == family.TableGrant {
+			env[config.TableVars[g.Table]] = tables[g.Table].TableName()
+		}
+	}
+	if family.UsesBucket(tool.Grants) {
+		env["TOOLSHED_BUCKET"] = bucket.BucketName()
+	}
+	for k, v := range tool.Env {
+		env[k] = jsii.String(v)
+	}
+	return env
+}
+
+// statement turns a family grant into an IAM statement on exactly its resource.
+func statement(stack awscdk.Stack, g family.Grant, tables map[config.Table]awsdynamodb.Table, bucket awss3.Bucket) awsiam.PolicyStatement {
+	props := &awsiam.PolicyStatementProps{Actions: jsii.Strings(g.Actions...)}
+	switch g.Kind {
+	case family.TableGrant:
+		props.Resources = jsii.Strings(*tables[g.Table].TableArn())
+	case family.ObjectGrant:
+		props.Resources = jsii.Strings(*bucket.ArnForObjects(jsii.String(g.Prefix + "*")))
+	case family.ListGrant:
+		props.Resources = jsii.Strings(*bucket.BucketArn())
+		props.Conditions = &map[string]interface{}{
+			"StringLike": map[string]interface{}{"s3:prefix": []string{g.Prefix + "*"}},
+		}
+	case family.ModelGrant:
+		props.Resources = jsii.Strings(fmt.Sprintf("arn:%s:bedrock:%s::foundation-model/%s",
+			*stack.Partition(), *stack.Region(), g.Model))
+	}
+	return awsiam.NewPolicyStatement(props)
 }
 
 // newFunction creates an arm64 provided.al2023 function with X-Ray tracing and
@@ -424,15 +406,6 @@ func constructID(name string) string {
 	return string(out)
 }
 
-// copyEnv returns a copy of env that the caller may extend.
-func copyEnv(env map[string]*string) map[string]*string {
-	out := make(map[string]*string, len(env)+1)
-	for k, v := range env {
-		out[k] = v
-	}
-	return out
-}
-
 // buildDirFromEnv returns TOOLSHED_BUILD_DIR, or "../build" when it is unset.
 func buildDirFromEnv() string {
 	if dir := os.Getenv("TOOLSHED_BUILD_DIR"); dir != "" {
@@ -444,11 +417,7 @@ func buildDirFromEnv() string {
 // checkBuildDir reports a missing bootstrap early, with a hint, instead of
 // letting asset staging fail with a bare path.
 func checkBuildDir(buildDir string) error {
-	dirs := []string{gatewayName, authorizerDir}
-	for _, tool := range tools {
-		dirs = append(dirs, tool.Dir)
-	}
-	for _, dir := range dirs {
+	for _, dir := range []string{gatewayName, authorizerDir, toolDir} {
 		path := filepath.Join(buildDir, dir, "bootstrap")
 		if _, err := os.Stat(path); err != nil {
 			return fmt.Errorf("missing %s: run `make build` first or set TOOLSHED_BUILD_DIR", path)

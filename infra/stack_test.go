@@ -9,10 +9,15 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 	"github.com/aws/jsii-runtime-go"
+	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/toolset"
 )
 
 // Synthesis starts node (jsii) and takes seconds, so TestMain synthesizes the
@@ -41,10 +46,7 @@ type cfnOutput struct {
 }
 
 // allFunctionDirs are the build folders the stack expects.
-var allFunctionDirs = []string{
-	"gateway", "authorizer", "hello", "sys-audit", "add_task", "list_tasks", "update_task",
-	"complete_task", "delete_task", "write_memory_entry", "read_memory",
-}
+var allFunctionDirs = []string{gatewayName, authorizerDir, toolDir}
 
 func TestMain(m *testing.M) {
 	os.Exit(runTests(m))
@@ -148,12 +150,12 @@ func functionID(t *testing.T, name string) string {
 	return logicalID(t, constructID(name)+"Function")
 }
 
-// tableIDs maps a table key ("Tasks", ...) to its logical id.
-func tableIDs(t *testing.T) map[tableKey]string {
+// tableIDs maps a table ("Tasks", ...) to its logical id.
+func tableIDs(t *testing.T) map[config.Table]string {
 	t.Helper()
-	out := map[tableKey]string{}
-	for _, key := range []tableKey{tasksTable, memoryTable, rateTable, accessTable, apiKeysTable} {
-		out[key] = logicalID(t, string(key)+"Table")
+	out := map[config.Table]string{}
+	for _, spec := range tableSpecs {
+		out[spec.Key] = logicalID(t, string(spec.Key)+"Table")
 	}
 	return out
 }
@@ -248,27 +250,32 @@ func expectedRouteKeys() []string {
 // ---- tests ----
 
 func TestResourceCounts(t *testing.T) {
+	functions := len(tools) + 2 // every tool, the gateway and the authorizer
+	routeNames := 0
+	for _, tool := range tools {
+		routeNames += 1 + len(tool.Aliases)
+	}
 	tests := []struct {
 		typ  string
-		want float64
+		want int
 	}{
-		{"AWS::Lambda::Function", 11},
-		{"AWS::Logs::LogGroup", 11},
-		{"AWS::IAM::Role", 11},
-		{"AWS::DynamoDB::Table", 5},
+		{"AWS::Lambda::Function", functions},
+		{"AWS::Logs::LogGroup", functions},
+		{"AWS::IAM::Role", functions},
+		{"AWS::DynamoDB::Table", len(tableSpecs)},
 		{"AWS::S3::Bucket", 1},
 		{"AWS::ApiGatewayV2::Api", 1},
 		{"AWS::ApiGatewayV2::Stage", 1},
 		{"AWS::ApiGatewayV2::Authorizer", 1},
-		{"AWS::ApiGatewayV2::Integration", 10}, // gateway + 9 tools
-		{"AWS::ApiGatewayV2::Route", 24},       // 3 /mcp + /healthz + 2 × (9 tools + 1 alias)
-		{"AWS::CloudWatch::Alarm", 33},         // 3 per function
+		{"AWS::ApiGatewayV2::Integration", 1 + len(tools)}, // the gateway and each tool
+		{"AWS::ApiGatewayV2::Route", 4 + 2*routeNames},     // 3 on /mcp, /healthz, 2 per name
+		{"AWS::CloudWatch::Alarm", 3 * functions},          // errors, throttles, duration
 		{"AWS::CloudWatch::Dashboard", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.typ, func(t *testing.T) {
 			must(t, func() {
-				template.ResourceCountIs(jsii.String(tt.typ), jsii.Number(tt.want))
+				template.ResourceCountIs(jsii.String(tt.typ), jsii.Number(float64(tt.want)))
 			})
 		})
 	}
@@ -279,17 +286,18 @@ func TestFunctions(t *testing.T) {
 		timeout, memory float64
 	}
 	tests := map[string]want{
-		"gateway":            {30, 512},
-		"authorizer":         {5, 256},
-		"hello":              {5, 256},
-		"sys-audit":          {10, 256},
-		"add_task":           {10, 256},
-		"list_tasks":         {10, 256},
-		"update_task":        {10, 256},
-		"complete_task":      {10, 256},
-		"delete_task":        {10, 256},
-		"write_memory_entry": {10, 256},
-		"read_memory":        {10, 256},
+		"gateway":    {gatewayTimeoutSeconds, gatewayMemoryMB},
+		"authorizer": {authorizerTimeoutSeconds, authorizerMemoryMB},
+	}
+	for _, tool := range tools {
+		tests[tool.Name] = want{tool.TimeoutSeconds, tool.MemoryMB}
+	}
+	// Anchors, so that a wrong derivation cannot pass by agreeing with itself:
+	// hello's contract allows 2 s, add_task's 5 s.
+	for name, w := range map[string]want{"hello": {5, 256}, "add_task": {8, 256}} {
+		if tests[name] != w {
+			t.Errorf("%s: derived %+v, want %+v", name, tests[name], w)
+		}
 	}
 	if got := len(resourcesOfType("AWS::Lambda::Function")); got != len(tests) {
 		t.Errorf("functions: got %d, want %d", got, len(tests))
@@ -320,6 +328,9 @@ func TestFunctions(t *testing.T) {
 			if _, ok := logGroups[fmt.Sprint(lg["Ref"])]; !ok {
 				t.Errorf("LoggingConfig.LogGroup = %v, want a Ref to a log group of the stack", lg)
 			}
+			if w.timeout >= gatewayTimeoutSeconds && name != "gateway" {
+				t.Errorf("timeout %g s is not below the gateway's %d s", w.timeout, gatewayTimeoutSeconds)
+			}
 		})
 	}
 }
@@ -337,26 +348,26 @@ func TestEveryFunctionIsArmAl2023Traced(t *testing.T) {
 func TestEnvironment(t *testing.T) {
 	ids := tableIDs(t)
 	bucketID := logicalID(t, "SnapshotBucket")
-	common := map[string]any{
-		"TOOLSHED_STORE":         "dynamodb",
-		"TOOLSHED_TASKS_TABLE":   ref(ids[tasksTable]),
-		"TOOLSHED_MEMORY_TABLE":  ref(ids[memoryTable]),
-		"TOOLSHED_RATE_TABLE":    ref(ids[rateTable]),
-		"TOOLSHED_ACCESS_TABLE":  ref(ids[accessTable]),
-		"TOOLSHED_APIKEYS_TABLE": ref(ids[apiKeysTable]),
-		"TOOLSHED_BUCKET":        ref(bucketID),
-	}
 	env := func(t *testing.T, name string) map[string]any {
 		t.Helper()
 		e, _ := synth.Resources[functionID(t, name)].Properties["Environment"].(map[string]any)
 		vars, _ := e["Variables"].(map[string]any)
 		return vars
 	}
-
+	// Each tool function gets its tool, the store, the tables it is granted,
+	// the bucket when granted, and its family's settings; nothing else.
 	for _, tool := range tools {
 		t.Run(tool.Name, func(t *testing.T) {
-			want := map[string]any{"TOOLSHED_TOOL": tool.Name}
-			for k, v := range common {
+			want := map[string]any{"TOOLSHED_TOOL": tool.Name, "TOOLSHED_STORE": "dynamodb"}
+			for _, g := range tool.Grants {
+				switch g.Kind {
+				case family.TableGrant:
+					want[config.TableVars[g.Table]] = ref(ids[g.Table])
+				case family.ObjectGrant, family.ListGrant:
+					want["TOOLSHED_BUCKET"] = ref(bucketID)
+				}
+			}
+			for k, v := range tool.Env {
 				want[k] = v
 			}
 			if got := env(t, tool.Name); !equalJSON(got, want) {
@@ -364,13 +375,22 @@ func TestEnvironment(t *testing.T) {
 			}
 		})
 	}
+	// Anchors independent of the derivation.
+	for name, want := range map[string]map[string]any{
+		"hello": {"TOOLSHED_TOOL": "hello", "TOOLSHED_STORE": "dynamodb",
+			"TOOLSHED_RATE_TABLE": ref(ids[config.RateLimitsTable])},
+		"add_task": {"TOOLSHED_TOOL": "add_task", "TOOLSHED_STORE": "dynamodb",
+			"TOOLSHED_RATE_TABLE": ref(ids[config.RateLimitsTable]), "TOOLSHED_TASKS_TABLE": ref(ids[config.TasksTable])},
+	} {
+		if got := env(t, name); !equalJSON(got, want) {
+			t.Errorf("%s environment:\n got %v\nwant %v", name, got, want)
+		}
+	}
 
 	t.Run("gateway", func(t *testing.T) {
 		got := env(t, "gateway")
-		for k, v := range common {
-			if !equalJSON(got[k], v) {
-				t.Errorf("%s: got %v, want %v", k, got[k], v)
-			}
+		if len(got) != 1 {
+			t.Errorf("gateway environment has %v; want only TOOLSHED_TOOL_FUNCTIONS", got)
 		}
 		// TOOLSHED_TOOL_FUNCTIONS is a Fn::Join; put "<Ref:id>" in place of
 		// each Ref and decode the JSON object it spells.
@@ -403,7 +423,7 @@ func TestEnvironment(t *testing.T) {
 	t.Run("authorizer", func(t *testing.T) {
 		want := map[string]any{
 			"TOOLSHED_STORE":         "dynamodb",
-			"TOOLSHED_APIKEYS_TABLE": ref(ids[apiKeysTable]),
+			"TOOLSHED_APIKEYS_TABLE": ref(ids[config.APIKeysTable]),
 		}
 		if got := env(t, "authorizer"); !equalJSON(got, want) {
 			t.Errorf("environment:\n got %v\nwant %v", got, want)
@@ -519,34 +539,48 @@ func TestAuthorizer(t *testing.T) {
 
 func TestPolicies(t *testing.T) {
 	ids := tableIDs(t)
-	table := func(key tableKey) string {
+	table := func(key config.Table) string {
 		b, _ := json.Marshal(getAttArn(ids[key]))
 		return string(b)
 	}
-	rate := []string{"dynamodb:UpdateItem"}
-	// function → table ARN → exactly these actions (sorted); X-Ray is left out.
-	tests := map[string]map[string][]string{
-		"hello":              {table(rateTable): rate},
-		"sys-audit":          {table(rateTable): rate},
-		"add_task":           {table(tasksTable): {"dynamodb:PutItem", "dynamodb:UpdateItem"}, table(rateTable): rate},
-		"list_tasks":         {table(tasksTable): {"dynamodb:Query"}, table(rateTable): rate},
-		"update_task":        {table(tasksTable): {"dynamodb:GetItem", "dynamodb:UpdateItem"}, table(rateTable): rate},
-		"complete_task":      {table(tasksTable): {"dynamodb:GetItem", "dynamodb:UpdateItem"}, table(rateTable): rate},
-		"delete_task":        {table(tasksTable): {"dynamodb:DeleteItem"}, table(rateTable): rate},
-		"write_memory_entry": {table(memoryTable): {"dynamodb:PutItem"}, table(rateTable): rate},
-		"read_memory":        {table(memoryTable): {"dynamodb:Query"}, table(rateTable): rate},
-		"authorizer":         {table(apiKeysTable): {"dynamodb:GetItem"}},
-	}
-	if len(tests) != len(tools)+1 {
-		t.Errorf("policy expectations cover %d functions, want every tool and the authorizer", len(tests))
-	}
-	for name, want := range tests {
-		t.Run(name, func(t *testing.T) {
-			got := roleActions(t, functionID(t, name))
+	// Every tool function: exactly its grants, on exactly their resources.
+	for _, tool := range tools {
+		t.Run(tool.Name, func(t *testing.T) {
+			want := map[string][]string{}
+			for _, g := range tool.Grants {
+				if g.Kind != family.TableGrant {
+					continue // bucket and model grants are checked in TestBucketAndModelGrants
+				}
+				want[table(g.Table)] = append(want[table(g.Table)], g.Actions...)
+			}
+			got := roleActions(t, functionID(t, tool.Name))
+			for res := range got {
+				if !strings.Contains(res, "Table") {
+					delete(got, res)
+				}
+			}
+			for k := range want {
+				slices.Sort(want[k])
+			}
 			if !equalJSON(got, want) {
-				t.Errorf("policy:\n got %v\nwant %v", got, want)
+				t.Errorf("table policy:\n got %v\nwant %v", got, want)
 			}
 		})
+	}
+	// Anchors: least privilege spelled out for some tools and the authorizer.
+	rate := []string{"dynamodb:UpdateItem"}
+	anchors := map[string]map[string][]string{
+		"hello":              {table(config.RateLimitsTable): rate},
+		"add_task":           {table(config.TasksTable): {"dynamodb:PutItem", "dynamodb:UpdateItem"}, table(config.RateLimitsTable): rate},
+		"list_tasks":         {table(config.TasksTable): {"dynamodb:Query"}, table(config.RateLimitsTable): rate},
+		"delete_task":        {table(config.TasksTable): {"dynamodb:DeleteItem"}, table(config.RateLimitsTable): rate},
+		"write_memory_entry": {table(config.MemoryTable): {"dynamodb:PutItem"}, table(config.RateLimitsTable): rate},
+		"authorizer":         {table(config.APIKeysTable): {"dynamodb:GetItem"}},
+	}
+	for name, want := range anchors {
+		if got := roleActions(t, functionID(t, name)); !equalJSON(got, want) {
+			t.Errorf("%s policy:\n got %v\nwant %v", name, got, want)
+		}
 	}
 }
 
@@ -583,18 +617,18 @@ func TestGatewayPolicy(t *testing.T) {
 func TestTables(t *testing.T) {
 	type key struct{ name, typ string }
 	tests := []struct {
-		table  tableKey
+		table  config.Table
 		pk     key
 		sk     *key
 		pitr   bool
 		retain bool
 		ttl    string
 	}{
-		{tasksTable, key{"tenant", "S"}, &key{"id", "N"}, true, true, ""},
-		{memoryTable, key{"pk", "S"}, &key{"id", "S"}, true, true, ""},
-		{rateTable, key{"pk", "S"}, nil, false, false, "ttl"},
-		{accessTable, key{"tenant", "S"}, &key{"path", "S"}, true, true, ""},
-		{apiKeysTable, key{"hash", "S"}, nil, true, true, ""},
+		{config.TasksTable, key{"tenant", "S"}, &key{"id", "N"}, true, true, ""},
+		{config.MemoryTable, key{"pk", "S"}, &key{"id", "S"}, true, true, ""},
+		{config.RateLimitsTable, key{"pk", "S"}, nil, false, false, "ttl"},
+		{config.AccessTable, key{"tenant", "S"}, &key{"path", "S"}, true, true, ""},
+		{config.APIKeysTable, key{"hash", "S"}, nil, true, true, ""},
 	}
 	ids := tableIDs(t)
 	for _, tt := range tests {
@@ -671,13 +705,42 @@ func TestSnapshotBucket(t *testing.T) {
 			},
 		})
 	})
-	// No function has access to the bucket yet.
+}
+
+// TestBucketAndModelGrants: a function may touch the bucket or a Bedrock
+// model only when its family grants it, and then only under the granted
+// prefix or on the granted model.
+func TestBucketAndModelGrants(t *testing.T) {
 	bucket, _ := json.Marshal(getAttArn(logicalID(t, "SnapshotBucket")))
-	for id, p := range resourcesOfType("AWS::IAM::Policy") {
-		doc, _ := json.Marshal(p.Properties["PolicyDocument"])
-		if strings.Contains(string(doc), string(bucket)) || strings.Contains(string(doc), "s3:") {
-			t.Errorf("policy %s grants access to the snapshot bucket", id)
-		}
+	for _, tool := range tools {
+		t.Run(tool.Name, func(t *testing.T) {
+			got := roleActions(t, functionID(t, tool.Name))
+			var s3Actions, modelActions []string
+			for res, actions := range got {
+				if strings.Contains(res, string(bucket)) {
+					s3Actions = append(s3Actions, actions...)
+				}
+				if strings.Contains(res, "foundation-model") {
+					modelActions = append(modelActions, actions...)
+				}
+			}
+			var wantS3, wantModel []string
+			for _, g := range tool.Grants {
+				switch g.Kind {
+				case family.ObjectGrant, family.ListGrant:
+					wantS3 = append(wantS3, g.Actions...)
+				case family.ModelGrant:
+					wantModel = append(wantModel, g.Actions...)
+				}
+			}
+			slices.Sort(s3Actions)
+			slices.Sort(wantS3)
+			slices.Sort(modelActions)
+			slices.Sort(wantModel)
+			if !slices.Equal(s3Actions, wantS3) || !slices.Equal(modelActions, wantModel) {
+				t.Errorf("bucket actions %v (want %v), model actions %v (want %v)", s3Actions, wantS3, modelActions, wantModel)
+			}
+		})
 	}
 }
 
@@ -798,12 +861,12 @@ func TestToolTable(t *testing.T) {
 			}
 			seen[name] = true
 		}
-		if tool.Dir == "" || tool.TimeoutSeconds <= 0 {
-			t.Errorf("%s: Dir and TimeoutSeconds are required", tool.Name)
+		if len(tool.Grants) == 0 || !equalJSON(tool.Grants[0], rateCounter) {
+			t.Errorf("%s: the rate counter grant must come first, got %+v", tool.Name, tool.Grants)
 		}
-		if !slices.ContainsFunc(tool.Grants, func(g tableGrant) bool { return g.Table == rateTable }) {
-			t.Errorf("%s: no rate limit grant", tool.Name)
-		}
+	}
+	if len(tools) != len(toolset.Tools()) {
+		t.Errorf("the stack deploys %d tools, the registry serves %d", len(tools), len(toolset.Tools()))
 	}
 }
 
@@ -846,48 +909,56 @@ func TestBuildDirFromEnv(t *testing.T) {
 	}
 }
 
-// TestToolTableMatchesRepository keeps the CDK tool table in step with the
-// functions/ folders and the contracts: every tool folder is deployed,
-// every deployed tool has a contract with the same aliases, and its Lambda
-// timeout leaves room for the contract's deadline.
-func TestToolTableMatchesRepository(t *testing.T) {
+// TestFunctionFolders: functions/ holds the gateway, the authorizer and the
+// one tool bootstrap; tools are not folders of their own.
+func TestFunctionFolders(t *testing.T) {
 	entries, err := os.ReadDir(filepath.Join("..", "functions"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	inTable := map[string]toolSpec{}
-	for _, tool := range tools {
-		inTable[tool.Dir] = tool
-	}
+	var got []string
 	for _, e := range entries {
-		if !e.IsDir() || e.Name() == gatewayName || e.Name() == authorizerDir {
-			continue
-		}
-		if _, ok := inTable[e.Name()]; !ok {
-			t.Errorf("functions/%s is not in the CDK tool table", e.Name())
+		if e.IsDir() {
+			got = append(got, e.Name())
 		}
 	}
-	for _, tool := range tools {
-		if _, err := os.Stat(filepath.Join("..", "functions", tool.Dir, "main.go")); err != nil {
-			t.Errorf("%s: %v", tool.Name, err)
-		}
-		raw, err := os.ReadFile(filepath.Join("..", "contracts", tool.Name+".json"))
-		if err != nil {
-			t.Errorf("%s: no contract: %v", tool.Name, err)
-			continue
-		}
-		var c struct {
-			Aliases   []string `json:"aliases"`
-			TimeoutMs int      `json:"timeoutMs"`
-		}
-		if err := json.Unmarshal(raw, &c); err != nil {
-			t.Fatal(err)
-		}
-		if strings.Join(c.Aliases, ",") != strings.Join(tool.Aliases, ",") {
-			t.Errorf("%s: aliases %v, contract says %v", tool.Name, tool.Aliases, c.Aliases)
-		}
-		if tool.TimeoutSeconds*1000 <= float64(c.TimeoutMs) {
-			t.Errorf("%s: Lambda timeout %g s does not exceed the contract deadline %d ms", tool.Name, tool.TimeoutSeconds, c.TimeoutMs)
-		}
+	want := slices.Clone(allFunctionDirs)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("functions/ has %v, want %v", got, want)
+	}
+}
+
+// TestToolSpecsFromContract derives a tool the stack has never seen from a
+// contract and a family: aliases and timeout come from the contract, memory
+// and grants from the family.
+func TestToolSpecsFromContract(t *testing.T) {
+	contract := `{"name":"echo","aliases":["say"],"title":"Echo","description":"Echoes.",
+		"inputSchema":{"type":"object"},"outputSchema":{"type":"object"},
+		"annotations":{"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false},
+		"rateLimit":{"requestsPerMinute":10},"timeoutMs":12500,"examples":[]}`
+	set, err := schema.Load(fstest.MapFS{"echo.json": {Data: []byte(contract)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fam := family.Family{Name: "echo", Tools: []string{"echo"}, MemoryMB: 1024,
+		Grants: []family.Grant{family.Objects("workspace/", "s3:GetObject")}}
+	specs, err := toolSpecs([]family.Family{fam}, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []toolSpec{{Name: "echo", Aliases: []string{"say"}, TimeoutSeconds: 16, MemoryMB: 1024,
+		Grants: []family.Grant{rateCounter, family.Objects("workspace/", "s3:GetObject")}}}
+	if !equalJSON(specs, want) {
+		t.Errorf("got %+v\nwant %+v", specs, want)
+	}
+	bad := family.Family{Name: "bad", Tools: []string{"echo"}, Grants: []family.Grant{family.Objects("workspace/", "dynamodb:Query")}}
+	if _, err := toolSpecs([]family.Family{bad}, set); err == nil {
+		t.Error("a grant mixing services was accepted")
+	}
+	missing := family.Family{Name: "missing", Tools: []string{"nope"}}
+	if _, err := toolSpecs([]family.Family{missing}, set); err == nil {
+		t.Error("a tool without a contract was accepted")
 	}
 }

@@ -23,6 +23,7 @@ type Config struct {
 	Auth           string            // TOOLSHED_AUTH: "auto" (default) or "keys"
 	LocalTenant    string            // TOOLSHED_LOCAL_TENANT, tenant when auth is off (local)
 	Origins        []string          // TOOLSHED_ALLOWED_ORIGINS, extra browser origins
+	Tool           string            // TOOLSHED_TOOL, the tool a Lambda tool function serves
 	ToolFunctions  map[string]string // TOOLSHED_TOOL_FUNCTIONS, gateway: tool → Lambda function
 	LogLevel       slog.Level        // TOOLSHED_LOG_LEVEL: debug, info, warn, error
 	Metrics        bool              // TOOLSHED_METRICS: write EMF metrics (default on in Lambda)
@@ -31,6 +32,27 @@ type Config struct {
 // Tables names the DynamoDB tables.
 type Tables struct {
 	Tasks, Memory, RateLimits, Access, APIKeys string
+}
+
+// Table identifies one of the DynamoDB tables.
+type Table string
+
+// The tables.
+const (
+	TasksTable      Table = "Tasks"
+	MemoryTable     Table = "Memory"
+	RateLimitsTable Table = "RateLimits"
+	AccessTable     Table = "Access"
+	APIKeysTable    Table = "ApiKeys"
+)
+
+// TableVars maps each table to the environment variable carrying its name.
+var TableVars = map[Table]string{
+	TasksTable:      "TOOLSHED_TASKS_TABLE",
+	MemoryTable:     "TOOLSHED_MEMORY_TABLE",
+	RateLimitsTable: "TOOLSHED_RATE_TABLE",
+	AccessTable:     "TOOLSHED_ACCESS_TABLE",
+	APIKeysTable:    "TOOLSHED_APIKEYS_TABLE",
 }
 
 // FromEnv reads the configuration from getenv (os.Getenv in production).
@@ -49,12 +71,13 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		DynamoEndpoint: get("TOOLSHED_DYNAMODB_ENDPOINT", ""),
 		Auth:           get("TOOLSHED_AUTH", "auto"),
 		LocalTenant:    get("TOOLSHED_LOCAL_TENANT", "local"),
+		Tool:           get("TOOLSHED_TOOL", ""),
 		Tables: Tables{
-			Tasks:      get("TOOLSHED_TASKS_TABLE", "toolshed-tasks"),
-			Memory:     get("TOOLSHED_MEMORY_TABLE", "toolshed-memory"),
-			RateLimits: get("TOOLSHED_RATE_TABLE", "toolshed-rate-limits"),
-			Access:     get("TOOLSHED_ACCESS_TABLE", "toolshed-access"),
-			APIKeys:    get("TOOLSHED_APIKEYS_TABLE", "toolshed-api-keys"),
+			Tasks:      get(TableVars[TasksTable], "toolshed-tasks"),
+			Memory:     get(TableVars[MemoryTable], "toolshed-memory"),
+			RateLimits: get(TableVars[RateLimitsTable], "toolshed-rate-limits"),
+			Access:     get(TableVars[AccessTable], "toolshed-access"),
+			APIKeys:    get(TableVars[APIKeysTable], "toolshed-api-keys"),
 		},
 	}
 	if c.Store != "bolt" && c.Store != "dynamodb" {

@@ -13,13 +13,14 @@ import (
 	"github.com/toolshed/toolshed/contracts"
 	"github.com/toolshed/toolshed/shared/auth"
 	"github.com/toolshed/toolshed/shared/backend"
+	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/httpapi"
 	"github.com/toolshed/toolshed/shared/lambdainvoke"
 	"github.com/toolshed/toolshed/shared/mcpserver"
+	"github.com/toolshed/toolshed/shared/ratelimit"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/telemetry"
-	"github.com/toolshed/toolshed/shared/toolset"
 )
 
 // Version is reported by the MCP server; set with -ldflags at build time.
@@ -28,16 +29,26 @@ var Version = "dev"
 // InLambda reports whether the process runs inside the Lambda runtime.
 func InLambda() bool { return os.Getenv("AWS_LAMBDA_RUNTIME_API") != "" }
 
-// StartTool is the main of a tool function: it builds the pipeline for one
-// tool once, outside the handler, and serves events until the runtime stops.
-func StartTool(name string) {
+// StartTool is the main of a tool function. TOOLSHED_TOOL names the tool;
+// only its family is built (and only what that family asks of the Env),
+// once, outside the handler. Rate counters are shared in DynamoDB.
+func StartTool(families []family.Family) {
 	log, cfg := setup()
 	ctx := context.Background()
-	stores, _, err := backend.Open(ctx, cfg)
+	if cfg.Tool == "" {
+		fatalIf(log, "configuration", fmt.Errorf("TOOLSHED_TOOL is not set: it names the tool this function serves"))
+	}
+	env := family.NewEnv(cfg, log)
+	tools, err := family.Build(ctx, families, env, cfg.Tool)
+	fatalIf(log, "build "+cfg.Tool, err)
+	stores, err := env.Stores(ctx)
 	fatalIf(log, "open storage", err)
-	tools, err := toolset.Only(toolset.Deps{Stores: stores}, name)
-	fatalIf(log, "select tool", err)
-	p, err := toolset.NewPipeline(tools, toolset.Options{Config: cfg, Stores: stores, Log: log, Metrics: metrics(cfg)})
+	p, err := family.Pipeline(tools, family.PipelineOptions{
+		Limiter:    ratelimit.New(stores.Counters, nil),
+		RateLimits: cfg.RateLimits,
+		Log:        log,
+		Metrics:    metrics(cfg),
+	})
 	fatalIf(log, "build pipeline", err)
 	h := httpapi.New(httpapi.Config{Invoker: p, Auth: auth.Gateway{}, RequestID: RequestID, Log: log})
 	lambda.Start(ToolHandler(p, h))

@@ -16,8 +16,10 @@ import (
 	"github.com/toolshed/toolshed/shared/auth"
 	"github.com/toolshed/toolshed/shared/backend"
 	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/httpapi"
 	"github.com/toolshed/toolshed/shared/mcpserver"
+	"github.com/toolshed/toolshed/shared/ratelimit"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolset"
 )
@@ -53,7 +55,15 @@ func build(ctx context.Context, cfg config.Config, stores store.Stores, log *slo
 	if err != nil {
 		return nil, err
 	}
-	p, err := toolset.NewPipeline(toolset.All(toolset.Deps{Stores: stores}), toolset.Options{Config: cfg, Stores: stores, Log: log})
+	tools, err := family.Build(ctx, toolset.Families, family.NewEnv(cfg, log).UseStores(stores))
+	if err != nil {
+		return nil, err
+	}
+	p, err := family.Pipeline(tools, family.PipelineOptions{
+		Limiter:    ratelimit.New(stores.Counters, nil),
+		RateLimits: cfg.RateLimits,
+		Log:        log,
+	})
 	if err != nil {
 		return nil, err
 	}

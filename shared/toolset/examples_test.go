@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/ratelimit"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
 	"github.com/toolshed/toolshed/shared/toolkit"
 	"github.com/toolshed/toolshed/shared/toolset"
@@ -26,8 +28,15 @@ func TestContractExamplesRun(t *testing.T) {
 		}
 		t.Cleanup(func() { db.Close() })
 		st := db.Stores()
-		p, err := toolset.NewPipeline(toolset.All(toolset.Deps{Stores: st}),
-			toolset.Options{Config: config.Config{}, Stores: st, Log: slog.New(slog.DiscardHandler)})
+		env := family.NewEnv(config.Config{}, nil).UseStores(st)
+		tools, err := family.Build(context.Background(), toolset.Families, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := family.Pipeline(tools, family.PipelineOptions{
+			Limiter: ratelimit.New(st.Counters, nil),
+			Log:     slog.New(slog.DiscardHandler),
+		})
 		if err != nil {
 			t.Fatal(err)
 		}

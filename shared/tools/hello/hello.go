@@ -6,8 +6,18 @@ import (
 	"context"
 	"strings"
 
+	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
+
+// Family registers hello; it needs nothing from the outside world.
+var Family = family.Family{
+	Name:  "hello",
+	Tools: []string{"hello"},
+	New: func(context.Context, *family.Env) ([]toolkit.Tool, error) {
+		return []toolkit.Tool{New()}, nil
+	},
+}
 
 type input struct {
 	Name string `json:"name"`

@@ -13,9 +13,12 @@
 package memory
 
 import (
+	"context"
 	"slices"
 	"time"
 
+	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolargs"
 	"github.com/toolshed/toolshed/shared/toolkit"
@@ -69,6 +72,24 @@ func fileFormat(name string) (format, error) {
 		return 0, toolargs.Invalid("file", "must be one of %q", Files())
 	}
 	return f, nil
+}
+
+// Family registers the memory tools over the Memory table: entries are
+// only ever put (conditionally) and queried, never updated or deleted.
+var Family = family.Family{
+	Name:  "memory",
+	Tools: []string{WriteTool, ReadTool},
+	Grants: []family.Grant{
+		family.Table(config.MemoryTable, "dynamodb:PutItem").For(WriteTool),
+		family.Table(config.MemoryTable, "dynamodb:Query").For(ReadTool),
+	},
+	New: func(ctx context.Context, env *family.Env) ([]toolkit.Tool, error) {
+		st, err := env.Stores(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return Tools(st.Memory, env.Now), nil
+	},
 }
 
 // service holds what both memory tools need.

@@ -26,6 +26,7 @@ import (
 	"io/fs"
 	"runtime/debug"
 
+	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
@@ -81,6 +82,15 @@ type Runtime struct {
 type input struct {
 	Command  string          `json:"command"`
 	Baseline json.RawMessage `json:"baseline,omitempty"`
+}
+
+// Family registers sys-audit over the machine it runs on.
+var Family = family.Family{
+	Name:  "sys-audit",
+	Tools: []string{ToolName},
+	New: func(context.Context, *family.Env) ([]toolkit.Tool, error) {
+		return []toolkit.Tool{New(System())}, nil
+	},
 }
 
 // New returns the sys-audit tool reading the machine through src.

@@ -9,10 +9,13 @@
 package tasks
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
 
+	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolargs"
 	"github.com/toolshed/toolshed/shared/toolerr"
@@ -27,6 +30,26 @@ const (
 	CompleteTool = "complete_task"
 	DeleteTool   = "delete_task"
 )
+
+// Family registers the task tools over the Tasks table.
+var Family = family.Family{
+	Name:  "tasks",
+	Tools: []string{AddTool, ListTool, UpdateTool, CompleteTool, DeleteTool},
+	Grants: []family.Grant{
+		// add_task: the id counter (UpdateItem ADD), then a conditional PutItem.
+		family.Table(config.TasksTable, "dynamodb:UpdateItem", "dynamodb:PutItem").For(AddTool),
+		family.Table(config.TasksTable, "dynamodb:Query").For(ListTool),
+		family.Table(config.TasksTable, "dynamodb:GetItem", "dynamodb:UpdateItem").For(UpdateTool, CompleteTool),
+		family.Table(config.TasksTable, "dynamodb:DeleteItem").For(DeleteTool),
+	},
+	New: func(ctx context.Context, env *family.Env) ([]toolkit.Tool, error) {
+		st, err := env.Stores(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return Tools(st.Tasks, env.Now), nil
+	},
+}
 
 // service holds what every task tool needs.
 type service struct {

@@ -1,5 +1,5 @@
 // Package tooltest runs tool tests the way users reach the tools: through
-// the pipeline toolset.NewPipeline builds (rate limiter, input and output
+// the pipeline family.Pipeline builds (rate limiter, input and output
 // schema validation, envelope), on both storage backends.
 //
 //	for _, be := range tooltest.Backends(t) {
@@ -22,13 +22,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/ratelimit"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
 	"github.com/toolshed/toolshed/shared/store/dynamostore/dynamotest"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
-	"github.com/toolshed/toolshed/shared/toolset"
 )
 
 // Backend makes fresh, empty stores of one kind.
@@ -77,10 +77,10 @@ func New(tb testing.TB, st store.Stores, tools []toolkit.Tool) *Harness {
 	for _, t := range tools {
 		limits[t.Name] = unlimited
 	}
-	p, err := toolset.NewPipeline(tools, toolset.Options{
-		Config: config.Config{RateLimits: limits},
-		Stores: st,
-		Log:    slog.New(slog.DiscardHandler),
+	p, err := family.Pipeline(tools, family.PipelineOptions{
+		Limiter:    ratelimit.New(st.Counters, nil),
+		RateLimits: limits,
+		Log:        slog.New(slog.DiscardHandler),
 	})
 	if err != nil {
 		tb.Fatalf("build pipeline: %v", err)

@@ -1,0 +1,92 @@
+package family
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/toolshed/toolshed/shared/backend"
+	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/store"
+)
+
+// Env is what a family's constructor may use: the settings, a logger, the
+// clock, and clients that are built on first use and then shared by every
+// family of the process. A function that never asks for the stores never
+// opens them.
+type Env struct {
+	Config config.Config
+	Log    *slog.Logger
+	Now    func() time.Time
+
+	mu      sync.Mutex
+	stores  *store.Stores
+	aws     *aws.Config
+	closers []func() error
+}
+
+// NewEnv returns an Env over cfg. A nil log discards; Now is time.Now.
+func NewEnv(cfg config.Config, log *slog.Logger) *Env {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Env{Config: cfg, Log: log, Now: time.Now}
+}
+
+// UseStores makes env hand out st instead of opening the configured
+// backend (tests, and servers that have opened the stores already).
+func (e *Env) UseStores(st store.Stores) *Env {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.stores = &st
+	return e
+}
+
+// Stores opens the configured storage backend on first use.
+func (e *Env) Stores(ctx context.Context) (store.Stores, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.stores != nil {
+		return *e.stores, nil
+	}
+	st, closeStores, err := backend.Open(ctx, e.Config)
+	if err != nil {
+		return store.Stores{}, fmt.Errorf("open storage: %w", err)
+	}
+	e.stores = &st
+	e.closers = append(e.closers, closeStores)
+	return st, nil
+}
+
+// AWS loads the AWS SDK configuration (region, credentials, endpoints from
+// the environment) on first use.
+func (e *Env) AWS(ctx context.Context) (aws.Config, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.aws != nil {
+		return *e.aws, nil
+	}
+	c, err := awsconfig.LoadDefaultConfig(ctx)
+	if err != nil {
+		return aws.Config{}, fmt.Errorf("load AWS config: %w", err)
+	}
+	e.aws = &c
+	return c, nil
+}
+
+// Close releases what the Env opened.
+func (e *Env) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var errs []error
+	for i := len(e.closers) - 1; i >= 0; i-- {
+		errs = append(errs, e.closers[i]())
+	}
+	e.closers = nil
+	return errors.Join(errs...)
+}

@@ -1,0 +1,119 @@
+// Package family is how tools join Toolshed. Tools register in families: a
+// family names its tools, declares what its functions may touch when
+// deployed (Grants), and has one constructor that builds only the family's
+// own dependencies, on first use, from an Env. The local server builds every
+// family; a tool's Lambda function builds only the family of its tool.
+//
+// Adding a tool is a contract in contracts/, a package with its Family, and
+// one line in shared/toolset. The CDK app derives each tool's function,
+// routes, timeout and IAM policy from the same Family and contract.
+package family
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/toolshed/toolshed/shared/toolkit"
+)
+
+// DefaultMemoryMB is the memory of a tool function whose family sets none.
+const DefaultMemoryMB = 256
+
+// Family is a group of tools built together because they share dependencies.
+type Family struct {
+	// Name identifies the family in logs and errors, e.g. "tasks".
+	Name string
+	// Tools are the canonical names (contracts/<name>.json) of its tools.
+	Tools []string
+	// Grants are what each of its tool functions may do when deployed,
+	// besides counting its rate limit (every tool function may).
+	Grants []Grant
+	// Env is fixed configuration its functions get when deployed.
+	Env map[string]string
+	// MemoryMB is its functions' memory; 0 means DefaultMemoryMB.
+	MemoryMB int
+	// New builds the family's tools. It must name exactly Tools, and should
+	// ask env only for what the family uses.
+	New func(ctx context.Context, env *Env) ([]toolkit.Tool, error)
+}
+
+// Memory returns the family's function memory in MB.
+func (f Family) Memory() int {
+	if f.MemoryMB > 0 {
+		return f.MemoryMB
+	}
+	return DefaultMemoryMB
+}
+
+// GrantsFor returns the grants of the family's function for one tool.
+func (f Family) GrantsFor(tool string) []Grant {
+	var out []Grant
+	for _, g := range f.Grants {
+		if len(g.Only) == 0 || slices.Contains(g.Only, tool) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// Of returns the family that has the named tool.
+func Of(families []Family, tool string) (Family, bool) {
+	for _, f := range families {
+		if slices.Contains(f.Tools, tool) {
+			return f, true
+		}
+	}
+	return Family{}, false
+}
+
+// Build runs the constructors of the families and returns their tools.
+// With names, only the families of those tools are built and only those
+// tools returned; an unknown name is an error.
+func Build(ctx context.Context, families []Family, env *Env, names ...string) ([]toolkit.Tool, error) {
+	var chosen []Family
+	if len(names) == 0 {
+		chosen = families
+	} else {
+		for _, n := range names {
+			f, ok := Of(families, n)
+			if !ok {
+				return nil, fmt.Errorf("no family serves a tool named %q", n)
+			}
+			if !slices.ContainsFunc(chosen, func(c Family) bool { return c.Name == f.Name }) {
+				chosen = append(chosen, f)
+			}
+		}
+	}
+	var out []toolkit.Tool
+	for _, f := range chosen {
+		tools, err := f.New(ctx, env)
+		if err != nil {
+			return nil, fmt.Errorf("build %s tools: %w", f.Name, err)
+		}
+		if err := f.check(tools); err != nil {
+			return nil, err
+		}
+		for _, t := range tools {
+			if len(names) == 0 || slices.Contains(names, t.Name) {
+				out = append(out, t)
+			}
+		}
+	}
+	return out, nil
+}
+
+// check makes sure a family built exactly the tools it names.
+func (f Family) check(tools []toolkit.Tool) error {
+	built := make([]string, len(tools))
+	for i, t := range tools {
+		built[i] = t.Name
+	}
+	want := slices.Clone(f.Tools)
+	slices.Sort(built)
+	slices.Sort(want)
+	if !slices.Equal(built, want) {
+		return fmt.Errorf("family %s names tools %v but built %v", f.Name, want, built)
+	}
+	return nil
+}

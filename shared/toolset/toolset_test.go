@@ -1,0 +1,88 @@
+package toolset_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/toolshed/toolshed/contracts"
+	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/store/boltstore"
+	"github.com/toolshed/toolshed/shared/toolset"
+)
+
+// TestFamilies checks the registry: every tool has a contract under its
+// canonical name and belongs to one family, every grant is well formed and
+// every family builds exactly the tools it names.
+func TestFamilies(t *testing.T) {
+	set, err := schema.Load(contracts.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := boltstore.Open(filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	env := family.NewEnv(config.Config{}, nil).UseStores(db.Stores())
+
+	seen := map[string]string{}
+	for _, f := range toolset.Families {
+		t.Run(f.Name, func(t *testing.T) {
+			if f.Name == "" || len(f.Tools) == 0 || f.New == nil {
+				t.Fatalf("family %+v needs a name, tools and a constructor", f)
+			}
+			for _, tool := range f.Tools {
+				if c, ok := set.Get(tool); !ok || c.Name != tool {
+					t.Errorf("tool %q has no contract under that canonical name", tool)
+				}
+				if other, dup := seen[tool]; dup {
+					t.Errorf("tool %q is in families %s and %s", tool, other, f.Name)
+				}
+				seen[tool] = f.Name
+			}
+			for _, g := range f.Grants {
+				if err := g.Check(); err != nil {
+					t.Errorf("grant %+v: %v", g, err)
+				}
+				for _, only := range g.Only {
+					if !slices.Contains(f.Tools, only) {
+						t.Errorf("grant %+v is limited to %q, which is not a tool of the family", g, only)
+					}
+				}
+			}
+			tools, err := family.Build(context.Background(), []family.Family{f}, env)
+			if err != nil {
+				t.Fatalf("build: %v", err)
+			}
+			if len(tools) != len(f.Tools) {
+				t.Errorf("built %d tools, family names %d", len(tools), len(f.Tools))
+			}
+		})
+	}
+}
+
+// TestBuildOneTool builds one tool the way its Lambda function does: only
+// its family, only that tool.
+func TestBuildOneTool(t *testing.T) {
+	dir := t.TempDir()
+	env := family.NewEnv(config.Config{Store: "bolt", DataDir: dir}, nil)
+	tools, err := family.Build(context.Background(), toolset.Families, env, "hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tools) != 1 || tools[0].Name != "hello" {
+		t.Fatalf("got %v, want just hello", tools)
+	}
+	// hello's family never asked for storage, so none was opened.
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("building hello created %v in the data directory", entries)
+	}
+	if _, err := family.Build(context.Background(), toolset.Families, env, "no_such_tool"); err == nil {
+		t.Fatal("building an unknown tool succeeded")
+	}
+}
