@@ -19,6 +19,8 @@ type Config struct {
 	Store          string            // TOOLSHED_STORE: "bolt" (default) or "dynamodb"
 	Tables         Tables            // TOOLSHED_*_TABLE, DynamoDB table names
 	DynamoEndpoint string            // TOOLSHED_DYNAMODB_ENDPOINT, e.g. a local DynamoDB
+	Bucket         string            // TOOLSHED_BUCKET, the S3 bucket (snapshots, indexes, workspaces)
+	S3Endpoint     string            // TOOLSHED_S3_ENDPOINT, e.g. a local S3 emulator (path-style)
 	RateLimits     map[string]int    // TOOLSHED_RATE_LIMITS, "tool=perMinute,..." overrides
 	Auth           string            // TOOLSHED_AUTH: "auto" (default) or "keys"
 	LocalTenant    string            // TOOLSHED_LOCAL_TENANT, tenant when auth is off (local)
@@ -69,6 +71,8 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		DataDir:        get("TOOLSHED_DATA_DIR", ".toolshed"),
 		Store:          get("TOOLSHED_STORE", "bolt"),
 		DynamoEndpoint: get("TOOLSHED_DYNAMODB_ENDPOINT", ""),
+		Bucket:         get("TOOLSHED_BUCKET", ""),
+		S3Endpoint:     get("TOOLSHED_S3_ENDPOINT", ""),
 		Auth:           get("TOOLSHED_AUTH", "auto"),
 		LocalTenant:    get("TOOLSHED_LOCAL_TENANT", "local"),
 		Tool:           get("TOOLSHED_TOOL", ""),

@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/toolshed/toolshed/shared/backend"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/store"
@@ -27,6 +28,7 @@ type Env struct {
 	mu      sync.Mutex
 	stores  *store.Stores
 	aws     *aws.Config
+	s3      *s3.Client
 	closers []func() error
 }
 
@@ -77,6 +79,44 @@ func (e *Env) AWS(ctx context.Context) (aws.Config, error) {
 	}
 	e.aws = &c
 	return c, nil
+}
+
+// S3 returns an S3 client and the deployment's bucket (TOOLSHED_BUCKET),
+// built on first use. TOOLSHED_S3_ENDPOINT points it at an emulator, with
+// path-style addressing.
+func (e *Env) S3(ctx context.Context) (*s3.Client, string, error) {
+	if e.Config.Bucket == "" {
+		return nil, "", errors.New("TOOLSHED_BUCKET is not set: it names the S3 bucket")
+	}
+	e.mu.Lock()
+	client := e.s3
+	e.mu.Unlock()
+	if client != nil {
+		return client, e.Config.Bucket, nil
+	}
+	cfg, err := e.AWS(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.s3 == nil {
+		e.s3 = s3.NewFromConfig(cfg, func(o *s3.Options) {
+			if e.Config.S3Endpoint != "" {
+				o.BaseEndpoint = aws.String(e.Config.S3Endpoint)
+				o.UsePathStyle = true
+			}
+		})
+	}
+	return e.s3, e.Config.Bucket, nil
+}
+
+// UseS3 makes env hand out client instead of building one (tests).
+func (e *Env) UseS3(client *s3.Client) *Env {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.s3 = client
+	return e
 }
 
 // Close releases what the Env opened.

@@ -9,19 +9,16 @@
 package dynamotest
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,6 +27,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/toolshed/toolshed/shared/emulator"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/dynamostore"
 )
@@ -44,9 +42,6 @@ const exitOnStdinEOF = `process.stdin.on('end', () => process.exit(0));
 process.stdin.on('error', () => process.exit(0));
 process.stdin.resume();
 require(process.argv[1]);`
-
-// startTimeout bounds how long Start waits for dynalite to accept connections.
-const startTimeout = 20 * time.Second
 
 // Server is a running dynalite process.
 type Server struct {
@@ -70,88 +65,16 @@ func Start(t testing.TB) *Server {
 	if err != nil {
 		t.Fatalf("dynamotest: node is not on PATH (%v): install Node.js, then run `npm ci` at the repo root", err)
 	}
-
-	// A port picked by the kernel can be taken before dynalite binds it:
-	// try a few times.
-	var lastErr error
-	for range 3 {
-		srv, err := start(t, node, cli)
-		if err == nil {
-			return srv
-		}
-		lastErr = err
-	}
-	t.Fatalf("dynamotest: start dynalite: %v", lastErr)
-	return nil
-}
-
-// start runs one dynalite process; on success its cleanup is registered.
-func start(t testing.TB, node, cli string) (*Server, error) {
-	port, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(node, "-e", exitOnStdinEOF, cli,
-		"--host", "127.0.0.1",
-		"--port", strconv.Itoa(port),
-		"--createTableMs", "0",
-		"--deleteTableMs", "0",
-		"--updateTableMs", "0",
-	)
-	var out syncBuffer
-	cmd.Stdout = &out
-	cmd.Stderr = &out
-	// Held open until stop; if this process dies without cleanup, the pipe
-	// closes and dynalite exits by itself.
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, fmt.Errorf("stdin pipe: %w", err)
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("run %s: %w", cmd, err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	stop := func() {
-		_ = cmd.Process.Kill()
-		_ = stdin.Close()
-		<-exited
-	}
-
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	deadline := time.Now().Add(startTimeout)
-	for {
-		conn, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
-		if err == nil {
-			_ = conn.Close()
-			break
-		}
-		select {
-		case werr := <-exited:
-			_ = stdin.Close()
-			return nil, fmt.Errorf("dynalite exited (%v): %s", werr, out.String())
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			stop()
-			return nil, fmt.Errorf("dynalite did not listen on %s within %s: %s", addr, startTimeout, out.String())
-		}
-	}
-	t.Cleanup(stop)
-	return &Server{Endpoint: "http://" + addr}, nil
-}
-
-// freePort returns a loopback TCP port that was free a moment ago.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	if err := l.Close(); err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-	return port, nil
+	addr := emulator.Start(t, "dynalite", func(port int) *exec.Cmd {
+		return exec.Command(node, "-e", exitOnStdinEOF, cli,
+			"--host", "127.0.0.1",
+			"--port", strconv.Itoa(port),
+			"--createTableMs", "0",
+			"--deleteTableMs", "0",
+			"--updateTableMs", "0",
+		)
+	})
+	return &Server{Endpoint: "http://" + addr}
 }
 
 // RepoRoot walks up from the working directory to the folder holding both
@@ -238,22 +161,4 @@ func (s *Server) NewTables(t testing.TB) dynamostore.Tables {
 func (s *Server) Stores(t testing.TB) store.Stores {
 	t.Helper()
 	return dynamostore.New(s.Client(), s.NewTables(t))
-}
-
-// syncBuffer collects a process's output from two writers.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
