@@ -127,7 +127,7 @@ func (f fakeLambda) Invoke(ctx context.Context, in *lambda.InvokeInput, _ ...fun
 func TestGatewayInvokesToolFunctions(t *testing.T) {
 	tool, set := toolFunction(t)
 	inv, err := lambdainvoke.New(fakeLambda{map[string]lambdaentry.Handler{"toolshed-hello": tool}}, set,
-		map[string]string{"hello": "toolshed-hello"})
+		map[string]string{"hello": "toolshed-hello"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

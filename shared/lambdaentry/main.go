@@ -63,7 +63,8 @@ func StartGateway() {
 	fatalIf(log, "load contracts", err)
 	awsCfg, err := awsconfig.LoadDefaultConfig(ctx)
 	fatalIf(log, "load AWS config", err)
-	inv, err := lambdainvoke.New(awslambda.NewFromConfig(awsCfg), set, cfg.ToolFunctions)
+	inv, err := lambdainvoke.New(awslambda.NewFromConfig(awsCfg), set, cfg.ToolFunctions,
+		telemetry.NewGatewayObserver(log, metrics(cfg)))
 	fatalIf(log, "tool functions", err)
 	srv := mcpserver.NewServer(mcpserver.Config{Name: "toolshed", Version: Version, Tools: inv.Served(), Invoker: inv, Log: log})
 	h := httpapi.New(httpapi.Config{Invoker: inv, Auth: auth.Gateway{}, MCP: mcpserver.Handler(srv), RequestID: RequestID, Log: log})

@@ -39,6 +39,10 @@ const (
 	bucketAPIKeys  = "apikeys"
 )
 
+// ErrLocked means another process (usually a running local server) holds
+// the database file.
+var ErrLocked = errors.New("database is locked by another process")
+
 // openTimeout is how long Open waits for another process's file lock.
 const openTimeout = time.Second
 
@@ -56,7 +60,7 @@ func Open(path string) (*DB, error) {
 	}
 	bdb, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: openTimeout})
 	if errors.Is(err, bolterrors.ErrTimeout) {
-		return nil, fmt.Errorf("boltstore: open %s: database is locked by another process: %w", path, err)
+		return nil, fmt.Errorf("boltstore: open %s: %w", path, ErrLocked)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("boltstore: open %s: %w", path, err)

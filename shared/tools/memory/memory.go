@@ -20,7 +20,7 @@ import (
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/store"
-	"github.com/toolshed/toolshed/shared/toolargs"
+	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
 
@@ -69,7 +69,7 @@ func IsFile(name string) bool {
 func fileFormat(name string) (format, error) {
 	f, ok := files[name]
 	if !ok {
-		return 0, toolargs.Invalid("file", "must be one of %q", Files())
+		return 0, toolerr.Field("file", "must be one of %q", Files())
 	}
 	return f, nil
 }

@@ -10,7 +10,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/toolshed/toolshed/shared/toolargs"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
@@ -59,15 +58,15 @@ func entryText(in writeInput) (string, error) {
 	}
 	if f == jsonLines {
 		if in.Content != nil {
-			return "", toolargs.Invalid("content", "is not accepted for %s; give the entry object in entry", in.File)
+			return "", toolerr.Field("content", "is not accepted for %s; give the entry object in entry", in.File)
 		}
 		return jsonLine(in.Entry)
 	}
 	if in.Entry != nil {
-		return "", toolargs.Invalid("entry", "is not accepted for %s; give markdown in content", in.File)
+		return "", toolerr.Field("entry", "is not accepted for %s; give markdown in content", in.File)
 	}
 	if in.Content == nil {
-		return "", toolargs.Invalid("content", "is required for %s", in.File)
+		return "", toolerr.Field("content", "is required for %s", in.File)
 	}
 	return markdownText(*in.Content)
 }
@@ -79,17 +78,17 @@ func entryText(in writeInput) (string, error) {
 func jsonLine(entry json.RawMessage) (string, error) {
 	var fields map[string]json.RawMessage
 	if len(entry) == 0 || json.Unmarshal(entry, &fields) != nil || fields == nil {
-		return "", toolargs.Invalid("entry", "must be a JSON object")
+		return "", toolerr.Field("entry", "must be a JSON object")
 	}
 	if err := checkTimestamp(fields["timestamp"]); err != nil {
 		return "", err
 	}
 	var line bytes.Buffer
 	if err := json.Compact(&line, entry); err != nil {
-		return "", toolargs.Invalid("entry", "must be a JSON object")
+		return "", toolerr.Field("entry", "must be a JSON object")
 	}
 	if !utf8.Valid(line.Bytes()) {
-		return "", toolargs.Invalid("entry", "must be valid UTF-8")
+		return "", toolerr.Field("entry", "must be valid UTF-8")
 	}
 	return line.String(), nil
 }
@@ -98,14 +97,14 @@ func jsonLine(entry json.RawMessage) (string, error) {
 func checkTimestamp(raw json.RawMessage) error {
 	const field = "entry.timestamp"
 	if raw == nil {
-		return toolargs.Invalid(field, "is required")
+		return toolerr.Field(field, "is required")
 	}
 	var ts string
 	if err := json.Unmarshal(raw, &ts); err != nil {
-		return toolargs.Invalid(field, "must be a string")
+		return toolerr.Field(field, "must be a string")
 	}
 	if _, err := time.Parse(time.RFC3339, ts); err != nil {
-		return toolargs.Invalid(field, "must be an RFC 3339 date-time such as \"2025-01-15T10:00:00Z\", got %q", ts)
+		return toolerr.Field(field, "must be an RFC 3339 date-time such as \"2025-01-15T10:00:00Z\", got %q", ts)
 	}
 	return nil
 }
@@ -115,7 +114,7 @@ func checkTimestamp(raw json.RawMessage) error {
 func markdownText(content string) (string, error) {
 	text := strings.TrimRightFunc(content, unicode.IsSpace)
 	if text == "" {
-		return "", toolargs.Invalid("content", "must not be empty or only whitespace")
+		return "", toolerr.Field("content", "must not be empty or only whitespace")
 	}
 	return text + "\n", nil
 }

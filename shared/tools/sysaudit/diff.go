@@ -8,6 +8,8 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+
+	"github.com/toolshed/toolshed/shared/toolerr"
 )
 
 // Diff is the result of diff_baseline.
@@ -54,11 +56,11 @@ var (
 func (a *auditor) diffBaseline(ctx context.Context, raw json.RawMessage) (Diff, error) {
 	baseline, err := decodeObject(raw)
 	if err != nil {
-		return Diff{}, invalidField("baseline", "must be a JSON object")
+		return Diff{}, toolerr.Field("baseline", "%s", "must be a JSON object")
 	}
 	kind := baselineKind(baseline)
 	if kind == "" {
-		return Diff{}, invalidField("baseline", "must be an output of list_hardware or list_software").
+		return Diff{}, toolerr.Field("baseline", "%s", "must be an output of list_hardware or list_software").
 			With("expectedOneOf", append(slices.Clone(hardwareKeys), softwareKeys...)).
 			With("gotKeys", firstKeys(baseline, 20))
 	}

@@ -172,7 +172,7 @@ func wantInvalidInput(t *testing.T, err error, message string) {
 	if !strings.Contains(te.Message, message) {
 		t.Errorf("message = %q, want it to contain %q", te.Message, message)
 	}
-	fields, _ := te.Details["errors"].([]schema.FieldError)
+	fields, _ := te.Details["errors"].([]toolerr.FieldError)
 	if len(fields) != 1 || !strings.HasPrefix(te.Message, fields[0].Field+": ") {
 		t.Errorf("details = %v, want errors naming the field of %q", te.Details, te.Message)
 	}

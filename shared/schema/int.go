@@ -1,16 +1,10 @@
-// Package toolargs helps tool handlers read their arguments where the
-// contract's JSON Schema leaves off: integers as JSON Schema counts them
-// (Int), and INVALID_INPUT errors about one field in the shape the schema
-// validator reports them (Invalid).
-package toolargs
+package schema
 
 import (
-	"fmt"
 	"math"
 	"math/big"
 	"strconv"
 
-	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/toolerr"
 )
 
@@ -33,7 +27,7 @@ func (n *Int) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	if len(s) > maxNumberText {
-		return Invalid("arguments", "numbers written with more than %d characters are not accepted", maxNumberText)
+		return toolerr.Field("arguments", "numbers written with more than %d characters are not accepted", maxNumberText)
 	}
 	// Other forms: a cheap bound first, then exact arithmetic.
 	f, err := strconv.ParseFloat(s, 64)
@@ -49,15 +43,5 @@ func (n *Int) UnmarshalJSON(b []byte) error {
 }
 
 func notInteger(s string) error {
-	return Invalid("arguments", "%s is not an integer in the int64 range", s)
-}
-
-// Invalid returns an INVALID_INPUT error about one field: the message reads
-// "<field>: <problem>" and details.errors lists the field and problem, as
-// for a failure of the input schema. Nested fields are dotted
-// ("entry.timestamp").
-func Invalid(field, format string, args ...any) *toolerr.Error {
-	problem := fmt.Sprintf(format, args...)
-	return toolerr.New(toolerr.InvalidInput, "%s: %s", field, problem).
-		With("errors", []schema.FieldError{{Field: field, Message: problem}})
+	return toolerr.Field("arguments", "%s is not an integer in the int64 range", s)
 }

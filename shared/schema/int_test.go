@@ -1,4 +1,4 @@
-package toolargs_test
+package schema_test
 
 import (
 	"encoding/json"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolshed/toolshed/shared/toolargs"
+	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/toolerr"
 )
 
@@ -41,7 +41,7 @@ func TestInt(t *testing.T) {
 		{"true", 0, false},
 	}
 	for _, tc := range tests {
-		var n toolargs.Int
+		var n schema.Int
 		err := json.Unmarshal([]byte(tc.in), &n)
 		if tc.ok != (err == nil) || (tc.ok && int64(n) != tc.want) {
 			t.Errorf("%s: got %d, %v; want %d ok=%v", tc.in, n, err, tc.want, tc.ok)
@@ -50,15 +50,5 @@ func TestInt(t *testing.T) {
 		if err != nil && toolerr.From(fmt.Errorf("decode: %w", err)).Code != toolerr.InvalidInput {
 			t.Errorf("%s: error %v is not INVALID_INPUT", tc.in, err)
 		}
-	}
-}
-
-func TestInvalid(t *testing.T) {
-	err := toolargs.Invalid("entry.timestamp", "must be %s", "RFC 3339")
-	if err.Code != toolerr.InvalidInput || err.Message != "entry.timestamp: must be RFC 3339" {
-		t.Errorf("got %+v", err)
-	}
-	if got := fmt.Sprint(err.Details["errors"]); got != "[{entry.timestamp must be RFC 3339}]" {
-		t.Errorf("details.errors = %s", got)
 	}
 }
