@@ -70,6 +70,9 @@ func leaf(ve *jsonschema.ValidationError) []toolerr.FieldError {
 		if m := lengths.FindStringSubmatch(msg); m != nil {
 			bound := map[string]string{"minLength": "at least", "maxLength": "at most"}[keyword]
 			msg = fmt.Sprintf("must be %s %s characters long, got %s", bound, m[1], m[2])
+			if keyword == "minLength" && m[1] == "1" && m[2] == "0" {
+				msg = "must not be empty or only whitespace"
+			}
 		}
 	case "pattern":
 		if strings.Contains(ve.KeywordLocation, "properties") && strings.Contains(msg, `\S`) {
@@ -97,7 +100,7 @@ func fieldName(pointer string) string {
 }
 
 func join(parent, child string) string {
-	if parent == "arguments" {
+	if parent == "" || parent == "arguments" {
 		return child
 	}
 	return parent + "." + child

@@ -32,6 +32,7 @@ type Contract struct {
 
 	input, output *jsonschema.Schema
 	defaults      map[string]json.RawMessage // top-level property defaults
+	trimmed       []string                   // top-level string properties marked "x-trim"
 }
 
 // Annotations are the MCP tool hints; every contract states all four.
@@ -138,7 +139,7 @@ func Parse(raw []byte) (*Contract, error) {
 	if c.output, err = compile(c.Name+"/output", c.OutputSchema); err != nil {
 		return nil, fmt.Errorf("outputSchema: %w", err)
 	}
-	if c.defaults, err = topLevelDefaults(c.InputSchema); err != nil {
+	if c.defaults, c.trimmed, err = topLevelKeywords(c.InputSchema); err != nil {
 		return nil, fmt.Errorf("inputSchema: %w", err)
 	}
 	return &c, nil
@@ -161,22 +162,47 @@ func compile(url string, raw json.RawMessage) (*jsonschema.Schema, error) {
 	return comp.Compile(url)
 }
 
-func topLevelDefaults(raw json.RawMessage) (map[string]json.RawMessage, error) {
+// topLevelKeywords reads the top-level properties' defaults and which of
+// them carry "x-trim": true (Toolshed's keyword: leading and trailing
+// Unicode whitespace is removed before validation, so length limits and
+// minLength apply to the trimmed text).
+func topLevelKeywords(raw json.RawMessage) (map[string]json.RawMessage, []string, error) {
 	var s struct {
 		Properties map[string]struct {
 			Default json.RawMessage `json:"default"`
+			Trim    bool            `json:"x-trim"`
+			Type    any             `json:"type"`
 		} `json:"properties"`
 	}
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	d := map[string]json.RawMessage{}
+	var trimmed []string
 	for name, p := range s.Properties {
 		if p.Default != nil {
 			d[name] = p.Default
 		}
+		if p.Trim {
+			if p.Type != "string" && !slices.Contains(asStrings(p.Type), "string") {
+				return nil, nil, fmt.Errorf("property %s: x-trim needs a string type", name)
+			}
+			trimmed = append(trimmed, name)
+		}
 	}
-	return d, nil
+	slices.Sort(trimmed)
+	return d, trimmed, nil
+}
+
+func asStrings(v any) []string {
+	list, _ := v.([]any)
+	var out []string
+	for _, e := range list {
+		if s, ok := e.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // Names returns the canonical tool names, sorted.
@@ -195,7 +221,7 @@ func (c *Contract) PrepareInput(raw json.RawMessage) (json.RawMessage, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = json.RawMessage("{}")
 	}
-	v, err := decodeJSON(raw)
+	v, err := Decode(raw)
 	if err != nil {
 		return nil, toolerr.New(toolerr.InvalidInput, "arguments are not valid JSON: %v", err)
 	}
@@ -206,29 +232,28 @@ func (c *Contract) PrepareInput(raw json.RawMessage) (json.RawMessage, error) {
 	if field, bad := outOfRange(obj, "arguments"); bad {
 		return nil, toolerr.New(toolerr.InvalidInput, "%s: number is out of range", field)
 	}
+	changed := false
+	for _, k := range c.trimmed {
+		if s, ok := obj[k].(string); ok {
+			if t := strings.TrimSpace(s); t != s {
+				obj[k] = t
+				changed = true
+			}
+		}
+	}
 	if err := c.input.Validate(obj); err != nil {
 		return nil, invalidInput(err)
 	}
-	missing := false
-	for k := range c.defaults {
+	for k, d := range c.defaults {
 		if _, ok := obj[k]; !ok {
-			missing = true
-			break
+			obj[k] = d
+			changed = true
 		}
 	}
-	if !missing {
+	if !changed {
 		return raw, nil
 	}
-	filled := make(map[string]json.RawMessage, len(obj)+len(c.defaults))
-	if err := json.Unmarshal(raw, &filled); err != nil {
-		return nil, toolerr.New(toolerr.InvalidInput, "arguments are not valid JSON: %v", err)
-	}
-	for k, d := range c.defaults {
-		if _, ok := filled[k]; !ok {
-			filled[k] = d
-		}
-	}
-	out, err := json.Marshal(filled)
+	out, err := json.Marshal(obj)
 	if err != nil {
 		return nil, fmt.Errorf("re-encode arguments: %w", err)
 	}
@@ -238,7 +263,7 @@ func (c *Contract) PrepareInput(raw json.RawMessage) (json.RawMessage, error) {
 // ValidateOutput checks a tool's result against the output schema. A failure
 // is a bug in the tool, so it is returned as a plain error (INTERNAL_ERROR).
 func (c *Contract) ValidateOutput(result json.RawMessage) error {
-	v, err := decodeJSON(result)
+	v, err := Decode(result)
 	if err != nil {
 		return fmt.Errorf("tool %s produced invalid JSON: %w", c.Name, err)
 	}
@@ -277,19 +302,4 @@ func outOfRange(v any, path string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// decodeJSON decodes one JSON value with numbers kept exact and nothing
-// trailing.
-func decodeJSON(raw []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("unexpected data after the JSON value")
-	}
-	return v, nil
 }

@@ -35,9 +35,11 @@ func (s service) write(ctx context.Context, call toolkit.Call, in writeInput) (t
 	if err != nil {
 		return toolkit.Result{}, err
 	}
-	if n := len(text); n > MaxEntryBytes {
+	// The limit is on what the caller wrote: the newline that ends a
+	// markdown entry in the file is ours, not theirs.
+	if n := len(strings.TrimSuffix(text, "\n")); n > MaxEntryBytes {
 		return toolkit.Result{}, toolerr.New(toolerr.SizeLimitExceeded,
-			"the entry is %d bytes once stored; at most %d bytes are allowed", n, MaxEntryBytes).
+			"the entry is %d bytes; at most %d bytes are allowed", n, MaxEntryBytes).
 			With("limitBytes", MaxEntryBytes).With("bytes", n)
 	}
 	e, err := s.memory.Append(ctx, call.Tenant, in.File, text, s.now())
@@ -103,10 +105,24 @@ func checkTimestamp(raw json.RawMessage) error {
 	if err := json.Unmarshal(raw, &ts); err != nil {
 		return toolerr.Field(field, "must be a string")
 	}
-	if _, err := time.Parse(time.RFC3339, ts); err != nil {
+	if !isRFC3339(ts) {
 		return toolerr.Field(field, "must be an RFC 3339 date-time such as \"2025-01-15T10:00:00Z\", got %q", ts)
 	}
 	return nil
+}
+
+// isRFC3339 accepts what RFC 3339 §5.6 allows and time.RFC3339 does not:
+// a lower-case "t" and "z" and a leap second (:60).
+func isRFC3339(ts string) bool {
+	ts = strings.ToUpper(ts) // only "t" and "z" are letters in a valid timestamp
+	if _, err := time.Parse(time.RFC3339, ts); err == nil {
+		return true
+	}
+	if len(ts) > 19 && ts[10] == 'T' && ts[16:19] == ":60" {
+		_, err := time.Parse(time.RFC3339, ts[:17]+"59"+ts[19:])
+		return err == nil
+	}
+	return false
 }
 
 // markdownText returns content without trailing whitespace and ending in
