@@ -75,3 +75,45 @@ func ToToolError(o toolkit.Outcome) ToolError {
 	return ToolError{Error: o.Error.Message, Code: o.Error.Code, Details: o.Error.Details,
 		RetryAfter: o.Error.RetryAfter, RequestID: o.RequestID}
 }
+
+// RPCError is a JSON-RPC 2.0 error response with a null id: the answer on
+// /mcp to a request refused before any JSON-RPC message was read
+// (authentication, origin, route, method, media type, size).
+type RPCError struct {
+	JSONRPC string       `json:"jsonrpc"`
+	ID      any          `json:"id"`
+	Error   RPCErrorBody `json:"error"`
+}
+
+// RPCErrorBody is the error member of a JSON-RPC response; Data carries the
+// vocabulary code and the request id.
+type RPCErrorBody struct {
+	Code    int            `json:"code"`
+	Message string         `json:"message"`
+	Data    map[string]any `json:"data,omitempty"`
+}
+
+// ToRPCError renders a failure as a JSON-RPC error: the vocabulary's
+// JSON-RPC code where it has one, otherwise invalid request (-32600) for a
+// client's fault and internal error (-32603) for the server's.
+func ToRPCError(o toolkit.Outcome) RPCError {
+	info := toolerr.Lookup(o.Error.Code)
+	code := info.JSONRPCCode
+	if code == 0 {
+		code = -32600
+		if info.HTTPStatus >= 500 {
+			code = -32603
+		}
+	}
+	data := map[string]any{"code": o.Error.Code}
+	if o.RequestID != "" {
+		data["requestId"] = o.RequestID
+	}
+	if len(o.Error.Details) > 0 {
+		data["details"] = o.Error.Details
+	}
+	if o.Error.RetryAfter > 0 {
+		data["retryAfter"] = o.Error.RetryAfter
+	}
+	return RPCError{JSONRPC: "2.0", Error: RPCErrorBody{Code: code, Message: o.Error.Message, Data: data}}
+}

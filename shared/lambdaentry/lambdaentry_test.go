@@ -58,7 +58,7 @@ func TestToolFunctionAPIGatewayEvents(t *testing.T) {
 		{"v1-hello.json", 200, `{"tool":"hello","ok":true,"result":{"greeting":"Hello, World!"}}`},
 		{"legacy-hello-base64.json", 200, `{"success":true,"data":{"greeting":"Hello, World!"},"message":"Greeting created"}`},
 		{"v1-hello-invalid.json", 400, `{"tool":"hello","ok":false,"error":"name: must not be empty or only whitespace","code":"INVALID_INPUT","details":{"errors":[{"field":"name","message":"must not be empty or only whitespace"}]},"requestId":"FkLmnoPqrStuVwA="}`},
-		{"v1-hello-unknown-key.json", 401, `{"code":"UNAUTHORIZED","error":"unknown API key","requestId":"EkLmnoPqrStuVwZ="}`},
+		{"v1-hello-unknown-key.json", 401, `{"tool":"hello","ok":false,"error":"unknown API key","code":"UNAUTHORIZED","requestId":"EkLmnoPqrStuVwZ="}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.fixture, func(t *testing.T) {

@@ -58,6 +58,15 @@ func (i *Invoker) Served() []*schema.Contract {
 	return out
 }
 
+// Names implements toolkit.Invoker.
+func (i *Invoker) Names() []string {
+	names := make([]string, 0, len(i.functions))
+	for _, c := range i.Served() {
+		names = append(names, c.Name)
+	}
+	return names
+}
+
 // Has implements toolkit.Invoker.
 func (i *Invoker) Has(name string) (string, bool) {
 	c, ok := i.contracts.Get(name)

@@ -431,8 +431,16 @@ func TestAuthWithKeys(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer resp.Body.Close()
+			var raw map[string]any
+			json.NewDecoder(resp.Body).Decode(&raw)
 			var body struct{ Error, Code string }
-			json.NewDecoder(resp.Body).Decode(&body)
+			if rpc, ok := raw["error"].(map[string]any); ok { // /mcp answers JSON-RPC errors
+				body.Error, _ = rpc["message"].(string)
+				body.Code, _ = rpc["data"].(map[string]any)["code"].(string)
+			} else {
+				body.Error, _ = raw["error"].(string)
+				body.Code, _ = raw["code"].(string)
+			}
 			if resp.StatusCode != tt.status || !strings.HasPrefix(body.Error, tt.msg) {
 				t.Errorf("got %d %+v, want %d %q", resp.StatusCode, body, tt.status, tt.msg)
 			}

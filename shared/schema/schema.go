@@ -17,6 +17,11 @@ import (
 	"github.com/toolshed/toolshed/shared/toolerr"
 )
 
+// DefaultMaxInputBytes bounds a tool's arguments unless its contract says
+// otherwise: no tool needs more, and decoding and validating JSON costs a
+// multiple of its size in memory.
+const DefaultMaxInputBytes = 64 << 10
+
 // Contract is one tool's contract, as in contracts/<tool>.json.
 type Contract struct {
 	Name         string          `json:"name"`
@@ -28,7 +33,9 @@ type Contract struct {
 	Annotations  Annotations     `json:"annotations"`
 	RateLimit    RateLimit       `json:"rateLimit"`
 	TimeoutMs    int             `json:"timeoutMs"`
-	Examples     []Example       `json:"examples"`
+	// MaxInputBytes bounds the arguments' JSON; 0 means DefaultMaxInputBytes.
+	MaxInputBytes int       `json:"maxInputBytes,omitempty"`
+	Examples      []Example `json:"examples"`
 
 	input, output *jsonschema.Schema
 	defaults      map[string]json.RawMessage // top-level property defaults
@@ -131,6 +138,11 @@ func Parse(raw []byte) (*Contract, error) {
 		return nil, fmt.Errorf("timeoutMs must be positive")
 	case c.RateLimit.RequestsPerMinute <= 0:
 		return nil, fmt.Errorf("rateLimit.requestsPerMinute must be positive")
+	case c.MaxInputBytes < 0:
+		return nil, fmt.Errorf("maxInputBytes must not be negative")
+	}
+	if c.MaxInputBytes == 0 {
+		c.MaxInputBytes = DefaultMaxInputBytes
 	}
 	var err error
 	if c.input, err = compile(c.Name+"/input", c.InputSchema); err != nil {
@@ -218,6 +230,10 @@ func (s *Set) Get(name string) (*Contract, bool) {
 // returns them with the schema's top-level defaults filled in. A nil or empty
 // raw is treated as {}. Failures are INVALID_INPUT naming the field.
 func (c *Contract) PrepareInput(raw json.RawMessage) (json.RawMessage, error) {
+	if len(raw) > c.MaxInputBytes {
+		return nil, toolerr.New(toolerr.SizeLimitExceeded, "arguments are %d bytes; %s accepts at most %d", len(raw), c.Name, c.MaxInputBytes).
+			With("limitBytes", c.MaxInputBytes).With("bytes", len(raw))
+	}
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = json.RawMessage("{}")
 	}

@@ -274,7 +274,7 @@ func testSizeLimit(t *testing.T, st store.Stores) {
 	}{
 		{"jsonl at the limit", `{"file":"progress_log.jsonl","entry":` + ts + notes(5120) + `"}}`, 5120, 5120},
 		{"jsonl one byte over", `{"file":"progress_log.jsonl","entry":` + ts + notes(5121) + `"}}`, 5121, 0},
-		{"jsonl far over", `{"file":"decisions.jsonl","entry":` + ts + notes(1<<20) + `"}}`, 1 << 20, 0},
+		{"jsonl far over", `{"file":"decisions.jsonl","entry":` + ts + notes(60000) + `"}}`, 60000, 0},
 		{"jsonl whitespace does not count", `{"file":"progress_log.jsonl","entry":` + strings.Replace(ts, ",", ",                ", 1) + notes(5120) + `"}}`, 5120, 5120},
 		{"jsonl escapes count as written", `{"file":"progress_log.jsonl","entry":` + ts + strings.Repeat(`\u00e9`, 900) + `"}}`, len(ts) + 6*900 + 2, len(ts) + 6*900 + 2},
 		// 2560 two-byte characters: exactly 5120 bytes; the newline that
