@@ -15,6 +15,7 @@ import (
 	"github.com/toolshed/toolshed/shared/backend"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/gcsettings"
 	"github.com/toolshed/toolshed/shared/httpapi"
 	"github.com/toolshed/toolshed/shared/lambdainvoke"
 	"github.com/toolshed/toolshed/shared/mcpserver"
@@ -80,6 +81,7 @@ func StartAuthorizer() {
 }
 
 func setup() (*slog.Logger, config.Config) {
+	gcsettings.Apply(os.Getenv)
 	cfg, err := config.Load()
 	log := telemetry.NewLogger(os.Stdout, cfg.LogLevel)
 	fatalIf(log, "configuration", err)

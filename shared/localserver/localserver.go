@@ -61,7 +61,7 @@ func build(ctx context.Context, cfg config.Config, stores store.Stores, log *slo
 		return nil, err
 	}
 	p, err := family.Pipeline(tools, family.PipelineOptions{
-		Limiter:    ratelimit.New(stores.Counters, nil),
+		Limiter:    ratelimit.New(localCounters(cfg, stores), nil),
 		RateLimits: cfg.RateLimits,
 		Log:        log,
 	})
@@ -74,6 +74,17 @@ func build(ctx context.Context, cfg config.Config, stores store.Stores, log *slo
 		hc.Guard = &httpapi.OriginGuard{Origins: cfg.Origins}
 	}
 	return &Server{Handler: httpapi.New(hc), AuthOn: authOn}, nil
+}
+
+// localCounters are the rate counters of the local server: in memory when
+// the server owns its embedded store (exact, and no durable write per
+// call; a restart only resets the current windows), in the store when it
+// shares DynamoDB with others.
+func localCounters(cfg config.Config, stores store.Stores) store.Counters {
+	if cfg.Store == "bolt" {
+		return ratelimit.NewMemoryCounters(nil)
+	}
+	return stores.Counters
 }
 
 // authenticator picks the auth mode. TOOLSHED_AUTH=keys always requires

@@ -6,12 +6,14 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"math"
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 	"github.com/toolshed/toolshed/shared/toolerr"
@@ -37,9 +39,14 @@ type Contract struct {
 	MaxInputBytes int       `json:"maxInputBytes,omitempty"`
 	Examples      []Example `json:"examples"`
 
+	// The schemas are compiled on first use (Compile), so that a process
+	// starts without compiling contracts it may never serve.
+	compileOnce   sync.Once
 	input, output *jsonschema.Schema
-	defaults      map[string]json.RawMessage // top-level property defaults
-	trimmed       []string                   // top-level string properties marked "x-trim"
+	compileErr    error
+
+	defaults map[string]json.RawMessage // top-level property defaults
+	trimmed  []string                   // top-level string properties marked "x-trim"
 }
 
 // Annotations are the MCP tool hints; every contract states all four.
@@ -145,11 +152,11 @@ func Parse(raw []byte) (*Contract, error) {
 		c.MaxInputBytes = DefaultMaxInputBytes
 	}
 	var err error
-	if c.input, err = compile(c.Name+"/input", c.InputSchema); err != nil {
-		return nil, fmt.Errorf("inputSchema: %w", err)
-	}
-	if c.output, err = compile(c.Name+"/output", c.OutputSchema); err != nil {
+	if err := objectSchema(c.OutputSchema); err != nil {
 		return nil, fmt.Errorf("outputSchema: %w", err)
+	}
+	if err := objectSchema(c.InputSchema); err != nil {
+		return nil, fmt.Errorf("inputSchema: %w", err)
 	}
 	if c.defaults, c.trimmed, err = topLevelKeywords(c.InputSchema); err != nil {
 		return nil, fmt.Errorf("inputSchema: %w", err)
@@ -157,14 +164,37 @@ func Parse(raw []byte) (*Contract, error) {
 	return &c, nil
 }
 
-func compile(url string, raw json.RawMessage) (*jsonschema.Schema, error) {
-	var top map[string]any
+// Compile compiles the contract's input and output schemas, once; later
+// calls return the first result.
+func (c *Contract) Compile() error {
+	c.compileOnce.Do(func() {
+		var err error
+		if c.input, err = compile(c.Name+"/input", c.InputSchema); err != nil {
+			c.compileErr = fmt.Errorf("contract %s: inputSchema: %w", c.Name, err)
+			return
+		}
+		if c.output, err = compile(c.Name+"/output", c.OutputSchema); err != nil {
+			c.compileErr = fmt.Errorf("contract %s: outputSchema: %w", c.Name, err)
+		}
+	})
+	return c.compileErr
+}
+
+// objectSchema checks that a schema describes a JSON object.
+func objectSchema(raw json.RawMessage) error {
+	var top struct {
+		Type any `json:"type"`
+	}
 	if err := json.Unmarshal(raw, &top); err != nil {
-		return nil, err
+		return err
 	}
-	if top["type"] != "object" {
-		return nil, fmt.Errorf(`must have "type": "object"`)
+	if top.Type != "object" {
+		return fmt.Errorf(`must have "type": "object"`)
 	}
+	return nil
+}
+
+func compile(url string, raw json.RawMessage) (*jsonschema.Schema, error) {
 	comp := jsonschema.NewCompiler()
 	comp.Draft = jsonschema.Draft2020
 	comp.AssertFormat = true
@@ -217,6 +247,16 @@ func asStrings(v any) []string {
 	return out
 }
 
+// Compile compiles every contract's schemas (tests, and servers that want
+// to pay for it before the first call).
+func (s *Set) Compile() error {
+	var errs []error
+	for _, n := range s.names {
+		errs = append(errs, s.byName[n].Compile())
+	}
+	return errors.Join(errs...)
+}
+
 // Names returns the canonical tool names, sorted.
 func (s *Set) Names() []string { return slices.Clone(s.names) }
 
@@ -230,6 +270,9 @@ func (s *Set) Get(name string) (*Contract, bool) {
 // returns them with the schema's top-level defaults filled in. A nil or empty
 // raw is treated as {}. Failures are INVALID_INPUT naming the field.
 func (c *Contract) PrepareInput(raw json.RawMessage) (json.RawMessage, error) {
+	if err := c.Compile(); err != nil {
+		return nil, err
+	}
 	if len(raw) > c.MaxInputBytes {
 		return nil, toolerr.New(toolerr.SizeLimitExceeded, "arguments are %d bytes; %s accepts at most %d", len(raw), c.Name, c.MaxInputBytes).
 			With("limitBytes", c.MaxInputBytes).With("bytes", len(raw))
@@ -279,6 +322,9 @@ func (c *Contract) PrepareInput(raw json.RawMessage) (json.RawMessage, error) {
 // ValidateOutput checks a tool's result against the output schema. A failure
 // is a bug in the tool, so it is returned as a plain error (INTERNAL_ERROR).
 func (c *Contract) ValidateOutput(result json.RawMessage) error {
+	if err := c.Compile(); err != nil {
+		return err
+	}
 	v, err := Decode(result)
 	if err != nil {
 		return fmt.Errorf("tool %s produced invalid JSON: %w", c.Name, err)

@@ -25,6 +25,9 @@ func load(t *testing.T) *schema.Set {
 	if err != nil {
 		t.Fatalf("load contracts: %v", err)
 	}
+	if err := set.Compile(); err != nil {
+		t.Fatalf("compile contracts: %v", err)
+	}
 	return set
 }
 
@@ -204,8 +207,12 @@ func TestLoadRejectsBadContracts(t *testing.T) {
 	}
 	for name, doc := range tests {
 		t.Run(name, func(t *testing.T) {
-			if _, err := schema.Load(fstest.MapFS{"t.json": {Data: []byte(doc)}}); err == nil {
-				t.Error("Load accepted a bad contract")
+			set, err := schema.Load(fstest.MapFS{"t.json": {Data: []byte(doc)}})
+			if err == nil {
+				err = set.Compile()
+			}
+			if err == nil {
+				t.Error("Load and Compile accepted a bad contract")
 			}
 		})
 	}
