@@ -47,8 +47,7 @@ func writeError(w http.ResponseWriter, status int, id json.RawMessage, code int6
 	if err != nil {
 		// data holds something JSON cannot encode: a bug in the caller.
 		// Still answer with a JSON-RPC error, without the data.
-		body, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil,
-			"error": map[string]any{"code": jsonrpc.CodeInternalError, "message": "internal error"}})
+		body = []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}`)
 		status = http.StatusInternalServerError
 	}
 	h := w.Header()
