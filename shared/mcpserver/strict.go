@@ -147,9 +147,6 @@ type rejection struct {
 	message string
 }
 
-// maxDepth bounds the nesting of a message, as encoding/json does.
-const maxDepth = 10000
-
 // parseMessage checks that body is exactly one JSON-RPC 2.0 request,
 // notification or response object, strictly: valid UTF-8, one JSON value
 // and nothing after it, no duplicate keys at any depth (two parsers could
@@ -227,57 +224,64 @@ func checkJSON(body []byte) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return errors.New("body is empty")
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if err := walkValue(dec, 0); err != nil {
-		return err
+	if !json.Valid(body) {
+		var v any
+		if err := json.Unmarshal(body, &v); err != nil {
+			return err // says where, e.g. "invalid character 'x' after top-level value"
+		}
+		return errors.New("body is not one JSON value")
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return fmt.Errorf("data after the JSON value at byte %d", dec.InputOffset())
+	if key, ok := duplicateKey(body); ok {
+		return fmt.Errorf("duplicate key %q", key)
 	}
 	return nil
 }
 
-// walkValue reads one JSON value from dec, refusing duplicate object keys
-// and nesting deeper than maxDepth.
-func walkValue(dec *json.Decoder, depth int) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
+// duplicateKey returns a key that appears twice in one object anywhere in
+// body, which must be valid JSON. It scans the bytes once, keeping the set
+// of keys of each open object (keys are compared decoded, so "a" and
+// "\u0061" are the same key).
+func duplicateKey(body []byte) (string, bool) {
+	type level struct {
+		keys      map[string]bool // nil for an array
+		expectKey bool
 	}
-	delim, ok := tok.(json.Delim)
-	if !ok {
-		return nil
-	}
-	if depth >= maxDepth {
-		return fmt.Errorf("nested deeper than %d levels", maxDepth)
-	}
-	switch delim {
-	case '{':
-		seen := map[string]bool{}
-		for dec.More() {
-			key, err := dec.Token()
-			if err != nil {
-				return err
+	var open []level
+	for i := 0; i < len(body); i++ {
+		switch body[i] {
+		case '{':
+			open = append(open, level{keys: map[string]bool{}, expectKey: true})
+		case '[':
+			open = append(open, level{})
+		case '}', ']':
+			open = open[:len(open)-1]
+		case ',':
+			if top := &open[len(open)-1]; top.keys != nil {
+				top.expectKey = true
 			}
-			k, _ := key.(string)
-			if seen[k] {
-				return fmt.Errorf("duplicate key %q at byte %d", k, dec.InputOffset())
+		case '"':
+			end := i + 1
+			for body[end] != '"' {
+				if body[end] == '\\' {
+					end++
+				}
+				end++
 			}
-			seen[k] = true
-			if err := walkValue(dec, depth+1); err != nil {
-				return err
+			if n := len(open); n > 0 && open[n-1].expectKey {
+				key := string(body[i+1 : end])
+				if bytes.IndexByte(body[i:end], '\\') >= 0 {
+					json.Unmarshal(body[i:end+1], &key) // valid JSON: cannot fail
+				}
+				if open[n-1].keys[key] {
+					return key, true
+				}
+				open[n-1].keys[key] = true
+				open[n-1].expectKey = false
 			}
+			i = end
 		}
-	case '[':
-		for dec.More() {
-			if err := walkValue(dec, depth+1); err != nil {
-				return err
-			}
-		}
 	}
-	_, err = dec.Token() // the closing delimiter
-	return err
+	return "", false
 }
 
 // maxID bounds integer ids: 2^53-1, the largest integer a float64 (and a
