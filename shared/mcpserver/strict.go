@@ -82,12 +82,12 @@ func (h *strictHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf("request body could not be read: %v", err), nil)
 		return
 	}
+	version := r.Header.Get("Mcp-Protocol-Version")
 	msg, rej := parseMessage(body)
 	if rej != nil {
-		writeError(w, http.StatusBadRequest, rej.id, rej.code, rej.message, nil)
+		writeError(w, rej.status(version), rej.id, rej.code, rej.message, nil)
 		return
 	}
-	version := r.Header.Get("Mcp-Protocol-Version")
 	if version != "" && !slices.Contains(h.versions, version) {
 		writeError(w, http.StatusBadRequest, msg.id, mcp.CodeUnsupportedProtocolVersion,
 			fmt.Sprintf("protocol version %q is not supported", version),
@@ -95,11 +95,7 @@ func (h *strictHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if rej := checkMethod(msg, version); rej != nil {
-		status := http.StatusBadRequest
-		if msg.id != nil && rej.code != jsonrpc.CodeInvalidRequest {
-			status = callStatus(rej.code, version)
-		}
-		writeError(w, status, rej.id, rej.code, rej.message, nil)
+		writeError(w, rej.status(version), rej.id, rej.code, rej.message, nil)
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
@@ -282,6 +278,16 @@ func duplicateKey(body []byte) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// status is the HTTP status of the answer to rej: 400, except for method
+// not found and invalid params answering a request with a valid id, whose
+// status depends on the protocol version (see callStatus).
+func (rej *rejection) status(version string) int {
+	if rej.id == nil || rej.code == jsonrpc.CodeParseError || rej.code == jsonrpc.CodeInvalidRequest {
+		return http.StatusBadRequest
+	}
+	return callStatus(rej.code, version)
 }
 
 // maxID bounds integer ids: 2^53-1, the largest integer a float64 (and a
