@@ -65,7 +65,9 @@ bench: node_modules
 FUZZTIME ?= 30s
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzPrepareInput -fuzztime $(FUZZTIME) ./shared/schema/
+	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) ./shared/schema/
 	$(GO) test -run '^$$' -fuzz FuzzV1Body -fuzztime $(FUZZTIME) ./shared/httpapi/
+	$(GO) test -run '^$$' -fuzz FuzzParseMessage -fuzztime $(FUZZTIME) ./shared/mcpserver/
 
 clean:
 	rm -rf build infra/cdk.out .toolshed

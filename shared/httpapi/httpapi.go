@@ -23,8 +23,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/toolshed/toolshed/shared/caller"
 	"github.com/toolshed/toolshed/shared/envelope"
+	"github.com/toolshed/toolshed/shared/mcpserver"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
@@ -281,10 +283,33 @@ func (s *server) fail(w http.ResponseWriter, r *http.Request, status int, e *too
 	case strings.HasPrefix(path, "/mcp/tool/"):
 		writeStatus(w, status, out, envelope.ToLegacy(out))
 	case path == "/mcp" || strings.HasPrefix(path, "/mcp/"):
-		writeStatus(w, status, out, envelope.ToRPCError(out))
+		rpcError(w, status, out)
 	default:
 		writeStatus(w, status, out, map[string]any{"error": e.Message, "code": e.Code, "requestId": id.RequestID})
 	}
+}
+
+// rpcError answers a refusal on /mcp as a JSON-RPC error with id null:
+// invalid request (-32600) for the client's faults, the vocabulary's code
+// where it has one (413 is -32002), internal error for the server's; data
+// carries the vocabulary code and the request id.
+func rpcError(w http.ResponseWriter, status int, out toolkit.Outcome) {
+	info := toolerr.Lookup(out.Error.Code)
+	code := int64(info.JSONRPCCode)
+	switch {
+	case status >= 500:
+		code = jsonrpc.CodeInternalError
+	case code == 0 || out.Error.Code == toolerr.InvalidInput:
+		code = jsonrpc.CodeInvalidRequest
+	}
+	data := map[string]any{"code": out.Error.Code, "requestId": out.RequestID}
+	for k, v := range out.Error.Details {
+		data[k] = v
+	}
+	if out.Error.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(out.Error.RetryAfter))
+	}
+	mcpserver.WriteError(w, status, code, out.Error.Message, data)
 }
 
 func badJSON(err error) error {

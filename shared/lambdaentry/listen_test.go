@@ -22,7 +22,7 @@ import (
 func TestGatewayAnswersSubscriptionsListen(t *testing.T) {
 	tool, set := toolFunction(t)
 	inv, err := lambdainvoke.New(fakeLambda{map[string]lambdaentry.Handler{"toolshed-hello": tool}}, set,
-		map[string]string{"hello": "toolshed-hello"})
+		map[string]string{"hello": "toolshed-hello"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -264,3 +264,28 @@ func TestHugeNumbersRejected(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecode: the strict decoder never panics, and whatever it accepts is
+// JSON that encoding/json reads to the same value.
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{`{"a":1}`, `{"a":1,"a":2}`, `[[[[]]]]`, `{"a":{"b":[1,{"c":null}]}}`, `1e400`, `"\ud800"`, `{} {}`, ``} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		v, err := schema.Decode([]byte(in))
+		if err != nil {
+			return
+		}
+		var want any
+		dec := json.NewDecoder(strings.NewReader(in))
+		dec.UseNumber()
+		if err := dec.Decode(&want); err != nil {
+			t.Fatalf("Decode accepted %q, encoding/json refuses it: %v", in, err)
+		}
+		got, _ := json.Marshal(v)
+		w, _ := json.Marshal(want)
+		if string(got) != string(w) {
+			t.Fatalf("%q: Decode gave %s, encoding/json %s", in, got, w)
+		}
+	})
+}
