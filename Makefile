@@ -10,7 +10,7 @@ CDK := $(CURDIR)/node_modules/.bin/cdk
 export CDK_DISABLE_VERSION_CHECK := 1
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 
-.PHONY: run test test-go test-infra lint build synth deploy diff bench fuzz clean
+.PHONY: run test test-go test-infra lint build synth deploy diff bench bench-lambda fuzz clean
 
 ## run: the local MCP server on http://127.0.0.1:8000 (every tool, embedded storage)
 run:
@@ -60,6 +60,11 @@ deploy: build node_modules
 ## bench: latency and throughput benchmarks (see README for figures)
 bench: node_modules
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./shared/localserver/ ./shared/tools/tasks/
+
+## bench-lambda: init time and peak RSS of each function's bootstrap (gateway,
+## authorizer, every tool) run as a real process under a local Lambda Runtime API
+bench-lambda: node_modules
+	$(GO) test -run '^$$' -bench BenchmarkColdStart -benchtime 5x ./shared/lambdaentry/
 
 ## fuzz: run each fuzz target for FUZZTIME (default 30s)
 FUZZTIME ?= 30s

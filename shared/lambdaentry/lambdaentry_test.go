@@ -24,7 +24,7 @@ import (
 	"github.com/toolshed/toolshed/shared/tools/hello"
 )
 
-func fixture(t *testing.T, name string) json.RawMessage {
+func fixture(t testing.TB, name string) json.RawMessage {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {

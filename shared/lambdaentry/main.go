@@ -95,9 +95,18 @@ func metrics(cfg config.Config) io.Writer {
 	return nil
 }
 
+// fatalIf ends a function that cannot start: it logs why, reports it to
+// the Runtime API as the init error when running in Lambda, and exits.
 func fatalIf(log *slog.Logger, what string, err error) {
-	if err != nil {
-		log.Error(fmt.Sprintf("%s: %v", what, err))
-		os.Exit(1)
+	if err == nil {
+		return
 	}
+	err = fmt.Errorf("%s: %w", what, err)
+	log.Error(err.Error())
+	if api := os.Getenv("AWS_LAMBDA_RUNTIME_API"); api != "" {
+		if rerr := reportInitError(context.Background(), api, err); rerr != nil {
+			log.Error(rerr.Error())
+		}
+	}
+	os.Exit(1)
 }
