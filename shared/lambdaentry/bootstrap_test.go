@@ -329,6 +329,40 @@ func testGatewayToTool(t *testing.T, d *deployment) {
 		})
 	}
 
+	// The gateway observes every call it forwards: a tool_forward line per
+	// call, with the cause of a failure that happened outside the tool.
+	t.Run("forwarded calls are logged", func(t *testing.T) {
+		// The process's output reaches the test through a pipe: give the
+		// last lines a moment to arrive.
+		var forwards []map[string]any
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			forwards = forwards[:0]
+			for _, line := range strings.Split(gw.Output(), "\n") {
+				var l map[string]any
+				if json.Unmarshal([]byte(line), &l) == nil && l["event"] == "tool_forward" {
+					forwards = append(forwards, l)
+				}
+			}
+			if len(forwards) >= len(tests)+1 || time.Now().After(deadline) {
+				break
+			}
+		}
+		causes := map[string]string{}
+		for _, l := range forwards {
+			code, _ := l["code"].(string)
+			cause, _ := l["cause"].(string)
+			causes[code] = cause
+		}
+		if len(forwards) < len(tests)+1 {
+			t.Errorf("%d tool_forward lines for %d forwarded calls:\n%s", len(forwards), len(tests)+1, gw.Output())
+		}
+		for code, want := range map[string]string{"UPSTREAM_ERROR": "toolshed-missing", "INTERNAL_ERROR": "TOOLSHED_TOOL is not set"} {
+			if !strings.Contains(causes[code], want) {
+				t.Errorf("%s forward logged cause %q, want it to mention %q", code, causes[code], want)
+			}
+		}
+	})
+
 	t.Run("GET /mcp", func(t *testing.T) {
 		status, headers, _ := apiResponse(t, invoke(t, gw, fixture(t, "mcp-get.json")))
 		if status != 405 || headers["Allow"] != "POST" {
