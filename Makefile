@@ -61,6 +61,12 @@ deploy: build node_modules
 bench: node_modules
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./shared/localserver/ ./shared/tools/tasks/
 
+## bench-mcp: Toolshed's local server next to a bare go-sdk server under the
+## same wrk load, in one run; prints the ratios and checks the targets
+bench-mcp:
+	@command -v wrk >/dev/null || apt-get install -y wrk >/dev/null || { echo "install wrk (apt-get install wrk)"; exit 1; }
+	$(GO) run ./scripts/benchmcp
+
 ## bench-lambda: init time and peak RSS of each function's bootstrap (gateway,
 ## authorizer, every tool) run as a real process under a local Lambda Runtime API
 bench-lambda: node_modules
