@@ -7,7 +7,9 @@
 //   - POST /v1/tools/hello at 32 connections on Toolshed;
 //   - process start to ready (first answer on a TCP connection), median of
 //     many starts;
-//   - each server's peak RSS under the load.
+//   - each server's peak RSS under the load, and Toolshed's after the worst
+//     inputs it accepts: bodies at the 4 MiB limit on every route and the
+//     largest diff_baseline baseline, four at a time.
 //
 // Toolshed runs its full pipeline: validation, rate limiting (limits raised
 // so nothing is refused) and its per-call log line. Each measurement
@@ -22,7 +24,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -150,6 +154,11 @@ func run(duration time.Duration, rounds, starts int) error {
 	}
 	rssBare, _ := peakRSS(bare.cmd.Process.Pid)
 	rssTS, _ := peakRSS(toolshed.cmd.Process.Pid)
+	worst, err := worstInputs(toolshed)
+	if err != nil {
+		return err
+	}
+	rssWorst, _ := peakRSS(toolshed.cmd.Process.Pid)
 
 	fmt.Printf("%-36s %14s %14s %8s\n", "measure", "bare go-sdk", "toolshed", "ratio")
 	row := func(name string, b, t float64, unit string) {
@@ -164,6 +173,7 @@ func run(duration time.Duration, rounds, starts int) error {
 	row("/v1/tools/hello, 32 conns: req/s", b32.rate, v32.rate, "")
 	row("start to ready (median)", startBare, startTS, "ms")
 	row("peak RSS", float64(rssBare)/(1<<20), float64(rssTS)/(1<<20), "MB")
+	fmt.Printf("%-36s %14s %11.2f MB  (%s)\n", "peak RSS after the worst inputs", "", float64(rssWorst)/(1<<20), worst)
 
 	fmt.Println()
 	ok := true
@@ -182,6 +192,55 @@ func run(duration time.Duration, rounds, starts int) error {
 		return errors.New("a target was missed")
 	}
 	return nil
+}
+
+// worstInputs sends the largest requests Toolshed accepts, four at a time:
+// a body just under the 4 MiB limit to each route, and the largest
+// diff_baseline baseline (256 KiB of packages). It returns a summary.
+func worstInputs(s *server) (string, error) {
+	huge := strings.Repeat("a", 4<<20-200)
+	var baseline strings.Builder
+	baseline.WriteString(`{"command":"diff_baseline","baseline":{"packages":[`)
+	for i := 0; baseline.Len() < 256<<10-100; i++ {
+		if i > 0 {
+			baseline.WriteString(",")
+		}
+		fmt.Fprintf(&baseline, `"pkg%06d==1"`, i)
+	}
+	baseline.WriteString(`]}}`)
+	bodies := []struct{ path, body string }{
+		{"/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hello","arguments":{"name":"` + huge + `"}}}`},
+		{"/v1/tools/hello", `{"args":{"name":"` + huge + `"}}`},
+		{"/mcp/tool/hello", `{"name":"` + huge + `"}`},
+		{"/v1/tools/sys-audit", `{"args":` + baseline.String() + `}`},
+	}
+	client := &http.Client{Timeout: time.Minute}
+	sent := 0
+	for round := 0; round < 5; round++ {
+		for _, b := range bodies {
+			errs := make(chan error, 4)
+			for range 4 {
+				go func() {
+					req, _ := http.NewRequest("POST", "http://"+s.addr+b.path, strings.NewReader(b.body))
+					req.Header.Set("Content-Type", "application/json")
+					req.Header.Set("Accept", "application/json, text/event-stream")
+					resp, err := client.Do(req)
+					if err == nil {
+						io.Copy(io.Discard, resp.Body)
+						resp.Body.Close()
+					}
+					errs <- err
+				}()
+			}
+			for range 4 {
+				if err := <-errs; err != nil {
+					return "", fmt.Errorf("worst input to %s: %w", b.path, err)
+				}
+				sent++
+			}
+		}
+	}
+	return fmt.Sprintf("%d requests: 4 MiB bodies on each route and 256 KiB baselines, 4 at a time", sent), nil
 }
 
 // start runs the server on a free loopback port and waits until it answers.
