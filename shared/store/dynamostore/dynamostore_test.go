@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/dynamostore"
 	"github.com/toolshed/toolshed/shared/store/dynamostore/dynamotest"
@@ -83,7 +84,7 @@ func TestBackendFailureIsStorageError(t *testing.T) {
 		stores store.Stores
 	}{
 		{"tables do not exist", dynamostore.New(srv.Client(), dynamotest.UniqueTables())},
-		{"endpoint closed", dynamostore.New(dynamotest.NewClient(closedEndpoint), dynamotest.UniqueTables())},
+		{"endpoint closed", dynamostore.New(dynamotest.NewClient(closedEndpoint, func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 }), dynamotest.UniqueTables())},
 		{"empty table names", dynamostore.New(srv.Client(), dynamostore.Tables{})},
 	}
 	for _, tc := range cases {
@@ -114,7 +115,7 @@ func TestCanceledContextIsStorageError(t *testing.T) {
 }
 
 func TestCreateTablesFailure(t *testing.T) {
-	client := dynamotest.NewClient("http://127.0.0.1:1")
+	client := dynamotest.NewClient("http://127.0.0.1:1", func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	if err := dynamostore.CreateTables(ctx, client, dynamotest.UniqueTables()); err == nil {

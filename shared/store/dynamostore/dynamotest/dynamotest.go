@@ -102,8 +102,9 @@ func exists(path string) bool {
 }
 
 // NewClient returns a DynamoDB client for endpoint with dummy static
-// credentials, region us-east-1 and a single attempt per call (no retries),
-// so failures show at once. optFns may change any option.
+// credentials, region us-east-1 and the SDK's standard retries (3
+// attempts), as deployed functions have: on a loaded machine the emulator
+// may drop a connection, which production code retries too. optFns may change any option.
 func NewClient(endpoint string, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
 	httpClient := awshttp.NewBuildableClient().
 		WithTimeout(30 * time.Second).
@@ -121,7 +122,7 @@ func NewClient(endpoint string, optFns ...func(*dynamodb.Options)) *dynamodb.Cli
 		Credentials:      credentials.NewStaticCredentialsProvider("dummy", "dummy", ""),
 		BaseEndpoint:     aws.String(endpoint),
 		HTTPClient:       httpClient,
-		RetryMaxAttempts: 1,
+		RetryMaxAttempts: 3,
 	}
 	return dynamodb.New(opts, optFns...)
 }
