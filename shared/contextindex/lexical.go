@@ -14,8 +14,9 @@ import (
 )
 
 // The fields BM25 scores, each with its own weight and length
-// normalisation (BM25F): a word in a document's module counts twice a
-// word of its content, the path half as much.
+// normalisation (BM25F): a word in a document's module (a label chosen for
+// what the item is about) counts three times a word of its content, the
+// path half as much.
 const (
 	fieldContent = iota
 	fieldModule
@@ -24,7 +25,7 @@ const (
 )
 
 var (
-	fieldWeight = [numFields]float64{1.0, 2.0, 0.5}
+	fieldWeight = [numFields]float64{1.0, 3.0, 0.5}
 	fieldB      = [numFields]float64{0.75, 0.3, 0.5}
 )
 
