@@ -246,3 +246,42 @@ func testStore(t *testing.T, blobs Blobs) {
 		t.Error("a tenant that is not one path segment was accepted")
 	}
 }
+
+func TestStoreMem(t *testing.T) {
+	testStore(t, &MemBlobs{})
+}
+
+// TestAddMemoryVectors embeds only new texts and survives a concurrent
+// writer.
+func TestAddMemoryVectors(t *testing.T) {
+	ctx := context.Background()
+	s := NewStore(&MemBlobs{})
+	emb := &wordEmbedder{}
+	docs := notes[:3]
+	if n, err := s.AddMemoryVectors(ctx, "acme", emb, docs); err != nil || n != 3 {
+		t.Fatalf("first: %d, %v", n, err)
+	}
+	if n, err := s.AddMemoryVectors(ctx, "acme", emb, notes[:4]); err != nil || n != 1 {
+		t.Fatalf("one more: %d, %v", n, err)
+	}
+	if n, err := s.AddMemoryVectors(ctx, "acme", emb, notes[:4]); err != nil || n != 0 || emb.count() != 4 {
+		t.Fatalf("nothing new: %d, %v; %d texts embedded in all", n, err, emb.count())
+	}
+	// Two writers at once: both documents end up stored.
+	done := make(chan error, 2)
+	for _, d := range []Doc{notes[4], notes[5]} {
+		go func() {
+			_, err := s.AddMemoryVectors(ctx, "acme", emb, []Doc{d})
+			done <- err
+		}()
+	}
+	for range 2 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, _, _ := s.MemoryVectors(ctx, "acme", emb.Model(), "")
+	if v.Len() != 6 {
+		t.Errorf("%d vectors stored, want 6", v.Len())
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -100,6 +101,16 @@ func (s *Store) SaveCode(ctx context.Context, tenant string, ix *CodeIndex) erro
 	raw, _ := json.Marshal(p)
 	if _, err := s.blobs.Put(ctx, tenant+"/"+PointerFile, raw, ""); err != nil {
 		return fmt.Errorf("save the pointer to %s: %w", ix.Commit, err)
+	}
+	return nil
+}
+
+// Prune removes the tenant's code indexes other than keep, where the
+// Blobs can (a local directory or memory; S3 keeps old indexes, which warm
+// readers may still be loading).
+func (s *Store) Prune(tenant, keep string) error {
+	if p, ok := s.blobs.(interface{ RemoveOthers(prefix, keep string) error }); ok {
+		return p.RemoveOthers(tenant, keep)
 	}
 	return nil
 }
@@ -197,4 +208,93 @@ func (s *Store) SaveMemoryVectors(ctx context.Context, tenant string, v *Vectors
 		match = IfAbsent
 	}
 	return s.blobs.Put(ctx, memoryKey(tenant, v.Model), v.Marshal(), match)
+}
+
+// maxSaveAttempts bounds the read-embed-write rounds of AddMemoryVectors
+// when concurrent writers keep winning.
+const maxSaveAttempts = 5
+
+// AddMemoryVectors embeds the documents whose text has no vector yet in
+// the tenant's memory vectors and saves them with a conditional write,
+// starting over from the stored vectors when another writer got there
+// first. It returns how many texts it embedded.
+func (s *Store) AddMemoryVectors(ctx context.Context, tenant string, emb Embedder, docs []Doc) (int, error) {
+	texts := make([]string, len(docs))
+	for i, d := range docs {
+		texts[i] = d.EmbedText()
+	}
+	embedded := 0
+	for range maxSaveAttempts {
+		cur, etag, err := s.MemoryVectors(ctx, tenant, emb.Model(), "")
+		if err != nil {
+			return embedded, err
+		}
+		next := NewVectors(cur.Model)
+		if err := next.Merge(cur); err != nil {
+			return embedded, err
+		}
+		n, err := next.EmbedMissing(ctx, emb, texts, EmbedBatch)
+		embedded += n
+		if err != nil || n == 0 {
+			return embedded, err
+		}
+		_, err = s.SaveMemoryVectors(ctx, tenant, next, etag)
+		if !errors.Is(err, ErrPrecondition) {
+			return embedded, err
+		}
+	}
+	return embedded, fmt.Errorf("save memory vectors of %s: %d conflicting writes in a row", tenant, maxSaveAttempts)
+}
+
+// MemBlobs keeps objects in memory (a local server without a data
+// directory, and tests).
+type MemBlobs struct {
+	mu      sync.Mutex
+	objects map[string][]byte
+}
+
+var _ Blobs = (*MemBlobs)(nil)
+
+// RemoveOthers deletes the objects under prefix/ except those of keep/,
+// memory/ and the pointer.
+func (m *MemBlobs) RemoveOthers(prefix, keep string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for k := range m.objects {
+		rest, ok := strings.CutPrefix(k, prefix+"/")
+		if ok && strings.Contains(rest, "/") && !strings.HasPrefix(rest, keep+"/") && !strings.HasPrefix(rest, "memory/") {
+			delete(m.objects, k)
+		}
+	}
+	return nil
+}
+
+// Get implements Blobs.
+func (m *MemBlobs) Get(_ context.Context, key, etag string) ([]byte, string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	data, ok := m.objects[key]
+	if !ok {
+		return nil, "", fmt.Errorf("index object %s: %w", key, fs.ErrNotExist)
+	}
+	tag := etagOf(data)
+	if etag != "" && etag == tag {
+		return nil, tag, ErrNotModified
+	}
+	return data, tag, nil
+}
+
+// Put implements Blobs.
+func (m *MemBlobs) Put(_ context.Context, key string, data []byte, match string) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	cur, ok := m.objects[key]
+	if match == IfAbsent && ok || match != "" && match != IfAbsent && (!ok || etagOf(cur) != match) {
+		return "", fmt.Errorf("index object %s: %w", key, ErrPrecondition)
+	}
+	if m.objects == nil {
+		m.objects = map[string][]byte{}
+	}
+	m.objects[key] = data
+	return etagOf(data), nil
 }
