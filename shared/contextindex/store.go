@@ -109,7 +109,9 @@ func (s *Store) SaveCode(ctx context.Context, tenant string, ix *CodeIndex) erro
 // Blobs can (a local directory or memory; S3 keeps old indexes, which warm
 // readers may still be loading).
 func (s *Store) Prune(tenant, keep string) error {
-	if p, ok := s.blobs.(interface{ RemoveOthers(prefix, keep string) error }); ok {
+	if p, ok := s.blobs.(interface {
+		RemoveOthers(prefix, keep string) error
+	}); ok {
 		return p.RemoveOthers(tenant, keep)
 	}
 	return nil
