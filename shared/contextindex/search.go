@@ -108,8 +108,8 @@ type Hit struct {
 // Search ranks the documents that pass the query's filters and returns
 // the best Limit of them, with the mode that ranked them. With a query
 // vector and documents that have vectors, BM25 and cosine rankings are
-// fused by reciprocal rank (hybrid); otherwise BM25 ranks alone
-// (lexical). Ties go to the newer document, then the smaller id.
+// fused by reciprocal rank (hybrid), a document without a vector counting
+// its BM25 rank twice; otherwise BM25 ranks alone (lexical). Ties go to the newer document, then the smaller id.
 func (c *Corpus) Search(q Query) ([]Hit, string) {
 	allowed := c.filter(q)
 	lexical := c.bm25(q.Text, allowed)
@@ -124,6 +124,12 @@ func (c *Corpus) Search(q Query) ([]Hit, string) {
 	fused := map[int]float64{}
 	for r, g := range lexical.ranked[:min(len(lexical.ranked), fusionDepth)] {
 		fused[g] += 1 / float64(rrfK+r+1)
+		if c.vecs[g] == nil {
+			// No vector yet (a note written a moment ago): its lexical
+			// rank stands in for the missing one, so it is not buried
+			// until the background embedding catches up.
+			fused[g] += 1 / float64(rrfK+r+1)
+		}
 	}
 	for r, g := range dense {
 		fused[g] += 1 / float64(rrfK+r+1)

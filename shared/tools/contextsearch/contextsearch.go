@@ -51,8 +51,13 @@ var Family = family.Family{
 		if err != nil {
 			return nil, err
 		}
-		return []toolkit.Tool{{Name: Tool, Handler: toolkit.Typed(s.search)}}, nil
+		return Tools(s), nil
 	},
+}
+
+// Tools returns context_search served by s.
+func Tools(s *Service) []toolkit.Tool {
+	return []toolkit.Tool{{Name: Tool, Handler: toolkit.Typed(s.search)}}
 }
 
 // FromEnv builds the service from the configuration. With TOOLSHED_BUCKET

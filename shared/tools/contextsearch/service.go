@@ -126,9 +126,6 @@ func (s *Service) corpus(ctx context.Context, tenant string) (*contextindex.Corp
 		return nil, err
 	}
 	if s.build != nil {
-		if s.o.Embedder != nil {
-			s.build.memory(tenant, ts.docs)
-		}
 		if err := s.build.code(ctx, tenant); err != nil {
 			s.o.Log.Warn("context index: local code build failed", "tenant", tenant, "error", err)
 		}
@@ -143,6 +140,10 @@ func (s *Service) corpus(ctx context.Context, tenant string) (*contextindex.Corp
 			// Vectors are an improvement, not a requirement: rank lexically.
 			s.o.Log.Warn("context index: memory vectors unavailable", "tenant", tenant, "error", err)
 		}
+	}
+	if s.build != nil && s.o.Embedder != nil {
+		// After reading the vectors: this call ranks with what exists.
+		s.build.memory(tenant, ts.docs)
 	}
 	parts := [3]any{ts.memSeg, ts.code, ts.vectors}
 	if ts.corpus == nil || parts != ts.parts {
