@@ -15,7 +15,6 @@ import (
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/tools/contextsearch"
-	"github.com/toolshed/toolshed/shared/tools/tooltest"
 )
 
 // copyPackages copies the non-test .go files of Go source tree packages.
