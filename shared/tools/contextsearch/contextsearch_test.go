@@ -203,9 +203,9 @@ func TestMapping(t *testing.T) {
 		}
 	}
 	want := map[string]string{
-		"Quarterly summary of throttling":                          "discovery/rule/api/-",
-		"Throttling decision text":                                 "discovery/decision/-/-",
-		"throttling investigated":                                  "session/session/-/s-9",
+		"Quarterly summary of throttling":                         "discovery/rule/api/-",
+		"Throttling decision text":                                "discovery/decision/-/-",
+		"throttling investigated":                                 "session/session/-/s-9",
 		"## Throttling\n\nBack off exponentially when throttled.": "discovery/pattern/-/-",
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
