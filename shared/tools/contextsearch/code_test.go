@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/embedding/embedtest"
 	"github.com/toolshed/toolshed/shared/emulator"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolerr"
@@ -137,7 +138,7 @@ func TestDeployedS3(t *testing.T) {
 	// Hybrid: vectors of the code (built by the indexer) and of memory
 	// entries (written from the stream) are read from S3; the tool only
 	// embeds the query.
-	srv, emb := newEmbedder(t)
+	srv, emb := embedtest.Start(t)
 	ix3, _, err := contextindex.BuildCode(ctx, ix2, snap, emb, time.Now())
 	if err != nil {
 		t.Fatal(err)
@@ -153,12 +154,12 @@ func TestDeployedS3(t *testing.T) {
 	if _, err := idx.AddMemoryVectors(ctx, "acme", emb, []contextindex.Doc{doc}); err != nil {
 		t.Fatal(err)
 	}
-	before := srv.texts.Load()
+	before := srv.Texts.Load()
 	out = h.search(t, "acme", `{"query":"copy a list"}`)
 	if out.Mode != "hybrid" || len(out.Results) == 0 {
 		t.Fatalf("hybrid from S3: %+v", out)
 	}
-	if got := srv.texts.Load() - before; got != 1 {
+	if got := srv.Texts.Load() - before; got != 1 {
 		t.Errorf("the tool embedded %d texts, want only the query", got)
 	}
 }

@@ -2,21 +2,15 @@ package contextsearch_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"hash/fnv"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/toolshed/toolshed/shared/contextindex"
-	"github.com/toolshed/toolshed/shared/embedding"
+	"github.com/toolshed/toolshed/shared/embedding/embedtest"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
 	"github.com/toolshed/toolshed/shared/toolerr"
@@ -260,63 +254,11 @@ func TestFreshDiscoveryFoundAtOnce(t *testing.T) {
 
 // ---- embeddings ----
 
-// embedServer speaks the OpenAI /v1/embeddings wire format with
-// feature-hashed bag-of-words vectors (texts sharing words are similar).
-// fail makes every request fail with a 500.
-type embedServer struct {
-	texts atomic.Int64
-	fail  atomic.Bool
-}
-
-func (s *embedServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		Input []string `json:"input"`
-	}
-	if r.URL.Path != "/v1/embeddings" || json.NewDecoder(r.Body).Decode(&req) != nil {
-		http.Error(w, `{"error":{"message":"bad request"}}`, http.StatusBadRequest)
-		return
-	}
-	if s.fail.Load() {
-		http.Error(w, `{"error":{"message":"model overloaded"}}`, http.StatusInternalServerError)
-		return
-	}
-	s.texts.Add(int64(len(req.Input)))
-	type item struct {
-		Index     int       `json:"index"`
-		Embedding []float32 `json:"embedding"`
-	}
-	data := make([]item, len(req.Input))
-	for i, text := range req.Input {
-		v := make([]float32, 32)
-		v[0] = 0.01
-		for _, tok := range contextindex.Tokens(text) {
-			h := fnv.New32a()
-			h.Write([]byte(tok))
-			v[h.Sum32()%32]++
-		}
-		data[i] = item{i, v}
-	}
-	json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})
-}
-
-func newEmbedder(t *testing.T) (*embedServer, contextindex.Embedder) {
-	t.Helper()
-	srv := &embedServer{}
-	hs := httptest.NewServer(srv)
-	t.Cleanup(hs.Close)
-	emb, err := embedding.NewOpenAI(embedding.OpenAIOptions{URL: hs.URL + "/v1", Model: "words",
-		Backoff: func(int) time.Duration { return time.Millisecond }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return srv, emb
-}
-
 // TestHybridLocal: locally, memory entries are embedded in the background
 // and once only; until then searches are lexical and say so; an embedder
 // failure serves lexical results marked degraded.
 func TestHybridLocal(t *testing.T) {
-	srv, emb := newEmbedder(t)
+	srv, emb := embedtest.Start(t)
 	h := newHarness(t, newBolt(t), contextsearch.Options{Embedder: emb})
 	h.fixture(t, "acme")
 
@@ -325,7 +267,7 @@ func TestHybridLocal(t *testing.T) {
 		t.Errorf("before vectors: mode %s degraded %v notice %q", out.Mode, out.Degraded, out.Notice)
 	}
 	h.svc.Settle()
-	embedded := srv.texts.Load()
+	embedded := srv.Texts.Load()
 	if embedded != int64(len(otherDiscoveries)+len(seedDiscoveries)+2) {
 		t.Errorf("%d texts embedded, want one per entry", embedded)
 	}
@@ -338,7 +280,7 @@ func TestHybridLocal(t *testing.T) {
 	}
 	h.search(t, "acme", `{"query":"token refresh race"}`)
 	h.svc.Settle()
-	if got := srv.texts.Load(); got != embedded+2 {
+	if got := srv.Texts.Load(); got != embedded+2 {
 		t.Errorf("%d texts embedded after two more searches; want only the 2 queries (entries are cached)", got-embedded)
 	}
 	// A new entry is found lexically before its vector exists.
@@ -349,7 +291,7 @@ func TestHybridLocal(t *testing.T) {
 	}
 	h.svc.Settle()
 
-	srv.fail.Store(true)
+	srv.Fail.Store(true)
 	out = h.search(t, "acme", `{"query":"token refresh race","type":"issue","module":"auth"}`)
 	if out.Mode != "lexical" || !out.Degraded || !strings.Contains(out.Notice, "Failed to generate query embedding") {
 		t.Errorf("embedder down: mode %s degraded %v notice %q", out.Mode, out.Degraded, out.Notice)
