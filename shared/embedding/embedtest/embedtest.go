@@ -22,7 +22,7 @@ const Dims = 64
 
 // Server is the running server.
 type Server struct {
-	URL   string      // the API base, …/v1
+	URL   string       // the API base, …/v1
 	Texts atomic.Int64 // texts embedded so far
 	Fail  atomic.Bool  // answer every request with a 500
 }
