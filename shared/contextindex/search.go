@@ -2,6 +2,7 @@ package contextindex
 
 import (
 	"cmp"
+	"container/heap"
 	"math"
 	"slices"
 	"sync"
@@ -180,11 +181,11 @@ func (c *Corpus) filter(q Query) []bool {
 }
 
 // lexicalRanking is BM25's answer: the matching documents best first,
-// their raw scores, and the best score any document could get for the
-// query (to scale scores to 0..1).
+// their raw scores (indexed by global document number), and the best score
+// any document could get for the query (to scale scores to 0..1).
 type lexicalRanking struct {
 	ranked []int
-	scores map[int]float64
+	scores []float64
 	bound  float64
 }
 
@@ -250,10 +251,10 @@ func (c *Corpus) bm25(text string, allowed []bool) lexicalRanking {
 	words := Tokens(text)
 	slices.Sort(words)
 	words = slices.Compact(words)
-	out := lexicalRanking{scores: map[int]float64{}}
-	best := map[int]float64{} // this word's best score per document
+	out := lexicalRanking{scores: make([]float64, c.n)}
+	best := make([]float64, c.n) // this word's best score per document
+	var touched []int            // documents with a score for this word
 	for _, w := range words {
-		clear(best)
 		wordBound := c.idf(c.df(w)) * (bm25K1 + 1)
 		for _, e := range c.expand(w) {
 			df := c.df(e.term)
@@ -275,20 +276,23 @@ func (c *Corpus) bm25(text string, allowed []bool) lexicalRanking {
 							tf += fieldWeight[f] * float64(p.tf[f]) / norm
 						}
 					}
-					if sc := idf * tf * (bm25K1 + 1) / (tf + bm25K1); sc > best[g] {
-						best[g] = sc
+					sc := idf * tf * (bm25K1 + 1) / (tf + bm25K1)
+					if best[g] == 0 {
+						touched = append(touched, g)
 					}
+					best[g] = max(best[g], sc)
 				}
 			}
 		}
 		out.bound += wordBound
-		for g, sc := range best {
-			out.scores[g] += sc
+		for _, g := range touched {
+			if out.scores[g] == 0 {
+				out.ranked = append(out.ranked, g)
+			}
+			out.scores[g] += best[g]
+			best[g] = 0
 		}
-	}
-	out.ranked = make([]int, 0, len(out.scores))
-	for g := range out.scores {
-		out.ranked = append(out.ranked, g)
+		touched = touched[:0]
 	}
 	slices.SortFunc(out.ranked, func(a, b int) int {
 		if c := cmp.Compare(out.scores[b], out.scores[a]); c != 0 {
@@ -302,25 +306,54 @@ func (c *Corpus) bm25(text string, allowed []bool) lexicalRanking {
 // cosine returns the fusionDepth allowed documents most similar to the
 // query vector, best first.
 func (c *Corpus) cosine(qv []float32, allowed []bool) []int {
-	type scored struct {
-		g   int
-		sim float32
-	}
-	var all []scored
+	// Keep the best fusionDepth in a min-heap ordered worst first.
+	h := make(simHeap, 0, fusionDepth+1)
 	for g, v := range c.vecs {
 		if v == nil || !allowed[g] || len(v) != len(qv) {
 			continue
 		}
-		all = append(all, scored{g, Dot(qv, v)})
+		sim := Dot(qv, v)
+		if len(h) == fusionDepth && !h[0].worse(scored{g, sim}) {
+			continue
+		}
+		heap.Push(&h, scored{g, sim})
+		if len(h) > fusionDepth {
+			heap.Pop(&h)
+		}
 	}
-	slices.SortFunc(all, func(a, b scored) int {
-		return cmp.Or(cmp.Compare(b.sim, a.sim), cmp.Compare(a.g, b.g))
-	})
-	out := make([]int, 0, min(len(all), fusionDepth))
-	for _, s := range all[:min(len(all), fusionDepth)] {
-		out = append(out, s.g)
+	out := make([]int, len(h))
+	for i := len(h) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(&h).(scored).g
 	}
 	return out
+}
+
+// scored is a document and its cosine similarity.
+type scored struct {
+	g   int
+	sim float32
+}
+
+// worse orders by similarity, then prefers the smaller document number.
+func (a scored) worse(b scored) bool {
+	if a.sim != b.sim {
+		return a.sim < b.sim
+	}
+	return a.g > b.g
+}
+
+// simHeap is a min-heap of scored documents, the worst on top.
+type simHeap []scored
+
+func (h simHeap) Len() int           { return len(h) }
+func (h simHeap) Less(i, j int) bool { return h[i].worse(h[j]) }
+func (h simHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *simHeap) Push(x any)        { *h = append(*h, x.(scored)) }
+func (h *simHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // hashes returns the TextHash of each document's EmbedText, computed once.
