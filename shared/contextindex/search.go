@@ -115,9 +115,17 @@ func (c *Corpus) Search(q Query) ([]Hit, string) {
 	allowed := c.filter(q)
 	lexical := c.bm25(q.Text, allowed)
 	if q.Vector == nil || c.nvecs == 0 {
-		hits := make([]Hit, 0, len(lexical.scores))
+		// Scores: the best document's query coverage, the others scaled
+		// from it by their BM25 scores, so 1 means every query word
+		// matched and the order is BM25's.
+		hits := make([]Hit, 0, len(lexical.ranked))
+		scale := 0.0
+		if len(lexical.ranked) > 0 {
+			g := lexical.ranked[0]
+			scale = lexical.cover[g] / lexical.scores[g]
+		}
 		for _, g := range lexical.ranked {
-			hits = append(hits, Hit{Doc: c.doc(g), Score: min(lexical.scores[g]/lexical.bound, 1)})
+			hits = append(hits, Hit{Doc: c.doc(g), Score: min(lexical.scores[g]*scale, 1)})
 		}
 		return top(hits, q.Limit), ModeLexical
 	}
@@ -180,13 +188,15 @@ func (c *Corpus) filter(q Query) []bool {
 	return allowed
 }
 
-// lexicalRanking is BM25's answer: the matching documents best first,
-// their raw scores (indexed by global document number), and the best score
-// any document could get for the query (to scale scores to 0..1).
+// lexicalRanking is BM25's answer: the matching documents best first, and
+// their raw scores and query coverage, indexed by global document number.
 type lexicalRanking struct {
 	ranked []int
 	scores []float64
-	bound  float64
+	// cover is, per document, the share of the query's words it matches:
+	// a word counts 1 when it occurs once (in the content or module), 0.6
+	// through prefix expansion, half in the path alone.
+	cover []float64
 }
 
 // expansion is one term a query word matches, with its weight.
@@ -251,18 +261,17 @@ func (c *Corpus) bm25(text string, allowed []bool) lexicalRanking {
 	words := Tokens(text)
 	slices.Sort(words)
 	words = slices.Compact(words)
-	out := lexicalRanking{scores: make([]float64, c.n)}
-	best := make([]float64, c.n) // this word's best score per document
-	var touched []int            // documents with a score for this word
+	out := lexicalRanking{scores: make([]float64, c.n), cover: make([]float64, c.n)}
+	best := make([]float64, c.n)  // this word's best score per document
+	cover := make([]float64, c.n) // and its best coverage
+	var touched []int             // documents with a score for this word
 	for _, w := range words {
-		wordBound := c.idf(c.df(w)) * (bm25K1 + 1)
 		for _, e := range c.expand(w) {
 			df := c.df(e.term)
 			if df == 0 {
 				continue
 			}
 			idf := c.idf(df) * e.weight
-			wordBound = max(wordBound, idf*(bm25K1+1))
 			for si, s := range c.segs {
 				for _, p := range s.postings[e.term] {
 					g := c.base[si] + int(p.doc)
@@ -281,16 +290,17 @@ func (c *Corpus) bm25(text string, allowed []bool) lexicalRanking {
 						touched = append(touched, g)
 					}
 					best[g] = max(best[g], sc)
+					cover[g] = max(cover[g], e.weight*min(tf, 1))
 				}
 			}
 		}
-		out.bound += wordBound
 		for _, g := range touched {
 			if out.scores[g] == 0 {
 				out.ranked = append(out.ranked, g)
 			}
 			out.scores[g] += best[g]
-			best[g] = 0
+			out.cover[g] += cover[g] / float64(len(words))
+			best[g], cover[g] = 0, 0
 		}
 		touched = touched[:0]
 	}

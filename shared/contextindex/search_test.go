@@ -3,6 +3,7 @@ package contextindex
 import (
 	"context"
 	"hash/fnv"
+	"math"
 	"slices"
 	"sync"
 	"testing"
@@ -235,4 +236,29 @@ func FuzzUnmarshalVectors(f *testing.F) {
 			_ = got.Marshal()
 		}
 	})
+}
+
+// TestLexicalScores: the best result scores the share of the query it
+// matches; the others are scaled from it by BM25.
+func TestLexicalScores(t *testing.T) {
+	c := NewCorpus("", []*Segment{NewSegment(notes)})
+	tests := []struct {
+		query string
+		want  float64
+	}{
+		{"mutex lock", 1},                  // both words, exactly
+		{"mutex lock kubernetes", 2.0 / 3}, // one word matches nothing
+		{"authentication", 0.6},            // through a prefix only
+	}
+	for _, tt := range tests {
+		hits, _ := c.Search(Query{Text: tt.query})
+		if len(hits) == 0 || math.Abs(hits[0].Score-tt.want) > 1e-9 {
+			t.Errorf("%q: best score %v, want %v", tt.query, hits, tt.want)
+		}
+		for i := 1; i < len(hits); i++ {
+			if hits[i].Score > hits[i-1].Score {
+				t.Errorf("%q: scores not descending", tt.query)
+			}
+		}
+	}
 }
