@@ -85,7 +85,7 @@ func connect(t *testing.T, base, version string) *mcp.ClientSession {
 }
 
 // served are the tools implemented so far, in tools/list order.
-var served = []string{"add_task", "complete_task", "delete_task", "hello", "list_tasks",
+var served = []string{"add_task", "complete_task", "context_search", "delete_task", "hello", "list_tasks",
 	"read_memory", "sys-audit", "update_task", "write_memory_entry"}
 
 func TestMCPClient(t *testing.T) {
