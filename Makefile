@@ -10,7 +10,7 @@ CDK := $(CURDIR)/node_modules/.bin/cdk
 export CDK_DISABLE_VERSION_CHECK := 1
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 
-.PHONY: run test test-go test-infra lint build synth deploy diff bench bench-lambda fuzz clean
+.PHONY: run test test-go test-infra lint build synth deploy diff bench bench-mcp bench-lambda contextbench fuzz clean
 
 ## run: the local MCP server on http://127.0.0.1:8000 (every tool, embedded storage)
 run:
@@ -60,6 +60,12 @@ deploy: build node_modules
 ## bench: latency and throughput benchmarks (see README for figures)
 bench: node_modules
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./shared/localserver/ ./shared/tools/tasks/
+	$(GO) test -run '^$$' -bench BenchmarkSearch20k -benchtime 200x ./shared/contextindex/
+
+## contextbench: context_search retrieval (recall@5, MRR), index build, size
+## and warm memory on the Go source tree (hybrid too with an embedder set)
+contextbench:
+	$(GO) run ./scripts/contextbench
 
 ## bench-mcp: Toolshed's local server next to a bare go-sdk server under the
 ## same wrk load, in one run; prints the ratios and checks the targets
@@ -79,6 +85,9 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) ./shared/schema/
 	$(GO) test -run '^$$' -fuzz FuzzV1Body -fuzztime $(FUZZTIME) ./shared/httpapi/
 	$(GO) test -run '^$$' -fuzz FuzzParseMessage -fuzztime $(FUZZTIME) ./shared/mcpserver/
+	$(GO) test -run '^$$' -fuzz FuzzTokens -fuzztime $(FUZZTIME) ./shared/contextindex/
+	$(GO) test -run '^$$' -fuzz FuzzUnmarshalVectors -fuzztime $(FUZZTIME) ./shared/contextindex/
+	$(GO) test -run '^$$' -fuzz FuzzSplit -fuzztime $(FUZZTIME) ./shared/codechunk/
 
 clean:
 	rm -rf build infra/cdk.out .toolshed

@@ -3,7 +3,9 @@
 // (derived from the tool registry in shared/toolset and the contracts: its
 // routes, aliases, timeout, memory, environment and IAM policy), the MCP
 // gateway and the API key authorizer functions, the HTTP API that routes to
-// them, and the CloudWatch dashboard and alarms that watch them.
+// them, the indexer function that keeps context_search's indexes (fed by
+// the Memory table's stream and by snapshot uploads to the bucket), and
+// the CloudWatch dashboard and alarms that watch them.
 //
 // The functions' code comes from pre-built binaries in
 // <BuildDir>/<function>/bootstrap (see `make build`); every tool function
@@ -26,12 +28,15 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awss3notifications"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/indexer"
 )
 
 // stackName is the CloudFormation stack name of the app.
@@ -40,10 +45,11 @@ const stackName = "Toolshed"
 // defaultBuildDir holds build/<function>/bootstrap, relative to infra/.
 const defaultBuildDir = "../build"
 
-// Build folders (and dashboard names) of the two functions that are not tools.
+// Build folders (and dashboard names) of the functions that are not tools.
 const (
 	gatewayName   = "gateway"
 	authorizerDir = "authorizer"
+	indexerDir    = "indexer"
 )
 
 // tableSpec describes one DynamoDB table.
@@ -54,12 +60,13 @@ type tableSpec struct {
 	SKType  awsdynamodb.AttributeType
 	TTL     string // TTL attribute, "" for none
 	Durable bool   // data table: point-in-time recovery and RETAIN; otherwise DESTROY
+	Stream  bool   // a NEW_IMAGE stream that the indexer reads
 }
 
 // tableSpecs lists every table of the stack.
 var tableSpecs = []tableSpec{
 	{Key: config.TasksTable, PK: "tenant", SK: "id", SKType: awsdynamodb.AttributeType_NUMBER, Durable: true},
-	{Key: config.MemoryTable, PK: "pk", SK: "id", SKType: awsdynamodb.AttributeType_STRING, Durable: true},
+	{Key: config.MemoryTable, PK: "pk", SK: "id", SKType: awsdynamodb.AttributeType_STRING, Durable: true, Stream: true},
 	{Key: config.RateLimitsTable, PK: "pk", TTL: "ttl"},
 	{Key: config.AccessTable, PK: "tenant", SK: "path", SKType: awsdynamodb.AttributeType_STRING, Durable: true},
 	{Key: config.APIKeysTable, PK: "hash", Durable: true},
@@ -73,6 +80,25 @@ const (
 	authorizerTimeoutSeconds = 5
 	authorizerMemoryMB       = 256
 	authorizerCacheSeconds   = 30
+	// The indexer builds whole code indexes: Lambda's longest timeout,
+	// and memory (so CPU) for chunking and BM25 statistics.
+	indexerTimeoutSeconds = 900
+	indexerMemoryMB       = 2048
+)
+
+// Snapshot publication that triggers the indexer: objects created under
+// snapshotsPrefix whose key ends in pointerSuffix (snapshots/*/current.json).
+const (
+	snapshotsPrefix = indexer.SnapshotPrefix
+	pointerSuffix   = "/" + indexer.PointerName
+)
+
+// Memory stream reading: batches of streamBatchSize, failed records
+// reported one by one (ReportBatchItemFailures) and retried up to
+// streamRetries times; only INSERTs reach the function.
+const (
+	streamBatchSize = 100
+	streamRetries   = 10
 )
 
 // ToolshedStackProps configures NewToolshedStack.
@@ -179,6 +205,9 @@ func NewToolshedStack(scope constructs.Construct, id string, props *ToolshedStac
 	}))
 	watched = append(watched, monitored{Name: authorizerDir, Fn: authorizerFn, TimeoutSeconds: authorizerTimeoutSeconds})
 
+	indexerFn := newIndexer(stack, buildDir, tables, bucket)
+	watched = append(watched, monitored{Name: indexerDir, Fn: indexerFn, TimeoutSeconds: indexerTimeoutSeconds})
+
 	api := newHTTPAPI(stack, gateway, authorizerFn, toolFns)
 
 	awscdk.NewCfnOutput(stack, jsii.String("ApiUrl"), &awscdk.CfnOutputProps{
@@ -195,12 +224,47 @@ func NewToolshedStack(scope constructs.Construct, id string, props *ToolshedStac
 	})
 
 	addMonitoring(stack, watched)
-	fns := make([]awslambda.Function, len(watched))
-	for i, w := range watched {
-		fns[i] = w.Fn
-	}
-	dependOnPolicyOnly(stack, fns)
+	dependOnPolicyOnly(stack)
 	return stack
+}
+
+// newIndexer creates the indexer function: its grants from
+// shared/indexer, the Memory table's stream (INSERTs only) and the bucket's
+// snapshot publications as its event sources.
+func newIndexer(stack awscdk.Stack, buildDir string, tables map[config.Table]awsdynamodb.Table, bucket awss3.Bucket) awslambda.Function {
+	fn := newFunction(stack, buildDir, functionSpec{
+		ID:             "Indexer",
+		Dir:            indexerDir,
+		TimeoutSeconds: indexerTimeoutSeconds,
+		MemoryMB:       indexerMemoryMB,
+		Env: map[string]*string{
+			"TOOLSHED_BUCKET":   bucket.BucketName(),
+			"TOOLSHED_EMBEDDER": jsii.String(config.EmbedderBedrock),
+		},
+	})
+	for _, g := range indexer.Grants {
+		fn.AddToRolePolicy(statement(stack, g, tables, bucket))
+	}
+	for _, spec := range tableSpecs {
+		if !spec.Stream {
+			continue
+		}
+		fn.AddEventSource(awslambdaeventsources.NewDynamoEventSource(tables[spec.Key], &awslambdaeventsources.DynamoEventSourceProps{
+			StartingPosition:        awslambda.StartingPosition_TRIM_HORIZON,
+			BatchSize:               jsii.Number(streamBatchSize),
+			BisectBatchOnError:      jsii.Bool(true),
+			RetryAttempts:           jsii.Number(streamRetries),
+			ReportBatchItemFailures: jsii.Bool(true),
+			Filters: &[]*map[string]interface{}{
+				awslambda.FilterCriteria_Filter(&map[string]interface{}{
+					"eventName": awslambda.FilterRule_IsEqual(jsii.String("INSERT")),
+				}),
+			},
+		}))
+	}
+	bucket.AddEventNotification(awss3.EventType_OBJECT_CREATED, awss3notifications.NewLambdaDestination(fn),
+		&awss3.NotificationKeyFilter{Prefix: jsii.String(snapshotsPrefix), Suffix: jsii.String(pointerSuffix)})
+	return fn
 }
 
 // newTable creates one on-demand DynamoDB table from its spec.
@@ -215,6 +279,9 @@ func newTable(stack awscdk.Stack, spec tableSpec) awsdynamodb.Table {
 	}
 	if spec.TTL != "" {
 		props.TimeToLiveAttribute = jsii.String(spec.TTL)
+	}
+	if spec.Stream {
+		props.Stream = awsdynamodb.StreamViewType_NEW_IMAGE
 	}
 	if spec.Durable {
 		props.RemovalPolicy = awscdk.RemovalPolicy_RETAIN
@@ -288,19 +355,28 @@ func newFunction(stack awscdk.Stack, buildDir string, spec functionSpec) awslamb
 	return fn
 }
 
-// dependOnPolicyOnly leaves each function's DependsOn with only its role's
-// policy (so it never runs before it may do its work). CDK also lists the
-// role, on which the function already depends through Fn::GetAtt; cfn-lint
-// reports that redundancy (W3005).
-func dependOnPolicyOnly(stack awscdk.Stack, fns []awslambda.Function) {
-	for _, fn := range fns {
-		policy := fn.Role().Node().TryFindChild(jsii.String("DefaultPolicy"))
-		if policy == nil {
+// dependOnPolicyOnly leaves each Lambda function's DependsOn with only its
+// role's policy (so it never runs before it may do its work). CDK also
+// lists the role, on which the function already depends through
+// Fn::GetAtt; cfn-lint reports that redundancy (W3005). It covers the
+// functions CDK adds itself (the bucket notifications handler) too.
+func dependOnPolicyOnly(stack awscdk.Stack) {
+	for _, c := range *stack.Node().FindAll(constructs.ConstructOrder_PREORDER) {
+		cfnFn, ok := c.(awscdk.CfnResource)
+		if !ok || *cfnFn.CfnResourceType() != "AWS::Lambda::Function" {
 			continue
 		}
-		cfnPolicy := policy.Node().DefaultChild().(awscdk.CfnElement)
-		cfnFn := fn.Node().DefaultChild().(awscdk.CfnResource)
-		cfnFn.AddOverride(jsii.String("DependsOn"), []*string{stack.GetLogicalId(cfnPolicy)})
+		parent := cfnFn.Node().Scope()
+		for _, roleID := range []string{"ServiceRole", "Role"} {
+			role := parent.Node().TryFindChild(jsii.String(roleID))
+			if role == nil {
+				continue
+			}
+			if policy := role.Node().TryFindChild(jsii.String("DefaultPolicy")); policy != nil {
+				cfnPolicy := policy.Node().DefaultChild().(awscdk.CfnElement)
+				cfnFn.AddOverride(jsii.String("DependsOn"), []*string{stack.GetLogicalId(cfnPolicy)})
+			}
+		}
 	}
 }
 
@@ -439,7 +515,7 @@ func buildDirFromEnv() string {
 // checkBuildDir reports a missing bootstrap early, with a hint, instead of
 // letting asset staging fail with a bare path.
 func checkBuildDir(buildDir string) error {
-	for _, dir := range []string{gatewayName, authorizerDir, toolDir} {
+	for _, dir := range []string{gatewayName, authorizerDir, indexerDir, toolDir} {
 		path := filepath.Join(buildDir, dir, "bootstrap")
 		if _, err := os.Stat(path); err != nil {
 			return fmt.Errorf("missing %s: run `make build` first or set TOOLSHED_BUILD_DIR", path)

@@ -17,6 +17,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/toolset"
 )
@@ -47,7 +48,41 @@ type cfnOutput struct {
 }
 
 // allFunctionDirs are the build folders the stack expects.
-var allFunctionDirs = []string{gatewayName, authorizerDir, toolDir}
+var allFunctionDirs = []string{gatewayName, authorizerDir, indexerDir, toolDir}
+
+// otherFunctions are the functions that are not tools: timeout and memory.
+var otherFunctions = map[string]struct{ timeout, memory float64 }{
+	gatewayName:   {gatewayTimeoutSeconds, gatewayMemoryMB},
+	authorizerDir: {authorizerTimeoutSeconds, authorizerMemoryMB},
+	indexerDir:    {indexerTimeoutSeconds, indexerMemoryMB},
+}
+
+// notificationHandlers is the function CDK adds to configure the bucket's
+// Lambda notifications (one per stack, whatever the number of them).
+const notificationHandlers = 1
+
+// streamTables counts the tables whose stream the indexer reads.
+func streamTables() int {
+	n := 0
+	for _, spec := range tableSpecs {
+		if spec.Stream {
+			n++
+		}
+	}
+	return n
+}
+
+// ourFunctions returns the logical ids of the stack's own functions (our
+// bootstrap binaries), leaving out CDK's notification handler.
+func ourFunctions() map[string]cfnResource {
+	out := map[string]cfnResource{}
+	for id, r := range resourcesOfType("AWS::Lambda::Function") {
+		if r.Properties["Handler"] == "bootstrap" {
+			out[id] = r
+		}
+	}
+	return out
+}
 
 func TestMain(m *testing.M) {
 	os.Exit(runTests(m))
@@ -251,7 +286,7 @@ func expectedRouteKeys() []string {
 // ---- tests ----
 
 func TestResourceCounts(t *testing.T) {
-	functions := len(tools) + 2 // every tool, the gateway and the authorizer
+	functions := len(tools) + len(otherFunctions) // every tool, the gateway, the authorizer and the indexer
 	routeNames := 0
 	for _, tool := range tools {
 		routeNames += 1 + len(tool.Aliases)
@@ -260,9 +295,11 @@ func TestResourceCounts(t *testing.T) {
 		typ  string
 		want int
 	}{
-		{"AWS::Lambda::Function", functions},
+		{"AWS::Lambda::Function", functions + notificationHandlers},
 		{"AWS::Logs::LogGroup", functions},
-		{"AWS::IAM::Role", functions},
+		{"AWS::IAM::Role", functions + notificationHandlers},
+		{"AWS::Lambda::EventSourceMapping", streamTables()},
+		{"Custom::S3BucketNotifications", 1},
 		{"AWS::DynamoDB::Table", len(tableSpecs)},
 		{"AWS::S3::Bucket", 1},
 		{"AWS::ApiGatewayV2::Api", 1},
@@ -286,9 +323,9 @@ func TestFunctions(t *testing.T) {
 	type want struct {
 		timeout, memory float64
 	}
-	tests := map[string]want{
-		"gateway":    {gatewayTimeoutSeconds, gatewayMemoryMB},
-		"authorizer": {authorizerTimeoutSeconds, authorizerMemoryMB},
+	tests := map[string]want{}
+	for name, f := range otherFunctions {
+		tests[name] = want{f.timeout, f.memory}
 	}
 	for _, tool := range tools {
 		tests[tool.Name] = want{tool.TimeoutSeconds, tool.MemoryMB}
@@ -300,7 +337,7 @@ func TestFunctions(t *testing.T) {
 			t.Errorf("%s: derived %+v, want %+v", name, tests[name], w)
 		}
 	}
-	if got := len(resourcesOfType("AWS::Lambda::Function")); got != len(tests) {
+	if got := len(ourFunctions()); got != len(tests) {
 		t.Errorf("functions: got %d, want %d", got, len(tests))
 	}
 	logGroups := resourcesOfType("AWS::Logs::LogGroup")
@@ -329,7 +366,7 @@ func TestFunctions(t *testing.T) {
 			if _, ok := logGroups[fmt.Sprint(lg["Ref"])]; !ok {
 				t.Errorf("LoggingConfig.LogGroup = %v, want a Ref to a log group of the stack", lg)
 			}
-			if w.timeout >= gatewayTimeoutSeconds && name != "gateway" {
+			if _, other := otherFunctions[name]; w.timeout >= gatewayTimeoutSeconds && !other {
 				t.Errorf("timeout %g s is not below the gateway's %d s", w.timeout, gatewayTimeoutSeconds)
 			}
 		})
@@ -337,13 +374,20 @@ func TestFunctions(t *testing.T) {
 }
 
 func TestEveryFunctionIsArmAl2023Traced(t *testing.T) {
-	must(t, func() {
-		template.AllResourcesProperties(jsii.String("AWS::Lambda::Function"), &map[string]any{
-			"Runtime":       "provided.al2023",
-			"Architectures": []any{"arm64"},
-			"TracingConfig": map[string]any{"Mode": "Active"},
-		})
-	})
+	for id, fn := range resourcesOfType("AWS::Lambda::Function") {
+		p := fn.Properties
+		if p["Handler"] != "bootstrap" {
+			// CDK's handler of Custom::S3BucketNotifications (inline Python).
+			if desc, _ := p["Description"].(string); !strings.Contains(desc, "S3BucketNotifications") {
+				t.Errorf("function %s is neither ours nor CDK's notification handler: %v", id, p)
+			}
+			continue
+		}
+		if p["Runtime"] != "provided.al2023" || !equalJSON(p["Architectures"], []any{"arm64"}) ||
+			!equalJSON(p["TracingConfig"], map[string]any{"Mode": "Active"}) {
+			t.Errorf("function %s: runtime %v, architectures %v, tracing %v", id, p["Runtime"], p["Architectures"], p["TracingConfig"])
+		}
+	}
 }
 
 func TestEnvironment(t *testing.T) {
@@ -427,6 +471,13 @@ func TestEnvironment(t *testing.T) {
 			"TOOLSHED_APIKEYS_TABLE": ref(ids[config.APIKeysTable]),
 		}
 		if got := env(t, "authorizer"); !equalJSON(got, want) {
+			t.Errorf("environment:\n got %v\nwant %v", got, want)
+		}
+	})
+
+	t.Run("indexer", func(t *testing.T) {
+		want := map[string]any{"TOOLSHED_BUCKET": ref(bucketID), "TOOLSHED_EMBEDDER": "bedrock"}
+		if got := env(t, "indexer"); !equalJSON(got, want) {
 			t.Errorf("environment:\n got %v\nwant %v", got, want)
 		}
 	})
@@ -624,12 +675,13 @@ func TestTables(t *testing.T) {
 		pitr   bool
 		retain bool
 		ttl    string
+		stream string
 	}{
-		{config.TasksTable, key{"tenant", "S"}, &key{"id", "N"}, true, true, ""},
-		{config.MemoryTable, key{"pk", "S"}, &key{"id", "S"}, true, true, ""},
-		{config.RateLimitsTable, key{"pk", "S"}, nil, false, false, "ttl"},
-		{config.AccessTable, key{"tenant", "S"}, &key{"path", "S"}, true, true, ""},
-		{config.APIKeysTable, key{"hash", "S"}, nil, true, true, ""},
+		{config.TasksTable, key{"tenant", "S"}, &key{"id", "N"}, true, true, "", ""},
+		{config.MemoryTable, key{"pk", "S"}, &key{"id", "S"}, true, true, "", "NEW_IMAGE"},
+		{config.RateLimitsTable, key{"pk", "S"}, nil, false, false, "ttl", ""},
+		{config.AccessTable, key{"tenant", "S"}, &key{"path", "S"}, true, true, "", ""},
+		{config.APIKeysTable, key{"hash", "S"}, nil, true, true, "", ""},
 	}
 	ids := tableIDs(t)
 	for _, tt := range tests {
@@ -661,6 +713,10 @@ func TestTables(t *testing.T) {
 			}
 			if r.DeletionPolicy != wantPolicy || r.UpdateReplacePolicy != wantPolicy {
 				t.Errorf("DeletionPolicy/UpdateReplacePolicy: got %s/%s, want %s", r.DeletionPolicy, r.UpdateReplacePolicy, wantPolicy)
+			}
+			stream, _ := p["StreamSpecification"].(map[string]any)
+			if got, _ := stream["StreamViewType"].(string); got != tt.stream {
+				t.Errorf("stream: got %q, want %q", got, tt.stream)
 			}
 			ttl, _ := p["TimeToLiveSpecification"].(map[string]any)
 			if tt.ttl == "" && ttl != nil {
@@ -756,7 +812,7 @@ func TestLogGroups(t *testing.T) {
 
 func TestAlarms(t *testing.T) {
 	alarms := resourcesOfType("AWS::CloudWatch::Alarm")
-	timeouts := map[string]float64{"gateway": 30, "authorizer": 5}
+	timeouts := map[string]float64{"gateway": 30, "authorizer": 5, "indexer": 900}
 	for _, tool := range tools {
 		timeouts[tool.Name] = tool.TimeoutSeconds
 	}
@@ -806,7 +862,7 @@ func TestAlarms(t *testing.T) {
 func TestDashboard(t *testing.T) {
 	for _, d := range resourcesOfType("AWS::CloudWatch::Dashboard") {
 		body, _ := json.Marshal(d.Properties["DashboardBody"])
-		names := []string{"gateway", "authorizer"}
+		names := []string{"gateway", "authorizer", "indexer"}
 		for _, tool := range tools {
 			names = append(names, tool.Name)
 		}
@@ -982,5 +1038,108 @@ func TestCfnLint(t *testing.T) {
 	out, err := exec.Command(lint, "--format", "parseable", path).CombinedOutput()
 	if err != nil {
 		t.Errorf("cfn-lint found problems (%v):\n%s", err, out)
+	}
+}
+
+// TestIndexer: the indexer reads the streams of the stream tables (INSERTs
+// only, failures reported per record), is invoked for snapshots/*/current.json
+// uploads, and may touch exactly its grants and those streams.
+func TestIndexer(t *testing.T) {
+	fnID := functionID(t, indexerDir)
+	ids := tableIDs(t)
+	streamArn := func(tbl config.Table) map[string]any {
+		return map[string]any{"Fn::GetAtt": []any{ids[tbl], "StreamArn"}}
+	}
+
+	mappings := resourcesOfType("AWS::Lambda::EventSourceMapping")
+	for _, spec := range tableSpecs {
+		if !spec.Stream {
+			continue
+		}
+		found := false
+		for _, m := range mappings {
+			p := m.Properties
+			if !equalJSON(p["EventSourceArn"], streamArn(spec.Key)) {
+				continue
+			}
+			found = true
+			checks := []struct {
+				field     string
+				got, want any
+			}{
+				{"FunctionName", p["FunctionName"], ref(fnID)},
+				{"StartingPosition", p["StartingPosition"], "TRIM_HORIZON"},
+				{"BatchSize", p["BatchSize"], float64(streamBatchSize)},
+				{"MaximumRetryAttempts", p["MaximumRetryAttempts"], float64(streamRetries)},
+				{"BisectBatchOnFunctionError", p["BisectBatchOnFunctionError"], true},
+				{"FunctionResponseTypes", p["FunctionResponseTypes"], []any{"ReportBatchItemFailures"}},
+				{"FilterCriteria", p["FilterCriteria"], map[string]any{"Filters": []any{map[string]any{"Pattern": `{"eventName":["INSERT"]}`}}}},
+			}
+			for _, c := range checks {
+				if !equalJSON(c.got, c.want) {
+					t.Errorf("%s stream mapping %s: got %v, want %v", spec.Key, c.field, c.got, c.want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no event source mapping reads the %s stream", spec.Key)
+		}
+	}
+
+	// S3 notification: objects created under snapshots/ ending in /current.json.
+	bucketID := logicalID(t, "SnapshotBucket")
+	for _, n := range resourcesOfType("Custom::S3BucketNotifications") {
+		if !equalJSON(n.Properties["BucketName"], ref(bucketID)) {
+			t.Errorf("notifications on %v, want the snapshot bucket", n.Properties["BucketName"])
+		}
+		cfg, _ := n.Properties["NotificationConfiguration"].(map[string]any)
+		want := []any{map[string]any{
+			"Events":            []any{"s3:ObjectCreated:*"},
+			"LambdaFunctionArn": getAttArn(fnID),
+			"Filter": map[string]any{"Key": map[string]any{"FilterRules": []any{
+				map[string]any{"Name": "suffix", "Value": pointerSuffix},
+				map[string]any{"Name": "prefix", "Value": snapshotsPrefix},
+			}}},
+		}}
+		if !equalJSON(cfg["LambdaFunctionConfigurations"], want) {
+			t.Errorf("notifications:\n got %v\nwant %v", cfg["LambdaFunctionConfigurations"], want)
+		}
+	}
+
+	// Policy: the grants of shared/indexer, and reading the streams.
+	got := roleActions(t, fnID)
+	want := map[string][]string{}
+	for _, g := range indexer.Grants {
+		key := ""
+		switch g.Kind {
+		case family.ObjectGrant:
+			key = fmt.Sprintf(`{"Fn::Join":["",[{"Fn::GetAtt":["%s","Arn"]},"/%s*"]]}`, bucketID, g.Prefix)
+		case family.ListGrant:
+			key = fmt.Sprintf(`{"Fn::GetAtt":["%s","Arn"]}`, bucketID)
+		case family.ModelGrant:
+			for res := range got {
+				if strings.Contains(res, "foundation-model/"+g.Model) {
+					key = res
+				}
+			}
+		}
+		if key == "" {
+			t.Errorf("no statement for grant %+v", g)
+			continue
+		}
+		want[key] = append(want[key], g.Actions...)
+	}
+	for _, spec := range tableSpecs {
+		if spec.Stream {
+			key, _ := json.Marshal(streamArn(spec.Key))
+			want[string(key)] = []string{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator"}
+		}
+	}
+	want[`"*"`] = []string{"dynamodb:ListStreams"} // Lambda's stream reader needs it; it has no resource type
+	for k := range want {
+		slices.Sort(want[k])
+	}
+	if !equalJSON(got, want) {
+		t.Errorf("indexer policy:\n got %v\nwant %v", got, want)
 	}
 }

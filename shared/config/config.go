@@ -29,7 +29,25 @@ type Config struct {
 	ToolFunctions  map[string]string // TOOLSHED_TOOL_FUNCTIONS, gateway: tool → Lambda function
 	LogLevel       slog.Level        // TOOLSHED_LOG_LEVEL: debug, info, warn, error
 	Metrics        bool              // TOOLSHED_METRICS: write EMF metrics (default on in Lambda)
+
+	// Embeddings for context_search (see shared/embedding).
+	Embedder        string // TOOLSHED_EMBEDDER: none, bedrock or openai
+	EmbedURL        string // TOOLSHED_EMBED_URL, OpenAI-compatible API base (…/v1)
+	EmbedModel      string // TOOLSHED_EMBED_MODEL, the OpenAI-compatible model
+	EmbedKey        string // TOOLSHED_EMBED_KEY, its bearer key
+	EmbedDimensions int    // TOOLSHED_EMBED_DIMENSIONS, vector size (Bedrock: 256, 512 or 1024)
 }
+
+// Embedders, the values of TOOLSHED_EMBEDDER.
+const (
+	EmbedderNone    = "none"
+	EmbedderBedrock = "bedrock"
+	EmbedderOpenAI  = "openai"
+)
+
+// defaultTitanDimensions is the Bedrock vector size unless
+// TOOLSHED_EMBED_DIMENSIONS says otherwise.
+const defaultTitanDimensions = 512
 
 // Tables names the DynamoDB tables.
 type Tables struct {
@@ -112,7 +130,51 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	if c.Metrics, err = strconv.ParseBool(get("TOOLSHED_METRICS", strconv.FormatBool(inLambda))); err != nil {
 		return c, fmt.Errorf("TOOLSHED_METRICS: %w", err)
 	}
+	if err := c.readEmbedder(get, inLambda); err != nil {
+		return c, err
+	}
 	return c, nil
+}
+
+// readEmbedder reads the embedding settings. Without TOOLSHED_EMBEDDER the
+// embedder is openai when TOOLSHED_EMBED_URL is set, bedrock in Lambda,
+// and none otherwise.
+func (c *Config) readEmbedder(get func(k, def string) string, inLambda bool) error {
+	def := EmbedderNone
+	switch {
+	case get("TOOLSHED_EMBED_URL", "") != "":
+		def = EmbedderOpenAI
+	case inLambda:
+		def = EmbedderBedrock
+	}
+	c.Embedder = get("TOOLSHED_EMBEDDER", def)
+	c.EmbedURL = get("TOOLSHED_EMBED_URL", "")
+	c.EmbedModel = get("TOOLSHED_EMBED_MODEL", "")
+	c.EmbedKey = get("TOOLSHED_EMBED_KEY", "")
+	if v := get("TOOLSHED_EMBED_DIMENSIONS", ""); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 || n > 8192 {
+			return fmt.Errorf("TOOLSHED_EMBED_DIMENSIONS=%q: use a number of dimensions from 1 to 8192", v)
+		}
+		c.EmbedDimensions = n
+	}
+	switch c.Embedder {
+	case EmbedderNone:
+	case EmbedderBedrock:
+		if c.EmbedDimensions == 0 {
+			c.EmbedDimensions = defaultTitanDimensions
+		}
+		if c.EmbedDimensions != 256 && c.EmbedDimensions != 512 && c.EmbedDimensions != 1024 {
+			return fmt.Errorf("TOOLSHED_EMBED_DIMENSIONS=%d: Titan Text Embeddings V2 makes 256, 512 or 1024", c.EmbedDimensions)
+		}
+	case EmbedderOpenAI:
+		if c.EmbedURL == "" || c.EmbedModel == "" {
+			return fmt.Errorf("TOOLSHED_EMBEDDER=openai needs TOOLSHED_EMBED_URL (e.g. http://localhost:11434/v1) and TOOLSHED_EMBED_MODEL")
+		}
+	default:
+		return fmt.Errorf("TOOLSHED_EMBEDDER=%q: use none, bedrock or openai", c.Embedder)
+	}
+	return nil
 }
 
 // Load reads the configuration from the process environment.

@@ -5,6 +5,7 @@ package toolset
 
 import (
 	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/tools/contextsearch"
 	"github.com/toolshed/toolshed/shared/tools/hello"
 	"github.com/toolshed/toolshed/shared/tools/memory"
 	"github.com/toolshed/toolshed/shared/tools/sysaudit"
@@ -17,6 +18,7 @@ var Families = []family.Family{
 	sysaudit.Family,
 	tasks.Family,
 	memory.Family,
+	contextsearch.Family,
 }
 
 // Tools returns the canonical names of every served tool, in family order.

@@ -1,0 +1,191 @@
+package codechunk
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// summary renders chunks as "kind name start-end" lines for comparison.
+func summary(chunks []Chunk) string {
+	var b strings.Builder
+	for _, c := range chunks {
+		fmt.Fprintf(&b, "%s|%s|%d-%d\n", c.Kind, c.Name, c.Start, c.End)
+	}
+	return b.String()
+}
+
+func TestSplitGo(t *testing.T) {
+	src := `// Copyright header, not the package doc.
+
+// Package auth signs and checks tokens.
+package auth
+
+import (
+	"errors"
+	"time"
+)
+
+// ErrExpired is returned for an expired token.
+var ErrExpired = errors.New("expired")
+
+const (
+	a = 1
+	b = 2
+)
+
+// Token is a signed claim.
+type Token struct {
+	Subject string
+	Expires time.Time
+}
+
+// Valid reports whether t has not expired.
+func (t *Token) Valid(now time.Time) bool {
+	return now.Before(t.Expires)
+}
+
+func Sign(subject string) Token { return Token{Subject: subject} }
+`
+	got := summary(Split("src/auth/token.go", []byte(src)))
+	want := `package|package auth|3-4
+var|var ErrExpired|11-12
+const|const a|14-17
+type|type Token|19-23
+method|func (*Token) Valid|25-28
+func|func Sign|30-30
+`
+	if got != want {
+		t.Errorf("chunks:\n%s\nwant:\n%s", got, want)
+	}
+	chunks := Split("src/auth/token.go", []byte(src))
+	if c := chunks[4]; c.ID() != "src/auth/token.go:25-28" || !strings.HasPrefix(c.Text, "// Valid reports") || !strings.HasSuffix(c.Text, "}") {
+		t.Errorf("method chunk: id %s text %q", c.ID(), c.Text)
+	}
+}
+
+func TestSplitGoThatDoesNotParse(t *testing.T) {
+	src := "package x\n\nfunc broken( {\n"
+	chunks := Split("x/broken.go", []byte(src))
+	if len(chunks) != 1 || chunks[0].Kind != KindBlock || chunks[0].Start != 1 || chunks[0].End != 3 {
+		t.Errorf("got %s", summary(chunks))
+	}
+}
+
+func TestSplitMarkdown(t *testing.T) {
+	src := "Intro line.\n\n# Title\n\nText.\n\n```sh\n# not a heading\n```\n\n## Usage ##\nRun it.\n#hashtag is text\n"
+	got := summary(Split("docs/README.md", []byte(src)))
+	want := "section||1-1\nsection|Title|3-9\nsection|Usage|11-13\n"
+	if got != want {
+		t.Errorf("chunks:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestSplitLines(t *testing.T) {
+	var b strings.Builder
+	// Three 30-line paragraphs separated by blank lines: the cut falls on
+	// a blank line once a block has 30 lines (three quarters of 40).
+	for p := range 3 {
+		for i := range 30 {
+			fmt.Fprintf(&b, "p%d line %d\n", p, i)
+		}
+		b.WriteString("\n")
+	}
+	got := summary(Split("notes.txt", []byte(b.String())))
+	want := "block||1-30\nblock||32-61\nblock||63-92\n"
+	if got != want {
+		t.Errorf("chunks:\n%s\nwant:\n%s", got, want)
+	}
+	// No good cut at all: blocks of maxLines.
+	long := strings.Repeat("    x\n", 300)
+	got = summary(Split("a.py", []byte(long)))
+	want = "block||1-120\nblock||121-240\nblock||241-300\n"
+	if got != want {
+		t.Errorf("uncuttable text:\n%s\nwant:\n%s", got, want)
+	}
+	// Indentation back to the margin is a cut.
+	py := strings.Repeat("def f():\n"+strings.Repeat("    pass\n", 9), 8)
+	for _, c := range Split("m.py", []byte(py)) {
+		if !strings.HasPrefix(c.Text, "def f():") {
+			t.Errorf("block %d-%d does not start at a def: %q", c.Start, c.End, c.Text[:20])
+		}
+	}
+}
+
+func TestSplitEmptyAndHuge(t *testing.T) {
+	if c := Split("a.txt", []byte(" \n\t\n")); len(c) != 0 {
+		t.Errorf("blank file: %s", summary(c))
+	}
+	huge := strings.Repeat("é", MaxChunkBytes) // 2 bytes each, one line
+	c := Split("min.js", []byte(huge))
+	if len(c) != 1 || len(c[0].Text) > MaxChunkBytes || !strings.HasSuffix(c[0].Text, "é") {
+		t.Errorf("huge line: %d chunks, text of %d bytes", len(c), len(c[0].Text))
+	}
+}
+
+func TestModule(t *testing.T) {
+	for in, want := range map[string]string{"net/http/server.go": "net/http", "README.md": "", "a/b.md": "a"} {
+		if got := Module(in); got != want {
+			t.Errorf("Module(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestSplitGoroot cuts a real file of the Go tree: every chunk's text is
+// exactly its line range of the file, chunks do not overlap, and every
+// exported function of the file starts a chunk with its doc comment.
+func TestSplitGoroot(t *testing.T) {
+	p := filepath.Join(runtime.GOROOT(), "src", "strings", "strings.go")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls := lines(string(data))
+	chunks := Split("strings/strings.go", data)
+	if len(chunks) < 40 {
+		t.Fatalf("only %d chunks", len(chunks))
+	}
+	end := 0
+	names := map[string]bool{}
+	for _, c := range chunks {
+		if c.Start <= end {
+			t.Errorf("chunk %s overlaps the previous one", c.ID())
+		}
+		end = c.End
+		if want := strings.Join(ls[c.Start-1:c.End], "\n"); c.Text != want {
+			t.Errorf("chunk %s text is not its lines", c.ID())
+		}
+		names[c.Name] = true
+	}
+	for _, n := range []string{"package strings", "func Index", "func Split", "func TrimSpace"} {
+		if !names[n] {
+			t.Errorf("no chunk for %s", n)
+		}
+	}
+	for _, c := range chunks {
+		if c.Name == "func TrimSpace" && !strings.HasPrefix(c.Text, "// TrimSpace returns") {
+			t.Errorf("TrimSpace chunk does not start with its doc comment: %q", c.Text[:40])
+		}
+	}
+}
+
+// FuzzSplit: any file content splits without panicking into chunks whose
+// line ranges are ordered and within the file.
+func FuzzSplit(f *testing.F) {
+	f.Add("a.go", "package a\nfunc f() {}\n")
+	f.Add("a.md", "# h\n```\n# x\n```\n## y\n")
+	f.Add("a.txt", "x\n\n  y\nz\n")
+	f.Fuzz(func(t *testing.T, name, content string) {
+		n := len(lines(content))
+		last := 0
+		for _, c := range Split(name, []byte(content)) {
+			if c.Start < 1 || c.End < c.Start || c.End > n || c.Start <= last {
+				t.Fatalf("bad chunk %d-%d of %d lines (%s)", c.Start, c.End, n, c.Kind)
+			}
+			last = c.End
+		}
+	})
+}

@@ -1,0 +1,244 @@
+package contextindex
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/toolshed/toolshed/shared/codechunk"
+)
+
+// EmbedBatch is how many texts an index build sends to the embedder at a
+// time (the adapters split further as their provider requires).
+const EmbedBatch = 64
+
+// Snapshot is what a code index is built from: a repository at a commit
+// and the files to index, as the repository walker yields them (it skips
+// ignored files, excluded folders and binaries).
+type Snapshot struct {
+	FS     fs.FS
+	Commit string // "" for a working tree: the index names a version by its files' hashes
+	Files  []File
+}
+
+// File is one file to index.
+type File struct {
+	Path    string    // slash-separated, relative to the root of FS
+	Content []byte    // nil: read from FS
+	ModTime time.Time // zero when unknown; dates the file's chunks
+}
+
+// CodeIndex is the searchable code of one snapshot.
+type CodeIndex struct {
+	Commit  string
+	BuiltAt time.Time
+	Files   map[string]string // path → SHA-256 of its content
+	Segment *Segment
+	Vectors *Vectors // nil when built without an embedder
+}
+
+// BuildStats says what a build did.
+type BuildStats struct {
+	Files     int // files in the snapshot
+	Rechunked int // files cut anew (new or changed since the previous index)
+	Chunks    int
+	Embedded  int // texts sent to the embedder
+}
+
+// BuildCode indexes a snapshot. Files whose content hash is unchanged
+// since prev keep their chunks; with an embedder, chunks whose text hash
+// has a vector in prev (same model) keep it, and only the others are
+// embedded. prev may be nil.
+func BuildCode(ctx context.Context, prev *CodeIndex, snap Snapshot, emb Embedder, now time.Time) (*CodeIndex, BuildStats, error) {
+	st := BuildStats{Files: len(snap.Files)}
+	old := map[string][]Doc{}
+	if prev != nil {
+		for _, d := range prev.Segment.Docs {
+			old[d.Path] = append(old[d.Path], d)
+		}
+	}
+	ix := &CodeIndex{BuiltAt: now.UTC(), Files: make(map[string]string, len(snap.Files))}
+	var docs []Doc
+	files := slices.Clone(snap.Files)
+	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, st, err
+		}
+		content := f.Content
+		if content == nil {
+			var err error
+			if content, err = fs.ReadFile(snap.FS, f.Path); err != nil {
+				return nil, st, fmt.Errorf("read %s: %w", f.Path, err)
+			}
+		}
+		sum := sha256.Sum256(content)
+		h := hex.EncodeToString(sum[:])
+		if _, dup := ix.Files[f.Path]; dup {
+			return nil, st, fmt.Errorf("file %s is listed twice", f.Path)
+		}
+		ix.Files[f.Path] = h
+		if prev != nil && prev.Files[f.Path] == h {
+			for _, d := range old[f.Path] {
+				d.Date = f.ModTime.UTC()
+				docs = append(docs, d)
+			}
+			continue
+		}
+		st.Rechunked++
+		for _, c := range codechunk.Split(f.Path, content) {
+			docs = append(docs, Doc{
+				ID: c.ID(), Source: SourceCode, Type: c.Kind, Content: c.Text,
+				Module: codechunk.Module(f.Path), Path: f.Path, Date: f.ModTime.UTC(),
+			})
+		}
+	}
+	ix.Commit = snap.Commit
+	if ix.Commit == "" {
+		ix.Commit = ix.version()
+	}
+	ix.Segment = NewSegment(docs)
+	st.Chunks = len(docs)
+	if emb != nil {
+		hashes := ix.Segment.hashes()
+		ix.Vectors = NewVectors(emb.Model())
+		if prev != nil && prev.Vectors != nil && prev.Vectors.Model == emb.Model() {
+			ix.Vectors = prev.Vectors.Subset(hashes)
+		}
+		texts := make([]string, len(docs))
+		for i, d := range docs {
+			texts[i] = d.EmbedText()
+		}
+		n, err := ix.Vectors.EmbedMissing(ctx, emb, texts, EmbedBatch)
+		st.Embedded = n
+		if err != nil {
+			return nil, st, err
+		}
+	}
+	return ix, st, nil
+}
+
+// version names a working tree by its files: "tree-" and 16 hex digits of
+// the hash of every path and content hash.
+func (ix *CodeIndex) version() string {
+	paths := make([]string, 0, len(ix.Files))
+	for p := range ix.Files {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	h := sha256.New()
+	for _, p := range paths {
+		fmt.Fprintf(h, "%s\x00%s\n", p, ix.Files[p])
+	}
+	return "tree-" + hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// ---- encoding ----
+
+// The files of a stored code index.
+const (
+	ChunksFile  = "chunks.json.gz"
+	LexicalFile = "lexical.bin"
+	VectorsFile = "vectors.bin"
+)
+
+// chunksVersion is the format of chunks.json.gz.
+const chunksVersion = 1
+
+type chunksJSON struct {
+	Version int               `json:"version"`
+	Commit  string            `json:"commit"`
+	BuiltAt time.Time         `json:"builtAt"`
+	Files   map[string]string `json:"files"`
+	Chunks  []chunkJSON       `json:"chunks"`
+}
+
+type chunkJSON struct {
+	ID      string    `json:"id"`
+	Type    string    `json:"type"`
+	Path    string    `json:"path"`
+	Module  string    `json:"module,omitempty"`
+	Date    time.Time `json:"date,omitzero"`
+	Content string    `json:"content"`
+}
+
+// Encode returns the index as files: chunks.json.gz (the chunks and the
+// file hashes), lexical.bin (MarshalLexical) and, with vectors,
+// vectors.bin (Vectors.Marshal).
+func (ix *CodeIndex) Encode() (map[string][]byte, error) {
+	doc := chunksJSON{Version: chunksVersion, Commit: ix.Commit, BuiltAt: ix.BuiltAt, Files: ix.Files,
+		Chunks: make([]chunkJSON, len(ix.Segment.Docs))}
+	for i, d := range ix.Segment.Docs {
+		doc.Chunks[i] = chunkJSON{ID: d.ID, Type: d.Type, Path: d.Path, Module: d.Module, Date: d.Date, Content: d.Content}
+	}
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	if err := json.NewEncoder(w).Encode(doc); err != nil {
+		return nil, fmt.Errorf("encode chunks: %w", err)
+	}
+	if err := w.Close(); err != nil {
+		return nil, fmt.Errorf("encode chunks: %w", err)
+	}
+	out := map[string][]byte{ChunksFile: gz.Bytes(), LexicalFile: ix.Segment.MarshalLexical()}
+	if ix.Vectors != nil {
+		out[VectorsFile] = ix.Vectors.Marshal()
+	}
+	return out, nil
+}
+
+// DecodeCodeIndex reads an index from its files; get returns a file's
+// bytes, or an error wrapping fs.ErrNotExist (vectors.bin may be missing).
+func DecodeCodeIndex(get func(name string) ([]byte, error)) (*CodeIndex, error) {
+	raw, err := get(ChunksFile)
+	if err != nil {
+		return nil, err
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ChunksFile, err)
+	}
+	var doc chunksJSON
+	if err := json.NewDecoder(zr).Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: %w", ChunksFile, err)
+	}
+	if doc.Version != chunksVersion {
+		return nil, fmt.Errorf("%s: format version %d, this build reads %d", ChunksFile, doc.Version, chunksVersion)
+	}
+	docs := make([]Doc, len(doc.Chunks))
+	for i, c := range doc.Chunks {
+		docs[i] = Doc{ID: c.ID, Source: SourceCode, Type: c.Type, Content: c.Content, Module: c.Module, Path: c.Path, Date: c.Date}
+	}
+	lex, err := get(LexicalFile)
+	if err != nil {
+		return nil, err
+	}
+	seg, err := UnmarshalSegment(docs, lex)
+	if err != nil {
+		return nil, err
+	}
+	ix := &CodeIndex{Commit: doc.Commit, BuiltAt: doc.BuiltAt, Files: doc.Files, Segment: seg}
+	if ix.Files == nil {
+		ix.Files = map[string]string{}
+	}
+	vec, err := get(VectorsFile)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, err
+	default:
+		if ix.Vectors, err = UnmarshalVectors(vec); err != nil {
+			return nil, err
+		}
+	}
+	return ix, nil
+}

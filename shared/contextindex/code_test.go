@@ -1,0 +1,287 @@
+package contextindex
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/toolshed/toolshed/shared/emulator"
+)
+
+// dirSnapshot lists every regular file under root as a snapshot (the
+// repository walker's job in production; test directories hold only
+// source files).
+func dirSnapshot(t *testing.T, root string) Snapshot {
+	t.Helper()
+	fsys := os.DirFS(root)
+	var files []File
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		files = append(files, File{Path: p})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Snapshot{FS: fsys, Files: files}
+}
+
+// copyGoroot copies some packages of the Go source tree (non-test .go
+// files) into a new directory and returns it.
+func copyGoroot(t *testing.T, pkgs ...string) string {
+	t.Helper()
+	dst := t.TempDir()
+	for _, pkg := range pkgs {
+		src := filepath.Join(runtime.GOROOT(), "src", filepath.FromSlash(pkg))
+		entries, err := os.ReadDir(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
+				continue
+			}
+			data, err := os.ReadFile(filepath.Join(src, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			to := filepath.Join(dst, filepath.FromSlash(pkg), e.Name())
+			if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(to, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return dst
+}
+
+func TestBuildCodeMapFS(t *testing.T) {
+	fsys := fstest.MapFS{
+		"README.md":            {Data: []byte("# Toolshed\n\nTools for agents.\n\n## Auth\n\nKeys are hashed.\n")},
+		"src/auth/token.go":    {Data: []byte("package auth\n\n// Sign signs a token.\nfunc Sign() {}\n\n// Verify checks a token signature.\nfunc Verify() {}\n")},
+		"scripts/deploy.sh":    {Data: []byte("#!/bin/sh\nset -e\nmake deploy\n")},
+		"src/auth/empty.go":    {Data: []byte("  \n")},
+		"src/auth/notindexed":  {Data: []byte("the walker did not list this file")},
+		"src/billing/plans.go": {Data: []byte("package billing\n\n// Plan is a subscription plan.\ntype Plan struct{}\n")},
+	}
+	snap := Snapshot{FS: fsys, Commit: "abc123", Files: []File{
+		{Path: "README.md"}, {Path: "src/auth/token.go"}, {Path: "scripts/deploy.sh"},
+		{Path: "src/auth/empty.go"}, {Path: "src/billing/plans.go", Content: []byte("package billing\n\n// Plan is a plan.\ntype Plan struct{}\n")},
+	}}
+	ix, st, err := BuildCode(context.Background(), nil, snap, nil, day(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range ix.Segment.Docs {
+		got = append(got, d.ID+" "+d.Type+" "+d.Module)
+	}
+	want := []string{
+		"README.md:1-3 section ", "README.md:5-7 section ",
+		"scripts/deploy.sh:1-3 block scripts",
+		"src/auth/token.go:3-4 func src/auth", "src/auth/token.go:6-7 func src/auth",
+		"src/billing/plans.go:3-4 type src/billing",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("chunks:\n%q\nwant\n%q", got, want)
+	}
+	if st != (BuildStats{Files: 5, Rechunked: 5, Chunks: 6}) || ix.Commit != "abc123" || ix.Vectors != nil {
+		t.Errorf("stats %+v commit %s", st, ix.Commit)
+	}
+	// Given content wins over the file system's.
+	if d := ix.Segment.Docs[5]; !strings.Contains(d.Content, "Plan is a plan.") {
+		t.Errorf("content of plans.go read from the FS: %q", d.Content)
+	}
+	hits, _ := NewCorpus("", []*Segment{ix.Segment}).Search(Query{Text: "verify signature"})
+	if len(hits) == 0 || hits[0].Doc.ID != "src/auth/token.go:6-7" {
+		t.Errorf("search: %v", ids(hits))
+	}
+	if _, _, err := BuildCode(context.Background(), nil, Snapshot{FS: fsys, Files: []File{{Path: "missing.go"}}}, nil, day(1)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+// TestBuildCodeIncremental builds a real directory (packages of the Go
+// tree), changes one file and adds another, and checks that only those
+// are cut and embedded again, and that the rebuilt index equals a fresh
+// build.
+func TestBuildCodeIncremental(t *testing.T) {
+	dir := copyGoroot(t, "strings", "bytes", "unicode/utf8", "container/list")
+	ctx := context.Background()
+	emb := &wordEmbedder{}
+	first, st, err := BuildCode(ctx, nil, dirSnapshot(t, dir), emb, day(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Rechunked != st.Files || st.Chunks < 200 || st.Embedded != emb.count() || first.Vectors.Len() == 0 {
+		t.Fatalf("first build: %+v, %d vectors", st, first.Vectors.Len())
+	}
+	if !strings.HasPrefix(first.Commit, "tree-") {
+		t.Errorf("working tree version %q", first.Commit)
+	}
+
+	// Unchanged: nothing is cut or embedded.
+	before := emb.count()
+	same, st, err := BuildCode(ctx, first, dirSnapshot(t, dir), emb, day(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Rechunked != 0 || st.Embedded != 0 || emb.count() != before || same.Commit != first.Commit {
+		t.Errorf("unchanged tree: %+v, commit %s → %s", st, first.Commit, same.Commit)
+	}
+
+	// One changed declaration, one new file.
+	p := filepath.Join(dir, "container", "list", "list.go")
+	data, _ := os.ReadFile(p)
+	changed := strings.Replace(string(data), "// Len returns the number of elements", "// Len counts the elements", 1)
+	if changed == string(data) {
+		t.Fatal("list.go has no Len comment to change")
+	}
+	os.WriteFile(p, []byte(changed), 0o644)
+	os.WriteFile(filepath.Join(dir, "NOTES.md"), []byte("# Notes\n\nLinked lists are doubly linked.\n"), 0o644)
+	next, st, err := BuildCode(ctx, same, dirSnapshot(t, dir), emb, day(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Rechunked != 2 || st.Embedded != 2 {
+		t.Errorf("after changing one declaration and adding a file: %+v; want 2 files cut, 2 chunks embedded", st)
+	}
+	if next.Commit == first.Commit {
+		t.Error("the version did not change with the files")
+	}
+	fresh, _, err := BuildCode(ctx, nil, dirSnapshot(t, dir), &wordEmbedder{}, day(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.EqualFunc(next.Segment.Docs, fresh.Segment.Docs, func(a, b Doc) bool { return a.ID == b.ID && a.Content == b.Content }) {
+		t.Error("the incremental build differs from a fresh one")
+	}
+	if next.Vectors.Len() != fresh.Vectors.Len() {
+		t.Errorf("incremental build has %d vectors, a fresh one %d", next.Vectors.Len(), fresh.Vectors.Len())
+	}
+}
+
+// TestStoreDir saves an index in a directory, reads it back through the
+// pointer, and revalidates by ETag.
+func TestStoreDir(t *testing.T) {
+	testStore(t, &DirBlobs{Root: t.TempDir()})
+}
+
+// TestStoreS3 does the same on moto_server's S3.
+func TestStoreS3(t *testing.T) {
+	m := emulator.StartMoto(t)
+	testStore(t, &S3Blobs{Client: m.S3(), Bucket: m.NewBucket(t), Prefix: "indexes/"})
+}
+
+func testStore(t *testing.T, blobs Blobs) {
+	t.Helper()
+	ctx := context.Background()
+	s := NewStore(blobs)
+	if _, err := s.CurrentCode(ctx, "acme"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("no index yet: got %v, want fs.ErrNotExist", err)
+	}
+	dir := copyGoroot(t, "container/list", "container/ring")
+	ix, _, err := BuildCode(ctx, nil, Snapshot{FS: os.DirFS(dir), Commit: "c1", Files: dirSnapshot(t, dir).Files}, &wordEmbedder{}, day(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SaveCode(ctx, "acme", ix); err != nil {
+		t.Fatal(err)
+	}
+	p, etag, err := s.Pointer(ctx, "acme", "")
+	if err != nil || p.Commit != "c1" || p.Chunks != len(ix.Segment.Docs) || p.Model != "test-words/64" {
+		t.Fatalf("pointer %+v, %v", p, err)
+	}
+	if _, _, err := s.Pointer(ctx, "acme", etag); !errors.Is(err, ErrNotModified) {
+		t.Errorf("revalidation with the current ETag: %v, want ErrNotModified", err)
+	}
+	back, err := s.CurrentCode(ctx, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Commit != "c1" || len(back.Segment.Docs) != len(ix.Segment.Docs) || back.Vectors.Len() != ix.Vectors.Len() ||
+		!back.BuiltAt.Equal(ix.BuiltAt) || len(back.Files) != len(ix.Files) {
+		t.Errorf("read back %s: %d chunks, %d vectors", back.Commit, len(back.Segment.Docs), back.Vectors.Len())
+	}
+	if _, err := s.CurrentCode(ctx, "other"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("another tenant sees an index: %v", err)
+	}
+
+	// Memory vectors: conditional writes.
+	mv, tag, err := s.MemoryVectors(ctx, "acme", "test-words/64", "")
+	if err != nil || mv.Len() != 0 || tag != "" {
+		t.Fatalf("no memory vectors yet: %d, %q, %v", mv.Len(), tag, err)
+	}
+	_ = mv.Add(TextHash("x"), []float32{1, 0})
+	tag1, err := s.SaveMemoryVectors(ctx, "acme", mv, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SaveMemoryVectors(ctx, "acme", mv, ""); !errors.Is(err, ErrPrecondition) {
+		t.Errorf("second create: %v, want ErrPrecondition", err)
+	}
+	_ = mv.Add(TextHash("y"), []float32{0, 1})
+	if _, err := s.SaveMemoryVectors(ctx, "acme", mv, tag1); err != nil {
+		t.Errorf("update with the current ETag: %v", err)
+	}
+	if _, err := s.SaveMemoryVectors(ctx, "acme", mv, tag1); !errors.Is(err, ErrPrecondition) {
+		t.Errorf("update with a stale ETag: %v, want ErrPrecondition", err)
+	}
+	got, _, err := s.MemoryVectors(ctx, "acme", "test-words/64", "")
+	if err != nil || got.Len() != 2 {
+		t.Errorf("memory vectors: %v, %v", got, err)
+	}
+	if err := s.SaveCode(ctx, "../x", ix); err == nil {
+		t.Error("a tenant that is not one path segment was accepted")
+	}
+}
+
+func TestStoreMem(t *testing.T) {
+	testStore(t, &MemBlobs{})
+}
+
+// TestAddMemoryVectors embeds only new texts and survives a concurrent
+// writer.
+func TestAddMemoryVectors(t *testing.T) {
+	ctx := context.Background()
+	s := NewStore(&MemBlobs{})
+	emb := &wordEmbedder{}
+	docs := notes[:3]
+	if n, err := s.AddMemoryVectors(ctx, "acme", emb, docs); err != nil || n != 3 {
+		t.Fatalf("first: %d, %v", n, err)
+	}
+	if n, err := s.AddMemoryVectors(ctx, "acme", emb, notes[:4]); err != nil || n != 1 {
+		t.Fatalf("one more: %d, %v", n, err)
+	}
+	if n, err := s.AddMemoryVectors(ctx, "acme", emb, notes[:4]); err != nil || n != 0 || emb.count() != 4 {
+		t.Fatalf("nothing new: %d, %v; %d texts embedded in all", n, err, emb.count())
+	}
+	// Two writers at once: both documents end up stored.
+	done := make(chan error, 2)
+	for _, d := range []Doc{notes[4], notes[5]} {
+		go func() {
+			_, err := s.AddMemoryVectors(ctx, "acme", emb, []Doc{d})
+			done <- err
+		}()
+	}
+	for range 2 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, _, _ := s.MemoryVectors(ctx, "acme", emb.Model(), "")
+	if v.Len() != 6 {
+		t.Errorf("%d vectors stored, want 6", v.Len())
+	}
+}

@@ -1,0 +1,83 @@
+package contextindex
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/toolshed/toolshed/shared/store"
+)
+
+// The memory files the index reads (see shared/tools/memory).
+const (
+	DecisionsFile     = "decisions.jsonl"
+	BestPracticesFile = "best_practices.md"
+	ProgressLogFile   = "progress_log.jsonl"
+)
+
+// MemoryFiles are the memory files that hold discoveries and session notes.
+var MemoryFiles = []string{DecisionsFile, BestPracticesFile, ProgressLogFile}
+
+// textFields are the fields of a JSON memory entry that hold its text,
+// first present wins.
+var textFields = []string{"content", "summary", "decision", "event"}
+
+// MemoryDoc maps one memory entry to its document; ok is false for files
+// that are not indexed. The mapping (documented in the README and the
+// context_search contract):
+//
+//   - decisions.jsonl: a discovery. Its type is the entry's "type" when
+//     that is pattern, rule, decision or issue, else decision; "module" and
+//     "session" come from the fields of those names; its text is
+//     "content", else "summary", else "decision", else "event" (else the
+//     whole entry); its date is "timestamp".
+//   - best_practices.md: a discovery of type pattern, the entry's markdown
+//     its text, dated when it was written.
+//   - progress_log.jsonl: a session note (source "session", type
+//     "session"), its fields read as for decisions.jsonl.
+//
+// The id is "<file>#<entry id>".
+func MemoryDoc(e store.MemoryEntry) (Doc, bool) {
+	d := Doc{ID: e.File + "#" + e.ID, Date: e.CreatedAt.UTC()}
+	switch e.File {
+	case BestPracticesFile:
+		d.Source, d.Type = SourceDiscovery, TypePattern
+		d.Content = strings.TrimSpace(e.Content)
+		return d, true
+	case DecisionsFile:
+		d.Source, d.Type = SourceDiscovery, TypeDecision
+	case ProgressLogFile:
+		d.Source, d.Type = SourceSession, TypeSession
+	default:
+		return Doc{}, false
+	}
+	var fields map[string]any
+	if json.Unmarshal([]byte(e.Content), &fields) != nil {
+		d.Content = e.Content
+		return d, true
+	}
+	str := func(k string) string {
+		s, _ := fields[k].(string)
+		return strings.TrimSpace(s)
+	}
+	if d.Source == SourceDiscovery {
+		switch t := strings.ToLower(str("type")); t {
+		case TypePattern, TypeRule, TypeDecision, TypeIssue:
+			d.Type = t
+		}
+	}
+	d.Module = str("module")
+	d.Session = str("session")
+	if ts, err := time.Parse(time.RFC3339, str("timestamp")); err == nil {
+		d.Date = ts.UTC()
+	}
+	for _, k := range textFields {
+		if d.Content = str(k); d.Content != "" {
+			break
+		}
+	}
+	if d.Content == "" {
+		d.Content = e.Content
+	}
+	return d, true
+}

@@ -1,0 +1,102 @@
+// Package contextindex is the search index behind context_search: the
+// project's discoveries (memory entries), session notes and code chunks,
+// ranked by BM25 over a tokenizer made for code and notes and, when an
+// embedder is configured, by cosine similarity of embedding vectors, the
+// two lists fused by reciprocal rank.
+//
+// An index is made of segments: the code of one repository snapshot
+// (built in the background, stored as chunks, lexical statistics and a
+// binary vector file) and the tenant's memory entries (read from the store
+// on every query, so a discovery written a moment ago is found lexically
+// before its vector exists). Vectors are keyed by the hash of the text
+// embedded and the model, so unchanged text is never embedded twice.
+package contextindex
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"time"
+)
+
+// Source is what kind of item a document is.
+type Source string
+
+// The sources, as context_search reports them.
+const (
+	SourceDiscovery Source = "discovery"
+	SourceSession   Source = "session"
+	SourceCode      Source = "code"
+)
+
+// Discovery types, the values of the type filter.
+const (
+	TypePattern  = "pattern"
+	TypeRule     = "rule"
+	TypeDecision = "decision"
+	TypeIssue    = "issue"
+	// TypeSession is the type of every session note.
+	TypeSession = "session"
+)
+
+// Doc is one searchable item.
+type Doc struct {
+	ID      string
+	Source  Source
+	Type    string // a discovery type, "session", or the kind of code chunk (func, type, section, block…)
+	Content string
+	Module  string    // "" for none
+	Session string    // "" for none
+	Date    time.Time // zero for none
+	Path    string    // code: the file, slash-separated
+}
+
+// EmbedText is the text embedded for d: the content, after the path for
+// code and the module for notes, cut at MaxEmbedBytes.
+func (d Doc) EmbedText() string {
+	var t string
+	switch {
+	case d.Source == SourceCode:
+		t = d.Path + "\n" + d.Content
+	case d.Module != "":
+		t = d.Module + ": " + d.Content
+	default:
+		t = d.Content
+	}
+	return cutUTF8(t, MaxEmbedBytes)
+}
+
+// MaxEmbedBytes bounds the text sent to an embedding model (Titan Text
+// Embeddings V2 takes 50,000 characters, most others about 8,000 tokens).
+const MaxEmbedBytes = 8000
+
+// TextHash is the key of a text's vector: the hex SHA-256 of the text.
+func TextHash(text string) string {
+	sum := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(sum[:])
+}
+
+// cutUTF8 returns at most n bytes of s without splitting a character.
+func cutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
+
+// ModuleMatches reports whether a document's module lies in the filter's
+// module: the filter's slash-separated segments appear as a run of whole
+// segments of the module, ignoring case. "auth" matches "auth",
+// "src/server/auth" and "auth/jwt"; "net/http" matches "net/http/httptest";
+// "aut" matches nothing of those.
+func ModuleMatches(module, filter string) bool {
+	if module == "" || filter == "" {
+		return false
+	}
+	m := "/" + strings.ToLower(strings.Trim(module, "/")) + "/"
+	f := "/" + strings.ToLower(strings.Trim(filter, "/")) + "/"
+	return strings.Contains(m, f)
+}

@@ -1,0 +1,384 @@
+package contextindex
+
+import (
+	"cmp"
+	"container/heap"
+	"math"
+	"slices"
+	"sync"
+)
+
+// Ranking constants.
+const (
+	// rrfK is the reciprocal rank fusion constant: a document ranked r in
+	// a list adds 1/(rrfK+r).
+	rrfK = 60
+	// fusionDepth is how many of each list's best documents are fused.
+	fusionDepth = 100
+)
+
+// Modes say how a search ranked its results.
+const (
+	ModeLexical = "lexical"
+	ModeHybrid  = "hybrid"
+)
+
+// Corpus is a searchable set of segments and the vectors of their
+// documents. Build one with NewCorpus; it is immutable and safe for
+// concurrent searches.
+type Corpus struct {
+	segs  []*Segment
+	base  []int // global number of each segment's first document
+	n     int
+	avg   [numFields]float64
+	vecs  [][]float32 // per global document; nil when it has no vector
+	nvecs int
+}
+
+// NewCorpus joins segments. A document gets the vector of its EmbedText
+// hash from the first of vectors that has one; sets of other models than
+// model are ignored.
+func NewCorpus(model string, segs []*Segment, vectors ...*Vectors) *Corpus {
+	c := &Corpus{segs: segs}
+	var total [numFields]float64
+	for _, s := range segs {
+		c.base = append(c.base, c.n)
+		c.n += len(s.Docs)
+		for _, l := range s.lens {
+			for f := range numFields {
+				total[f] += float64(l[f])
+			}
+		}
+	}
+	for f := range numFields {
+		c.avg[f] = max(total[f]/float64(max(c.n, 1)), 1)
+	}
+	var usable []*Vectors
+	for _, v := range vectors {
+		if v != nil && v.Model == model && v.Len() > 0 {
+			usable = append(usable, v)
+		}
+	}
+	if len(usable) > 0 {
+		c.vecs = make([][]float32, c.n)
+		for si, s := range segs {
+			for i, h := range s.hashes() {
+				for _, v := range usable {
+					if vec, ok := v.Get(h); ok {
+						c.vecs[c.base[si]+i] = vec
+						c.nvecs++
+						break
+					}
+				}
+			}
+		}
+	}
+	return c
+}
+
+// Len returns the number of documents.
+func (c *Corpus) Len() int { return c.n }
+
+// Vectors returns how many documents have a vector.
+func (c *Corpus) Vectors() int { return c.nvecs }
+
+// doc returns the document with a global number.
+func (c *Corpus) doc(g int) *Doc {
+	si, _ := slices.BinarySearch(c.base, g+1)
+	si--
+	return &c.segs[si].Docs[g-c.base[si]]
+}
+
+// Query is one search.
+type Query struct {
+	Text   string
+	Type   string // a discovery type, or "" / "all" for everything
+	Module string // "" for any module
+	Limit  int
+	// Vector is the query's embedding, of the corpus's model; nil for a
+	// lexical search.
+	Vector []float32
+}
+
+// Hit is one result.
+type Hit struct {
+	Doc   *Doc
+	Score float64 // 0..1, higher is better
+}
+
+// Search ranks the documents that pass the query's filters and returns
+// the best Limit of them, with the mode that ranked them. With a query
+// vector and documents that have vectors, BM25 and cosine rankings are
+// fused by reciprocal rank (hybrid), a document without a vector counting
+// its BM25 rank twice; otherwise BM25 ranks alone (lexical). Ties go to the newer document, then the smaller id.
+func (c *Corpus) Search(q Query) ([]Hit, string) {
+	allowed := c.filter(q)
+	lexical := c.bm25(q.Text, allowed)
+	if q.Vector == nil || c.nvecs == 0 {
+		// Scores: the best document's query coverage, the others scaled
+		// from it by their BM25 scores, so 1 means every query word
+		// matched and the order is BM25's.
+		hits := make([]Hit, 0, len(lexical.ranked))
+		scale := 0.0
+		if len(lexical.ranked) > 0 {
+			g := lexical.ranked[0]
+			scale = lexical.cover[g] / lexical.scores[g]
+		}
+		for _, g := range lexical.ranked {
+			hits = append(hits, Hit{Doc: c.doc(g), Score: min(lexical.scores[g]*scale, 1)})
+		}
+		return top(hits, q.Limit), ModeLexical
+	}
+	dense := c.cosine(q.Vector, allowed)
+	fused := map[int]float64{}
+	for r, g := range lexical.ranked[:min(len(lexical.ranked), fusionDepth)] {
+		fused[g] += 1 / float64(rrfK+r+1)
+		if c.vecs[g] == nil {
+			// No vector yet (a note written a moment ago): its lexical
+			// rank stands in for the missing one, so it is not buried
+			// until the background embedding catches up.
+			fused[g] += 1 / float64(rrfK+r+1)
+		}
+	}
+	for r, g := range dense {
+		fused[g] += 1 / float64(rrfK+r+1)
+	}
+	best := 2 / float64(rrfK+1)
+	hits := make([]Hit, 0, len(fused))
+	for g, s := range fused {
+		hits = append(hits, Hit{Doc: c.doc(g), Score: s / best})
+	}
+	return top(hits, q.Limit), ModeHybrid
+}
+
+// top sorts hits (score, then newer date, then id) and keeps limit.
+func top(hits []Hit, limit int) []Hit {
+	slices.SortFunc(hits, func(a, b Hit) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		if c := b.Doc.Date.Compare(a.Doc.Date); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Doc.ID, b.Doc.ID)
+	})
+	if limit > 0 && len(hits) > limit {
+		hits = hits[:limit]
+	}
+	return hits
+}
+
+// filter returns which documents the query's type and module filters let
+// through. A type other than "all" keeps discoveries of that type only.
+func (c *Corpus) filter(q Query) []bool {
+	allowed := make([]bool, c.n)
+	for si, s := range c.segs {
+		for i := range s.Docs {
+			d := &s.Docs[i]
+			ok := true
+			if q.Type != "" && q.Type != "all" {
+				ok = d.Source == SourceDiscovery && d.Type == q.Type
+			}
+			if ok && q.Module != "" {
+				ok = ModuleMatches(d.Module, q.Module)
+			}
+			allowed[c.base[si]+i] = ok
+		}
+	}
+	return allowed
+}
+
+// lexicalRanking is BM25's answer: the matching documents best first, and
+// their raw scores and query coverage, indexed by global document number.
+type lexicalRanking struct {
+	ranked []int
+	scores []float64
+	// cover is, per document, the share of the query's words it matches:
+	// a word counts 1 when it occurs once (in the content or module), 0.6
+	// through prefix expansion, half in the path alone.
+	cover []float64
+}
+
+// expansion is one term a query word matches, with its weight.
+type expansion struct {
+	term   string
+	weight float64
+}
+
+// idf is BM25's inverse document frequency.
+func (c *Corpus) idf(df int) float64 {
+	return math.Log(1 + (float64(c.n)-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+func (c *Corpus) df(term string) int {
+	n := 0
+	for _, s := range c.segs {
+		n += len(s.postings[term])
+	}
+	return n
+}
+
+// expand returns the terms a query word matches: itself, and with
+// minPrefix letters or more, the terms it starts and the terms that start
+// it, at prefixWeight, the most frequent maxExpansions of them.
+func (c *Corpus) expand(word string) []expansion {
+	out := []expansion{{term: word, weight: 1}}
+	if len(word) < minPrefix {
+		return out
+	}
+	seen := map[string]bool{word: true}
+	var more []string
+	for _, s := range c.segs {
+		s.withPrefix(word, func(t string) {
+			if !seen[t] {
+				seen[t] = true
+				more = append(more, t)
+			}
+		})
+	}
+	for n := minPrefix; n < len(word); n++ {
+		if p := word[:n]; !seen[p] && c.df(p) > 0 {
+			seen[p] = true
+			more = append(more, p)
+		}
+	}
+	if len(more) > maxExpansions {
+		slices.SortFunc(more, func(a, b string) int {
+			return cmp.Or(cmp.Compare(c.df(b), c.df(a)), cmp.Compare(a, b))
+		})
+		more = more[:maxExpansions]
+	}
+	for _, t := range more {
+		out = append(out, expansion{term: t, weight: prefixWeight})
+	}
+	return out
+}
+
+// bm25 scores the allowed documents against the query text with BM25F.
+// For each query word a document scores its best matching term; the
+// document's score is the sum over the query's words.
+func (c *Corpus) bm25(text string, allowed []bool) lexicalRanking {
+	words := Tokens(text)
+	slices.Sort(words)
+	words = slices.Compact(words)
+	out := lexicalRanking{scores: make([]float64, c.n), cover: make([]float64, c.n)}
+	best := make([]float64, c.n)  // this word's best score per document
+	cover := make([]float64, c.n) // and its best coverage
+	var touched []int             // documents with a score for this word
+	for _, w := range words {
+		for _, e := range c.expand(w) {
+			df := c.df(e.term)
+			if df == 0 {
+				continue
+			}
+			idf := c.idf(df) * e.weight
+			for si, s := range c.segs {
+				for _, p := range s.postings[e.term] {
+					g := c.base[si] + int(p.doc)
+					if !allowed[g] {
+						continue
+					}
+					var tf float64
+					for f := range numFields {
+						if p.tf[f] > 0 {
+							norm := 1 - fieldB[f] + fieldB[f]*float64(s.lens[p.doc][f])/c.avg[f]
+							tf += fieldWeight[f] * float64(p.tf[f]) / norm
+						}
+					}
+					sc := idf * tf * (bm25K1 + 1) / (tf + bm25K1)
+					if best[g] == 0 {
+						touched = append(touched, g)
+					}
+					best[g] = max(best[g], sc)
+					cover[g] = max(cover[g], e.weight*min(tf, 1))
+				}
+			}
+		}
+		for _, g := range touched {
+			if out.scores[g] == 0 {
+				out.ranked = append(out.ranked, g)
+			}
+			out.scores[g] += best[g]
+			out.cover[g] += cover[g] / float64(len(words))
+			best[g], cover[g] = 0, 0
+		}
+		touched = touched[:0]
+	}
+	slices.SortFunc(out.ranked, func(a, b int) int {
+		if c := cmp.Compare(out.scores[b], out.scores[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	return out
+}
+
+// cosine returns the fusionDepth allowed documents most similar to the
+// query vector, best first.
+func (c *Corpus) cosine(qv []float32, allowed []bool) []int {
+	// Keep the best fusionDepth in a min-heap ordered worst first.
+	h := make(simHeap, 0, fusionDepth+1)
+	for g, v := range c.vecs {
+		if v == nil || !allowed[g] || len(v) != len(qv) {
+			continue
+		}
+		sim := Dot(qv, v)
+		if len(h) == fusionDepth && !h[0].worse(scored{g, sim}) {
+			continue
+		}
+		heap.Push(&h, scored{g, sim})
+		if len(h) > fusionDepth {
+			heap.Pop(&h)
+		}
+	}
+	out := make([]int, len(h))
+	for i := len(h) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(&h).(scored).g
+	}
+	return out
+}
+
+// scored is a document and its cosine similarity.
+type scored struct {
+	g   int
+	sim float32
+}
+
+// worse orders by similarity, then prefers the smaller document number.
+func (a scored) worse(b scored) bool {
+	if a.sim != b.sim {
+		return a.sim < b.sim
+	}
+	return a.g > b.g
+}
+
+// simHeap is a min-heap of scored documents, the worst on top.
+type simHeap []scored
+
+func (h simHeap) Len() int           { return len(h) }
+func (h simHeap) Less(i, j int) bool { return h[i].worse(h[j]) }
+func (h simHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *simHeap) Push(x any)        { *h = append(*h, x.(scored)) }
+func (h *simHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// hashes returns the TextHash of each document's EmbedText, computed once.
+func (s *Segment) hashes() []string {
+	s.hashOnce.Do(func() {
+		s.hashList = make([]string, len(s.Docs))
+		for i, d := range s.Docs {
+			s.hashList[i] = TextHash(d.EmbedText())
+		}
+	})
+	return s.hashList
+}
+
+// hashCache is embedded in Segment.
+type hashCache struct {
+	hashOnce sync.Once
+	hashList []string
+}

@@ -1,0 +1,264 @@
+package contextindex
+
+import (
+	"context"
+	"hash/fnv"
+	"math"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+// wordEmbedder is a deterministic embedder for tests: each token adds 1 to
+// one of 64 dimensions (feature hashing), so texts sharing words point the
+// same way. It counts the texts it embeds.
+type wordEmbedder struct {
+	mu    sync.Mutex
+	texts []string
+	fail  error
+}
+
+func (e *wordEmbedder) Model() string { return "test-words/64" }
+
+func (e *wordEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.fail != nil {
+		return nil, e.fail
+	}
+	e.texts = append(e.texts, texts...)
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		v := make([]float32, 64)
+		v[0] = 0.01 // never the zero vector
+		for _, tok := range Tokens(t) {
+			h := fnv.New32a()
+			h.Write([]byte(tok))
+			v[h.Sum32()%64]++
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func (e *wordEmbedder) count() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.texts)
+}
+
+func day(d int) time.Time { return time.Date(2025, 1, d, 10, 0, 0, 0, time.UTC) }
+
+func ids(hits []Hit) []string {
+	out := make([]string, len(hits))
+	for i, h := range hits {
+		out[i] = h.Doc.ID
+	}
+	return out
+}
+
+var notes = []Doc{
+	{ID: "a", Source: SourceDiscovery, Type: TypePattern, Module: "auth", Date: day(15), Content: "Use JWT tokens stored in httpOnly cookies for auth"},
+	{ID: "b", Source: SourceDiscovery, Type: TypePattern, Module: "auth", Date: day(14), Content: "Implement token refresh with mutex locks to prevent race conditions"},
+	{ID: "c", Source: SourceDiscovery, Type: TypeIssue, Module: "auth", Date: day(10), Content: "Token refresh race condition fixed with mutex lock"},
+	{ID: "d", Source: SourceDiscovery, Type: TypeDecision, Module: "db", Date: day(3), Content: "Chose PostgreSQL over MongoDB for relational billing data"},
+	{ID: "e", Source: SourceSession, Type: TypeSession, Module: "db", Date: day(4), Content: "Migrated the billing tables; background workers now batch writes"},
+	{ID: "f", Source: SourceCode, Type: "func", Module: "src/server/auth", Path: "src/server/auth/AuthService.go", Content: "func (s *AuthService) RefreshToken(ctx context.Context) error"},
+}
+
+func TestSearchLexical(t *testing.T) {
+	c := NewCorpus("", []*Segment{NewSegment(notes)})
+	tests := []struct {
+		name string
+		q    Query
+		want []string
+	}{
+		{"prefix both ways and module field", Query{Text: "authentication"}, []string{"a", "f", "b", "c"}},
+		{"forward prefix", Query{Text: "work"}, []string{"e"}},
+		{"filtered by type and module", Query{Text: "token refresh issue", Type: TypeIssue, Module: "auth"}, []string{"c"}},
+		{"module filter takes code folders", Query{Text: "token", Module: "auth"}, []string{"c", "b", "a", "f"}},
+		{"camelCase code identifiers", Query{Text: "RefreshToken"}, []string{"f", "c", "b", "a"}},
+		{"stemmed words", Query{Text: "batched writing worker"}, []string{"e"}},
+		{"type filter keeps its discoveries only", Query{Text: "billing", Type: TypeDecision}, []string{"d"}},
+		{"limit", Query{Text: "auth", Limit: 2}, []string{"f", "a"}},
+		{"no match", Query{Text: "kubernetes"}, []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hits, mode := c.Search(tt.q)
+			if got := ids(hits); !slices.Equal(got, tt.want) {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+			if mode != ModeLexical {
+				t.Errorf("mode %s", mode)
+			}
+			for i, h := range hits {
+				if h.Score <= 0 || h.Score > 1 || (i > 0 && h.Score > hits[i-1].Score) {
+					t.Errorf("scores not in (0,1] descending: %v", hits)
+				}
+			}
+		})
+	}
+}
+
+func TestSearchTiesByDateThenID(t *testing.T) {
+	docs := []Doc{
+		{ID: "old", Source: SourceDiscovery, Type: TypeRule, Date: day(1), Content: "retry idempotent requests"},
+		{ID: "new-b", Source: SourceDiscovery, Type: TypeRule, Date: day(9), Content: "retry idempotent requests"},
+		{ID: "new-a", Source: SourceDiscovery, Type: TypeRule, Date: day(9), Content: "retry idempotent requests"},
+		{ID: "undated", Source: SourceCode, Type: "block", Content: "retry idempotent requests"},
+	}
+	hits, _ := NewCorpus("", []*Segment{NewSegment(docs)}).Search(Query{Text: "retry"})
+	if got, want := ids(hits), []string{"new-a", "new-b", "old", "undated"}; !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+func TestSearchHybrid(t *testing.T) {
+	emb := &wordEmbedder{}
+	vecs := NewVectors(emb.Model())
+	seg := NewSegment(notes[:5]) // the discoveries and the session note
+	texts := make([]string, 0, len(seg.Docs))
+	for _, d := range seg.Docs {
+		texts = append(texts, d.EmbedText())
+	}
+	if _, err := vecs.EmbedMissing(context.Background(), emb, texts, 2); err != nil {
+		t.Fatal(err)
+	}
+	// A note written a moment ago, without a vector yet, in its own segment.
+	fresh := NewSegment([]Doc{{ID: "g", Source: SourceDiscovery, Type: TypeRule, Module: "auth", Date: day(20), Content: "Rotate refresh tokens on every use"}})
+	c := NewCorpus(emb.Model(), []*Segment{seg, fresh}, vecs)
+	if c.Vectors() != 5 {
+		t.Fatalf("%d documents have vectors, want 5", c.Vectors())
+	}
+	qv, _ := emb.Embed(context.Background(), []string{"token refresh race"})
+	norm := NewVectors("q")
+	_ = norm.Add("q", qv[0])
+	q, _ := norm.Get("q")
+
+	hits, mode := c.Search(Query{Text: "token refresh race", Vector: q})
+	if mode != ModeHybrid {
+		t.Fatalf("mode %s, want hybrid", mode)
+	}
+	got := ids(hits)
+	if got[0] != "c" && got[0] != "b" {
+		t.Errorf("best hit %v, want the race-condition notes first", got)
+	}
+	if !slices.Contains(got, "g") {
+		t.Errorf("the note without a vector is not found lexically: %v", got)
+	}
+	if hits[0].Score > 1 || hits[len(hits)-1].Score <= 0 {
+		t.Errorf("scores out of range: %v", hits)
+	}
+	// Filters apply before both rankings.
+	hits, _ = c.Search(Query{Text: "token refresh race", Vector: q, Type: TypeDecision})
+	if got := ids(hits); !slices.Equal(got, []string{"d"}) {
+		t.Errorf("decisions only: got %v (the vector list must be filtered too)", got)
+	}
+	// Vectors of another model are ignored: lexical.
+	if _, mode := NewCorpus("other", []*Segment{seg}, vecs).Search(Query{Text: "token", Vector: q}); mode != ModeLexical {
+		t.Errorf("vectors of another model: mode %s", mode)
+	}
+}
+
+func TestLexicalRoundTrip(t *testing.T) {
+	seg := NewSegment(notes)
+	back, err := UnmarshalSegment(notes, seg.MarshalLexical())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"token refresh", "auth", "billing workers"} {
+		a, _ := NewCorpus("", []*Segment{seg}).Search(Query{Text: q})
+		b, _ := NewCorpus("", []*Segment{back}).Search(Query{Text: q})
+		if !slices.EqualFunc(a, b, func(x, y Hit) bool { return x.Doc.ID == y.Doc.ID && x.Score == y.Score }) {
+			t.Errorf("%q: %v after decoding, %v before", q, b, a)
+		}
+	}
+	if _, err := UnmarshalSegment(notes[:2], seg.MarshalLexical()); err == nil {
+		t.Error("statistics of 6 documents accepted for 2")
+	}
+	for _, bad := range [][]byte{nil, []byte("TSLEX1\n\xff"), append([]byte(lexicalMagic), 1, 0, 0, 0, 1, 1, 'x', 2, 0, 0, 0, 0, 0, 0, 0, 0)} {
+		if _, err := UnmarshalSegment(notes[:1], bad); err == nil {
+			t.Errorf("corrupt statistics %q accepted", bad)
+		}
+	}
+}
+
+func TestVectorsRoundTrip(t *testing.T) {
+	v := NewVectors("m/3")
+	for i, vec := range [][]float32{{3, 4, 0}, {0, 0, 2}, {1, 1, 1}} {
+		if err := v.Add(TextHash(string(rune('a'+i))), vec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := v.Add(TextHash("z"), []float32{1, 2}); err == nil {
+		t.Error("a vector of 2 dimensions joined vectors of 3")
+	}
+	if err := v.Add(TextHash("y"), []float32{0, 0, 0}); err == nil {
+		t.Error("the zero vector was accepted")
+	}
+	got, _ := v.Get(TextHash("a"))
+	if !slices.Equal(got, []float32{0.6, 0.8, 0}) {
+		t.Errorf("normalised %v, want [0.6 0.8 0]", got)
+	}
+	back, err := UnmarshalVectors(v.Marshal())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Model != "m/3" || back.Dims != 3 || back.Len() != 3 {
+		t.Fatalf("decoded %s %d×%d", back.Model, back.Len(), back.Dims)
+	}
+	for _, k := range []string{"a", "b", "c"} {
+		x, _ := v.Get(TextHash(k))
+		y, ok := back.Get(TextHash(k))
+		if !ok || !slices.Equal(x, y) {
+			t.Errorf("%s: %v, want %v", k, y, x)
+		}
+	}
+	raw := v.Marshal()
+	for _, bad := range [][]byte{raw[:len(raw)-1], raw[:10], []byte("nope")} {
+		if _, err := UnmarshalVectors(bad); err == nil {
+			t.Errorf("corrupt vectors of %d bytes accepted", len(bad))
+		}
+	}
+}
+
+// FuzzUnmarshalVectors: vector files come from storage; corrupt ones are
+// errors, never panics.
+func FuzzUnmarshalVectors(f *testing.F) {
+	v := NewVectors("m")
+	_ = v.Add(TextHash("a"), []float32{1, 2})
+	f.Add(v.Marshal())
+	f.Add([]byte(vectorsMagic))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if got, err := UnmarshalVectors(data); err == nil {
+			_ = got.Marshal()
+		}
+	})
+}
+
+// TestLexicalScores: the best result scores the share of the query it
+// matches; the others are scaled from it by BM25.
+func TestLexicalScores(t *testing.T) {
+	c := NewCorpus("", []*Segment{NewSegment(notes)})
+	tests := []struct {
+		query string
+		want  float64
+	}{
+		{"mutex lock", 1},                  // both words, exactly
+		{"mutex lock kubernetes", 2.0 / 3}, // one word matches nothing
+		{"authentication", 0.6},            // through a prefix only
+	}
+	for _, tt := range tests {
+		hits, _ := c.Search(Query{Text: tt.query})
+		if len(hits) == 0 || math.Abs(hits[0].Score-tt.want) > 1e-9 {
+			t.Errorf("%q: best score %v, want %v", tt.query, hits, tt.want)
+		}
+		for i := 1; i < len(hits); i++ {
+			if hits[i].Score > hits[i-1].Score {
+				t.Errorf("%q: scores not descending", tt.query)
+			}
+		}
+	}
+}

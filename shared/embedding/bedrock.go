@@ -1,0 +1,128 @@
+package embedding
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
+	"github.com/toolshed/toolshed/shared/contextindex"
+)
+
+// TitanV2 is the Bedrock model id of Amazon Titan Text Embeddings V2, the
+// only Bedrock model the deployed functions may invoke.
+const TitanV2 = "amazon.titan-embed-text-v2:0"
+
+// TitanDimensions are the vector sizes Titan V2 offers.
+var TitanDimensions = []int{256, 512, 1024}
+
+// bedrockParallel is how many texts Bedrock embeds at once: Titan takes
+// one text per request.
+const bedrockParallel = 8
+
+// bedrockAttempts bounds the SDK's attempts per request (throttling and
+// server errors are retried with backoff).
+const bedrockAttempts = 6
+
+// NewBedrockClient returns a bedrockruntime client that retries throttling
+// (ThrottlingException, 429) and server errors with exponential backoff.
+func NewBedrockClient(cfg aws.Config, optFns ...func(*bedrockruntime.Options)) *bedrockruntime.Client {
+	opts := append([]func(*bedrockruntime.Options){func(o *bedrockruntime.Options) {
+		o.Retryer = retry.NewStandard(func(s *retry.StandardOptions) {
+			s.MaxAttempts = bedrockAttempts
+			s.MaxBackoff = 10 * time.Second
+		})
+	}}, optFns...)
+	return bedrockruntime.NewFromConfig(cfg, opts...)
+}
+
+// Bedrock embeds with Titan Text Embeddings V2.
+type Bedrock struct {
+	client *bedrockruntime.Client
+	dims   int
+}
+
+var _ contextindex.Embedder = (*Bedrock)(nil)
+
+// NewBedrock returns the Titan V2 embedder making vectors of dims (256,
+// 512 or 1024) dimensions.
+func NewBedrock(client *bedrockruntime.Client, dims int) *Bedrock {
+	return &Bedrock{client: client, dims: dims}
+}
+
+// Model implements contextindex.Embedder: "amazon.titan-embed-text-v2:0/512".
+func (b *Bedrock) Model() string { return fmt.Sprintf("%s/%d", TitanV2, b.dims) }
+
+// titanRequest and titanResponse are Titan V2's InvokeModel body and answer.
+type titanRequest struct {
+	InputText      string   `json:"inputText"`
+	Dimensions     int      `json:"dimensions"`
+	Normalize      bool     `json:"normalize"`
+	EmbeddingTypes []string `json:"embeddingTypes"`
+}
+
+type titanResponse struct {
+	Embedding           []float32 `json:"embedding"`
+	InputTextTokenCount int       `json:"inputTextTokenCount"`
+}
+
+// Embed implements contextindex.Embedder: one InvokeModel per text,
+// bedrockParallel at a time.
+func (b *Bedrock) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	errs := make([]error, len(texts))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sem := make(chan struct{}, bedrockParallel)
+	var wg sync.WaitGroup
+	for i, t := range texts {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			out[i], errs[i] = b.one(ctx, t)
+			if errs[i] != nil {
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	// Report the failure that cancelled the others, not their cancellation.
+	var first error
+	for _, err := range errs {
+		if err != nil && (first == nil || errors.Is(first, context.Canceled) && !errors.Is(err, context.Canceled)) {
+			first = err
+		}
+	}
+	if first != nil {
+		return nil, first
+	}
+	return out, nil
+}
+
+func (b *Bedrock) one(ctx context.Context, text string) ([]float32, error) {
+	body, _ := json.Marshal(titanRequest{InputText: text, Dimensions: b.dims, Normalize: true, EmbeddingTypes: []string{"float"}})
+	res, err := b.client.InvokeModel(ctx, &bedrockruntime.InvokeModelInput{
+		ModelId:     aws.String(TitanV2),
+		ContentType: aws.String("application/json"),
+		Accept:      aws.String("application/json"),
+		Body:        body,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("bedrock %s: %w", TitanV2, err)
+	}
+	var r titanResponse
+	if err := json.Unmarshal(res.Body, &r); err != nil {
+		return nil, fmt.Errorf("bedrock %s: decode the answer: %w", TitanV2, err)
+	}
+	if len(r.Embedding) != b.dims {
+		return nil, fmt.Errorf("bedrock %s: got %d dimensions, asked for %d", TitanV2, len(r.Embedding), b.dims)
+	}
+	return r.Embedding, nil
+}

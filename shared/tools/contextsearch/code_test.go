@@ -1,0 +1,165 @@
+package contextsearch_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/embedding/embedtest"
+	"github.com/toolshed/toolshed/shared/emulator"
+	"github.com/toolshed/toolshed/shared/store"
+	"github.com/toolshed/toolshed/shared/toolerr"
+	"github.com/toolshed/toolshed/shared/tools/contextsearch"
+)
+
+// copyPackages copies the non-test .go files of Go source tree packages.
+func copyPackages(t *testing.T, pkgs ...string) string {
+	t.Helper()
+	dst := t.TempDir()
+	for _, pkg := range pkgs {
+		src := filepath.Join(runtime.GOROOT(), "src", pkg)
+		entries, err := os.ReadDir(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
+				continue
+			}
+			data, _ := os.ReadFile(filepath.Join(src, e.Name()))
+			os.MkdirAll(filepath.Join(dst, pkg), 0o755)
+			os.WriteFile(filepath.Join(dst, pkg, e.Name()), data, 0o644)
+		}
+	}
+	return dst
+}
+
+// clock is a settable clock.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+
+// TestLocalCode: locally the code index is built on first use, persisted
+// under the data directory, refreshed when files change, and searched
+// with the module filter; code results are cut and name their lines.
+func TestLocalCode(t *testing.T) {
+	repo := copyPackages(t, "container/list", "container/ring", "sort")
+	data := t.TempDir()
+	clk := &clock{t: time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)}
+	src := &dirSource{root: repo}
+	st := newBolt(t)
+	h := newHarness(t, st, contextsearch.Options{
+		Blobs: &contextindex.DirBlobs{Root: filepath.Join(data, "index")}, BuildLocally: true,
+		Code: src, Now: clk.Now, RefreshCode: time.Minute,
+	})
+	// No memory entries at all: the code alone is searchable.
+	out := h.search(t, "local", `{"query":"doubly linked list","module":"container"}`)
+	if len(out.Results) == 0 || out.Results[0].Source != "code" || !strings.HasPrefix(out.Results[0].ID, "container/list/list.go:") {
+		t.Fatalf("first use: %+v", out.Results)
+	}
+	for _, r := range out.Results {
+		if !strings.HasPrefix(*r.Module, "container/") || len(r.Content) > 2010 || r.Date != nil {
+			t.Errorf("result %s: module %s, %d bytes, date %v", r.ID, *r.Module, len(r.Content), r.Date)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(data, "index", "local", "current.json")); err != nil {
+		t.Errorf("the index is not persisted: %v", err)
+	}
+
+	// A change is picked up after RefreshCode, in the background.
+	os.WriteFile(filepath.Join(repo, "sort", "zebra.go"), []byte("package sort\n\n// Zebra stripes a slice.\nfunc Zebra() {}\n"), 0o644)
+	if out := h.search(t, "local", `{"query":"zebra stripes"}`); len(out.Results) != 0 {
+		t.Fatalf("seen before the refresh interval: %+v", out.Results)
+	}
+	clk.Add(2 * time.Minute)
+	h.search(t, "local", `{"query":"zebra stripes"}`)
+	h.svc.Settle()
+	out = h.search(t, "local", `{"query":"zebra stripes"}`)
+	if len(out.Results) == 0 || out.Results[0].ID != "sort/zebra.go:3-4" || out.Results[0].Type != "func" {
+		t.Errorf("after the refresh: %+v", out.Results)
+	}
+
+	// A new process finds the persisted index.
+	h2 := newHarness(t, st, contextsearch.Options{Blobs: &contextindex.DirBlobs{Root: filepath.Join(data, "index")}, BuildLocally: true})
+	if out := h2.search(t, "local", `{"query":"zebra stripes"}`); len(out.Results) == 0 {
+		t.Error("a new process without a code source does not read the saved index")
+	}
+}
+
+// TestDeployedS3 reads indexes the indexer keeps in S3 (moto): the code
+// index through its pointer, revalidated by ETag, and memory vectors.
+func TestDeployedS3(t *testing.T) {
+	m := emulator.StartMoto(t)
+	blobs := &contextindex.S3Blobs{Client: m.S3(), Bucket: m.NewBucket(t), Prefix: contextsearch.IndexPrefix}
+	ctx := context.Background()
+	idx := contextindex.NewStore(blobs)
+	repo := copyPackages(t, "container/list")
+	snap, _ := (&dirSource{root: repo}).Snapshot(ctx, "acme")
+	snap.Commit = "c1"
+	ix, _, err := contextindex.BuildCode(ctx, nil, snap, nil, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := idx.SaveCode(ctx, "acme", ix); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, newBolt(t), contextsearch.Options{Blobs: blobs})
+	out := h.search(t, "acme", `{"query":"doubly linked list"}`)
+	if len(out.Results) == 0 || !strings.HasPrefix(out.Results[0].ID, "container/list/list.go:") {
+		t.Fatalf("code from S3: %+v", out.Results)
+	}
+	h.Fail(t, "zeta", contextsearch.Tool, `{"query":"doubly linked list"}`, toolerr.ResourceNotFound)
+
+	// A new snapshot: the next call revalidates the pointer and loads it.
+	os.WriteFile(filepath.Join(repo, "container", "list", "zebra.go"), []byte("package list\n\n// Zebra stripes a list.\nfunc Zebra() {}\n"), 0o644)
+	snap, _ = (&dirSource{root: repo}).Snapshot(ctx, "acme")
+	snap.Commit = "c2"
+	ix2, st, err := contextindex.BuildCode(ctx, ix, snap, nil, time.Now())
+	if err != nil || st.Rechunked != 1 {
+		t.Fatalf("incremental build: %+v %v", st, err)
+	}
+	if err := idx.SaveCode(ctx, "acme", ix2); err != nil {
+		t.Fatal(err)
+	}
+	out = h.search(t, "acme", `{"query":"zebra stripes"}`)
+	if len(out.Results) == 0 || out.Results[0].ID != "container/list/zebra.go:3-4" {
+		t.Errorf("after publishing c2: %+v", out.Results)
+	}
+	// Hybrid: vectors of the code (built by the indexer) and of memory
+	// entries (written from the stream) are read from S3; the tool only
+	// embeds the query.
+	srv, emb := embedtest.Start(t)
+	ix3, _, err := contextindex.BuildCode(ctx, ix2, snap, emb, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := idx.SaveCode(ctx, "acme", ix3); err != nil {
+		t.Fatal(err)
+	}
+	st2 := newBolt(t)
+	h = newHarness(t, st2, contextsearch.Options{Blobs: blobs, Embedder: emb})
+	h.write(t, "acme", contextindex.DecisionsFile, `{"timestamp":"2025-01-15T10:00:00Z","type":"rule","module":"container/list","content":"Never copy a List value"}`)
+	page, _ := st2.Memory.List(ctx, "acme", contextindex.DecisionsFile, store.MemoryQuery{})
+	doc, _ := contextindex.MemoryDoc(page.Entries[0])
+	if _, err := idx.AddMemoryVectors(ctx, "acme", emb, []contextindex.Doc{doc}); err != nil {
+		t.Fatal(err)
+	}
+	before := srv.Texts.Load()
+	out = h.search(t, "acme", `{"query":"copy a list"}`)
+	if out.Mode != "hybrid" || len(out.Results) == 0 {
+		t.Fatalf("hybrid from S3: %+v", out)
+	}
+	if got := srv.Texts.Load() - before; got != 1 {
+		t.Errorf("the tool embedded %d texts, want only the query", got)
+	}
+}

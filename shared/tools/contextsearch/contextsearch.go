@@ -1,0 +1,121 @@
+// Package contextsearch implements context_search (seed 001): hybrid
+// lexical and embedding search over a tenant's discoveries (memory
+// entries), session notes and code.
+//
+// Every call reads the tenant's new memory entries from the store (so a
+// discovery written a moment ago is found lexically at once), joins them
+// with the current code index and the vectors built in the background,
+// and ranks them with contextindex. Deployed, the indexer Lambda builds
+// the indexes in S3 (indexes/<tenant>/…) and this package only reads
+// them, revalidating by ETag; locally, the same indexes are built in
+// process under the data directory.
+package contextsearch
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/embedding"
+	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/toolkit"
+)
+
+// Tool is the tool's name, as in contracts/.
+const Tool = "context_search"
+
+// IndexPrefix is where indexes live in the bucket.
+const IndexPrefix = "indexes/"
+
+// IndexDir is where indexes live under the local data directory.
+const IndexDir = "index"
+
+// Family registers context_search. Deployed it reads the Memory table,
+// the indexes in the bucket, and embeds queries with Titan V2.
+var Family = family.Family{
+	Name:  "contextsearch",
+	Tools: []string{Tool},
+	Grants: []family.Grant{
+		family.Table(config.MemoryTable, "dynamodb:Query"),
+		family.Objects(IndexPrefix, "s3:GetObject"),
+		family.List(IndexPrefix), // a missing index is then 404, not 403
+		family.Model(embedding.TitanV2),
+	},
+	MemoryMB: 1024,
+	New: func(ctx context.Context, env *family.Env) ([]toolkit.Tool, error) {
+		s, err := FromEnv(ctx, env)
+		if err != nil {
+			return nil, err
+		}
+		return Tools(s), nil
+	},
+}
+
+// Tools returns context_search served by s.
+func Tools(s *Service) []toolkit.Tool {
+	return []toolkit.Tool{{Name: Tool, Handler: toolkit.Typed(s.search)}}
+}
+
+// FromEnv builds the service from the configuration. With TOOLSHED_BUCKET
+// set it reads the indexes the indexer Lambda keeps in S3; otherwise it
+// builds them in process, under <data>/index (in memory when there is no
+// data directory).
+//
+// The code corpus comes from a CodeSource; until the repository package
+// provides one, the local server searches discoveries and session notes.
+func FromEnv(ctx context.Context, env *family.Env) (*Service, error) {
+	st, err := env.Stores(ctx)
+	if err != nil {
+		return nil, err
+	}
+	emb, err := embedding.FromConfig(ctx, env.Config, env.AWS)
+	if err != nil {
+		return nil, fmt.Errorf("embedder: %w", err)
+	}
+	opts := Options{Memory: st.Memory, Embedder: emb, Log: env.Log, Now: env.Now}
+	if env.Config.Bucket != "" {
+		client, bucket, err := env.S3(ctx)
+		if err != nil {
+			return nil, err
+		}
+		opts.Blobs = &contextindex.S3Blobs{Client: client, Bucket: bucket, Prefix: IndexPrefix}
+		opts.Revalidate = DefaultRevalidate
+		return New(opts), nil
+	}
+	if env.Config.DataDir != "" {
+		opts.Blobs = &contextindex.DirBlobs{Root: filepath.Join(env.Config.DataDir, IndexDir)}
+	} else {
+		opts.Blobs = &contextindex.MemBlobs{}
+	}
+	opts.BuildLocally = true
+	return New(opts), nil
+}
+
+// DefaultRevalidate is how often a warm function asks S3 whether the
+// indexes changed (a conditional GET per object).
+const DefaultRevalidate = 5 * time.Second
+
+// Options configure New.
+type Options struct {
+	Memory   MemoryLister
+	Embedder contextindex.Embedder // nil: lexical only
+	Blobs    contextindex.Blobs    // where indexes live
+	// BuildLocally makes the service keep the indexes itself (in the
+	// background); otherwise the indexer Lambda does.
+	BuildLocally bool
+	// Code yields the repository snapshot to index when building locally;
+	// nil for no code corpus.
+	Code CodeSource
+	// Revalidate is how long stored indexes are trusted before asking the
+	// store again; 0 asks on every call.
+	Revalidate time.Duration
+	// RefreshCode is how often a local build looks for changed files
+	// (default 30 s).
+	RefreshCode time.Duration
+	Log         *slog.Logger
+	Now         func() time.Time
+}

@@ -1,0 +1,146 @@
+package contextsearch
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/toolerr"
+	"github.com/toolshed/toolshed/shared/toolkit"
+)
+
+// Seed 001's texts.
+const (
+	msgQueryTooShort = "Query must be at least 3 characters"
+	msgNothingFound  = "No embeddings found. Run initial session to generate context."
+	msgFallback      = "Use grep_codebase for text search"
+)
+
+// Limits.
+const (
+	minQueryChars = 3
+	// queryEmbedTimeout bounds the query embedding, so that a slow
+	// embedding service still leaves time to answer lexically.
+	queryEmbedTimeout = 2 * time.Second
+	// maxCodeContent cuts a code result's content; its id names the lines
+	// to read the rest.
+	maxCodeContent = 2000
+)
+
+type searchInput struct {
+	Query  string `json:"query"`
+	Type   string `json:"type"`
+	Module string `json:"module"`
+	Limit  int    `json:"limit"`
+}
+
+type resultJSON struct {
+	ID      string  `json:"id"`
+	Type    string  `json:"type"`
+	Content string  `json:"content"`
+	Module  *string `json:"module"`
+	Session *string `json:"session"`
+	Date    *string `json:"date"`
+	Score   float64 `json:"score"`
+	Source  string  `json:"source"`
+}
+
+type searchOutput struct {
+	Results    []resultJSON `json:"results"`
+	Query      string       `json:"query"`
+	TotalFound int          `json:"totalFound"`
+	SearchTime int64        `json:"searchTime"`
+	Mode       string       `json:"mode"`
+	Degraded   bool         `json:"degraded"`
+	Notice     string       `json:"notice,omitempty"`
+}
+
+// search answers one context_search call.
+func (s *Service) search(ctx context.Context, call toolkit.Call, in searchInput) (toolkit.Result, error) {
+	start := time.Now()
+	query := strings.TrimSpace(in.Query)
+	if n := utf8.RuneCountInString(query); n < minQueryChars {
+		return toolkit.Result{}, toolerr.New(toolerr.InvalidInput, msgQueryTooShort).
+			With("errors", []toolerr.FieldError{{Field: "query", Message: fmt.Sprintf("must be at least %d characters long, got %d", minQueryChars, n)}})
+	}
+	corpus, err := s.corpus(ctx, call.Tenant)
+	if err != nil {
+		return toolkit.Result{}, fmt.Errorf("context index of %s: %w", call.Tenant, err)
+	}
+	if corpus.Len() == 0 {
+		return toolkit.Result{}, toolerr.New(toolerr.ResourceNotFound, msgNothingFound).
+			With("fallback", msgFallback).
+			With("action", "Record discoveries with write_memory_entry; embeddings are generated in the background")
+	}
+	out := searchOutput{Query: in.Query, Results: []resultJSON{}}
+	q := contextindex.Query{Text: query, Type: in.Type, Module: strings.TrimSpace(in.Module), Limit: in.Limit}
+	switch {
+	case s.o.Embedder == nil:
+	case corpus.Vectors() == 0:
+		out.Notice = "No vectors yet: embeddings are generated in the background. These results are lexical."
+	default:
+		q.Vector, err = s.embedQuery(ctx, query)
+		if err != nil {
+			s.o.Log.Warn("context_search: query embedding failed; serving lexical results", "tenant", call.Tenant, "error", err)
+			out.Degraded = true
+			out.Notice = "Failed to generate query embedding; these results are lexical only. Use grep_codebase for exact text."
+		}
+	}
+	hits, mode := corpus.Search(q)
+	out.Mode = mode
+	for _, h := range hits {
+		out.Results = append(out.Results, toJSON(h))
+	}
+	out.TotalFound = len(out.Results)
+	out.SearchTime = time.Since(start).Milliseconds()
+	msg := fmt.Sprintf("Found %d result(s) (%s)", out.TotalFound, out.Mode)
+	return toolkit.Result{Data: out, Message: msg}, nil
+}
+
+// embedQuery embeds the query, normalised, within queryEmbedTimeout.
+func (s *Service) embedQuery(ctx context.Context, query string) ([]float32, error) {
+	ctx, cancel := context.WithTimeout(ctx, queryEmbedTimeout)
+	defer cancel()
+	vecs, err := s.o.Embedder.Embed(ctx, []string{contextindex.Doc{Content: query}.EmbedText()})
+	if err != nil {
+		return nil, err
+	}
+	if len(vecs) != 1 {
+		return nil, fmt.Errorf("embedder returned %d vectors for 1 query", len(vecs))
+	}
+	v := contextindex.NewVectors(s.o.Embedder.Model())
+	if err := v.Add("query", vecs[0]); err != nil {
+		return nil, err
+	}
+	unit, _ := v.Get("query")
+	return unit, nil
+}
+
+// toJSON renders one hit as the contract's result object.
+func toJSON(h contextindex.Hit) resultJSON {
+	d := h.Doc
+	r := resultJSON{ID: d.ID, Type: d.Type, Content: d.Content, Source: string(d.Source),
+		Score: math.Round(h.Score*10000) / 10000}
+	if d.Source == contextindex.SourceCode && len(r.Content) > maxCodeContent {
+		cut := maxCodeContent
+		for cut > 0 && !utf8.RuneStart(r.Content[cut]) {
+			cut--
+		}
+		r.Content = r.Content[:cut] + "\n…"
+	}
+	if d.Module != "" {
+		r.Module = &d.Module
+	}
+	if d.Session != "" {
+		r.Session = &d.Session
+	}
+	if !d.Date.IsZero() {
+		date := d.Date.UTC().Format(time.RFC3339)
+		r.Date = &date
+	}
+	return r
+}
