@@ -9,6 +9,7 @@ import (
 	"github.com/toolshed/toolshed/shared/tools/memory"
 	"github.com/toolshed/toolshed/shared/tools/sysaudit"
 	"github.com/toolshed/toolshed/shared/tools/tasks"
+	"github.com/toolshed/toolshed/shared/tools/webfetch"
 )
 
 // Families are every served tool family.
@@ -17,6 +18,7 @@ var Families = []family.Family{
 	sysaudit.Family,
 	tasks.Family,
 	memory.Family,
+	webfetch.Family,
 }
 
 // Tools returns the canonical names of every served tool, in family order.
