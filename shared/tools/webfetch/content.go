@@ -66,12 +66,13 @@ func rejected(list []string, mediaType string) bool {
 // decodeText decodes a body to UTF-8 from the charset its Content-Type
 // declares, or failing that from a byte order mark, an HTML <meta>
 // declaration, or a guess (UTF-8 when valid, else windows-1252), as
-// browsers do. Bytes that do not decode become U+FFFD.
+// browsers do. Bytes that do not decode become U+FFFD; a byte order mark
+// is dropped.
 func decodeText(body []byte, contentType string) string {
 	enc, _, _ := charset.DetermineEncoding(body, contentType)
 	out, err := enc.NewDecoder().Bytes(body)
 	if err != nil {
 		out = body
 	}
-	return strings.ToValidUTF8(string(out), "\uFFFD")
+	return strings.TrimPrefix(strings.ToValidUTF8(string(out), "\uFFFD"), "\uFEFF")
 }
