@@ -74,4 +74,3 @@ func FuzzCheckURL(f *testing.F) {
 		}
 	})
 }
-
