@@ -5,6 +5,7 @@ package toolset
 
 import (
 	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/tools/fileio"
 	"github.com/toolshed/toolshed/shared/tools/hello"
 	"github.com/toolshed/toolshed/shared/tools/memory"
 	"github.com/toolshed/toolshed/shared/tools/sysaudit"
@@ -19,6 +20,7 @@ var Families = []family.Family{
 	tasks.Family,
 	memory.Family,
 	webfetch.Family,
+	fileio.Family,
 }
 
 // Tools returns the canonical names of every served tool, in family order.
