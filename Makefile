@@ -68,6 +68,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzV1Body -fuzztime $(FUZZTIME) ./shared/httpapi/
 	$(GO) test -run '^$$' -fuzz FuzzCheckURL -fuzztime $(FUZZTIME) ./shared/tools/webfetch/
 	$(GO) test -run '^$$' -fuzz FuzzParseIPv4 -fuzztime $(FUZZTIME) ./shared/netguard/
+	$(GO) test -run '^$$' -fuzz FuzzResolve -fuzztime $(FUZZTIME) ./shared/sandboxpath/
 
 clean:
 	rm -rf build infra/cdk.out .toolshed
