@@ -158,7 +158,8 @@ func toolError(err error, failed, tooLarge string) error {
 		e = toolerr.New(toolerr.InvalidInput, "%s", failed)
 	default:
 		e = toolerr.New(toolerr.StorageError, "%s", failed)
-		e.Cause = err
 	}
-	return e.With("path", we.Path).With("reason", we.Reason)
+	e = e.With("path", we.Path).With("reason", we.Reason)
+	e.Cause = err // logged: the reason, and the storage's own error
+	return e
 }
