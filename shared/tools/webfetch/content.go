@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"mime"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/html/charset"
 )
@@ -63,16 +64,23 @@ func rejected(list []string, mediaType string) bool {
 	return false
 }
 
-// decodeText decodes a body to UTF-8 from the charset its Content-Type
-// declares, or failing that from a byte order mark, an HTML <meta>
-// declaration, or a guess (UTF-8 when valid, else windows-1252), as
-// browsers do. Bytes that do not decode become U+FFFD; a byte order mark
-// is dropped.
+// decodeText decodes a body to UTF-8: from the charset a byte order mark
+// or the Content-Type declares; else as UTF-8 when it is valid UTF-8 (JSON
+// and most of the web); else from an HTML <meta> declaration or, failing
+// that, as windows-1252 (what browsers guess). Bytes that do not decode
+// become U+FFFD; a byte order mark is dropped.
 func decodeText(body []byte, contentType string) string {
-	enc, _, _ := charset.DetermineEncoding(body, contentType)
-	out, err := enc.NewDecoder().Bytes(body)
-	if err != nil {
-		out = body
+	enc, name, certain := charset.DetermineEncoding(body, contentType)
+	var text string
+	switch {
+	case name == "utf-8" || !certain && utf8.Valid(body):
+		text = strings.ToValidUTF8(string(body), "\uFFFD")
+	default:
+		out, err := enc.NewDecoder().Bytes(body)
+		if err != nil {
+			out = body
+		}
+		text = strings.ToValidUTF8(string(out), "\uFFFD")
 	}
-	return strings.TrimPrefix(strings.ToValidUTF8(string(out), "\uFFFD"), "\uFEFF")
+	return strings.TrimPrefix(text, "\uFEFF")
 }

@@ -24,7 +24,7 @@ type dnsServer struct {
 	lookups map[string]int // A queries seen per name
 }
 
-func startDNS(t *testing.T) *dnsServer {
+func startDNS(t testing.TB) *dnsServer {
 	t.Helper()
 	conn, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {

@@ -47,7 +47,7 @@ type lab struct {
 	bombWritten atomic.Int64
 }
 
-func newLab(t *testing.T) *lab {
+func newLab(t testing.TB) *lab {
 	t.Helper()
 	l := &lab{dns: startDNS(t), trap: startTrap(t, ":0")}
 	h := l.handler()
@@ -74,7 +74,7 @@ func (l *lab) trapPort() string { return strconv.Itoa(l.trap.port) }
 
 // fetcher returns a fetcher that resolves through the lab's DNS and may
 // reach the lab's servers; o's other settings are kept.
-func (l *lab) fetcher(t *testing.T, o webfetch.Options) *webfetch.Fetcher {
+func (l *lab) fetcher(t testing.TB, o webfetch.Options) *webfetch.Fetcher {
 	t.Helper()
 	o.Resolver = l.dns.resolver()
 	o.RootCAs = l.roots
@@ -122,7 +122,7 @@ type trap struct {
 	count atomic.Int64
 }
 
-func startTrap(t *testing.T, addr string) *trap {
+func startTrap(t testing.TB, addr string) *trap {
 	t.Helper()
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -225,8 +225,9 @@ func (l *lab) handler() http.Handler {
 	mux.HandleFunc("/stall", func(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done()
 	})
-	// /typed?ct=TYPE&body=TEXT sends body (default "data") as TYPE; with
-	// ct=none it sends a PNG signature and no Content-Type at all.
+	// /typed?ct=TYPE&body=TEXT sends body (default "data") as TYPE, after
+	// pad=N bytes of "x"; with ct=none it sends a PNG signature and no
+	// Content-Type at all.
 	mux.HandleFunc("/typed", func(w http.ResponseWriter, r *http.Request) {
 		ct, body := r.URL.Query().Get("ct"), r.URL.Query().Get("body")
 		if body == "" {
@@ -238,6 +239,8 @@ func (l *lab) handler() http.Handler {
 		} else {
 			w.Header().Set("Content-Type", ct)
 		}
+		pad, _ := strconv.Atoi(r.URL.Query().Get("pad"))
+		body = strings.Repeat("x", pad) + body
 		if enc := r.URL.Query().Get("encoding"); enc != "" {
 			w.Header().Set("Content-Encoding", enc)
 		}
