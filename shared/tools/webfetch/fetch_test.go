@@ -176,7 +176,7 @@ func TestEncodings(t *testing.T) {
 		{"text/plain", "\xff\xfeh\x00i\x00", "hi"}, // UTF-16LE with a BOM
 		{"text/plain; charset=utf-8", "a\xffb", "a\ufffdb"},
 		{"application/json", `{"k":"ü"}`, `{"k":"ü"}`},
-		{"text/plain", "na\xefve", "naïve"}, // not UTF-8, no declaration: windows-1252
+		{"text/plain", "na\xefve", "naïve"},                                     // not UTF-8, no declaration: windows-1252
 		{"application/json&pad=2000", `"é"`, strings.Repeat("x", 2000) + `"é"`}, // UTF-8 after the first 1024 bytes
 		{"text/html", "<meta charset=\"windows-1252\"><p>plain</p>", "<meta charset=\"windows-1252\"><p>plain</p>"},
 		{"text/plain", "\xef\xbb\xbfbom", "bom"}, // UTF-8 with a BOM
