@@ -66,6 +66,7 @@ func testHostilePaths(t *testing.T, be backend) {
 	if after := be.stored(t); !maps.Equal(after, before) {
 		t.Errorf("stored files changed:\n got %q\nwant %q", sortedKeys(after), sortedKeys(before))
 	}
+	t.Logf("%d denied and %d malformed paths refused for reading and writing", len(deniedPaths), len(malformedPaths))
 }
 
 func testRoundTrip(t *testing.T, be backend) {

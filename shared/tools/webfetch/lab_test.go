@@ -272,7 +272,7 @@ func redirect(w http.ResponseWriter, to, code string) {
 	w.WriteHeader(status)
 }
 
-func writeRepeated(w interface{ Write([]byte) (int, error) }, b byte, n int) {
+func writeRepeated(w io.Writer, b byte, n int) {
 	chunk := bytes.Repeat([]byte{b}, 64<<10)
 	for n > 0 {
 		k := min(n, len(chunk))

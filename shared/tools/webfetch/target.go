@@ -145,8 +145,8 @@ func asciiHost(h string) (string, error) {
 // HTTP request must not be smuggled into.
 const minUnprivilegedPort = 1024
 
-// checkPort checks an explicit port and returns it canonical ("" when the
-// URL gives none, or gives the scheme's default).
+// checkPort checks the URL's port, if it gives one, and returns it without
+// leading zeros ("" when it gives none).
 func checkPort(p string) (string, error) {
 	if p == "" {
 		return "", nil
