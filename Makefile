@@ -10,7 +10,7 @@ CDK := $(CURDIR)/node_modules/.bin/cdk
 export CDK_DISABLE_VERSION_CHECK := 1
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 
-.PHONY: run test test-go test-infra lint build synth deploy diff bench fuzz clean
+.PHONY: run test test-go test-infra lint build synth deploy diff bench bench-lambda fuzz clean
 
 ## run: the local MCP server on http://127.0.0.1:8000 (every tool, embedded storage)
 run:
@@ -61,11 +61,24 @@ deploy: build node_modules
 bench: node_modules
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./shared/localserver/ ./shared/tools/tasks/ ./shared/tools/webfetch/ ./shared/tools/fileio/
 
+## bench-mcp: Toolshed's local server next to a bare go-sdk server under the
+## same wrk load, in one run; prints the ratios and checks the targets
+bench-mcp:
+	@command -v wrk >/dev/null || apt-get install -y wrk >/dev/null || { echo "install wrk (apt-get install wrk)"; exit 1; }
+	$(GO) run ./scripts/benchmcp
+
+## bench-lambda: init time and peak RSS of each function's bootstrap (gateway,
+## authorizer, every tool) run as a real process under a local Lambda Runtime API
+bench-lambda: node_modules
+	$(GO) test -run '^$$' -bench BenchmarkColdStart -benchtime 5x ./shared/lambdaentry/
+
 ## fuzz: run each fuzz target for FUZZTIME (default 30s)
 FUZZTIME ?= 30s
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzPrepareInput -fuzztime $(FUZZTIME) ./shared/schema/
+	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) ./shared/schema/
 	$(GO) test -run '^$$' -fuzz FuzzV1Body -fuzztime $(FUZZTIME) ./shared/httpapi/
+	$(GO) test -run '^$$' -fuzz FuzzParseMessage -fuzztime $(FUZZTIME) ./shared/mcpserver/
 	$(GO) test -run '^$$' -fuzz FuzzCheckURL -fuzztime $(FUZZTIME) ./shared/tools/webfetch/
 	$(GO) test -run '^$$' -fuzz FuzzParseIPv4 -fuzztime $(FUZZTIME) ./shared/netguard/
 	$(GO) test -run '^$$' -fuzz FuzzResolve -fuzztime $(FUZZTIME) ./shared/sandboxpath/

@@ -16,6 +16,7 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1
 	go.etcd.io/bbolt v1.5.0
 	golang.org/x/net v0.50.0
+	golang.org/x/tools v0.42.0
 )
 
 require (

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -960,5 +961,26 @@ func TestToolSpecsFromContract(t *testing.T) {
 	missing := family.Family{Name: "missing", Tools: []string{"nope"}}
 	if _, err := toolSpecs([]family.Family{missing}, set); err == nil {
 		t.Error("a tool without a contract was accepted")
+	}
+}
+
+// TestCfnLint runs cfn-lint (installed on the development and CI machines)
+// on the synthesized template: no errors, and no warnings either.
+func TestCfnLint(t *testing.T) {
+	lint, err := exec.LookPath("cfn-lint")
+	if err != nil {
+		t.Fatalf("cfn-lint is not on PATH (%v); install it with pip install cfn-lint==1.51.0", err)
+	}
+	raw, err := json.MarshalIndent(template.ToJSON(), "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "Toolshed.template.json")
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(lint, "--format", "parseable", path).CombinedOutput()
+	if err != nil {
+		t.Errorf("cfn-lint found problems (%v):\n%s", err, out)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/gcsettings"
 	"github.com/toolshed/toolshed/shared/lambdaentry"
 	"github.com/toolshed/toolshed/shared/localserver"
 	"github.com/toolshed/toolshed/shared/telemetry"
@@ -22,6 +23,7 @@ func main() {
 		lambdaentry.StartGateway()
 		return
 	}
+	gcsettings.Apply(os.Getenv)
 	cfg, err := config.Load()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

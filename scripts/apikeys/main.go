@@ -1,4 +1,4 @@
-// Command apikeys creates, lists and revokes Toolshed API keys. Keys are
+// Command apikeys creates, lists, revokes and deletes Toolshed API keys. Keys are
 // stored only as SHA-256 hashes; a new key is printed once and cannot be
 // shown again. It uses the same storage settings as the server
 // (TOOLSHED_STORE, TOOLSHED_DATA_DIR, TOOLSHED_APIKEYS_TABLE, ...).
@@ -6,6 +6,7 @@
 //	go run ./scripts/apikeys create -tenant acme -name laptop
 //	go run ./scripts/apikeys list
 //	go run ./scripts/apikeys revoke <id>
+//	go run ./scripts/apikeys delete <id>
 //
 // The embedded store is locked while the local server runs: stop it first.
 package main
@@ -25,29 +26,50 @@ import (
 	"github.com/toolshed/toolshed/shared/backend"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/store"
+	"github.com/toolshed/toolshed/shared/store/boltstore"
 )
 
 const usage = `usage:
   apikeys create -tenant TENANT -name NAME   create a key (printed once)
   apikeys list                               list keys (id = hash prefix)
-  apikeys revoke ID                          revoke the key whose id (hash prefix) is ID`
+  apikeys revoke ID                          revoke the key whose id (hash prefix) is ID
+  apikeys delete ID                          delete the key whose id is ID
+
+Keys give access to one tenant's data. The local server requires keys while
+any unrevoked key exists; with none (or TOOLSHED_AUTH=off) it serves tenant
+"local" on loopback without keys.`
 
 func main() {
-	if err := run(context.Background(), os.Args[1:], os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "apikeys:", err)
-		os.Exit(1)
-	}
+	os.Exit(run(context.Background(), os.Args[1:], config.Load, os.Stdout, os.Stderr))
 }
 
-func run(ctx context.Context, args []string, out io.Writer) error {
+// run is main with its inputs passed in; it returns the exit status.
+func run(ctx context.Context, args []string, load func() (config.Config, error), out, errOut io.Writer) int {
 	if len(args) == 0 {
-		return errors.New(usage)
+		fmt.Fprintln(errOut, usage)
+		return 2
 	}
-	cfg, err := config.Load()
+	if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprintln(out, usage)
+		return 0
+	}
+	if err := open(ctx, args, load, out); err != nil {
+		fmt.Fprintln(errOut, "apikeys:", err)
+		return 1
+	}
+	return 0
+}
+
+// open opens the configured store and runs the command on it.
+func open(ctx context.Context, args []string, load func() (config.Config, error), out io.Writer) error {
+	cfg, err := load()
 	if err != nil {
 		return err
 	}
 	stores, closeStores, err := backend.Open(ctx, cfg)
+	if errors.Is(err, boltstore.ErrLocked) {
+		return fmt.Errorf("the embedded store in %s is in use, most likely by a running local server: stop the server first (Ctrl-C where `make run` runs), then try again", cfg.DataDir)
+	}
 	if err != nil {
 		return err
 	}
@@ -94,10 +116,28 @@ func command(ctx context.Context, keys store.APIKeys, args []string, out io.Writ
 		if err != nil {
 			return err
 		}
+		if k.Revoked && k.RevokedAt != nil {
+			fmt.Fprintf(out, "key %s (%s, tenant %s) was already revoked at %s; nothing changed\n",
+				id(k), k.Name, k.Tenant, k.RevokedAt.UTC().Format(time.RFC3339))
+			return nil
+		}
 		if _, err := keys.Revoke(ctx, k.Hash, now()); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "revoked key %s (%s, tenant %s)\n", id(k), k.Name, k.Tenant)
+		return nil
+	case "delete":
+		if len(args) != 2 {
+			return errors.New(usage)
+		}
+		k, err := find(ctx, keys, args[1])
+		if err != nil {
+			return err
+		}
+		if _, err := keys.Delete(ctx, k.Hash); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "deleted key %s (%s, tenant %s); the tenant's data is kept\n", id(k), k.Name, k.Tenant)
 		return nil
 	default:
 		return errors.New(usage)

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/auth"
+	"github.com/toolshed/toolshed/shared/backend"
+	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
 )
 
@@ -59,5 +61,89 @@ func TestCreateListRevoke(t *testing.T) {
 		if err := command(ctx, keys, bad, &out, now); err == nil {
 			t.Errorf("%v succeeded", bad)
 		}
+	}
+}
+
+func TestRevokeTwiceAndDelete(t *testing.T) {
+	db, err := boltstore.Open(filepath.Join(t.TempDir(), "k.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	keys := db.Stores().APIKeys
+	ctx := context.Background()
+	now := func() time.Time { return time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC) }
+	var out bytes.Buffer
+	if err := command(ctx, keys, []string{"create", "-tenant", "acme", "-name", "laptop"}, &out, now); err != nil {
+		t.Fatal(err)
+	}
+	all, _ := keys.List(ctx)
+	id := all[0].Hash[:12]
+
+	steps := []struct {
+		args []string
+		want string // in the output
+	}{
+		{[]string{"revoke", id}, "revoked key " + id},
+		{[]string{"revoke", id}, "was already revoked at 2026-11-21T12:00:00Z; nothing changed"},
+		{[]string{"delete", id}, "deleted key " + id},
+	}
+	for _, s := range steps {
+		out.Reset()
+		if err := command(ctx, keys, s.args, &out, now); err != nil {
+			t.Fatalf("%v: %v", s.args, err)
+		}
+		if !strings.Contains(out.String(), s.want) {
+			t.Errorf("%v printed %q, want %q", s.args, out.String(), s.want)
+		}
+	}
+	if all, _ := keys.List(ctx); len(all) != 0 {
+		t.Errorf("keys left after delete: %+v", all)
+	}
+	if err := command(ctx, keys, []string{"delete", id}, &out, now); err == nil || !strings.Contains(err.Error(), "no key with id") {
+		t.Errorf("deleting a deleted key: %v", err)
+	}
+}
+
+func TestRunExitStatus(t *testing.T) {
+	dir := t.TempDir()
+	load := func() (config.Config, error) { return config.Config{Store: "bolt", DataDir: dir}, nil }
+	tests := []struct {
+		name       string
+		args       []string
+		wantStatus int
+		wantOut    string
+		wantErr    string
+	}{
+		{"help", []string{"-h"}, 0, "apikeys create -tenant TENANT", ""},
+		{"help word", []string{"help"}, 0, "apikeys delete ID", ""},
+		{"no command", nil, 2, "", "usage:"},
+		{"list", []string{"list"}, 0, "ID  TENANT", ""},
+		{"unknown command", []string{"frobnicate"}, 1, "", "usage:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			status := run(context.Background(), tt.args, load, &out, &errOut)
+			if status != tt.wantStatus || !strings.Contains(out.String(), tt.wantOut) || !strings.Contains(errOut.String(), tt.wantErr) {
+				t.Errorf("status %d, stdout %q, stderr %q; want %d, %q, %q", status, out.String(), errOut.String(), tt.wantStatus, tt.wantOut, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestStoreInUse: with the local server holding the store, the CLI says to
+// stop it instead of failing obscurely.
+func TestStoreInUse(t *testing.T) {
+	dir := t.TempDir()
+	db, err := boltstore.Open(filepath.Join(dir, backend.DBFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	load := func() (config.Config, error) { return config.Config{Store: "bolt", DataDir: dir}, nil }
+	var out, errOut bytes.Buffer
+	if status := run(context.Background(), []string{"list"}, load, &out, &errOut); status != 1 || !strings.Contains(errOut.String(), "stop the server first") {
+		t.Errorf("status %d, stderr %q", status, errOut.String())
 	}
 }

@@ -22,7 +22,7 @@ type Config struct {
 	Bucket         string            // TOOLSHED_BUCKET, the S3 bucket (snapshots, indexes, workspaces)
 	S3Endpoint     string            // TOOLSHED_S3_ENDPOINT, e.g. a local S3 emulator (path-style)
 	RateLimits     map[string]int    // TOOLSHED_RATE_LIMITS, "tool=perMinute,..." overrides
-	Auth           string            // TOOLSHED_AUTH: "auto" (default) or "keys"
+	Auth           string            // TOOLSHED_AUTH: "auto" (default), "keys" or "off" (loopback only)
 	LocalTenant    string            // TOOLSHED_LOCAL_TENANT, tenant when auth is off (local)
 	Origins        []string          // TOOLSHED_ALLOWED_ORIGINS, extra browser origins
 	Tool           string            // TOOLSHED_TOOL, the tool a Lambda tool function serves
@@ -103,8 +103,8 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	if c.Store != "bolt" && c.Store != "dynamodb" {
 		return c, fmt.Errorf("TOOLSHED_STORE=%q: use bolt or dynamodb", c.Store)
 	}
-	if c.Auth != "auto" && c.Auth != "keys" {
-		return c, fmt.Errorf("TOOLSHED_AUTH=%q: use auto or keys", c.Auth)
+	if c.Auth != "auto" && c.Auth != "keys" && c.Auth != "off" {
+		return c, fmt.Errorf("TOOLSHED_AUTH=%q: use auto, keys or off", c.Auth)
 	}
 	var err error
 	if c.RateLimits, err = parseLimits(getenv("TOOLSHED_RATE_LIMITS")); err != nil {

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/toolshed/toolshed/shared/toolargs"
+	"github.com/toolshed/toolshed/shared/toolerr"
 )
 
 // Field is the argument name cursors travel in.
@@ -61,5 +61,5 @@ func isID(position string) bool {
 }
 
 func malformed() error {
-	return toolargs.Invalid(Field, "is not a next_cursor returned by this tool; omit it to start from the first page")
+	return toolerr.Field(Field, "is not a next_cursor returned by this tool; omit it to start from the first page")
 }

@@ -7,8 +7,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-
-	"github.com/toolshed/toolshed/shared/toolerr"
 )
 
 // OriginGuard protects a server bound to loopback against DNS rebinding and
@@ -20,19 +18,15 @@ type OriginGuard struct {
 	Origins []string
 }
 
-// Wrap returns h behind the guard.
-func (g *OriginGuard) Wrap(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !isLoopbackHost(r.Host) {
-			deny(w, fmt.Sprintf("Host %q is not allowed; the local server only answers loopback names", r.Host))
-			return
-		}
-		if o := r.Header.Get("Origin"); o != "" && !g.allowedOrigin(o) {
-			deny(w, fmt.Sprintf("Origin %q is not allowed", o))
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
+// Check reports whether r may be served, and why not.
+func (g *OriginGuard) Check(r *http.Request) (reason string, ok bool) {
+	if !isLoopbackHost(r.Host) {
+		return fmt.Sprintf("Host %q is not allowed; the local server only answers loopback names", r.Host), false
+	}
+	if o := r.Header.Get("Origin"); o != "" && !g.allowedOrigin(o) {
+		return fmt.Sprintf("Origin %q is not allowed; add it to TOOLSHED_ALLOWED_ORIGINS to let that page call the server", o), false
+	}
+	return "", true
 }
 
 func (g *OriginGuard) allowedOrigin(origin string) bool {
@@ -57,8 +51,4 @@ func isLoopbackHost(hostport string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
-}
-
-func deny(w http.ResponseWriter, msg string) {
-	writeJSON(w, http.StatusForbidden, map[string]any{"error": msg, "code": toolerr.AccessDenied})
 }

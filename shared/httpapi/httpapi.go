@@ -1,8 +1,14 @@
 // Package httpapi is Toolshed's HTTP surface: POST /v1/tools/{name} (seed
-// 003 envelope), POST /mcp/tool/{name} (seed 002 envelope), /mcp (the MCP
-// handler, mounted from shared/mcpserver) and GET /healthz. It reads and
-// bounds request bodies, authenticates the caller, guards against DNS
-// rebinding and hostile origins, and renders outcomes with the right status.
+// 003 envelope), POST /mcp/tool/{name} (seed 002 envelope), POST /mcp (the
+// MCP handler, mounted from shared/mcpserver) and GET /healthz.
+//
+// Every response carries X-Request-Id, and every failure — including 401,
+// 403, 404, 405, 413 and 415 — is written in the envelope of the route the
+// request was aimed at: the /v1 envelope under /v1/, the seed 002 envelope
+// under /mcp/tool/, a JSON-RPC error on /mcp, and {"error","code",
+// "requestId"} elsewhere. The rules for bodies are the same on every POST
+// route: Content-Type absent or application/json (else 415), at most
+// MaxBody bytes (else 413 SIZE_LIMIT_EXCEEDED).
 package httpapi
 
 import (
@@ -15,9 +21,13 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/toolshed/toolshed/shared/caller"
 	"github.com/toolshed/toolshed/shared/envelope"
+	"github.com/toolshed/toolshed/shared/mcpserver"
+	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
@@ -60,47 +70,76 @@ func New(cfg Config) http.Handler {
 	s := &server{cfg: cfg}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/tools/{name}", s.authed(s.v1))
-	mux.HandleFunc("/v1/tools/{name}", methodNotAllowed)
+	mux.HandleFunc("/v1/tools/{name}", s.methodNotAllowed(http.MethodPost))
 	mux.HandleFunc("POST /mcp/tool/{name}", s.authed(s.legacy))
-	mux.HandleFunc("/mcp/tool/{name}", methodNotAllowed)
+	mux.HandleFunc("/mcp/tool/{name}", s.methodNotAllowed(http.MethodPost))
 	if cfg.MCP != nil {
-		mux.Handle("/mcp", s.authed(cfg.MCP.ServeHTTP))
+		mux.HandleFunc("POST /mcp", s.authed(s.mcp))
+		mux.HandleFunc("/mcp", s.methodNotAllowed(http.MethodPost))
 	}
 	mux.HandleFunc("GET /healthz", s.health)
+	mux.HandleFunc("/healthz", s.methodNotAllowed(http.MethodGet))
 	mux.HandleFunc("/", s.notFound)
-	var h http.Handler = mux
-	if cfg.Guard != nil {
-		h = cfg.Guard.Wrap(h)
-	}
-	return h
+	s.mux = mux
+	return s
 }
 
-type server struct{ cfg Config }
+type server struct {
+	cfg Config
+	mux *http.ServeMux
+}
+
+// ServeHTTP gives every request its id, then applies the origin guard and
+// the routes.
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	id := caller.Identity{RequestID: s.cfg.RequestID(r)}
+	w.Header().Set("X-Request-Id", id.RequestID)
+	r = r.WithContext(caller.With(r.Context(), id))
+	if s.cfg.Guard != nil {
+		if msg, ok := s.cfg.Guard.Check(r); !ok {
+			s.fail(w, r, http.StatusForbidden, toolerr.New(toolerr.AccessDenied, "%s", msg))
+			return
+		}
+	}
+	s.mux.ServeHTTP(w, r)
+}
 
 func (s *server) health(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})
 }
 
 func (s *server) notFound(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusNotFound, map[string]any{
-		"error": fmt.Sprintf("no route for %s %s; use POST /mcp, POST /v1/tools/{name} or POST /mcp/tool/{name}", r.Method, r.URL.Path),
-		"code":  toolerr.ResourceNotFound,
-	})
+	s.fail(w, r, http.StatusNotFound, toolerr.New(toolerr.ResourceNotFound,
+		"no route for %s %s; %s", r.Method, r.URL.Path, s.routes()))
 }
 
-func methodNotAllowed(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Allow", http.MethodPost)
-	writeJSON(w, http.StatusMethodNotAllowed, map[string]any{
-		"error": fmt.Sprintf("method %s is not allowed; use POST", r.Method),
-		"code":  toolerr.InvalidInput,
-	})
+// routes describes what this handler serves, for 404 messages.
+func (s *server) routes() string {
+	names := s.cfg.Invoker.Names()
+	if s.cfg.MCP == nil {
+		var routes []string
+		for _, n := range names {
+			routes = append(routes, "POST /v1/tools/"+n, "POST /mcp/tool/"+n)
+		}
+		return "this function serves " + strings.Join(routes, ", ")
+	}
+	return fmt.Sprintf("Toolshed serves POST /mcp, POST /v1/tools/{name}, POST /mcp/tool/{name} and GET /healthz; tools: %s",
+		strings.Join(names, ", "))
 }
 
-// authed resolves the caller and puts the identity in the request context.
-func (s *server) authed(next http.HandlerFunc) http.HandlerFunc {
+func (s *server) methodNotAllowed(allow string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		id := caller.Identity{RequestID: s.cfg.RequestID(r)}
-		w.Header().Set("X-Request-Id", id.RequestID)
+		w.Header().Set("Allow", allow)
+		s.fail(w, r, http.StatusMethodNotAllowed, toolerr.New(toolerr.InvalidInput,
+			"method %s is not allowed on %s; use %s", r.Method, r.URL.Path, allow))
+	}
+}
+
+// authed resolves the caller, checks the media type and reads the body
+// (bounded), then runs next with the tenant in the context and the body.
+func (s *server) authed(next func(w http.ResponseWriter, r *http.Request, body []byte)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id := caller.From(r.Context())
 		tenant, err := s.cfg.Auth.Authenticate(r)
 		if err != nil {
 			te := toolerr.From(err)
@@ -110,89 +149,167 @@ func (s *server) authed(next http.HandlerFunc) http.HandlerFunc {
 			if te.Code == toolerr.Unauthorized {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="toolshed"`)
 			}
-			writeJSON(w, toolerr.Lookup(te.Code).HTTPStatus, map[string]any{
-				"error": te.Message, "code": te.Code, "requestId": id.RequestID,
-			})
+			s.fail(w, r, toolerr.Lookup(te.Code).HTTPStatus, te)
+			return
+		}
+		if ct := r.Header.Get("Content-Type"); ct != "" {
+			if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+				s.fail(w, r, http.StatusUnsupportedMediaType, toolerr.New(toolerr.InvalidInput,
+					"Content-Type: must be application/json, got %q", ct))
+				return
+			}
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, s.cfg.MaxBody))
+		if err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				s.fail(w, r, http.StatusRequestEntityTooLarge, toolerr.New(toolerr.SizeLimitExceeded,
+					"request body: larger than the %d-byte limit", mbe.Limit).With("limitBytes", mbe.Limit))
+				return
+			}
+			s.fail(w, r, http.StatusBadRequest, toolerr.New(toolerr.InvalidInput, "request body: could not be read: %v", err))
 			return
 		}
 		id.Tenant = tenant
-		next(w, r.WithContext(caller.With(r.Context(), id)))
+		next(w, r.WithContext(caller.With(r.Context(), id)), body)
 	}
 }
 
 // v1 serves POST /v1/tools/{name} with body {"args":{...}}.
-func (s *server) v1(w http.ResponseWriter, r *http.Request) {
-	out := s.invoke(r, func(body []byte) (json.RawMessage, error) {
-		if len(bytes.TrimSpace(body)) == 0 {
-			return nil, nil
-		}
-		var req map[string]json.RawMessage
-		if err := json.Unmarshal(body, &req); err != nil {
-			return nil, badJSON(err)
-		}
-		for k := range req {
-			if k != "args" {
-				return nil, toolerr.New(toolerr.InvalidInput,
-					`%s: is not an accepted field; send tool arguments as {"args": {...}}`, k)
-			}
-		}
-		if bytes.Equal(bytes.TrimSpace(req["args"]), []byte("null")) {
-			return nil, nil
-		}
-		return req["args"], nil
-	})
+func (s *server) v1(w http.ResponseWriter, r *http.Request, body []byte) {
+	args, err := v1Args(body)
+	out := s.invoke(r, args, err)
 	writeOutcome(w, out, envelope.ToV1(out))
 }
 
+// v1Args takes the arguments out of a {"args":{...}} body. An empty body
+// or null args mean no arguments.
+func v1Args(body []byte) (json.RawMessage, error) {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil, nil
+	}
+	v, err := schema.Decode(body)
+	if err != nil {
+		return nil, badJSON(err)
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, toolerr.New(toolerr.InvalidInput, "request body: must be a JSON object")
+	}
+	for k := range obj {
+		if k != "args" {
+			return nil, toolerr.New(toolerr.InvalidInput,
+				`%s: is not an accepted field; send tool arguments as {"args": {...}}`, k)
+		}
+	}
+	var req struct {
+		Args json.RawMessage `json:"args"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, badJSON(err)
+	}
+	if bytes.Equal(bytes.TrimSpace(req.Args), []byte("null")) {
+		return nil, nil
+	}
+	return req.Args, nil
+}
+
 // legacy serves POST /mcp/tool/{name} whose body is the arguments object.
-func (s *server) legacy(w http.ResponseWriter, r *http.Request) {
-	out := s.invoke(r, func(body []byte) (json.RawMessage, error) { return body, nil })
+func (s *server) legacy(w http.ResponseWriter, r *http.Request, body []byte) {
+	var err error
+	if len(bytes.TrimSpace(body)) > 0 && !json.Valid(body) {
+		var v any
+		err = badJSON(json.Unmarshal(body, &v))
+	}
+	out := s.invoke(r, body, err)
 	writeOutcome(w, out, envelope.ToLegacy(out))
 }
 
-// invoke reads the body, extracts the arguments and runs the tool.
-func (s *server) invoke(r *http.Request, args func([]byte) (json.RawMessage, error)) toolkit.Outcome {
+// mcp hands the (already read and bounded) body to the MCP handler.
+func (s *server) mcp(w http.ResponseWriter, r *http.Request, body []byte) {
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	if r.Header.Get("Content-Type") == "" {
+		r.Header.Set("Content-Type", "application/json")
+	}
+	s.cfg.MCP.ServeHTTP(w, r)
+}
+
+// invoke runs the tool named in the path with args, unless reading the
+// arguments failed (argErr).
+func (s *server) invoke(r *http.Request, args json.RawMessage, argErr error) toolkit.Outcome {
 	id := caller.From(r.Context())
-	name := r.PathValue("name")
-	if canonical, ok := s.cfg.Invoker.Has(name); ok {
-		name = canonical
-	}
-	fail := func(err error) toolkit.Outcome { return toolkit.Fail(name, id.RequestID, err) }
-	if err := checkContentType(r); err != nil {
-		return fail(err)
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, s.cfg.MaxBody))
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return fail(toolerr.New(toolerr.InvalidInput, "request body: larger than the %d-byte limit", mbe.Limit).
-				With("limitBytes", mbe.Limit))
-		}
-		return fail(toolerr.New(toolerr.InvalidInput, "request body: could not be read: %v", err))
-	}
-	a, err := args(body)
-	if err != nil {
-		return fail(err)
-	}
-	if len(bytes.TrimSpace(a)) > 0 && !json.Valid(a) {
-		var v any
-		return fail(badJSON(json.Unmarshal(a, &v)))
+	name := s.toolName(r)
+	if argErr != nil {
+		return toolkit.Fail(name, id.RequestID, argErr)
 	}
 	return s.cfg.Invoker.Invoke(r.Context(), toolkit.Request{
-		Tool: name, Args: a, Tenant: id.Tenant, RequestID: id.RequestID,
+		Tool: name, Args: args, Tenant: id.Tenant, RequestID: id.RequestID,
 	})
 }
 
-func checkContentType(r *http.Request) error {
-	ct := r.Header.Get("Content-Type")
-	if ct == "" {
-		return nil
+// toolName is the tool named in the path, canonical when it is served.
+func (s *server) toolName(r *http.Request) string {
+	name := r.PathValue("name")
+	if name == "" { // a failure before routing: take it from the path
+		for _, prefix := range []string{"/v1/tools/", "/mcp/tool/"} {
+			if rest, ok := strings.CutPrefix(r.URL.Path, prefix); ok {
+				name, _, _ = strings.Cut(rest, "/")
+			}
+		}
 	}
-	mt, _, err := mime.ParseMediaType(ct)
-	if err != nil || mt != "application/json" {
-		return toolerr.New(toolerr.InvalidInput, "Content-Type: must be application/json, got %q", ct)
+	if canonical, ok := s.cfg.Invoker.Has(name); ok {
+		return canonical
 	}
-	return nil
+	return name
+}
+
+// fail answers a request refused before (or instead of) running a tool, in
+// the envelope of the route it was aimed at, and logs it.
+func (s *server) fail(w http.ResponseWriter, r *http.Request, status int, e *toolerr.Error) {
+	id := caller.From(r.Context())
+	level := slog.LevelInfo
+	if status == http.StatusUnauthorized || status == http.StatusForbidden {
+		level = slog.LevelWarn
+	}
+	s.cfg.Log.Log(r.Context(), level, "request refused", "event", "http_error", "status", status,
+		"code", e.Code, "method", r.Method, "path", r.URL.Path, "request_id", id.RequestID,
+		"remote", r.RemoteAddr, "error", e.Message)
+
+	out := toolkit.Fail(s.toolName(r), id.RequestID, e)
+	switch path := r.URL.Path; {
+	case strings.HasPrefix(path, "/v1/"):
+		writeStatus(w, status, out, envelope.ToV1(out))
+	case strings.HasPrefix(path, "/mcp/tool/"):
+		writeStatus(w, status, out, envelope.ToLegacy(out))
+	case path == "/mcp" || strings.HasPrefix(path, "/mcp/"):
+		rpcError(w, status, out)
+	default:
+		writeStatus(w, status, out, map[string]any{"error": e.Message, "code": e.Code, "requestId": id.RequestID})
+	}
+}
+
+// rpcError answers a refusal on /mcp as a JSON-RPC error with id null:
+// invalid request (-32600) for the client's faults, the vocabulary's code
+// where it has one (413 is -32002), internal error for the server's; data
+// carries the vocabulary code and the request id.
+func rpcError(w http.ResponseWriter, status int, out toolkit.Outcome) {
+	info := toolerr.Lookup(out.Error.Code)
+	code := int64(info.JSONRPCCode)
+	switch {
+	case status >= 500:
+		code = jsonrpc.CodeInternalError
+	case code == 0 || out.Error.Code == toolerr.InvalidInput:
+		code = jsonrpc.CodeInvalidRequest
+	}
+	data := map[string]any{"code": out.Error.Code, "requestId": out.RequestID}
+	for k, v := range out.Error.Details {
+		data[k] = v
+	}
+	if out.Error.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(out.Error.RetryAfter))
+	}
+	mcpserver.WriteError(w, status, code, out.Error.Message, data)
 }
 
 func badJSON(err error) error {
@@ -208,10 +325,14 @@ func badJSON(err error) error {
 }
 
 func writeOutcome(w http.ResponseWriter, out toolkit.Outcome, body any) {
+	writeStatus(w, envelope.Status(out), out, body)
+}
+
+func writeStatus(w http.ResponseWriter, status int, out toolkit.Outcome, body any) {
 	if out.Error != nil && out.Error.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(out.Error.RetryAfter))
 	}
-	writeJSON(w, envelope.Status(out), body)
+	writeJSON(w, status, body)
 }
 
 func writeJSON(w http.ResponseWriter, status int, body any) {

@@ -3,6 +3,8 @@ package httpapi_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"github.com/toolshed/toolshed/shared/auth"
 	"github.com/toolshed/toolshed/shared/httpapi"
 	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
 	"github.com/toolshed/toolshed/shared/tools/hello"
 )
@@ -101,12 +104,15 @@ func TestBadInput(t *testing.T) {
 		{"malformed JSON", "POST", "/v1/tools/hello", "application/json", `{"args": {"name": "x"`, 400, "INVALID_INPUT", "request body: malformed JSON"},
 		{"malformed legacy", "POST", "/mcp/tool/hello", "application/json", `{"name":`, 400, "VALIDATION_ERROR", "request body: malformed JSON"},
 		{"body is an array", "POST", "/v1/tools/hello", "application/json", `[]`, 400, "INVALID_INPUT", "request body: must be a JSON object"},
-		{"huge body", "POST", "/v1/tools/hello", "application/json", `{"args": {"name": "` + strings.Repeat("a", 70<<10) + `"}}`, 400, "INVALID_INPUT", "request body: larger than"},
-		{"wrong content type", "POST", "/v1/tools/hello", "text/plain", `{"args": {"name": "x"}}`, 400, "INVALID_INPUT", "Content-Type: must be application/json"},
-		{"form content type", "POST", "/v1/tools/hello", "application/x-www-form-urlencoded", `name=x`, 400, "INVALID_INPUT", "Content-Type"},
+		{"huge body", "POST", "/v1/tools/hello", "application/json", `{"args": {"name": "` + strings.Repeat("a", 70<<10) + `"}}`, 413, "SIZE_LIMIT_EXCEEDED", "request body: larger than"},
+		{"wrong content type", "POST", "/v1/tools/hello", "text/plain", `{"args": {"name": "x"}}`, 415, "INVALID_INPUT", "Content-Type: must be application/json"},
+		{"form content type", "POST", "/v1/tools/hello", "application/x-www-form-urlencoded", `name=x`, 415, "INVALID_INPUT", "Content-Type"},
+		{"json with charset", "POST", "/v1/tools/hello", "application/json; charset=utf-8", `{"args": {}}`, 400, "INVALID_INPUT", "name: is required"},
+		{"duplicate args", "POST", "/v1/tools/hello", "application/json", `{"args": {"name": "a"}, "args": {"name": "b"}}`, 400, "INVALID_INPUT", `request body: malformed JSON: duplicate key "args"`},
+		{"duplicate argument", "POST", "/mcp/tool/hello", "application/json", `{"name": "a", "name": "b"}`, 400, "VALIDATION_ERROR", `arguments are not valid JSON: duplicate key "name"`},
 		{"unknown tool", "POST", "/v1/tools/nope", "application/json", `{"args": {}}`, 404, "TOOL_NOT_FOUND", `no tool named "nope"`},
 		{"unknown tool legacy", "POST", "/mcp/tool/nope", "application/json", `{}`, 404, "NOT_FOUND", `no tool named "nope"`},
-		{"GET a tool", "GET", "/v1/tools/hello", "", ``, 405, "INVALID_INPUT", "method GET is not allowed"},
+		{"GET a tool", "GET", "/v1/tools/hello", "", ``, 405, "INVALID_INPUT", "method GET is not allowed on /v1/tools/hello; use POST"},
 		{"unknown route", "POST", "/v2/tools/hello", "application/json", `{}`, 404, "RESOURCE_NOT_FOUND", "no route"},
 	}
 	for _, tt := range tests {
@@ -187,4 +193,144 @@ func FuzzV1Body(f *testing.F) {
 			}
 		}
 	})
+}
+
+// keyAuth lets requests with "Authorization: Bearer good" through as t1.
+type keyAuth struct{}
+
+func (keyAuth) Authenticate(r *http.Request) (string, error) {
+	if r.Header.Get("Authorization") != "Bearer good" {
+		return "", toolerr.New(toolerr.Unauthorized, "missing API key: send Authorization: Bearer <key>")
+	}
+	return "t1", nil
+}
+
+// mcpOK stands in for the MCP handler: it answers every request it gets.
+var mcpOK = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
+})
+
+// TestEveryFailureUsesTheRouteEnvelope: whatever goes wrong and wherever,
+// the answer is JSON in the envelope of the route aimed at, with the
+// request id in the header (and in the body where the envelope has one).
+func TestEveryFailureUsesTheRouteEnvelope(t *testing.T) {
+	set, _ := schema.Load(contracts.FS)
+	p, _ := toolkit.NewPipeline(set, []toolkit.Tool{hello.New()}, toolkit.Options{})
+	h := httpapi.New(httpapi.Config{Invoker: p, Auth: keyAuth{}, MCP: mcpOK, MaxBody: 1 << 10,
+		Guard: &httpapi.OriginGuard{}})
+	big := `{"x":"` + strings.Repeat("a", 2<<10) + `"}`
+	type failure struct {
+		name, method, ctype, body, origin, auth string
+		status                                  int
+		code                                    string // vocabulary code
+	}
+	failures := []failure{
+		{"no key", "POST", "application/json", `{}`, "", "", 401, "UNAUTHORIZED"},
+		{"foreign origin", "POST", "application/json", `{}`, "https://evil.example", "Bearer good", 403, "ACCESS_DENIED"},
+		{"wrong method", "PUT", "application/json", `{}`, "", "Bearer good", 405, "INVALID_INPUT"},
+		{"too large", "POST", "application/json", big, "", "Bearer good", 413, "SIZE_LIMIT_EXCEEDED"},
+		{"wrong media type", "POST", "text/plain", `{}`, "", "Bearer good", 415, "INVALID_INPUT"},
+	}
+	routes := []struct {
+		path  string
+		check func(t *testing.T, body map[string]any, f failure, requestID string)
+	}{
+		{"/v1/tools/hello", func(t *testing.T, b map[string]any, f failure, id string) {
+			if b["tool"] != "hello" || b["ok"] != false || b["code"] != f.code || b["requestId"] != id || b["error"] == "" {
+				t.Errorf("not a /v1 failure envelope: %v", b)
+			}
+		}},
+		{"/mcp/tool/hello", func(t *testing.T, b map[string]any, f failure, id string) {
+			legacy := map[string]string{"UNAUTHORIZED": "UNAUTHORIZED", "ACCESS_DENIED": "ACCESS_DENIED",
+				"INVALID_INPUT": "VALIDATION_ERROR", "SIZE_LIMIT_EXCEEDED": "VALIDATION_ERROR", "RESOURCE_NOT_FOUND": "NOT_FOUND"}[f.code]
+			if b["success"] != false || b["code"] != legacy || b["requestId"] != id || b["error"] == "" {
+				t.Errorf("not a seed 002 failure envelope (want code %s): %v", legacy, b)
+			}
+		}},
+		{"/mcp", func(t *testing.T, b map[string]any, f failure, id string) {
+			e, _ := b["error"].(map[string]any)
+			data, _ := e["data"].(map[string]any)
+			if b["jsonrpc"] != "2.0" || b["id"] != nil || e == nil || e["code"] == nil || e["message"] == "" ||
+				data["code"] != f.code || data["requestId"] != id {
+				t.Errorf("not a JSON-RPC error: %v", b)
+			}
+		}},
+		{"/elsewhere", func(t *testing.T, b map[string]any, f failure, id string) {
+			if b["code"] != f.code || b["requestId"] != id || b["error"] == "" {
+				t.Errorf("not an error object: %v", b)
+			}
+		}},
+	}
+	for _, rt := range routes {
+		cases := failures
+		if rt.path == "/elsewhere" { // only the guard and the router answer here
+			cases = []failure{failures[1], {"unknown route", "POST", "application/json", `{}`, "", "Bearer good", 404, "RESOURCE_NOT_FOUND"}}
+		} else {
+			cases = append(cases, failure{"unknown sub-route", "POST", "application/json", `{}`, "", "Bearer good", 404, "RESOURCE_NOT_FOUND"})
+		}
+		for _, f := range cases {
+			path := rt.path
+			if f.name == "unknown sub-route" {
+				path += "/extra/part"
+			}
+			t.Run(rt.path+"/"+f.name, func(t *testing.T) {
+				req := httptest.NewRequest(f.method, path, strings.NewReader(f.body))
+				req.Host = "127.0.0.1:8000"
+				req.Header.Set("Content-Type", f.ctype)
+				if f.origin != "" {
+					req.Header.Set("Origin", f.origin)
+				}
+				if f.auth != "" {
+					req.Header.Set("Authorization", f.auth)
+				}
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				id := rec.Header().Get("X-Request-Id")
+				if rec.Code != f.status || id == "" || rec.Header().Get("Content-Type") != "application/json" {
+					t.Fatalf("got %d, X-Request-Id %q, Content-Type %q: %s", rec.Code, id, rec.Header().Get("Content-Type"), rec.Body)
+				}
+				var body map[string]any
+				if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+					t.Fatalf("body is not a JSON object: %q", rec.Body)
+				}
+				rt.check(t, body, f, id)
+			})
+		}
+	}
+	// /healthz has a request id too, and only GET.
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest("GET", "/healthz", nil)
+	req.Host = "127.0.0.1"
+	h.ServeHTTP(rec, req)
+	if rec.Code != 200 || rec.Header().Get("X-Request-Id") == "" {
+		t.Errorf("GET /healthz: %d %v", rec.Code, rec.Header())
+	}
+}
+
+// TestToolFunctionNotFoundNamesItsRoutes: a tool function (no /mcp) says
+// which routes it serves.
+func TestToolFunctionNotFoundNamesItsRoutes(t *testing.T) {
+	h := newHandler(t, nil)
+	r := do(t, h, "POST", "/v1/whatever", "application/json", `{}`)
+	want := "no route for POST /v1/whatever; this function serves POST /v1/tools/hello, POST /mcp/tool/hello"
+	if r.status != 404 || r.body["error"] != want {
+		t.Errorf("got %d %v, want %q", r.status, r.body, want)
+	}
+}
+
+// TestRefusalsAreLogged: 401 and 404 leave a log line with the request id.
+func TestRefusalsAreLogged(t *testing.T) {
+	var logs strings.Builder
+	set, _ := schema.Load(contracts.FS)
+	p, _ := toolkit.NewPipeline(set, []toolkit.Tool{hello.New()}, toolkit.Options{})
+	h := httpapi.New(httpapi.Config{Invoker: p, Auth: keyAuth{}, Log: slog.New(slog.NewJSONHandler(&logs, nil))})
+	for _, path := range []string{"/v1/tools/hello", "/nowhere"} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("POST", path, strings.NewReader(`{}`)))
+		id := rec.Header().Get("X-Request-Id")
+		if !strings.Contains(logs.String(), `"request_id":"`+id+`"`) || !strings.Contains(logs.String(), fmt.Sprintf(`"status":%d`, rec.Code)) {
+			t.Errorf("%s (%d): no log line with request id %s in %s", path, rec.Code, id, logs.String())
+		}
+	}
 }

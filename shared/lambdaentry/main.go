@@ -15,6 +15,7 @@ import (
 	"github.com/toolshed/toolshed/shared/backend"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/gcsettings"
 	"github.com/toolshed/toolshed/shared/httpapi"
 	"github.com/toolshed/toolshed/shared/lambdainvoke"
 	"github.com/toolshed/toolshed/shared/mcpserver"
@@ -63,7 +64,8 @@ func StartGateway() {
 	fatalIf(log, "load contracts", err)
 	awsCfg, err := awsconfig.LoadDefaultConfig(ctx)
 	fatalIf(log, "load AWS config", err)
-	inv, err := lambdainvoke.New(awslambda.NewFromConfig(awsCfg), set, cfg.ToolFunctions)
+	inv, err := lambdainvoke.New(awslambda.NewFromConfig(awsCfg), set, cfg.ToolFunctions,
+		telemetry.NewGatewayObserver(log, metrics(cfg)))
 	fatalIf(log, "tool functions", err)
 	srv := mcpserver.NewServer(mcpserver.Config{Name: "toolshed", Version: Version, Tools: inv.Served(), Invoker: inv, Log: log})
 	h := httpapi.New(httpapi.Config{Invoker: inv, Auth: auth.Gateway{}, MCP: mcpserver.Handler(srv), RequestID: RequestID, Log: log})
@@ -79,6 +81,7 @@ func StartAuthorizer() {
 }
 
 func setup() (*slog.Logger, config.Config) {
+	gcsettings.Apply(os.Getenv)
 	cfg, err := config.Load()
 	log := telemetry.NewLogger(os.Stdout, cfg.LogLevel)
 	fatalIf(log, "configuration", err)
@@ -92,9 +95,18 @@ func metrics(cfg config.Config) io.Writer {
 	return nil
 }
 
+// fatalIf ends a function that cannot start: it logs why, reports it to
+// the Runtime API as the init error when running in Lambda, and exits.
 func fatalIf(log *slog.Logger, what string, err error) {
-	if err != nil {
-		log.Error(fmt.Sprintf("%s: %v", what, err))
-		os.Exit(1)
+	if err == nil {
+		return
 	}
+	err = fmt.Errorf("%s: %w", what, err)
+	log.Error(err.Error())
+	if api := os.Getenv("AWS_LAMBDA_RUNTIME_API"); api != "" {
+		if rerr := reportInitError(context.Background(), api, err); rerr != nil {
+			log.Error(rerr.Error())
+		}
+	}
+	os.Exit(1)
 }

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/toolshed/toolshed/shared/auth"
@@ -60,7 +61,7 @@ func build(ctx context.Context, cfg config.Config, stores store.Stores, log *slo
 		return nil, err
 	}
 	p, err := family.Pipeline(tools, family.PipelineOptions{
-		Limiter:    ratelimit.New(stores.Counters, nil),
+		Limiter:    ratelimit.New(localCounters(cfg, stores), nil),
 		RateLimits: cfg.RateLimits,
 		Log:        log,
 	})
@@ -75,15 +76,37 @@ func build(ctx context.Context, cfg config.Config, stores store.Stores, log *slo
 	return &Server{Handler: httpapi.New(hc), AuthOn: authOn}, nil
 }
 
-// authenticator picks the auth mode: keys when any key exists or
-// TOOLSHED_AUTH=keys; off (one local tenant) only on loopback.
+// localCounters are the rate counters of the local server: in memory when
+// the server owns its embedded store (exact, and no durable write per
+// call; a restart only resets the current windows), in the store when it
+// shares DynamoDB with others.
+func localCounters(cfg config.Config, stores store.Stores) store.Counters {
+	if cfg.Store == "bolt" {
+		return ratelimit.NewMemoryCounters(nil)
+	}
+	return stores.Counters
+}
+
+// authenticator picks the auth mode. TOOLSHED_AUTH=keys always requires
+// keys; off never does (loopback only); auto requires them while any
+// unrevoked key exists, so revoking or deleting the last key cannot lock
+// the owner out. Off loopback, keys are always required.
 func authenticator(ctx context.Context, cfg config.Config, stores store.Stores, loopback bool) (httpapi.Authenticator, bool, error) {
+	keysOn := auth.Keys{Store: stores.APIKeys}
+	switch {
+	case cfg.Auth == "off" && !loopback:
+		return nil, false, errors.New("TOOLSHED_AUTH=off is only allowed on a loopback address: listen on 127.0.0.1 or use API keys")
+	case cfg.Auth == "off":
+		return auth.Fixed{Tenant: cfg.LocalTenant}, false, nil
+	case cfg.Auth == "keys":
+		return keysOn, true, nil
+	}
 	keys, err := stores.APIKeys.List(ctx)
 	if err != nil {
 		return nil, false, fmt.Errorf("list API keys: %w", err)
 	}
-	if cfg.Auth == "keys" || len(keys) > 0 {
-		return auth.Keys{Store: stores.APIKeys}, true, nil
+	if slices.ContainsFunc(keys, func(k store.APIKey) bool { return !k.Revoked }) {
+		return keysOn, true, nil
 	}
 	if !loopback {
 		return nil, false, errors.New("refusing to serve without API keys on a non-loopback address: create a key (go run ./scripts/apikeys create) or listen on 127.0.0.1")

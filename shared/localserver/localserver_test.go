@@ -24,6 +24,7 @@ import (
 	"github.com/toolshed/toolshed/shared/localserver"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
+	"github.com/toolshed/toolshed/shared/toolset"
 )
 
 // startServer runs the real local server on a free loopback port and
@@ -85,9 +86,12 @@ func connect(t *testing.T, base, version string) *mcp.ClientSession {
 	return cs
 }
 
-// served are the tools implemented so far, in tools/list order.
-var served = []string{"add_task", "complete_task", "delete_task", "file-io", "hello", "list_tasks",
-	"read_memory", "sys-audit", "update_task", "web-fetch", "write_memory_entry"}
+// served are the registered tools, in tools/list order (sorted by name).
+var served = func() []string {
+	names := toolset.Tools()
+	slices.Sort(names)
+	return names
+}()
 
 func TestMCPClient(t *testing.T) {
 	base := startServer(t, nil)
@@ -359,13 +363,66 @@ func TestGracefulShutdown(t *testing.T) {
 	}
 }
 
-func TestNonLoopbackNeedsKeys(t *testing.T) {
-	cfg, _ := config.FromEnv(func(k string) string {
-		return map[string]string{"TOOLSHED_DATA_DIR": t.TempDir()}[k]
-	})
-	_, err := localserver.Build(context.Background(), cfg, slog.New(slog.DiscardHandler), "test", false)
-	if err == nil || !strings.Contains(err.Error(), "API keys") {
-		t.Fatalf("Build on non-loopback without keys: %v", err)
+// TestAuthMode: which keys exist, TOOLSHED_AUTH and the listener decide
+// whether keys are required; revoking or deleting the last key never locks
+// the owner out on loopback, and nothing serves off loopback without keys.
+func TestAuthMode(t *testing.T) {
+	tests := []struct {
+		name     string
+		keys     string // "", "active", "revoked"
+		auth     string
+		loopback bool
+		wantOn   bool
+		wantErr  string
+	}{
+		{"no keys, loopback", "", "auto", true, false, ""},
+		{"active key", "active", "auto", true, true, ""},
+		{"only a revoked key", "revoked", "auto", true, false, ""},
+		{"keys forced", "", "keys", true, true, ""},
+		{"off with an active key", "active", "off", true, false, ""},
+		{"no keys, off loopback", "", "auto", false, false, "API keys"},
+		{"revoked only, off loopback", "revoked", "auto", false, false, "API keys"},
+		{"off, off loopback", "active", "off", false, false, "only allowed on a loopback address"},
+		{"active key, off loopback", "active", "auto", false, true, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tt.keys != "" {
+				db, err := boltstore.Open(filepath.Join(dir, backend.DBFile))
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, rec, err := auth.Create(context.Background(), db.Stores().APIKeys, "acme", "k", time.Now())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tt.keys == "revoked" {
+					db.Stores().APIKeys.Revoke(context.Background(), rec.Hash, time.Now())
+				}
+				db.Close()
+			}
+			cfg, err := config.FromEnv(func(k string) string {
+				return map[string]string{"TOOLSHED_DATA_DIR": dir, "TOOLSHED_AUTH": tt.auth}[k]
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := localserver.Build(context.Background(), cfg, slog.New(slog.DiscardHandler), "test", tt.loopback)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("got %v, want an error about %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if s.AuthOn != tt.wantOn {
+				t.Errorf("auth on = %v, want %v", s.AuthOn, tt.wantOn)
+			}
+		})
 	}
 }
 
@@ -413,8 +470,16 @@ func TestAuthWithKeys(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer resp.Body.Close()
+			var raw map[string]any
+			json.NewDecoder(resp.Body).Decode(&raw)
 			var body struct{ Error, Code string }
-			json.NewDecoder(resp.Body).Decode(&body)
+			if rpc, ok := raw["error"].(map[string]any); ok { // /mcp answers JSON-RPC errors
+				body.Error, _ = rpc["message"].(string)
+				body.Code, _ = rpc["data"].(map[string]any)["code"].(string)
+			} else {
+				body.Error, _ = raw["error"].(string)
+				body.Code, _ = raw["code"].(string)
+			}
 			if resp.StatusCode != tt.status || !strings.HasPrefix(body.Error, tt.msg) {
 				t.Errorf("got %d %+v, want %d %q", resp.StatusCode, body, tt.status, tt.msg)
 			}

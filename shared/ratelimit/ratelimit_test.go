@@ -3,6 +3,7 @@ package ratelimit_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -21,6 +22,7 @@ import (
 
 func backends(t *testing.T) map[string]func(t *testing.T) store.Counters {
 	return map[string]func(t *testing.T) store.Counters{
+		"memory": func(t *testing.T) store.Counters { return ratelimit.NewMemoryCounters(nil) },
 		"bolt": func(t *testing.T) store.Counters {
 			db, err := boltstore.Open(filepath.Join(t.TempDir(), "r.db"))
 			if err != nil {
@@ -122,5 +124,28 @@ func TestWindowsAndRetryAfter(t *testing.T) {
 	clock = clock.Add(time.Second) // next window
 	if d, _ := l.Allow(ctx, "t", "hello", 2); !d.Allowed {
 		t.Error("new window still limited")
+	}
+}
+
+// TestMemoryCountersForgetOldWindows: expired counters are dropped, so a
+// long-running local server keeps only the active windows.
+func TestMemoryCountersForgetOldWindows(t *testing.T) {
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	c := ratelimit.NewMemoryCounters(func() time.Time { return now })
+	ctx := context.Background()
+	for i := range 100 {
+		if _, ok, _ := c.Increment(ctx, fmt.Sprintf("tenant-%d#hello#0", i), 5, now.Add(time.Minute)); !ok {
+			t.Fatal("first call refused")
+		}
+	}
+	if c.Len() != 100 {
+		t.Fatalf("%d counters, want 100", c.Len())
+	}
+	now = now.Add(2 * time.Minute)
+	if n, ok, _ := c.Increment(ctx, "tenant-0#hello#120", 5, now.Add(time.Minute)); !ok || n != 1 {
+		t.Fatalf("new window: %d %v", n, ok)
+	}
+	if c.Len() != 1 {
+		t.Errorf("%d counters after the windows ended, want 1", c.Len())
 	}
 }

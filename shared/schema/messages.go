@@ -11,12 +11,6 @@ import (
 	"github.com/toolshed/toolshed/shared/toolerr"
 )
 
-// FieldError is one problem with one field of the input.
-type FieldError struct {
-	Field   string `json:"field"`
-	Message string `json:"message"`
-}
-
 var (
 	quoted  = regexp.MustCompile(`'([^']*)'`)
 	lengths = regexp.MustCompile(`(\d+), but got (\d+)`)
@@ -29,24 +23,19 @@ func invalidInput(err error) error {
 	if !errors.As(err, &ve) {
 		return toolerr.New(toolerr.InvalidInput, "invalid arguments: %v", err)
 	}
-	var problems []FieldError
+	var problems []toolerr.FieldError
 	collect(ve, &problems)
 	if len(problems) == 0 {
-		problems = []FieldError{{Field: "arguments", Message: ve.Message}}
+		problems = []toolerr.FieldError{{Field: "arguments", Message: ve.Message}}
 	}
-	slices.SortStableFunc(problems, func(a, b FieldError) int { return strings.Compare(a.Field, b.Field) })
+	slices.SortStableFunc(problems, func(a, b toolerr.FieldError) int { return strings.Compare(a.Field, b.Field) })
 	problems = slices.Compact(problems)
-	first := problems[0]
-	e := toolerr.New(toolerr.InvalidInput, "%s: %s", first.Field, first.Message)
-	if len(problems) > 1 {
-		e.Message += fmt.Sprintf(" (and %d more problem(s), see details.errors)", len(problems)-1)
-	}
-	return e.With("errors", problems)
+	return toolerr.Fields(problems)
 }
 
 // collect walks the error tree down to its leaves. Leaves under an anyOf or
 // oneOf are all reported since any branch could be the one meant.
-func collect(ve *jsonschema.ValidationError, out *[]FieldError) {
+func collect(ve *jsonschema.ValidationError, out *[]toolerr.FieldError) {
 	if len(ve.Causes) > 0 {
 		for _, c := range ve.Causes {
 			collect(c, out)
@@ -56,23 +45,23 @@ func collect(ve *jsonschema.ValidationError, out *[]FieldError) {
 	*out = append(*out, leaf(ve)...)
 }
 
-func leaf(ve *jsonschema.ValidationError) []FieldError {
+func leaf(ve *jsonschema.ValidationError) []toolerr.FieldError {
 	field := fieldName(ve.InstanceLocation)
 	msg := ve.Message
 	keyword := ve.KeywordLocation[strings.LastIndex(ve.KeywordLocation, "/")+1:]
 	switch keyword {
 	case "required":
-		var fe []FieldError
+		var fe []toolerr.FieldError
 		for _, m := range quoted.FindAllStringSubmatch(msg, -1) {
-			fe = append(fe, FieldError{Field: join(field, m[1]), Message: "is required"})
+			fe = append(fe, toolerr.FieldError{Field: join(field, m[1]), Message: "is required"})
 		}
 		if len(fe) > 0 {
 			return fe
 		}
 	case "additionalProperties":
-		var fe []FieldError
+		var fe []toolerr.FieldError
 		for _, m := range quoted.FindAllStringSubmatch(msg, -1) {
-			fe = append(fe, FieldError{Field: join(field, m[1]), Message: "is not an accepted field"})
+			fe = append(fe, toolerr.FieldError{Field: join(field, m[1]), Message: "is not an accepted field"})
 		}
 		if len(fe) > 0 {
 			return fe
@@ -81,6 +70,9 @@ func leaf(ve *jsonschema.ValidationError) []FieldError {
 		if m := lengths.FindStringSubmatch(msg); m != nil {
 			bound := map[string]string{"minLength": "at least", "maxLength": "at most"}[keyword]
 			msg = fmt.Sprintf("must be %s %s characters long, got %s", bound, m[1], m[2])
+			if keyword == "minLength" && m[1] == "1" && m[2] == "0" {
+				msg = "must not be empty or only whitespace"
+			}
 		}
 	case "pattern":
 		if strings.Contains(ve.KeywordLocation, "properties") && strings.Contains(msg, `\S`) {
@@ -91,7 +83,7 @@ func leaf(ve *jsonschema.ValidationError) []FieldError {
 	case "enum":
 		msg = strings.Replace(msg, "value must be one of", "must be one of", 1)
 	}
-	return []FieldError{{Field: field, Message: msg}}
+	return []toolerr.FieldError{{Field: field, Message: msg}}
 }
 
 // fieldName turns a JSON pointer ("/baseline/cpu") into "baseline.cpu".
@@ -108,7 +100,7 @@ func fieldName(pointer string) string {
 }
 
 func join(parent, child string) string {
-	if parent == "arguments" {
+	if parent == "" || parent == "arguments" {
 		return child
 	}
 	return parent + "." + child

@@ -6,16 +6,23 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"math"
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 	"github.com/toolshed/toolshed/shared/toolerr"
 )
+
+// DefaultMaxInputBytes bounds a tool's arguments unless its contract says
+// otherwise: no tool needs more, and decoding and validating JSON costs a
+// multiple of its size in memory.
+const DefaultMaxInputBytes = 64 << 10
 
 // Contract is one tool's contract, as in contracts/<tool>.json.
 type Contract struct {
@@ -28,10 +35,18 @@ type Contract struct {
 	Annotations  Annotations     `json:"annotations"`
 	RateLimit    RateLimit       `json:"rateLimit"`
 	TimeoutMs    int             `json:"timeoutMs"`
-	Examples     []Example       `json:"examples"`
+	// MaxInputBytes bounds the arguments' JSON; 0 means DefaultMaxInputBytes.
+	MaxInputBytes int       `json:"maxInputBytes,omitempty"`
+	Examples      []Example `json:"examples"`
 
+	// The schemas are compiled on first use (Compile), so that a process
+	// starts without compiling contracts it may never serve.
+	compileOnce   sync.Once
 	input, output *jsonschema.Schema
-	defaults      map[string]json.RawMessage // top-level property defaults
+	compileErr    error
+
+	defaults map[string]json.RawMessage // top-level property defaults
+	trimmed  []string                   // top-level string properties marked "x-trim"
 }
 
 // Annotations are the MCP tool hints; every contract states all four.
@@ -133,28 +148,56 @@ func Parse(raw []byte) (*Contract, error) {
 		return nil, fmt.Errorf("timeoutMs must be positive")
 	case c.RateLimit.RequestsPerMinute <= 0:
 		return nil, fmt.Errorf("rateLimit.requestsPerMinute must be positive")
+	case c.MaxInputBytes < 0:
+		return nil, fmt.Errorf("maxInputBytes must not be negative")
+	}
+	if c.MaxInputBytes == 0 {
+		c.MaxInputBytes = DefaultMaxInputBytes
 	}
 	var err error
-	if c.input, err = compile(c.Name+"/input", c.InputSchema); err != nil {
-		return nil, fmt.Errorf("inputSchema: %w", err)
-	}
-	if c.output, err = compile(c.Name+"/output", c.OutputSchema); err != nil {
+	if err := objectSchema(c.OutputSchema); err != nil {
 		return nil, fmt.Errorf("outputSchema: %w", err)
 	}
-	if c.defaults, err = topLevelDefaults(c.InputSchema); err != nil {
+	if err := objectSchema(c.InputSchema); err != nil {
+		return nil, fmt.Errorf("inputSchema: %w", err)
+	}
+	if c.defaults, c.trimmed, err = topLevelKeywords(c.InputSchema); err != nil {
 		return nil, fmt.Errorf("inputSchema: %w", err)
 	}
 	return &c, nil
 }
 
-func compile(url string, raw json.RawMessage) (*jsonschema.Schema, error) {
-	var top map[string]any
+// Compile compiles the contract's input and output schemas, once; later
+// calls return the first result.
+func (c *Contract) Compile() error {
+	c.compileOnce.Do(func() {
+		var err error
+		if c.input, err = compile(c.Name+"/input", c.InputSchema); err != nil {
+			c.compileErr = fmt.Errorf("contract %s: inputSchema: %w", c.Name, err)
+			return
+		}
+		if c.output, err = compile(c.Name+"/output", c.OutputSchema); err != nil {
+			c.compileErr = fmt.Errorf("contract %s: outputSchema: %w", c.Name, err)
+		}
+	})
+	return c.compileErr
+}
+
+// objectSchema checks that a schema describes a JSON object.
+func objectSchema(raw json.RawMessage) error {
+	var top struct {
+		Type any `json:"type"`
+	}
 	if err := json.Unmarshal(raw, &top); err != nil {
-		return nil, err
+		return err
 	}
-	if top["type"] != "object" {
-		return nil, fmt.Errorf(`must have "type": "object"`)
+	if top.Type != "object" {
+		return fmt.Errorf(`must have "type": "object"`)
 	}
+	return nil
+}
+
+func compile(url string, raw json.RawMessage) (*jsonschema.Schema, error) {
 	comp := jsonschema.NewCompiler()
 	comp.Draft = jsonschema.Draft2020
 	comp.AssertFormat = true
@@ -164,22 +207,57 @@ func compile(url string, raw json.RawMessage) (*jsonschema.Schema, error) {
 	return comp.Compile(url)
 }
 
-func topLevelDefaults(raw json.RawMessage) (map[string]json.RawMessage, error) {
+// topLevelKeywords reads the top-level properties' defaults and which of
+// them carry "x-trim": true (Toolshed's keyword: leading and trailing
+// Unicode whitespace is removed before validation, so length limits and
+// minLength apply to the trimmed text).
+func topLevelKeywords(raw json.RawMessage) (map[string]json.RawMessage, []string, error) {
 	var s struct {
 		Properties map[string]struct {
 			Default json.RawMessage `json:"default"`
+			Trim    bool            `json:"x-trim"`
+			Type    any             `json:"type"`
 		} `json:"properties"`
 	}
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	d := map[string]json.RawMessage{}
+	var trimmed []string
 	for name, p := range s.Properties {
 		if p.Default != nil {
 			d[name] = p.Default
 		}
+		if p.Trim {
+			if p.Type != "string" && !slices.Contains(asStrings(p.Type), "string") {
+				return nil, nil, fmt.Errorf("property %s: x-trim needs a string type", name)
+			}
+			trimmed = append(trimmed, name)
+		}
 	}
-	return d, nil
+	slices.Sort(trimmed)
+	return d, trimmed, nil
+}
+
+func asStrings(v any) []string {
+	list, _ := v.([]any)
+	var out []string
+	for _, e := range list {
+		if s, ok := e.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Compile compiles every contract's schemas (tests, and servers that want
+// to pay for it before the first call).
+func (s *Set) Compile() error {
+	var errs []error
+	for _, n := range s.names {
+		errs = append(errs, s.byName[n].Compile())
+	}
+	return errors.Join(errs...)
 }
 
 // Names returns the canonical tool names, sorted.
@@ -195,10 +273,17 @@ func (s *Set) Get(name string) (*Contract, bool) {
 // returns them with the schema's top-level defaults filled in. A nil or empty
 // raw is treated as {}. Failures are INVALID_INPUT naming the field.
 func (c *Contract) PrepareInput(raw json.RawMessage) (json.RawMessage, error) {
+	if err := c.Compile(); err != nil {
+		return nil, err
+	}
+	if len(raw) > c.MaxInputBytes {
+		return nil, toolerr.New(toolerr.SizeLimitExceeded, "arguments are %d bytes; %s accepts at most %d", len(raw), c.Name, c.MaxInputBytes).
+			With("limitBytes", c.MaxInputBytes).With("bytes", len(raw))
+	}
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = json.RawMessage("{}")
 	}
-	v, err := decodeJSON(raw)
+	v, err := Decode(raw)
 	if err != nil {
 		return nil, toolerr.New(toolerr.InvalidInput, "arguments are not valid JSON: %v", err)
 	}
@@ -209,29 +294,28 @@ func (c *Contract) PrepareInput(raw json.RawMessage) (json.RawMessage, error) {
 	if field, bad := outOfRange(obj, "arguments"); bad {
 		return nil, toolerr.New(toolerr.InvalidInput, "%s: number is out of range", field)
 	}
+	changed := false
+	for _, k := range c.trimmed {
+		if s, ok := obj[k].(string); ok {
+			if t := strings.TrimSpace(s); t != s {
+				obj[k] = t
+				changed = true
+			}
+		}
+	}
 	if err := c.input.Validate(obj); err != nil {
 		return nil, invalidInput(err)
 	}
-	missing := false
-	for k := range c.defaults {
+	for k, d := range c.defaults {
 		if _, ok := obj[k]; !ok {
-			missing = true
-			break
+			obj[k] = d
+			changed = true
 		}
 	}
-	if !missing {
+	if !changed {
 		return raw, nil
 	}
-	filled := make(map[string]json.RawMessage, len(obj)+len(c.defaults))
-	if err := json.Unmarshal(raw, &filled); err != nil {
-		return nil, toolerr.New(toolerr.InvalidInput, "arguments are not valid JSON: %v", err)
-	}
-	for k, d := range c.defaults {
-		if _, ok := filled[k]; !ok {
-			filled[k] = d
-		}
-	}
-	out, err := json.Marshal(filled)
+	out, err := json.Marshal(obj)
 	if err != nil {
 		return nil, fmt.Errorf("re-encode arguments: %w", err)
 	}
@@ -241,7 +325,10 @@ func (c *Contract) PrepareInput(raw json.RawMessage) (json.RawMessage, error) {
 // ValidateOutput checks a tool's result against the output schema. A failure
 // is a bug in the tool, so it is returned as a plain error (INTERNAL_ERROR).
 func (c *Contract) ValidateOutput(result json.RawMessage) error {
-	v, err := decodeJSON(result)
+	if err := c.Compile(); err != nil {
+		return err
+	}
+	v, err := Decode(result)
 	if err != nil {
 		return fmt.Errorf("tool %s produced invalid JSON: %w", c.Name, err)
 	}
@@ -280,19 +367,4 @@ func outOfRange(v any, path string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// decodeJSON decodes one JSON value with numbers kept exact and nothing
-// trailing.
-func decodeJSON(raw []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("unexpected data after the JSON value")
-	}
-	return v, nil
 }

@@ -25,6 +25,9 @@ func load(t *testing.T) *schema.Set {
 	if err != nil {
 		t.Fatalf("load contracts: %v", err)
 	}
+	if err := set.Compile(); err != nil {
+		t.Fatalf("compile contracts: %v", err)
+	}
 	return set
 }
 
@@ -114,13 +117,20 @@ func TestFieldMessages(t *testing.T) {
 		wantText  string
 	}{
 		{`{}`, "name", "name: is required"},
-		{`{"name":""}`, "name", "name: must be at least 1 characters"},
+		{`{"name":""}`, "name", "name: must not be empty or only whitespace"},
 		{`{"name":"` + strings.Repeat("x", 101) + `"}`, "name", "name: must be at most 100 characters"},
 		{`{"name":42}`, "name", "name: must be of type string"},
 		{`{"name":"  "}`, "name", "name: must not be empty or only whitespace"},
 		{`{"name":"a","x":1}`, "x", "x: is not an accepted field"},
 		{`[1]`, "arguments", "arguments must be a JSON object"},
 		{`{"name":"a"} trailing`, "", "arguments are not valid JSON"},
+		{`{"name":"\u3000"}`, "name", "name: must not be empty or only whitespace"},
+		{`{"name":"\u00a0 \t"}`, "name", "name: must not be empty or only whitespace"},
+		{`{"name":"  ` + strings.Repeat("x", 101) + `  "}`, "name", "name: must be at most 100 characters long, got 101"},
+		{`{"name":"a","name":"b"}`, "", `arguments are not valid JSON: duplicate key "name" in the object`},
+		{`{"name":"a","x":{"k":1,"k":2}}`, "", `arguments are not valid JSON: duplicate key "k" in x`},
+		{`{"name":"a","x":[{"k":1},{"k":1,"k":2}]}`, "", `arguments are not valid JSON: duplicate key "k" in x[1]`},
+		{`{"name":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`, "", "arguments are not valid JSON: JSON nested deeper than 64 levels"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in[:min(len(tt.in), 20)], func(t *testing.T) {
@@ -133,6 +143,31 @@ func TestFieldMessages(t *testing.T) {
 				t.Errorf("message %q, want prefix %q", te.Message, tt.wantText)
 			}
 		})
+	}
+}
+
+// TestTrimmedFields: "x-trim" properties reach the tool trimmed, and length
+// limits count the trimmed text.
+func TestTrimmedFields(t *testing.T) {
+	hello, _ := load(t).Get("hello")
+	tests := []struct{ in, want string }{
+		{`{"name":"  Ada\u3000"}`, `{"name":"Ada"}`},
+		{`{"name":"\u00a0` + strings.Repeat("x", 100) + `\n"}`, `{"name":"` + strings.Repeat("x", 100) + `"}`},
+		{`{"name":"Ada"}`, `{"name":"Ada"}`},
+	}
+	for _, tt := range tests {
+		got, err := hello.PrepareInput(json.RawMessage(tt.in))
+		if err != nil || string(got) != tt.want {
+			t.Errorf("%s: got %s, %v; want %s", tt.in, got, err, tt.want)
+		}
+	}
+	bad := fstest.MapFS{"t.json": {Data: []byte(`{"name":"t","title":"T","description":"d",
+		"inputSchema":{"type":"object","properties":{"n":{"type":"integer","x-trim":true}}},
+		"outputSchema":{"type":"object"},
+		"annotations":{"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false},
+		"rateLimit":{"requestsPerMinute":1},"timeoutMs":1,"examples":[]}`)}}
+	if _, err := schema.Load(bad); err == nil || !strings.Contains(err.Error(), "x-trim needs a string type") {
+		t.Errorf("x-trim on an integer: %v", err)
 	}
 }
 
@@ -172,8 +207,12 @@ func TestLoadRejectsBadContracts(t *testing.T) {
 	}
 	for name, doc := range tests {
 		t.Run(name, func(t *testing.T) {
-			if _, err := schema.Load(fstest.MapFS{"t.json": {Data: []byte(doc)}}); err == nil {
-				t.Error("Load accepted a bad contract")
+			set, err := schema.Load(fstest.MapFS{"t.json": {Data: []byte(doc)}})
+			if err == nil {
+				err = set.Compile()
+			}
+			if err == nil {
+				t.Error("Load and Compile accepted a bad contract")
 			}
 		})
 	}
@@ -224,4 +263,29 @@ func TestHugeNumbersRejected(t *testing.T) {
 			t.Errorf("%.30s: got %v", in, err)
 		}
 	}
+}
+
+// FuzzDecode: the strict decoder never panics, and whatever it accepts is
+// JSON that encoding/json reads to the same value.
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{`{"a":1}`, `{"a":1,"a":2}`, `[[[[]]]]`, `{"a":{"b":[1,{"c":null}]}}`, `1e400`, `"\ud800"`, `{} {}`, ``} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		v, err := schema.Decode([]byte(in))
+		if err != nil {
+			return
+		}
+		var want any
+		dec := json.NewDecoder(strings.NewReader(in))
+		dec.UseNumber()
+		if err := dec.Decode(&want); err != nil {
+			t.Fatalf("Decode accepted %q, encoding/json refuses it: %v", in, err)
+		}
+		got, _ := json.Marshal(v)
+		w, _ := json.Marshal(want)
+		if string(got) != string(w) {
+			t.Fatalf("%q: Decode gave %s, encoding/json %s", in, got, w)
+		}
+	})
 }

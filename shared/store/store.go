@@ -11,7 +11,7 @@
 //   - Counters: fixed-window rate counters. The caller names the window in
 //     the key; the expiry is for clean-up only.
 //   - Access: how often and when a tenant last read a path.
-//   - APIKeys: keys by their sha256 hash, with tenant, name, scopes and
+//   - APIKeys: keys by their sha256 hash, with tenant, name and
 //     revocation.
 //
 // Every tenant-owned item is keyed by its tenant, so one tenant can never
@@ -199,7 +199,6 @@ type APIKey struct {
 	Hash      string // hex sha256 of the key (HashKey)
 	Tenant    string
 	Name      string
-	Scopes    []string
 	CreatedAt time.Time
 	Revoked   bool
 	RevokedAt *time.Time // set the first time the key is revoked
@@ -216,6 +215,8 @@ type APIKeys interface {
 	// Revoke marks a key revoked and returns it; RevokedAt keeps its first
 	// value when revoked again. ErrNotFound for a missing key.
 	Revoke(ctx context.Context, hash string, at time.Time) (APIKey, error)
+	// Delete removes a key and returns it, or ErrNotFound.
+	Delete(ctx context.Context, hash string) (APIKey, error)
 }
 
 // Stores bundles one implementation of each interface.

@@ -26,10 +26,12 @@ func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
 
 // Observer logs every call and optionally writes EMF metrics.
 type Observer struct {
-	log *slog.Logger
-	emf io.Writer // nil: no metrics
-	mu  sync.Mutex
-	now func() time.Time
+	log   *slog.Logger
+	emf   io.Writer // nil: no metrics
+	event string    // the log line's event
+	via   string    // "" for the tool itself; "gateway" for forwarded calls
+	mu    sync.Mutex
+	now   func() time.Time
 }
 
 var _ toolkit.Observer = (*Observer)(nil)
@@ -37,14 +39,22 @@ var _ toolkit.Observer = (*Observer)(nil)
 // NewObserver logs to log and, when emf is not nil, writes one EMF JSON
 // line per call to it (in Lambda: stdout, which CloudWatch Logs ingests).
 func NewObserver(log *slog.Logger, emf io.Writer) *Observer {
-	return &Observer{log: log, emf: emf, now: time.Now}
+	return &Observer{log: log, emf: emf, event: "tool_call", now: time.Now}
+}
+
+// NewGatewayObserver observes the calls the deployed gateway forwards to
+// tool functions: log lines have event "tool_forward", and EMF records
+// carry the dimensions Tool and Via=gateway, so they are not counted again
+// with the tool functions' own metrics.
+func NewGatewayObserver(log *slog.Logger, emf io.Writer) *Observer {
+	return &Observer{log: log, emf: emf, event: "tool_forward", via: "gateway", now: time.Now}
 }
 
 // Observe implements toolkit.Observer.
 func (o *Observer) Observe(ctx context.Context, r toolkit.Record) {
 	ms := float64(r.Duration.Microseconds()) / 1000
 	attrs := []slog.Attr{
-		slog.String("event", "tool_call"),
+		slog.String("event", o.event),
 		slog.String("tool", r.Tool),
 		slog.String("tenant", r.Tenant),
 		slog.String("request_id", r.RequestID),
@@ -75,12 +85,16 @@ func (o *Observer) writeEMF(r toolkit.Record, ms float64) {
 		}
 		return 0
 	}
+	dims := []string{"Tool"}
+	if o.via != "" {
+		dims = append(dims, "Via")
+	}
 	rec := map[string]any{
 		"_aws": map[string]any{
 			"Timestamp": o.now().UnixMilli(),
 			"CloudWatchMetrics": []any{map[string]any{
 				"Namespace":  Namespace,
-				"Dimensions": [][]string{{"Tool"}},
+				"Dimensions": [][]string{dims},
 				"Metrics": []map[string]string{
 					{"Name": "Invocations", "Unit": "Count"},
 					{"Name": "Errors", "Unit": "Count"},
@@ -94,6 +108,9 @@ func (o *Observer) writeEMF(r toolkit.Record, ms float64) {
 		"Errors":      boolNum(r.Code != "" && toolerr.Lookup(r.Code).HTTPStatus >= 500),
 		"RateLimited": boolNum(r.Code == toolerr.RateLimited),
 		"Duration":    ms,
+	}
+	if o.via != "" {
+		rec["Via"] = o.via
 	}
 	line, err := json.Marshal(rec)
 	if err != nil {

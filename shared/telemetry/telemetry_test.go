@@ -83,3 +83,32 @@ func equal(a, b []float64) bool {
 	}
 	return true
 }
+
+// TestGatewayObserver: forwarded calls log as tool_forward and carry the
+// Via dimension, so tool functions' own metrics are not counted twice.
+func TestGatewayObserver(t *testing.T) {
+	var logs, emf bytes.Buffer
+	o := telemetry.NewGatewayObserver(telemetry.NewLogger(&logs, slog.LevelInfo), &emf)
+	o.Observe(context.Background(), toolkit.Record{Tool: "hello", Tenant: "acme", RequestID: "r1",
+		Code: toolerr.UpstreamError, Cause: errors.New("invoke fn-hello: connection refused")})
+	var line map[string]any
+	if err := json.Unmarshal(logs.Bytes(), &line); err != nil {
+		t.Fatal(err)
+	}
+	if line["event"] != "tool_forward" || line["code"] != "UPSTREAM_ERROR" || line["cause"] != "invoke fn-hello: connection refused" {
+		t.Errorf("log line %v", line)
+	}
+	var rec struct {
+		AWS struct {
+			CloudWatchMetrics []struct{ Dimensions [][]string }
+		} `json:"_aws"`
+		Via    string
+		Errors float64
+	}
+	if err := json.Unmarshal(emf.Bytes(), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if dims := rec.AWS.CloudWatchMetrics[0].Dimensions; len(dims) != 1 || strings.Join(dims[0], ",") != "Tool,Via" || rec.Via != "gateway" || rec.Errors != 1 {
+		t.Errorf("EMF record %s", emf.String())
+	}
+}

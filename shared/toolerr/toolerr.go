@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/toolshed/toolshed/contracts"
 	"github.com/toolshed/toolshed/shared/store"
@@ -91,6 +92,60 @@ func From(err error) *Error {
 	default:
 		return &Error{Code: Internal, Message: "internal error", Cause: err}
 	}
+}
+
+// FieldError is one problem with one field of a tool's input. Nested
+// fields are dotted ("entry.timestamp").
+type FieldError struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+// MaxFieldErrors bounds details.errors: an input with thousands of bad
+// fields gets the first MaxFieldErrors and a count, not an answer larger
+// than its question.
+const MaxFieldErrors = 20
+
+// maxFieldName bounds how much of a caller's field name is echoed back.
+const maxFieldName = 100
+
+// Field returns INVALID_INPUT about one field: the message reads
+// "<field>: <problem>" and details.errors lists the field and problem, as
+// for a failure of the input schema.
+func Field(field, format string, args ...any) *Error {
+	return Fields([]FieldError{{Field: field, Message: fmt.Sprintf(format, args...)}})
+}
+
+// Fields returns INVALID_INPUT for problems (at least one): the message
+// names the first, details.errors lists at most MaxFieldErrors of them and
+// details.errorCount counts them all. Over-long field names are shortened.
+func Fields(problems []FieldError) *Error {
+	shown := problems[:min(len(problems), MaxFieldErrors)]
+	list := make([]FieldError, len(shown))
+	for i, p := range shown {
+		list[i] = FieldError{Field: shorten(p.Field), Message: p.Message}
+	}
+	e := New(InvalidInput, "%s: %s", list[0].Field, list[0].Message)
+	if len(problems) > 1 {
+		e.Message += fmt.Sprintf(" (and %d more problem(s), see details.errors)", len(problems)-1)
+	}
+	e = e.With("errors", list)
+	if len(problems) > len(list) {
+		e = e.With("errorCount", len(problems))
+	}
+	return e
+}
+
+// shorten cuts a field name to maxFieldName bytes (at a rune boundary).
+func shorten(s string) string {
+	if len(s) <= maxFieldName {
+		return s
+	}
+	cut := maxFieldName
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // Info is one row of contracts/errors.json.

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolerr"
@@ -61,5 +63,37 @@ func TestFrom(t *testing.T) {
 	}
 	if toolerr.From(nil) != nil {
 		t.Error("From(nil) is not nil")
+	}
+}
+
+func TestFieldErrors(t *testing.T) {
+	e := toolerr.Field("entry.timestamp", "must be %s", "RFC 3339")
+	if e.Code != toolerr.InvalidInput || e.Message != "entry.timestamp: must be RFC 3339" {
+		t.Errorf("got %+v", e)
+	}
+	if got := fmt.Sprint(e.Details["errors"]); got != "[{entry.timestamp must be RFC 3339}]" {
+		t.Errorf("details.errors = %s", got)
+	}
+	if _, ok := e.Details["errorCount"]; ok {
+		t.Errorf("errorCount set for a single problem: %v", e.Details)
+	}
+
+	// Thousands of problems: the first MaxFieldErrors, a count, short names.
+	var many []toolerr.FieldError
+	for i := range 5000 {
+		many = append(many, toolerr.FieldError{Field: fmt.Sprintf("k%d%s", i, strings.Repeat("é", 200)), Message: "is not an accepted field"})
+	}
+	e = toolerr.Fields(many)
+	list := e.Details["errors"].([]toolerr.FieldError)
+	if len(list) != toolerr.MaxFieldErrors || e.Details["errorCount"] != 5000 {
+		t.Errorf("errors %d, errorCount %v", len(list), e.Details["errorCount"])
+	}
+	for _, fe := range list {
+		if len(fe.Field) > 110 || !utf8.ValidString(fe.Field) || !strings.HasSuffix(fe.Field, "…") {
+			t.Errorf("field name not shortened cleanly: %q", fe.Field)
+		}
+	}
+	if !strings.Contains(e.Message, "and 4999 more problem(s)") || len(e.Message) > 300 {
+		t.Errorf("message %q", e.Message)
 	}
 }

@@ -142,7 +142,7 @@ func (p *Pipeline) run(ctx context.Context, name string, req Request) (ran, erro
 	handler, ok := p.handlers[name]
 	if !ok {
 		return ran{}, toolerr.New(toolerr.ToolNotFound, "no tool named %q is served here", req.Tool).
-			With("tool", req.Tool).With("available", p.servedNames())
+			With("tool", req.Tool).With("available", p.Names())
 	}
 	c, _ := p.contracts.Get(name)
 	if !ValidTenant(req.Tenant) {
@@ -151,28 +151,32 @@ func (p *Pipeline) run(ctx context.Context, name string, req Request) (ran, erro
 	if err := p.limit(ctx, c, req.Tenant); err != nil {
 		return ran{}, err
 	}
-	args, err := c.PrepareInput(req.Args)
-	if err != nil {
-		return ran{}, err
-	}
+	// The contract's deadline covers everything the call costs from here:
+	// input validation, the handler, encoding and validating the result.
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(c.TimeoutMs)*time.Millisecond)
 	defer cancel()
-	res, err := runGuarded(ctx, handler, Call{Tool: name, Tenant: req.Tenant, RequestID: req.RequestID, Args: args})
-	if err != nil {
-		return ran{}, err
-	}
-	data, err := json.Marshal(res.Data)
-	if err != nil {
-		return ran{}, fmt.Errorf("encode %s result: %w", name, err)
-	}
-	if err := c.ValidateOutput(data); err != nil {
-		return ran{}, err
-	}
-	msg := res.Message
-	if msg == "" {
-		msg = fmt.Sprintf("%s completed successfully", name)
-	}
-	return ran{data: data, message: msg}, nil
+	return runGuarded(ctx, name, func(ctx context.Context) (ran, error) {
+		args, err := c.PrepareInput(req.Args)
+		if err != nil {
+			return ran{}, err
+		}
+		res, err := handler(ctx, Call{Tool: name, Tenant: req.Tenant, RequestID: req.RequestID, Args: args})
+		if err != nil {
+			return ran{}, err
+		}
+		data, err := json.Marshal(res.Data)
+		if err != nil {
+			return ran{}, fmt.Errorf("encode %s result: %w", name, err)
+		}
+		if err := c.ValidateOutput(data); err != nil {
+			return ran{}, err
+		}
+		msg := res.Message
+		if msg == "" {
+			msg = fmt.Sprintf("%s completed successfully", name)
+		}
+		return ran{data: data, message: msg}, nil
+	})
 }
 
 func (p *Pipeline) limit(ctx context.Context, c *schema.Contract, tenant string) error {
@@ -200,32 +204,32 @@ func (p *Pipeline) limit(ctx context.Context, c *schema.Contract, tenant string)
 	return e
 }
 
-// runGuarded runs the handler in its own goroutine so that a handler that
-// ignores its context still cannot hold the call past the deadline, and so
-// that a panic becomes an INTERNAL_ERROR instead of a crash.
-func runGuarded(ctx context.Context, h Handler, call Call) (Result, error) {
+// runGuarded runs the call in its own goroutine so that work that ignores
+// its context still cannot hold the call past the deadline, and so that a
+// panic becomes an INTERNAL_ERROR instead of a crash.
+func runGuarded(ctx context.Context, tool string, work func(context.Context) (ran, error)) (ran, error) {
 	type result struct {
-		res Result
+		res ran
 		err error
 	}
 	done := make(chan result, 1)
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
-				done <- result{err: fmt.Errorf("panic in tool %s: %v\n%s", call.Tool, r, debug.Stack())}
+				done <- result{err: fmt.Errorf("panic in tool %s: %v\n%s", tool, r, debug.Stack())}
 			}
 		}()
-		res, err := h(ctx, call)
+		res, err := work(ctx)
 		done <- result{res, err}
 	}()
 	select {
 	case r := <-done:
 		if r.err != nil && ctx.Err() != nil && toolerr.From(r.err).Code == toolerr.Internal {
-			return Result{}, timeoutError(ctx, call.Tool, r.err)
+			return ran{}, timeoutError(ctx, tool, r.err)
 		}
 		return r.res, r.err
 	case <-ctx.Done():
-		return Result{}, timeoutError(ctx, call.Tool, ctx.Err())
+		return ran{}, timeoutError(ctx, tool, ctx.Err())
 	}
 }
 
@@ -238,7 +242,8 @@ func timeoutError(ctx context.Context, tool string, cause error) error {
 	return e
 }
 
-func (p *Pipeline) servedNames() []string {
+// Names implements Invoker.
+func (p *Pipeline) Names() []string {
 	names := make([]string, 0, len(p.handlers))
 	for n := range p.handlers {
 		names = append(names, n)

@@ -43,8 +43,18 @@ func echo(ctx context.Context, call toolkit.Call, in in) (toolkit.Result, error)
 		return toolkit.Result{}, errors.New("password=hunter2 leaked in a driver error")
 	case "bad-output":
 		return toolkit.Result{Data: map[string]any{"mode": 1}}, nil
+	case "slow-encode":
+		return toolkit.Result{Data: slowJSON{}}, nil
 	}
 	return toolkit.Result{Data: in}, nil
+}
+
+// slowJSON takes longer to encode than the echo contract's deadline.
+type slowJSON struct{}
+
+func (slowJSON) MarshalJSON() ([]byte, error) {
+	time.Sleep(300 * time.Millisecond)
+	return []byte(`{"mode":"slow","n":1}`), nil
 }
 
 type recorder struct {
@@ -109,6 +119,8 @@ func TestPipelineOutcomes(t *testing.T) {
 		{"tool error", "echo", "t1", `{"mode":"not-found"}`, toolerr.ResourceNotFound, "", "no such thing"},
 		{"storage", "echo", "t1", `{"mode":"storage"}`, toolerr.StorageError, "", "storage is unavailable"},
 		{"internal hides cause", "echo", "t1", `{"mode":"secret"}`, toolerr.Internal, "", "internal error"},
+		{"deadline covers encoding", "echo", "t1", `{"mode":"slow-encode"}`, toolerr.Timeout, "", "echo did not finish in time"},
+		{"arguments over the size limit", "echo", "t1", `{"mode":"` + strings.Repeat("x", schema.DefaultMaxInputBytes) + `"}`, toolerr.SizeLimitExceeded, "", "arguments are 65547 bytes; echo accepts at most 65536"},
 		{"output off contract", "echo", "t1", `{"mode":"bad-output"}`, toolerr.Internal, "", "internal error"},
 	}
 	for _, tt := range tests {

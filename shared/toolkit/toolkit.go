@@ -58,6 +58,8 @@ type Invoker interface {
 	Invoke(ctx context.Context, req Request) Outcome
 	// Has reports whether a tool (or alias) is served, with its canonical name.
 	Has(name string) (canonical string, ok bool)
+	// Names returns the canonical names of the served tools, sorted.
+	Names() []string
 }
 
 // Call is what a tool handler receives: validated arguments (contract

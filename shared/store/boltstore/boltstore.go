@@ -39,6 +39,38 @@ const (
 	bucketAPIKeys  = "apikeys"
 )
 
+// buckets are the top-level buckets of the file, one per kind of data.
+var buckets = []string{bucketTasks, bucketMemory, bucketCounters, bucketAccess, bucketAPIKeys}
+
+// createBuckets makes sure every bucket exists. A file that has them all
+// is only read, so opening an existing store costs no write and no fsync.
+func createBuckets(db *bolt.DB) error {
+	missing := false
+	err := db.View(func(tx *bolt.Tx) error {
+		for _, name := range buckets {
+			if tx.Bucket([]byte(name)) == nil {
+				missing = true
+			}
+		}
+		return nil
+	})
+	if err != nil || !missing {
+		return err
+	}
+	return db.Update(func(tx *bolt.Tx) error {
+		for _, name := range buckets {
+			if _, err := tx.CreateBucketIfNotExists([]byte(name)); err != nil {
+				return fmt.Errorf("create bucket %s: %w", name, err)
+			}
+		}
+		return nil
+	})
+}
+
+// ErrLocked means another process (usually a running local server) holds
+// the database file.
+var ErrLocked = errors.New("database is locked by another process")
+
 // openTimeout is how long Open waits for another process's file lock.
 const openTimeout = time.Second
 
@@ -56,19 +88,12 @@ func Open(path string) (*DB, error) {
 	}
 	bdb, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: openTimeout})
 	if errors.Is(err, bolterrors.ErrTimeout) {
-		return nil, fmt.Errorf("boltstore: open %s: database is locked by another process: %w", path, err)
+		return nil, fmt.Errorf("boltstore: open %s: %w", path, ErrLocked)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("boltstore: open %s: %w", path, err)
 	}
-	err = bdb.Update(func(tx *bolt.Tx) error {
-		for _, name := range []string{bucketTasks, bucketMemory, bucketCounters, bucketAccess, bucketAPIKeys} {
-			if _, err := tx.CreateBucketIfNotExists([]byte(name)); err != nil {
-				return fmt.Errorf("create bucket %s: %w", name, err)
-			}
-		}
-		return nil
-	})
+	err = createBuckets(bdb)
 	if err != nil {
 		_ = bdb.Close()
 		return nil, fmt.Errorf("boltstore: init %s: %w", path, err)

@@ -10,7 +10,7 @@
 //	RateLimits  PK pk (S) = the counter key; conditional ADD count below the
 //	            limit; ttl (N, epoch seconds) for clean-up only.
 //	Access      PK tenant (S), SK path (S); ADD count, SET last_access.
-//	ApiKeys     PK hash (S); tenant, name, scopes (L of S), created_at,
+//	ApiKeys     PK hash (S); tenant, name, created_at,
 //	            revoked (BOOL), revoked_at.
 //
 // Every write is a single-item, conditional where it matters; there are no
@@ -157,26 +157,4 @@ func (it *item) optTime(name string) *time.Time {
 	}
 	t := it.time(name)
 	return &t
-}
-
-// strings reads a list (L of S) or string set (SS).
-func (it *item) strings(name string) []string {
-	out := []string{}
-	switch v := it.m[name].(type) {
-	case nil:
-	case *types.AttributeValueMemberSS:
-		out = append(out, v.Value...)
-	case *types.AttributeValueMemberL:
-		for _, e := range v.Value {
-			s, ok := e.(*types.AttributeValueMemberS)
-			if !ok {
-				it.fail(name, "a list of strings")
-				return nil
-			}
-			out = append(out, s.Value)
-		}
-	default:
-		it.fail(name, "a list of strings")
-	}
-	return out
 }

@@ -21,7 +21,6 @@ import (
 
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/family"
-	"github.com/toolshed/toolshed/shared/toolargs"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
 	"github.com/toolshed/toolshed/shared/workspace"
@@ -106,11 +105,11 @@ func (s service) run(ctx context.Context, call toolkit.Call, in input) (toolkit.
 		return s.read(ctx, call.Tenant, in.Path)
 	case "write_file":
 		if in.Content == nil {
-			return toolkit.Result{}, toolargs.Invalid("content", "is required for write_file")
+			return toolkit.Result{}, toolerr.Field("content", "is required for write_file")
 		}
 		return s.write(ctx, call.Tenant, in.Path, *in.Content)
 	}
-	return toolkit.Result{}, toolargs.Invalid("command", "must be read_file or write_file")
+	return toolkit.Result{}, toolerr.Field("command", "must be read_file or write_file")
 }
 
 func (s service) read(ctx context.Context, tenant, p string) (toolkit.Result, error) {
@@ -147,7 +146,7 @@ func toolError(err error, failed, tooLarge string) error {
 	case workspace.Denied:
 		e = toolerr.New(toolerr.PathNotAllowed, "Access denied")
 	case workspace.BadPath:
-		return toolargs.Invalid("path", "%s", strings.TrimPrefix(we.Reason, "the path ")).With("path", we.Path)
+		return toolerr.Field("path", "%s", strings.TrimPrefix(we.Reason, "the path ")).With("path", we.Path)
 	case workspace.NotFound:
 		e = toolerr.New(toolerr.ResourceNotFound, "File not found")
 	case workspace.TooLarge:

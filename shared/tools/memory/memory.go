@@ -6,7 +6,9 @@
 // There are three memory files. progress_log.jsonl and decisions.jsonl take
 // a JSON object with an RFC 3339 "timestamp", stored as one compact JSON
 // line; best_practices.md takes markdown, stored ending in exactly one
-// newline. A stored entry is at most MaxEntryBytes.
+// newline. An entry is at most MaxEntryBytes as the caller wrote it (JSON
+// compacted; markdown without trailing whitespace and without the newline
+// that ends it in the file).
 //
 // Memory is append-only: this package only ever appends and lists (the
 // store has no way to update or delete an entry).
@@ -20,7 +22,7 @@ import (
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/store"
-	"github.com/toolshed/toolshed/shared/toolargs"
+	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
 
@@ -30,7 +32,7 @@ const (
 	ReadTool  = "read_memory"
 )
 
-// MaxEntryBytes is the largest stored entry (seed 000: 5 KB).
+// MaxEntryBytes is the largest entry (seed 000: 5 KB).
 const MaxEntryBytes = 5120
 
 // format is how a memory file's entries are written.
@@ -69,7 +71,7 @@ func IsFile(name string) bool {
 func fileFormat(name string) (format, error) {
 	f, ok := files[name]
 	if !ok {
-		return 0, toolargs.Invalid("file", "must be one of %q", Files())
+		return 0, toolerr.Field("file", "must be one of %q", Files())
 	}
 	return f, nil
 }

@@ -151,6 +151,8 @@ func testWriteJSONL(t *testing.T, st store.Stores) {
 		{"nested values and exact numbers", decisions,
 			`{"timestamp":"2025-01-15T10:00:00Z","n":12345678901234567890,"f":1.50,"tags":["a", "b"],"meta":{"x":null}}`,
 			`{"timestamp":"2025-01-15T10:00:00Z","n":12345678901234567890,"f":1.50,"tags":["a","b"],"meta":{"x":null}}`},
+		{"lower-case t and z (RFC 3339 §5.6)", progress, `{"timestamp":"2025-01-15t10:00:00z"}`, `{"timestamp":"2025-01-15t10:00:00z"}`},
+		{"leap second", progress, `{"timestamp":"2016-12-31T23:59:60Z"}`, `{"timestamp":"2016-12-31T23:59:60Z"}`},
 		{"html kept as written", progress, `{"timestamp":"2025-01-15T10:00:00Z","event":"<b>&</b>"}`,
 			`{"timestamp":"2025-01-15T10:00:00Z","event":"<b>&</b>"}`},
 	}
@@ -224,8 +226,9 @@ func testWriteRejects(t *testing.T, st store.Stores) {
 		{"timestamp February 30", `{"file":"progress_log.jsonl","entry":{"timestamp":"2025-02-30T10:00:00Z"}}`, "timestamp"},
 		// The schema's date-time accepts these; time.Parse(time.RFC3339)
 		// does not, and the tool asks it too.
-		{"timestamp lowercase t", `{"file":"progress_log.jsonl","entry":{"timestamp":"2025-01-15t10:00:00z"}}`, "entry.timestamp"},
-		{"timestamp leap second", `{"file":"progress_log.jsonl","entry":{"timestamp":"2016-12-31T23:59:60Z"}}`, "entry.timestamp"},
+		{"timestamp leap second at the wrong time", `{"file":"progress_log.jsonl","entry":{"timestamp":"2016-12-31T23:59:61Z"}}`, "entry.timestamp"},
+		{"timestamp lowercase other letter", `{"file":"progress_log.jsonl","entry":{"timestamp":"2025-01-15x10:00:00z"}}`, "entry.timestamp"},
+		{"duplicate timestamp key", `{"file":"progress_log.jsonl","entry":{"timestamp":"2025-01-15T10:00:00Z","timestamp":"x"}}`, "duplicate key \"timestamp\" in entry"},
 		{"timestamp number", `{"file":"progress_log.jsonl","entry":{"timestamp":1736935200}}`, "timestamp"},
 		{"timestamp null", `{"file":"progress_log.jsonl","entry":{"timestamp":null}}`, "timestamp"},
 		{"timestamp object", `{"file":"progress_log.jsonl","entry":{"timestamp":{"$date":1}}}`, "timestamp"},
@@ -266,19 +269,21 @@ func testSizeLimit(t *testing.T, st store.Stores) {
 	notes := func(lineBytes int) string { return strings.Repeat("x", lineBytes-len(ts)-2) }
 	tests := []struct {
 		name, args string
-		bytes      int // stored size; over 5120 is refused
+		bytes      int // the entry's size as the limit counts it; over 5120 is refused
+		stored     int // bytes appended to the file when accepted
 	}{
-		{"jsonl at the limit", `{"file":"progress_log.jsonl","entry":` + ts + notes(5120) + `"}}`, 5120},
-		{"jsonl one byte over", `{"file":"progress_log.jsonl","entry":` + ts + notes(5121) + `"}}`, 5121},
-		{"jsonl far over", `{"file":"decisions.jsonl","entry":` + ts + notes(1<<20) + `"}}`, 1 << 20},
-		{"jsonl whitespace does not count", `{"file":"progress_log.jsonl","entry":` + strings.Replace(ts, ",", ",                ", 1) + notes(5120) + `"}}`, 5120},
-		{"jsonl escapes count as written", `{"file":"progress_log.jsonl","entry":` + ts + strings.Repeat(`\u00e9`, 900) + `"}}`, len(ts) + 6*900 + 2},
-		// 2559 two-byte characters and one byte, plus the newline: 5120.
-		{"markdown at the limit", `{"file":"best_practices.md","content":"` + strings.Repeat("é", 2559) + `a"}`, 5120},
-		{"markdown one byte over", `{"file":"best_practices.md","content":"` + strings.Repeat("é", 2560) + `"}`, 5121},
-		{"markdown 5000 characters, 10001 bytes", `{"file":"best_practices.md","content":"` + strings.Repeat("é", 5000) + `"}`, 10001},
-		{"markdown 5000 characters of 4 bytes", `{"file":"best_practices.md","content":"` + strings.Repeat("😀", 5000) + `"}`, 20001},
-		{"markdown trailing space does not count", `{"file":"best_practices.md","content":"` + strings.Repeat("é", 2559) + `a    \n\n"}`, 5120},
+		{"jsonl at the limit", `{"file":"progress_log.jsonl","entry":` + ts + notes(5120) + `"}}`, 5120, 5120},
+		{"jsonl one byte over", `{"file":"progress_log.jsonl","entry":` + ts + notes(5121) + `"}}`, 5121, 0},
+		{"jsonl far over", `{"file":"decisions.jsonl","entry":` + ts + notes(60000) + `"}}`, 60000, 0},
+		{"jsonl whitespace does not count", `{"file":"progress_log.jsonl","entry":` + strings.Replace(ts, ",", ",                ", 1) + notes(5120) + `"}}`, 5120, 5120},
+		{"jsonl escapes count as written", `{"file":"progress_log.jsonl","entry":` + ts + strings.Repeat(`\u00e9`, 900) + `"}}`, len(ts) + 6*900 + 2, len(ts) + 6*900 + 2},
+		// 2560 two-byte characters: exactly 5120 bytes; the newline that
+		// ends the entry in the file is not the caller's.
+		{"markdown of exactly 5120 bytes", `{"file":"best_practices.md","content":"` + strings.Repeat("é", 2560) + `"}`, 5120, 5121},
+		{"markdown one byte over", `{"file":"best_practices.md","content":"` + strings.Repeat("é", 2560) + `a"}`, 5121, 0},
+		{"markdown 5000 characters, 10000 bytes", `{"file":"best_practices.md","content":"` + strings.Repeat("é", 5000) + `"}`, 10000, 0},
+		{"markdown 5000 characters of 4 bytes", `{"file":"best_practices.md","content":"` + strings.Repeat("😀", 5000) + `"}`, 20000, 0},
+		{"markdown trailing space does not count", `{"file":"best_practices.md","content":"` + strings.Repeat("é", 2560) + `    \n\n"}`, 5120, 5121},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -286,8 +291,8 @@ func testSizeLimit(t *testing.T, st store.Stores) {
 			tenant := strings.ReplaceAll(tc.name, " ", "-")
 			tenant = strings.ReplaceAll(tenant, ",", "")
 			if tc.bytes <= memory.MaxEntryBytes {
-				if got := e.write(t, tenant, tc.args); got.Bytes != tc.bytes {
-					t.Errorf("stored %d bytes, want %d", got.Bytes, tc.bytes)
+				if got := e.write(t, tenant, tc.args); got.Bytes != tc.stored {
+					t.Errorf("stored %d bytes, want %d", got.Bytes, tc.stored)
 				}
 				return
 			}

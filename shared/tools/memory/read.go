@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/cursor"
+	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/store"
-	"github.com/toolshed/toolshed/shared/toolargs"
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
 
@@ -20,9 +20,9 @@ const cursorKind = "m"
 var entryID = regexp.MustCompile(`^[0-9]{19}-[0-9a-f]{16}$`)
 
 type readInput struct {
-	File   string       `json:"file"`
-	Limit  toolargs.Int `json:"limit"` // the contract's default is filled in
-	Cursor string       `json:"cursor"`
+	File   string     `json:"file"`
+	Limit  schema.Int `json:"limit"` // the contract's default is filled in
+	Cursor string     `json:"cursor"`
 }
 
 type entryJSON struct {

@@ -10,7 +10,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/toolshed/toolshed/shared/toolargs"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
@@ -36,9 +35,11 @@ func (s service) write(ctx context.Context, call toolkit.Call, in writeInput) (t
 	if err != nil {
 		return toolkit.Result{}, err
 	}
-	if n := len(text); n > MaxEntryBytes {
+	// The limit is on what the caller wrote: the newline that ends a
+	// markdown entry in the file is ours, not theirs.
+	if n := len(strings.TrimSuffix(text, "\n")); n > MaxEntryBytes {
 		return toolkit.Result{}, toolerr.New(toolerr.SizeLimitExceeded,
-			"the entry is %d bytes once stored; at most %d bytes are allowed", n, MaxEntryBytes).
+			"the entry is %d bytes; at most %d bytes are allowed", n, MaxEntryBytes).
 			With("limitBytes", MaxEntryBytes).With("bytes", n)
 	}
 	e, err := s.memory.Append(ctx, call.Tenant, in.File, text, s.now())
@@ -59,15 +60,15 @@ func entryText(in writeInput) (string, error) {
 	}
 	if f == jsonLines {
 		if in.Content != nil {
-			return "", toolargs.Invalid("content", "is not accepted for %s; give the entry object in entry", in.File)
+			return "", toolerr.Field("content", "is not accepted for %s; give the entry object in entry", in.File)
 		}
 		return jsonLine(in.Entry)
 	}
 	if in.Entry != nil {
-		return "", toolargs.Invalid("entry", "is not accepted for %s; give markdown in content", in.File)
+		return "", toolerr.Field("entry", "is not accepted for %s; give markdown in content", in.File)
 	}
 	if in.Content == nil {
-		return "", toolargs.Invalid("content", "is required for %s", in.File)
+		return "", toolerr.Field("content", "is required for %s", in.File)
 	}
 	return markdownText(*in.Content)
 }
@@ -79,17 +80,17 @@ func entryText(in writeInput) (string, error) {
 func jsonLine(entry json.RawMessage) (string, error) {
 	var fields map[string]json.RawMessage
 	if len(entry) == 0 || json.Unmarshal(entry, &fields) != nil || fields == nil {
-		return "", toolargs.Invalid("entry", "must be a JSON object")
+		return "", toolerr.Field("entry", "must be a JSON object")
 	}
 	if err := checkTimestamp(fields["timestamp"]); err != nil {
 		return "", err
 	}
 	var line bytes.Buffer
 	if err := json.Compact(&line, entry); err != nil {
-		return "", toolargs.Invalid("entry", "must be a JSON object")
+		return "", toolerr.Field("entry", "must be a JSON object")
 	}
 	if !utf8.Valid(line.Bytes()) {
-		return "", toolargs.Invalid("entry", "must be valid UTF-8")
+		return "", toolerr.Field("entry", "must be valid UTF-8")
 	}
 	return line.String(), nil
 }
@@ -98,16 +99,30 @@ func jsonLine(entry json.RawMessage) (string, error) {
 func checkTimestamp(raw json.RawMessage) error {
 	const field = "entry.timestamp"
 	if raw == nil {
-		return toolargs.Invalid(field, "is required")
+		return toolerr.Field(field, "is required")
 	}
 	var ts string
 	if err := json.Unmarshal(raw, &ts); err != nil {
-		return toolargs.Invalid(field, "must be a string")
+		return toolerr.Field(field, "must be a string")
 	}
-	if _, err := time.Parse(time.RFC3339, ts); err != nil {
-		return toolargs.Invalid(field, "must be an RFC 3339 date-time such as \"2025-01-15T10:00:00Z\", got %q", ts)
+	if !isRFC3339(ts) {
+		return toolerr.Field(field, "must be an RFC 3339 date-time such as \"2025-01-15T10:00:00Z\", got %q", ts)
 	}
 	return nil
+}
+
+// isRFC3339 accepts what RFC 3339 §5.6 allows and time.RFC3339 does not:
+// a lower-case "t" and "z" and a leap second (:60).
+func isRFC3339(ts string) bool {
+	ts = strings.ToUpper(ts) // only "t" and "z" are letters in a valid timestamp
+	if _, err := time.Parse(time.RFC3339, ts); err == nil {
+		return true
+	}
+	if len(ts) > 19 && ts[10] == 'T' && ts[16:19] == ":60" {
+		_, err := time.Parse(time.RFC3339, ts[:17]+"59"+ts[19:])
+		return err == nil
+	}
+	return false
 }
 
 // markdownText returns content without trailing whitespace and ending in
@@ -115,7 +130,7 @@ func checkTimestamp(raw json.RawMessage) error {
 func markdownText(content string) (string, error) {
 	text := strings.TrimRightFunc(content, unicode.IsSpace)
 	if text == "" {
-		return "", toolargs.Invalid("content", "must not be empty or only whitespace")
+		return "", toolerr.Field("content", "must not be empty or only whitespace")
 	}
 	return text + "\n", nil
 }

@@ -8,12 +8,33 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"unicode/utf8"
+
+	"github.com/toolshed/toolshed/shared/toolerr"
+)
+
+// Bounds of a diff, so that its size does not grow with a hostile baseline
+// beyond a small multiple of the baseline itself.
+const (
+	// MaxChanges is how many entries each change list shows.
+	MaxChanges = 200
+	// maxValueRunes is where string values in a change are cut.
+	maxValueRunes = 1000
 )
 
 // Diff is the result of diff_baseline.
 type Diff struct {
 	Kind    string  `json:"kind"` // "hardware" or "software"
 	Changes Changes `json:"changes"`
+	// Truncated holds the full counts when a list was cut to MaxChanges.
+	Truncated *Counts `json:"truncated,omitempty"`
+}
+
+// Counts are the numbers of changes of each kind.
+type Counts struct {
+	Added    int `json:"added"`
+	Removed  int `json:"removed"`
+	Modified int `json:"modified"`
 }
 
 // Changes lists what differs between the baseline and now, each list sorted
@@ -54,11 +75,11 @@ var (
 func (a *auditor) diffBaseline(ctx context.Context, raw json.RawMessage) (Diff, error) {
 	baseline, err := decodeObject(raw)
 	if err != nil {
-		return Diff{}, invalidField("baseline", "must be a JSON object")
+		return Diff{}, toolerr.Field("baseline", "%s", "must be a JSON object")
 	}
 	kind := baselineKind(baseline)
 	if kind == "" {
-		return Diff{}, invalidField("baseline", "must be an output of list_hardware or list_software").
+		return Diff{}, toolerr.Field("baseline", "%s", "must be an output of list_hardware or list_software").
 			With("expectedOneOf", append(slices.Clone(hardwareKeys), softwareKeys...)).
 			With("gotKeys", firstKeys(baseline, 20))
 	}
@@ -68,7 +89,46 @@ func (a *auditor) diffBaseline(ctx context.Context, raw json.RawMessage) (Diff, 
 		return Diff{}, err
 	}
 	changes := compareLeaves(leaves(baseline), leaves(current))
-	return Diff{Kind: kind, Changes: changes}, nil
+	return bounded(Diff{Kind: kind, Changes: changes}), nil
+}
+
+// bounded cuts each change list to MaxChanges and long strings to
+// maxValueRunes, recording the full counts when anything was cut.
+func bounded(d Diff) Diff {
+	c := &d.Changes
+	full := Counts{Added: len(c.Added), Removed: len(c.Removed), Modified: len(c.Modified)}
+	if full.Added > MaxChanges || full.Removed > MaxChanges || full.Modified > MaxChanges {
+		d.Truncated = &full
+	}
+	c.Added = c.Added[:min(len(c.Added), MaxChanges)]
+	c.Removed = c.Removed[:min(len(c.Removed), MaxChanges)]
+	c.Modified = c.Modified[:min(len(c.Modified), MaxChanges)]
+	for i := range c.Added {
+		c.Added[i].Path, c.Added[i].Value = cutString(c.Added[i].Path), cut(c.Added[i].Value)
+	}
+	for i := range c.Removed {
+		c.Removed[i].Path, c.Removed[i].Value = cutString(c.Removed[i].Path), cut(c.Removed[i].Value)
+	}
+	for i := range c.Modified {
+		m := &c.Modified[i]
+		m.Path, m.From, m.To = cutString(m.Path), cut(m.From), cut(m.To)
+	}
+	return d
+}
+
+// cut shortens a string value; other leaves are small already.
+func cut(v any) any {
+	if s, ok := v.(string); ok {
+		return cutString(s)
+	}
+	return v
+}
+
+func cutString(s string) string {
+	if utf8.RuneCountInString(s) <= maxValueRunes {
+		return s
+	}
+	return string([]rune(s)[:maxValueRunes]) + "…"
 }
 
 // baselineKind is "hardware", "software", or "" when the object is neither.

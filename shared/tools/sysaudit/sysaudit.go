@@ -27,7 +27,6 @@ import (
 	"runtime/debug"
 
 	"github.com/toolshed/toolshed/shared/family"
-	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
@@ -107,7 +106,7 @@ type auditor struct {
 func (a *auditor) handle(ctx context.Context, _ toolkit.Call, in input) (toolkit.Result, error) {
 	hasBaseline := len(in.Baseline) > 0 && !bytes.Equal(bytes.TrimSpace(in.Baseline), []byte("null"))
 	if hasBaseline && in.Command != cmdDiffBaseline {
-		return toolkit.Result{}, invalidField("baseline", "only used by command "+cmdDiffBaseline).
+		return toolkit.Result{}, toolerr.Field("baseline", "%s", "only used by command "+cmdDiffBaseline).
 			With("command", in.Command)
 	}
 
@@ -128,7 +127,7 @@ func (a *auditor) handle(ctx context.Context, _ toolkit.Call, in input) (toolkit
 		return toolkit.Result{Data: sw, Message: msg}, nil
 	case cmdDiffBaseline:
 		if !hasBaseline {
-			return toolkit.Result{}, invalidField("baseline", "required by command "+cmdDiffBaseline)
+			return toolkit.Result{}, toolerr.Field("baseline", "%s", "required by command "+cmdDiffBaseline)
 		}
 		d, err := a.diffBaseline(ctx, in.Baseline)
 		if err != nil {
@@ -140,15 +139,8 @@ func (a *auditor) handle(ctx context.Context, _ toolkit.Call, in input) (toolkit
 		// The input schema already restricts command to the enum; this
 		// guards direct callers of the handler.
 		msg := fmt.Sprintf("must be one of %s, %s, %s", cmdListHardware, cmdListSoftware, cmdDiffBaseline)
-		return toolkit.Result{}, invalidField("command", msg).With("command", in.Command)
+		return toolkit.Result{}, toolerr.Field("command", "%s", msg).With("command", in.Command)
 	}
-}
-
-// invalidField returns INVALID_INPUT "<field>: <message>", with details in
-// the shape the schema validator uses: {"errors":[{"field","message"}]}.
-func invalidField(field, message string) *toolerr.Error {
-	return toolerr.New(toolerr.InvalidInput, "%s: %s", field, message).
-		With("errors", []schema.FieldError{{Field: field, Message: message}})
 }
 
 // readFile reads name (relative to "/", e.g. "proc/cpuinfo") from the

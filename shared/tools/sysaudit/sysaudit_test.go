@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
@@ -172,7 +173,7 @@ func wantInvalidInput(t *testing.T, err error, message string) {
 	if !strings.Contains(te.Message, message) {
 		t.Errorf("message = %q, want it to contain %q", te.Message, message)
 	}
-	fields, _ := te.Details["errors"].([]schema.FieldError)
+	fields, _ := te.Details["errors"].([]toolerr.FieldError)
 	if len(fields) != 1 || !strings.HasPrefix(te.Message, fields[0].Field+": ") {
 		t.Errorf("details = %v, want errors naming the field of %q", te.Details, te.Message)
 	}
@@ -835,4 +836,53 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// TestHostileBaselineIsBounded: the largest baseline the contract accepts,
+// made of thousands of leaves and long strings, gives a diff no larger than
+// a small multiple of itself; one byte more is refused before decoding.
+func TestHostileBaselineIsBounded(t *testing.T) {
+	p := newPipeline(t, newFixture(t).source())
+	c, _ := contractSet(t).Get(ToolName)
+	build := func(size int) string {
+		var b strings.Builder
+		b.WriteString(`{"command":"diff_baseline","baseline":{"kernel":"` + strings.Repeat("k", 20000) + `","packages":[`)
+		for i := 0; b.Len() < size-100; i++ {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `"pkg%06d==1"`, i)
+		}
+		b.WriteString(`]}}`)
+		for b.Len() < size {
+			b.WriteString(" ")
+		}
+		return b.String()
+	}
+	args := build(c.MaxInputBytes)
+	out := p.Invoke(context.Background(), toolkit.Request{Tool: ToolName, Tenant: "t1", Args: json.RawMessage(args)})
+	if !out.OK {
+		t.Fatalf("largest accepted baseline: %+v", out.Error)
+	}
+	var d Diff
+	if err := json.Unmarshal(out.Result, &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Truncated == nil || d.Truncated.Removed < 10000 || len(d.Changes.Removed) != MaxChanges {
+		t.Errorf("truncated %+v with %d removed shown", d.Truncated, len(d.Changes.Removed))
+	}
+	for _, m := range d.Changes.Modified {
+		if s, ok := m.From.(string); ok && len(s) > 4*maxValueRunes+3 {
+			t.Errorf("%s: a %d-byte value was echoed whole", m.Path, len(s))
+		}
+	}
+	if len(out.Result) > len(args)/4 {
+		t.Errorf("a %d-byte baseline produced a %d-byte diff", len(args), len(out.Result))
+	}
+
+	over := build(c.MaxInputBytes + 1)
+	out = p.Invoke(context.Background(), toolkit.Request{Tool: ToolName, Tenant: "t1", Args: json.RawMessage(over)})
+	if out.OK || out.Error.Code != toolerr.SizeLimitExceeded {
+		t.Errorf("baseline one byte over the limit: %+v", out.Error)
+	}
 }

@@ -4,20 +4,21 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/store"
-	"github.com/toolshed/toolshed/shared/toolargs"
+	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
 
 // idInput is the argument of complete_task and delete_task.
 type idInput struct {
-	TaskID toolargs.Int `json:"task_id"`
+	TaskID schema.Int `json:"task_id"`
 }
 
 type updateInput struct {
-	TaskID      toolargs.Int `json:"task_id"`
-	Title       *string      `json:"title"`
-	Description nullable     `json:"description"`
+	TaskID      schema.Int `json:"task_id"`
+	Title       *string    `json:"title"`
+	Description nullable   `json:"description"`
 }
 
 // nullable is an argument that may be left out, null or a string; update
@@ -61,7 +62,7 @@ func (s service) update(ctx context.Context, call toolkit.Call, in updateInput) 
 func taskPatch(in updateInput) (store.TaskPatch, error) {
 	var p store.TaskPatch
 	if in.Title == nil && !in.Description.Set {
-		return p, toolargs.Invalid("arguments", "give title, description or both")
+		return p, toolerr.Field("arguments", "give title, description or both")
 	}
 	if in.Title != nil {
 		title, err := cleanTitle(*in.Title)

@@ -5,8 +5,9 @@ import (
 	"fmt"
 
 	"github.com/toolshed/toolshed/shared/cursor"
+	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/store"
-	"github.com/toolshed/toolshed/shared/toolargs"
+	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
 
@@ -15,7 +16,7 @@ const cursorKind = "t"
 
 type listInput struct {
 	Status store.TaskStatus `json:"status"`
-	Limit  toolargs.Int     `json:"limit"` // the contract's default is filled in
+	Limit  schema.Int       `json:"limit"` // the contract's default is filled in
 	Cursor string           `json:"cursor"`
 }
 
@@ -52,7 +53,7 @@ func taskQuery(in listInput) (store.TaskQuery, error) {
 	switch in.Status {
 	case "", store.TaskPending, store.TaskCompleted:
 	default:
-		return q, toolargs.Invalid("status", "must be one of %q, %q", store.TaskPending, store.TaskCompleted)
+		return q, toolerr.Field("status", "must be one of %q, %q", store.TaskPending, store.TaskCompleted)
 	}
 	if in.Cursor != "" {
 		after, err := cursor.DecodeID(cursorKind, in.Cursor)

@@ -16,8 +16,8 @@ import (
 
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/store"
-	"github.com/toolshed/toolshed/shared/toolargs"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
@@ -104,9 +104,9 @@ func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // taskID checks a task_id argument (the schema already has: this guards
 // against a contract that stops doing so).
-func taskID(n toolargs.Int) (int64, error) {
+func taskID(n schema.Int) (int64, error) {
 	if n < 1 {
-		return 0, toolargs.Invalid("task_id", "must be at least 1")
+		return 0, toolerr.Field("task_id", "must be at least 1")
 	}
 	return int64(n), nil
 }

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/toolshed/toolshed/shared/toolargs"
+	"github.com/toolshed/toolshed/shared/toolerr"
 )
 
 // Limits of seed 002, in characters (Unicode code points, as JSON Schema
@@ -22,9 +22,9 @@ func cleanTitle(title string) (string, error) {
 	n := utf8.RuneCountInString(t)
 	switch {
 	case n == 0:
-		return "", toolargs.Invalid("title", "must not be empty or only whitespace")
+		return "", toolerr.Field("title", "must not be empty or only whitespace")
 	case n > maxTitle:
-		return "", toolargs.Invalid("title", "must be at most %d characters long after trimming, got %d", maxTitle, n)
+		return "", toolerr.Field("title", "must be at most %d characters long after trimming, got %d", maxTitle, n)
 	}
 	return t, nil
 }
@@ -40,7 +40,7 @@ func cleanDescription(description *string) (*string, error) {
 		return nil, nil
 	}
 	if n := utf8.RuneCountInString(d); n > maxDescription {
-		return nil, toolargs.Invalid("description", "must be at most %d characters long after trimming, got %d", maxDescription, n)
+		return nil, toolerr.Field("description", "must be at most %d characters long after trimming, got %d", maxDescription, n)
 	}
 	return &d, nil
 }

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolshed/toolshed/shared/toolargs"
+	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/toolerr"
 )
 
@@ -67,7 +67,7 @@ func TestTaskPatchNeedsAField(t *testing.T) {
 
 func TestTaskIDMustBePositive(t *testing.T) {
 	for _, n := range []int64{0, -1} {
-		if _, err := taskID(toolargs.Int(n)); err == nil || !strings.Contains(err.Error(), "task_id") {
+		if _, err := taskID(schema.Int(n)); err == nil || !strings.Contains(err.Error(), "task_id") {
 			t.Errorf("task_id %d: got %v, want INVALID_INPUT naming task_id", n, err)
 		}
 	}

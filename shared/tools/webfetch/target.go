@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/toolshed/toolshed/shared/netguard"
-	"github.com/toolshed/toolshed/shared/toolargs"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"golang.org/x/net/idna"
 )
@@ -26,7 +25,7 @@ const maxHostLen = 253
 func (f *Fetcher) checkURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, toolargs.Invalid("url", "is not a valid URL (%s)", parseProblem(err))
+		return nil, toolerr.Field("url", "is not a valid URL (%s)", parseProblem(err))
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
 		scheme := u.Scheme
@@ -37,10 +36,10 @@ func (f *Fetcher) checkURL(raw string) (*url.URL, error) {
 			With("scheme", scheme).With("reason", "only http:// and https:// URLs can be fetched")
 	}
 	if u.Opaque != "" || u.Host == "" {
-		return nil, toolargs.Invalid("url", "has no host; write an absolute URL such as https://example.com/")
+		return nil, toolerr.Field("url", "has no host; write an absolute URL such as https://example.com/")
 	}
 	if u.User != nil {
-		return nil, toolargs.Invalid("url", "must not contain a user name or password")
+		return nil, toolerr.Field("url", "must not contain a user name or password")
 	}
 	host, literal, err := canonicalHost(u)
 	if err != nil {
@@ -73,7 +72,7 @@ func canonicalHost(u *url.URL) (host string, literal bool, err error) {
 	if strings.HasPrefix(u.Host, "[") {
 		a, err := netip.ParseAddr(h)
 		if err != nil || !a.Is6() {
-			return "", false, toolargs.Invalid("url", "has an invalid IPv6 address")
+			return "", false, toolerr.Field("url", "has an invalid IPv6 address")
 		}
 		if a.Zone() != "" {
 			return "", false, disallowedAddress(h, "an IPv6 zone names a local interface")
@@ -98,19 +97,19 @@ func canonicalHost(u *url.URL) (host string, literal bool, err error) {
 	case !isIPv4:
 		return h, false, nil
 	case err != nil:
-		return "", false, toolargs.Invalid("url", "has an invalid host %q: %v", h, err)
+		return "", false, toolerr.Field("url", "has an invalid host %q: %v", h, err)
 	}
 	if c := netguard.Classify(a); c != netguard.Public {
 		return "", false, disallowedAddress(h, string(c)+" address")
 	}
-	return "", false, toolargs.Invalid("url", "writes an IP address in an unusual form (%s); write it as %s", h, a)
+	return "", false, toolerr.Field("url", "writes an IP address in an unusual form (%s); write it as %s", h, a)
 }
 
 // asciiHost maps a domain name to its lower-case ASCII form: IDNA
 // (UTS #46, as browsers do) for non-ASCII names, one trailing dot dropped,
 // and only letters, digits, '-' and '_' in labels of 1-63 bytes.
 func asciiHost(h string) (string, error) {
-	invalid := func() error { return toolargs.Invalid("url", "has an invalid host name %q", h) }
+	invalid := func() error { return toolerr.Field("url", "has an invalid host name %q", h) }
 	ascii := h
 	for i := 0; i < len(h); i++ {
 		if h[i] >= 0x80 {
@@ -153,7 +152,7 @@ func checkPort(p string) (string, error) {
 	}
 	n, err := strconv.ParseUint(p, 10, 16)
 	if err != nil || n == 0 {
-		return "", toolargs.Invalid("url", "has an invalid port %q (use 1-65535)", p)
+		return "", toolerr.Field("url", "has an invalid port %q (use 1-65535)", p)
 	}
 	if n != 80 && n != 443 && n < minUnprivilegedPort {
 		return "", toolerr.New(toolerr.AccessDenied, "Disallowed port").

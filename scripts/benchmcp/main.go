@@ -1,0 +1,392 @@
+// Command benchmcp (make bench-mcp) measures Toolshed's local server next to
+// a bare go-sdk server (scripts/benchmcp/bare) with the same hello tool, in
+// one run, under the same load from wrk:
+//
+//   - MCP tools/call hello at 1 connection (p50 latency) and at 32
+//     connections (throughput), on both servers;
+//   - POST /v1/tools/hello at 32 connections on Toolshed;
+//   - process start to ready (first answer on a TCP connection), median of
+//     many starts;
+//   - each server's peak RSS under the load, and Toolshed's after the worst
+//     inputs it accepts: bodies at the 4 MiB limit on every route and the
+//     largest diff_baseline baseline, four at a time.
+//
+// Toolshed runs its full pipeline: validation, rate limiting (limits raised
+// so nothing is refused) and its per-call log line. Each measurement
+// alternates between the servers over several rounds and keeps the median,
+// so background load hits both alike. It prints a table, the ratios and
+// whether the targets of issue 6 are met, and exits 1 when one is not.
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// call is the tools/call request both servers answer.
+const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hello","arguments":{"name":"World"}}}`
+
+// wrkScript makes wrk POST body with the headers an MCP client sends.
+const wrkScript = `wrk.method = "POST"
+wrk.body = %q
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Accept"] = "application/json, text/event-stream"
+wrk.headers["Mcp-Protocol-Version"] = "2025-06-18"
+`
+
+// Targets (issue 6, point 9).
+const (
+	maxP50Ratio1    = 1.25 // Toolshed p50 at 1 connection ≤ 1.25× bare
+	minRateRatio32  = 1.0  // Toolshed MCP req/s at 32 connections ≥ 1.0× bare
+	minV1RateRatio  = 2.0  // Toolshed /v1 req/s ≥ 2× bare MCP req/s
+	maxStartReadyMs = 15.0 // Toolshed start to ready
+)
+
+func main() {
+	duration := flag.Duration("d", 5*time.Second, "length of each wrk run")
+	rounds := flag.Int("rounds", 3, "rounds per measurement (the median is kept)")
+	starts := flag.Int("starts", 21, "process starts for the start-to-ready median")
+	flag.Parse()
+	if err := run(*duration, *rounds, *starts); err != nil {
+		fmt.Fprintln(os.Stderr, "bench-mcp:", err)
+		os.Exit(1)
+	}
+}
+
+// server is one program under test.
+type server struct {
+	name string
+	bin  string
+	args func(addr string) []string
+	env  []string
+	path string // MCP path
+	cmd  *exec.Cmd
+	addr string
+}
+
+func run(duration time.Duration, rounds, starts int) error {
+	if _, err := exec.LookPath("wrk"); err != nil {
+		return errors.New("wrk is not installed: apt-get install -y wrk (make bench-mcp does it)")
+	}
+	dir, err := os.MkdirTemp("", "benchmcp-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	for pkg, out := range map[string]string{"./functions/gateway": "toolshed", "./scripts/benchmcp/bare": "bare"} {
+		if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, out), pkg).CombinedOutput(); err != nil {
+			return fmt.Errorf("build %s: %v\n%s", pkg, err, out)
+		}
+	}
+	bare := &server{name: "bare go-sdk", bin: filepath.Join(dir, "bare"), path: "/",
+		args: func(addr string) []string { return []string{"-addr", addr} }}
+	toolshed := &server{name: "toolshed", bin: filepath.Join(dir, "toolshed"), path: "/mcp",
+		args: func(addr string) []string { return []string{"-addr", addr, "-data", filepath.Join(dir, "data")} },
+		env:  []string{"TOOLSHED_RATE_LIMITS=hello=1000000000", "TOOLSHED_LOG_LEVEL=info"}}
+
+	fmt.Printf("bench-mcp: %s per run, median of %d rounds, GOMAXPROCS of the servers = cores (%s)\n\n", duration, rounds, cores())
+
+	startBare, err := startToReady(bare, starts)
+	if err != nil {
+		return err
+	}
+	startTS, err := startToReady(toolshed, starts)
+	if err != nil {
+		return err
+	}
+
+	for _, s := range []*server{bare, toolshed} {
+		if err := s.start(); err != nil {
+			return err
+		}
+		defer s.stop()
+	}
+	script := filepath.Join(dir, "call.lua")
+	if err := os.WriteFile(script, fmt.Appendf(nil, wrkScript, call), 0o644); err != nil {
+		return err
+	}
+	v1Script := filepath.Join(dir, "v1.lua")
+	if err := os.WriteFile(v1Script, fmt.Appendf(nil, wrkScript, `{"args":{"name":"World"}}`), 0o644); err != nil {
+		return err
+	}
+
+	type result struct{ rate, p50, p99 float64 }
+	measure := func(s *server, path, script string, conns int) (result, error) {
+		var rates, p50s, p99s []float64
+		for range rounds {
+			r, err := wrk(s.addr, path, script, conns, duration)
+			if err != nil {
+				return result{}, fmt.Errorf("%s: %w", s.name, err)
+			}
+			rates, p50s, p99s = append(rates, r.rate), append(p50s, r.p50), append(p99s, r.p99)
+		}
+		return result{median(rates), median(p50s), median(p99s)}, nil
+	}
+	var b1, t1, b32, t32, v32 result
+	for _, m := range []struct {
+		out    *result
+		s      *server
+		path   string
+		script string
+		conns  int
+	}{
+		{&b1, bare, bare.path, script, 1}, {&t1, toolshed, toolshed.path, script, 1},
+		{&b32, bare, bare.path, script, 32}, {&t32, toolshed, toolshed.path, script, 32},
+		{&v32, toolshed, "/v1/tools/hello", v1Script, 32},
+	} {
+		if *m.out, err = measure(m.s, m.path, m.script, m.conns); err != nil {
+			return err
+		}
+	}
+	rssBare, _ := peakRSS(bare.cmd.Process.Pid)
+	rssTS, _ := peakRSS(toolshed.cmd.Process.Pid)
+	worst, err := worstInputs(toolshed)
+	if err != nil {
+		return err
+	}
+	rssWorst, _ := peakRSS(toolshed.cmd.Process.Pid)
+
+	fmt.Printf("%-36s %14s %14s %8s\n", "measure", "bare go-sdk", "toolshed", "ratio")
+	row := func(name string, b, t float64, unit string) {
+		fmt.Printf("%-36s %11.2f %-2s %11.2f %-2s %7.2fx\n", name, b, unit, t, unit, t/b)
+	}
+	row("MCP tools/call, 1 conn: req/s", b1.rate, t1.rate, "")
+	row("MCP tools/call, 1 conn: p50", b1.p50, t1.p50, "ms")
+	row("MCP tools/call, 1 conn: p99", b1.p99, t1.p99, "ms")
+	row("MCP tools/call, 32 conns: req/s", b32.rate, t32.rate, "")
+	row("MCP tools/call, 32 conns: p50", b32.p50, t32.p50, "ms")
+	row("MCP tools/call, 32 conns: p99", b32.p99, t32.p99, "ms")
+	row("/v1/tools/hello, 32 conns: req/s", b32.rate, v32.rate, "")
+	row("start to ready (median)", startBare, startTS, "ms")
+	row("peak RSS", float64(rssBare)/(1<<20), float64(rssTS)/(1<<20), "MB")
+	fmt.Printf("%-36s %14s %11.2f MB  (%s)\n", "peak RSS after the worst inputs", "", float64(rssWorst)/(1<<20), worst)
+
+	fmt.Println()
+	ok := true
+	check := func(name string, pass bool, got string) {
+		mark := "PASS"
+		if !pass {
+			mark, ok = "FAIL", false
+		}
+		fmt.Printf("%s  %-52s %s\n", mark, name, got)
+	}
+	check(fmt.Sprintf("p50 at 1 conn ≤ %.2f× bare", maxP50Ratio1), t1.p50 <= maxP50Ratio1*b1.p50, fmt.Sprintf("%.2fx", t1.p50/b1.p50))
+	check(fmt.Sprintf("MCP req/s at 32 conns ≥ %.1f× bare", minRateRatio32), t32.rate >= minRateRatio32*b32.rate, fmt.Sprintf("%.2fx", t32.rate/b32.rate))
+	check(fmt.Sprintf("/v1 req/s ≥ %.1f× bare MCP req/s", minV1RateRatio), v32.rate >= minV1RateRatio*b32.rate, fmt.Sprintf("%.2fx", v32.rate/b32.rate))
+	check(fmt.Sprintf("start to ready ≤ %.0f ms", maxStartReadyMs), startTS <= maxStartReadyMs, fmt.Sprintf("%.1f ms", startTS))
+	if !ok {
+		return errors.New("a target was missed")
+	}
+	return nil
+}
+
+// worstInputs sends the largest requests Toolshed accepts, four at a time:
+// a body just under the 4 MiB limit to each route, and the largest
+// diff_baseline baseline (256 KiB of packages). It returns a summary.
+func worstInputs(s *server) (string, error) {
+	huge := strings.Repeat("a", 4<<20-200)
+	var baseline strings.Builder
+	baseline.WriteString(`{"command":"diff_baseline","baseline":{"packages":[`)
+	for i := 0; baseline.Len() < 256<<10-100; i++ {
+		if i > 0 {
+			baseline.WriteString(",")
+		}
+		fmt.Fprintf(&baseline, `"pkg%06d==1"`, i)
+	}
+	baseline.WriteString(`]}}`)
+	bodies := []struct{ path, body string }{
+		{"/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hello","arguments":{"name":"` + huge + `"}}}`},
+		{"/v1/tools/hello", `{"args":{"name":"` + huge + `"}}`},
+		{"/mcp/tool/hello", `{"name":"` + huge + `"}`},
+		{"/v1/tools/sys-audit", `{"args":` + baseline.String() + `}`},
+	}
+	client := &http.Client{Timeout: time.Minute}
+	sent := 0
+	for round := 0; round < 5; round++ {
+		for _, b := range bodies {
+			errs := make(chan error, 4)
+			for range 4 {
+				go func() {
+					req, _ := http.NewRequest("POST", "http://"+s.addr+b.path, strings.NewReader(b.body))
+					req.Header.Set("Content-Type", "application/json")
+					req.Header.Set("Accept", "application/json, text/event-stream")
+					resp, err := client.Do(req)
+					if err == nil {
+						io.Copy(io.Discard, resp.Body)
+						resp.Body.Close()
+					}
+					errs <- err
+				}()
+			}
+			for range 4 {
+				if err := <-errs; err != nil {
+					return "", fmt.Errorf("worst input to %s: %w", b.path, err)
+				}
+				sent++
+			}
+		}
+	}
+	return fmt.Sprintf("%d requests: 4 MiB bodies on each route and 256 KiB baselines, 4 at a time", sent), nil
+}
+
+// start runs the server on a free loopback port and waits until it answers.
+func (s *server) start() error {
+	addr, err := freeAddr()
+	if err != nil {
+		return err
+	}
+	s.addr = addr
+	s.cmd = exec.Command(s.bin, s.args(addr)...)
+	s.cmd.Env = append(os.Environ(), s.env...)
+	if err := s.cmd.Start(); err != nil {
+		return fmt.Errorf("start %s: %w", s.name, err)
+	}
+	return waitReady(addr, 10*time.Second)
+}
+
+func (s *server) stop() {
+	if s.cmd != nil && s.cmd.Process != nil {
+		s.cmd.Process.Kill()
+		s.cmd.Wait()
+	}
+}
+
+// startToReady starts the server n times and returns the median time from
+// starting the process to its first accepted connection, in ms.
+func startToReady(s *server, n int) (float64, error) {
+	var ms []float64
+	for range n {
+		addr, err := freeAddr()
+		if err != nil {
+			return 0, err
+		}
+		cmd := exec.Command(s.bin, s.args(addr)...)
+		cmd.Env = append(os.Environ(), s.env...)
+		t0 := time.Now()
+		if err := cmd.Start(); err != nil {
+			return 0, err
+		}
+		err = waitReady(addr, 10*time.Second)
+		ms = append(ms, float64(time.Since(t0).Microseconds())/1000)
+		cmd.Process.Kill()
+		cmd.Wait()
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", s.name, err)
+		}
+	}
+	return median(ms), nil
+}
+
+// waitReady polls addr until it accepts a TCP connection.
+func waitReady(addr string, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		c, err := net.DialTimeout("tcp", addr, 100*time.Millisecond)
+		if err == nil {
+			c.Close()
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s did not accept connections within %s", addr, limit)
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+}
+
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+var (
+	rateRe = regexp.MustCompile(`Requests/sec:\s+([\d.]+)`)
+	p50Re  = regexp.MustCompile(`\n\s+50%\s+([\d.]+)(us|ms|s)`)
+	p99Re  = regexp.MustCompile(`\n\s+99%\s+([\d.]+)(us|ms|s)`)
+	non2xx = regexp.MustCompile(`Non-2xx or 3xx responses: (\d+)`)
+)
+
+// wrk runs one load and returns req/s and the p50 and p99 latency in ms.
+func wrk(addr, path, script string, conns int, d time.Duration) (struct{ rate, p50, p99 float64 }, error) {
+	var r struct{ rate, p50, p99 float64 }
+	threads := min(conns, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), d+30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "wrk", "-t", strconv.Itoa(threads), "-c", strconv.Itoa(conns),
+		"-d", d.String(), "--latency", "-s", script, "http://"+addr+path).CombinedOutput()
+	if err != nil {
+		return r, fmt.Errorf("wrk: %v\n%s", err, out)
+	}
+	if m := non2xx.FindSubmatch(out); m != nil {
+		return r, fmt.Errorf("%s responses were not 2xx:\n%s", m[1], out)
+	}
+	m := rateRe.FindSubmatch(out)
+	p50 := p50Re.FindSubmatch(out)
+	p99 := p99Re.FindSubmatch(out)
+	if m == nil || p50 == nil || p99 == nil {
+		return r, fmt.Errorf("cannot read wrk's output:\n%s", out)
+	}
+	r.rate, _ = strconv.ParseFloat(string(m[1]), 64)
+	r.p50 = toMs(string(p50[1]), string(p50[2]))
+	r.p99 = toMs(string(p99[1]), string(p99[2]))
+	return r, nil
+}
+
+func toMs(v, unit string) float64 {
+	f, _ := strconv.ParseFloat(v, 64)
+	switch unit {
+	case "us":
+		return f / 1000
+	case "s":
+		return f * 1000
+	}
+	return f
+}
+
+// peakRSS reads VmHWM of a process (Linux), in bytes.
+func peakRSS(pid int) (int64, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb << 10, err
+		}
+	}
+	return 0, errors.New("no VmHWM")
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func cores() string {
+	out, err := exec.Command("nproc").Output()
+	if err != nil {
+		return "?"
+	}
+	return strings.TrimSpace(string(out))
+}

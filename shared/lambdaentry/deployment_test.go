@@ -1,0 +1,240 @@
+package lambdaentry_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/toolshed/toolshed/contracts"
+	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/emulator"
+	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/lambdatest"
+	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/store"
+	"github.com/toolshed/toolshed/shared/store/dynamostore"
+	"github.com/toolshed/toolshed/shared/store/dynamostore/dynamotest"
+	"github.com/toolshed/toolshed/shared/toolset"
+)
+
+// bootstrapDir holds the functions' bootstraps, built for the host by
+// TestMain as `make build` builds them for Lambda: tool, gateway, authorizer.
+var bootstrapDir string
+
+func TestMain(m *testing.M) {
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "toolshed-bootstraps-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	root, err := dynamotest.RepoRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	build := exec.Command("go", "build", "-tags", "lambda.norpc", "-ldflags=-s -w", "-o", dir+string(filepath.Separator),
+		"./functions/tool", "./functions/gateway", "./functions/authorizer")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build the bootstraps: %v\n%s", err, out)
+		return 1
+	}
+	bootstrapDir = dir
+	return m.Run()
+}
+
+// The deployed settings infra/main.go gives the gateway and the authorizer.
+const (
+	gatewayTimeout      = 30 * time.Second
+	gatewayMemoryMB     = 512
+	authorizerTimeout   = 5 * time.Second
+	authorizerMemoryMB  = 256
+	toolTimeoutMarginMs = 3000
+)
+
+// deployment is a stand-in for the deployed stack: DynamoDB tables on
+// dynalite, an S3 bucket on moto_server when a tool needs one, and the
+// Lambda Invoke API. Functions run as real bootstrap processes with the
+// environment the CDK app gives them, plus the emulators' endpoints.
+type deployment struct {
+	tb        testing.TB
+	dynamo    *dynamotest.Server
+	tables    dynamostore.Tables
+	stores    store.Stores
+	contracts *schema.Set
+	lambda    *lambdatest.Service
+
+	moto   *emulator.Moto
+	bucket string
+	tools  map[string]*lambdatest.Function // tool functions by tool
+}
+
+// newDeployment starts the emulators; everything stops when tb ends.
+func newDeployment(tb testing.TB) *deployment {
+	tb.Helper()
+	set, err := schema.Load(contracts.FS)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	d := &deployment{tb: tb, dynamo: dynamotest.Start(tb), contracts: set, tools: map[string]*lambdatest.Function{}}
+	d.tables = d.dynamo.NewTables(tb)
+	d.stores = dynamostore.New(d.dynamo.Client(), d.tables)
+	d.lambda, err = lambdatest.NewService("")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { d.lambda.Close() })
+	return d
+}
+
+// start runs a function and makes it invocable through the Invoke API. It
+// stops when the deployment's test ends.
+func (d *deployment) start(tb testing.TB, cfg lambdatest.Config) *lambdatest.Function {
+	tb.Helper()
+	cfg.Env = maps.Clone(cfg.Env)
+	cfg.Env["AWS_ENDPOINT_URL_DYNAMODB"] = d.dynamo.Endpoint
+	cfg.Env["AWS_ENDPOINT_URL_LAMBDA"] = d.lambda.URL()
+	fn, err := lambdatest.Start(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	d.tb.Cleanup(fn.Stop)
+	d.lambda.Add(fn)
+	return fn
+}
+
+// tool returns the function of a tool, started on first use and named
+// toolFunctionName(tool).
+func (d *deployment) tool(tb testing.TB, name string) *lambdatest.Function {
+	tb.Helper()
+	if fn, ok := d.tools[name]; ok {
+		return fn
+	}
+	fn := d.start(tb, d.toolConfig(tb, name))
+	d.tools[name] = fn
+	return fn
+}
+
+func toolFunctionName(tool string) string { return "toolshed-" + tool }
+
+// toolConfig is a tool function as infra/main.go deploys it: timeout the
+// contract's plus 3 s, the family's memory, and in its environment the
+// tool, DynamoDB as the store, the table of each of its table grants (the
+// rate counter's first), the bucket when it is granted any of it, and the
+// family's fixed settings.
+func (d *deployment) toolConfig(tb testing.TB, tool string) lambdatest.Config {
+	tb.Helper()
+	fam, ok := family.Of(toolset.Families, tool)
+	c, found := d.contracts.Get(tool)
+	if !ok || !found {
+		tb.Fatalf("no family or contract serves %q", tool)
+	}
+	grants := append([]family.Grant{family.Table(config.RateLimitsTable, "dynamodb:UpdateItem")}, fam.GrantsFor(tool)...)
+	env := map[string]string{"TOOLSHED_TOOL": tool, "TOOLSHED_STORE": "dynamodb"}
+	for _, g := range grants {
+		if g.Kind == family.TableGrant {
+			env[config.TableVars[g.Table]] = d.tableName(tb, g.Table)
+		}
+	}
+	if family.UsesBucket(grants) {
+		env["TOOLSHED_BUCKET"], env["TOOLSHED_S3_ENDPOINT"] = d.s3(tb)
+	}
+	maps.Copy(env, fam.Env)
+	timeoutMs := math.Ceil(float64(c.TimeoutMs)/1000)*1000 + toolTimeoutMarginMs
+	return lambdatest.Config{
+		Name:      toolFunctionName(tool),
+		Bootstrap: filepath.Join(bootstrapDir, "tool"),
+		Env:       env,
+		Timeout:   time.Duration(timeoutMs) * time.Millisecond,
+		MemoryMB:  fam.Memory(),
+	}
+}
+
+// gatewayConfig is the gateway as deployed, with TOOLSHED_TOOL_FUNCTIONS
+// mapping each tool to its function.
+func (d *deployment) gatewayConfig(tb testing.TB, functions map[string]string) lambdatest.Config {
+	tb.Helper()
+	m, err := json.Marshal(functions)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return lambdatest.Config{
+		Name:      "toolshed-gateway",
+		Bootstrap: filepath.Join(bootstrapDir, "gateway"),
+		Env:       map[string]string{"TOOLSHED_TOOL_FUNCTIONS": string(m)},
+		Timeout:   gatewayTimeout,
+		MemoryMB:  gatewayMemoryMB,
+	}
+}
+
+// authorizerConfig is the authorizer as deployed.
+func (d *deployment) authorizerConfig() lambdatest.Config {
+	return lambdatest.Config{
+		Name:      "toolshed-authorizer",
+		Bootstrap: filepath.Join(bootstrapDir, "authorizer"),
+		Env: map[string]string{
+			"TOOLSHED_STORE":                      "dynamodb",
+			config.TableVars[config.APIKeysTable]: d.tables.APIKeys,
+		},
+		Timeout:  authorizerTimeout,
+		MemoryMB: authorizerMemoryMB,
+	}
+}
+
+func (d *deployment) tableName(tb testing.TB, t config.Table) string {
+	tb.Helper()
+	names := map[config.Table]string{
+		config.TasksTable:      d.tables.Tasks,
+		config.MemoryTable:     d.tables.Memory,
+		config.RateLimitsTable: d.tables.RateLimits,
+		config.AccessTable:     d.tables.Access,
+		config.APIKeysTable:    d.tables.APIKeys,
+	}
+	name, ok := names[t]
+	if !ok {
+		tb.Fatalf("no test table for %s", t)
+	}
+	return name
+}
+
+// s3 returns the bucket and the S3 endpoint, starting moto_server the first
+// time a tool needs them.
+func (d *deployment) s3(tb testing.TB) (bucket, endpoint string) {
+	tb.Helper()
+	if d.moto == nil {
+		d.moto = emulator.StartMoto(d.tb)
+		d.bucket = d.moto.NewBucket(d.tb)
+	}
+	return d.bucket, d.moto.Endpoint
+}
+
+// invoke runs one invocation and fails the test if it cannot.
+func invoke(tb testing.TB, fn *lambdatest.Function, event []byte) lambdatest.Response {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	resp, err := fn.Invoke(ctx, event)
+	if err != nil {
+		tb.Fatalf("invoke %s: %v\noutput:\n%s", fn.Name, err, fn.Output())
+	}
+	return resp
+}
+
+// directEvent is the gateway's direct invocation of a tool.
+func directEvent(tool, args, tenant, requestID string) []byte {
+	return fmt.Appendf(nil, `{"tool":%s,"args":%s,"tenant":%s,"requestId":%s}`,
+		strconv.Quote(tool), args, strconv.Quote(tenant), strconv.Quote(requestID))
+}

@@ -1,0 +1,31 @@
+// Package lambdatest runs Lambda function bootstraps as real processes on
+// the host, against a local stand-in for the parts of the Lambda service
+// they talk to, so tests exercise the same binary, runtime client and
+// environment a deployment does.
+//
+//	fn, err := lambdatest.Start(lambdatest.Config{Name: "hello", Bootstrap: bin, Env: env})
+//	defer fn.Stop()
+//	resp, err := fn.Invoke(ctx, []byte(`{"tool":"hello",...}`))
+//	// resp.Payload, resp.FunctionError ("" or "Unhandled"), resp.ErrorType
+//
+// It has three parts:
+//
+//   - Runtime serves the Runtime API (version 2018-06-01) a bootstrap polls
+//     through AWS_LAMBDA_RUNTIME_API: GET /runtime/invocation/next with the
+//     Lambda-Runtime-Aws-Request-Id, -Deadline-Ms, -Invoked-Function-Arn
+//     and -Trace-Id headers; POST /runtime/invocation/{id}/response and
+//     /error; POST /runtime/init/error. One invocation at a time, with the
+//     function's deadline, Lambda's 6 MB response limit and the error
+//     documents Lambda itself returns (Runtime.ExitError, Sandbox.Timedout,
+//     Function.ResponseSizeTooLarge).
+//   - Function starts a bootstrap with the variables Lambda defines
+//     (function name, region, dummy credentials, ...) plus its own, wired
+//     to a Runtime, and measures its init time and peak RSS.
+//   - Service serves the Invoke API (POST /2015-03-31/functions/{name}/
+//     invocations) for a set of Functions, so code that calls Lambda with
+//     the AWS SDK reaches them through AWS_ENDPOINT_URL_LAMBDA.
+//
+// Functions never scale out: each is one execution environment, and one
+// that crashed or timed out stays down (every later invocation fails with
+// Runtime.ExitError) instead of being replaced.
+package lambdatest

@@ -1,0 +1,250 @@
+package lambdatest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Account is the AWS account id in the ARNs of functions run here.
+const Account = "123456789012"
+
+// DefaultRegion is the region functions run in unless Config says otherwise.
+const DefaultRegion = "us-east-1"
+
+// Config describes a function to run.
+type Config struct {
+	// Name is the function name (AWS_LAMBDA_FUNCTION_NAME).
+	Name string
+	// Bootstrap is the executable, built for the host (for Go:
+	// go build -tags lambda.norpc).
+	Bootstrap string
+	// Env is the function's own environment: what the deployment sets,
+	// plus any endpoint overrides a test needs (AWS_ENDPOINT_URL_*). It is
+	// added to the variables Lambda defines and wins over them.
+	Env map[string]string
+	// Timeout is the function timeout; default DefaultTimeout.
+	Timeout time.Duration
+	// MemoryMB is the configured memory (AWS_LAMBDA_FUNCTION_MEMORY_SIZE);
+	// default 128. It is reported to the function, not enforced.
+	MemoryMB int
+	// Region defaults to DefaultRegion.
+	Region string
+}
+
+// Function is a bootstrap running as a real process against its own
+// Runtime API, like one Lambda execution environment.
+type Function struct {
+	Name    string
+	Arn     string
+	Runtime *Runtime
+
+	cmd     *exec.Cmd
+	started time.Time
+	output  lockedBuffer
+	exited  chan struct{}
+	exitErr error // valid once exited is closed
+}
+
+// Start starts the Runtime API and the bootstrap process. Stop ends both.
+func Start(cfg Config) (*Function, error) {
+	if cfg.Name == "" || cfg.Bootstrap == "" {
+		return nil, errors.New("lambdatest: a function needs a Name and a Bootstrap")
+	}
+	if cfg.Region == "" {
+		cfg.Region = DefaultRegion
+	}
+	if cfg.MemoryMB == 0 {
+		cfg.MemoryMB = 128
+	}
+	f := &Function{
+		Name:   cfg.Name,
+		Arn:    FunctionArn(cfg.Region, cfg.Name),
+		exited: make(chan struct{}),
+	}
+	rt, err := NewRuntime(RuntimeConfig{FunctionArn: f.Arn, Timeout: cfg.Timeout, OnTimeout: f.kill})
+	if err != nil {
+		return nil, err
+	}
+	f.Runtime = rt
+	f.cmd = exec.Command(cfg.Bootstrap)
+	f.cmd.Dir = filepath.Dir(cfg.Bootstrap)
+	f.cmd.Env = environ(cfg, rt.Addr())
+	f.cmd.Stdout = &f.output
+	f.cmd.Stderr = &f.output
+	f.cmd.SysProcAttr = dieWithParent()
+	f.started = time.Now()
+	if err := f.cmd.Start(); err != nil {
+		rt.Close()
+		return nil, fmt.Errorf("lambdatest: start %s: %w", cfg.Name, err)
+	}
+	go f.wait()
+	return f, nil
+}
+
+// FunctionArn is the ARN of a function run here.
+func FunctionArn(region, name string) string {
+	return fmt.Sprintf("arn:aws:lambda:%s:%s:function:%s", region, Account, name)
+}
+
+// environ is the process environment: what Lambda defines for a
+// provided.al2023 function, then the function's own variables.
+func environ(cfg Config, runtimeAPI string) []string {
+	env := map[string]string{
+		"AWS_LAMBDA_RUNTIME_API":          runtimeAPI,
+		"AWS_LAMBDA_FUNCTION_NAME":        cfg.Name,
+		"AWS_LAMBDA_FUNCTION_VERSION":     "$LATEST",
+		"AWS_LAMBDA_FUNCTION_MEMORY_SIZE": strconv.Itoa(cfg.MemoryMB),
+		"AWS_LAMBDA_LOG_GROUP_NAME":       "/aws/lambda/" + cfg.Name,
+		"AWS_LAMBDA_LOG_STREAM_NAME":      time.Now().UTC().Format("2006/01/02") + "/[$LATEST]" + strings.ReplaceAll(newRequestID(), "-", ""),
+		"AWS_LAMBDA_INITIALIZATION_TYPE":  "on-demand",
+		"AWS_REGION":                      cfg.Region,
+		"AWS_DEFAULT_REGION":              cfg.Region,
+		"AWS_ACCESS_KEY_ID":               "AKIALAMBDATEST000000",
+		"AWS_SECRET_ACCESS_KEY":           "lambdatest-secret-access-key",
+		"AWS_SESSION_TOKEN":               "lambdatest-session-token",
+		"LAMBDA_TASK_ROOT":                filepath.Dir(cfg.Bootstrap),
+		"LAMBDA_RUNTIME_DIR":              "/var/runtime",
+		"_HANDLER":                        filepath.Base(cfg.Bootstrap),
+		"TZ":                              ":UTC",
+		"LANG":                            "en_US.UTF-8",
+		"PATH":                            "/usr/local/bin:/usr/bin/:/bin:/opt/bin",
+	}
+	for k, v := range cfg.Env {
+		env[k] = v
+	}
+	out := make([]string, 0, len(env))
+	for k, v := range env {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (f *Function) wait() {
+	err := f.cmd.Wait()
+	reason := "Runtime exited without providing a reason"
+	if err != nil {
+		reason = "Runtime exited with error: " + err.Error()
+	}
+	f.exitErr = err
+	close(f.exited)
+	f.Runtime.Shutdown(reason)
+}
+
+// Invoke runs one invocation (see Runtime.Invoke).
+func (f *Function) Invoke(ctx context.Context, event []byte) (Response, error) {
+	return f.Runtime.Invoke(ctx, event)
+}
+
+// InitDuration waits until the runtime first asks for an invocation and
+// returns the time from process start to then. It fails if the process
+// reports an init error or exits first.
+func (f *Function) InitDuration(ctx context.Context) (time.Duration, error) {
+	select {
+	case <-f.Runtime.Ready():
+		return f.Runtime.ReadyAt().Sub(f.started), nil
+	case <-f.Runtime.failed:
+		ie, _ := f.Runtime.InitError()
+		return 0, fmt.Errorf("%s reported an init error (%s): %s", f.Name, ie.ErrorType, ie.Payload)
+	case <-f.exited:
+		return 0, fmt.Errorf("%s exited during init (%v): %s", f.Name, f.exitErr, f.Output())
+	case <-ctx.Done():
+		return 0, fmt.Errorf("%s: waiting for init: %w", f.Name, ctx.Err())
+	}
+}
+
+// Exited is closed when the process has ended.
+func (f *Function) Exited() <-chan struct{} { return f.exited }
+
+// ExitCode is the process's exit code once it has ended (-1 if killed by a
+// signal), or -1 while it runs.
+func (f *Function) ExitCode() int {
+	select {
+	case <-f.exited:
+		return f.cmd.ProcessState.ExitCode()
+	default:
+		return -1
+	}
+}
+
+// Output is everything the process wrote to stdout and stderr so far.
+func (f *Function) Output() string { return f.output.String() }
+
+// PeakRSS is the process's peak resident set size in bytes so far (VmHWM
+// in /proc/<pid>/status; Linux only).
+func (f *Function) PeakRSS() (int64, error) {
+	path := fmt.Sprintf("/proc/%d/status", f.cmd.Process.Pid)
+	file, err := os.Open(path)
+	if err != nil {
+		return 0, fmt.Errorf("peak RSS of %s: %w", f.Name, err)
+	}
+	defer file.Close()
+	return parseVmHWM(file)
+}
+
+// parseVmHWM reads the "VmHWM:  1234 kB" line of a /proc status file.
+func parseVmHWM(r io.Reader) (int64, error) {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:")
+		if !ok {
+			continue
+		}
+		fields := strings.Fields(rest)
+		if len(fields) != 2 || fields[1] != "kB" {
+			return 0, fmt.Errorf("unexpected VmHWM line %q", sc.Text())
+		}
+		kb, err := strconv.ParseInt(fields[0], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("VmHWM %q: %w", fields[0], err)
+		}
+		return kb * 1024, nil
+	}
+	if err := sc.Err(); err != nil {
+		return 0, err
+	}
+	return 0, errors.New("no VmHWM line in the process status")
+}
+
+// kill ends the process at once (Lambda's answer to a timeout).
+func (f *Function) kill() {
+	_ = f.cmd.Process.Kill()
+}
+
+// Stop kills the process if it still runs, waits for it and closes the
+// Runtime API.
+func (f *Function) Stop() {
+	f.kill()
+	<-f.exited
+	f.Runtime.Close()
+}
+
+// lockedBuffer collects a process's output from two writers.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

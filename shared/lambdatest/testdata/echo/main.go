@@ -1,0 +1,72 @@
+// Command echo is the bootstrap lambdatest's own tests run: a Go function on
+// the real aws-lambda-go runtime client whose event says what to do.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-lambda-go/lambdacontext"
+)
+
+type event struct {
+	Echo    json.RawMessage `json:"echo"`
+	Fail    string          `json:"fail"`
+	Panic   string          `json:"panic"`
+	SleepMs int             `json:"sleepMs"`
+	Big     int             `json:"big"`
+	Context bool            `json:"context"`
+}
+
+// invocationContext is what the runtime client tells the handler.
+type invocationContext struct {
+	RequestID    string `json:"requestId"`
+	FunctionArn  string `json:"functionArn"`
+	DeadlineMs   int64  `json:"deadlineMs"`
+	TraceID      string `json:"traceId"`
+	FunctionName string `json:"functionName"`
+	MemoryMB     int    `json:"memoryMB"`
+	Region       string `json:"region"`
+	Custom       string `json:"custom"`
+}
+
+func handle(ctx context.Context, ev event) (any, error) {
+	switch {
+	case ev.Fail != "":
+		return nil, errors.New(ev.Fail)
+	case ev.Panic != "":
+		panic(ev.Panic)
+	case ev.SleepMs > 0:
+		time.Sleep(time.Duration(ev.SleepMs) * time.Millisecond)
+		return "slept", nil
+	case ev.Big > 0:
+		return strings.Repeat("x", ev.Big), nil
+	case ev.Context:
+		lc, _ := lambdacontext.FromContext(ctx)
+		deadline, _ := ctx.Deadline()
+		return invocationContext{
+			RequestID:    lc.AwsRequestID,
+			FunctionArn:  lc.InvokedFunctionArn,
+			DeadlineMs:   deadline.UnixMilli(),
+			TraceID:      os.Getenv("_X_AMZN_TRACE_ID"),
+			FunctionName: lambdacontext.FunctionName,
+			MemoryMB:     lambdacontext.MemoryLimitInMB,
+			Region:       os.Getenv("AWS_REGION"),
+			Custom:       os.Getenv("ECHO_CUSTOM"),
+		}, nil
+	default:
+		return ev.Echo, nil
+	}
+}
+
+func main() {
+	if os.Getenv("ECHO_EXIT_AT_INIT") != "" {
+		os.Exit(3)
+	}
+	lambda.Start(handle)
+}

@@ -1,0 +1,134 @@
+package mcpserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// WriteError answers a request to /mcp that failed before any JSON-RPC
+// message was read from it with a JSON-RPC 2.0 error response whose id is
+// null: {"jsonrpc":"2.0","id":null,"error":{"code","message","data"}}, as
+// application/json with the given HTTP status. Use it for failures outside
+// the MCP layer on the /mcp route (authentication 401, the origin guard's
+// 403, an unknown path under /mcp), so that every answer on /mcp is a
+// JSON-RPC error object an MCP client can read. The Streamable HTTP spec
+// allows exactly this: an HTTP error status whose body is a JSON-RPC error
+// without an id.
+//
+// code is a JSON-RPC error code: jsonrpc.CodeInvalidRequest (-32600, from
+// the SDK's jsonrpc package) fits most HTTP-level refusals; the error
+// vocabulary's code goes in data, e.g. data = {"code": "UNAUTHORIZED"}.
+// data may be nil.
+func WriteError(w http.ResponseWriter, status int, code int64, message string, data map[string]any) {
+	writeError(w, status, nil, code, message, data)
+}
+
+// writeError writes one JSON-RPC error response. id is the request's id as
+// it appeared on the wire (already validated as a string or an int64), or
+// nil for null.
+func writeError(w http.ResponseWriter, status int, id json.RawMessage, code int64, message string, data map[string]any) {
+	type rpcError struct {
+		Code    int64          `json:"code"`
+		Message string         `json:"message"`
+		Data    map[string]any `json:"data,omitempty"`
+	}
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	body, err := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   rpcError        `json:"error"`
+	}{"2.0", id, rpcError{code, message, data}})
+	if err != nil {
+		// data holds something JSON cannot encode: a bug in the caller.
+		// Still answer with a JSON-RPC error, without the data.
+		body = []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}`)
+		status = http.StatusInternalServerError
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Del("Content-Length")
+	w.WriteHeader(status)
+	w.Write(append(body, '\n'))
+}
+
+// callStatus is the HTTP status for a JSON-RPC error answering a
+// well-formed request (one with a valid id, reaching the method layer).
+//
+// From 2026-07-28 on, the Streamable HTTP spec (SEP-2575) prescribes the
+// status: 404 for method not found, 400 for invalid params; the SDK maps
+// its own in-band errors the same way. Earlier revisions answer such a
+// request with an ordinary JSON-RPC response, so the status is 200: that is
+// what the SDK does for errors from method handlers, and what clients of
+// those revisions correlate with the call (the TypeScript SDK's 1.x client
+// turns any non-2xx answer into a transport error instead of the JSON-RPC
+// error it carries). Refusals of the message itself (parse errors, invalid
+// requests, notifications and responses that cannot be accepted) are 400
+// in every revision; see strictHandler.
+func callStatus(code int64, version string) int {
+	if !modern(version) {
+		return http.StatusOK
+	}
+	switch code {
+	case jsonrpc.CodeMethodNotFound:
+		return http.StatusNotFound
+	case jsonrpc.CodeInvalidParams:
+		return http.StatusBadRequest
+	}
+	return http.StatusOK
+}
+
+// modern reports whether version is 2026-07-28 or later: the sessionless
+// protocol of SEP-2575. Protocol versions are dates, so they order as
+// strings.
+func modern(version string) bool { return version >= "2026-07-28" }
+
+// plainErrors is a safety net around the SDK handler: should the SDK answer
+// an error as text/plain (its http.Error paths that strictHandler does not
+// pre-empt, such as a Last-Event-ID header on a POST), the text becomes the
+// message of a JSON-RPC error with the same HTTP status, echoing the
+// request's id. Every other answer passes through untouched.
+type plainErrors struct {
+	w      http.ResponseWriter
+	id     json.RawMessage
+	status int          // non-zero once an error answer is being captured
+	text   bytes.Buffer // its text
+}
+
+func (p *plainErrors) Header() http.Header { return p.w.Header() }
+
+func (p *plainErrors) WriteHeader(status int) {
+	if status >= 400 && !strings.HasPrefix(p.w.Header().Get("Content-Type"), "application/json") {
+		p.status = status
+		return
+	}
+	p.w.WriteHeader(status)
+}
+
+func (p *plainErrors) Write(b []byte) (int, error) {
+	if p.status != 0 {
+		return p.text.Write(b)
+	}
+	return p.w.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer's Flush.
+func (p *plainErrors) Unwrap() http.ResponseWriter { return p.w }
+
+// finish writes the captured error, if any, as JSON-RPC.
+func (p *plainErrors) finish() {
+	if p.status == 0 {
+		return
+	}
+	code := int64(jsonrpc.CodeInvalidRequest)
+	if p.status >= 500 {
+		code = jsonrpc.CodeInternalError
+	}
+	p.w.Header().Del("X-Content-Type-Options")
+	writeError(p.w, p.status, p.id, code, strings.TrimSpace(p.text.String()), nil)
+}

@@ -1,0 +1,407 @@
+package mcpserver_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/tools/txtar"
+
+	"github.com/toolshed/toolshed/contracts"
+	"github.com/toolshed/toolshed/shared/caller"
+	"github.com/toolshed/toolshed/shared/mcpserver"
+	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/toolkit"
+	"github.com/toolshed/toolshed/shared/tools/hello"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/golden from the server's answers")
+
+// goldenMaxBody is the body limit of the server under test, small so that
+// the 413 exchange stays readable.
+const goldenMaxBody = 2048
+
+// rpc is a well-formed JSON-RPC request or notification, sent as each
+// protocol version's client would send it: from 2026-07-28 on, params carry
+// the per-request _meta and the headers mirror method and tool name.
+type rpc struct {
+	id     any // nil: a notification
+	method string
+	params map[string]any
+}
+
+// exchange is one golden case: a request and, in the golden files, the
+// answer under each protocol version.
+type exchange struct {
+	name   string
+	about  string // written at the top of each golden file
+	verb   string // HTTP method; "" is POST
+	header map[string]string
+	call   *rpc   // the body, built per version, or
+	body   string // a literal body (version independent)
+}
+
+var exchanges = []exchange{
+	// The happy path.
+	{name: "initialize", about: "The legacy handshake; 2026-07-28 removed it.",
+		call: &rpc{id: 1, method: "initialize", params: map[string]any{"capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "golden", "version": "1"}}}},
+	{name: "server-discover", about: "2026-07-28's replacement for initialize; earlier versions do not have it.",
+		call: &rpc{id: 1, method: "server/discover"}},
+	{name: "ping", about: "ping; 2026-07-28 removed it.", call: &rpc{id: "p-1", method: "ping"}},
+	{name: "tools-list", about: "The served tools with their contract schemas.", call: &rpc{id: 2, method: "tools/list"}},
+	{name: "tools-call-hello", about: "A successful call: structuredContent and one JSON text block.",
+		call: &rpc{id: 3, method: "tools/call", params: map[string]any{"name": "hello", "arguments": map[string]any{"name": "World"}}}},
+	{name: "tools-call-invalid-argument", about: "Invalid arguments are a tool error (isError), not a protocol error.",
+		call: &rpc{id: 4, method: "tools/call", params: map[string]any{"name": "hello", "arguments": map[string]any{"name": 42}}}},
+	{name: "tools-call-unknown-tool", about: "A tool that is not served: JSON-RPC -32602 with data.code TOOL_NOT_FOUND.",
+		call: &rpc{id: 5, method: "tools/call", params: map[string]any{"name": "no-such-tool", "arguments": map[string]any{}}}},
+	{name: "tools-call-bad-params", about: "tools/call whose arguments are not an object: invalid params.",
+		call: &rpc{id: 6, method: "tools/call", params: map[string]any{"name": "hello", "arguments": "World"}}},
+	{name: "tools-call-without-name", about: "tools/call that names no tool: invalid params.",
+		call: &rpc{id: 15, method: "tools/call", params: map[string]any{"arguments": map[string]any{}}}},
+	{name: "notification-initialized", about: "A notification the server accepts: 202, no body.",
+		call: &rpc{method: "notifications/initialized"}},
+	{name: "logging-set-level", about: "Accepted as a no-op where the version has it (no logging capability is advertised).",
+		call: &rpc{id: 7, method: "logging/setLevel", params: map[string]any{"level": "debug"}}},
+	{name: "logging-set-level-unknown-level", about: "A level outside the eight syslog levels.",
+		call: &rpc{id: 8, method: "logging/setLevel", params: map[string]any{"level": "loud"}}},
+	{name: "subscriptions-listen", about: "Nothing to stream: acknowledged with an empty filter and completed at once.",
+		call: &rpc{id: 9, method: "subscriptions/listen", params: map[string]any{"notifications": map[string]any{"toolsListChanged": true}}}},
+	{name: "prompts-list", about: "A capability the server does not advertise.", call: &rpc{id: 10, method: "prompts/list"}},
+	{name: "unknown-method", about: "A method no version has.", call: &rpc{id: 11, method: "tools/destroy"}},
+	{name: "unknown-notification", about: "A notification the server does not know cannot be accepted: 400, id null.",
+		call: &rpc{method: "notifications/whatever"}},
+	{name: "request-without-id", about: "A request method sent as a notification.", call: &rpc{method: "tools/list"}},
+	{name: "notification-with-id", about: "A notification method sent with an id.", call: &rpc{id: 12, method: "notifications/initialized"}},
+	{name: "tools-call-without-params", about: "tools/call needs params.", call: &rpc{id: 13, method: "tools/call"}},
+
+	// HTTP-level refusals.
+	{name: "http-get", about: "GET opens no stream on a stateless server.", verb: http.MethodGet},
+	{name: "http-delete", about: "There are no sessions to delete.", verb: http.MethodDelete},
+	{name: "content-type-text", about: "The body must be sent as application/json.",
+		header: map[string]string{"Content-Type": "text/plain"}, call: &rpc{id: 1, method: "tools/list"}},
+	{name: "content-type-missing", header: map[string]string{"Content-Type": ""}, call: &rpc{id: 1, method: "tools/list"}},
+	{name: "accept-json-only", about: "Clients must accept both JSON and SSE answers.",
+		header: map[string]string{"Accept": "application/json"}, call: &rpc{id: 1, method: "tools/list"}},
+	{name: "protocol-version-unsupported", about: "A version the server does not serve: -32022 with the supported list.",
+		header: map[string]string{"Mcp-Protocol-Version": "2023-01-01"}, call: &rpc{id: 1, method: "tools/list"}},
+	{name: "protocol-version-malformed", header: map[string]string{"Mcp-Protocol-Version": "latest"}, call: &rpc{id: 1, method: "tools/list"}},
+	{name: "body-too-large", about: "Over the body limit: 413 with data.code SIZE_LIMIT_EXCEEDED.",
+		body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hello","arguments":{"name":"` + strings.Repeat("x", goldenMaxBody) + `"}}}`},
+	{name: "last-event-id", about: "The SDK refuses Last-Event-ID on a POST in plain text; the answer is still JSON-RPC.",
+		header: map[string]string{"Last-Event-ID": "0"}, call: &rpc{id: 14, method: "tools/list"}},
+
+	// Bodies JSON-RPC 2.0 refuses.
+	{name: "parse-error", body: `{"jsonrpc":"2.0","id":1,"method":`},
+	{name: "empty-body", body: ``},
+	{name: "invalid-utf8", body: "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"x\":\"\xff\"}"},
+	{name: "trailing-data", body: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}xyz`},
+	{name: "two-messages", body: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}{"jsonrpc":"2.0","id":2,"method":"tools/list"}`},
+	{name: "duplicate-key", body: `{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"tools/call"}`},
+	{name: "duplicate-nested-key", body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hello","arguments":{"name":"a","name":"b"}}}`},
+	{name: "batch", about: "Batches are refused in every version: one error.", body: `[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","id":2,"method":"tools/list"}]`},
+	{name: "not-an-object", body: `"tools/list"`},
+	{name: "jsonrpc-1.0", body: `{"jsonrpc":"1.0","id":1,"method":"tools/list"}`},
+	{name: "jsonrpc-missing", body: `{"id":1,"method":"tools/list"}`},
+	{name: "id-fraction", about: "1.5 must not be answered as 1.", body: `{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}`},
+	{name: "id-exponent", body: `{"jsonrpc":"2.0","id":1e3,"method":"tools/list"}`},
+	{name: "id-2^64", about: "2^64 must not become negative.", body: `{"jsonrpc":"2.0","id":18446744073709551616,"method":"tools/list"}`},
+	{name: "id-2^53", about: "The SDK carries ids as float64; 2^53 would be answered as a neighbour.", body: `{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/list"}`},
+	{name: "id-largest", about: "The largest id accepted, echoed exactly.", call: &rpc{id: -9007199254740991, method: "tools/list"}},
+	{name: "id-null", body: `{"jsonrpc":"2.0","id":null,"method":"tools/list"}`},
+	{name: "id-object", body: `{"jsonrpc":"2.0","id":{"n":1},"method":"tools/list"}`},
+	{name: "id-without-method", about: "Neither a request nor a response.", body: `{"jsonrpc":"2.0","id":1}`},
+	{name: "response-result", about: "This server sends no requests, so it accepts no responses: 400, id null.", body: `{"jsonrpc":"2.0","id":1,"result":{}}`},
+	{name: "response-error", body: `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"x"}}`},
+	{name: "method-and-result", body: `{"jsonrpc":"2.0","id":1,"method":"tools/list","result":{}}`},
+	{name: "method-not-a-string", body: `{"jsonrpc":"2.0","id":1,"method":7}`},
+	{name: "params-string", body: `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":"x"}`},
+	{name: "params-null", body: `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":null}`},
+	{name: "params-array", about: "Valid JSON-RPC, but MCP methods take named parameters.", body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":["hello"]}`},
+}
+
+// TestGolden runs every exchange under every protocol version the SDK
+// serves and compares request and answer with
+// testdata/golden/<version>/<name>.txtar. Run with -update to rewrite them.
+func TestGolden(t *testing.T) {
+	h := newHandler(t)
+	versions := mcp.SupportedProtocolVersions()
+	if len(versions) < 5 {
+		t.Fatalf("the SDK serves %v; expected 2024-11-05 to 2026-07-28", versions)
+	}
+	want := map[string]bool{}
+	for _, v := range versions {
+		for _, ex := range exchanges {
+			path := filepath.Join("testdata", "golden", v, ex.name+".txtar")
+			want[path] = true
+			t.Run(v+"/"+ex.name, func(t *testing.T) {
+				got := record(t, h, ex, v)
+				if *update {
+					writeFile(t, path, got)
+					return
+				}
+				golden, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatalf("%v (run with -update to create it)", err)
+				}
+				if !bytes.Equal(got, golden) {
+					t.Errorf("%s differs from the server's answer (run with -update to accept)\n got:\n%s\nwant:\n%s", path, got, golden)
+				}
+			})
+		}
+	}
+	checkNoStaleFiles(t, want)
+}
+
+// newHandler serves hello from the real contracts, as the gateway does,
+// with a caller identity on every request (httpapi's job in production).
+func newHandler(t *testing.T) http.Handler {
+	t.Helper()
+	set, err := schema.Load(contracts.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := toolkit.NewPipeline(set, []toolkit.Tool{hello.New()}, toolkit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := mcpserver.NewServer(mcpserver.Config{Name: "toolshed", Version: "golden", Tools: p.Served(), Invoker: p, MaxBody: goldenMaxBody})
+	mcpHandler := mcpserver.Handler(srv)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := caller.With(r.Context(), caller.Identity{Tenant: "golden", RequestID: "req-golden"})
+		mcpHandler.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// record sends ex under version v and renders the exchange as a txtar file.
+func record(t *testing.T, h http.Handler, ex exchange, v string) []byte {
+	t.Helper()
+	body := ex.body
+	if ex.call != nil {
+		body = ex.call.encode(t, v)
+	}
+	req := buildRequest(ex, v, body)
+	reqText := renderRequest(req, body)
+	rec := httptest.NewRecorder()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		h.ServeHTTP(rec, req)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no answer within 5 s")
+	}
+	about := ex.about
+	if about != "" {
+		about += "\n"
+	}
+	arc := &txtar.Archive{
+		Comment: fmt.Appendf(nil, "%sProtocol version %s. Generated by TestGolden from its exchanges table; do not edit.\n", about, v),
+		Files: []txtar.File{
+			{Name: "request", Data: reqText},
+			{Name: "response", Data: renderResponse(t, rec.Result())},
+		},
+	}
+	return txtar.Format(arc)
+}
+
+// buildRequest makes the HTTP request of ex as a client of version v sends
+// it.
+func buildRequest(ex exchange, v, body string) *http.Request {
+	verb := ex.verb
+	if verb == "" {
+		verb = http.MethodPost
+	}
+	var r io.Reader
+	if verb == http.MethodPost {
+		r = strings.NewReader(body)
+	}
+	req := httptest.NewRequest(verb, "/mcp", r)
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if verb == http.MethodPost {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Mcp-Protocol-Version", v)
+	if ex.call != nil && modern(v) {
+		req.Header.Set("Mcp-Method", ex.call.method)
+		if name, ok := ex.call.params["name"].(string); ok && ex.call.method == "tools/call" {
+			req.Header.Set("Mcp-Name", name)
+		}
+	}
+	for k, val := range ex.header {
+		if val == "" {
+			req.Header.Del(k)
+			continue
+		}
+		req.Header.Set(k, val)
+	}
+	return req
+}
+
+// modern reports whether v is the sessionless protocol of 2026-07-28 and
+// later, whose requests carry _meta and mirror headers.
+func modern(v string) bool { return v >= "2026-07-28" }
+
+// encode renders c for version v, keys in the order clients send them.
+func (c *rpc) encode(t *testing.T, v string) string {
+	t.Helper()
+	params := map[string]any{}
+	for k, val := range c.params {
+		params[k] = val
+	}
+	if c.method == "initialize" {
+		params["protocolVersion"] = v
+	}
+	if modern(v) && c.id != nil {
+		params["_meta"] = map[string]any{
+			mcp.MetaKeyProtocolVersion:    v,
+			mcp.MetaKeyClientInfo:         map[string]any{"name": "golden", "version": "1"},
+			mcp.MetaKeyClientCapabilities: map[string]any{},
+		}
+	}
+	var b strings.Builder
+	b.WriteString(`{"jsonrpc":"2.0"`)
+	if c.id != nil {
+		fmt.Fprintf(&b, `,"id":%s`, mustJSON(t, c.id))
+	}
+	fmt.Fprintf(&b, `,"method":%s`, mustJSON(t, c.method))
+	if len(params) > 0 {
+		fmt.Fprintf(&b, `,"params":%s`, mustJSON(t, params))
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// renderRequest writes the request line, the headers in sorted order and
+// the body (abbreviated past 300 bytes; quoted if not UTF-8).
+func renderRequest(req *http.Request, body string) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s %s\n", req.Method, req.URL.Path)
+	writeHeaders(&b, req.Header, nil)
+	if body == "" || req.Method != http.MethodPost {
+		return b.Bytes()
+	}
+	b.WriteString("\n")
+	switch {
+	case !utf8.ValidString(body):
+		fmt.Fprintf(&b, "(not UTF-8) %q\n", body)
+	case len(body) > 300:
+		fmt.Fprintf(&b, "%s... (%d bytes)\n", body[:120], len(body))
+	default:
+		b.WriteString(body + "\n")
+	}
+	return b.Bytes()
+}
+
+// shownHeaders are the answer headers the golden files record.
+var shownHeaders = []string{"Allow", "Content-Type", "Mcp-Session-Id"}
+
+// renderResponse writes the status, the shown headers and the body: JSON
+// re-indented with sorted keys; anything else (SSE) as sent.
+func renderResponse(t *testing.T, resp *http.Response) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%d %s\n", resp.StatusCode, http.StatusText(resp.StatusCode))
+	writeHeaders(&b, resp.Header, shownHeaders)
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(body) == 0 {
+		return b.Bytes()
+	}
+	b.WriteString("\n")
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		b.Write(normalizeJSON(t, body))
+		return b.Bytes()
+	}
+	b.Write(body)
+	return b.Bytes()
+}
+
+func writeHeaders(b *bytes.Buffer, h http.Header, only []string) {
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		if only == nil || slices.Contains(only, k) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		fmt.Fprintf(b, "%s: %s\n", k, strings.Join(h[k], ", "))
+	}
+}
+
+// normalizeJSON re-indents a JSON body with sorted keys, numbers as sent.
+func normalizeJSON(t *testing.T, body []byte) []byte {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("answer declared as JSON is not: %v\n%s", err, body)
+	}
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+func writeFile(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkNoStaleFiles fails on golden files no exchange produces (with
+// -update, removes them), so renamed cases leave nothing behind.
+func checkNoStaleFiles(t *testing.T, want map[string]bool) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*", "*.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if want[f] {
+			continue
+		}
+		if *update {
+			if err := os.Remove(f); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		t.Errorf("%s: no exchange produces this file (run with -update to remove it)", f)
+	}
+}

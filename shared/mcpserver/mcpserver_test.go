@@ -1,0 +1,121 @@
+package mcpserver_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/toolshed/toolshed/contracts"
+	"github.com/toolshed/toolshed/shared/caller"
+	"github.com/toolshed/toolshed/shared/mcpserver"
+	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/toolkit"
+	"github.com/toolshed/toolshed/shared/tools/hello"
+)
+
+// TestSDKLogsAtDebug: the SDK's records reach the configured logger at
+// DEBUG only, so at INFO a request logs nothing through it.
+func TestSDKLogsAtDebug(t *testing.T) {
+	tests := []struct {
+		level     slog.Level
+		wantLines bool
+	}{
+		{slog.LevelDebug, true},
+		{slog.LevelInfo, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.level.String(), func(t *testing.T) {
+			var buf bytes.Buffer
+			log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: tt.level}))
+			h := handlerWithLog(t, log)
+			for _, body := range []string{
+				`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+				`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"hello","arguments":{"name":"World"}}}`,
+			} {
+				if got := post(t, h, body); got != http.StatusOK {
+					t.Fatalf("status %d for %s", got, body)
+				}
+			}
+			lines := 0
+			sc := bufio.NewScanner(&buf)
+			for sc.Scan() {
+				lines++
+				var rec struct{ Level string }
+				if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+					t.Fatal(err)
+				}
+				if rec.Level != "DEBUG" {
+					t.Errorf("SDK record at %s: %s", rec.Level, sc.Text())
+				}
+			}
+			if got := lines > 0; got != tt.wantLines {
+				t.Errorf("at %s: %d SDK lines, want lines: %v", tt.level, lines, tt.wantLines)
+			}
+		})
+	}
+}
+
+func handlerWithLog(t *testing.T, log *slog.Logger) http.Handler {
+	t.Helper()
+	set, err := schema.Load(contracts.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := toolkit.NewPipeline(set, []toolkit.Tool{hello.New()}, toolkit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mcpserver.Handler(mcpserver.NewServer(mcpserver.Config{Name: "toolshed", Version: "test", Tools: p.Served(), Invoker: p, Log: log}))
+}
+
+func post(t *testing.T, h http.Handler, body string) int {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	req = req.WithContext(caller.With(req.Context(), caller.Identity{Tenant: "t", RequestID: "r"}))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Code
+}
+
+func TestWriteError(t *testing.T) {
+	tests := []struct {
+		name       string
+		status     int
+		code       int64
+		message    string
+		data       map[string]any
+		wantStatus int
+		wantBody   string
+	}{
+		{"unauthorized", http.StatusUnauthorized, jsonrpc.CodeInvalidRequest, "missing API key", map[string]any{"code": "UNAUTHORIZED"},
+			401, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"missing API key","data":{"code":"UNAUTHORIZED"}}}`},
+		{"no data", http.StatusNotFound, jsonrpc.CodeMethodNotFound, "no route", nil,
+			404, `{"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"no route"}}`},
+		{"data JSON cannot encode", http.StatusForbidden, jsonrpc.CodeInvalidRequest, "x", map[string]any{"f": func() {}},
+			500, `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			mcpserver.WriteError(rec, tt.status, tt.code, tt.message, tt.data)
+			if rec.Code != tt.wantStatus {
+				t.Errorf("status %d, want %d", rec.Code, tt.wantStatus)
+			}
+			if got := rec.Header().Get("Content-Type"); got != "application/json" {
+				t.Errorf("Content-Type %q", got)
+			}
+			if got := strings.TrimSpace(rec.Body.String()); got != tt.wantBody {
+				t.Errorf("body\n got %s\nwant %s", got, tt.wantBody)
+			}
+		})
+	}
+}

@@ -1,0 +1,368 @@
+package mcpserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolshed/toolshed/shared/toolerr"
+)
+
+// strictHandler is the pre-validation in front of the SDK's handler. It
+// checks the HTTP request, reads the body once (at most maxBody bytes),
+// checks that the body is exactly one JSON-RPC 2.0 message this server can
+// accept, and only then hands the same bytes to the SDK. Every refusal is
+// a JSON-RPC error object sent as application/json; it echoes the
+// request's id when the message has a valid one, and is null otherwise.
+//
+// The answers, in the order the checks run:
+//
+//	not POST                        405 -32600 (Allow: POST)
+//	Content-Type not JSON           415 -32600
+//	Accept lacks JSON or SSE        406 -32600
+//	body over maxBody               413 -32002 data.code SIZE_LIMIT_EXCEEDED
+//	not one well-formed JSON value  400 -32700 (also: invalid UTF-8,
+//	                                 duplicate keys, trailing data)
+//	batch, not an object, bad       400 -32600
+//	 jsonrpc/id/method/params
+//	a response (result or error)    400 -32600, id null: this server
+//	                                 sends no requests to answer
+//	unsupported MCP-Protocol-Version 400 -32022 with data.supported
+//	unknown method                  -32601: 404 from 2026-07-28, 200
+//	                                 before (see callStatus); 400 with
+//	                                 id null for a notification
+//	params an array, or missing     -32602 (status as for -32601)
+//	 where the method needs them
+//
+// Valid notifications go on to the SDK, which answers 202.
+type strictHandler struct {
+	next     http.Handler
+	maxBody  int64
+	versions []string // protocol versions served
+}
+
+func (h *strictHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		WriteError(w, http.StatusMethodNotAllowed, jsonrpc.CodeInvalidRequest,
+			fmt.Sprintf("method %s is not allowed: send each JSON-RPC message as a POST", r.Method), nil)
+		return
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		WriteError(w, http.StatusUnsupportedMediaType, jsonrpc.CodeInvalidRequest,
+			fmt.Sprintf("Content-Type must be application/json, got %q", r.Header.Get("Content-Type")), nil)
+		return
+	}
+	if !acceptsJSONAndSSE(r.Header.Values("Accept")) {
+		WriteError(w, http.StatusNotAcceptable, jsonrpc.CodeInvalidRequest,
+			"Accept must list both application/json and text/event-stream", nil)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.maxBody))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			info := toolerr.Lookup(toolerr.SizeLimitExceeded)
+			WriteError(w, info.HTTPStatus, int64(info.JSONRPCCode),
+				fmt.Sprintf("request body is larger than the %d-byte limit", tooLarge.Limit),
+				map[string]any{"code": toolerr.SizeLimitExceeded, "limitBytes": tooLarge.Limit})
+			return
+		}
+		WriteError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest,
+			fmt.Sprintf("request body could not be read: %v", err), nil)
+		return
+	}
+	version := r.Header.Get("Mcp-Protocol-Version")
+	msg, rej := parseMessage(body)
+	if rej != nil {
+		writeError(w, rej.status(version), rej.id, rej.code, rej.message, nil)
+		return
+	}
+	if version != "" && !slices.Contains(h.versions, version) {
+		writeError(w, http.StatusBadRequest, msg.id, mcp.CodeUnsupportedProtocolVersion,
+			fmt.Sprintf("protocol version %q is not supported", version),
+			map[string]any{"supported": h.versions, "requested": version})
+		return
+	}
+	if rej := checkMethod(msg, version); rej != nil {
+		writeError(w, rej.status(version), rej.id, rej.code, rej.message, nil)
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	pw := &plainErrors{w: w, id: msg.id}
+	h.next.ServeHTTP(pw, r)
+	pw.finish()
+}
+
+// acceptsJSONAndSSE reports whether an Accept header lists both
+// application/json and text/event-stream (or wildcards covering them), as
+// the Streamable HTTP transport requires of every POST. It matches the
+// SDK's own check.
+func acceptsJSONAndSSE(values []string) bool {
+	var jsonOK, sseOK bool
+	for _, v := range values {
+		for _, item := range strings.Split(v, ",") {
+			media, _, _ := strings.Cut(item, ";")
+			switch strings.ToLower(strings.TrimSpace(media)) {
+			case "application/json", "application/*":
+				jsonOK = true
+			case "text/event-stream", "text/*":
+				sseOK = true
+			case "*/*":
+				jsonOK, sseOK = true, true
+			}
+		}
+	}
+	return jsonOK && sseOK
+}
+
+// message is what strictHandler needs to know of a JSON-RPC message.
+type message struct {
+	id        json.RawMessage // as sent: a JSON string or an int64 literal; nil if absent
+	method    string
+	hasParams bool
+	params    json.RawMessage
+}
+
+// rejection is a message the server refuses: a JSON-RPC error code and
+// message, and the id to echo (nil for null).
+type rejection struct {
+	id      json.RawMessage
+	code    int64
+	message string
+}
+
+// parseMessage checks that body is exactly one JSON-RPC 2.0 request,
+// notification or response object, strictly: valid UTF-8, one JSON value
+// and nothing after it, no duplicate keys at any depth (two parsers could
+// read them differently), "jsonrpc" exactly "2.0", an id that is a string
+// or an integer within ±maxID (MCP forbids null ids; a fraction or a larger
+// number would be answered under another id), a string method, and
+// params that are an object when present. Responses are refused: this
+// server sends no requests, so there is nothing they could answer.
+func parseMessage(body []byte) (message, *rejection) {
+	if err := checkJSON(body); err != nil {
+		return message{}, &rejection{code: jsonrpc.CodeParseError, message: "parse error: " + err.Error()}
+	}
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	if trimmed[0] == '[' {
+		return message{}, &rejection{code: jsonrpc.CodeInvalidRequest,
+			message: "batches are not supported: send one JSON-RPC message per POST"}
+	}
+	if trimmed[0] != '{' {
+		return message{}, &rejection{code: jsonrpc.CodeInvalidRequest, message: "a JSON-RPC message must be a JSON object"}
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(body, &fields); err != nil {
+		return message{}, &rejection{code: jsonrpc.CodeParseError, message: "parse error: " + err.Error()}
+	}
+	var msg message
+	if raw, ok := fields["id"]; ok {
+		id, problem := checkID(raw)
+		if problem != "" {
+			return message{}, &rejection{code: jsonrpc.CodeInvalidRequest, message: problem}
+		}
+		msg.id = id
+	}
+	invalid := func(format string, args ...any) (message, *rejection) {
+		return message{}, &rejection{id: msg.id, code: jsonrpc.CodeInvalidRequest, message: fmt.Sprintf(format, args...)}
+	}
+	var version string
+	if err := json.Unmarshal(fields["jsonrpc"], &version); err != nil || version != "2.0" {
+		return invalid(`"jsonrpc" must be the string "2.0"`)
+	}
+	rawMethod, hasMethod := fields["method"]
+	_, hasResult := fields["result"]
+	_, hasError := fields["error"]
+	switch {
+	case !hasMethod && (hasResult || hasError):
+		return message{}, &rejection{code: jsonrpc.CodeInvalidRequest,
+			message: "this server sends no requests, so it accepts no responses"}
+	case !hasMethod:
+		return invalid(`a request needs a "method"`)
+	case hasResult || hasError:
+		return invalid(`a request must not carry "result" or "error"`)
+	}
+	if err := json.Unmarshal(rawMethod, &msg.method); err != nil || msg.method == "" {
+		return invalid(`"method" must be a non-empty string`)
+	}
+	msg.params, msg.hasParams = fields["params"]
+	if msg.hasParams {
+		switch bytes.TrimLeft(msg.params, " \t\r\n")[0] {
+		case '{':
+		case '[':
+			return message{}, &rejection{id: msg.id, code: jsonrpc.CodeInvalidParams,
+				message: `"params" must be an object: MCP methods take named parameters`}
+		default:
+			return invalid(`"params" must be an object when present`)
+		}
+	}
+	return msg, nil
+}
+
+// checkJSON reports why body is not exactly one JSON value with unique
+// object keys, or nil.
+func checkJSON(body []byte) error {
+	if !utf8.Valid(body) {
+		return errors.New("body is not valid UTF-8")
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return errors.New("body is empty")
+	}
+	if !json.Valid(body) {
+		var v any
+		if err := json.Unmarshal(body, &v); err != nil {
+			return err // says where, e.g. "invalid character 'x' after top-level value"
+		}
+		return errors.New("body is not one JSON value")
+	}
+	if key, ok := duplicateKey(body); ok {
+		return fmt.Errorf("duplicate key %q", key)
+	}
+	return nil
+}
+
+// duplicateKey returns a key that appears twice in one object anywhere in
+// body, which must be valid JSON. It scans the bytes once, keeping the set
+// of keys of each open object (keys are compared decoded, so "a" and
+// "\u0061" are the same key).
+func duplicateKey(body []byte) (string, bool) {
+	type level struct {
+		keys      map[string]bool // nil for an array
+		expectKey bool
+	}
+	var open []level
+	for i := 0; i < len(body); i++ {
+		switch body[i] {
+		case '{':
+			open = append(open, level{keys: map[string]bool{}, expectKey: true})
+		case '[':
+			open = append(open, level{})
+		case '}', ']':
+			open = open[:len(open)-1]
+		case ',':
+			if top := &open[len(open)-1]; top.keys != nil {
+				top.expectKey = true
+			}
+		case '"':
+			end := i + 1
+			for body[end] != '"' {
+				if body[end] == '\\' {
+					end++
+				}
+				end++
+			}
+			if n := len(open); n > 0 && open[n-1].expectKey {
+				key := string(body[i+1 : end])
+				if bytes.IndexByte(body[i:end], '\\') >= 0 {
+					json.Unmarshal(body[i:end+1], &key) // valid JSON: cannot fail
+				}
+				if open[n-1].keys[key] {
+					return key, true
+				}
+				open[n-1].keys[key] = true
+				open[n-1].expectKey = false
+			}
+			i = end
+		}
+	}
+	return "", false
+}
+
+// status is the HTTP status of the answer to rej: 400, except for method
+// not found and invalid params answering a request with a valid id, whose
+// status depends on the protocol version (see callStatus).
+func (rej *rejection) status(version string) int {
+	if rej.id == nil || rej.code == jsonrpc.CodeParseError || rej.code == jsonrpc.CodeInvalidRequest {
+		return http.StatusBadRequest
+	}
+	return callStatus(rej.code, version)
+}
+
+// maxID bounds integer ids: 2^53-1, the largest integer a float64 (and a
+// JavaScript number) holds exactly. The SDK decodes ids through float64, so
+// it would answer a larger id under a neighbouring one (2^53+1 as 2^53,
+// 2^64 as -2^63); such ids are refused rather than answered wrongly.
+const maxID = 1<<53 - 1
+
+// checkID returns a valid id as sent, or why it is not one.
+func checkID(raw json.RawMessage) (json.RawMessage, string) {
+	problem := fmt.Sprintf(`"id" must be a string or an integer from %d to %d`, -maxID, maxID)
+	switch raw[0] {
+	case '"':
+		return raw, ""
+	case 'n':
+		return nil, `"id" must not be null`
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		n, err := strconv.ParseInt(string(raw), 10, 64)
+		if err != nil || n > maxID || n < -maxID {
+			return nil, problem
+		}
+		return raw, ""
+	}
+	return nil, problem
+}
+
+// A methodSpec says how a method the server answers is called.
+type methodSpec struct {
+	notification bool // sent without an id
+	needsParams  bool
+	modernOnly   bool // added by 2026-07-28
+}
+
+// methods are the methods this server answers: the tools capability, the
+// lifecycle and utilities of every protocol version it serves. Methods of
+// capabilities it does not advertise (prompts, resources, completions,
+// tasks) are "method not found", as is any unknown method. The methods
+// 2026-07-28 added are not found under earlier versions either (the SDK
+// would answer subscriptions/listen under any version); the methods it
+// removed (initialize, ping, logging/setLevel, ...) are refused by the SDK
+// under 2026-07-28, with the same -32601.
+var methods = map[string]methodSpec{
+	"initialize":                       {needsParams: true},
+	"ping":                             {},
+	"tools/list":                       {},
+	"tools/call":                       {needsParams: true},
+	"logging/setLevel":                 {needsParams: true},
+	"server/discover":                  {modernOnly: true},
+	"subscriptions/listen":             {needsParams: true, modernOnly: true},
+	"notifications/initialized":        {notification: true},
+	"notifications/cancelled":          {notification: true, needsParams: true},
+	"notifications/progress":           {notification: true, needsParams: true},
+	"notifications/roots/list_changed": {notification: true},
+}
+
+// checkMethod refuses a message whose method is unknown (under the
+// protocol version of its MCP-Protocol-Version header) or is called the
+// wrong way (a request without an id, a notification with one, missing
+// params).
+func checkMethod(msg message, version string) *rejection {
+	spec, known := methods[msg.method]
+	if spec.modernOnly && !modern(version) {
+		known = false
+	}
+	switch {
+	case !known && msg.id == nil:
+		return &rejection{code: jsonrpc.CodeMethodNotFound, message: fmt.Sprintf("notification %q is not supported", msg.method)}
+	case !known:
+		return &rejection{id: msg.id, code: jsonrpc.CodeMethodNotFound, message: fmt.Sprintf("method %q not found", msg.method)}
+	case spec.notification && msg.id != nil:
+		return &rejection{id: msg.id, code: jsonrpc.CodeInvalidRequest, message: fmt.Sprintf("%q is a notification and must not carry an id", msg.method)}
+	case !spec.notification && msg.id == nil:
+		return &rejection{code: jsonrpc.CodeInvalidRequest, message: fmt.Sprintf("%q is a request and needs an id", msg.method)}
+	case spec.needsParams && !msg.hasParams:
+		return &rejection{id: msg.id, code: jsonrpc.CodeInvalidParams, message: fmt.Sprintf("%q needs params", msg.method)}
+	}
+	return nil
+}

@@ -1,0 +1,92 @@
+package boltstore
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/toolshed/toolshed/shared/store"
+)
+
+var _ store.Memory = (*memoryStore)(nil)
+
+type memoryStore struct {
+	db *bolt.DB
+}
+
+type memoryRecord struct {
+	Content   string    `json:"content"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+func (s *memoryStore) Append(ctx context.Context, tenant, file, content string, now time.Time) (store.MemoryEntry, error) {
+	e := store.MemoryEntry{
+		Tenant:    tenant,
+		File:      file,
+		ID:        store.NewMemoryID(now),
+		Content:   content,
+		CreatedAt: now.UTC(),
+	}
+	err := update(ctx, s.db, fmt.Sprintf("append memory %s", e.ID), func(tx *bolt.Tx) error {
+		b, err := nestedCreate(tx, bucketMemory, tenant, file)
+		if err != nil {
+			return err
+		}
+		key := []byte(e.ID)
+		if b.Get(key) != nil {
+			return fmt.Errorf("memory entry %s exists: %w", e.ID, store.ErrConflict)
+		}
+		return putJSON(b, key, memoryRecord{Content: e.Content, CreatedAt: e.CreatedAt})
+	})
+	if err != nil {
+		return store.MemoryEntry{}, err
+	}
+	return e, nil
+}
+
+func (s *memoryStore) List(ctx context.Context, tenant, file string, q store.MemoryQuery) (store.MemoryPage, error) {
+	limit := store.PageLimit(q.Limit)
+	page := store.MemoryPage{Entries: []store.MemoryEntry{}}
+	err := view(ctx, s.db, "list memory", func(tx *bolt.Tx) error {
+		b := nested(tx, bucketMemory, tenant, file)
+		if b == nil {
+			return nil
+		}
+		c := b.Cursor()
+		k, v := c.First()
+		if q.After != "" {
+			k, v = c.Seek([]byte(q.After))
+			if k != nil && bytes.Equal(k, []byte(q.After)) {
+				k, v = c.Next()
+			}
+		}
+		for ; k != nil; k, v = c.Next() {
+			if v == nil {
+				continue
+			}
+			if len(page.Entries) == limit { // one more exists
+				page.Next = page.Entries[limit-1].ID
+				return nil
+			}
+			var rec memoryRecord
+			if _, err := getJSON(b, k, &rec); err != nil {
+				return err
+			}
+			page.Entries = append(page.Entries, store.MemoryEntry{
+				Tenant:    tenant,
+				File:      file,
+				ID:        string(k),
+				Content:   rec.Content,
+				CreatedAt: rec.CreatedAt,
+			})
+		}
+		return nil
+	})
+	if err != nil {
+		return store.MemoryPage{}, err
+	}
+	return page, nil
+}
