@@ -59,7 +59,7 @@ deploy: build node_modules
 
 ## bench: latency and throughput benchmarks (see README for figures)
 bench: node_modules
-	$(GO) test -run '^$$' -bench . -benchtime 2s ./shared/localserver/ ./shared/tools/tasks/
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./shared/localserver/ ./shared/tools/tasks/ ./shared/tools/webfetch/ ./shared/tools/fileio/
 	$(GO) test -run '^$$' -bench BenchmarkSearch20k -benchtime 200x ./shared/contextindex/
 
 ## contextbench: context_search retrieval (recall@5, MRR), index build, size
@@ -88,6 +88,9 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzTokens -fuzztime $(FUZZTIME) ./shared/contextindex/
 	$(GO) test -run '^$$' -fuzz FuzzUnmarshalVectors -fuzztime $(FUZZTIME) ./shared/contextindex/
 	$(GO) test -run '^$$' -fuzz FuzzSplit -fuzztime $(FUZZTIME) ./shared/codechunk/
+	$(GO) test -run '^$$' -fuzz FuzzCheckURL -fuzztime $(FUZZTIME) ./shared/tools/webfetch/
+	$(GO) test -run '^$$' -fuzz FuzzParseIPv4 -fuzztime $(FUZZTIME) ./shared/netguard/
+	$(GO) test -run '^$$' -fuzz FuzzResolve -fuzztime $(FUZZTIME) ./shared/sandboxpath/
 
 clean:
 	rm -rf build infra/cdk.out .toolshed

@@ -10,8 +10,11 @@
 // structuredContent must validate against the tool's outputSchema: the SDK
 // client checks this itself, and the script checks again with the ajv the
 // SDK depends on (JSON Schema 2020-12, the contracts' dialect). Tools
-// without such an example are printed as skipped. Because it iterates over
-// tools/list, tools added later are covered without changing this script.
+// without such an example are printed as skipped, and so is a tool whose
+// example reaches the internet ("internet": true) when the call fails with
+// UPSTREAM_ERROR: the internet is unreachable from here (any other failure
+// still fails). Because it iterates over tools/list, tools added later are
+// covered without changing this script.
 //
 // It exits 0 when every call passed, 1 otherwise (2 on bad usage).
 
@@ -64,10 +67,17 @@ async function listAllTools(client) {
   return tools;
 }
 
+// offline is the problem checkTool reports for an internet example that
+// could not reach the internet.
+const offline = 'offline';
+
 // checkTool calls one tool with its example and returns a problem, or ''.
 async function checkTool(client, ajv, tool, example) {
   const result = await client.callTool({ name: tool.name, arguments: example.input });
   if (result.isError) {
+    if (example.internet && upstreamError(result)) {
+      return offline;
+    }
     return `isError result: ${JSON.stringify(result.content)}`;
   }
   if (!tool.outputSchema) {
@@ -81,6 +91,15 @@ async function checkTool(client, ajv, tool, example) {
     return `structuredContent does not match the outputSchema: ${ajv.errorsText(validate.errors)}`;
   }
   return '';
+}
+
+// upstreamError reports whether a tool error's code is UPSTREAM_ERROR.
+function upstreamError(result) {
+  try {
+    return JSON.parse(result.content?.[0]?.text ?? '').code === 'UPSTREAM_ERROR';
+  } catch {
+    return false;
+  }
 }
 
 async function main() {
@@ -123,7 +142,10 @@ async function main() {
     } catch (err) {
       problem = `call failed: ${err.message}`;
     }
-    if (problem) {
+    if (problem === offline) {
+      console.log(`skip ${tool.name} (example "${example.name}"): the internet is unreachable (UPSTREAM_ERROR)`);
+      skipped++;
+    } else if (problem) {
       console.log(`FAIL ${tool.name} (example "${example.name}"): ${problem}`);
       failed++;
     } else {

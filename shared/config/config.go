@@ -30,6 +30,9 @@ type Config struct {
 	LogLevel       slog.Level        // TOOLSHED_LOG_LEVEL: debug, info, warn, error
 	Metrics        bool              // TOOLSHED_METRICS: write EMF metrics (default on in Lambda)
 
+	FetchAllowedDomains []string // TOOLSHED_FETCH_ALLOWED_DOMAINS, web-fetch's allowlist (empty: all)
+	FetchRejectTypes    []string // TOOLSHED_FETCH_REJECT_TYPES, refused media types (nil: the defaults)
+	WorkspaceQuota      Quota    // TOOLSHED_WORKSPACE_QUOTA_BYTES, _FILES: file-io's per-tenant limits
 	// Embeddings for context_search (see shared/embedding).
 	Embedder        string // TOOLSHED_EMBEDDER: none, bedrock or openai
 	EmbedURL        string // TOOLSHED_EMBED_URL, OpenAI-compatible API base (…/v1)
@@ -37,6 +40,18 @@ type Config struct {
 	EmbedKey        string // TOOLSHED_EMBED_KEY, its bearer key
 	EmbedDimensions int    // TOOLSHED_EMBED_DIMENSIONS, vector size (Bedrock: 256, 512 or 1024)
 }
+
+// Quota limits one tenant's file-io workspace.
+type Quota struct {
+	Bytes int64 // total size of the files
+	Files int   // number of files
+}
+
+// A tenant's workspace quota unless configured: 100 MiB in 1,000 files.
+const (
+	DefaultQuotaBytes = 100 << 20
+	DefaultQuotaFiles = 1000
+)
 
 // Embedders, the values of TOOLSHED_EMBEDDER.
 const (
@@ -112,16 +127,29 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	if c.RateLimits, err = parseLimits(getenv("TOOLSHED_RATE_LIMITS")); err != nil {
 		return c, err
 	}
-	if v := getenv("TOOLSHED_ALLOWED_ORIGINS"); v != "" {
-		for _, o := range strings.Split(v, ",") {
-			if o = strings.TrimSpace(o); o != "" {
-				c.Origins = append(c.Origins, o)
-			}
-		}
-	}
+	c.Origins = list(getenv("TOOLSHED_ALLOWED_ORIGINS"))
 	if v := getenv("TOOLSHED_TOOL_FUNCTIONS"); v != "" {
 		if err := json.Unmarshal([]byte(v), &c.ToolFunctions); err != nil {
 			return c, fmt.Errorf("TOOLSHED_TOOL_FUNCTIONS: %w", err)
+		}
+	}
+	c.FetchAllowedDomains = list(getenv("TOOLSHED_FETCH_ALLOWED_DOMAINS"))
+	switch v := strings.TrimSpace(getenv("TOOLSHED_FETCH_REJECT_TYPES")); v {
+	case "":
+	case "none":
+		c.FetchRejectTypes = []string{}
+	default:
+		c.FetchRejectTypes = list(v)
+	}
+	c.WorkspaceQuota = Quota{Bytes: DefaultQuotaBytes, Files: DefaultQuotaFiles}
+	if v := get("TOOLSHED_WORKSPACE_QUOTA_BYTES", ""); v != "" {
+		if c.WorkspaceQuota.Bytes, err = strconv.ParseInt(v, 10, 64); err != nil || c.WorkspaceQuota.Bytes <= 0 {
+			return c, fmt.Errorf("TOOLSHED_WORKSPACE_QUOTA_BYTES=%q: use a positive number of bytes", v)
+		}
+	}
+	if v := get("TOOLSHED_WORKSPACE_QUOTA_FILES", ""); v != "" {
+		if c.WorkspaceQuota.Files, err = strconv.Atoi(v); err != nil || c.WorkspaceQuota.Files <= 0 {
+			return c, fmt.Errorf("TOOLSHED_WORKSPACE_QUOTA_FILES=%q: use a positive number of files", v)
 		}
 	}
 	if err := c.LogLevel.UnmarshalText([]byte(get("TOOLSHED_LOG_LEVEL", "info"))); err != nil {
@@ -179,6 +207,17 @@ func (c *Config) readEmbedder(get func(k, def string) string, inLambda bool) err
 
 // Load reads the configuration from the process environment.
 func Load() (Config, error) { return FromEnv(os.Getenv) }
+
+// list splits a comma-separated setting, dropping blanks.
+func list(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
 
 func parseLimits(s string) (map[string]int, error) {
 	m := map[string]int{}

@@ -67,6 +67,8 @@ type RateLimit struct {
 // that value, recursively). Setup calls run first, in order, for tools that
 // need state. An INVALID_INPUT example is rejected by the input schema
 // unless CheckedBy is "tool" (the schema accepts it; the tool refuses it).
+// An Internet example reaches the public internet: where the internet
+// cannot be reached, it must fail with UPSTREAM_ERROR instead.
 type Example struct {
 	Name      string          `json:"name"`
 	Setup     []Call          `json:"setup,omitempty"`
@@ -74,6 +76,7 @@ type Example struct {
 	Output    json.RawMessage `json:"output,omitempty"`
 	Error     toolerr.Code    `json:"error,omitempty"`
 	CheckedBy string          `json:"checkedBy,omitempty"`
+	Internet  bool            `json:"internet,omitempty"`
 }
 
 // SchemaRejects reports whether the input schema alone must refuse the

@@ -5,30 +5,37 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/ratelimit"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
+	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
 	"github.com/toolshed/toolshed/shared/toolset"
 )
 
 // TestContractExamplesRun runs every example of every implemented tool
-// through the real pipeline, each in a fresh store: the declared error code
-// must come back, or a result that contains the declared output (the
-// pipeline has already checked it against the outputSchema).
+// through the real pipeline, each in a fresh store and data directory: the
+// declared error code must come back, or a result that contains the
+// declared output (the pipeline has already checked it against the
+// outputSchema). Examples that reach the internet must fail with
+// UPSTREAM_ERROR where it cannot be reached.
 func TestContractExamplesRun(t *testing.T) {
+	online := internetReachable()
 	newPipeline := func(t *testing.T) *toolkit.Pipeline {
-		db, err := boltstore.Open(filepath.Join(t.TempDir(), "t.db"))
+		dir := t.TempDir()
+		db, err := boltstore.Open(filepath.Join(dir, "t.db"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { db.Close() })
 		st := db.Stores()
-		env := family.NewEnv(config.Config{}, nil).UseStores(st)
+		env := family.NewEnv(config.Config{DataDir: dir}, nil).UseStores(st)
 		tools, err := family.Build(context.Background(), toolset.Families, env)
 		if err != nil {
 			t.Fatal(err)
@@ -58,6 +65,12 @@ func TestContractExamplesRun(t *testing.T) {
 					}
 				}
 				out := p.Invoke(ctx, toolkit.Request{Tool: c.Name, Args: ex.Input, Tenant: "examples", RequestID: "example"})
+				if ex.Internet && !online {
+					if out.OK || out.Error.Code != toolerr.UpstreamError {
+						t.Fatalf("offline, input %s: want UPSTREAM_ERROR, got %s %+v", ex.Input, out.Result, out.Error)
+					}
+					return
+				}
 				if ex.Error != "" {
 					if out.OK || out.Error.Code != ex.Error {
 						t.Fatalf("input %s: want %s, got %s %+v", ex.Input, ex.Error, out.Result, out.Error)
@@ -78,6 +91,16 @@ func TestContractExamplesRun(t *testing.T) {
 			})
 		}
 	}
+}
+
+// internetReachable reports whether example.com answers on port 443.
+func internetReachable() bool {
+	conn, err := net.DialTimeout("tcp", "example.com:443", 3*time.Second)
+	if err != nil {
+		return false
+	}
+	conn.Close()
+	return true
 }
 
 // contains reports whether got has every key of want with an equal value,

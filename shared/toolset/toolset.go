@@ -6,10 +6,12 @@ package toolset
 import (
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/tools/contextsearch"
+	"github.com/toolshed/toolshed/shared/tools/fileio"
 	"github.com/toolshed/toolshed/shared/tools/hello"
 	"github.com/toolshed/toolshed/shared/tools/memory"
 	"github.com/toolshed/toolshed/shared/tools/sysaudit"
 	"github.com/toolshed/toolshed/shared/tools/tasks"
+	"github.com/toolshed/toolshed/shared/tools/webfetch"
 )
 
 // Families are every served tool family.
@@ -19,6 +21,8 @@ var Families = []family.Family{
 	tasks.Family,
 	memory.Family,
 	contextsearch.Family,
+	webfetch.Family,
+	fileio.Family,
 }
 
 // Tools returns the canonical names of every served tool, in family order.

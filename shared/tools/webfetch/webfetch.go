@@ -1,0 +1,71 @@
+// Package webfetch implements the web-fetch tool (seed 003, command
+// fetch_url): an HTTP GET of a public http(s) URL that returns the status,
+// headers and text of the response, built so that a caller cannot use it
+// to reach anything but the public internet (SSRF).
+//
+// Every URL, the first and each redirect target, is checked before it is
+// requested: http and https only ("Disallowed protocol"), no user name or
+// password, ports 80, 443 and 1024-65535, a host on the allowlist when one
+// is configured ("Disallowed domain"), and a host that is not an IP address
+// other than a public one in any spelling (dotted, decimal, octal, hex,
+// short forms, IPv6 forms embedding IPv4, IDNA digits). Then every
+// connection is checked where it is made: net.Dialer's Control refuses any
+// address that is not public (package netguard) after DNS resolution, so a
+// name that resolves, or re-resolves, to a private address never gets a
+// connection. Proxies from the environment are ignored; no cookies or
+// credentials are sent.
+//
+// At most MaxRedirects redirects are followed; the body is read up to
+// MaxBodyBytes after decompression and refused beyond ("Content size
+// exceeds limit of 5 MB."); binary media types are refused; text is decoded
+// to UTF-8; a whole fetch takes at most DefaultTimeout.
+package webfetch
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/toolkit"
+)
+
+// ToolName is the tool's name, as in contracts/web-fetch.json.
+const ToolName = "web-fetch"
+
+// Family registers web-fetch. It has no grants: its function touches no
+// data of Toolshed's, only its rate counter, which every tool function has.
+var Family = family.Family{
+	Name:  "web-fetch",
+	Tools: []string{ToolName},
+	New: func(_ context.Context, env *family.Env) ([]toolkit.Tool, error) {
+		f, err := New(Options{
+			AllowedDomains: env.Config.FetchAllowedDomains,
+			RejectTypes:    env.Config.FetchRejectTypes,
+		})
+		if err != nil {
+			return nil, err
+		}
+		return []toolkit.Tool{f.Tool()}, nil
+	},
+}
+
+type input struct {
+	Command string `json:"command"` // fetch_url, the only command (the schema's enum and default)
+	URL     string `json:"url"`
+}
+
+// Tool returns the web-fetch tool over f.
+func (f *Fetcher) Tool() toolkit.Tool {
+	return toolkit.Tool{Name: ToolName, Handler: toolkit.Typed(f.fetchURL)}
+}
+
+func (f *Fetcher) fetchURL(ctx context.Context, _ toolkit.Call, in input) (toolkit.Result, error) {
+	page, err := f.Fetch(ctx, in.URL)
+	if err != nil {
+		return toolkit.Result{}, err
+	}
+	return toolkit.Result{
+		Data:    page,
+		Message: fmt.Sprintf("Fetched %d bytes from %s", page.Bytes, page.FinalURL),
+	}, nil
+}

@@ -1,0 +1,252 @@
+package workspace
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"sync"
+	"syscall"
+
+	"github.com/toolshed/toolshed/shared/config"
+)
+
+// Dir keeps the workspaces in a local directory, one folder per tenant,
+// each opened with os.Root for every operation. Writes of one tenant are
+// serialized in the process, so its quota holds exactly.
+type Dir struct {
+	dir   string
+	quota config.Quota
+
+	mu    sync.Mutex
+	locks map[string]*sync.Mutex // per tenant
+}
+
+// NewDir returns the workspaces under dir (<data dir>/workspace), created
+// on first use.
+func NewDir(dir string, quota config.Quota) *Dir {
+	return &Dir{dir: dir, quota: quota, locks: map[string]*sync.Mutex{}}
+}
+
+// Permissions of what Dir creates: workspaces are private to the server.
+const (
+	dirPerm  = 0o700
+	filePerm = 0o600
+)
+
+// open returns the root of a tenant's workspace, creating it if needed.
+func (d *Dir) open(tenant string) (*os.Root, error) {
+	if _, err := prefix(tenant); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(d.dir, dirPerm); err != nil {
+		return nil, unavailable("", "cannot create the workspace folder", err)
+	}
+	all, err := os.OpenRoot(d.dir)
+	if err != nil {
+		return nil, unavailable("", "cannot open the workspace folder", err)
+	}
+	defer all.Close()
+	if err := all.Mkdir(tenant, dirPerm); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, unavailable("", "cannot create the workspace", err)
+	}
+	root, err := all.OpenRoot(tenant)
+	if err != nil {
+		return nil, unavailable("", "cannot open the workspace", err)
+	}
+	return root, nil
+}
+
+// Read returns the contents of a tenant's file.
+func (d *Dir) Read(_ context.Context, tenant, p string) ([]byte, error) {
+	if _, err := resolve(tenant, p); err != nil {
+		return nil, err
+	}
+	root, err := d.open(tenant)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	f, err := root.Open(p)
+	if err != nil {
+		return nil, fsError(p, err, noSuchFile)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, unavailable(p, "cannot read the file", err)
+	case info.IsDir():
+		return nil, &Error{Kind: NotFound, Path: p, Reason: "the path is a folder"}
+	case !info.Mode().IsRegular():
+		return nil, &Error{Kind: NotFound, Path: p, Reason: "the path is not a regular file"}
+	case info.Size() > MaxFileBytes:
+		return nil, tooLarge(p)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, unavailable(p, "cannot read the file", err)
+	}
+	if len(data) > MaxFileBytes {
+		return nil, tooLarge(p)
+	}
+	return data, nil
+}
+
+// Write replaces (or creates) a tenant's file with data, creating parent
+// folders: data goes to a temporary file in the same folder, is synced,
+// and is renamed over the file.
+func (d *Dir) Write(_ context.Context, tenant, p string, data []byte) error {
+	if _, err := resolve(tenant, p); err != nil {
+		return err
+	}
+	if len(data) > MaxFileBytes {
+		return tooLarge(p)
+	}
+	unlock := d.lock(tenant)
+	defer unlock()
+	root, err := d.open(tenant)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+
+	used, old, exists, err := usage(root, p)
+	if err != nil {
+		return err
+	}
+	if err := checkQuota(d.quota, used, p, exists, old, int64(len(data))); err != nil {
+		return err
+	}
+	dir := path.Dir(p)
+	if err := root.MkdirAll(dir, dirPerm); err != nil {
+		return fsError(p, err, fileInTheWay)
+	}
+	tmp := path.Join(dir, tempName())
+	if err := writeSynced(root, tmp, data); err != nil {
+		root.Remove(tmp)
+		return fsError(p, err, fileInTheWay)
+	}
+	if err := root.Rename(tmp, p); err != nil {
+		root.Remove(tmp)
+		return fsError(p, err, folderInTheWay)
+	}
+	// Make the rename itself durable.
+	if folder, err := root.Open(dir); err == nil {
+		folder.Sync()
+		folder.Close()
+	}
+	return nil
+}
+
+// lock serializes the writes of one tenant and returns the unlock.
+func (d *Dir) lock(tenant string) func() {
+	d.mu.Lock()
+	l, ok := d.locks[tenant]
+	if !ok {
+		l = &sync.Mutex{}
+		d.locks[tenant] = l
+	}
+	d.mu.Unlock()
+	l.Lock()
+	return l.Unlock
+}
+
+// usage walks a workspace: the regular files it holds and their bytes,
+// and the size of the file at p if there is one. Symbolic links are not
+// followed.
+func usage(root *os.Root, p string) (used Usage, old int64, exists bool, err error) {
+	err = fs.WalkDir(root.FS(), ".", func(name string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !e.Type().IsRegular() {
+			return nil
+		}
+		info, err := e.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // removed meanwhile (another process's temporary file)
+		}
+		if err != nil {
+			return err
+		}
+		used.Files++
+		used.Bytes += info.Size()
+		if name == p {
+			old, exists = info.Size(), true
+		}
+		return nil
+	})
+	if err != nil {
+		return Usage{}, 0, false, unavailable(p, "cannot measure the workspace", err)
+	}
+	return used, old, exists, nil
+}
+
+// tempName is a fresh name for a temporary file, of fixed length (so that
+// it fits wherever the final name does), hidden.
+func tempName() string {
+	b := make([]byte, 8)
+	rand.Read(b) // never fails
+	return ".toolshed-" + hex.EncodeToString(b) + ".tmp"
+}
+
+// writeSynced creates name (it must not exist) with data, on disk.
+func writeSynced(root *os.Root, name string, data []byte) error {
+	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, filePerm)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// fsError maps an error of an os.Root operation on path p. os.Root's own
+// refusal of a path that leaves the root (through a symbolic link) is the
+// only error that is not an OS error number. inTheWay is what a file or
+// folder in the wrong place ("not a directory", "is a directory",
+// "exists") means for the operation.
+func fsError(p string, err error, inTheWay *Error) error {
+	var errno syscall.Errno
+	switch {
+	case !errors.As(err, &errno):
+		return &Error{Kind: Denied, Path: p, Reason: "the path leads outside your workspace", Err: err}
+	case errno == syscall.ELOOP:
+		return &Error{Kind: Denied, Path: p, Reason: "the path has too many levels of symbolic links", Err: err}
+	case errors.Is(err, fs.ErrNotExist):
+		return &Error{Kind: NotFound, Path: p, Reason: "no such file", Err: err}
+	case errno == syscall.ENOTDIR, errno == syscall.EISDIR, errno == syscall.EEXIST, errno == syscall.ENOTEMPTY:
+		e := *inTheWay
+		e.Path, e.Err = p, err
+		return &e
+	case errno == syscall.ENOSPC, errno == syscall.EDQUOT:
+		return unavailable(p, "the disk is full", err)
+	}
+	return unavailable(p, "the storage failed", err)
+}
+
+// What a file or folder in the way means.
+var (
+	noSuchFile     = &Error{Kind: NotFound, Reason: "no such file"}
+	fileInTheWay   = &Error{Kind: Conflict, Reason: "a file is where the path needs a folder"}
+	folderInTheWay = &Error{Kind: Conflict, Reason: "the path is a folder"}
+)
+
+func unavailable(p, reason string, err error) error {
+	return &Error{Kind: Unavailable, Path: p, Reason: reason, Err: err}
+}
+
+func tooLarge(p string) error {
+	return &Error{Kind: TooLarge, Path: p, Reason: "files are at most 1 MiB"}
+}

@@ -1,0 +1,114 @@
+// Package workspace keeps each tenant's files in a sandbox of its own, for
+// the file-io tool. Locally (Dir) a tenant's files live in
+// <data dir>/workspace/<tenant>/, reached only through os.Root, so neither
+// a path nor a symbolic link can lead outside it. Deployed (Bucket) they
+// live under the S3 prefix workspace/<tenant>/ of the deployment's bucket.
+//
+// Both backends apply the same rules: paths as package sandboxpath checks
+// them; files of at most MaxFileBytes; writes that replace a file whole
+// (a temporary file renamed over it locally, one PUT on S3), so a reader
+// sees the old or the new file, never a mix; parent folders created as
+// needed, and a file where a folder is needed (or the reverse) refused on
+// both; and a per-tenant quota of bytes and files, checked before each
+// write against what the tenant already stores.
+package workspace
+
+import (
+	"fmt"
+
+	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/sandboxpath"
+	"github.com/toolshed/toolshed/shared/toolkit"
+)
+
+// MaxFileBytes is the largest file read or written (1 MiB).
+const MaxFileBytes = 1 << 20
+
+// Kind says why an operation failed.
+type Kind int
+
+// The kinds of failure.
+const (
+	// NotFound: no file at the path (or a folder there).
+	NotFound Kind = iota + 1
+	// Denied: the path tries to leave the sandbox ('..', absolute, a
+	// symbolic link out of it, ...).
+	Denied
+	// BadPath: the path is malformed (empty segment, too long, ...).
+	BadPath
+	// Conflict: a file is where a folder must be, or a folder where the
+	// file must be.
+	Conflict
+	// TooLarge: the file or the content is over MaxFileBytes.
+	TooLarge
+	// OverQuota: the write would pass the tenant's quota.
+	OverQuota
+	// Unavailable: the storage failed.
+	Unavailable
+)
+
+// Error is a failed read or write.
+type Error struct {
+	Kind   Kind
+	Path   string
+	Reason string // for the caller
+	Err    error  // the cause, for logs
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("workspace %s: %s: %v", e.Path, e.Reason, e.Err)
+	}
+	return fmt.Sprintf("workspace %s: %s", e.Path, e.Reason)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Usage is what a tenant stores, and what a quota limits.
+type Usage = config.Quota
+
+// prefix returns the key prefix of a tenant's sandbox, "workspace/<tenant>/".
+// Tenants are checked again here: one must never name another's folder.
+func prefix(tenant string) (string, error) {
+	if !toolkit.ValidTenant(tenant) {
+		return "", &Error{Kind: Denied, Reason: "the request carries no valid tenant"}
+	}
+	return "workspace/" + tenant + "/", nil
+}
+
+// resolve checks a path for a tenant and returns the file's key.
+func resolve(tenant, p string) (string, error) {
+	pre, err := prefix(tenant)
+	if err != nil {
+		return "", err
+	}
+	key, err := sandboxpath.Resolve(pre, p)
+	if err != nil {
+		e := err.(*sandboxpath.Error)
+		kind := BadPath
+		if e.Escape {
+			kind = Denied
+		}
+		return "", &Error{Kind: kind, Path: p, Reason: "the path " + e.Reason}
+	}
+	return key, nil
+}
+
+// checkQuota refuses a write of size bytes to a path that holds old bytes
+// (exists says whether it holds a file) when the tenant's usage would pass
+// the quota.
+func checkQuota(quota, used Usage, p string, exists bool, old, size int64) error {
+	after := Usage{Bytes: used.Bytes - old + size, Files: used.Files}
+	if !exists {
+		after.Files++
+	}
+	switch {
+	case after.Files > quota.Files && after.Files > used.Files:
+		return &Error{Kind: OverQuota, Path: p, Reason: fmt.Sprintf(
+			"workspace quota exceeded: %d files of %d already stored", used.Files, quota.Files)}
+	case after.Bytes > quota.Bytes && after.Bytes > used.Bytes:
+		return &Error{Kind: OverQuota, Path: p, Reason: fmt.Sprintf(
+			"workspace quota exceeded: %d of %d bytes stored, this write needs %d more", used.Bytes, quota.Bytes, after.Bytes-used.Bytes)}
+	}
+	return nil
+}
