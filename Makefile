@@ -92,5 +92,6 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParseIPv4 -fuzztime $(FUZZTIME) ./shared/netguard/
 	$(GO) test -run '^$$' -fuzz FuzzResolve -fuzztime $(FUZZTIME) ./shared/sandboxpath/
 
+## clean: build output only; .toolshed (your local data) is kept
 clean:
-	rm -rf build infra/cdk.out .toolshed
+	rm -rf build infra/cdk.out

@@ -988,8 +988,8 @@ func TestFunctionFolders(t *testing.T) {
 }
 
 // TestToolSpecsFromContract derives a tool the stack has never seen from a
-// contract and a family: aliases and timeout come from the contract, memory
-// and grants from the family.
+// contract and a family: aliases and timeout come from the contract, memory,
+// grants and settings from the family, chosen settings from the deployment.
 func TestToolSpecsFromContract(t *testing.T) {
 	contract := `{"name":"echo","aliases":["say"],"title":"Echo","description":"Echoes.",
 		"inputSchema":{"type":"object"},"outputSchema":{"type":"object"},
@@ -1000,22 +1000,26 @@ func TestToolSpecsFromContract(t *testing.T) {
 		t.Fatal(err)
 	}
 	fam := family.Family{Name: "echo", Tools: []string{"echo"}, MemoryMB: 1024,
-		Grants: []family.Grant{family.Objects("workspace/", "s3:GetObject")}}
-	specs, err := toolSpecs([]family.Family{fam}, set)
+		Grants:   []family.Grant{family.Objects("workspace/", "s3:GetObject")},
+		Env:      map[string]string{"ECHO_MODE": "loud"},
+		Settings: []string{"ECHO_VOICE", "ECHO_UNSET"}}
+	deployment := map[string]string{"ECHO_VOICE": "bass", "TOOLSHED_RATE_LIMITS": "echo=5", "OTHER": "x"}
+	specs, err := toolSpecs([]family.Family{fam}, set, func(k string) string { return deployment[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []toolSpec{{Name: "echo", Aliases: []string{"say"}, TimeoutSeconds: 16, MemoryMB: 1024,
-		Grants: []family.Grant{rateCounter, family.Objects("workspace/", "s3:GetObject")}}}
+		Grants: []family.Grant{rateCounter, family.Objects("workspace/", "s3:GetObject")},
+		Env:    map[string]string{"ECHO_MODE": "loud", "ECHO_VOICE": "bass", "TOOLSHED_RATE_LIMITS": "echo=5"}}}
 	if !equalJSON(specs, want) {
 		t.Errorf("got %+v\nwant %+v", specs, want)
 	}
 	bad := family.Family{Name: "bad", Tools: []string{"echo"}, Grants: []family.Grant{family.Objects("workspace/", "dynamodb:Query")}}
-	if _, err := toolSpecs([]family.Family{bad}, set); err == nil {
+	if _, err := toolSpecs([]family.Family{bad}, set, os.Getenv); err == nil {
 		t.Error("a grant mixing services was accepted")
 	}
 	missing := family.Family{Name: "missing", Tools: []string{"nope"}}
-	if _, err := toolSpecs([]family.Family{missing}, set); err == nil {
+	if _, err := toolSpecs([]family.Family{missing}, set, os.Getenv); err == nil {
 		t.Error("a tool without a contract was accepted")
 	}
 }

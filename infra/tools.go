@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"math"
+	"os"
+	"slices"
 
 	"github.com/toolshed/toolshed/contracts"
 	"github.com/toolshed/toolshed/shared/config"
@@ -20,6 +22,10 @@ const toolDir = "tool"
 // for a cold start and for writing the answer.
 const timeoutMarginSeconds = 3
 
+// commonSettings are the settings every tool function takes from the
+// environment the stack is synthesized in, when set there.
+var commonSettings = []string{"TOOLSHED_RATE_LIMITS", "TOOLSHED_LOG_LEVEL"}
+
 // rateCounter is the grant every tool function has: its rate counter.
 var rateCounter = family.Table(config.RateLimitsTable, "dynamodb:UpdateItem")
 
@@ -30,7 +36,7 @@ type toolSpec struct {
 	TimeoutSeconds float64
 	MemoryMB       float64
 	Grants         []family.Grant    // the rate counter first, then the family's grants for this tool
-	Env            map[string]string // fixed settings from the family
+	Env            map[string]string // the family's fixed settings and the deployment's chosen ones
 }
 
 // tools drives every tool function, its routes and its permissions.
@@ -41,15 +47,16 @@ func mustToolSpecs(families []family.Family) []toolSpec {
 	if err != nil {
 		panic(fmt.Sprintf("load contracts: %v", err))
 	}
-	specs, err := toolSpecs(families, set)
+	specs, err := toolSpecs(families, set, os.Getenv)
 	if err != nil {
 		panic(err)
 	}
 	return specs
 }
 
-// toolSpecs derives one toolSpec per tool of the families.
-func toolSpecs(families []family.Family, set *schema.Set) ([]toolSpec, error) {
+// toolSpecs derives one toolSpec per tool of the families; getenv reads the
+// deployment's settings (os.Getenv when synthesizing).
+func toolSpecs(families []family.Family, set *schema.Set, getenv func(string) string) ([]toolSpec, error) {
 	var specs []toolSpec
 	for _, f := range families {
 		for _, name := range f.Tools {
@@ -69,9 +76,27 @@ func toolSpecs(families []family.Family, set *schema.Set) ([]toolSpec, error) {
 				TimeoutSeconds: math.Ceil(float64(c.TimeoutMs)/1000) + timeoutMarginSeconds,
 				MemoryMB:       float64(f.Memory()),
 				Grants:         grants,
-				Env:            f.Env,
+				Env:            settings(f, getenv),
 			})
 		}
 	}
 	return specs, nil
+}
+
+// settings is a tool function's fixed configuration: the family's Env, and
+// each deployment setting (common or the family's) that getenv has.
+func settings(f family.Family, getenv func(string) string) map[string]string {
+	env := map[string]string{}
+	for k, v := range f.Env {
+		env[k] = v
+	}
+	for _, name := range append(slices.Clone(commonSettings), f.Settings...) {
+		if v := getenv(name); v != "" {
+			env[name] = v
+		}
+	}
+	if len(env) == 0 {
+		return nil
+	}
+	return env
 }

@@ -31,6 +31,10 @@ type Family struct {
 	Grants []Grant
 	// Env is fixed configuration its functions get when deployed.
 	Env map[string]string
+	// Settings name the environment variables a deployment may set for its
+	// functions (allowlists, quotas, models): the CDK app copies each one
+	// that is set in the environment it synthesizes in.
+	Settings []string
 	// MemoryMB is its functions' memory; 0 means DefaultMemoryMB.
 	MemoryMB int
 	// New builds the family's tools. It must name exactly Tools, and should

@@ -53,7 +53,11 @@ type Config struct {
 	// server); nil allows every request (API Gateway does its own checks).
 	Guard   *OriginGuard
 	MaxBody int64 // 0: DefaultMaxBody
-	Log     *slog.Logger
+	// MaxResponse bounds a response body as the Lambda runtime will encode
+	// it (see EncodedLen); a larger one becomes SIZE_LIMIT_EXCEEDED. 0 means
+	// no bound (the local server).
+	MaxResponse int
+	Log         *slog.Logger
 }
 
 // New returns the HTTP handler.
@@ -100,6 +104,10 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, r, http.StatusForbidden, toolerr.New(toolerr.AccessDenied, "%s", msg))
 			return
 		}
+	}
+	if s.cfg.MaxResponse > 0 {
+		s.serveLimited(w, r)
+		return
 	}
 	s.mux.ServeHTTP(w, r)
 }

@@ -334,3 +334,43 @@ func TestRefusalsAreLogged(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodedLen: EncodedLen is exactly what encoding/json makes of a
+// string, for every kind of byte the escaping treats differently.
+func TestEncodedLen(t *testing.T) {
+	for _, s := range []string{"", "plain", `"quoted" \ back`, "<a href='x'>&amp;</a>", "\n\r\t\b\f\x00\x1f\x7f",
+		"é日本😀", "\u2028\u2029", "\xff\xfe bad utf-8 \xe2\x82", strings.Repeat("<>&\"", 1000)} {
+		want, _ := json.Marshal(s)
+		if got := httpapi.EncodedLen([]byte(s)); got != len(want) {
+			t.Errorf("%q: EncodedLen %d, encoding/json %d", s, got, len(want))
+		}
+	}
+}
+
+func FuzzEncodedLen(f *testing.F) {
+	f.Add("<&>\"\\\n\x00\xff\u2028é")
+	f.Fuzz(func(t *testing.T, s string) {
+		want, _ := json.Marshal(s)
+		if got := httpapi.EncodedLen([]byte(s)); got != len(want) {
+			t.Fatalf("%q: EncodedLen %d, encoding/json %d", s, got, len(want))
+		}
+	})
+}
+
+// TestResponseLimit: with MaxResponse set (Lambda), a response that would
+// not fit is SIZE_LIMIT_EXCEEDED in the route's envelope; smaller ones pass
+// untouched.
+func TestResponseLimit(t *testing.T) {
+	set, _ := schema.Load(contracts.FS)
+	p, _ := toolkit.NewPipeline(set, []toolkit.Tool{hello.New()}, toolkit.Options{})
+	h := httpapi.New(httpapi.Config{Invoker: p, Auth: auth.Fixed{Tenant: "t1"}, MaxResponse: 300})
+	r := do(t, h, "POST", "/v1/tools/hello", "application/json", `{"args":{"name":"a"}}`)
+	if r.status != 200 || r.body["ok"] != true {
+		t.Fatalf("small response: %d %v", r.status, r.body)
+	}
+	// 90 '<' become 540 bytes once escaped by the Lambda runtime.
+	r = do(t, h, "POST", "/v1/tools/hello", "application/json", `{"args":{"name":"`+strings.Repeat("<", 90)+`"}}`)
+	if r.status != 413 || r.body["code"] != "SIZE_LIMIT_EXCEEDED" || r.body["tool"] != "hello" || r.header.Get("X-Request-Id") == "" {
+		t.Errorf("large response: %d %v", r.status, r.body)
+	}
+}

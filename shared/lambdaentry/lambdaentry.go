@@ -14,7 +14,16 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
+)
+
+// MaxResponse is the largest answer a synchronously invoked Lambda
+// function may give (6 MB), and MaxHTTPBody the largest response body that
+// fits in an API Gateway proxy response within it, headers included.
+const (
+	MaxResponse = 6 << 20
+	MaxHTTPBody = MaxResponse - 16<<10
 )
 
 // Handler is a Lambda handler over raw JSON events.
@@ -36,8 +45,23 @@ func ToolHandler(inv toolkit.Invoker, httpHandler http.Handler) Handler {
 		if err := json.Unmarshal(event, &req); err != nil {
 			return nil, fmt.Errorf("decode direct invocation: %w", err)
 		}
-		return inv.Invoke(ctx, req), nil
+		return fitted(inv.Invoke(ctx, req))
 	}
+}
+
+// fitted encodes an outcome for the Lambda runtime; one that would not fit
+// in a Lambda response becomes SIZE_LIMIT_EXCEEDED.
+func fitted(out toolkit.Outcome) (json.RawMessage, error) {
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, fmt.Errorf("encode outcome of %s: %w", out.Tool, err)
+	}
+	if len(b) <= MaxResponse {
+		return b, nil
+	}
+	e := toolerr.New(toolerr.SizeLimitExceeded, "the result would be %d bytes; a Lambda function answers at most %d: ask for less", len(b), MaxResponse).
+		With("bytes", len(b)).With("limitBytes", MaxResponse)
+	return json.Marshal(toolkit.Fail(out.Tool, out.RequestID, e))
 }
 
 // HTTPHandler serves API Gateway HTTP API v2 events with h.

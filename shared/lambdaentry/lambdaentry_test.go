@@ -20,6 +20,7 @@ import (
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
+	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
 	"github.com/toolshed/toolshed/shared/tools/hello"
 )
@@ -216,3 +217,76 @@ func TestAuthorizer(t *testing.T) {
 }
 
 var _ store.APIKeys = (store.Stores{}).APIKeys
+
+// bigInvoker answers every call with a result of n bytes of '<', which the
+// Lambda runtime escapes to six bytes each.
+type bigInvoker struct{ n int }
+
+func (b bigInvoker) Invoke(_ context.Context, req toolkit.Request) toolkit.Outcome {
+	res, _ := json.Marshal(map[string]string{"content": strings.Repeat("<", b.n)})
+	return toolkit.Outcome{Tool: req.Tool, OK: true, Result: res, RequestID: req.RequestID}
+}
+func (bigInvoker) Has(name string) (string, bool) { return name, true }
+func (bigInvoker) Names() []string                { return []string{"big"} }
+
+// TestResultsThatDoNotFitALambdaResponse: a direct invocation whose outcome
+// would pass Lambda's 6 MB answers SIZE_LIMIT_EXCEEDED instead of failing
+// in the runtime; so does an API Gateway request whose response would.
+func TestResultsThatDoNotFitALambdaResponse(t *testing.T) {
+	tests := []struct {
+		name    string
+		n       int
+		wantErr bool
+	}{
+		{"fits", 100 << 10, false},
+		{"escaping pushes it over", 1100 << 10, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			inv := bigInvoker{tt.n}
+			h := lambdaentry.ToolHandler(inv, httpapi.New(httpapi.Config{Invoker: inv, Auth: auth.Gateway{},
+				RequestID: lambdaentry.RequestID, MaxResponse: lambdaentry.MaxHTTPBody}))
+			out, err := h(context.Background(), json.RawMessage(`{"tool":"big","args":{},"tenant":"acme","requestId":"r1"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw := out.(json.RawMessage)
+			var o toolkit.Outcome
+			if err := json.Unmarshal(raw, &o); err != nil {
+				t.Fatal(err)
+			}
+			if len(raw) > lambdaentry.MaxResponse {
+				t.Errorf("answer of %d bytes passes the Lambda limit", len(raw))
+			}
+			if got := !o.OK && o.Error.Code == toolerr.SizeLimitExceeded; got != tt.wantErr {
+				t.Errorf("outcome %v %+v, want size error %v", o.OK, o.Error, tt.wantErr)
+			}
+
+			resp, err := h(context.Background(), withBody(t, "v1-hello.json", "/v1/tools/big", `{"args":{}}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := resp.(events.APIGatewayV2HTTPResponse)
+			if wantStatus := map[bool]int{false: 200, true: 413}[tt.wantErr]; r.StatusCode != wantStatus {
+				t.Errorf("API Gateway: %d, want %d", r.StatusCode, wantStatus)
+			}
+			if enc, _ := json.Marshal(r); len(enc) > lambdaentry.MaxResponse {
+				t.Errorf("API Gateway response of %d bytes passes the Lambda limit", len(enc))
+			}
+		})
+	}
+}
+
+// withBody returns a fixture event sent to path with body.
+func withBody(t *testing.T, name, path, body string) json.RawMessage {
+	t.Helper()
+	var ev map[string]any
+	if err := json.Unmarshal(fixture(t, name), &ev); err != nil {
+		t.Fatal(err)
+	}
+	rc := ev["requestContext"].(map[string]any)
+	ev["rawPath"], ev["body"], ev["isBase64Encoded"] = path, body, false
+	rc["http"].(map[string]any)["path"] = path
+	b, _ := json.Marshal(ev)
+	return b
+}

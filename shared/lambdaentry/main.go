@@ -51,7 +51,7 @@ func StartTool(families []family.Family) {
 		Metrics:    metrics(cfg),
 	})
 	fatalIf(log, "build pipeline", err)
-	h := httpapi.New(httpapi.Config{Invoker: p, Auth: auth.Gateway{}, RequestID: RequestID, Log: log})
+	h := httpapi.New(httpapi.Config{Invoker: p, Auth: auth.Gateway{}, RequestID: RequestID, MaxResponse: MaxHTTPBody, Log: log})
 	lambda.Start(ToolHandler(p, h))
 }
 
@@ -68,7 +68,8 @@ func StartGateway() {
 		telemetry.NewGatewayObserver(log, metrics(cfg)))
 	fatalIf(log, "tool functions", err)
 	srv := mcpserver.NewServer(mcpserver.Config{Name: "toolshed", Version: Version, Tools: inv.Served(), Invoker: inv, Log: log})
-	h := httpapi.New(httpapi.Config{Invoker: inv, Auth: auth.Gateway{}, MCP: mcpserver.Handler(srv), RequestID: RequestID, Log: log})
+	h := httpapi.New(httpapi.Config{Invoker: inv, Auth: auth.Gateway{}, MCP: mcpserver.Handler(srv), RequestID: RequestID,
+		MaxResponse: MaxHTTPBody, Log: log})
 	lambda.Start(HTTPHandler(h))
 }
 

@@ -46,6 +46,7 @@ var Family = family.Family{
 		family.Model(embedding.TitanV2),
 	},
 	MemoryMB: 1024,
+	Settings: []string{"TOOLSHED_EMBEDDER", "TOOLSHED_EMBED_URL", "TOOLSHED_EMBED_MODEL", "TOOLSHED_EMBED_KEY", "TOOLSHED_EMBED_DIMENSIONS"},
 	New: func(ctx context.Context, env *family.Env) ([]toolkit.Tool, error) {
 		s, err := FromEnv(ctx, env)
 		if err != nil {

@@ -48,8 +48,9 @@ const workspacePrefix = "workspace/"
 // tenant's files and bytes for its quota and finds files in the way of
 // folders, with the bucket as the only record (see workspace.Bucket).
 var Family = family.Family{
-	Name:  "file-io",
-	Tools: []string{ToolName},
+	Name:     "file-io",
+	Tools:    []string{ToolName},
+	Settings: []string{"TOOLSHED_WORKSPACE_QUOTA_BYTES", "TOOLSHED_WORKSPACE_QUOTA_FILES"},
 	Grants: []family.Grant{
 		family.Objects(workspacePrefix, "s3:GetObject", "s3:PutObject"),
 		family.List(workspacePrefix),

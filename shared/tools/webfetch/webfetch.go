@@ -35,8 +35,9 @@ const ToolName = "web-fetch"
 // Family registers web-fetch. It has no grants: its function touches no
 // data of Toolshed's, only its rate counter, which every tool function has.
 var Family = family.Family{
-	Name:  "web-fetch",
-	Tools: []string{ToolName},
+	Name:     "web-fetch",
+	Tools:    []string{ToolName},
+	Settings: []string{"TOOLSHED_FETCH_ALLOWED_DOMAINS", "TOOLSHED_FETCH_REJECT_TYPES"},
 	New: func(_ context.Context, env *family.Env) ([]toolkit.Tool, error) {
 		f, err := New(Options{
 			AllowedDomains: env.Config.FetchAllowedDomains,
