@@ -111,9 +111,10 @@ func testToolDirectInvocations(t *testing.T, d *deployment) {
 }
 
 // exampleTools are the tools whose contract examples run here, each in its
-// own function: those that need nothing but DynamoDB and the host.
+// own function: those that need nothing but DynamoDB, S3 (moto) and the
+// host.
 var exampleTools = []string{"hello", "add_task", "list_tasks", "update_task", "complete_task", "delete_task",
-	"write_memory_entry", "read_memory", "sys-audit"}
+	"write_memory_entry", "read_memory", "sys-audit", "web-fetch", "file-io"}
 
 // testContractExamples runs every example of those tools through the
 // deployed path: each call (setup calls included) is a direct invocation of
@@ -133,6 +134,9 @@ func testContractExamples(t *testing.T, d *deployment) {
 				}
 				resp := invoke(t, d.tool(t, tool), directEvent(tool, string(ex.Input), tenant, "example"))
 				switch {
+				case ex.Internet && !outcomeOK(t, resp):
+					// Offline, an example that needs the internet fails upstream.
+					hasFields(t, string(resp.Payload), `{"ok":false,"error":{"code":"UPSTREAM_ERROR"}}`)
 				case ex.Error != "":
 					hasFields(t, string(resp.Payload), fmt.Sprintf(`{"ok":false,"error":{"code":%q}}`, ex.Error))
 				case !outcomeOK(t, resp):
