@@ -119,7 +119,16 @@ func (e *Env) UseS3(client *s3.Client) *Env {
 	return e
 }
 
-// Close releases what the Env opened.
+// OnClose registers fn to run when the Env closes, before the stores it
+// opened are released (a family's background work, say).
+func (e *Env) OnClose(fn func() error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.closers = append(e.closers, fn)
+}
+
+// Close runs what was registered with OnClose and releases what the Env
+// opened, last first.
 func (e *Env) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()

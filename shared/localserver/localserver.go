@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/auth"
-	"github.com/toolshed/toolshed/shared/backend"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/httpapi"
@@ -32,31 +31,33 @@ type Server struct {
 	close   func() error
 }
 
-// Close releases the storage.
+// Close waits for the tools' background work and releases the storage.
 func (s *Server) Close() error { return s.close() }
 
 // Build assembles the handler for cfg. loopback says whether the listener is
 // on a loopback address, which decides whether auth may be off.
 func Build(ctx context.Context, cfg config.Config, log *slog.Logger, version string, loopback bool) (*Server, error) {
-	stores, closeStores, err := backend.Open(ctx, cfg)
+	env := family.NewEnv(cfg, log)
+	s, err := build(ctx, env, version, loopback)
 	if err != nil {
+		env.Close()
 		return nil, err
 	}
-	s, err := build(ctx, cfg, stores, log, version, loopback)
-	if err != nil {
-		closeStores()
-		return nil, err
-	}
-	s.close = closeStores
+	s.close = env.Close
 	return s, nil
 }
 
-func build(ctx context.Context, cfg config.Config, stores store.Stores, log *slog.Logger, version string, loopback bool) (*Server, error) {
+func build(ctx context.Context, env *family.Env, version string, loopback bool) (*Server, error) {
+	cfg, log := env.Config, env.Log
+	stores, err := env.Stores(ctx)
+	if err != nil {
+		return nil, err
+	}
 	authn, authOn, err := authenticator(ctx, cfg, stores, loopback)
 	if err != nil {
 		return nil, err
 	}
-	tools, err := family.Build(ctx, toolset.Families, family.NewEnv(cfg, log).UseStores(stores))
+	tools, err := family.Build(ctx, toolset.Families, env)
 	if err != nil {
 		return nil, err
 	}

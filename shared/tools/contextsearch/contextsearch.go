@@ -93,7 +93,9 @@ func FromEnv(ctx context.Context, env *family.Env) (*Service, error) {
 		opts.Blobs = &contextindex.MemBlobs{}
 	}
 	opts.BuildLocally = true
-	return New(opts), nil
+	s := New(opts)
+	env.OnClose(func() error { s.Settle(); return nil })
+	return s, nil
 }
 
 // DefaultRevalidate is how often a warm function asks S3 whether the
