@@ -1,0 +1,201 @@
+package repo
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"path"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+)
+
+// ExcludedDirs are the folders search never enters, at any depth (seed
+// 001's excluded paths).
+var ExcludedDirs = []string{"node_modules", ".git", "dist", "build", ".next", ".context"}
+
+// File is one searchable file of a snapshot.
+type File struct {
+	// Path is slash separated, relative to the repository root.
+	Path string
+	// Data is the content without a leading UTF-8 byte order mark (as
+	// ripgrep reads it). It is shared by every caller: never modify it.
+	Data []byte
+	// ModTime is the file's modification time.
+	ModTime time.Time
+
+	foldOnce sync.Once
+	folded   []byte
+}
+
+// Folded returns Data with the ASCII letters in lower case (every other
+// byte as it is, so offsets match Data's). It is built on first use and
+// kept with the file; never modify it.
+func (f *File) Folded() []byte {
+	f.foldOnce.Do(func() {
+		f.folded = make([]byte, len(f.Data))
+		for i, c := range f.Data {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			f.folded[i] = c
+		}
+	})
+	return f.folded
+}
+
+// candidate is a file the walk found; load reads it.
+type candidate struct {
+	path string
+	d    fs.DirEntry
+}
+
+// loader reads one candidate. It returns nil for a file that is not
+// searched (binary), and may hand out a file it read before.
+type loader func(c candidate) (*File, error)
+
+// searchable walks fsys and returns its searchable files in walk order:
+// directory by directory, names sorted. The rules, applied during the
+// walk:
+//
+//   - .gitignore files at every level, with git's precedence (a deeper
+//     file and a later line win; "!" re-includes; an ignored folder is
+//     not entered);
+//   - the ExcludedDirs, hidden files and folders (names starting with
+//     "."), symbolic links and anything that is not a regular file are
+//     skipped;
+//   - a file that contains a NUL byte is binary and skipped.
+//
+// Files are read by load, by a worker per core.
+func searchable(ctx context.Context, fsys fs.FS, load loader) ([]*File, error) {
+	cands, err := candidates(ctx, fsys)
+	if err != nil {
+		return nil, err
+	}
+	files := make([]*File, len(cands))
+	errs := make([]error, len(cands))
+	var next sync.Mutex
+	i := 0
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for {
+				next.Lock()
+				n := i
+				i++
+				next.Unlock()
+				if n >= len(cands) || ctx.Err() != nil {
+					return
+				}
+				files[n], errs[n] = load(cands[n])
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := files[:0]
+	for n, f := range files {
+		if errs[n] != nil {
+			return nil, fmt.Errorf("read %s: %w", cands[n].path, errs[n])
+		}
+		if f != nil {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// candidates walks fsys and returns the regular files the rules keep,
+// before the binary check.
+func candidates(ctx context.Context, fsys fs.FS) ([]candidate, error) {
+	// matchers holds, for each folder walked, the .gitignore patterns in
+	// force inside it: its parent's, then its own.
+	matchers := map[string][]gitignore.Pattern{}
+	var out []candidate
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p == "." {
+			matchers["."] = readIgnore(fsys, ".", nil)
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		name := d.Name()
+		dir := path.Dir(p)
+		isDir := d.IsDir()
+		if strings.HasPrefix(name, ".") || (isDir && isExcluded(name)) ||
+			gitignore.NewMatcher(matchers[dir]).Match(strings.Split(p, "/"), isDir) {
+			if isDir {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		switch {
+		case isDir:
+			matchers[p] = readIgnore(fsys, p, matchers[dir])
+		case d.Type().IsRegular():
+			out = append(out, candidate{path: p, d: d})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("walk repository: %w", err)
+	}
+	return out, nil
+}
+
+// readIgnore returns the patterns in force in dir: inherited followed by
+// those of dir/.gitignore, if it is a regular file.
+func readIgnore(fsys fs.FS, dir string, inherited []gitignore.Pattern) []gitignore.Pattern {
+	name := path.Join(dir, ".gitignore")
+	info, err := fs.Lstat(fsys, name)
+	if err != nil || !info.Mode().IsRegular() {
+		return inherited
+	}
+	data, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return inherited
+	}
+	var domain []string
+	if dir != "." {
+		domain = strings.Split(dir, "/")
+	}
+	out := append([]gitignore.Pattern(nil), inherited...)
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSuffix(line, "\r")
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		out = append(out, gitignore.ParsePattern(line, domain))
+	}
+	return out
+}
+
+func isExcluded(name string) bool {
+	for _, x := range ExcludedDirs {
+		if name == x {
+			return true
+		}
+	}
+	return false
+}
+
+// utf8BOM starts some UTF-8 files; search reads the text after it.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// newFile makes the File for data, or returns nil when data is binary.
+func newFile(p string, data []byte, mod time.Time) *File {
+	if bytes.IndexByte(data, 0) >= 0 {
+		return nil
+	}
+	return &File{Path: p, Data: bytes.TrimPrefix(data, utf8BOM), ModTime: mod}
+}
