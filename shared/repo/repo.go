@@ -26,8 +26,11 @@ package repo
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"time"
+
+	"github.com/toolshed/toolshed/shared/toolerr"
 )
 
 // ErrNoRepository means the tenant has no snapshot and there is no default
@@ -81,3 +84,18 @@ func PointerKey(tenant string) string { return TenantPrefix(tenant) + PointerNam
 
 // ZipKey is the key of a tenant's snapshot of commit.
 func ZipKey(tenant, commit string) string { return TenantPrefix(tenant) + commit + ".zip" }
+
+// OpenFor opens the tenant's snapshot for a repository tool: a tenant
+// without one gets RESOURCE_NOT_FOUND saying how to publish one.
+func OpenFor(ctx context.Context, src Source, tenant string) (Snapshot, error) {
+	snap, err := src.Open(ctx, tenant)
+	if errors.Is(err, ErrNoRepository) {
+		return nil, toolerr.New(toolerr.ResourceNotFound,
+			"No repository for tenant %s: publish one with `go run ./scripts/snapshot push -tenant %s` from its checkout (or deploy with a default repository)",
+			tenant, tenant).With("tenant", tenant)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open repository of %s: %w", tenant, err)
+	}
+	return snap, nil
+}

@@ -16,8 +16,13 @@ import (
 	"github.com/toolshed/toolshed/shared/toolset"
 )
 
+// exampleRepo is the repository the examples read (the repository tools'
+// local directory): a small TypeScript project with the seeds' files.
+const exampleRepo = "testdata/example-repo"
+
 // TestContractExamplesRun runs every example of every implemented tool
-// through the real pipeline, each in a fresh store: the declared error code
+// through the real pipeline, each in a fresh store and over exampleRepo:
+// the declared error code
 // must come back, or a result that contains the declared output (the
 // pipeline has already checked it against the outputSchema).
 func TestContractExamplesRun(t *testing.T) {
@@ -28,7 +33,8 @@ func TestContractExamplesRun(t *testing.T) {
 		}
 		t.Cleanup(func() { db.Close() })
 		st := db.Stores()
-		env := family.NewEnv(config.Config{}, nil).UseStores(st)
+		env := family.NewEnv(config.Config{RepoDir: exampleRepo}, nil).UseStores(st)
+		t.Cleanup(func() { env.Close() })
 		tools, err := family.Build(context.Background(), toolset.Families, env)
 		if err != nil {
 			t.Fatal(err)

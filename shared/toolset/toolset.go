@@ -7,6 +7,7 @@ import (
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/tools/hello"
 	"github.com/toolshed/toolshed/shared/tools/memory"
+	"github.com/toolshed/toolshed/shared/tools/repofiles"
 	"github.com/toolshed/toolshed/shared/tools/sysaudit"
 	"github.com/toolshed/toolshed/shared/tools/tasks"
 )
@@ -17,6 +18,7 @@ var Families = []family.Family{
 	sysaudit.Family,
 	tasks.Family,
 	memory.Family,
+	repofiles.Family,
 }
 
 // Tools returns the canonical names of every served tool, in family order.
