@@ -5,6 +5,7 @@ package toolset
 
 import (
 	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/tools/grep"
 	"github.com/toolshed/toolshed/shared/tools/hello"
 	"github.com/toolshed/toolshed/shared/tools/memory"
 	"github.com/toolshed/toolshed/shared/tools/repofiles"
@@ -19,6 +20,7 @@ var Families = []family.Family{
 	tasks.Family,
 	memory.Family,
 	repofiles.Family,
+	grep.Family,
 }
 
 // Tools returns the canonical names of every served tool, in family order.
