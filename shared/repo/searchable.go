@@ -30,6 +30,9 @@ type File struct {
 
 	foldOnce sync.Once
 	folded   []byte
+
+	gramsOnce sync.Once
+	grams     Trigrams
 }
 
 // Folded returns Data with the ASCII letters in lower case (every other
@@ -46,6 +49,68 @@ func (f *File) Folded() []byte {
 		}
 	})
 	return f.folded
+}
+
+// Trigrams returns which three-byte sequences occur in Folded, as a
+// bitmap built on first use and kept with the file. Search tools use it
+// to skip, without reading it, a file that cannot contain a literal.
+func (f *File) Trigrams() Trigrams {
+	f.gramsOnce.Do(func() { f.grams = newTrigrams(f.Folded()) })
+	return f.grams
+}
+
+// Trigrams is a Bloom filter of the trigrams of a text (two bits per
+// trigram): Has never says no for a trigram of the text, and rarely yes
+// for an absent one. It has two to four bits per byte of text, so it
+// takes a quarter to half of the text's size.
+type Trigrams struct {
+	bits  []uint64
+	shift uint // 32 - log2(number of bits)
+}
+
+// Trigram bitmap sizes, in bits.
+const (
+	minTrigramBits = 1 << 9
+	maxTrigramBits = 1 << 23
+)
+
+func newTrigrams(text []byte) Trigrams {
+	n := minTrigramBits
+	for n < 2*len(text) && n < maxTrigramBits {
+		n <<= 1
+	}
+	t := Trigrams{bits: make([]uint64, n/64), shift: uint(32 - bitsLen(n))}
+	if len(text) < 3 {
+		return t
+	}
+	h := uint32(text[0])<<8 | uint32(text[1])
+	for _, c := range text[2:] {
+		h = (h<<8 | uint32(c)) & 0xFFFFFF
+		i, j := t.slots(h)
+		t.bits[i>>6] |= 1 << (i & 63)
+		t.bits[j>>6] |= 1 << (j & 63)
+	}
+	return t
+}
+
+// slots are the two bits of a trigram.
+func (t Trigrams) slots(h uint32) (uint32, uint32) {
+	return (h * 0x9E3779B1) >> t.shift, (h * 0x85EBCA77) >> t.shift
+}
+
+// Has reports whether the trigram abc may occur in the text.
+func (t Trigrams) Has(a, b, c byte) bool {
+	i, j := t.slots(uint32(a)<<16 | uint32(b)<<8 | uint32(c))
+	return t.bits[i>>6]&(1<<(i&63)) != 0 && t.bits[j>>6]&(1<<(j&63)) != 0
+}
+
+func bitsLen(n int) int {
+	l := 0
+	for n > 1 {
+		n >>= 1
+		l++
+	}
+	return l
 }
 
 // candidate is a file the walk found; load reads it.

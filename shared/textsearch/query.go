@@ -24,6 +24,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/toolshed/toolshed/shared/repo"
 )
 
 // maxLiterals bounds the alternatives of a prefilter; a pattern that needs
@@ -43,6 +45,13 @@ type Query struct {
 	// lits are the prefilter: every matching line contains one of them.
 	// None: no prefilter.
 	lits [][]byte
+	// finders look for lits.
+	finders []finder
+	// grams are, for each set of literals a match needs one of, the
+	// trigrams of each literal, lower-cased: a file whose
+	// repo.File.Trigrams lack, for some set, a trigram of each of its
+	// literals is skipped.
+	grams [][][][3]byte
 	// fold: lits are lower case and looked for in the folded copy.
 	fold bool
 	// exact: a line matches if and only if it contains one of lits, and
@@ -80,8 +89,17 @@ func Compile(pattern string, caseSensitive bool) (*Query, error) {
 	q.whole = regexp.MustCompile("(?m)" + prefix + pattern)
 	re = re.Simplify()
 	q.fold = !caseSensitive || hasFold(re)
-	if lits, ok := required(re, q.fold); ok {
+	sets := conjuncts(re, q.fold)
+	if lits := bestSet(sets); lits != nil {
 		q.lits = lits
+		for _, l := range lits {
+			q.finders = append(q.finders, newFinder(l))
+		}
+		for _, set := range sets {
+			if g := trigrams(set); g != nil {
+				q.grams = append(q.grams, g)
+			}
+		}
 		// A literal with a newline never matches a line: let the line
 		// regexp say no.
 		q.exact = isLiterals(re, q.fold) && !slices.ContainsFunc(lits, func(l []byte) bool { return bytes.IndexByte(l, '\n') >= 0 })
@@ -125,41 +143,56 @@ func hasFold(re *syntax.Regexp) bool {
 	return false
 }
 
-// required returns literals one of which every match of re contains, or
-// false when it cannot tell. With fold, the literals are lower-cased ASCII
-// and hold only letters whose every case variant is ASCII (so a search of
-// the folded text finds every variant).
-func required(re *syntax.Regexp, fold bool) ([][]byte, bool) {
+// conjuncts returns sets of literals such that every match of re
+// contains one literal of each set (an AND of ORs), or nil when it cannot
+// tell. With fold, the literals are lower-cased ASCII and hold only
+// letters whose every case variant is ASCII (so a search of the folded
+// text finds every variant).
+func conjuncts(re *syntax.Regexp, fold bool) [][][]byte {
 	switch re.Op {
 	case syntax.OpLiteral:
-		lit := literalBytes(re, fold)
-		return [][]byte{lit}, len(lit) > 0
+		if lit := literalBytes(re, fold); len(lit) > 0 {
+			return [][][]byte{{lit}}
+		}
 	case syntax.OpCapture, syntax.OpPlus:
-		return required(re.Sub[0], fold)
+		return conjuncts(re.Sub[0], fold)
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
-			return required(re.Sub[0], fold)
+			return conjuncts(re.Sub[0], fold)
 		}
 	case syntax.OpConcat:
-		var best [][]byte
+		var all [][][]byte
 		for _, s := range re.Sub {
-			if lits, ok := required(s, fold); ok && better(lits, best) {
-				best = lits
-			}
+			all = append(all, conjuncts(s, fold)...)
 		}
-		return best, best != nil
+		return all
 	case syntax.OpAlternate:
-		var all [][]byte
+		// One set: for each branch, the literals of its best set.
+		var union [][]byte
 		for _, s := range re.Sub {
-			lits, ok := required(s, fold)
-			if !ok {
-				return nil, false
+			best := bestSet(conjuncts(s, fold))
+			if best == nil {
+				return nil
 			}
-			all = append(all, lits...)
+			union = append(union, best...)
 		}
-		return dedupe(all), len(all) <= maxLiterals
+		if union = dedupe(union); len(union) <= maxLiterals {
+			return [][][]byte{union}
+		}
 	}
-	return nil, false
+	return nil
+}
+
+// bestSet picks the set to scan for: fewer alternatives whose shortest is
+// longer.
+func bestSet(sets [][][]byte) [][]byte {
+	var best [][]byte
+	for _, s := range sets {
+		if better(s, best) {
+			best = s
+		}
+	}
+	return best
 }
 
 // better prefers fewer alternatives whose shortest is longer.
@@ -284,6 +317,46 @@ func asciiLower(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// trigrams returns each literal's distinct trigrams, lower-cased, or nil
+// when a literal is too short to have one.
+func trigrams(lits [][]byte) [][][3]byte {
+	out := make([][][3]byte, len(lits))
+	for i, l := range lits {
+		if len(l) < 3 {
+			return nil
+		}
+		low := []byte(asciiLower(string(l)))
+		for j := 0; j+3 <= len(low); j++ {
+			g := [3]byte{low[j], low[j+1], low[j+2]}
+			if !slices.Contains(out[i], g) {
+				out[i] = append(out[i], g)
+			}
+		}
+	}
+	return out
+}
+
+// mayMatch reports whether f can hold a match, by its trigrams.
+func (q *Query) mayMatch(f *repo.File) bool {
+	if len(q.grams) == 0 {
+		return true
+	}
+	t := f.Trigrams()
+	for _, set := range q.grams {
+		if !slices.ContainsFunc(set, func(lit [][3]byte) bool {
+			for _, g := range lit {
+				if !t.Has(g[0], g[1], g[2]) {
+					return false
+				}
+			}
+			return true
+		}) {
+			return false
+		}
+	}
+	return true
 }
 
 // String describes the query's plan, for tests and logs.

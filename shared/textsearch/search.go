@@ -110,8 +110,11 @@ func Search(ctx context.Context, files []*repo.File, q *Query, o Options) (Resul
 
 // searchFile counts the matching lines of f and keeps the first keep.
 func (q *Query) searchFile(f *repo.File, keep int) fileHits {
-	data := f.Data
 	var fr fileHits
+	if !q.mayMatch(f) {
+		return fr
+	}
+	data := f.Data
 	lineNo, lineAt := 1, 0
 	add := func(start, end, col int) {
 		fr.count++
@@ -164,9 +167,9 @@ func (q *Query) scanLiterals(data []byte, f *repo.File, add func(start, end, col
 	}
 	for pos := 0; pos < len(data); {
 		at := -1
-		for i, lit := range q.lits {
+		for i, f := range q.finders {
 			if next[i] != -1 && next[i] < pos {
-				if j := bytes.Index(search[pos:], lit); j >= 0 {
+				if j := f.index(search[pos:]); j >= 0 {
 					next[i] = pos + j
 				} else {
 					next[i] = -1
