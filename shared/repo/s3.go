@@ -235,8 +235,8 @@ func (s *S3) evict(keep *s3Repo) {
 }
 
 // memory estimates what a snapshot takes in memory once searched: the zip,
-// the files and their case-folded copies.
-func (p Pointer) memory() int64 { return p.ZipBytes + 2*p.Bytes }
+// the files, their case-folded copies and trigram filters.
+func (p Pointer) memory() int64 { return p.ZipBytes + p.Bytes*5/2 }
 
 // httpStatus returns the HTTP status of a failed S3 call, or 0.
 func httpStatus(err error) int {

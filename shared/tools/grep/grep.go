@@ -25,14 +25,22 @@ import (
 // Tool is the tool's name, as in contracts/.
 const Tool = "grep_codebase"
 
-// Family registers grep_codebase. It reads snapshots only. Its memory
-// holds a snapshot's files twice (as they are and lower-cased) and buys
-// the CPU of the worker per core: Lambda gives a second vCPU from 1,770 MB.
+// Family registers grep_codebase. It reads snapshots only.
+//
+// Memory, measured with make bench-grep: a process holding the 5,000-file
+// subset of the Go tree (55 MB of files, a 12 MB zip) and searching it
+// peaks at 180 MB (zip, files, lower-cased copies, trigram filters and the
+// runtime): about 3.3 times the files. The largest snapshot (500 MB) would
+// need about 1.7 GB. Lambda's CPU grows with memory (one vCPU at 1,769 MB,
+// about 1.7 at 3,008 MB) and the search runs a worker per vCPU, so 3,008
+// MB serves the largest repositories and gives grep the two cores it was
+// measured on. GOMEMLIMIT keeps the Go heap under the function's memory.
 var Family = family.Family{
 	Name:     "grep",
 	Tools:    []string{Tool},
 	Grants:   []family.Grant{family.Objects(repo.Prefix, "s3:GetObject")},
-	MemoryMB: 2048,
+	MemoryMB: 3008,
+	Env:      map[string]string{"GOMEMLIMIT": "2700MiB", "TOOLSHED_REPO_CACHE_MB": "2048"},
 	New: func(ctx context.Context, env *family.Env) ([]toolkit.Tool, error) {
 		src, err := env.Repo(ctx)
 		if err != nil {
