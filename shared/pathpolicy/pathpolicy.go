@@ -97,7 +97,7 @@ func (p *Policy) Clean(name string) (string, error) {
 	case name == "":
 		return "", notAllowed(name, "the path is empty")
 	case len(name) > p.o.MaxPathLen:
-		return "", notAllowed(name[:64]+"…", "the path is %d bytes long, over the limit of %d", len(name), p.o.MaxPathLen)
+		return "", notAllowed(strings.ToValidUTF8(name[:64], "")+"…", "the path is %d bytes long, over the limit of %d", len(name), p.o.MaxPathLen)
 	case !utf8.ValidString(name):
 		return "", notAllowed(strings.ToValidUTF8(name, "\uFFFD"), "the path is not valid UTF-8")
 	case strings.ContainsFunc(name, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }):

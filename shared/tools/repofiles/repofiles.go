@@ -72,6 +72,10 @@ var Family = family.Family{
 	Tools: []string{ReadRepoFileTool, ReadFileTool},
 	Grants: []family.Grant{
 		family.Objects(repo.Prefix, "s3:GetObject"),
+		// Without ListBucket, S3 answers a missing pointer with 403, not
+		// 404, and a tenant without a snapshot could not fall back to the
+		// default repository.
+		family.List(repo.Prefix),
 		family.Table(config.MemoryTable, "dynamodb:Query").For(ReadRepoFileTool),
 		family.Table(config.AccessTable, "dynamodb:UpdateItem").For(ReadFileTool),
 	},
