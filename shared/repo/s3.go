@@ -64,12 +64,14 @@ var _ Source = (*S3)(nil)
 
 // s3Repo is what is known of one repository (a tenant's folder).
 type s3Repo struct {
-	mu       sync.Mutex // held while the pointer is revalidated
-	checked  time.Time  // when the pointer was last read; zero: never
-	etag     string     // the pointer's ETag
+	mu       sync.Mutex
+	checked  time.Time // when the pointer was last read; zero: never
+	etag     string    // the pointer's ETag
 	pointer  Pointer
 	snap     Snapshot // nil: the repository has no snapshot
 	lastUsed time.Time
+	refresh  chan struct{} // while a revalidation runs; closed when it ends
+	err      error         // the last revalidation's failure
 }
 
 // NewS3 returns a source reading snapshots from o.Bucket with client.
@@ -105,6 +107,11 @@ func (s *S3) Open(ctx context.Context, tenant string) (Snapshot, error) {
 }
 
 // current returns the snapshot of one repository; nil when it has none.
+//
+// The revalidation (and any download) runs on its own, with its own time
+// limit: a caller whose deadline passes returns, and the download goes on
+// for the next call, so a large snapshot is not started over by every
+// call that times out. Concurrent callers wait for the same one.
 func (s *S3) current(ctx context.Context, name string) (Snapshot, error) {
 	s.mu.Lock()
 	r := s.repos[name]
@@ -115,63 +122,95 @@ func (s *S3) current(ctx context.Context, name string) (Snapshot, error) {
 	s.mu.Unlock()
 
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	now := s.o.Now()
 	r.lastUsed = now
 	if !r.checked.IsZero() && now.Sub(r.checked) < s.o.Refresh {
-		return r.snap, nil
+		snap := r.snap
+		r.mu.Unlock()
+		return snap, nil
 	}
-	if err := s.revalidate(ctx, name, r); err != nil {
-		if r.snap != nil {
-			// S3 failed; the snapshot in hand is still a consistent one.
-			return r.snap, nil
-		}
-		return nil, err
+	if r.refresh == nil {
+		r.refresh = make(chan struct{})
+		go s.revalidate(name, r, r.etag, r.pointer, r.snap)
 	}
-	r.checked = now
-	if r.snap != nil {
-		s.evict(r)
+	done := r.refresh
+	r.mu.Unlock()
+
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("wait for the snapshot of %s: %w", name, ctx.Err())
 	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err != nil && r.snap == nil {
+		return nil, r.err
+	}
+	// On an S3 failure the snapshot in hand is still a consistent one.
 	return r.snap, nil
 }
 
-// revalidate reads the pointer (conditionally on the ETag in hand) and
-// downloads the zip it names when that changed.
-func (s *S3) revalidate(ctx context.Context, name string, r *s3Repo) error {
+// revalidateTimeout bounds one revalidation, download included.
+const revalidateTimeout = 5 * time.Minute
+
+// revalidate reads the pointer (conditionally on the ETag in hand),
+// downloads the zip it names when that changed, and records the outcome
+// in r.
+func (s *S3) revalidate(name string, r *s3Repo, etag string, cur Pointer, snap Snapshot) {
+	ctx, cancel := context.WithTimeout(context.Background(), revalidateTimeout)
+	defer cancel()
+	newEtag, p, newSnap, err := s.fetch(ctx, name, etag, cur, snap)
+
+	r.mu.Lock()
+	if err == nil {
+		r.checked = s.o.Now()
+		r.etag, r.pointer, r.snap = newEtag, p, newSnap
+	}
+	r.err = err
+	close(r.refresh)
+	r.refresh = nil
+	held := r.snap != nil
+	r.mu.Unlock()
+	if held {
+		s.evict(r)
+	}
+}
+
+// fetch returns the repository's pointer ETag, pointer and snapshot: the
+// ones in hand when the pointer is unchanged, none when there is no
+// pointer.
+func (s *S3) fetch(ctx context.Context, name, etag string, cur Pointer, snap Snapshot) (string, Pointer, Snapshot, error) {
 	in := &s3.GetObjectInput{Bucket: &s.o.Bucket, Key: aws.String(PointerKey(name))}
-	if r.etag != "" && r.snap != nil {
-		in.IfNoneMatch = aws.String(r.etag)
+	if etag != "" && snap != nil {
+		in.IfNoneMatch = aws.String(etag)
 	}
 	out, err := s.client.GetObject(ctx, in)
 	switch status := httpStatus(err); {
 	case err == nil:
 	case status == http.StatusNotModified:
-		return nil
+		return etag, cur, snap, nil
 	case status == http.StatusNotFound:
-		r.etag, r.pointer, r.snap = "", Pointer{}, nil
-		return nil
+		return "", Pointer{}, nil, nil
 	default:
-		return fmt.Errorf("read %s: %w", PointerKey(name), err)
+		return "", Pointer{}, nil, fmt.Errorf("read %s: %w", PointerKey(name), err)
 	}
 	var p Pointer
 	err = json.NewDecoder(io.LimitReader(out.Body, 1<<20)).Decode(&p)
 	out.Body.Close()
 	if err != nil {
-		return fmt.Errorf("decode %s: %w", PointerKey(name), err)
+		return "", Pointer{}, nil, fmt.Errorf("decode %s: %w", PointerKey(name), err)
 	}
 	if !strings.HasPrefix(p.Key, TenantPrefix(name)) || !strings.HasSuffix(p.Key, ".zip") || strings.Contains(p.Key, "..") {
-		return fmt.Errorf("%s names %q, which is not a snapshot of %s", PointerKey(name), p.Key, name)
+		return "", Pointer{}, nil, fmt.Errorf("%s names %q, which is not a snapshot of %s", PointerKey(name), p.Key, name)
 	}
-	if r.snap != nil && p.Key == r.pointer.Key && p.Commit == r.pointer.Commit {
-		r.etag, r.pointer = aws.ToString(out.ETag), p
-		return nil
+	if snap != nil && p.Key == cur.Key && p.Commit == cur.Commit {
+		return aws.ToString(out.ETag), p, snap, nil
 	}
-	snap, err := s.download(ctx, p)
+	newSnap, err := s.download(ctx, p)
 	if err != nil {
-		return err
+		return "", Pointer{}, nil, err
 	}
-	r.etag, r.pointer, r.snap = aws.ToString(out.ETag), p, snap
-	return nil
+	return aws.ToString(out.ETag), p, newSnap, nil
 }
 
 // download reads a snapshot zip into memory.
@@ -211,7 +250,9 @@ func (s *S3) evict(keep *s3Repo) {
 	}
 	s.mu.Unlock()
 
+	keep.mu.Lock()
 	total := keep.pointer.memory()
+	keep.mu.Unlock()
 	var idle []*s3Repo // locked by this call
 	for _, r := range others {
 		if !r.mu.TryLock() {

@@ -144,6 +144,24 @@ func testS3(t *testing.T, s *repotest.S3) {
 		t.Errorf("oversized snapshot: %v", err)
 	}
 
+	// A caller that gives up does not stop the download: the next call
+	// gets the snapshot without a second one.
+	counter.take()
+	patient := repo.NewS3(counter, repo.S3Options{Bucket: s.Bucket, Now: clk.Now})
+	gone, cancel := context.WithCancel(ctx)
+	cancel()
+	patient.Open(gone, "s3-acme") // may fail or not, depending on timing
+	if snap, err := patient.Open(ctx, "s3-acme"); err != nil || snap.Commit() != "c1" {
+		t.Fatalf("after a cancelled call: %v, %v", snap, err)
+	}
+	gets(map[string]int{pointer: 1, zip1: 1})
+	snap, _ := patient.Open(ctx, "s3-acme")
+	patient.Open(gone, "s3-acme")
+	snap.Searchable(gone) // starts the build, which outlives the call
+	if files, err := snap.Searchable(ctx); err != nil || len(files) != 1 {
+		t.Errorf("searchable after a cancelled call: %v, %v", files, err)
+	}
+
 	// Beyond CacheBytes the least recently used snapshot is dropped.
 	evicting := repo.NewS3(counter, repo.S3Options{Bucket: s.Bucket, CacheBytes: 1, Now: clk.Now})
 	counter.take()

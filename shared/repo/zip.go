@@ -28,8 +28,10 @@ type zipSnapshot struct {
 	r      *zip.Reader
 	commit string
 
-	mu    sync.Mutex // guards files
-	files []*File    // built once by Searchable
+	mu       sync.Mutex
+	files    []*File       // built once by Searchable
+	building chan struct{} // while they are built; closed when done
+	err      error         // the last build's failure
 }
 
 func (z *zipSnapshot) Open(name string) (fs.File, error) { return z.r.Open(name) }
@@ -46,14 +48,38 @@ func (z *zipSnapshot) Stat(name string) (fs.FileInfo, error) {
 func (z *zipSnapshot) Commit() string { return z.commit }
 
 // Searchable decompresses the searchable files on first use and keeps
-// them while the snapshot lives: a snapshot never changes.
+// them while the snapshot lives: a snapshot never changes. The build runs
+// on its own: a caller whose context ends returns, and the build goes on
+// for the next caller (a large snapshot is not started over by every call
+// that times out).
 func (z *zipSnapshot) Searchable(ctx context.Context) ([]*File, error) {
 	z.mu.Lock()
-	defer z.mu.Unlock()
 	if z.files != nil {
+		defer z.mu.Unlock()
 		return z.files, nil
 	}
-	files, err := searchable(ctx, z, func(c candidate) (*File, error) {
+	if z.building == nil {
+		z.building = make(chan struct{})
+		go z.build()
+	}
+	done := z.building
+	z.mu.Unlock()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("wait for the searchable files: %w", ctx.Err())
+	}
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if z.files == nil {
+		return nil, z.err
+	}
+	return z.files, nil
+}
+
+// build reads the searchable files for Searchable.
+func (z *zipSnapshot) build() {
+	files, err := searchable(context.Background(), z, func(c candidate) (*File, error) {
 		info, err := c.d.Info()
 		if err != nil {
 			return nil, err
@@ -64,14 +90,14 @@ func (z *zipSnapshot) Searchable(ctx context.Context) ([]*File, error) {
 		}
 		return newFile(c.path, data, info.ModTime()), nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	if files == nil {
+	if err == nil && files == nil {
 		files = []*File{}
 	}
-	z.files = files
-	return files, nil
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	z.files, z.err = files, err
+	close(z.building)
+	z.building = nil
 }
 
 // PackStats says what Pack wrote.
