@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +24,7 @@ import (
 	"github.com/toolshed/toolshed/shared/localserver"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
+	"github.com/toolshed/toolshed/shared/toolset"
 )
 
 // startServer runs the real local server on a free loopback port and
@@ -84,9 +86,12 @@ func connect(t *testing.T, base, version string) *mcp.ClientSession {
 	return cs
 }
 
-// served are the tools implemented so far, in tools/list order.
-var served = []string{"add_task", "complete_task", "delete_task", "hello", "list_tasks",
-	"read_memory", "sys-audit", "update_task", "write_memory_entry"}
+// served are the tools of the registry, in tools/list order (by name).
+var served = func() []string {
+	names := toolset.Tools()
+	slices.Sort(names)
+	return names
+}()
 
 func TestMCPClient(t *testing.T) {
 	base := startServer(t, nil)
