@@ -34,7 +34,13 @@ func TestPushListRollback(t *testing.T) {
 	gitRun(t, dir, "add", "README.md", "src/main.go", ".gitignore")
 	gitRun(t, dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "first")
 	head := strings.TrimSpace(gitRun(t, dir, "rev-parse", "HEAD"))
-	clock := func() time.Time { return time.Date(2025, 1, 15, 10, 0, 0, 0, time.UTC) }
+	// Each command reads the clock once; pushes are a minute apart.
+	next := time.Date(2025, 1, 15, 10, 0, 0, 0, time.UTC)
+	clock := func() time.Time {
+		t := next
+		next = next.Add(time.Minute)
+		return t
+	}
 
 	cli := func(args ...string) (string, error) {
 		var out bytes.Buffer

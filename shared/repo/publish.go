@@ -40,6 +40,9 @@ const (
 	metaCommit = "commit"
 	metaFiles  = "files"
 	metaBytes  = "bytes"
+	// metaCreated orders snapshots uploaded within the same second (S3's
+	// LastModified has one-second resolution).
+	metaCreated = "created"
 )
 
 // namePattern is what tenant names and commit ids may look like: they
@@ -102,9 +105,10 @@ func Publish(ctx context.Context, c ObjectStore, in PublishInput) (Published, er
 		Body:        bytes.NewReader(zipData.Bytes()),
 		ContentType: aws.String("application/zip"),
 		Metadata: map[string]string{
-			metaCommit: p.Commit,
-			metaFiles:  strconv.Itoa(p.Files),
-			metaBytes:  strconv.FormatInt(p.Bytes, 10),
+			metaCommit:  p.Commit,
+			metaFiles:   strconv.Itoa(p.Files),
+			metaBytes:   strconv.FormatInt(p.Bytes, 10),
+			metaCreated: p.Created.Format(time.RFC3339Nano),
 		},
 		Tagging: aws.String(StateTag + "=" + Current),
 	})
@@ -214,6 +218,23 @@ func List(ctx context.Context, c ObjectStore, bucket, tenant string) ([]Snapshot
 			break
 		}
 		in.ContinuationToken = page.NextContinuationToken
+	}
+	// Uploads within the same second are ordered by the time Publish
+	// recorded on them.
+	perSecond := map[int64]int{}
+	for _, o := range out {
+		perSecond[o.Modified.Unix()]++
+	}
+	for i := range out {
+		if perSecond[out[i].Modified.Unix()] > 1 {
+			head, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &bucket, Key: &out[i].Key})
+			if err != nil {
+				return nil, fmt.Errorf("read %s: %w", out[i].Key, err)
+			}
+			if t, err := time.Parse(time.RFC3339Nano, head.Metadata[metaCreated]); err == nil {
+				out[i].Modified = t
+			}
+		}
 	}
 	slices.SortStableFunc(out, func(a, b SnapshotInfo) int {
 		if c := b.Modified.Compare(a.Modified); c != 0 {

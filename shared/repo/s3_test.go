@@ -212,12 +212,12 @@ func testPublish(t *testing.T, s *repotest.S3) {
 		t.Errorf("pointer moved to %s", got.Commit)
 	}
 
-	// A second push retires the first; list shows both, newest first.
-	time.Sleep(1100 * time.Millisecond) // S3 LastModified has one-second resolution
+	// A second push (within the same second: S3's LastModified cannot
+	// tell them apart) retires the first; list shows both, newest first.
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello again\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	in.Commit = "p3"
+	in.Commit, in.Now = "p3", repotest.ModTime.Add(time.Minute)
 	if out, err := repo.Publish(ctx, client, in); err != nil || out.Previous != "snapshots/pub/p1.zip" || out.RetireErr != nil {
 		t.Fatalf("second push: %+v, %v", out, err)
 	}
