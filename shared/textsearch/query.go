@@ -2,14 +2,22 @@
 // expression (RE2 syntax) is matched line by line, as ripgrep does with
 // --line-number --column, and every matching line is counted.
 //
-// It is fast because the regular expression rarely runs. Compile takes
-// from the parsed pattern (regexp/syntax) a set of literals one of which
-// every match must contain; Search finds them with bytes.Index (vectorised
-// in the Go runtime) and runs the regular expression only on the lines
-// that contain one. A pattern that is just literals needs no regular
-// expression at all. Case-insensitive searches look for lower-cased
-// literals in each file's lower-cased copy (repo.File.Folded). Files are
-// searched by a worker per core.
+// It is fast because most files are never read and the regular expression
+// rarely runs. Compile takes from the parsed pattern (regexp/syntax) the
+// literals a match must contain (an AND of ORs: "interface.*Context"
+// needs both words, "TODO|FIXME" one of two). Search skips every file
+// whose trigram filter (repo.File.Trigrams, a Bloom filter built on first
+// use) lacks them, finds the literals in the other files by their rarest
+// byte (bytes.IndexByte, vectorised in the Go runtime), and runs the
+// regular expression only on the lines that hold one. A pattern that is
+// just literals needs no regular expression at all. Case-insensitive
+// searches look for lower-cased literals in each file's lower-cased copy
+// (repo.File.Folded). Files are searched by a worker per core.
+//
+// The filters only ever skip files that cannot match, so results are those
+// of a plain line-by-line scan (FuzzSearch checks this). They are built in
+// memory from the snapshot on first use rather than when it is published:
+// that takes less time than downloading it, and can never be stale.
 //
 // Lines end at "\n"; a "\r" before it is part of the line for matching
 // (as in ripgrep without --crlf) and left out of the text shown.
