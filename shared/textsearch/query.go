@@ -17,7 +17,8 @@
 // The filters only ever skip files that cannot match, so results are those
 // of a plain line-by-line scan (FuzzSearch checks this). They are built in
 // memory from the snapshot on first use rather than when it is published:
-// that takes less time than downloading it, and can never be stale.
+// that costs about what downloading the snapshot does (some 250 ms per
+// 100 MB of text and core), adds nothing to fetch, and can never be stale.
 //
 // Lines end at "\n"; a "\r" before it is part of the line for matching
 // (as in ripgrep without --crlf) and left out of the text shown.
