@@ -17,7 +17,8 @@
 // one is configured; otherwise Open returns ErrNoRepository.
 //
 // Searchable says which files of a snapshot search tools read: it honours
-// .gitignore files at every level, skips the excluded folders
+// .gitignore files at every level (and .ignore and .rgignore, as ripgrep
+// does), skips the excluded folders
 // (node_modules, .git, dist, build, .next, .context) at any depth, hidden
 // files and folders, symbolic links and binary files, like ripgrep does
 // by default.

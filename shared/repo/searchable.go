@@ -129,7 +129,7 @@ type loader func(c candidate) (*File, error)
 //
 //   - .gitignore files at every level, with git's precedence (a deeper
 //     file and a later line win; "!" re-includes; an ignored folder is
-//     not entered);
+//     not entered), and .ignore and .rgignore files as ripgrep reads them;
 //   - the ExcludedDirs, hidden files and folders (names starting with
 //     "."), symbolic links and anything that is not a regular file are
 //     skipped;
@@ -179,16 +179,16 @@ func searchable(ctx context.Context, fsys fs.FS, load loader) ([]*File, error) {
 // candidates walks fsys and returns the regular files the rules keep,
 // before the binary check.
 func candidates(ctx context.Context, fsys fs.FS) ([]candidate, error) {
-	// matchers holds, for each folder walked, the .gitignore patterns in
-	// force inside it: its parent's, then its own.
-	matchers := map[string][]gitignore.Pattern{}
+	// matchers holds, for each folder walked, the ignore rules in force
+	// inside it: its parent's, then its own.
+	matchers := map[string]*ignoreRules{}
 	var out []candidate
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if p == "." {
-			matchers["."] = readIgnore(fsys, ".", nil)
+			matchers["."] = readIgnore(fsys, ".", &ignoreRules{})
 			return nil
 		}
 		if err := ctx.Err(); err != nil {
@@ -198,7 +198,7 @@ func candidates(ctx context.Context, fsys fs.FS) ([]candidate, error) {
 		dir := path.Dir(p)
 		isDir := d.IsDir()
 		if strings.HasPrefix(name, ".") || (isDir && isExcluded(name)) ||
-			gitignore.NewMatcher(matchers[dir]).Match(strings.Split(p, "/"), isDir) {
+			matchers[dir].ignored(strings.Split(p, "/"), isDir) {
 			if isDir {
 				return fs.SkipDir
 			}
@@ -218,29 +218,62 @@ func candidates(ctx context.Context, fsys fs.FS) ([]candidate, error) {
 	return out, nil
 }
 
-// readIgnore returns the patterns in force in dir: inherited followed by
-// those of dir/.gitignore, if it is a regular file.
-func readIgnore(fsys fs.FS, dir string, inherited []gitignore.Pattern) []gitignore.Pattern {
-	name := path.Join(dir, ".gitignore")
-	info, err := fs.Lstat(fsys, name)
-	if err != nil || !info.Mode().IsRegular() {
-		return inherited
+// IgnoreFiles are the files whose patterns hide files from search, as
+// ripgrep reads them: .gitignore, .ignore and .rgignore. A later kind wins
+// over an earlier one whatever the depth; within a kind, a deeper file and
+// a later line win.
+var IgnoreFiles = []string{".gitignore", ".ignore", ".rgignore"}
+
+// ignoreRules are the patterns in force in a folder, one list per kind of
+// IgnoreFiles, each ordered from the root down.
+type ignoreRules [3][]gitignore.Pattern
+
+// ignored reports whether the rules hide the path (split at "/").
+func (r *ignoreRules) ignored(path []string, isDir bool) bool {
+	for kind := len(r) - 1; kind >= 0; kind-- {
+		for i := len(r[kind]) - 1; i >= 0; i-- {
+			switch r[kind][i].Match(path, isDir) {
+			case gitignore.Exclude:
+				return true
+			case gitignore.Include:
+				return false
+			}
+		}
 	}
-	data, err := fs.ReadFile(fsys, name)
-	if err != nil {
-		return inherited
-	}
+	return false
+}
+
+// readIgnore returns the rules in force in dir: inherited followed by
+// those of dir's ignore files that are regular files.
+func readIgnore(fsys fs.FS, dir string, inherited *ignoreRules) *ignoreRules {
 	var domain []string
 	if dir != "." {
 		domain = strings.Split(dir, "/")
 	}
-	out := append([]gitignore.Pattern(nil), inherited...)
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSuffix(line, "\r")
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+	out := inherited
+	for kind, file := range IgnoreFiles {
+		name := path.Join(dir, file)
+		info, err := fs.Lstat(fsys, name)
+		if err != nil || !info.Mode().IsRegular() {
 			continue
 		}
-		out = append(out, gitignore.ParsePattern(line, domain))
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			continue
+		}
+		if out == inherited {
+			out = &ignoreRules{}
+			for k := range out {
+				out[k] = append([]gitignore.Pattern(nil), inherited[k]...)
+			}
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			line = strings.TrimSuffix(line, "\r")
+			if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			out[kind] = append(out[kind], gitignore.ParsePattern(line, domain))
+		}
 	}
 	return out
 }

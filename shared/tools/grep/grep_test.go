@@ -44,6 +44,16 @@ var fixture = map[string]string{
 	".hidden/h.txt":         "foo hidden\n",
 	".env":                  "FOO=secret\n",
 	"bin.dat":               "foo\x00binary\n",
+	// .rgignore beats .ignore beats .gitignore, whatever their depth.
+	".ignore":                    "!extra/deep/kept.txt\n",
+	"extra/.ignore":              "hidden-by-ignore.txt\n",
+	"extra/hidden-by-ignore.txt": "foo hidden by .ignore\n",
+	"extra/.gitignore":           "*.gen\n",
+	"extra/.rgignore":            "!shown.gen\n",
+	"extra/shown.gen":            "foo shown by .rgignore\n",
+	"extra/other.gen":            "foo other\n",
+	"extra/deep/.gitignore":      "kept.txt\n",
+	"extra/deep/kept.txt":        "foo kept by the root .ignore\n",
 }
 
 // parityCases are searched by the tool and by ripgrep.
@@ -237,8 +247,8 @@ func testOutput(t *testing.T, h *tooltest.Harness) {
 		t.Errorf("message %q", two.Message)
 	}
 	// Files searched: every searchable file, or those the glob keeps.
-	if all.FilesSearched != 9 {
-		t.Errorf("filesSearched %d, want 9", all.FilesSearched)
+	if all.FilesSearched != 11 {
+		t.Errorf("filesSearched %d, want 11", all.FilesSearched)
 	}
 	// Unlike rg --glob, filePattern never brings back an ignored file.
 	txt := search(t, h, map[string]any{"pattern": "foo", "filePattern": "*.txt", "limit": 100})
@@ -247,7 +257,7 @@ func testOutput(t *testing.T, h *tooltest.Harness) {
 			t.Errorf("*.txt matched %s", m.File)
 		}
 	}
-	if txt.TotalMatches != 6 || txt.FilesSearched != 6 { // foo and FOO: case-insensitive by default
+	if txt.TotalMatches != 7 || txt.FilesSearched != 7 { // foo and FOO: case-insensitive by default
 		t.Errorf("*.txt: %d matches in %d files", txt.TotalMatches, txt.FilesSearched)
 	}
 	if ts := search(t, h, map[string]any{"pattern": "x", "filePattern": "**/*.ts"}); ts.FilesSearched != 1 {
