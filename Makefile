@@ -10,7 +10,7 @@ CDK := $(CURDIR)/node_modules/.bin/cdk
 export CDK_DISABLE_VERSION_CHECK := 1
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 
-.PHONY: run test test-go test-infra lint build synth deploy diff bench bench-mcp bench-lambda contextbench fuzz clean
+.PHONY: run test test-go test-infra lint build synth deploy diff bench bench-grep bench-mcp bench-lambda contextbench fuzz clean ripgrep
 
 ## run: the local MCP server on http://127.0.0.1:8000 (every tool, embedded storage)
 run:
@@ -19,9 +19,9 @@ run:
 
 ## test: every test — Go unit, contract, MCP client, store conformance on both
 ## backends (dynalite), Lambda fixtures, CDK assertions — plus gofmt and vet
-test: node_modules lint test-go test-infra
+test: node_modules ripgrep lint test-go test-infra
 
-test-go: node_modules
+test-go: node_modules ripgrep
 	$(GO) test -count=1 ./...
 
 test-infra: node_modules
@@ -37,6 +37,12 @@ lint:
 node_modules: package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch node_modules
+
+# ripgrep (Debian package) for grep_codebase's parity test and
+# bench-grep; installed when missing (apt-get, with sudo unless root).
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+ripgrep:
+	@command -v rg >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq ripgrep >/dev/null; }
 
 ## build: one linux/arm64 bootstrap per function for provided.al2023
 build:
@@ -59,7 +65,7 @@ deploy: build node_modules
 
 ## bench: latency and throughput benchmarks (see README for figures)
 bench: node_modules
-	$(GO) test -run '^$$' -bench . -benchtime 2s ./shared/localserver/ ./shared/tools/tasks/ ./shared/tools/webfetch/ ./shared/tools/fileio/
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./shared/localserver/ ./shared/tools/tasks/ ./shared/tools/webfetch/ ./shared/tools/fileio/ ./shared/textsearch/
 	$(GO) test -run '^$$' -bench BenchmarkSearch20k -benchtime 200x ./shared/contextindex/
 
 ## contextbench: context_search retrieval (recall@5, MRR), index build, size
@@ -78,6 +84,12 @@ bench-mcp:
 bench-lambda: node_modules
 	$(GO) test -run '^$$' -bench BenchmarkColdStart -benchtime 5x ./shared/lambdaentry/
 
+## bench-grep: grep_codebase next to ripgrep on the Go source tree and a
+## 5k-file subset (every query class, p50s, ratio, match counts), read_file's
+## p50, the S3 open time and peak memory of the subset
+bench-grep: ripgrep
+	$(GO) run ./scripts/benchgrep
+
 ## fuzz: run each fuzz target for FUZZTIME (default 30s)
 FUZZTIME ?= 30s
 fuzz:
@@ -91,6 +103,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzCheckURL -fuzztime $(FUZZTIME) ./shared/tools/webfetch/
 	$(GO) test -run '^$$' -fuzz FuzzParseIPv4 -fuzztime $(FUZZTIME) ./shared/netguard/
 	$(GO) test -run '^$$' -fuzz FuzzResolve -fuzztime $(FUZZTIME) ./shared/sandboxpath/
+	$(GO) test -run '^$$' -fuzz FuzzClean -fuzztime $(FUZZTIME) ./shared/pathpolicy/
+	$(GO) test -run '^$$' -fuzz FuzzSearch -fuzztime $(FUZZTIME) ./shared/textsearch/
 
 ## clean: build output only; .toolshed (your local data) is kept
 clean:

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
@@ -37,6 +38,7 @@ import (
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/indexer"
+	"github.com/toolshed/toolshed/shared/repo"
 )
 
 // stackName is the CloudFormation stack name of the app.
@@ -101,11 +103,22 @@ const (
 	streamRetries   = 10
 )
 
+// defaultSnapshotRetentionDays is how long a snapshot that is no longer
+// current is kept when the app is not told otherwise.
+const defaultSnapshotRetentionDays = 30
+
 // ToolshedStackProps configures NewToolshedStack.
 type ToolshedStackProps struct {
 	awscdk.StackProps
 	// BuildDir holds <function>/bootstrap for every function; "../build" if empty.
 	BuildDir string
+	// DefaultRepo is the tenant whose repository snapshot tenants without
+	// one read (TOOLSHED_DEFAULT_REPO of the repository tools); "" for none.
+	DefaultRepo string
+	// SnapshotRetentionDays keeps a snapshot that is no longer current
+	// (and old versions of objects under snapshots/) this many days; 0
+	// means defaultSnapshotRetentionDays.
+	SnapshotRetentionDays float64
 }
 
 // functionSpec is what newFunction needs to create one Lambda function.
@@ -128,10 +141,16 @@ type monitored struct {
 func NewToolshedStack(scope constructs.Construct, id string, props *ToolshedStackProps) awscdk.Stack {
 	var sprops awscdk.StackProps
 	buildDir := defaultBuildDir
+	var defaultRepo string
+	retention := float64(defaultSnapshotRetentionDays)
 	if props != nil {
 		sprops = props.StackProps
 		if props.BuildDir != "" {
 			buildDir = props.BuildDir
+		}
+		defaultRepo = props.DefaultRepo
+		if props.SnapshotRetentionDays > 0 {
+			retention = props.SnapshotRetentionDays
 		}
 	}
 	if abs, err := filepath.Abs(buildDir); err == nil {
@@ -150,6 +169,7 @@ func NewToolshedStack(scope constructs.Construct, id string, props *ToolshedStac
 		Versioned:         jsii.Bool(true),
 		Encryption:        awss3.BucketEncryption_S3_MANAGED,
 		RemovalPolicy:     awscdk.RemovalPolicy_RETAIN,
+		LifecycleRules:    snapshotLifecycle(retention),
 	})
 
 	var watched []monitored
@@ -161,7 +181,7 @@ func NewToolshedStack(scope constructs.Construct, id string, props *ToolshedStac
 			Dir:            toolDir,
 			TimeoutSeconds: tool.TimeoutSeconds,
 			MemoryMB:       tool.MemoryMB,
-			Env:            toolEnv(tool, tables, bucket),
+			Env:            toolEnv(tool, tables, bucket, defaultRepo),
 		})
 		for _, g := range tool.Grants {
 			fn.AddToRolePolicy(statement(stack, g, tables, bucket))
@@ -292,10 +312,33 @@ func newTable(stack awscdk.Stack, spec tableSpec) awsdynamodb.Table {
 	return awsdynamodb.NewTable(stack, jsii.String(string(spec.Key)+"Table"), props)
 }
 
+// snapshotLifecycle keeps old snapshots for days: scripts/snapshot tags a
+// zip "retired" when the pointer leaves it, and a retired zip is deleted
+// once it is that old; overwritten or deleted versions under snapshots/
+// (the pointer's history) go the same number of days after they stop
+// being current. The current snapshot is never expired.
+func snapshotLifecycle(days float64) *[]*awss3.LifecycleRule {
+	return &[]*awss3.LifecycleRule{
+		{
+			Id:         jsii.String("ExpireRetiredSnapshots"),
+			Prefix:     jsii.String(repo.Prefix),
+			TagFilters: &map[string]interface{}{repo.StateTag: repo.Retired},
+			Expiration: awscdk.Duration_Days(jsii.Number(days)),
+		},
+		{
+			Id:                          jsii.String("ExpireOldSnapshotVersions"),
+			Prefix:                      jsii.String(repo.Prefix),
+			NoncurrentVersionExpiration: awscdk.Duration_Days(jsii.Number(days)),
+			ExpiredObjectDeleteMarker:   jsii.Bool(true),
+		},
+	}
+}
+
 // toolEnv is a tool function's environment: the tool it serves, DynamoDB as
 // its store, the name of each table it is granted, the bucket when it is
-// granted any of it, and the family's fixed settings. Nothing else.
-func toolEnv(tool toolSpec, tables map[config.Table]awsdynamodb.Table, bucket awss3.Bucket) map[string]*string {
+// granted any of it, the default repository when it reads snapshots, and
+// the family's fixed settings. Nothing else.
+func toolEnv(tool toolSpec, tables map[config.Table]awsdynamodb.Table, bucket awss3.Bucket, defaultRepo string) map[string]*string {
 	env := map[string]*string{
 		"TOOLSHED_TOOL":  jsii.String(tool.Name),
 		"TOOLSHED_STORE": jsii.String("dynamodb"),
@@ -308,10 +351,23 @@ func toolEnv(tool toolSpec, tables map[config.Table]awsdynamodb.Table, bucket aw
 	if family.UsesBucket(tool.Grants) {
 		env["TOOLSHED_BUCKET"] = bucket.BucketName()
 	}
+	if defaultRepo != "" && readsSnapshots(tool.Grants) {
+		env["TOOLSHED_DEFAULT_REPO"] = jsii.String(defaultRepo)
+	}
 	for k, v := range tool.Env {
 		env[k] = jsii.String(v)
 	}
 	return env
+}
+
+// readsSnapshots reports whether the grants let a function read snapshots.
+func readsSnapshots(grants []family.Grant) bool {
+	for _, g := range grants {
+		if g.Kind == family.ObjectGrant && g.Prefix == repo.Prefix {
+			return true
+		}
+	}
+	return false
 }
 
 // statement turns a family grant into an IAM statement on exactly its resource.
@@ -524,6 +580,20 @@ func checkBuildDir(buildDir string) error {
 	return nil
 }
 
+// contextDays reads a positive whole number of days from the CDK context
+// (cdk deploy -c name=N); 0 when it is not given.
+func contextDays(app awscdk.App, name string) (float64, error) {
+	v := app.Node().TryGetContext(jsii.String(name))
+	if v == nil {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(fmt.Sprint(v))
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("context %s=%v: use a positive whole number of days", name, v)
+	}
+	return float64(n), nil
+}
+
 func main() {
 	defer jsii.Close()
 
@@ -534,11 +604,25 @@ func main() {
 	}
 
 	app := awscdk.NewApp(nil)
+	retention, err := contextDays(app, "snapshotRetentionDays")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "infra:", err)
+		os.Exit(1)
+	}
+	defaultRepo, _ := app.Node().TryGetContext(jsii.String("defaultRepo")).(string)
+	if defaultRepo != "" {
+		if err := repo.CheckName("defaultRepo", defaultRepo); err != nil {
+			fmt.Fprintln(os.Stderr, "infra:", err)
+			os.Exit(1)
+		}
+	}
 	NewToolshedStack(app, stackName, &ToolshedStackProps{
 		StackProps: awscdk.StackProps{
 			Description: jsii.String("Toolshed: MCP tool server, one Lambda per tool behind an HTTP API"),
 		},
-		BuildDir: buildDir,
+		BuildDir:              buildDir,
+		DefaultRepo:           defaultRepo,
+		SnapshotRetentionDays: retention,
 	})
 	app.Synth(nil)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/indexer"
+	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/toolset"
 )
@@ -46,6 +47,13 @@ type cfnResource struct {
 type cfnOutput struct {
 	Value any `json:"Value"`
 }
+
+// The stack under test has a default repository and keeps old snapshots
+// 45 days.
+const (
+	testDefaultRepo   = "demo"
+	testRetentionDays = 45
+)
 
 // allFunctionDirs are the build folders the stack expects.
 var allFunctionDirs = []string{gatewayName, authorizerDir, indexerDir, toolDir}
@@ -112,7 +120,7 @@ func runTests(m *testing.M) int {
 	defer os.RemoveAll(outDir)
 
 	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(outDir)})
-	stack = NewToolshedStack(app, stackName, &ToolshedStackProps{BuildDir: buildDir})
+	stack = NewToolshedStack(app, stackName, &ToolshedStackProps{BuildDir: buildDir, DefaultRepo: testDefaultRepo, SnapshotRetentionDays: testRetentionDays})
 	template = assertions.Template_FromStack(stack, nil)
 
 	raw, err := json.Marshal(template.ToJSON())
@@ -410,6 +418,9 @@ func TestEnvironment(t *testing.T) {
 					want[config.TableVars[g.Table]] = ref(ids[g.Table])
 				case family.ObjectGrant, family.ListGrant:
 					want["TOOLSHED_BUCKET"] = ref(bucketID)
+					if g.Kind == family.ObjectGrant && g.Prefix == repo.Prefix {
+						want["TOOLSHED_DEFAULT_REPO"] = testDefaultRepo
+					}
 				}
 			}
 			for k, v := range tool.Env {
@@ -762,6 +773,42 @@ func TestSnapshotBucket(t *testing.T) {
 			},
 		})
 	})
+}
+
+// TestSnapshotLifecycle: retired snapshots and old versions under
+// snapshots/ expire after the retention; nothing else does.
+func TestSnapshotLifecycle(t *testing.T) {
+	must(t, func() {
+		template.HasResourceProperties(jsii.String("AWS::S3::Bucket"), &map[string]any{
+			"LifecycleConfiguration": map[string]any{"Rules": []any{
+				map[string]any{
+					"Id": "ExpireRetiredSnapshots", "Status": "Enabled", "Prefix": repo.Prefix,
+					"TagFilters":       []any{map[string]any{"Key": repo.StateTag, "Value": repo.Retired}},
+					"ExpirationInDays": testRetentionDays,
+				},
+				map[string]any{
+					"Id": "ExpireOldSnapshotVersions", "Status": "Enabled", "Prefix": repo.Prefix,
+					"NoncurrentVersionExpiration": map[string]any{"NoncurrentDays": testRetentionDays},
+					"ExpiredObjectDeleteMarker":   true,
+				},
+			}},
+		})
+	})
+	// Only the functions that read snapshots learn the default repository.
+	for _, tool := range tools {
+		e, _ := synth.Resources[functionID(t, tool.Name)].Properties["Environment"].(map[string]any)
+		vars, _ := e["Variables"].(map[string]any)
+		_, has := vars["TOOLSHED_DEFAULT_REPO"]
+		reads := slices.ContainsFunc(tool.Grants, func(g family.Grant) bool { return g.Kind == family.ObjectGrant && g.Prefix == repo.Prefix })
+		if has != reads {
+			t.Errorf("%s: TOOLSHED_DEFAULT_REPO set %t, reads snapshots %t", tool.Name, has, reads)
+		}
+	}
+	for _, name := range []string{"read_repo_file", "read_file", "grep_codebase"} {
+		if !slices.ContainsFunc(tools, func(s toolSpec) bool { return s.Name == name }) {
+			t.Errorf("no function for %s", name)
+		}
+	}
 }
 
 // TestBucketAndModelGrants: a function may touch the bucket or a Bedrock

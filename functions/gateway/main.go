@@ -31,6 +31,7 @@ func main() {
 	}
 	flag.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address (env TOOLSHED_ADDR)")
 	flag.StringVar(&cfg.DataDir, "data", cfg.DataDir, "data directory for the embedded store (env TOOLSHED_DATA_DIR)")
+	flag.StringVar(&cfg.RepoDir, "repo", cfg.RepoDir, "repository directory the repository tools serve when TOOLSHED_BUCKET is unset (env TOOLSHED_REPO_DIR)")
 	flag.Parse()
 	log := telemetry.NewLogger(os.Stdout, cfg.LogLevel)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Config is every setting.
@@ -21,6 +22,11 @@ type Config struct {
 	DynamoEndpoint string            // TOOLSHED_DYNAMODB_ENDPOINT, e.g. a local DynamoDB
 	Bucket         string            // TOOLSHED_BUCKET, the S3 bucket (snapshots, indexes, workspaces)
 	S3Endpoint     string            // TOOLSHED_S3_ENDPOINT, e.g. a local S3 emulator (path-style)
+	RepoDir        string            // TOOLSHED_REPO_DIR, the repository served locally (the working directory)
+	DefaultRepo    string            // TOOLSHED_DEFAULT_REPO, tenant whose snapshot tenants without one read
+	RepoRefresh    time.Duration     // TOOLSHED_REPO_REFRESH, how long a snapshot pointer is trusted (5s)
+	RepoMaxMB      int               // TOOLSHED_REPO_MAX_MB, largest snapshot pushed or loaded (500)
+	RepoCacheMB    int               // TOOLSHED_REPO_CACHE_MB, snapshots kept in memory per process (1024)
 	RateLimits     map[string]int    // TOOLSHED_RATE_LIMITS, "tool=perMinute,..." overrides
 	Auth           string            // TOOLSHED_AUTH: "auto" (default), "keys" or "off" (loopback only)
 	LocalTenant    string            // TOOLSHED_LOCAL_TENANT, tenant when auth is off (local)
@@ -109,6 +115,8 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		Auth:           get("TOOLSHED_AUTH", "auto"),
 		LocalTenant:    get("TOOLSHED_LOCAL_TENANT", "local"),
 		Tool:           get("TOOLSHED_TOOL", ""),
+		RepoDir:        get("TOOLSHED_REPO_DIR", "."),
+		DefaultRepo:    get("TOOLSHED_DEFAULT_REPO", ""),
 		Tables: Tables{
 			Tasks:      get(TableVars[TasksTable], "toolshed-tasks"),
 			Memory:     get(TableVars[MemoryTable], "toolshed-memory"),
@@ -154,6 +162,15 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	}
 	if err := c.LogLevel.UnmarshalText([]byte(get("TOOLSHED_LOG_LEVEL", "info"))); err != nil {
 		return c, fmt.Errorf("TOOLSHED_LOG_LEVEL: %w", err)
+	}
+	if c.RepoRefresh, err = time.ParseDuration(get("TOOLSHED_REPO_REFRESH", "5s")); err != nil || c.RepoRefresh <= 0 {
+		return c, fmt.Errorf("TOOLSHED_REPO_REFRESH=%q: use a positive duration such as 5s", getenv("TOOLSHED_REPO_REFRESH"))
+	}
+	if c.RepoMaxMB, err = positive("TOOLSHED_REPO_MAX_MB", get("TOOLSHED_REPO_MAX_MB", "500")); err != nil {
+		return c, err
+	}
+	if c.RepoCacheMB, err = positive("TOOLSHED_REPO_CACHE_MB", get("TOOLSHED_REPO_CACHE_MB", "1024")); err != nil {
+		return c, err
 	}
 	if c.Metrics, err = strconv.ParseBool(get("TOOLSHED_METRICS", strconv.FormatBool(inLambda))); err != nil {
 		return c, fmt.Errorf("TOOLSHED_METRICS: %w", err)
@@ -217,6 +234,15 @@ func list(s string) []string {
 		}
 	}
 	return out
+}
+
+// positive parses a setting that must be a positive whole number.
+func positive(name, v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%s=%q: use a positive whole number", name, v)
+	}
+	return n, nil
 }
 
 func parseLimits(s string) (map[string]int, error) {

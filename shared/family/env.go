@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/toolshed/toolshed/shared/backend"
 	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/store"
 )
 
@@ -29,6 +30,7 @@ type Env struct {
 	stores  *store.Stores
 	aws     *aws.Config
 	s3      *s3.Client
+	repo    repo.Source
 	closers []func() error
 }
 
@@ -116,6 +118,61 @@ func (e *Env) UseS3(client *s3.Client) *Env {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.s3 = client
+	return e
+}
+
+// Repo returns the repository source on first use, shared by every family
+// of the process: S3 snapshots when TOOLSHED_BUCKET is set (with
+// TOOLSHED_DEFAULT_REPO as the fallback), otherwise the local directory
+// TOOLSHED_REPO_DIR (the working directory when empty).
+func (e *Env) Repo(ctx context.Context) (repo.Source, error) {
+	e.mu.Lock()
+	src := e.repo
+	e.mu.Unlock()
+	if src != nil {
+		return src, nil
+	}
+	if e.Config.Bucket != "" {
+		client, bucket, err := e.S3(ctx)
+		if err != nil {
+			return nil, err
+		}
+		src = repo.NewS3(client, repo.S3Options{
+			Bucket:      bucket,
+			DefaultRepo: e.Config.DefaultRepo,
+			Refresh:     e.Config.RepoRefresh,
+			MaxBytes:    int64(e.Config.RepoMaxMB) << 20,
+			CacheBytes:  int64(e.Config.RepoCacheMB) << 20,
+			Now:         e.Now,
+		})
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.repo != nil {
+		return e.repo, nil
+	}
+	if src == nil {
+		dir := e.Config.RepoDir
+		if dir == "" {
+			dir = "."
+		}
+		local, err := repo.NewLocal(dir)
+		if err != nil {
+			return nil, err
+		}
+		e.closers = append(e.closers, local.Close)
+		src = local
+	}
+	e.repo = src
+	return src, nil
+}
+
+// UseRepo makes env hand out src instead of opening the configured one
+// (tests).
+func (e *Env) UseRepo(src repo.Source) *Env {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.repo = src
 	return e
 }
 

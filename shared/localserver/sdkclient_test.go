@@ -27,7 +27,9 @@ func TestTypeScriptSDKClient(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
 		t.Fatalf("@modelcontextprotocol/sdk is not installed; run npm ci in %s: %v", root, err)
 	}
-	base := startServer(t, nil)
+	// The contract examples of the repository tools read the example
+	// project the examples test uses.
+	base := startServer(t, map[string]string{"TOOLSHED_REPO_DIR": filepath.Join(root, "shared", "toolset", "testdata", "example-repo")})
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

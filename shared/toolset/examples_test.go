@@ -19,12 +19,16 @@ import (
 	"github.com/toolshed/toolshed/shared/toolset"
 )
 
+// exampleRepo is the repository the examples read (the repository tools'
+// local directory): a small TypeScript project with the seeds' files.
+const exampleRepo = "testdata/example-repo"
+
 // TestContractExamplesRun runs every example of every implemented tool
-// through the real pipeline, each in a fresh store and data directory: the
-// declared error code must come back, or a result that contains the
-// declared output (the pipeline has already checked it against the
-// outputSchema). Examples that reach the internet must fail with
-// UPSTREAM_ERROR where it cannot be reached.
+// through the real pipeline, each in a fresh store and data directory and
+// over exampleRepo: the declared error code must come back, or a result
+// that contains the declared output (the pipeline has already checked it
+// against the outputSchema). Examples that reach the internet must fail
+// with UPSTREAM_ERROR where it cannot be reached.
 func TestContractExamplesRun(t *testing.T) {
 	online := internetReachable()
 	newPipeline := func(t *testing.T) *toolkit.Pipeline {
@@ -35,7 +39,8 @@ func TestContractExamplesRun(t *testing.T) {
 		}
 		t.Cleanup(func() { db.Close() })
 		st := db.Stores()
-		env := family.NewEnv(config.Config{DataDir: dir}, nil).UseStores(st)
+		env := family.NewEnv(config.Config{DataDir: dir, RepoDir: exampleRepo}, nil).UseStores(st)
+		t.Cleanup(func() { env.Close() })
 		tools, err := family.Build(context.Background(), toolset.Families, env)
 		if err != nil {
 			t.Fatal(err)

@@ -7,8 +7,10 @@ import (
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/tools/contextsearch"
 	"github.com/toolshed/toolshed/shared/tools/fileio"
+	"github.com/toolshed/toolshed/shared/tools/grep"
 	"github.com/toolshed/toolshed/shared/tools/hello"
 	"github.com/toolshed/toolshed/shared/tools/memory"
+	"github.com/toolshed/toolshed/shared/tools/repofiles"
 	"github.com/toolshed/toolshed/shared/tools/sysaudit"
 	"github.com/toolshed/toolshed/shared/tools/tasks"
 	"github.com/toolshed/toolshed/shared/tools/webfetch"
@@ -20,6 +22,8 @@ var Families = []family.Family{
 	sysaudit.Family,
 	tasks.Family,
 	memory.Family,
+	repofiles.Family,
+	grep.Family,
 	contextsearch.Family,
 	webfetch.Family,
 	fileio.Family,

@@ -1,0 +1,408 @@
+// Command benchgrep measures grep_codebase against ripgrep on real code:
+// the Go source tree ($(go env GOROOT)/src) and a 5,000-file subset of it.
+// For each query class it runs the tool (warm: the snapshot's files in
+// memory, through the real pipeline) and `rg` on the same files, prints
+// both p50 times, the ratio and both match counts, and fails when a count
+// differs. It also measures read_file's warm p50, the time to open the
+// 5k subset's snapshot from S3 (moto_server, on this machine) and the
+// process's peak memory holding it.
+//
+//	make bench-grep          (installs ripgrep when missing)
+//	go run ./scripts/benchgrep [-runs 21] [-root DIR]
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/repo/repotest"
+	"github.com/toolshed/toolshed/shared/store"
+	"github.com/toolshed/toolshed/shared/store/boltstore"
+	"github.com/toolshed/toolshed/shared/toolkit"
+	"github.com/toolshed/toolshed/shared/tools/grep"
+	"github.com/toolshed/toolshed/shared/tools/repofiles"
+)
+
+// class is one kind of query of the benchmark.
+type class struct {
+	name, pattern string
+	caseSensitive bool
+}
+
+var classes = []class{
+	{"literal", "func", true},
+	{"literal -i", "errorf", false},
+	{"regex", "interface.*Context", true},
+	{"regex -i", "interface.*Context", false},
+	{"alternation", "TODO|FIXME|XXX", true},
+	{"alternation -i", "TODO|FIXME|XXX", false},
+	{"no match", "xyznonexistent123", true},
+	{"no match -i", "xyznonexistent123", false},
+}
+
+// rgExcludes are the seed's excluded folders, as ripgrep globs.
+var rgExcludes = []string{"-g", "!node_modules/", "-g", "!dist/", "-g", "!build/", "-g", "!.next/", "-g", "!.context/"}
+
+func main() {
+	runs := flag.Int("runs", 21, "runs per query (the p50 is reported)")
+	root := flag.String("root", filepath.Join(runtime.GOROOT(), "src"), "the corpus")
+	subset := flag.Int("subset", 5000, "files in the subset")
+	s3Child := flag.String("s3-open", "", "internal: open DIR's snapshot from S3 in this process and report time and peak memory")
+	flag.Parse()
+	if *s3Child != "" {
+		if err := s3Open(*s3Child); err != nil {
+			fmt.Fprintln(os.Stderr, "benchgrep:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if err := run(*root, *subset, *runs); err != nil {
+		fmt.Fprintln(os.Stderr, "benchgrep:", err)
+		os.Exit(1)
+	}
+}
+
+func run(root string, subsetSize, runs int) error {
+	if _, err := exec.LookPath("rg"); err != nil {
+		return fmt.Errorf("ripgrep (rg) is not installed: apt-get install ripgrep (make bench-grep does)")
+	}
+	rgVersion, _ := exec.Command("rg", "--version").Output()
+	fmt.Printf("machine: %d CPUs, GOMAXPROCS %d, %s; %s\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), firstLine(rgVersion))
+
+	full, err := repo.NewLocal(root)
+	if err != nil {
+		return err
+	}
+	defer full.Close()
+	fullSnap, _ := full.Open(context.Background(), "bench")
+	fullFiles, err := fullSnap.Searchable(context.Background())
+	if err != nil {
+		return err
+	}
+	subDir, err := os.MkdirTemp("", "benchgrep-subset-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(subDir)
+	if err := writeSubset(subDir, fullFiles, subsetSize); err != nil {
+		return err
+	}
+
+	// Opening from S3 and the memory it takes are measured in a process of
+	// their own, as a Lambda holds one snapshot.
+	child := exec.Command(os.Args[0], "-s3-open", subDir)
+	child.Stdout, child.Stderr = os.Stdout, os.Stderr
+	if err := child.Run(); err != nil {
+		return fmt.Errorf("S3 open: %w", err)
+	}
+
+	failed := false
+	subSnap, err := zipSnapshot(subDir, nil)
+	if err != nil {
+		return err
+	}
+	ok, err := compare(fmt.Sprintf("%d-file subset of %s", subsetSize, root), subDir, subSnap, runs)
+	if err != nil {
+		return err
+	}
+	failed = failed || !ok
+	if err := readFileP50(subDir, runs*50); err != nil {
+		return err
+	}
+
+	fullZip, err := zipSnapshot(root, fullFiles)
+	if err != nil {
+		return err
+	}
+	ok, err = compare(root, root, fullZip, runs)
+	if err != nil {
+		return err
+	}
+	failed = failed || !ok
+	if failed {
+		return fmt.Errorf("match counts differ from ripgrep")
+	}
+	return nil
+}
+
+// writeSubset copies the first n searchable files (walk order) of the tree.
+func writeSubset(dir string, files []*repo.File, n int) error {
+	for _, f := range files[:min(n, len(files))] {
+		p := filepath.Join(dir, filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		// Data has no BOM; no file of the Go tree starts with one.
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// s3Open publishes dir to a moto_server bucket and times opening it the
+// way a Lambda does: the pointer and the zip, then the searchable files
+// decompressed and indexed by a first search; then it searches every class
+// once and reports the process's peak memory.
+func s3Open(dir string) error {
+	var err error
+	testing.Benchmark(func(b *testing.B) {
+		if b.N > 1 {
+			b.SkipNow() // one round is the measurement
+		}
+		err = s3OpenOnce(b, dir)
+	})
+	return err
+}
+
+func s3OpenOnce(b *testing.B, dir string) error {
+	s3 := repotest.StartS3(b)
+	p := s3.Publish(b, "bench", "subset", dir)
+	runtime.GC()
+	src := s3.Source(repo.S3Options{})
+	t0 := time.Now()
+	snap, err := src.Open(context.Background(), "bench")
+	if err != nil {
+		return err
+	}
+	t1 := time.Now()
+	tools, err := pipeline(grep.Tools(src))
+	if err != nil {
+		return err
+	}
+	first := invoke(tools, classes[0])
+	t2 := time.Now()
+	if first.Error != nil {
+		return fmt.Errorf("first search: %+v", first.Error)
+	}
+	for _, c := range classes {
+		if out := invoke(tools, c); !out.OK {
+			return fmt.Errorf("%s: %+v", c.name, out.Error)
+		}
+	}
+	files, _ := snap.Searchable(context.Background())
+	fmt.Printf("S3 open of the %d-file subset (%d MB of files, zip %d MB; moto_server on loopback, this machine):\n", p.Files, p.Bytes>>20, p.ZipBytes>>20)
+	fmt.Printf("  pointer + zip download %s; first search (decompress, fold, trigram filters of %d searchable files) %s\n",
+		ms(t1.Sub(t0)), len(files), ms(t2.Sub(t1)))
+	fmt.Printf("  peak memory (VmHWM) of the process holding it after a search of every class: %s\n\n", peakMemory())
+	return nil
+}
+
+// zipSnapshot packs files of root into memory and opens the zip, as the
+// S3 source holds a snapshot.
+func zipSnapshot(root string, files []*repo.File) (repo.Snapshot, error) {
+	var paths []string
+	for _, f := range files {
+		paths = append(paths, f.Path)
+	}
+	if files == nil {
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				rel, _ := filepath.Rel(root, p)
+				paths = append(paths, filepath.ToSlash(rel))
+			}
+			return err
+		})
+	}
+	var buf bytes.Buffer
+	if _, err := repo.Pack(&buf, root, paths, 1<<40); err != nil {
+		return nil, err
+	}
+	snap, err := repo.OpenZip(buf.Bytes(), "bench")
+	if err != nil {
+		return nil, err
+	}
+	_, err = snap.Searchable(context.Background())
+	return snap, err
+}
+
+// fixedSource serves one snapshot to everyone.
+type fixedSource struct{ snap repo.Snapshot }
+
+func (f fixedSource) Open(context.Context, string) (repo.Snapshot, error) { return f.snap, nil }
+
+// compare runs every class on the tool and on rg and prints a table.
+func compare(title, dir string, snap repo.Snapshot, runs int) (bool, error) {
+	p, err := pipeline(grep.Tools(fixedSource{snap}))
+	if err != nil {
+		return false, err
+	}
+	files, _ := snap.Searchable(context.Background())
+	fmt.Printf("%s: %d searchable files, %d runs per query, warm\n", title, len(files), runs)
+	fmt.Printf("  %-16s %-22s %10s %10s %7s %10s %10s\n", "class", "pattern", "tool p50", "rg p50", "ratio", "tool count", "rg count")
+	same := true
+	for _, c := range classes {
+		var total int
+		var toolTimes []time.Duration
+		for range runs {
+			t0 := time.Now()
+			out := invoke(p, c)
+			toolTimes = append(toolTimes, time.Since(t0))
+			if !out.OK {
+				return false, fmt.Errorf("%s: %+v", c.name, out.Error)
+			}
+			var res struct {
+				TotalMatches int `json:"totalMatches"`
+			}
+			json.Unmarshal(out.Result, &res)
+			total = res.TotalMatches
+		}
+		rgArgs := append([]string{"--no-require-git", "--line-number", "--column", "--no-heading", "--no-config"}, rgExcludes...)
+		if !c.caseSensitive {
+			rgArgs = append(rgArgs, "-i")
+		}
+		rgArgs = append(rgArgs, "-e", c.pattern)
+		var rgTimes []time.Duration
+		var rgCount int
+		for range runs {
+			cmd := exec.Command("rg", rgArgs...)
+			cmd.Dir = dir
+			t0 := time.Now()
+			out, err := cmd.Output()
+			rgTimes = append(rgTimes, time.Since(t0))
+			if err != nil && len(out) > 0 {
+				return false, fmt.Errorf("rg: %v", err)
+			}
+			rgCount = bytes.Count(out, []byte{'\n'})
+		}
+		tp, rp := p50(toolTimes), p50(rgTimes)
+		mark := ""
+		if total != rgCount {
+			mark, same = "  COUNTS DIFFER", false
+		}
+		fmt.Printf("  %-16s %-22q %10s %10s %6.2fx %10d %10d%s\n", c.name, c.pattern, ms(tp), ms(rp), float64(tp)/float64(rp), total, rgCount, mark)
+	}
+	fmt.Println()
+	return same, nil
+}
+
+// readFileP50 times read_file without dependencies on the subset's local
+// directory: with each read counted in the embedded store (bolt, which
+// syncs to disk), and with an access store that only counts in memory, to
+// show the read on its own.
+func readFileP50(dir string, runs int) error {
+	src, err := repo.NewLocal(dir)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	tmp, err := os.MkdirTemp("", "benchgrep-store-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	db, err := boltstore.Open(filepath.Join(tmp, "b.db"))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	st := db.Stores()
+	var target string
+	fs.WalkDir(os.DirFS(dir), ".", func(p string, d fs.DirEntry, err error) error {
+		if target == "" && err == nil && strings.HasSuffix(p, ".go") {
+			target = p
+		}
+		return nil
+	})
+	args, _ := json.Marshal(map[string]any{"path": target})
+	for _, access := range []struct {
+		name  string
+		store store.Access
+	}{{"access counted in bolt", st.Access}, {"access counted in memory", &memoryAccess{}}} {
+		p, err := pipeline(repofiles.Tools(src, st.Memory, access.store, nil))
+		if err != nil {
+			return err
+		}
+		var times []time.Duration
+		for range runs {
+			t0 := time.Now()
+			out := p.Invoke(context.Background(), toolkit.Request{Tool: repofiles.ReadFileTool, Args: args, Tenant: "bench", RequestID: "bench"})
+			times = append(times, time.Since(t0))
+			if !out.OK {
+				return fmt.Errorf("read_file: %+v", out.Error)
+			}
+		}
+		fmt.Printf("read_file %s (no deps, local directory, %s): p50 %s over %d calls\n", target, access.name, ms(p50(times)), runs)
+	}
+	fmt.Println()
+	return nil
+}
+
+// memoryAccess counts reads in memory: read_file's cost without a store.
+type memoryAccess struct {
+	mu sync.Mutex
+	n  map[string]int64
+}
+
+func (m *memoryAccess) Record(_ context.Context, tenant, path string, at time.Time) (store.AccessStat, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.n == nil {
+		m.n = map[string]int64{}
+	}
+	m.n[tenant+"/"+path]++
+	return store.AccessStat{Tenant: tenant, Path: path, Count: m.n[tenant+"/"+path], LastAccess: at}, nil
+}
+
+func (m *memoryAccess) Get(context.Context, string, string) (store.AccessStat, error) {
+	return store.AccessStat{}, store.ErrNotFound
+}
+
+// invoke runs grep_codebase for a class, limit 50.
+func invoke(p *toolkit.Pipeline, c class) toolkit.Outcome {
+	args, _ := json.Marshal(map[string]any{"pattern": c.pattern, "caseSensitive": c.caseSensitive, "limit": 50})
+	return p.Invoke(context.Background(), toolkit.Request{Tool: grep.Tool, Args: args, Tenant: "bench", RequestID: "bench"})
+}
+
+func pipeline(tools []toolkit.Tool) (*toolkit.Pipeline, error) {
+	limits := map[string]int{}
+	for _, t := range tools {
+		limits[t.Name] = 1 << 30
+	}
+	return family.Pipeline(tools, family.PipelineOptions{RateLimits: limits, Log: slog.New(slog.DiscardHandler)})
+}
+
+func p50(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) string {
+	return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 2, 64) + " ms"
+}
+
+func peakMemory() string {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "unknown"
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown"
+}
+
+func firstLine(b []byte) string {
+	s, _, _ := strings.Cut(string(b), "\n")
+	return s
+}

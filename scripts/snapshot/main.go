@@ -1,0 +1,177 @@
+// Command snapshot publishes a repository for the deployed repository
+// tools (read_repo_file, read_file, grep_codebase): it packs the files git
+// tracks, plus untracked files that are not ignored, with their
+// modification times into a zip, uploads it to
+// snapshots/<tenant>/<commit>.zip and only then moves
+// snapshots/<tenant>/current.json to it, so a reader never sees half a
+// snapshot. list shows a tenant's snapshots and rollback moves the pointer
+// back.
+//
+//	go run ./scripts/snapshot push -tenant acme [-dir .] [-max-mb 500]
+//	go run ./scripts/snapshot list -tenant acme
+//	go run ./scripts/snapshot rollback -tenant acme [-to COMMIT]
+//
+// The bucket is TOOLSHED_BUCKET (the stack's SnapshotBucket output);
+// credentials and region come from the usual AWS settings, and
+// TOOLSHED_S3_ENDPOINT points it at an emulator.
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/repo"
+)
+
+const usage = `usage:
+  snapshot push -tenant TENANT [-dir DIR] [-max-mb N]   publish DIR (default .) as TENANT's repository
+  snapshot list -tenant TENANT                          list TENANT's snapshots (* = current)
+  snapshot rollback -tenant TENANT [-to COMMIT]         point TENANT at COMMIT (default: the previous snapshot)`
+
+func main() {
+	if err := run(context.Background(), os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "snapshot:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, out io.Writer) error {
+	cfg, err := config.Load()
+	if err != nil {
+		return err
+	}
+	if cfg.Bucket == "" {
+		return errors.New("TOOLSHED_BUCKET is not set: name the stack's snapshot bucket")
+	}
+	client, bucket, err := family.NewEnv(cfg, nil).S3(ctx)
+	if err != nil {
+		return err
+	}
+	return command(ctx, client, bucket, cfg.RepoMaxMB, args, out, time.Now)
+}
+
+// command runs one subcommand against the bucket. maxMB is the default
+// size limit of push.
+func command(ctx context.Context, c repo.ObjectStore, bucket string, maxMB int, args []string, out io.Writer, now func() time.Time) error {
+	if len(args) == 0 {
+		return errors.New(usage)
+	}
+	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	tenant := fs.String("tenant", "", "the tenant whose repository this is")
+	dir := fs.String("dir", ".", "push: the repository's directory (a git checkout)")
+	max := fs.Int("max-mb", maxMB, "push: refuse repositories whose files total more than this many MB")
+	to := fs.String("to", "", "rollback: the commit to point at")
+	if err := fs.Parse(args[1:]); err != nil || fs.NArg() != 0 {
+		return errors.New(usage)
+	}
+	if err := repo.CheckName("tenant", *tenant); err != nil {
+		return fmt.Errorf("%w\n%s", err, usage)
+	}
+	switch args[0] {
+	case "push":
+		return push(ctx, c, bucket, *tenant, *dir, int64(*max)<<20, out, now())
+	case "list":
+		list, err := repo.List(ctx, c, bucket, *tenant)
+		if err != nil {
+			return err
+		}
+		if len(list) == 0 {
+			fmt.Fprintf(out, "%s has no snapshots\n", *tenant)
+			return nil
+		}
+		w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
+		fmt.Fprintln(w, "\tCOMMIT\tZIP BYTES\tUPLOADED")
+		for _, s := range list {
+			mark := ""
+			if s.Current {
+				mark = "*"
+			}
+			fmt.Fprintf(w, "%s\t%s\t%d\t%s\n", mark, s.Commit, s.ZipBytes, s.Modified.UTC().Format(time.RFC3339))
+		}
+		return w.Flush()
+	case "rollback":
+		p, err := repo.Rollback(ctx, c, bucket, *tenant, *to, now())
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "%s now reads commit %s (%d files, %d bytes)\n", *tenant, p.Commit, p.Files, p.Bytes)
+		return nil
+	default:
+		return errors.New(usage)
+	}
+}
+
+// push publishes the checkout at dir.
+func push(ctx context.Context, c repo.ObjectStore, bucket, tenant, dir string, maxBytes int64, out io.Writer, now time.Time) error {
+	listed, err := git(dir, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	if err != nil {
+		return err
+	}
+	var paths []string
+	for _, p := range strings.Split(listed, "\x00") {
+		if p != "" {
+			paths = append(paths, p)
+		}
+	}
+	commit, err := commitID(dir, now)
+	if err != nil {
+		return err
+	}
+	pub, err := repo.Publish(ctx, c, repo.PublishInput{
+		Bucket: bucket, Tenant: tenant, Commit: commit, Dir: dir, Paths: paths, MaxBytes: maxBytes, Now: now,
+	})
+	if err != nil {
+		return err
+	}
+	p := pub.Pointer
+	fmt.Fprintf(out, "pushed %s for %s: commit %s, %d files, %d bytes (zip %d bytes)\n", p.Key, tenant, p.Commit, p.Files, p.Bytes, p.ZipBytes)
+	if len(pub.Skipped) > 0 {
+		fmt.Fprintf(out, "skipped %d paths that are not regular files (symbolic links, submodules) or are missing: %s\n",
+			len(pub.Skipped), strings.Join(pub.Skipped, ", "))
+	}
+	if pub.RetireErr != nil {
+		fmt.Fprintf(out, "warning: the previous snapshot was not tagged retired, so it will not expire: %v\n", pub.RetireErr)
+	}
+	return nil
+}
+
+// commitID is HEAD's commit, with "-dirty-<time>" when the working tree
+// has changes (so each such push gets its own zip).
+func commitID(dir string, now time.Time) (string, error) {
+	head, err := git(dir, "rev-parse", "HEAD")
+	if err != nil {
+		return "", fmt.Errorf("%w (push needs a commit)", err)
+	}
+	status, err := git(dir, "status", "--porcelain")
+	if err != nil {
+		return "", err
+	}
+	id := strings.TrimSpace(head)
+	if strings.TrimSpace(status) != "" {
+		id += "-dirty-" + now.UTC().Format("20060102T150405Z")
+	}
+	return id, nil
+}
+
+// git runs git in dir and returns its standard output.
+func git(dir string, args ...string) (string, error) {
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("git %s in %s: %v: %s", args[0], dir, err, strings.TrimSpace(stderr.String()))
+	}
+	return stdout.String(), nil
+}

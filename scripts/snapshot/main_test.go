@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/repo/repotest"
+)
+
+// TestPushListRollback runs the CLI against moto_server on a real git
+// checkout.
+func TestPushListRollback(t *testing.T) {
+	s3 := repotest.StartS3(t)
+	client := s3.Moto.S3()
+	ctx := context.Background()
+	dir := repotest.WriteDir(t, map[string]string{
+		"README.md":      "# Demo\n",
+		"src/main.go":    "package main\n",
+		".gitignore":     "*.log\n",
+		"debug.log":      "ignored\n",
+		"notes/todo.txt": "untracked, not ignored\n",
+	})
+	gitRun(t, dir, "init", "-q")
+	gitRun(t, dir, "add", "README.md", "src/main.go", ".gitignore")
+	gitRun(t, dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "first")
+	head := strings.TrimSpace(gitRun(t, dir, "rev-parse", "HEAD"))
+	// Each command reads the clock once; pushes are a minute apart.
+	next := time.Date(2025, 1, 15, 10, 0, 0, 0, time.UTC)
+	clock := func() time.Time {
+		t := next
+		next = next.Add(time.Minute)
+		return t
+	}
+
+	cli := func(args ...string) (string, error) {
+		var out bytes.Buffer
+		err := command(ctx, client, s3.Bucket, 500, args, &out, clock)
+		return out.String(), err
+	}
+
+	// The untracked file makes the tree dirty.
+	out, err := cli("push", "-tenant", "acme", "-dir", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirty := head + "-dirty-20250115T100000Z"
+	want := "pushed snapshots/acme/" + dirty + ".zip for acme: commit " + dirty + ", 4 files, 49 bytes"
+	if !strings.HasPrefix(out, want) {
+		t.Errorf("push printed %q, want it to start with %q", out, want)
+	}
+	src := repo.NewS3(client, repo.S3Options{Bucket: s3.Bucket})
+	snap, err := src.Open(ctx, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var packed []string
+	fs.WalkDir(snap, ".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			packed = append(packed, p)
+		}
+		return err
+	})
+	if want := []string{".gitignore", "README.md", "notes/todo.txt", "src/main.go"}; !slices.Equal(packed, want) {
+		t.Errorf("packed %q, want %q (tracked plus untracked, not ignored)", packed, want)
+	}
+	if info, err := fs.Stat(snap, "README.md"); err != nil || !info.ModTime().Equal(repotest.ModTime) {
+		t.Errorf("modification time %v, %v; want %s", info, err, repotest.ModTime)
+	}
+
+	// A clean tree is pushed under its commit.
+	gitRun(t, dir, "add", "notes/todo.txt")
+	gitRun(t, dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "second")
+	second := strings.TrimSpace(gitRun(t, dir, "rev-parse", "HEAD"))
+	if out, err := cli("push", "-tenant", "acme", "-dir", dir); err != nil || !strings.Contains(out, "commit "+second+", 4 files") {
+		t.Fatalf("clean push: %q, %v", out, err)
+	}
+
+	out, err = cli("list", "-tenant", "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 || !regexp.MustCompile(`^\*\s+`+second).MatchString(lines[1]) || !strings.Contains(lines[2], dirty) || strings.HasPrefix(lines[2], "*") {
+		t.Errorf("list printed:\n%s", out)
+	}
+
+	if out, err := cli("rollback", "-tenant", "acme", "-to", dirty); err != nil || !strings.Contains(out, "acme now reads commit "+dirty+" (4 files, 49 bytes)") {
+		t.Errorf("rollback: %q, %v", out, err)
+	}
+	if p, _, _ := repo.ReadPointer(ctx, client, s3.Bucket, "acme"); p.Commit != dirty {
+		t.Errorf("pointer at %s after rollback", p.Commit)
+	}
+
+	// Size limit: a 2 MB file against -max-mb 1; the pointer stays.
+	if err := os.WriteFile(filepath.Join(dir, "big.txt"), bytes.Repeat([]byte("x"), 2<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cli("push", "-tenant", "acme", "-dir", dir, "-max-mb", "1"); err == nil || !strings.Contains(err.Error(), "too large") {
+		t.Errorf("oversized push: %v", err)
+	}
+	if p, _, _ := repo.ReadPointer(ctx, client, s3.Bucket, "acme"); p.Commit != dirty {
+		t.Errorf("pointer moved to %s by a refused push", p.Commit)
+	}
+
+	for _, bad := range [][]string{
+		{}, {"push"}, {"push", "-tenant", "../x"}, {"list", "-tenant", "a b"}, {"frobnicate", "-tenant", "acme"},
+		{"push", "-tenant", "acme", "-dir", t.TempDir()}, // not a git checkout
+		{"rollback", "-tenant", "acme", "-to", "nope"}, {"push", "-tenant", "acme", "extra"},
+	} {
+		if _, err := cli(bad...); err == nil {
+			t.Errorf("%q succeeded", bad)
+		}
+	}
+}
+
+func gitRun(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v: %s", args, err, out)
+	}
+	return string(out)
+}

@@ -1,0 +1,244 @@
+// Package pathpolicy decides which files a tool may read, and reads them
+// safely from an io/fs.FS. One Policy is an allow list, a deny list (deny
+// wins) and a size cap; Clean checks the path a caller sent.
+//
+// Patterns are doublestar globs ("docs/**", "**/*.pem", "{a,b}/*.md") on
+// slash paths relative to the root. A pattern matches a path when it
+// matches the path itself or any folder above it: "docs/*" allows
+// docs/a/b.md (docs/a matches), and "**/.git" denies .git/config. Deny
+// patterns are matched without regard to case, so ".ENV" on a
+// case-insensitive file system is refused like ".env".
+//
+// Every refusal is a *toolerr.Error: PATH_NOT_ALLOWED for a path that is
+// malformed, escapes the root, goes through a symbolic link or is not
+// allowed; RESOURCE_NOT_FOUND ("File not found") for a missing file;
+// INVALID_INPUT for a folder; SIZE_LIMIT_EXCEEDED over the cap.
+package pathpolicy
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/toolshed/toolshed/shared/toolerr"
+)
+
+// DefaultMaxPathLen is the longest path accepted when Options.MaxPathLen is 0.
+const DefaultMaxPathLen = 1024
+
+// Options configure a Policy.
+type Options struct {
+	// Allow lists what may be read; empty allows every path.
+	Allow []string
+	// Deny lists what may never be read; it wins over Allow.
+	Deny []string
+	// MaxBytes is the largest file Read returns; 0 for no limit.
+	MaxBytes int64
+	// MaxPathLen is the longest path in bytes; 0 for DefaultMaxPathLen.
+	MaxPathLen int
+}
+
+// Policy is a checked set of Options.
+type Policy struct {
+	o Options
+}
+
+// New checks the patterns and returns the policy.
+func New(o Options) (*Policy, error) {
+	for _, p := range append(append([]string(nil), o.Allow...), o.Deny...) {
+		if !doublestar.ValidatePattern(p) || strings.HasPrefix(p, "/") {
+			return nil, fmt.Errorf("path policy: %q is not a valid relative glob", p)
+		}
+	}
+	if o.MaxPathLen <= 0 {
+		o.MaxPathLen = DefaultMaxPathLen
+	}
+	lowered := make([]string, len(o.Deny))
+	for i, p := range o.Deny {
+		lowered[i] = strings.ToLower(p)
+	}
+	o.Deny = lowered
+	return &Policy{o: o}, nil
+}
+
+// MustNew is New for policies fixed in the code; it panics on a bad pattern.
+func MustNew(o Options) *Policy {
+	p, err := New(o)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+// MaxBytes is the policy's size cap (0: none).
+func (p *Policy) MaxBytes() int64 { return p.o.MaxBytes }
+
+// notAllowed is the refusal of a path.
+func notAllowed(name, format string, args ...any) *toolerr.Error {
+	return toolerr.New(toolerr.PathNotAllowed, "Permission denied: %s", fmt.Sprintf(format, args...)).With("path", name)
+}
+
+// Clean checks a relative path sent by a caller and returns it in
+// canonical form ("a/./b" and "a//b" become "a/b"). It refuses, with
+// PATH_NOT_ALLOWED: an empty path or the root itself, invalid UTF-8,
+// control characters (C0, DEL, C1, and Unicode format characters such as
+// bidirectional overrides), backslashes, absolute paths (including "C:"
+// drive paths), any ".." segment, and paths longer than the limit.
+func (p *Policy) Clean(name string) (string, error) {
+	switch {
+	case name == "":
+		return "", notAllowed(name, "the path is empty")
+	case len(name) > p.o.MaxPathLen:
+		return "", notAllowed(strings.ToValidUTF8(name[:64], "")+"…", "the path is %d bytes long, over the limit of %d", len(name), p.o.MaxPathLen)
+	case !utf8.ValidString(name):
+		return "", notAllowed(strings.ToValidUTF8(name, "\uFFFD"), "the path is not valid UTF-8")
+	case strings.ContainsFunc(name, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }):
+		return "", notAllowed(fmt.Sprintf("%q", name), "the path contains control characters")
+	case strings.Contains(name, `\`):
+		return "", notAllowed(name, "backslashes are not path separators here")
+	case strings.HasPrefix(name, "/") || (len(name) >= 2 && name[1] == ':'):
+		return "", notAllowed(name, "absolute paths are not allowed; give a path relative to the repository root")
+	}
+	for _, seg := range strings.Split(name, "/") {
+		if seg == ".." {
+			return "", notAllowed(name, "path traversal ('..') is not allowed")
+		}
+	}
+	clean := path.Clean(name)
+	if clean == "." {
+		return "", notAllowed(name, "the path names the root folder, not a file")
+	}
+	return clean, nil
+}
+
+// Check refuses a clean path that the deny list matches or the allow list
+// does not.
+func (p *Policy) Check(clean string) error {
+	if matchesAny(p.o.Deny, strings.ToLower(clean)) {
+		return notAllowed(clean, "%s is not readable (denied by %s)", clean, strings.Join(p.o.Deny, ", "))
+	}
+	if len(p.o.Allow) > 0 && !matchesAny(p.o.Allow, clean) {
+		return notAllowed(clean, "%s is outside the readable paths (%s)", clean, strings.Join(p.o.Allow, ", "))
+	}
+	return nil
+}
+
+// matchesAny reports whether a pattern matches name or a folder above it.
+func matchesAny(patterns []string, name string) bool {
+	for q := name; q != "."; q = path.Dir(q) {
+		for _, pat := range patterns {
+			if ok, _ := doublestar.Match(pat, q); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// File is a file Read returned.
+type File struct {
+	Path    string // the clean path
+	Data    []byte
+	ModTime time.Time
+}
+
+// Read cleans and checks name, then reads the file from fsys: it refuses
+// a path through a symbolic link, a folder, or a file over MaxBytes (before
+// reading it, and again while reading in case it grew). Errors from fsys
+// that say the path escapes the root are PATH_NOT_ALLOWED; other failures
+// are returned wrapped (INTERNAL_ERROR for the caller).
+func (p *Policy) Read(fsys fs.FS, name string) (File, error) {
+	clean, err := p.Clean(name)
+	if err != nil {
+		return File{}, err
+	}
+	if err := p.Check(clean); err != nil {
+		return File{}, err
+	}
+	info, err := p.Stat(fsys, clean)
+	if err != nil {
+		return File{}, err
+	}
+	if info.IsDir() {
+		return File{}, toolerr.Field("path", "%s is a folder; name a file (there is no folder listing)", clean)
+	}
+	if err := p.checkSize(clean, info.Size()); err != nil {
+		return File{}, err
+	}
+	f, err := fsys.Open(clean)
+	if err != nil {
+		return File{}, fsError(clean, err)
+	}
+	defer f.Close()
+	r := io.Reader(f)
+	if p.o.MaxBytes > 0 {
+		r = io.LimitReader(f, p.o.MaxBytes+1)
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return File{}, fsError(clean, err)
+	}
+	if err := p.checkSize(clean, int64(len(data))); err != nil {
+		return File{}, err
+	}
+	return File{Path: clean, Data: data, ModTime: info.ModTime()}, nil
+}
+
+// Stat returns the FileInfo of a clean, checked path, refusing a path
+// that goes through a symbolic link (even one that stays inside the root:
+// it could lead to a denied file) and mapping a missing file to
+// RESOURCE_NOT_FOUND.
+func (p *Policy) Stat(fsys fs.FS, clean string) (fs.FileInfo, error) {
+	var info fs.FileInfo
+	for i := 0; i <= len(clean); i++ {
+		if i < len(clean) && clean[i] != '/' {
+			continue
+		}
+		var err error
+		info, err = fs.Lstat(fsys, clean[:i])
+		if err != nil {
+			return nil, fsError(clean, err)
+		}
+		if info.Mode()&fs.ModeSymlink != 0 {
+			return nil, notAllowed(clean, "%s is a symbolic link; links are not followed", clean[:i])
+		}
+		if i < len(clean) && !info.IsDir() {
+			return nil, notFound(clean)
+		}
+	}
+	return info, nil
+}
+
+func (p *Policy) checkSize(clean string, n int64) error {
+	if p.o.MaxBytes > 0 && n > p.o.MaxBytes {
+		return toolerr.New(toolerr.SizeLimitExceeded, "%s is over the size limit of %d bytes", clean, p.o.MaxBytes).
+			With("path", clean).With("bytes", n).With("limitBytes", p.o.MaxBytes)
+	}
+	return nil
+}
+
+// notFound is the seed's "File not found".
+func notFound(clean string) *toolerr.Error {
+	return toolerr.New(toolerr.ResourceNotFound, "File not found: %s", clean).With("path", clean)
+}
+
+// fsError maps a file system error onto the vocabulary.
+func fsError(clean string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return notFound(clean)
+	case strings.Contains(err.Error(), "escapes from parent"), errors.Is(err, fs.ErrInvalid):
+		return notAllowed(clean, "%s leads outside the repository", clean)
+	case errors.Is(err, fs.ErrPermission):
+		return notAllowed(clean, "%s cannot be read", clean)
+	}
+	return fmt.Errorf("read %s: %w", clean, err)
+}

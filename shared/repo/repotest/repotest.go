@@ -1,0 +1,111 @@
+// Package repotest builds repositories for tests: a fixture written to a
+// directory, and the same files published as a zip snapshot to an S3
+// emulator, so a test can run on both sources.
+package repotest
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/toolshed/toolshed/shared/emulator"
+	"github.com/toolshed/toolshed/shared/repo"
+)
+
+// ModTime is the modification time WriteDir gives every file.
+var ModTime = time.Date(2025, 1, 15, 9, 0, 0, 0, time.UTC)
+
+// WriteDir writes files (slash path → content) under a new temporary
+// directory, each modified at ModTime, and returns the directory.
+func WriteDir(tb testing.TB, files map[string]string) string {
+	tb.Helper()
+	dir := tb.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.Chtimes(p, ModTime, ModTime); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// Files lists every regular file and symbolic link under dir, as slash
+// paths (what a push of an untracked checkout would offer to Pack).
+func Files(tb testing.TB, dir string) []string {
+	tb.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		out = append(out, filepath.ToSlash(rel))
+		return err
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+// S3 is a bucket on a running moto_server.
+type S3 struct {
+	Moto   *emulator.Moto
+	Bucket string
+}
+
+// StartS3 runs moto_server for the test and makes a bucket. Start it once
+// per test function and share it between subtests.
+func StartS3(tb testing.TB) *S3 {
+	tb.Helper()
+	m := emulator.StartMoto(tb)
+	return &S3{Moto: m, Bucket: m.NewBucket(tb)}
+}
+
+// Publish packs every file of dir and makes it tenant's current snapshot.
+func (s *S3) Publish(tb testing.TB, tenant, commit, dir string) repo.Pointer {
+	tb.Helper()
+	out, err := repo.Publish(context.Background(), s.Moto.S3(), repo.PublishInput{
+		Bucket: s.Bucket, Tenant: tenant, Commit: commit, Dir: dir,
+		Paths: Files(tb, dir), MaxBytes: repo.DefaultMaxBytes, Now: ModTime,
+	})
+	if err != nil {
+		tb.Fatalf("publish %s for %s: %v", commit, tenant, err)
+	}
+	return out.Pointer
+}
+
+// Source returns an S3 source over the bucket.
+func (s *S3) Source(o repo.S3Options) *repo.S3 {
+	o.Bucket = s.Bucket
+	return repo.NewS3(s.Moto.S3(), o)
+}
+
+// Named is a source with a name for subtests.
+type Named struct {
+	Name   string
+	Source repo.Source
+}
+
+// Sources returns the same files twice: the directory dir through a Local
+// source, and dir published as tenant's snapshot (commit "fixture") through
+// an S3 source.
+func (s *S3) Sources(tb testing.TB, tenant, dir string) []Named {
+	tb.Helper()
+	local, err := repo.NewLocal(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { local.Close() })
+	s.Publish(tb, tenant, "fixture", dir)
+	return []Named{{"local", local}, {"s3", s.Source(repo.S3Options{})}}
+}

@@ -1,0 +1,291 @@
+package repo_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/repo/repotest"
+)
+
+// countingGetter counts the GETs that reach S3, by key.
+type countingGetter struct {
+	repo.ObjectGetter
+	mu   sync.Mutex
+	gets map[string]int
+}
+
+func (c *countingGetter) GetObject(ctx context.Context, in *s3.GetObjectInput, opts ...func(*s3.Options)) (*s3.GetObjectOutput, error) {
+	c.mu.Lock()
+	c.gets[aws.ToString(in.Key)]++
+	c.mu.Unlock()
+	return c.ObjectGetter.GetObject(ctx, in, opts...)
+}
+
+// take returns the counts since the last call and resets them.
+func (c *countingGetter) take() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	g := c.gets
+	c.gets = map[string]int{}
+	return g
+}
+
+// clock is a settable clock.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *clock) add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+func testS3(t *testing.T, s *repotest.S3) {
+	ctx := context.Background()
+	v1 := repotest.WriteDir(t, map[string]string{"a.txt": "version 1\n"})
+	v2 := repotest.WriteDir(t, map[string]string{"a.txt": "version 2\n", "b.txt": "new\n"})
+	s.Publish(t, "s3-acme", "c1", v1)
+
+	counter := &countingGetter{ObjectGetter: s.Moto.S3(), gets: map[string]int{}}
+	clk := &clock{now: time.Date(2025, 1, 15, 10, 0, 0, 0, time.UTC)}
+	src := repo.NewS3(counter, repo.S3Options{Bucket: s.Bucket, Refresh: 5 * time.Second, Now: clk.Now})
+
+	open := func(tenant, wantCommit, wantA string) repo.Snapshot {
+		t.Helper()
+		snap, err := src.Open(ctx, tenant)
+		if err != nil {
+			t.Fatalf("open %s: %v", tenant, err)
+		}
+		got, _ := fs.ReadFile(snap, "a.txt")
+		if snap.Commit() != wantCommit || string(got) != wantA {
+			t.Fatalf("open %s: commit %s with a.txt %q, want %s with %q", tenant, snap.Commit(), got, wantCommit, wantA)
+		}
+		return snap
+	}
+	gets := func(want map[string]int) {
+		t.Helper()
+		if got := counter.take(); !equalCounts(got, want) {
+			t.Errorf("GETs %v, want %v", got, want)
+		}
+	}
+	pointer, zip1, zip2 := repo.PointerKey("s3-acme"), repo.ZipKey("s3-acme", "c1"), repo.ZipKey("s3-acme", "c2")
+
+	first := open("s3-acme", "c1", "version 1\n")
+	gets(map[string]int{pointer: 1, zip1: 1})
+	if again := open("s3-acme", "c1", "version 1\n"); again != first {
+		t.Error("a second open within the refresh interval made a new snapshot")
+	}
+	gets(map[string]int{})
+
+	clk.add(5 * time.Second)
+	if again := open("s3-acme", "c1", "version 1\n"); again != first {
+		t.Error("an unchanged pointer made a new snapshot")
+	}
+	gets(map[string]int{pointer: 1}) // answered 304 Not Modified
+
+	s.Publish(t, "s3-acme", "c2", v2)
+	open("s3-acme", "c1", "version 1\n") // still trusted
+	gets(map[string]int{})
+	clk.add(5 * time.Second)
+	open("s3-acme", "c2", "version 2\n")
+	gets(map[string]int{pointer: 1, zip2: 1})
+
+	// Rollback is seen the same way, and downloads the old zip again.
+	if _, err := repo.Rollback(ctx, s.Moto.S3(), s.Bucket, "s3-acme", "", clk.Now()); err != nil {
+		t.Fatal(err)
+	}
+	clk.add(5 * time.Second)
+	open("s3-acme", "c1", "version 1\n")
+	gets(map[string]int{pointer: 1, zip1: 1})
+
+	// Tenants without a snapshot.
+	if _, err := src.Open(ctx, "nobody"); !errors.Is(err, repo.ErrNoRepository) {
+		t.Errorf("tenant without snapshot: %v, want ErrNoRepository", err)
+	}
+	withDefault := repo.NewS3(s.Moto.S3(), repo.S3Options{Bucket: s.Bucket, DefaultRepo: "s3-acme"})
+	if snap, err := withDefault.Open(ctx, "nobody"); err != nil || snap.Commit() != "c1" {
+		t.Errorf("fallback to the default repository: %v, %v", snap, err)
+	}
+	// A tenant's own snapshot wins over the default.
+	s.Publish(t, "s3-own", "own1", v2)
+	if snap, err := withDefault.Open(ctx, "s3-own"); err != nil || snap.Commit() != "own1" {
+		t.Errorf("own snapshot: %v, %v", snap, err)
+	}
+
+	// A pointer naming another tenant's zip is refused.
+	_, err := s.Moto.S3().PutObject(ctx, &s3.PutObjectInput{
+		Bucket: &s.Bucket, Key: aws.String(repo.PointerKey("s3-evil")),
+		Body: strings.NewReader(`{"commit":"c1","key":"` + zip1 + `"}`),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap, err := src.Open(ctx, "s3-evil"); err == nil {
+		t.Errorf("a pointer to another tenant's zip opened %v", snap.Commit())
+	}
+
+	// A snapshot over MaxBytes is refused.
+	small := repo.NewS3(s.Moto.S3(), repo.S3Options{Bucket: s.Bucket, MaxBytes: 10})
+	if _, err := small.Open(ctx, "s3-acme"); err == nil || !strings.Contains(err.Error(), "over the limit") {
+		t.Errorf("oversized snapshot: %v", err)
+	}
+
+	// A caller that gives up does not stop the download: the next call
+	// gets the snapshot without a second one.
+	counter.take()
+	patient := repo.NewS3(counter, repo.S3Options{Bucket: s.Bucket, Now: clk.Now})
+	gone, cancel := context.WithCancel(ctx)
+	cancel()
+	patient.Open(gone, "s3-acme") // may fail or not, depending on timing
+	if snap, err := patient.Open(ctx, "s3-acme"); err != nil || snap.Commit() != "c1" {
+		t.Fatalf("after a cancelled call: %v, %v", snap, err)
+	}
+	gets(map[string]int{pointer: 1, zip1: 1})
+	snap, _ := patient.Open(ctx, "s3-acme")
+	patient.Open(gone, "s3-acme")
+	snap.Searchable(gone) // starts the build, which outlives the call
+	if files, err := snap.Searchable(ctx); err != nil || len(files) != 1 {
+		t.Errorf("searchable after a cancelled call: %v, %v", files, err)
+	}
+
+	// Beyond CacheBytes the least recently used snapshot is dropped.
+	evicting := repo.NewS3(counter, repo.S3Options{Bucket: s.Bucket, CacheBytes: 1, Now: clk.Now})
+	counter.take()
+	for _, tenant := range []string{"s3-acme", "s3-own", "s3-acme"} {
+		if _, err := evicting.Open(ctx, tenant); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gets(map[string]int{pointer: 2, zip1: 2, repo.PointerKey("s3-own"): 1, repo.ZipKey("s3-own", "own1"): 1})
+}
+
+func testPublish(t *testing.T, s *repotest.S3) {
+	ctx := context.Background()
+	client := s.Moto.S3()
+	dir := repotest.WriteDir(t, map[string]string{"a.txt": "hello\n", "sub/b.txt": "world\n"})
+	outside := repotest.WriteDir(t, map[string]string{"secret": "do not pack\n"})
+	mustSymlink(t, filepath.Join(outside, "secret"), filepath.Join(dir, "link"))
+	mustSymlink(t, outside, filepath.Join(dir, "linkdir"))
+
+	in := repo.PublishInput{
+		Bucket: s.Bucket, Tenant: "pub", Commit: "p1", Dir: dir,
+		Paths:    []string{"a.txt", "sub/b.txt", "link", "linkdir/secret", "gone.txt", "../x"},
+		MaxBytes: 100, Now: repotest.ModTime,
+	}
+	out, err := repo.Publish(ctx, client, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := repo.Pointer{Commit: "p1", Key: "snapshots/pub/p1.zip", Files: 2, Bytes: 12, ZipBytes: out.Pointer.ZipBytes, Created: repotest.ModTime}
+	if out.Pointer != want || strings.Join(out.Skipped, ",") != "link,linkdir/secret,gone.txt,../x" {
+		t.Errorf("published %+v skipped %q, want %+v", out.Pointer, out.Skipped, want)
+	}
+	if got, ok, err := repo.ReadPointer(ctx, client, s.Bucket, "pub"); err != nil || !ok || got != want {
+		t.Errorf("pointer %+v %v %v", got, ok, err)
+	}
+	zipped := getObject(t, s, want.Key)
+	if int64(len(zipped)) != want.ZipBytes || bytes.Contains(zipped, []byte("do not pack")) {
+		t.Errorf("zip of %d bytes (pointer says %d)", len(zipped), want.ZipBytes)
+	}
+
+	// Too large: nothing is uploaded and the pointer does not move.
+	big := in
+	big.Commit, big.MaxBytes = "p2", 11
+	if _, err := repo.Publish(ctx, client, big); !errors.Is(err, repo.ErrTooLarge) {
+		t.Errorf("over the size limit: %v, want ErrTooLarge", err)
+	}
+	if got, _, _ := repo.ReadPointer(ctx, client, s.Bucket, "pub"); got.Commit != "p1" {
+		t.Errorf("pointer moved to %s", got.Commit)
+	}
+
+	// A second push (within the same second: S3's LastModified cannot
+	// tell them apart) retires the first; list shows both, newest first.
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello again\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in.Commit, in.Now = "p3", repotest.ModTime.Add(time.Minute)
+	if out, err := repo.Publish(ctx, client, in); err != nil || out.Previous != "snapshots/pub/p1.zip" || out.RetireErr != nil {
+		t.Fatalf("second push: %+v, %v", out, err)
+	}
+	list, err := repo.List(ctx, client, s.Bucket, "pub")
+	if err != nil || len(list) != 2 || list[0].Commit != "p3" || !list[0].Current || list[1].Commit != "p1" || list[1].Current {
+		t.Fatalf("list %+v, %v", list, err)
+	}
+	if got := tagOf(t, s, "snapshots/pub/p1.zip"); got != repo.Retired {
+		t.Errorf("p1 tagged %q after p3 was pushed, want retired", got)
+	}
+
+	// Rollback without a commit goes to the previous one.
+	p, err := repo.Rollback(ctx, client, s.Bucket, "pub", "", repotest.ModTime)
+	if err != nil || p.Commit != "p1" || p.Files != 2 || p.Bytes != 12 || p.ZipBytes != want.ZipBytes {
+		t.Fatalf("rollback: %+v, %v", p, err)
+	}
+	if tagOf(t, s, "snapshots/pub/p1.zip") != repo.Current || tagOf(t, s, "snapshots/pub/p3.zip") != repo.Retired {
+		t.Error("rollback did not swap the tags")
+	}
+	if _, err := repo.Rollback(ctx, client, s.Bucket, "pub", "", repotest.ModTime); !errors.Is(err, repo.ErrNoSnapshot) {
+		t.Errorf("rollback past the oldest: %v", err)
+	}
+	if _, err := repo.Rollback(ctx, client, s.Bucket, "pub", "nope", repotest.ModTime); !errors.Is(err, repo.ErrNoSnapshot) {
+		t.Errorf("rollback to a missing commit: %v", err)
+	}
+	for _, bad := range []string{"../other", "a/b", "", ".hidden", "x y"} {
+		bin := in
+		bin.Tenant = bad
+		if _, err := repo.Publish(ctx, client, bin); err == nil {
+			t.Errorf("tenant %q was accepted", bad)
+		}
+	}
+}
+
+func getObject(t *testing.T, s *repotest.S3, key string) []byte {
+	t.Helper()
+	out, err := s.Moto.S3().GetObject(context.Background(), &s3.GetObjectInput{Bucket: &s.Bucket, Key: &key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Body.Close()
+	var b bytes.Buffer
+	b.ReadFrom(out.Body)
+	return b.Bytes()
+}
+
+func tagOf(t *testing.T, s *repotest.S3, key string) string {
+	t.Helper()
+	out, err := s.Moto.S3().GetObjectTagging(context.Background(), &s3.GetObjectTaggingInput{Bucket: &s.Bucket, Key: &key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tg := range out.TagSet {
+		if aws.ToString(tg.Key) == repo.StateTag {
+			return aws.ToString(tg.Value)
+		}
+	}
+	return ""
+}
+
+func equalCounts(a, b map[string]int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,299 @@
+package repo
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"path"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+)
+
+// ExcludedDirs are the folders search never enters, at any depth (seed
+// 001's excluded paths).
+var ExcludedDirs = []string{"node_modules", ".git", "dist", "build", ".next", ".context"}
+
+// File is one searchable file of a snapshot.
+type File struct {
+	// Path is slash separated, relative to the repository root.
+	Path string
+	// Data is the content without a leading UTF-8 byte order mark (as
+	// ripgrep reads it). It is shared by every caller: never modify it.
+	Data []byte
+	// ModTime is the file's modification time.
+	ModTime time.Time
+
+	foldOnce sync.Once
+	folded   []byte
+
+	gramsOnce sync.Once
+	grams     Trigrams
+}
+
+// Folded returns Data with the ASCII letters in lower case (every other
+// byte as it is, so offsets match Data's). It is built on first use and
+// kept with the file; never modify it.
+func (f *File) Folded() []byte {
+	f.foldOnce.Do(func() {
+		f.folded = make([]byte, len(f.Data))
+		for i, c := range f.Data {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			f.folded[i] = c
+		}
+	})
+	return f.folded
+}
+
+// Trigrams returns which three-byte sequences occur in Folded, as a
+// bitmap built on first use and kept with the file. Search tools use it
+// to skip, without reading it, a file that cannot contain a literal.
+func (f *File) Trigrams() Trigrams {
+	f.gramsOnce.Do(func() { f.grams = newTrigrams(f.Folded()) })
+	return f.grams
+}
+
+// Trigrams is a Bloom filter of the trigrams of a text (two bits per
+// trigram): Has never says no for a trigram of the text, and rarely yes
+// for an absent one. It has two to four bits per byte of text, so it
+// takes a quarter to half of the text's size.
+type Trigrams struct {
+	bits  []uint64
+	shift uint // 32 - log2(number of bits)
+}
+
+// Trigram bitmap sizes, in bits.
+const (
+	minTrigramBits = 1 << 9
+	maxTrigramBits = 1 << 23
+)
+
+func newTrigrams(text []byte) Trigrams {
+	n := minTrigramBits
+	for n < 2*len(text) && n < maxTrigramBits {
+		n <<= 1
+	}
+	t := Trigrams{bits: make([]uint64, n/64), shift: uint(32 - bitsLen(n))}
+	if len(text) < 3 {
+		return t
+	}
+	h := uint32(text[0])<<8 | uint32(text[1])
+	for _, c := range text[2:] {
+		h = (h<<8 | uint32(c)) & 0xFFFFFF
+		i, j := t.slots(h)
+		t.bits[i>>6] |= 1 << (i & 63)
+		t.bits[j>>6] |= 1 << (j & 63)
+	}
+	return t
+}
+
+// slots are the two bits of a trigram.
+func (t Trigrams) slots(h uint32) (uint32, uint32) {
+	return (h * 0x9E3779B1) >> t.shift, (h * 0x85EBCA77) >> t.shift
+}
+
+// Has reports whether the trigram abc may occur in the text.
+func (t Trigrams) Has(a, b, c byte) bool {
+	i, j := t.slots(uint32(a)<<16 | uint32(b)<<8 | uint32(c))
+	return t.bits[i>>6]&(1<<(i&63)) != 0 && t.bits[j>>6]&(1<<(j&63)) != 0
+}
+
+func bitsLen(n int) int {
+	l := 0
+	for n > 1 {
+		n >>= 1
+		l++
+	}
+	return l
+}
+
+// candidate is a file the walk found; load reads it.
+type candidate struct {
+	path string
+	d    fs.DirEntry
+}
+
+// loader reads one candidate. It returns nil for a file that is not
+// searched (binary), and may hand out a file it read before.
+type loader func(c candidate) (*File, error)
+
+// searchable walks fsys and returns its searchable files in walk order:
+// directory by directory, names sorted. The rules, applied during the
+// walk:
+//
+//   - .gitignore files at every level, with git's precedence (a deeper
+//     file and a later line win; "!" re-includes; an ignored folder is
+//     not entered), and .ignore and .rgignore files as ripgrep reads them;
+//   - the ExcludedDirs, hidden files and folders (names starting with
+//     "."), symbolic links and anything that is not a regular file are
+//     skipped;
+//   - a file that contains a NUL byte is binary and skipped.
+//
+// Files are read by load, by a worker per core.
+func searchable(ctx context.Context, fsys fs.FS, load loader) ([]*File, error) {
+	cands, err := candidates(ctx, fsys)
+	if err != nil {
+		return nil, err
+	}
+	files := make([]*File, len(cands))
+	errs := make([]error, len(cands))
+	var next sync.Mutex
+	i := 0
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for {
+				next.Lock()
+				n := i
+				i++
+				next.Unlock()
+				if n >= len(cands) || ctx.Err() != nil {
+					return
+				}
+				files[n], errs[n] = load(cands[n])
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := files[:0]
+	for n, f := range files {
+		if errs[n] != nil {
+			return nil, fmt.Errorf("read %s: %w", cands[n].path, errs[n])
+		}
+		if f != nil {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// candidates walks fsys and returns the regular files the rules keep,
+// before the binary check.
+func candidates(ctx context.Context, fsys fs.FS) ([]candidate, error) {
+	// matchers holds, for each folder walked, the ignore rules in force
+	// inside it: its parent's, then its own.
+	matchers := map[string]*ignoreRules{}
+	var out []candidate
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p == "." {
+			matchers["."] = readIgnore(fsys, ".", &ignoreRules{})
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		name := d.Name()
+		dir := path.Dir(p)
+		isDir := d.IsDir()
+		if strings.HasPrefix(name, ".") || (isDir && isExcluded(name)) ||
+			matchers[dir].ignored(strings.Split(p, "/"), isDir) {
+			if isDir {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		switch {
+		case isDir:
+			matchers[p] = readIgnore(fsys, p, matchers[dir])
+		case d.Type().IsRegular():
+			out = append(out, candidate{path: p, d: d})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("walk repository: %w", err)
+	}
+	return out, nil
+}
+
+// IgnoreFiles are the files whose patterns hide files from search, as
+// ripgrep reads them: .gitignore, .ignore and .rgignore. A later kind wins
+// over an earlier one whatever the depth; within a kind, a deeper file and
+// a later line win.
+var IgnoreFiles = []string{".gitignore", ".ignore", ".rgignore"}
+
+// ignoreRules are the patterns in force in a folder, one list per kind of
+// IgnoreFiles, each ordered from the root down.
+type ignoreRules [3][]gitignore.Pattern
+
+// ignored reports whether the rules hide the path (split at "/").
+func (r *ignoreRules) ignored(path []string, isDir bool) bool {
+	for kind := len(r) - 1; kind >= 0; kind-- {
+		for i := len(r[kind]) - 1; i >= 0; i-- {
+			switch r[kind][i].Match(path, isDir) {
+			case gitignore.Exclude:
+				return true
+			case gitignore.Include:
+				return false
+			}
+		}
+	}
+	return false
+}
+
+// readIgnore returns the rules in force in dir: inherited followed by
+// those of dir's ignore files that are regular files.
+func readIgnore(fsys fs.FS, dir string, inherited *ignoreRules) *ignoreRules {
+	var domain []string
+	if dir != "." {
+		domain = strings.Split(dir, "/")
+	}
+	out := inherited
+	for kind, file := range IgnoreFiles {
+		name := path.Join(dir, file)
+		info, err := fs.Lstat(fsys, name)
+		if err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			continue
+		}
+		if out == inherited {
+			out = &ignoreRules{}
+			for k := range out {
+				out[k] = append([]gitignore.Pattern(nil), inherited[k]...)
+			}
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			line = strings.TrimSuffix(line, "\r")
+			if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			out[kind] = append(out[kind], gitignore.ParsePattern(line, domain))
+		}
+	}
+	return out
+}
+
+func isExcluded(name string) bool {
+	for _, x := range ExcludedDirs {
+		if name == x {
+			return true
+		}
+	}
+	return false
+}
+
+// utf8BOM starts some UTF-8 files; search reads the text after it.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// newFile makes the File for data, or returns nil when data is binary.
+func newFile(p string, data []byte, mod time.Time) *File {
+	if bytes.IndexByte(data, 0) >= 0 {
+		return nil
+	}
+	return &File{Path: p, Data: bytes.TrimPrefix(data, utf8BOM), ModTime: mod}
+}

@@ -1,0 +1,191 @@
+package repo
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"sync"
+	"time"
+)
+
+// OpenZip returns the snapshot held in data, a zip written by Pack. data is
+// kept (not copied) and must not change.
+func OpenZip(data []byte, commit string) (Snapshot, error) {
+	r, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, fmt.Errorf("open snapshot zip: %w", err)
+	}
+	return &zipSnapshot{r: r, commit: commit}, nil
+}
+
+type zipSnapshot struct {
+	r      *zip.Reader
+	commit string
+
+	mu       sync.Mutex
+	files    []*File       // built once by Searchable
+	building chan struct{} // while they are built; closed when done
+	err      error         // the last build's failure
+}
+
+func (z *zipSnapshot) Open(name string) (fs.File, error) { return z.r.Open(name) }
+
+func (z *zipSnapshot) Stat(name string) (fs.FileInfo, error) {
+	f, err := z.r.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Stat()
+}
+
+func (z *zipSnapshot) Commit() string { return z.commit }
+
+// Searchable decompresses the searchable files on first use and keeps
+// them while the snapshot lives: a snapshot never changes. The build runs
+// on its own: a caller whose context ends returns, and the build goes on
+// for the next caller (a large snapshot is not started over by every call
+// that times out).
+func (z *zipSnapshot) Searchable(ctx context.Context) ([]*File, error) {
+	z.mu.Lock()
+	if z.files != nil {
+		defer z.mu.Unlock()
+		return z.files, nil
+	}
+	if z.building == nil {
+		z.building = make(chan struct{})
+		go z.build()
+	}
+	done := z.building
+	z.mu.Unlock()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("wait for the searchable files: %w", ctx.Err())
+	}
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if z.files == nil {
+		return nil, z.err
+	}
+	return z.files, nil
+}
+
+// build reads the searchable files for Searchable.
+func (z *zipSnapshot) build() {
+	files, err := searchable(context.Background(), z, func(c candidate) (*File, error) {
+		info, err := c.d.Info()
+		if err != nil {
+			return nil, err
+		}
+		data, err := fs.ReadFile(z, c.path)
+		if err != nil {
+			return nil, err
+		}
+		return newFile(c.path, data, info.ModTime()), nil
+	})
+	if err == nil && files == nil {
+		files = []*File{}
+	}
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	z.files, z.err = files, err
+	close(z.building)
+	z.building = nil
+}
+
+// PackStats says what Pack wrote.
+type PackStats struct {
+	Files   int      // files in the zip
+	Bytes   int64    // their total size, uncompressed
+	Skipped []string // paths that were not regular files (symbolic links, folders, devices) or had vanished
+}
+
+// ErrTooLarge means the files to pack exceed the size limit.
+var ErrTooLarge = errors.New("repository too large")
+
+// Pack writes a zip of the named files of dir (slash paths relative to
+// dir) to w, deflated, each with its modification time. Reads go through
+// os.Root and symbolic links are never followed: a link is skipped, so
+// nothing outside dir is packed. Pack fails with ErrTooLarge, before
+// writing anything, when the files total more than maxBytes.
+func Pack(w io.Writer, dir string, paths []string, maxBytes int64) (PackStats, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return PackStats{}, fmt.Errorf("open %s: %w", dir, err)
+	}
+	defer root.Close()
+
+	type entry struct {
+		path string
+		info fs.FileInfo
+	}
+	var st PackStats
+	var entries []entry
+	for _, p := range paths {
+		if !fs.ValidPath(p) || p == "." {
+			st.Skipped = append(st.Skipped, p)
+			continue
+		}
+		info, err := root.Lstat(p)
+		if err != nil || !info.Mode().IsRegular() || symlinkedParent(root, p) {
+			st.Skipped = append(st.Skipped, p)
+			continue
+		}
+		st.Bytes += info.Size()
+		entries = append(entries, entry{p, info})
+	}
+	if st.Bytes > maxBytes {
+		return st, fmt.Errorf("%w: %d files, %d bytes, over the limit of %d bytes", ErrTooLarge, len(entries), st.Bytes, maxBytes)
+	}
+
+	zw := zip.NewWriter(w)
+	for _, e := range entries {
+		if err := packFile(zw, root, e.path, e.info); err != nil {
+			return st, err
+		}
+		st.Files++
+	}
+	if err := zw.Close(); err != nil {
+		return st, fmt.Errorf("finish zip: %w", err)
+	}
+	return st, nil
+}
+
+// symlinkedParent reports whether a folder on the way to p is a symbolic
+// link (os.Root would follow it, but it may lead elsewhere in dir).
+func symlinkedParent(root *os.Root, p string) bool {
+	for d := path.Dir(p); d != "."; d = path.Dir(d) {
+		info, err := root.Lstat(d)
+		if err != nil || info.Mode()&fs.ModeSymlink != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func packFile(zw *zip.Writer, root *os.Root, p string, info fs.FileInfo) error {
+	f, err := root.Open(p)
+	if err != nil {
+		return fmt.Errorf("pack %s: %w", p, err)
+	}
+	defer f.Close()
+	h := &zip.FileHeader{Name: p, Method: zip.Deflate, Modified: info.ModTime().UTC().Truncate(time.Second)}
+	h.SetMode(info.Mode().Perm())
+	out, err := zw.CreateHeader(h)
+	if err != nil {
+		return fmt.Errorf("pack %s: %w", p, err)
+	}
+	// Copy what the file holds now, at most what Lstat saw plus nothing:
+	// a file that grew is packed as it was when listed.
+	if _, err := io.Copy(out, io.LimitReader(f, info.Size())); err != nil {
+		return fmt.Errorf("pack %s: %w", p, err)
+	}
+	return nil
+}

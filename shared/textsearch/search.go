@@ -1,0 +1,257 @@
+package textsearch
+
+import (
+	"bytes"
+	"context"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/toolshed/toolshed/shared/repo"
+)
+
+// Defaults of Options.
+const (
+	DefaultContext      = 2
+	DefaultMaxLineBytes = 400
+)
+
+// Options shape a search.
+type Options struct {
+	// Limit is how many matches are returned; every match is counted.
+	Limit int
+	// Include, when set, keeps only the files it accepts.
+	Include func(path string) bool
+	// Context is the number of lines shown before and after a match
+	// (negative: none; 0: DefaultContext).
+	Context int
+	// MaxLineBytes cuts longer lines in the output (0: DefaultMaxLineBytes).
+	MaxLineBytes int
+}
+
+// Match is one matching line.
+type Match struct {
+	File   string
+	Line   int // 1-based
+	Column int // 1-based byte offset of the first match in the line
+	// Text is the line; a line longer than MaxLineBytes is cut around the
+	// match and each cut end is marked with "…".
+	Text          string
+	Before, After []string
+}
+
+// Result is what Search found.
+type Result struct {
+	Matches       []Match // the first Limit matches, in file order then line order
+	Total         int     // every matching line
+	FilesSearched int
+}
+
+// hit is a matching line of a file: its byte range and position.
+type hit struct {
+	start, end   int // the line, without its "\n"
+	line, column int // 1-based; line is set only for kept hits
+}
+
+// fileHits is what one file yielded: the count and the first hits.
+type fileHits struct {
+	count int
+	hits  []hit
+}
+
+// Search looks for q in files (and only those Include accepts), a worker
+// per core, and returns the first Limit matches in the order of files.
+func Search(ctx context.Context, files []*repo.File, q *Query, o Options) (Result, error) {
+	if o.Context == 0 {
+		o.Context = DefaultContext
+	}
+	if o.MaxLineBytes <= 0 {
+		o.MaxLineBytes = DefaultMaxLineBytes
+	}
+	if o.Include != nil {
+		kept := make([]*repo.File, 0, len(files))
+		for _, f := range files {
+			if o.Include(f.Path) {
+				kept = append(kept, f)
+			}
+		}
+		files = kept
+	}
+	results := make([]fileHits, len(files))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(files) || ctx.Err() != nil {
+					return
+				}
+				results[i] = q.searchFile(files[i], o.Limit)
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	res := Result{FilesSearched: len(files), Matches: []Match{}}
+	for i, fr := range results {
+		res.Total += fr.count
+		for _, h := range fr.hits {
+			if len(res.Matches) < o.Limit {
+				res.Matches = append(res.Matches, match(files[i], h, o))
+			}
+		}
+	}
+	return res, nil
+}
+
+// searchFile counts the matching lines of f and keeps the first keep.
+func (q *Query) searchFile(f *repo.File, keep int) fileHits {
+	var fr fileHits
+	if !q.mayMatch(f) {
+		return fr
+	}
+	data := f.Data
+	lineNo, lineAt := 1, 0
+	add := func(start, end, col int) {
+		fr.count++
+		if len(fr.hits) < keep {
+			lineNo += bytes.Count(data[lineAt:start], newline)
+			lineAt = start
+			fr.hits = append(fr.hits, hit{start: start, end: end, line: lineNo, column: col})
+		}
+	}
+	switch {
+	case q.perLine:
+		for start := 0; start < len(data); {
+			end := lineEnd(data, start)
+			if loc := q.line.FindIndex(data[start:end]); loc != nil {
+				add(start, end, loc[0]+1)
+			}
+			start = end + 1
+		}
+	case q.lits == nil:
+		for pos := 0; pos < len(data); {
+			loc := q.whole.FindIndex(data[pos:])
+			if loc == nil {
+				break
+			}
+			start, end := lineStart(data, pos+loc[0]), lineEnd(data, pos+loc[0])
+			if start >= len(data) {
+				break // an empty match after the last newline is not a line
+			}
+			if loc := q.line.FindIndex(data[start:end]); loc != nil {
+				add(start, end, loc[0]+1)
+			}
+			pos = end + 1
+		}
+	default:
+		q.scanLiterals(data, f, add)
+	}
+	return fr
+}
+
+// scanLiterals finds the lines holding a prefilter literal and matches
+// them (or, for an exact query, takes them as they are).
+func (q *Query) scanLiterals(data []byte, f *repo.File, add func(start, end, col int)) {
+	search := data
+	if q.fold {
+		search = f.Folded()
+	}
+	next := make([]int, len(q.lits)) // next occurrence of each literal at or after pos; -1: none left
+	for i := range next {
+		next[i] = -2
+	}
+	for pos := 0; pos < len(data); {
+		at := -1
+		for i, f := range q.finders {
+			if next[i] != -1 && next[i] < pos {
+				if j := f.index(search[pos:]); j >= 0 {
+					next[i] = pos + j
+				} else {
+					next[i] = -1
+				}
+			}
+			if next[i] >= 0 && (at < 0 || next[i] < at) {
+				at = next[i]
+			}
+		}
+		if at < 0 {
+			return
+		}
+		start, end := lineStart(data, at), lineEnd(data, at)
+		if q.exact {
+			add(start, end, at-start+1)
+		} else if loc := q.line.FindIndex(data[start:end]); loc != nil {
+			add(start, end, loc[0]+1)
+		}
+		pos = end + 1
+	}
+}
+
+var newline = []byte{'\n'}
+
+func lineStart(data []byte, i int) int { return bytes.LastIndexByte(data[:i], '\n') + 1 }
+
+func lineEnd(data []byte, i int) int {
+	if j := bytes.IndexByte(data[i:], '\n'); j >= 0 {
+		return i + j
+	}
+	return len(data)
+}
+
+// match builds the output of one hit: its text and context lines.
+func match(f *repo.File, h hit, o Options) Match {
+	data := f.Data
+	m := Match{File: f.Path, Line: h.line, Column: h.column, Before: []string{}, After: []string{}}
+	m.Text = cut(data[h.start:h.end], h.column-1, o.MaxLineBytes)
+	for i, start := 0, h.start; i < o.Context && start > 0; i++ {
+		end := start - 1
+		start = lineStart(data, end)
+		m.Before = append([]string{cut(data[start:end], 0, o.MaxLineBytes)}, m.Before...)
+	}
+	for i, end := 0, h.end; i < o.Context && end < len(data); i++ {
+		start := end + 1
+		if start >= len(data) {
+			break // the file ends with a newline: there is no line after it
+		}
+		end = lineEnd(data, start)
+		m.After = append(m.After, cut(data[start:end], 0, o.MaxLineBytes))
+	}
+	return m
+}
+
+// cut returns a line for display: without its "\r", and when longer than
+// max bytes a window of max bytes starting a little before at (the match),
+// on character boundaries, with "…" where it was cut.
+func cut(line []byte, at, max int) string {
+	line = bytes.TrimSuffix(line, []byte{'\r'})
+	if len(line) <= max {
+		return string(line)
+	}
+	start := at - max/4
+	if start < 0 {
+		start = 0
+	}
+	end := start + max
+	if end > len(line) {
+		end, start = len(line), len(line)-max
+	}
+	for start > 0 && !utf8.RuneStart(line[start]) {
+		start--
+	}
+	for end < len(line) && !utf8.RuneStart(line[end]) {
+		end--
+	}
+	s := string(line[start:end])
+	if start > 0 {
+		s = "…" + s
+	}
+	if end < len(line) {
+		s += "…"
+	}
+	return s
+}

@@ -1,0 +1,161 @@
+// Package grep implements grep_codebase (seed 001): a regular expression
+// search over the searchable files of the tenant's repository snapshot
+// (repo.Snapshot.Searchable: .gitignore respected, node_modules/, .git/,
+// dist/, build/, .next/, .context/, hidden files and binary files
+// skipped), in process with shared/textsearch. It reports the same lines
+// as `rg --line-number --column --no-heading [-i] --glob …` on the same
+// files.
+package grep
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/textsearch"
+
+	"github.com/toolshed/toolshed/shared/toolerr"
+	"github.com/toolshed/toolshed/shared/toolkit"
+)
+
+// Tool is the tool's name, as in contracts/.
+const Tool = "grep_codebase"
+
+// Family registers grep_codebase. It reads snapshots only.
+//
+// Memory, measured with make bench-grep: a process holding the 5,000-file
+// subset of the Go tree (55 MB of files, a 12 MB zip) and searching it
+// peaks at 180 MB (zip, files, lower-cased copies, trigram filters and the
+// runtime): about 3.3 times the files. The largest snapshot (500 MB) would
+// need about 1.7 GB. Lambda's CPU grows with memory (one vCPU at 1,769 MB,
+// about 1.7 at 3,008 MB) and the search runs a worker per vCPU, so 3,008
+// MB serves the largest repositories and gives grep the two cores it was
+// measured on. GOMEMLIMIT keeps the Go heap under the function's memory.
+var Family = family.Family{
+	Name:  "grep",
+	Tools: []string{Tool},
+	// ListBucket makes S3 answer a missing pointer 404 (not 403).
+	Grants:   []family.Grant{family.Objects(repo.Prefix, "s3:GetObject"), family.List(repo.Prefix)},
+	MemoryMB: 3008,
+	Env:      map[string]string{"GOMEMLIMIT": "2700MiB", "TOOLSHED_REPO_CACHE_MB": "2048"},
+	New: func(ctx context.Context, env *family.Env) ([]toolkit.Tool, error) {
+		src, err := env.Repo(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return Tools(src), nil
+	},
+}
+
+// Tools returns grep_codebase over src.
+func Tools(src repo.Source) []toolkit.Tool {
+	return []toolkit.Tool{{Name: Tool, Handler: toolkit.Typed(service{src: src}.grep)}}
+}
+
+type service struct {
+	src repo.Source
+}
+
+type input struct {
+	Pattern       string     `json:"pattern"`
+	FilePattern   string     `json:"filePattern"`
+	CaseSensitive bool       `json:"caseSensitive"`
+	Limit         schema.Int `json:"limit"`
+}
+
+type contextJSON struct {
+	Before []string `json:"before"`
+	After  []string `json:"after"`
+}
+
+type matchJSON struct {
+	File    string      `json:"file"`
+	Line    int         `json:"line"`
+	Column  int         `json:"column"`
+	Text    string      `json:"text"`
+	Context contextJSON `json:"context"`
+}
+
+type output struct {
+	Matches       []matchJSON `json:"matches"`
+	Pattern       string      `json:"pattern"`
+	TotalMatches  int         `json:"totalMatches"`
+	FilesSearched int         `json:"filesSearched"`
+	SearchTime    int64       `json:"searchTime"`
+	Message       string      `json:"message,omitempty"`
+}
+
+func (s service) grep(ctx context.Context, call toolkit.Call, in input) (toolkit.Result, error) {
+	started := time.Now()
+	q, err := textsearch.Compile(in.Pattern, in.CaseSensitive)
+	if err != nil {
+		return toolkit.Result{}, toolerr.New(toolerr.InvalidInput, "Invalid regex pattern: %v", err).
+			With("pattern", in.Pattern).
+			With("errors", []map[string]string{{"field": "pattern", "message": err.Error()}})
+	}
+	include, err := fileFilter(in.FilePattern)
+	if err != nil {
+		return toolkit.Result{}, err
+	}
+	snap, err := repo.OpenFor(ctx, s.src, call.Tenant)
+	if err != nil {
+		return toolkit.Result{}, err
+	}
+	files, err := snap.Searchable(ctx)
+	if err != nil {
+		return toolkit.Result{}, fmt.Errorf("list searchable files: %w", err)
+	}
+	res, err := textsearch.Search(ctx, files, q, textsearch.Options{Limit: int(in.Limit), Include: include})
+	if err != nil {
+		return toolkit.Result{}, err
+	}
+	out := output{
+		Matches:       make([]matchJSON, len(res.Matches)),
+		Pattern:       in.Pattern,
+		TotalMatches:  res.Total,
+		FilesSearched: res.FilesSearched,
+		SearchTime:    time.Since(started).Milliseconds(),
+	}
+	for i, m := range res.Matches {
+		out.Matches[i] = matchJSON{File: m.File, Line: m.Line, Column: m.Column, Text: m.Text, Context: contextJSON{m.Before, m.After}}
+	}
+	var msg string
+	switch {
+	case res.Total == 0:
+		out.Message = fmt.Sprintf("No matches found for pattern '%s'", in.Pattern)
+		msg = out.Message
+	case res.Total > len(res.Matches):
+		out.Message = fmt.Sprintf("Showing the first %d of %d matches; raise limit (up to 100) or narrow the pattern or filePattern", len(res.Matches), res.Total)
+		msg = fmt.Sprintf("Found %d matches in %d files searched", res.Total, res.FilesSearched)
+	default:
+		msg = fmt.Sprintf("Found %d matches in %d files searched", res.Total, res.FilesSearched)
+	}
+	return toolkit.Result{Data: out, Message: msg}, nil
+}
+
+// fileFilter turns filePattern into a path filter. As with ripgrep's
+// --glob and .gitignore, a pattern without "/" matches the file name at any
+// depth ("*.ts"); one with "/" matches the whole path from the root
+// ("src/**/*.ts"). Braces and ** work as in doublestar.
+func fileFilter(pattern string) (func(string) bool, error) {
+	if pattern == "" {
+		return nil, nil
+	}
+	if !doublestar.ValidatePattern(pattern) {
+		return nil, toolerr.Field("filePattern", "%q is not a valid glob", pattern)
+	}
+	pattern = strings.TrimPrefix(pattern, "./")
+	baseOnly := !strings.Contains(pattern, "/")
+	return func(p string) bool {
+		if baseOnly {
+			p = p[strings.LastIndexByte(p, '/')+1:]
+		}
+		ok, _ := doublestar.Match(pattern, p)
+		return ok
+	}, nil
+}

@@ -1,0 +1,213 @@
+package repofiles
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/schema"
+
+	"github.com/toolshed/toolshed/shared/toolkit"
+)
+
+type readFileInput struct {
+	Path        string     `json:"path"`
+	IncludeDeps bool       `json:"includeDeps"`
+	MaxDepth    schema.Int `json:"maxDepth"`
+}
+
+type fileJSON struct {
+	Path     string `json:"path"`
+	Content  string `json:"content"`
+	Size     int    `json:"size"`
+	Lines    int    `json:"lines"`
+	Language string `json:"language"`
+}
+
+type metadataJSON struct {
+	Module       *string `json:"module"`
+	Role         *string `json:"role"`
+	LastModified *string `json:"lastModified"`
+}
+
+type readFileOutput struct {
+	File         fileJSON     `json:"file"`
+	Dependencies []dependency `json:"dependencies"`
+	Metadata     metadataJSON `json:"metadata"`
+}
+
+// readFile serves read_file.
+func (s service) readFile(ctx context.Context, call toolkit.Call, in readFileInput) (toolkit.Result, error) {
+	snap, err := repo.OpenFor(ctx, s.src, call.Tenant)
+	if err != nil {
+		return toolkit.Result{}, err
+	}
+	f, err := FilePolicy.Read(snap, in.Path)
+	if err != nil {
+		return toolkit.Result{}, err
+	}
+	content, err := text(f.Path, f.Data)
+	if err != nil {
+		return toolkit.Result{}, err
+	}
+	lang := language(f.Path)
+	out := readFileOutput{
+		File:         fileJSON{Path: f.Path, Content: content, Size: len(f.Data), Lines: countLines(f.Data), Language: lang},
+		Dependencies: []dependency{},
+		Metadata: metadataJSON{
+			Module:       module(snap, f.Path, f.Data, lang),
+			Role:         ptr(role(f.Path, lang)),
+			LastModified: modified(f.ModTime),
+		},
+	}
+	if in.IncludeDeps && in.MaxDepth >= 1 {
+		out.Dependencies = dependencies(snap, f.Path, f.Data, lang)
+	}
+	if _, err := s.access.Record(ctx, call.Tenant, f.Path, s.now()); err != nil {
+		return toolkit.Result{}, fmt.Errorf("count the read of %s: %w", f.Path, err)
+	}
+	msg := fmt.Sprintf("Read %s (%d bytes, %d lines)", f.Path, out.File.Size, out.File.Lines)
+	if in.IncludeDeps && in.MaxDepth >= 1 {
+		msg += fmt.Sprintf(" with %d dependencies", len(out.Dependencies))
+	}
+	return toolkit.Result{Data: out, Message: msg}, nil
+}
+
+// countLines counts lines as editors do: a last line without a newline
+// counts, an empty file has none.
+func countLines(data []byte) int {
+	n := bytes.Count(data, []byte("\n"))
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+func ptr(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func modified(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	return ptr(t.UTC().Format(time.RFC3339))
+}
+
+// languages maps file extensions to language names.
+var languages = map[string]string{
+	".go": "go", ".ts": "typescript", ".tsx": "typescript", ".mts": "typescript", ".cts": "typescript",
+	".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript",
+	".py": "python", ".pyi": "python", ".rs": "rust", ".java": "java", ".kt": "kotlin", ".rb": "ruby",
+	".php": "php", ".cs": "csharp", ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".hpp": "cpp",
+	".swift": "swift", ".scala": "scala", ".sh": "shell", ".bash": "shell", ".zsh": "shell",
+	".sql": "sql", ".md": "markdown", ".mdx": "markdown", ".rst": "restructuredtext", ".txt": "text",
+	".json": "json", ".jsonl": "jsonl", ".yaml": "yaml", ".yml": "yaml", ".toml": "toml", ".ini": "ini",
+	".xml": "xml", ".html": "html", ".htm": "html", ".css": "css", ".scss": "scss", ".vue": "vue",
+	".svelte": "svelte", ".proto": "protobuf", ".tf": "terraform", ".graphql": "graphql", ".s": "assembly",
+	".mod": "go-module", ".sum": "text",
+}
+
+// language guesses a file's language from its name.
+func language(p string) string {
+	base := path.Base(p)
+	switch {
+	case base == "Makefile" || strings.HasSuffix(base, ".mk"):
+		return "makefile"
+	case base == "Dockerfile" || strings.HasPrefix(base, "Dockerfile."):
+		return "dockerfile"
+	}
+	if l, ok := languages[strings.ToLower(path.Ext(base))]; ok {
+		return l
+	}
+	return "text"
+}
+
+// code is the set of languages whose files are a module's source.
+var code = map[string]bool{
+	"go": true, "typescript": true, "javascript": true, "python": true, "rust": true, "java": true,
+	"kotlin": true, "ruby": true, "php": true, "csharp": true, "c": true, "cpp": true, "swift": true,
+	"scala": true, "vue": true, "svelte": true, "assembly": true, "sql": true,
+}
+
+// role says what a file is for: test, docs, config, build, script, core
+// (source code) or other.
+func role(p, lang string) string {
+	base := strings.ToLower(path.Base(p))
+	segs := strings.Split(strings.ToLower(p), "/")
+	dirs := segs[:len(segs)-1]
+	inDir := func(names ...string) bool {
+		return slices.ContainsFunc(dirs, func(d string) bool { return slices.Contains(names, d) })
+	}
+	stem := strings.TrimSuffix(base, path.Ext(base))
+	switch {
+	case strings.HasSuffix(stem, "_test") || strings.HasSuffix(stem, ".test") || strings.HasSuffix(stem, ".spec") ||
+		(lang == "python" && strings.HasPrefix(base, "test_")) || inDir("test", "tests", "__tests__", "testdata", "spec"):
+		return "test"
+	case lang == "markdown" || lang == "restructuredtext" || inDir("docs", "doc") ||
+		slices.Contains([]string{"readme", "changelog", "license", "contributing"}, stem):
+		return "docs"
+	case lang == "makefile" || lang == "dockerfile" || base == "go.sum" || base == "package-lock.json" ||
+		inDir(".github", ".ci", "ci") || strings.HasSuffix(base, ".lock"):
+		return "build"
+	case lang == "json" || lang == "yaml" || lang == "toml" || lang == "ini" || lang == "go-module" ||
+		strings.Contains(base, ".config.") || strings.HasPrefix(base, ".") || base == "tsconfig.json":
+		return "config"
+	case lang == "shell" || inDir("scripts", "bin"):
+		return "script"
+	case code[lang]:
+		return "core"
+	}
+	return "other"
+}
+
+// layerDirs are folders under src/ that group modules rather than being
+// one (src/server/auth/x.ts belongs to "auth").
+var layerDirs = []string{"server", "client", "app", "lib", "main", "shared", "common", "modules", "packages"}
+
+// module names the module a file belongs to: for Go the package it
+// declares; for Python its package (the folder, when it has __init__.py);
+// under src/ the top folder, past layer folders such as server/ or client/
+// (src/server/auth/AuthService.ts → "auth"); otherwise the top folder.
+// Files at the root have none.
+func module(fsys fs.FS, p string, data []byte, lang string) *string {
+	dir := path.Dir(p)
+	switch lang {
+	case "go":
+		if f, err := parser.ParseFile(token.NewFileSet(), p, data, parser.PackageClauseOnly); err == nil {
+			return ptr(f.Name.Name)
+		}
+	case "python":
+		if dir != "." {
+			if _, err := fs.Stat(fsys, path.Join(dir, "__init__.py")); err == nil {
+				return ptr(path.Base(dir))
+			}
+		}
+	}
+	segs := strings.Split(p, "/")
+	dirs := segs[:len(segs)-1]
+	if len(dirs) == 0 {
+		return nil
+	}
+	if dirs[0] == "src" {
+		dirs = dirs[1:]
+		for len(dirs) > 1 && slices.Contains(layerDirs, dirs[0]) {
+			dirs = dirs[1:]
+		}
+		if len(dirs) == 0 {
+			return ptr("src")
+		}
+	}
+	return ptr(dirs[0])
+}

@@ -1,0 +1,116 @@
+// Package repofiles implements the tools that read single files of a
+// tenant's repository snapshot (shared/repo):
+//
+//   - read_repo_file (seed 000): only the seed's allowed paths, never its
+//     denied ones, at most 100 KB; .claude/memory/<file> shows the
+//     committed file followed by the entries appended with
+//     write_memory_entry.
+//   - read_file (seed 001): any project file but .env*, .git/ and
+//     node_modules/, at most 1 MB, with language, line count, module, role
+//     and modification time, and optionally its level-1 imports that
+//     resolve to files of the repository (Go, TypeScript/JavaScript,
+//     Python). Each read is counted in the access statistics.
+//
+// Both read through shared/pathpolicy, so a path is cleaned, checked and
+// never followed through a symbolic link or out of the repository.
+package repofiles
+
+import (
+	"context"
+	"time"
+
+	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/pathpolicy"
+	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/store"
+	"github.com/toolshed/toolshed/shared/toolkit"
+)
+
+// Tool names, as in contracts/.
+const (
+	ReadRepoFileTool = "read_repo_file"
+	ReadFileTool     = "read_file"
+)
+
+// Size limits of the seeds.
+const (
+	RepoFileMaxBytes = 100 << 10 // read_repo_file: 100 KB
+	FileMaxBytes     = 1 << 20   // read_file: 1 MB
+)
+
+// RepoFilePolicy is seed 000's list for read_repo_file. The seed's "dir/*"
+// entries name safe folders: everything below them may be read, at any
+// depth. Its denied patterns match in any folder (.env* anywhere, anything
+// under a .git folder), and win.
+var RepoFilePolicy = pathpolicy.MustNew(pathpolicy.Options{
+	Allow: []string{
+		"docs/*", "paths/*", "stacks/*",
+		".claude/memory/*", ".claude/commands/*", ".claude/skills/*",
+		"README.md", "CLAUDE.md",
+	},
+	Deny:     []string{"**/.env*", "**/secrets*", "**/*.key", "**/*.pem", "**/.git"},
+	MaxBytes: RepoFileMaxBytes,
+})
+
+// FilePolicy is seed 001's rule for read_file: never .env files, .git or
+// node_modules, anywhere in the path.
+var FilePolicy = pathpolicy.MustNew(pathpolicy.Options{
+	Deny:     []string{"**/.env*", "**/.git", "**/node_modules"},
+	MaxBytes: FileMaxBytes,
+})
+
+// Family registers the two tools. Both read snapshots; read_repo_file also
+// reads memory entries, and read_file counts accesses.
+//
+// Memory: they keep a snapshot's zip in memory (compressed: 12 MB for the
+// 5,000-file subset of the Go tree, about 150 MB for the largest, 500 MB
+// repository) and inflate one file per call, so 512 MB holds the largest
+// with room for a 1 MB file and its dependencies; they need no second CPU.
+var Family = family.Family{
+	Name:  "repofiles",
+	Tools: []string{ReadRepoFileTool, ReadFileTool},
+	Grants: []family.Grant{
+		family.Objects(repo.Prefix, "s3:GetObject"),
+		// Without ListBucket, S3 answers a missing pointer with 403, not
+		// 404, and a tenant without a snapshot could not fall back to the
+		// default repository.
+		family.List(repo.Prefix),
+		family.Table(config.MemoryTable, "dynamodb:Query").For(ReadRepoFileTool),
+		family.Table(config.AccessTable, "dynamodb:UpdateItem").For(ReadFileTool),
+	},
+	MemoryMB: 512,
+	Env:      map[string]string{"GOMEMLIMIT": "440MiB"},
+	New: func(ctx context.Context, env *family.Env) ([]toolkit.Tool, error) {
+		src, err := env.Repo(ctx)
+		if err != nil {
+			return nil, err
+		}
+		st, err := env.Stores(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return Tools(src, st.Memory, st.Access, env.Now), nil
+	},
+}
+
+// service holds what the tools need.
+type service struct {
+	src    repo.Source
+	memory store.Memory
+	access store.Access
+	now    func() time.Time
+}
+
+// Tools returns read_repo_file and read_file over src. mem supplies the
+// memory overlay, access counts reads; now stamps them (nil: time.Now).
+func Tools(src repo.Source, mem store.Memory, access store.Access, now func() time.Time) []toolkit.Tool {
+	if now == nil {
+		now = time.Now
+	}
+	s := service{src: src, memory: mem, access: access, now: now}
+	return []toolkit.Tool{
+		{Name: ReadRepoFileTool, Handler: toolkit.Typed(s.readRepoFile)},
+		{Name: ReadFileTool, Handler: toolkit.Typed(s.readFile)},
+	}
+}

@@ -1,0 +1,4 @@
+export interface RequestContext {
+  userId: string;
+  roles: string[];
+}
