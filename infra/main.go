@@ -39,6 +39,7 @@ import (
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/tools/contextsearch"
 )
 
 // stackName is the CloudFormation stack name of the app.
@@ -351,7 +352,7 @@ func toolEnv(tool toolSpec, tables map[config.Table]awsdynamodb.Table, bucket aw
 	if family.UsesBucket(tool.Grants) {
 		env["TOOLSHED_BUCKET"] = bucket.BucketName()
 	}
-	if defaultRepo != "" && readsSnapshots(tool.Grants) {
+	if defaultRepo != "" && readsRepositories(tool.Grants) {
 		env["TOOLSHED_DEFAULT_REPO"] = jsii.String(defaultRepo)
 	}
 	for k, v := range tool.Env {
@@ -360,10 +361,12 @@ func toolEnv(tool toolSpec, tables map[config.Table]awsdynamodb.Table, bucket aw
 	return env
 }
 
-// readsSnapshots reports whether the grants let a function read snapshots.
-func readsSnapshots(grants []family.Grant) bool {
+// readsRepositories reports whether the grants let a function read
+// snapshots or the indexes built from them (context_search), the functions
+// that fall back to the default repository.
+func readsRepositories(grants []family.Grant) bool {
 	for _, g := range grants {
-		if g.Kind == family.ObjectGrant && g.Prefix == repo.Prefix {
+		if g.Kind == family.ObjectGrant && (g.Prefix == repo.Prefix || g.Prefix == contextsearch.IndexPrefix) {
 			return true
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/tools/contextsearch"
 	"github.com/toolshed/toolshed/shared/toolset"
 )
 
@@ -418,7 +419,7 @@ func TestEnvironment(t *testing.T) {
 					want[config.TableVars[g.Table]] = ref(ids[g.Table])
 				case family.ObjectGrant, family.ListGrant:
 					want["TOOLSHED_BUCKET"] = ref(bucketID)
-					if g.Kind == family.ObjectGrant && g.Prefix == repo.Prefix {
+					if g.Kind == family.ObjectGrant && (g.Prefix == repo.Prefix || g.Prefix == contextsearch.IndexPrefix) {
 						want["TOOLSHED_DEFAULT_REPO"] = testDefaultRepo
 					}
 				}
@@ -794,17 +795,20 @@ func TestSnapshotLifecycle(t *testing.T) {
 			}},
 		})
 	})
-	// Only the functions that read snapshots learn the default repository.
+	// Only the functions that read snapshots (or the indexes built from
+	// them) learn the default repository.
 	for _, tool := range tools {
 		e, _ := synth.Resources[functionID(t, tool.Name)].Properties["Environment"].(map[string]any)
 		vars, _ := e["Variables"].(map[string]any)
 		_, has := vars["TOOLSHED_DEFAULT_REPO"]
-		reads := slices.ContainsFunc(tool.Grants, func(g family.Grant) bool { return g.Kind == family.ObjectGrant && g.Prefix == repo.Prefix })
+		reads := slices.ContainsFunc(tool.Grants, func(g family.Grant) bool {
+			return g.Kind == family.ObjectGrant && (g.Prefix == repo.Prefix || g.Prefix == contextsearch.IndexPrefix)
+		})
 		if has != reads {
-			t.Errorf("%s: TOOLSHED_DEFAULT_REPO set %t, reads snapshots %t", tool.Name, has, reads)
+			t.Errorf("%s: TOOLSHED_DEFAULT_REPO set %t, reads repositories %t", tool.Name, has, reads)
 		}
 	}
-	for _, name := range []string{"read_repo_file", "read_file", "grep_codebase"} {
+	for _, name := range []string{"read_repo_file", "read_file", "grep_codebase", "context_search"} {
 		if !slices.ContainsFunc(tools, func(s toolSpec) bool { return s.Name == name }) {
 			t.Errorf("no function for %s", name)
 		}

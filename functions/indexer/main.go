@@ -5,7 +5,4 @@ package main
 
 import "github.com/toolshed/toolshed/shared/indexer"
 
-// The snapshot reader comes from the repository package (shared/repo);
-// until it is wired here, snapshot events fail and are retried by Lambda,
-// while memory entries are indexed.
-func main() { indexer.Start(nil) }
+func main() { indexer.Start() }

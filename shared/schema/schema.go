@@ -68,7 +68,8 @@ type RateLimit struct {
 // need state. An INVALID_INPUT example is rejected by the input schema
 // unless CheckedBy is "tool" (the schema accepts it; the tool refuses it).
 // An Internet example reaches the public internet: where the internet
-// cannot be reached, it must fail with UPSTREAM_ERROR instead.
+// cannot be reached, it must fail with UPSTREAM_ERROR instead. An
+// EmptyRepository example runs for a tenant whose repository has no files.
 type Example struct {
 	Name      string          `json:"name"`
 	Setup     []Call          `json:"setup,omitempty"`
@@ -77,6 +78,8 @@ type Example struct {
 	Error     toolerr.Code    `json:"error,omitempty"`
 	CheckedBy string          `json:"checkedBy,omitempty"`
 	Internet  bool            `json:"internet,omitempty"`
+	// EmptyRepository runs the example over a repository with no files.
+	EmptyRepository bool `json:"emptyRepository,omitempty"`
 }
 
 // SchemaRejects reports whether the input schema alone must refuse the

@@ -31,7 +31,7 @@ const exampleRepo = "testdata/example-repo"
 // with UPSTREAM_ERROR where it cannot be reached.
 func TestContractExamplesRun(t *testing.T) {
 	online := internetReachable()
-	newPipeline := func(t *testing.T) *toolkit.Pipeline {
+	newPipeline := func(t *testing.T, repoDir string) *toolkit.Pipeline {
 		dir := t.TempDir()
 		db, err := boltstore.Open(filepath.Join(dir, "t.db"))
 		if err != nil {
@@ -39,7 +39,7 @@ func TestContractExamplesRun(t *testing.T) {
 		}
 		t.Cleanup(func() { db.Close() })
 		st := db.Stores()
-		env := family.NewEnv(config.Config{DataDir: dir, RepoDir: exampleRepo}, nil).UseStores(st)
+		env := family.NewEnv(config.Config{DataDir: dir, RepoDir: repoDir}, nil).UseStores(st)
 		t.Cleanup(func() { env.Close() })
 		tools, err := family.Build(context.Background(), toolset.Families, env)
 		if err != nil {
@@ -54,14 +54,18 @@ func TestContractExamplesRun(t *testing.T) {
 		}
 		return p
 	}
-	served := newPipeline(t).Served()
+	served := newPipeline(t, exampleRepo).Served()
 	if len(served) == 0 {
 		t.Fatal("no tools served")
 	}
 	for _, c := range served {
 		for _, ex := range c.Examples {
 			t.Run(c.Name+"/"+ex.Name, func(t *testing.T) {
-				p := newPipeline(t)
+				repoDir := exampleRepo
+				if ex.EmptyRepository {
+					repoDir = t.TempDir()
+				}
+				p := newPipeline(t, repoDir)
 				ctx := context.Background()
 				for i, s := range ex.Setup {
 					out := p.Invoke(ctx, toolkit.Request{Tool: s.Tool, Args: s.Args, Tenant: "examples", RequestID: fmt.Sprint("setup-", i)})

@@ -116,7 +116,7 @@ func (b *builder) refreshCode(ctx context.Context, tenant string) {
 		b.log.Warn("context index: reading the local code index failed; rebuilding", "tenant", tenant, "error", err)
 		prev = nil
 	}
-	snap, err := b.source.Snapshot(ctx, tenant)
+	snap, err := b.source.Open(ctx, tenant)
 	if err != nil {
 		b.log.Warn("context index: reading the repository failed", "tenant", tenant, "error", err)
 		return

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/embedding/embedtest"
 	"github.com/toolshed/toolshed/shared/emulator"
+	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/tools/contextsearch"
@@ -104,7 +106,7 @@ func TestDeployedS3(t *testing.T) {
 	ctx := context.Background()
 	idx := contextindex.NewStore(blobs)
 	repo := copyPackages(t, "container/list")
-	snap, _ := (&dirSource{root: repo}).Snapshot(ctx, "acme")
+	snap, _ := (&dirSource{root: repo}).Open(ctx, "acme")
 	snap.Commit = "c1"
 	ix, _, err := contextindex.BuildCode(ctx, nil, snap, nil, time.Now())
 	if err != nil {
@@ -122,7 +124,7 @@ func TestDeployedS3(t *testing.T) {
 
 	// A new snapshot: the next call revalidates the pointer and loads it.
 	os.WriteFile(filepath.Join(repo, "container", "list", "zebra.go"), []byte("package list\n\n// Zebra stripes a list.\nfunc Zebra() {}\n"), 0o644)
-	snap, _ = (&dirSource{root: repo}).Snapshot(ctx, "acme")
+	snap, _ = (&dirSource{root: repo}).Open(ctx, "acme")
 	snap.Commit = "c2"
 	ix2, st, err := contextindex.BuildCode(ctx, ix, snap, nil, time.Now())
 	if err != nil || st.Rechunked != 1 {
@@ -161,5 +163,66 @@ func TestDeployedS3(t *testing.T) {
 	}
 	if got := srv.Texts.Load() - before; got != 1 {
 		t.Errorf("the tool embedded %d texts, want only the query", got)
+	}
+}
+
+// TestDefaultRepositoryIndex: deployed, a tenant without a code index of
+// its own searches the default repository's, as the other repository
+// tools read its snapshot.
+func TestDefaultRepositoryIndex(t *testing.T) {
+	m := emulator.StartMoto(t)
+	blobs := &contextindex.S3Blobs{Client: m.S3(), Bucket: m.NewBucket(t), Prefix: contextsearch.IndexPrefix}
+	ctx := context.Background()
+	snap, _ := (&dirSource{root: copyPackages(t, "container/list")}).Open(ctx, "shared")
+	snap.Commit = "c1"
+	ix, _, err := contextindex.BuildCode(ctx, nil, snap, nil, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := contextindex.NewStore(blobs).SaveCode(ctx, "shared", ix); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, newBolt(t), contextsearch.Options{Blobs: blobs, DefaultRepo: "shared"})
+	out := h.search(t, "newcomer", `{"query":"doubly linked list"}`)
+	if len(out.Results) == 0 || !strings.HasPrefix(out.Results[0].ID, "container/list/list.go:") {
+		t.Fatalf("a tenant without an index: %+v", out.Results)
+	}
+	h = newHarness(t, newBolt(t), contextsearch.Options{Blobs: blobs})
+	h.Fail(t, "newcomer", contextsearch.Tool, `{"query":"doubly linked list"}`, toolerr.ResourceNotFound)
+}
+
+// TestRepoSnapshots: the code corpus is what grep_codebase searches: a
+// local repository's files less the ignored, excluded and binary ones.
+func TestRepoSnapshots(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"main.go":                 "package main\n\n// Serve answers requests.\nfunc Serve() {}\n",
+		".gitignore":              "generated/\n",
+		"generated/out.go":        "package generated\n",
+		"node_modules/x/index.js": "module.exports = 1\n",
+		"logo.png":                "\x89PNG\r\n\x1a\n\x00\x00",
+	}
+	for name, content := range files {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src, err := repo.NewLocal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	snap, err := contextindex.RepoSnapshots{Source: src}.Open(context.Background(), "local")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range snap.Files {
+		got = append(got, f.Path)
+	}
+	// Hidden files (.gitignore), ignored, excluded and binary ones are left out.
+	if want := []string{"main.go"}; !slices.Equal(got, want) {
+		t.Errorf("indexed %v, want the searchable files %v", got, want)
 	}
 }

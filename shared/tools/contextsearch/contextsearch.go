@@ -62,12 +62,11 @@ func Tools(s *Service) []toolkit.Tool {
 }
 
 // FromEnv builds the service from the configuration. With TOOLSHED_BUCKET
-// set it reads the indexes the indexer Lambda keeps in S3; otherwise it
-// builds them in process, under <data>/index (in memory when there is no
-// data directory).
-//
-// The code corpus comes from a CodeSource; until the repository package
-// provides one, the local server searches discoveries and session notes.
+// set it reads the indexes the indexer Lambda keeps in S3 (a tenant
+// without a code index of its own searches TOOLSHED_DEFAULT_REPO's);
+// otherwise it builds them in process, under <data>/index (in memory when
+// there is no data directory), with the code of the repository the other
+// repository tools read (env.Repo).
 func FromEnv(ctx context.Context, env *family.Env) (*Service, error) {
 	st, err := env.Stores(ctx)
 	if err != nil {
@@ -85,6 +84,7 @@ func FromEnv(ctx context.Context, env *family.Env) (*Service, error) {
 		}
 		opts.Blobs = &contextindex.S3Blobs{Client: client, Bucket: bucket, Prefix: IndexPrefix}
 		opts.Revalidate = DefaultRevalidate
+		opts.DefaultRepo = env.Config.DefaultRepo
 		return New(opts), nil
 	}
 	if env.Config.DataDir != "" {
@@ -92,6 +92,11 @@ func FromEnv(ctx context.Context, env *family.Env) (*Service, error) {
 	} else {
 		opts.Blobs = &contextindex.MemBlobs{}
 	}
+	src, err := env.Repo(ctx)
+	if err != nil {
+		return nil, err
+	}
+	opts.Code = contextindex.RepoSnapshots{Source: src}
 	opts.BuildLocally = true
 	s := New(opts)
 	env.OnClose(func() error { s.Settle(); return nil })
@@ -113,6 +118,9 @@ type Options struct {
 	// Code yields the repository snapshot to index when building locally;
 	// nil for no code corpus.
 	Code CodeSource
+	// DefaultRepo is whose code index a tenant without one searches (the
+	// deployment's default repository); "" for none.
+	DefaultRepo string
 	// Revalidate is how long stored indexes are trusted before asking the
 	// store again; 0 asks on every call.
 	Revalidate time.Duration

@@ -312,7 +312,7 @@ type dirSource struct {
 	calls int
 }
 
-func (d *dirSource) Snapshot(ctx context.Context, tenant string) (contextindex.Snapshot, error) {
+func (d *dirSource) Open(ctx context.Context, tenant string) (contextindex.Snapshot, error) {
 	d.mu.Lock()
 	d.calls++
 	d.mu.Unlock()

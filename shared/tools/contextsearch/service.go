@@ -21,9 +21,9 @@ type MemoryLister interface {
 
 // CodeSource yields the repository snapshot a tenant searches: its files
 // as the repository walker lists them (ignored files, excluded folders and
-// binaries left out).
+// binaries left out). contextindex.RepoSnapshots is the one over shared/repo.
 type CodeSource interface {
-	Snapshot(ctx context.Context, tenant string) (contextindex.Snapshot, error)
+	Open(ctx context.Context, tenant string) (contextindex.Snapshot, error)
 }
 
 // Limits of the per-process state.
@@ -83,6 +83,7 @@ type tenantState struct {
 	memSeg *contextindex.Segment
 
 	code       *contextindex.CodeIndex
+	codeRepo   string // whose code index: the tenant's, or the default repository's
 	codeTag    string
 	codeLoaded time.Time
 
@@ -210,7 +211,18 @@ func (s *Service) refreshCode(ctx context.Context, tenant string, ts *tenantStat
 	if !ts.codeLoaded.IsZero() && now.Sub(ts.codeLoaded) < s.o.Revalidate {
 		return nil
 	}
-	p, tag, err := s.store.Pointer(ctx, tenant, ts.codeTag)
+	repoKey := tenant
+	p, tag, err := s.store.Pointer(ctx, repoKey, ts.codeTag)
+	if errors.Is(err, fs.ErrNotExist) && s.o.DefaultRepo != "" && s.o.DefaultRepo != tenant {
+		// A tenant without a repository of its own reads the default one,
+		// as the other repository tools do.
+		repoKey = s.o.DefaultRepo
+		if ts.codeRepo != repoKey {
+			ts.codeTag = ""
+		}
+		p, tag, err = s.store.Pointer(ctx, repoKey, ts.codeTag)
+	}
+	ts.codeRepo = repoKey
 	switch {
 	case errors.Is(err, contextindex.ErrNotModified):
 	case errors.Is(err, fs.ErrNotExist):
@@ -219,7 +231,7 @@ func (s *Service) refreshCode(ctx context.Context, tenant string, ts *tenantStat
 		return fmt.Errorf("read the code index pointer: %w", err)
 	default:
 		if ts.code == nil || ts.code.Commit != p.Commit || !ts.code.BuiltAt.Equal(p.BuiltAt) {
-			ix, err := s.store.LoadCode(ctx, tenant, p.Commit)
+			ix, err := s.store.LoadCode(ctx, repoKey, p.Commit)
 			if err != nil {
 				return err
 			}
