@@ -86,6 +86,36 @@ func notAllowed(name, format string, args ...any) *toolerr.Error {
 	return toolerr.New(toolerr.PathNotAllowed, "Permission denied: %s", fmt.Sprintf(format, args...)).With("path", name)
 }
 
+// Escape says why a caller's relative path could name something outside
+// the folder it is read in, or returns "" when it cannot: a NUL byte,
+// control or format characters (C0, DEL, C1, bidirectional overrides), a
+// backslash, an absolute or drive path, a ".." segment. The file tools and
+// file-io's sandbox (shared/sandboxpath) refuse paths for these reasons.
+func Escape(name string) string {
+	for _, r := range name {
+		switch {
+		case r == 0:
+			return "contains a NUL byte"
+		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
+			return "contains a control character"
+		case r == '\\':
+			return "contains a backslash; use '/' between folders"
+		}
+	}
+	if strings.HasPrefix(name, "/") {
+		return "is absolute; give a relative path"
+	}
+	if len(name) >= 2 && name[1] == ':' && ('a' <= name[0] && name[0] <= 'z' || 'A' <= name[0] && name[0] <= 'Z') {
+		return "starts with a drive letter"
+	}
+	for _, seg := range strings.Split(name, "/") {
+		if seg == ".." {
+			return "has a '..' segment"
+		}
+	}
+	return ""
+}
+
 // Clean checks a relative path sent by a caller and returns it in
 // canonical form ("a/./b" and "a//b" become "a/b"). It refuses, with
 // PATH_NOT_ALLOWED: an empty path or the root itself, invalid UTF-8,
@@ -100,17 +130,9 @@ func (p *Policy) Clean(name string) (string, error) {
 		return "", notAllowed(strings.ToValidUTF8(name[:64], "")+"…", "the path is %d bytes long, over the limit of %d", len(name), p.o.MaxPathLen)
 	case !utf8.ValidString(name):
 		return "", notAllowed(strings.ToValidUTF8(name, "\uFFFD"), "the path is not valid UTF-8")
-	case strings.ContainsFunc(name, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }):
-		return "", notAllowed(fmt.Sprintf("%q", name), "the path contains control characters")
-	case strings.Contains(name, `\`):
-		return "", notAllowed(name, "backslashes are not path separators here")
-	case strings.HasPrefix(name, "/") || (len(name) >= 2 && name[1] == ':'):
-		return "", notAllowed(name, "absolute paths are not allowed; give a path relative to the repository root")
 	}
-	for _, seg := range strings.Split(name, "/") {
-		if seg == ".." {
-			return "", notAllowed(name, "path traversal ('..') is not allowed")
-		}
+	if reason := Escape(name); reason != "" {
+		return "", notAllowed(fmt.Sprintf("%q", name), "the path %s", reason)
 	}
 	clean := path.Clean(name)
 	if clean == "." {

@@ -19,8 +19,9 @@ package sandboxpath
 import (
 	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/toolshed/toolshed/shared/pathpolicy"
 )
 
 // Limits every backend applies.
@@ -60,30 +61,11 @@ func Resolve(prefix, p string) (string, error) {
 
 // check applies the rules of the package doc, escapes first.
 func check(p string) error {
-	escape := func(reason string) error { return &Error{Path: p, Reason: reason, Escape: true} }
+	if reason := pathpolicy.Escape(p); reason != "" {
+		return &Error{Path: p, Reason: reason, Escape: true}
+	}
 	malformed := func(reason string) error { return &Error{Path: p, Reason: reason} }
-	for _, r := range p {
-		switch {
-		case r == 0:
-			return escape("contains a NUL byte")
-		case unicode.IsControl(r):
-			return escape("contains a control character")
-		case r == '\\':
-			return escape("contains a backslash; use '/' between folders")
-		}
-	}
-	if strings.HasPrefix(p, "/") {
-		return escape("is absolute; give a path relative to your workspace")
-	}
-	if len(p) >= 2 && p[1] == ':' && ('a' <= p[0] && p[0] <= 'z' || 'A' <= p[0] && p[0] <= 'Z') {
-		return escape("starts with a drive letter")
-	}
 	segments := strings.Split(p, "/")
-	for _, s := range segments {
-		if s == ".." {
-			return escape("has a '..' segment")
-		}
-	}
 	switch {
 	case p == "":
 		return malformed("is empty")
