@@ -62,6 +62,8 @@ type Server struct {
 	versions []string // protocol versions served, newest first
 	maxBody  int64
 	log      *slog.Logger // the SDK's logger, already lowered to DEBUG
+	inv      toolkit.Invoker
+	maxArgs  map[string]int // tool → the most argument bytes it accepts
 }
 
 // Instructions tell agents how to use the server.
@@ -102,7 +104,12 @@ func NewServer(cfg Config) *Server {
 	if maxBody <= 0 {
 		maxBody = DefaultMaxBody
 	}
-	return &Server{mcp: srv, versions: mcp.SupportedProtocolVersions(), maxBody: maxBody, log: sdkLog}
+	maxArgs := map[string]int{}
+	for _, c := range cfg.Tools {
+		maxArgs[c.Name] = c.MaxInputBytes
+	}
+	return &Server{mcp: srv, versions: mcp.SupportedProtocolVersions(), maxBody: maxBody, log: sdkLog,
+		inv: cfg.Invoker, maxArgs: maxArgs}
 }
 
 // Handler returns the /mcp handler for srv: the strict pre-validation of
@@ -118,7 +125,7 @@ func Handler(srv *Server) http.Handler {
 			MaxRequestBodyBytes:        srv.maxBody,
 			Logger:                     srv.log,
 		})
-	return &strictHandler{next: sdk, maxBody: srv.maxBody, versions: srv.versions}
+	return &strictHandler{next: sdk, maxBody: srv.maxBody, versions: srv.versions, inv: srv.inv, maxArgs: srv.maxArgs}
 }
 
 func toolFor(c *schema.Contract) *mcp.Tool {

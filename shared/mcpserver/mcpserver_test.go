@@ -3,6 +3,7 @@ package mcpserver_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -118,4 +119,56 @@ func TestWriteError(t *testing.T) {
 			}
 		})
 	}
+}
+
+// observed records the pipeline's calls.
+type observed []toolkit.Record
+
+func (o *observed) Observe(_ context.Context, r toolkit.Record) { *o = append(*o, r) }
+
+// TestOversizedArguments: a tools/call whose arguments are larger than the
+// tool accepts is refused as the pipeline refuses it (an isError result
+// with SIZE_LIMIT_EXCEEDED, counted and observed), under the caller's id.
+func TestOversizedArguments(t *testing.T) {
+	set, err := schema.Load(contracts.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen observed
+	p, err := toolkit.NewPipeline(set, []toolkit.Tool{hello.New()}, toolkit.Options{Observer: &seen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := mcpserver.Handler(mcpserver.NewServer(mcpserver.Config{Name: "t", Version: "1", Tools: p.Served(), Invoker: p}))
+	body := `{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"hello","arguments":{"name":"` + strings.Repeat("a", 3<<20) + `"}}}`
+	req := httptest.NewRequest("POST", "/mcp", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req = req.WithContext(caller.With(req.Context(), caller.Identity{Tenant: "t1", RequestID: "r1"}))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	var resp struct {
+		ID     string
+		Result struct {
+			IsError bool
+			Content []struct{ Text string }
+		}
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil || rec.Code != 200 {
+		t.Fatalf("%d %s: %v", rec.Code, clipText(rec.Body.String()), err)
+	}
+	if resp.ID != "big" || !resp.Result.IsError || len(resp.Result.Content) != 1 ||
+		!strings.Contains(resp.Result.Content[0].Text, `"code":"SIZE_LIMIT_EXCEEDED"`) {
+		t.Errorf("response %s", clipText(rec.Body.String()))
+	}
+	if len(seen) != 1 || seen[0].Code != "SIZE_LIMIT_EXCEEDED" || seen[0].Tenant != "t1" || seen[0].RequestID != "r1" {
+		t.Errorf("the pipeline observed %+v", seen)
+	}
+}
+
+func clipText(s string) string {
+	if len(s) > 300 {
+		return s[:300] + "…"
+	}
+	return s
 }

@@ -15,7 +15,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolshed/toolshed/shared/caller"
 	"github.com/toolshed/toolshed/shared/toolerr"
+	"github.com/toolshed/toolshed/shared/toolkit"
 )
 
 // strictHandler is the pre-validation in front of the SDK's handler. It
@@ -49,6 +51,8 @@ type strictHandler struct {
 	next     http.Handler
 	maxBody  int64
 	versions []string // protocol versions served
+	inv      toolkit.Invoker
+	maxArgs  map[string]int // tool → the most argument bytes it accepts
 }
 
 func (h *strictHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -98,11 +102,48 @@ func (h *strictHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, rej.status(version), rej.id, rej.code, rej.message, nil)
 		return
 	}
+	if msg.method == "tools/call" && h.oversized(w, r, msg) {
+		return
+	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	pw := &plainErrors{w: w, id: msg.id}
 	h.next.ServeHTTP(pw, r)
 	pw.finish()
+}
+
+// oversized answers a tools/call whose arguments are larger than the tool
+// accepts without handing it to the SDK, which would decode them many
+// times over (the largest body a request may have, four at a time, took a
+// server past a gigabyte). The call still goes through the pipeline, which
+// refuses it at once with SIZE_LIMIT_EXCEEDED — counted, logged and
+// rendered as the isError result the SDK would have returned.
+func (h *strictHandler) oversized(w http.ResponseWriter, r *http.Request, msg message) bool {
+	var p struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if msg.id == nil || json.Unmarshal(msg.params, &p) != nil {
+		return false // a notification gets no answer: the SDK handles it
+	}
+	limit, ok := h.maxArgs[p.Name]
+	if !ok || len(p.Arguments) <= limit {
+		return false
+	}
+	id := caller.From(r.Context())
+	out := h.inv.Invoke(r.Context(), toolkit.Request{Tool: p.Name, Args: p.Arguments, Tenant: id.Tenant, RequestID: id.RequestID})
+	resp, err := json.Marshal(struct {
+		JSONRPC string              `json:"jsonrpc"`
+		ID      json.RawMessage     `json:"id"`
+		Result  *mcp.CallToolResult `json:"result"`
+	}{"2.0", msg.id, Result(out)})
+	if err != nil {
+		return false
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	w.Write(resp)
+	return true
 }
 
 // acceptsJSONAndSSE reports whether an Accept header lists both
