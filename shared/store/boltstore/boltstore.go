@@ -76,8 +76,9 @@ const openTimeout = time.Second
 
 // DB is an open bbolt store file.
 type DB struct {
-	bolt *bolt.DB
-	path string
+	bolt   *bolt.DB
+	path   string
+	access *accessBuffer
 }
 
 // Open opens (creating if needed) the store file at path and its parent
@@ -100,15 +101,16 @@ func Open(path string) (*DB, error) {
 	}
 	// Writers arriving within a millisecond share one transaction and fsync.
 	bdb.MaxBatchDelay = time.Millisecond
-	return &DB{bolt: bdb, path: path}, nil
+	return &DB{bolt: bdb, path: path, access: newAccessBuffer(bdb)}, nil
 }
 
 // Close closes the file and releases its lock.
 func (db *DB) Close() error {
+	flushErr := db.access.close()
 	if err := db.bolt.Close(); err != nil {
 		return fmt.Errorf("boltstore: close %s: %w", db.path, err)
 	}
-	return nil
+	return flushErr
 }
 
 // Stores returns the store implementations backed by this file.
@@ -117,7 +119,7 @@ func (db *DB) Stores() store.Stores {
 		Tasks:    &taskStore{db: db.bolt},
 		Memory:   &memoryStore{db: db.bolt},
 		Counters: &counterStore{db: db.bolt},
-		Access:   &accessStore{db: db.bolt},
+		Access:   &accessStore{db: db.bolt, buf: db.access},
 		APIKeys:  &apiKeyStore{db: db.bolt},
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -149,5 +150,40 @@ func TestCanceledContextIsStorageError(t *testing.T) {
 	_, err := stores.Tasks.Create(ctx, "a", store.NewTask{Title: "t"}, time.Now())
 	if !errors.Is(err, store.ErrStorage) || !errors.Is(err, context.Canceled) {
 		t.Fatalf("create with canceled context: error = %v, want ErrStorage and context.Canceled", err)
+	}
+}
+
+// TestAccessCountsSurviveClose: counted reads are written by the flusher
+// and by Close, exactly, even when counted concurrently.
+func TestAccessCountsSurviveClose(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.db")
+	db, err := boltstore.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	at := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	var wg sync.WaitGroup
+	for i := range 100 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := db.Stores().Access.Record(ctx, "acme", "src/a.go", at.Add(time.Duration(i)*time.Second)); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err = boltstore.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	got, err := db.Stores().Access.Get(ctx, "acme", "src/a.go")
+	if err != nil || got.Count != 100 || !got.LastAccess.Equal(at.Add(99*time.Second)) {
+		t.Errorf("after reopening: %+v, %v; want 100 reads, last at +99 s", got, err)
 	}
 }
