@@ -39,7 +39,6 @@ import (
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/repo"
-	"github.com/toolshed/toolshed/shared/tools/contextsearch"
 )
 
 // stackName is the CloudFormation stack name of the app.
@@ -335,42 +334,21 @@ func snapshotLifecycle(days float64) *[]*awss3.LifecycleRule {
 	}
 }
 
-// toolEnv is a tool function's environment: the tool it serves, DynamoDB as
-// its store, the name of each table it is granted, the bucket when it is
-// granted any of it, the default repository when it reads snapshots, and
-// the family's fixed settings. Nothing else.
+// toolEnv is a tool function's environment, as family.FunctionEnv
+// describes it, with the stack's table and bucket names; settings the
+// deployment chose come from the environment the app synthesizes in.
 func toolEnv(tool toolSpec, tables map[config.Table]awsdynamodb.Table, bucket awss3.Bucket, defaultRepo string) map[string]*string {
-	env := map[string]*string{
-		"TOOLSHED_TOOL":  jsii.String(tool.Name),
-		"TOOLSHED_STORE": jsii.String("dynamodb"),
+	env := tool.Family.FunctionEnv(tool.Name, family.Deployment{
+		TableName:   func(t config.Table) string { return *tables[t].TableName() },
+		Bucket:      *bucket.BucketName(),
+		DefaultRepo: defaultRepo,
+		Getenv:      os.Getenv,
+	})
+	out := make(map[string]*string, len(env))
+	for k, v := range env {
+		out[k] = jsii.String(v)
 	}
-	for _, g := range tool.Grants {
-		if g.Kind == family.TableGrant {
-			env[config.TableVars[g.Table]] = tables[g.Table].TableName()
-		}
-	}
-	if family.UsesBucket(tool.Grants) {
-		env["TOOLSHED_BUCKET"] = bucket.BucketName()
-	}
-	if defaultRepo != "" && readsRepositories(tool.Grants) {
-		env["TOOLSHED_DEFAULT_REPO"] = jsii.String(defaultRepo)
-	}
-	for k, v := range tool.Env {
-		env[k] = jsii.String(v)
-	}
-	return env
-}
-
-// readsRepositories reports whether the grants let a function read
-// snapshots or the indexes built from them (context_search), the functions
-// that fall back to the default repository.
-func readsRepositories(grants []family.Grant) bool {
-	for _, g := range grants {
-		if g.Kind == family.ObjectGrant && (g.Prefix == repo.Prefix || g.Prefix == contextsearch.IndexPrefix) {
-			return true
-		}
-	}
-	return false
+	return out
 }
 
 // statement turns a family grant into an IAM statement on exactly its resource.

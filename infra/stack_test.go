@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -213,8 +214,11 @@ func getAttArn(id string) map[string]any {
 
 // equalJSON compares two decoded JSON values.
 func equalJSON(a, b any) bool {
-	ja, _ := json.Marshal(a)
-	jb, _ := json.Marshal(b)
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	if err := errors.Join(errA, errB); err != nil {
+		panic(fmt.Sprintf("equalJSON: %v", err)) // never compare two failures as equal
+	}
 	return string(ja) == string(jb)
 }
 
@@ -419,13 +423,18 @@ func TestEnvironment(t *testing.T) {
 					want[config.TableVars[g.Table]] = ref(ids[g.Table])
 				case family.ObjectGrant, family.ListGrant:
 					want["TOOLSHED_BUCKET"] = ref(bucketID)
-					if g.Kind == family.ObjectGrant && (g.Prefix == repo.Prefix || g.Prefix == contextsearch.IndexPrefix) {
-						want["TOOLSHED_DEFAULT_REPO"] = testDefaultRepo
-					}
 				}
 			}
-			for k, v := range tool.Env {
+			if tool.Family.ReadsRepositories {
+				want["TOOLSHED_DEFAULT_REPO"] = testDefaultRepo
+			}
+			for k, v := range tool.Family.Env {
 				want[k] = v
+			}
+			for _, name := range append(slices.Clone(family.CommonSettings), tool.Family.Settings...) {
+				if v := os.Getenv(name); v != "" {
+					want[name] = v
+				}
 			}
 			if got := env(t, tool.Name); !equalJSON(got, want) {
 				t.Errorf("environment:\n got %v\nwant %v", got, want)
@@ -801,6 +810,7 @@ func TestSnapshotLifecycle(t *testing.T) {
 		e, _ := synth.Resources[functionID(t, tool.Name)].Properties["Environment"].(map[string]any)
 		vars, _ := e["Variables"].(map[string]any)
 		_, has := vars["TOOLSHED_DEFAULT_REPO"]
+		// Anchored on the grants, not on the flag the stack reads.
 		reads := slices.ContainsFunc(tool.Grants, func(g family.Grant) bool {
 			return g.Kind == family.ObjectGrant && (g.Prefix == repo.Prefix || g.Prefix == contextsearch.IndexPrefix)
 		})
@@ -969,7 +979,7 @@ func TestToolTable(t *testing.T) {
 			}
 			seen[name] = true
 		}
-		if len(tool.Grants) == 0 || !equalJSON(tool.Grants[0], rateCounter) {
+		if rateCounter := family.Table(config.RateLimitsTable, "dynamodb:UpdateItem"); len(tool.Grants) == 0 || !equalJSON(tool.Grants[0], rateCounter) {
 			t.Errorf("%s: the rate counter grant must come first, got %+v", tool.Name, tool.Grants)
 		}
 	}
@@ -1054,23 +1064,36 @@ func TestToolSpecsFromContract(t *testing.T) {
 		Grants:   []family.Grant{family.Objects("workspace/", "s3:GetObject")},
 		Env:      map[string]string{"ECHO_MODE": "loud"},
 		Settings: []string{"ECHO_VOICE", "ECHO_UNSET"}}
-	deployment := map[string]string{"ECHO_VOICE": "bass", "TOOLSHED_RATE_LIMITS": "echo=5", "OTHER": "x"}
-	specs, err := toolSpecs([]family.Family{fam}, set, func(k string) string { return deployment[k] })
+	specs, err := toolSpecs([]family.Family{fam}, set)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []toolSpec{{Name: "echo", Aliases: []string{"say"}, TimeoutSeconds: 16, MemoryMB: 1024,
-		Grants: []family.Grant{rateCounter, family.Objects("workspace/", "s3:GetObject")},
-		Env:    map[string]string{"ECHO_MODE": "loud", "ECHO_VOICE": "bass", "TOOLSHED_RATE_LIMITS": "echo=5"}}}
-	if !equalJSON(specs, want) {
-		t.Errorf("got %+v\nwant %+v", specs, want)
+	if len(specs) != 1 {
+		t.Fatalf("%d specs, want 1", len(specs))
+	}
+	got := specs[0]
+	rateCounter := family.Table(config.RateLimitsTable, "dynamodb:UpdateItem")
+	want := toolSpec{Name: "echo", Aliases: []string{"say"}, TimeoutSeconds: 16, MemoryMB: 1024,
+		Grants: []family.Grant{rateCounter, family.Objects("workspace/", "s3:GetObject")}}
+	if !equalJSON(got, want) || got.Family.Name != "echo" {
+		t.Errorf("got %+v\nwant %+v", got, want)
+	}
+	deployment := map[string]string{"ECHO_VOICE": "bass", "TOOLSHED_RATE_LIMITS": "echo=5", "OTHER": "x"}
+	env := specs[0].Family.FunctionEnv("echo", family.Deployment{
+		TableName: func(t config.Table) string { return "table-" + string(t) },
+		Bucket:    "the-bucket", DefaultRepo: "shared",
+		Getenv: func(k string) string { return deployment[k] }})
+	wantEnv := map[string]string{"TOOLSHED_TOOL": "echo", "TOOLSHED_STORE": "dynamodb", "TOOLSHED_RATE_TABLE": "table-RateLimits",
+		"TOOLSHED_BUCKET": "the-bucket", "ECHO_MODE": "loud", "ECHO_VOICE": "bass", "TOOLSHED_RATE_LIMITS": "echo=5"}
+	if !equalJSON(env, wantEnv) {
+		t.Errorf("environment:\n got %v\nwant %v", env, wantEnv)
 	}
 	bad := family.Family{Name: "bad", Tools: []string{"echo"}, Grants: []family.Grant{family.Objects("workspace/", "dynamodb:Query")}}
-	if _, err := toolSpecs([]family.Family{bad}, set, os.Getenv); err == nil {
+	if _, err := toolSpecs([]family.Family{bad}, set); err == nil {
 		t.Error("a grant mixing services was accepted")
 	}
 	missing := family.Family{Name: "missing", Tools: []string{"nope"}}
-	if _, err := toolSpecs([]family.Family{missing}, set, os.Getenv); err == nil {
+	if _, err := toolSpecs([]family.Family{missing}, set); err == nil {
 		t.Error("a tool without a contract was accepted")
 	}
 }

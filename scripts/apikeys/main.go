@@ -23,8 +23,8 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/auth"
-	"github.com/toolshed/toolshed/shared/backend"
 	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
 )
@@ -66,14 +66,15 @@ func open(ctx context.Context, args []string, load func() (config.Config, error)
 	if err != nil {
 		return err
 	}
-	stores, closeStores, err := backend.Open(ctx, cfg)
+	env := family.NewEnv(cfg, nil)
+	defer env.Close()
+	stores, err := env.Stores(ctx)
 	if errors.Is(err, boltstore.ErrLocked) {
 		return fmt.Errorf("the embedded store in %s is in use, most likely by a running local server: stop the server first (Ctrl-C where `make run` runs), then try again", cfg.DataDir)
 	}
 	if err != nil {
 		return err
 	}
-	defer closeStores()
 	return command(ctx, stores.APIKeys, args, out, time.Now)
 }
 

@@ -5,10 +5,9 @@ package backend
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/store"
@@ -19,13 +18,15 @@ import (
 // DBFile is the embedded database inside the data directory.
 const DBFile = "toolshed.db"
 
-// Open returns the stores and a function that releases them.
-func Open(ctx context.Context, cfg config.Config) (store.Stores, func() error, error) {
+// Open returns the stores and a function that releases them. loadAWS
+// gives the AWS SDK configuration when the backend is DynamoDB (family.Env's
+// AWS, so a process loads it once).
+func Open(ctx context.Context, cfg config.Config, loadAWS func(context.Context) (aws.Config, error)) (store.Stores, func() error, error) {
 	switch cfg.Store {
 	case "dynamodb":
-		awsCfg, err := awsconfig.LoadDefaultConfig(ctx)
+		awsCfg, err := loadAWS(ctx)
 		if err != nil {
-			return store.Stores{}, nil, fmt.Errorf("load AWS config: %w", err)
+			return store.Stores{}, nil, err
 		}
 		client := dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
 			if cfg.DynamoEndpoint != "" {

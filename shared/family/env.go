@@ -27,6 +27,7 @@ type Env struct {
 	Now    func() time.Time
 
 	mu      sync.Mutex
+	openMu  sync.Mutex // held while the stores are opened (which may load the AWS config)
 	stores  *store.Stores
 	aws     *aws.Config
 	s3      *s3.Client
@@ -53,15 +54,20 @@ func (e *Env) UseStores(st store.Stores) *Env {
 
 // Stores opens the configured storage backend on first use.
 func (e *Env) Stores(ctx context.Context) (store.Stores, error) {
+	e.openMu.Lock()
+	defer e.openMu.Unlock()
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.stores != nil {
-		return *e.stores, nil
+	opened := e.stores
+	e.mu.Unlock()
+	if opened != nil {
+		return *opened, nil
 	}
-	st, closeStores, err := backend.Open(ctx, e.Config)
+	st, closeStores, err := backend.Open(ctx, e.Config, e.AWS)
 	if err != nil {
 		return store.Stores{}, fmt.Errorf("open storage: %w", err)
 	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	e.stores = &st
 	e.closers = append(e.closers, closeStores)
 	return st, nil
@@ -113,14 +119,6 @@ func (e *Env) S3(ctx context.Context) (*s3.Client, string, error) {
 	return e.s3, e.Config.Bucket, nil
 }
 
-// UseS3 makes env hand out client instead of building one (tests).
-func (e *Env) UseS3(client *s3.Client) *Env {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.s3 = client
-	return e
-}
-
 // Repo returns the repository source on first use, shared by every family
 // of the process: S3 snapshots when TOOLSHED_BUCKET is set (with
 // TOOLSHED_DEFAULT_REPO as the fallback), otherwise the local directory
@@ -165,15 +163,6 @@ func (e *Env) Repo(ctx context.Context) (repo.Source, error) {
 	}
 	e.repo = src
 	return src, nil
-}
-
-// UseRepo makes env hand out src instead of opening the configured one
-// (tests).
-func (e *Env) UseRepo(src repo.Source) *Env {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.repo = src
-	return e
 }
 
 // OnClose registers fn to run when the Env closes, before the stores it

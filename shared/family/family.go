@@ -35,6 +35,9 @@ type Family struct {
 	// functions (allowlists, quotas, models): the CDK app copies each one
 	// that is set in the environment it synthesizes in.
 	Settings []string
+	// ReadsRepositories says its tools read tenants' repositories, so its
+	// functions learn the deployment's default repository.
+	ReadsRepositories bool
 	// MemoryMB is its functions' memory; 0 means DefaultMemoryMB.
 	MemoryMB int
 	// New builds the family's tools. It must name exactly Tools, and should

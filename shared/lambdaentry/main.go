@@ -12,7 +12,6 @@ import (
 	awslambda "github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/toolshed/toolshed/contracts"
 	"github.com/toolshed/toolshed/shared/auth"
-	"github.com/toolshed/toolshed/shared/backend"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/gcsettings"
@@ -76,7 +75,7 @@ func StartGateway() {
 // StartAuthorizer is the main of the API Gateway Lambda authorizer.
 func StartAuthorizer() {
 	log, cfg := setup()
-	stores, _, err := backend.Open(context.Background(), cfg)
+	stores, err := family.NewEnv(cfg, log).Stores(context.Background())
 	fatalIf(log, "open storage", err)
 	lambda.Start(auth.Authorizer{Keys: stores.APIKeys}.Handle)
 }

@@ -37,8 +37,9 @@ const IndexDir = "index"
 // Family registers context_search. Deployed it reads the Memory table,
 // the indexes in the bucket, and embeds queries with Titan V2.
 var Family = family.Family{
-	Name:  "contextsearch",
-	Tools: []string{Tool},
+	Name:              "contextsearch",
+	ReadsRepositories: true,
+	Tools:             []string{Tool},
 	Grants: []family.Grant{
 		family.Table(config.MemoryTable, "dynamodb:Query"),
 		family.Objects(IndexPrefix, "s3:GetObject"),

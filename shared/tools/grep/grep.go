@@ -37,8 +37,9 @@ const Tool = "grep_codebase"
 // MB serves the largest repositories and gives grep the two cores it was
 // measured on. GOMEMLIMIT keeps the Go heap under the function's memory.
 var Family = family.Family{
-	Name:  "grep",
-	Tools: []string{Tool},
+	Name:              "grep",
+	ReadsRepositories: true,
+	Tools:             []string{Tool},
 	// ListBucket makes S3 answer a missing pointer 404 (not 403).
 	Grants:   []family.Grant{family.Objects(repo.Prefix, "s3:GetObject"), family.List(repo.Prefix)},
 	MemoryMB: 3008,

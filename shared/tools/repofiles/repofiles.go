@@ -68,8 +68,9 @@ var FilePolicy = pathpolicy.MustNew(pathpolicy.Options{
 // repository) and inflate one file per call, so 512 MB holds the largest
 // with room for a 1 MB file and its dependencies; they need no second CPU.
 var Family = family.Family{
-	Name:  "repofiles",
-	Tools: []string{ReadRepoFileTool, ReadFileTool},
+	Name:              "repofiles",
+	ReadsRepositories: true,
+	Tools:             []string{ReadRepoFileTool, ReadFileTool},
 	Grants: []family.Grant{
 		family.Objects(repo.Prefix, "s3:GetObject"),
 		// Without ListBucket, S3 answers a missing pointer with 403, not
