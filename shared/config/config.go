@@ -149,16 +149,13 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	default:
 		c.FetchRejectTypes = list(v)
 	}
-	c.WorkspaceQuota = Quota{Bytes: DefaultQuotaBytes, Files: DefaultQuotaFiles}
-	if v := get("TOOLSHED_WORKSPACE_QUOTA_BYTES", ""); v != "" {
-		if c.WorkspaceQuota.Bytes, err = strconv.ParseInt(v, 10, 64); err != nil || c.WorkspaceQuota.Bytes <= 0 {
-			return c, fmt.Errorf("TOOLSHED_WORKSPACE_QUOTA_BYTES=%q: use a positive number of bytes", v)
-		}
+	quotaBytes, err := positive("TOOLSHED_WORKSPACE_QUOTA_BYTES", get("TOOLSHED_WORKSPACE_QUOTA_BYTES", strconv.Itoa(DefaultQuotaBytes)))
+	if err != nil {
+		return c, err
 	}
-	if v := get("TOOLSHED_WORKSPACE_QUOTA_FILES", ""); v != "" {
-		if c.WorkspaceQuota.Files, err = strconv.Atoi(v); err != nil || c.WorkspaceQuota.Files <= 0 {
-			return c, fmt.Errorf("TOOLSHED_WORKSPACE_QUOTA_FILES=%q: use a positive number of files", v)
-		}
+	c.WorkspaceQuota.Bytes = int64(quotaBytes)
+	if c.WorkspaceQuota.Files, err = positive("TOOLSHED_WORKSPACE_QUOTA_FILES", get("TOOLSHED_WORKSPACE_QUOTA_FILES", strconv.Itoa(DefaultQuotaFiles))); err != nil {
+		return c, err
 	}
 	if err := c.LogLevel.UnmarshalText([]byte(get("TOOLSHED_LOG_LEVEL", "info"))); err != nil {
 		return c, fmt.Errorf("TOOLSHED_LOG_LEVEL: %w", err)

@@ -331,8 +331,12 @@ func (c *Contract) ValidateOutput(result json.RawMessage) error {
 	if err := c.Compile(); err != nil {
 		return err
 	}
-	v, err := Decode(result)
-	if err != nil {
+	// The result is our own json.Marshal output: a plain decode is enough
+	// (the strict one, with its duplicate-key walk, is for callers' JSON).
+	dec := json.NewDecoder(bytes.NewReader(result))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
 		return fmt.Errorf("tool %s produced invalid JSON: %w", c.Name, err)
 	}
 	if err := c.output.Validate(v); err != nil {
