@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -43,22 +42,12 @@ func (b *Bucket) Read(ctx context.Context, tenant, p string) ([]byte, error) {
 	if err != nil {
 		var missing *types.NoSuchKey
 		if errors.As(err, &missing) {
-			return nil, &Error{Kind: NotFound, Path: p, Reason: "no such file", Err: err}
+			return nil, &Error{Kind: NotFound, Path: p, Reason: noSuchFile, Err: err}
 		}
 		return nil, unavailable(p, "cannot read the file", err)
 	}
 	defer out.Body.Close()
-	if aws.ToInt64(out.ContentLength) > MaxFileBytes {
-		return nil, tooLarge(p)
-	}
-	data, err := io.ReadAll(io.LimitReader(out.Body, MaxFileBytes+1))
-	if err != nil {
-		return nil, unavailable(p, "cannot read the file", err)
-	}
-	if len(data) > MaxFileBytes {
-		return nil, tooLarge(p)
-	}
-	return data, nil
+	return readFile(p, out.Body, aws.ToInt64(out.ContentLength))
 }
 
 // Write replaces (or creates) a tenant's file with data in one PUT.
@@ -108,10 +97,10 @@ func (b *Bucket) survey(ctx context.Context, pre, key string) (used Usage, old i
 			case k == key:
 				old, exists = size, true
 			case strings.HasPrefix(key, k+"/"):
-				return Usage{}, 0, false, &Error{Kind: Conflict, Path: p, Reason: fmt.Sprintf(
-					"a file is where the path needs a folder (%s)", strings.TrimPrefix(k, pre))}
+				return Usage{}, 0, false, &Error{Kind: Conflict, Path: p,
+					Reason: fmt.Sprintf("%s (%s)", fileInTheWay, strings.TrimPrefix(k, pre))}
 			case strings.HasPrefix(k, key+"/"):
-				return Usage{}, 0, false, &Error{Kind: Conflict, Path: p, Reason: "the path is a folder"}
+				return Usage{}, 0, false, &Error{Kind: Conflict, Path: p, Reason: folderInTheWay}
 			}
 			used.Files++
 			used.Bytes += size

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -73,7 +72,7 @@ func (d *Dir) Read(_ context.Context, tenant, p string) ([]byte, error) {
 	defer root.Close()
 	f, err := root.Open(p)
 	if err != nil {
-		return nil, fsError(p, err, noSuchFile)
+		return nil, fsError(p, err, NotFound, noSuchFile)
 	}
 	defer f.Close()
 	info, err := f.Stat()
@@ -81,20 +80,11 @@ func (d *Dir) Read(_ context.Context, tenant, p string) ([]byte, error) {
 	case err != nil:
 		return nil, unavailable(p, "cannot read the file", err)
 	case info.IsDir():
-		return nil, &Error{Kind: NotFound, Path: p, Reason: "the path is a folder"}
+		return nil, &Error{Kind: NotFound, Path: p, Reason: folderInTheWay}
 	case !info.Mode().IsRegular():
 		return nil, &Error{Kind: NotFound, Path: p, Reason: "the path is not a regular file"}
-	case info.Size() > MaxFileBytes:
-		return nil, tooLarge(p)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return nil, unavailable(p, "cannot read the file", err)
-	}
-	if len(data) > MaxFileBytes {
-		return nil, tooLarge(p)
-	}
-	return data, nil
+	return readFile(p, f, info.Size())
 }
 
 // Write replaces (or creates) a tenant's file with data, creating parent
@@ -124,16 +114,16 @@ func (d *Dir) Write(_ context.Context, tenant, p string, data []byte) error {
 	}
 	dir := path.Dir(p)
 	if err := root.MkdirAll(dir, dirPerm); err != nil {
-		return fsError(p, err, fileInTheWay)
+		return fsError(p, err, Conflict, fileInTheWay)
 	}
 	tmp := path.Join(dir, tempName())
 	if err := writeSynced(root, tmp, data); err != nil {
 		root.Remove(tmp)
-		return fsError(p, err, fileInTheWay)
+		return fsError(p, err, Conflict, fileInTheWay)
 	}
 	if err := root.Rename(tmp, p); err != nil {
 		root.Remove(tmp)
-		return fsError(p, err, folderInTheWay)
+		return fsError(p, err, Conflict, folderInTheWay)
 	}
 	// Make the rename itself durable.
 	if folder, err := root.Open(dir); err == nil {
@@ -214,10 +204,10 @@ func writeSynced(root *os.Root, name string, data []byte) error {
 
 // fsError maps an error of an os.Root operation on path p. os.Root's own
 // refusal of a path that leaves the root (through a symbolic link) is the
-// only error that is not an OS error number. inTheWay is what a file or
-// folder in the wrong place ("not a directory", "is a directory",
-// "exists") means for the operation.
-func fsError(p string, err error, inTheWay *Error) error {
+// only error that is not an OS error number. A file or folder in the wrong
+// place ("not a directory", "is a directory", "exists") is an error of
+// inTheWay kind, for the reason given: what it means for the operation.
+func fsError(p string, err error, inTheWay Kind, reason string) error {
 	var errno syscall.Errno
 	switch {
 	case !errors.As(err, &errno):
@@ -225,28 +215,11 @@ func fsError(p string, err error, inTheWay *Error) error {
 	case errno == syscall.ELOOP:
 		return &Error{Kind: Denied, Path: p, Reason: "the path has too many levels of symbolic links", Err: err}
 	case errors.Is(err, fs.ErrNotExist):
-		return &Error{Kind: NotFound, Path: p, Reason: "no such file", Err: err}
+		return &Error{Kind: NotFound, Path: p, Reason: noSuchFile, Err: err}
 	case errno == syscall.ENOTDIR, errno == syscall.EISDIR, errno == syscall.EEXIST, errno == syscall.ENOTEMPTY:
-		e := *inTheWay
-		e.Path, e.Err = p, err
-		return &e
+		return &Error{Kind: inTheWay, Path: p, Reason: reason, Err: err}
 	case errno == syscall.ENOSPC, errno == syscall.EDQUOT:
 		return unavailable(p, "the disk is full", err)
 	}
 	return unavailable(p, "the storage failed", err)
-}
-
-// What a file or folder in the way means.
-var (
-	noSuchFile     = &Error{Kind: NotFound, Reason: "no such file"}
-	fileInTheWay   = &Error{Kind: Conflict, Reason: "a file is where the path needs a folder"}
-	folderInTheWay = &Error{Kind: Conflict, Reason: "the path is a folder"}
-)
-
-func unavailable(p, reason string, err error) error {
-	return &Error{Kind: Unavailable, Path: p, Reason: reason, Err: err}
-}
-
-func tooLarge(p string) error {
-	return &Error{Kind: TooLarge, Path: p, Reason: "files are at most 1 MiB"}
 }

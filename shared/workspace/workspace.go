@@ -15,6 +15,7 @@ package workspace
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/sandboxpath"
@@ -92,6 +93,39 @@ func resolve(tenant, p string) (string, error) {
 		return "", &Error{Kind: kind, Path: p, Reason: "the path " + e.Reason}
 	}
 	return key, nil
+}
+
+// readFile reads the file at p from r, whose size the storage gives: a
+// file over MaxFileBytes is refused before it is read, and while it is read
+// if it grew meanwhile.
+func readFile(p string, r io.Reader, size int64) ([]byte, error) {
+	if size > MaxFileBytes {
+		return nil, tooLarge(p)
+	}
+	data, err := io.ReadAll(io.LimitReader(r, MaxFileBytes+1))
+	if err != nil {
+		return nil, unavailable(p, "cannot read the file", err)
+	}
+	if len(data) > MaxFileBytes {
+		return nil, tooLarge(p)
+	}
+	return data, nil
+}
+
+// Reasons both backends give: a missing file, and a file or folder in the
+// way.
+const (
+	noSuchFile     = "no such file"
+	fileInTheWay   = "a file is where the path needs a folder"
+	folderInTheWay = "the path is a folder"
+)
+
+func unavailable(p, reason string, err error) error {
+	return &Error{Kind: Unavailable, Path: p, Reason: reason, Err: err}
+}
+
+func tooLarge(p string) error {
+	return &Error{Kind: TooLarge, Path: p, Reason: "files are at most 1 MiB"}
 }
 
 // checkQuota refuses a write of size bytes to a path that holds old bytes
