@@ -105,11 +105,11 @@ func (d *Dir) Write(_ context.Context, tenant, p string, data []byte) error {
 	}
 	defer root.Close()
 
-	used, old, exists, err := usage(root, p)
+	stored, err := measure(root, p)
 	if err != nil {
 		return err
 	}
-	if err := checkQuota(d.quota, used, p, exists, old, int64(len(data))); err != nil {
+	if err := stored.allow(d.quota, int64(len(data))); err != nil {
 		return err
 	}
 	dir := path.Dir(p)
@@ -146,11 +146,11 @@ func (d *Dir) lock(tenant string) func() {
 	return l.Unlock
 }
 
-// usage walks a workspace: the regular files it holds and their bytes,
-// and the size of the file at p if there is one. Symbolic links are not
-// followed.
-func usage(root *os.Root, p string) (used Usage, old int64, exists bool, err error) {
-	err = fs.WalkDir(root.FS(), ".", func(name string, e fs.DirEntry, err error) error {
+// measure walks a workspace before a write to p and tallies the regular
+// files it holds. Symbolic links are not followed.
+func measure(root *os.Root, p string) (tally, error) {
+	t := tally{path: p}
+	err := fs.WalkDir(root.FS(), ".", func(name string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -164,17 +164,13 @@ func usage(root *os.Root, p string) (used Usage, old int64, exists bool, err err
 		if err != nil {
 			return err
 		}
-		used.Files++
-		used.Bytes += info.Size()
-		if name == p {
-			old, exists = info.Size(), true
-		}
+		t.add(name, info.Size())
 		return nil
 	})
 	if err != nil {
-		return Usage{}, 0, false, unavailable(p, "cannot measure the workspace", err)
+		return tally{}, unavailable(p, "cannot measure the workspace", err)
 	}
-	return used, old, exists, nil
+	return t, nil
 }
 
 // tempName is a fresh name for a temporary file, of fixed length (so that

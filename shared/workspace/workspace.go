@@ -65,9 +65,6 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// Usage is what a tenant stores, and what a quota limits.
-type Usage = config.Quota
-
 // prefix returns the key prefix of a tenant's sandbox, "workspace/<tenant>/".
 // Tenants are checked again here: one must never name another's folder.
 func prefix(tenant string) (string, error) {
@@ -128,21 +125,37 @@ func tooLarge(p string) error {
 	return &Error{Kind: TooLarge, Path: p, Reason: "files are at most 1 MiB"}
 }
 
-// checkQuota refuses a write of size bytes to a path that holds old bytes
-// (exists says whether it holds a file) when the tenant's usage would pass
-// the quota.
-func checkQuota(quota, used Usage, p string, exists bool, old, size int64) error {
-	after := Usage{Bytes: used.Bytes - old + size, Files: used.Files}
-	if !exists {
-		after.Files++
+// tally is what a tenant stores, as a backend walks or lists it before a
+// write to path: its files and their bytes, and the size of the file at
+// path if there is one.
+type tally struct {
+	path   string
+	used   config.Quota
+	old    int64 // the size of the file at path
+	exists bool  // whether there is one
+}
+
+// add counts the file name (relative to the workspace) of size bytes.
+func (t *tally) add(name string, size int64) {
+	t.used.Files++
+	t.used.Bytes += size
+	if name == t.path {
+		t.old, t.exists = size, true
 	}
+}
+
+// allow refuses a write of size bytes to t.path that would take the tenant
+// past quota. Only what the write adds counts: replacing a file passes the
+// file count, and a write no larger than the file it replaces passes the
+// byte count, even when the tenant is already past its quota.
+func (t *tally) allow(quota config.Quota, size int64) error {
 	switch {
-	case after.Files > quota.Files && after.Files > used.Files:
-		return &Error{Kind: OverQuota, Path: p, Reason: fmt.Sprintf(
-			"workspace quota exceeded: %d files of %d already stored", used.Files, quota.Files)}
-	case after.Bytes > quota.Bytes && after.Bytes > used.Bytes:
-		return &Error{Kind: OverQuota, Path: p, Reason: fmt.Sprintf(
-			"workspace quota exceeded: %d of %d bytes stored, this write needs %d more", used.Bytes, quota.Bytes, after.Bytes-used.Bytes)}
+	case !t.exists && t.used.Files >= quota.Files:
+		return &Error{Kind: OverQuota, Path: t.path, Reason: fmt.Sprintf(
+			"workspace quota exceeded: %d files of %d already stored", t.used.Files, quota.Files)}
+	case size > t.old && t.used.Bytes-t.old+size > quota.Bytes:
+		return &Error{Kind: OverQuota, Path: t.path, Reason: fmt.Sprintf(
+			"workspace quota exceeded: %d of %d bytes stored, this write needs %d more", t.used.Bytes, quota.Bytes, size-t.old)}
 	}
 	return nil
 }
