@@ -25,6 +25,10 @@ import (
 // MaxFileBytes is the largest file read or written (1 MiB).
 const MaxFileBytes = 1 << 20
 
+// Prefix is the part of the bucket that holds the workspaces, one
+// "workspace/<tenant>/" each.
+const Prefix = "workspace/"
+
 // Kind says why an operation failed.
 type Kind int
 
@@ -65,13 +69,13 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// prefix returns the key prefix of a tenant's sandbox, "workspace/<tenant>/".
+// prefix returns the key prefix of a tenant's sandbox, Prefix + "<tenant>/".
 // Tenants are checked again here: one must never name another's folder.
 func prefix(tenant string) (string, error) {
 	if !toolkit.ValidTenant(tenant) {
 		return "", &Error{Kind: Denied, Reason: "the request carries no valid tenant"}
 	}
-	return "workspace/" + tenant + "/", nil
+	return Prefix + tenant + "/", nil
 }
 
 // resolve checks a path for a tenant and returns the file's key.
