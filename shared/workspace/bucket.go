@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -43,22 +42,12 @@ func (b *Bucket) Read(ctx context.Context, tenant, p string) ([]byte, error) {
 	if err != nil {
 		var missing *types.NoSuchKey
 		if errors.As(err, &missing) {
-			return nil, &Error{Kind: NotFound, Path: p, Reason: "no such file", Err: err}
+			return nil, &Error{Kind: NotFound, Path: p, Reason: noSuchFile, Err: err}
 		}
 		return nil, unavailable(p, "cannot read the file", err)
 	}
 	defer out.Body.Close()
-	if aws.ToInt64(out.ContentLength) > MaxFileBytes {
-		return nil, tooLarge(p)
-	}
-	data, err := io.ReadAll(io.LimitReader(out.Body, MaxFileBytes+1))
-	if err != nil {
-		return nil, unavailable(p, "cannot read the file", err)
-	}
-	if len(data) > MaxFileBytes {
-		return nil, tooLarge(p)
-	}
-	return data, nil
+	return readFile(p, out.Body, aws.ToInt64(out.ContentLength))
 }
 
 // Write replaces (or creates) a tenant's file with data in one PUT.
@@ -71,11 +60,11 @@ func (b *Bucket) Write(ctx context.Context, tenant, p string, data []byte) error
 		return tooLarge(p)
 	}
 	pre, _ := prefix(tenant)
-	used, old, exists, err := b.survey(ctx, pre, key)
+	stored, err := b.survey(ctx, pre, p)
 	if err != nil {
 		return err
 	}
-	if err := checkQuota(b.quota, used, p, exists, old, int64(len(data))); err != nil {
+	if err := stored.allow(b.quota, int64(len(data))); err != nil {
 		return err
 	}
 	_, err = b.client.PutObject(ctx, &s3.PutObjectInput{
@@ -91,31 +80,27 @@ func (b *Bucket) Write(ctx context.Context, tenant, p string, data []byte) error
 	return nil
 }
 
-// survey lists a tenant's keys: the usage, the size of the object at key
-// if there is one, and a Conflict error if an object is where key needs a
-// folder, or key is a folder of other objects.
-func (b *Bucket) survey(ctx context.Context, pre, key string) (used Usage, old int64, exists bool, err error) {
-	p := strings.TrimPrefix(key, pre)
+// survey lists a tenant's keys, under pre, before a write to p: their
+// tally, or a Conflict error if an object is where p needs a folder, or p
+// is a folder of other objects.
+func (b *Bucket) survey(ctx context.Context, pre, p string) (tally, error) {
+	t := tally{path: p}
 	pages := s3.NewListObjectsV2Paginator(b.client, &s3.ListObjectsV2Input{Bucket: &b.bucket, Prefix: &pre})
 	for pages.HasMorePages() {
 		page, err := pages.NextPage(ctx)
 		if err != nil {
-			return Usage{}, 0, false, unavailable(p, "cannot measure the workspace", err)
+			return tally{}, unavailable(p, "cannot measure the workspace", err)
 		}
 		for _, o := range page.Contents {
-			k, size := aws.ToString(o.Key), aws.ToInt64(o.Size)
+			name := strings.TrimPrefix(aws.ToString(o.Key), pre)
 			switch {
-			case k == key:
-				old, exists = size, true
-			case strings.HasPrefix(key, k+"/"):
-				return Usage{}, 0, false, &Error{Kind: Conflict, Path: p, Reason: fmt.Sprintf(
-					"a file is where the path needs a folder (%s)", strings.TrimPrefix(k, pre))}
-			case strings.HasPrefix(k, key+"/"):
-				return Usage{}, 0, false, &Error{Kind: Conflict, Path: p, Reason: "the path is a folder"}
+			case strings.HasPrefix(p, name+"/"):
+				return tally{}, &Error{Kind: Conflict, Path: p, Reason: fmt.Sprintf("%s (%s)", fileInTheWay, name)}
+			case strings.HasPrefix(name, p+"/"):
+				return tally{}, &Error{Kind: Conflict, Path: p, Reason: folderInTheWay}
 			}
-			used.Files++
-			used.Bytes += size
+			t.add(name, aws.ToInt64(o.Size))
 		}
 	}
-	return used, old, exists, nil
+	return t, nil
 }

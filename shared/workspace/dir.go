@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -73,7 +72,7 @@ func (d *Dir) Read(_ context.Context, tenant, p string) ([]byte, error) {
 	defer root.Close()
 	f, err := root.Open(p)
 	if err != nil {
-		return nil, fsError(p, err, noSuchFile)
+		return nil, fsError(p, err, NotFound, noSuchFile)
 	}
 	defer f.Close()
 	info, err := f.Stat()
@@ -81,20 +80,11 @@ func (d *Dir) Read(_ context.Context, tenant, p string) ([]byte, error) {
 	case err != nil:
 		return nil, unavailable(p, "cannot read the file", err)
 	case info.IsDir():
-		return nil, &Error{Kind: NotFound, Path: p, Reason: "the path is a folder"}
+		return nil, &Error{Kind: NotFound, Path: p, Reason: folderInTheWay}
 	case !info.Mode().IsRegular():
 		return nil, &Error{Kind: NotFound, Path: p, Reason: "the path is not a regular file"}
-	case info.Size() > MaxFileBytes:
-		return nil, tooLarge(p)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return nil, unavailable(p, "cannot read the file", err)
-	}
-	if len(data) > MaxFileBytes {
-		return nil, tooLarge(p)
-	}
-	return data, nil
+	return readFile(p, f, info.Size())
 }
 
 // Write replaces (or creates) a tenant's file with data, creating parent
@@ -115,25 +105,25 @@ func (d *Dir) Write(_ context.Context, tenant, p string, data []byte) error {
 	}
 	defer root.Close()
 
-	used, old, exists, err := usage(root, p)
+	stored, err := measure(root, p)
 	if err != nil {
 		return err
 	}
-	if err := checkQuota(d.quota, used, p, exists, old, int64(len(data))); err != nil {
+	if err := stored.allow(d.quota, int64(len(data))); err != nil {
 		return err
 	}
 	dir := path.Dir(p)
 	if err := root.MkdirAll(dir, dirPerm); err != nil {
-		return fsError(p, err, fileInTheWay)
+		return fsError(p, err, Conflict, fileInTheWay)
 	}
 	tmp := path.Join(dir, tempName())
 	if err := writeSynced(root, tmp, data); err != nil {
 		root.Remove(tmp)
-		return fsError(p, err, fileInTheWay)
+		return fsError(p, err, Conflict, fileInTheWay)
 	}
 	if err := root.Rename(tmp, p); err != nil {
 		root.Remove(tmp)
-		return fsError(p, err, folderInTheWay)
+		return fsError(p, err, Conflict, folderInTheWay)
 	}
 	// Make the rename itself durable.
 	if folder, err := root.Open(dir); err == nil {
@@ -156,11 +146,11 @@ func (d *Dir) lock(tenant string) func() {
 	return l.Unlock
 }
 
-// usage walks a workspace: the regular files it holds and their bytes,
-// and the size of the file at p if there is one. Symbolic links are not
-// followed.
-func usage(root *os.Root, p string) (used Usage, old int64, exists bool, err error) {
-	err = fs.WalkDir(root.FS(), ".", func(name string, e fs.DirEntry, err error) error {
+// measure walks a workspace before a write to p and tallies the regular
+// files it holds. Symbolic links are not followed.
+func measure(root *os.Root, p string) (tally, error) {
+	t := tally{path: p}
+	err := fs.WalkDir(root.FS(), ".", func(name string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -174,17 +164,13 @@ func usage(root *os.Root, p string) (used Usage, old int64, exists bool, err err
 		if err != nil {
 			return err
 		}
-		used.Files++
-		used.Bytes += info.Size()
-		if name == p {
-			old, exists = info.Size(), true
-		}
+		t.add(name, info.Size())
 		return nil
 	})
 	if err != nil {
-		return Usage{}, 0, false, unavailable(p, "cannot measure the workspace", err)
+		return tally{}, unavailable(p, "cannot measure the workspace", err)
 	}
-	return used, old, exists, nil
+	return t, nil
 }
 
 // tempName is a fresh name for a temporary file, of fixed length (so that
@@ -214,10 +200,10 @@ func writeSynced(root *os.Root, name string, data []byte) error {
 
 // fsError maps an error of an os.Root operation on path p. os.Root's own
 // refusal of a path that leaves the root (through a symbolic link) is the
-// only error that is not an OS error number. inTheWay is what a file or
-// folder in the wrong place ("not a directory", "is a directory",
-// "exists") means for the operation.
-func fsError(p string, err error, inTheWay *Error) error {
+// only error that is not an OS error number. A file or folder in the wrong
+// place ("not a directory", "is a directory", "exists") is an error of
+// inTheWay kind, for the reason given: what it means for the operation.
+func fsError(p string, err error, inTheWay Kind, reason string) error {
 	var errno syscall.Errno
 	switch {
 	case !errors.As(err, &errno):
@@ -225,28 +211,11 @@ func fsError(p string, err error, inTheWay *Error) error {
 	case errno == syscall.ELOOP:
 		return &Error{Kind: Denied, Path: p, Reason: "the path has too many levels of symbolic links", Err: err}
 	case errors.Is(err, fs.ErrNotExist):
-		return &Error{Kind: NotFound, Path: p, Reason: "no such file", Err: err}
+		return &Error{Kind: NotFound, Path: p, Reason: noSuchFile, Err: err}
 	case errno == syscall.ENOTDIR, errno == syscall.EISDIR, errno == syscall.EEXIST, errno == syscall.ENOTEMPTY:
-		e := *inTheWay
-		e.Path, e.Err = p, err
-		return &e
+		return &Error{Kind: inTheWay, Path: p, Reason: reason, Err: err}
 	case errno == syscall.ENOSPC, errno == syscall.EDQUOT:
 		return unavailable(p, "the disk is full", err)
 	}
 	return unavailable(p, "the storage failed", err)
-}
-
-// What a file or folder in the way means.
-var (
-	noSuchFile     = &Error{Kind: NotFound, Reason: "no such file"}
-	fileInTheWay   = &Error{Kind: Conflict, Reason: "a file is where the path needs a folder"}
-	folderInTheWay = &Error{Kind: Conflict, Reason: "the path is a folder"}
-)
-
-func unavailable(p, reason string, err error) error {
-	return &Error{Kind: Unavailable, Path: p, Reason: reason, Err: err}
-}
-
-func tooLarge(p string) error {
-	return &Error{Kind: TooLarge, Path: p, Reason: "files are at most 1 MiB"}
 }

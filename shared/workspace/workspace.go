@@ -15,6 +15,7 @@ package workspace
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/sandboxpath"
@@ -23,6 +24,10 @@ import (
 
 // MaxFileBytes is the largest file read or written (1 MiB).
 const MaxFileBytes = 1 << 20
+
+// Prefix is the part of the bucket that holds the workspaces, one
+// "workspace/<tenant>/" each.
+const Prefix = "workspace/"
 
 // Kind says why an operation failed.
 type Kind int
@@ -64,16 +69,13 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// Usage is what a tenant stores, and what a quota limits.
-type Usage = config.Quota
-
-// prefix returns the key prefix of a tenant's sandbox, "workspace/<tenant>/".
+// prefix returns the key prefix of a tenant's sandbox, Prefix + "<tenant>/".
 // Tenants are checked again here: one must never name another's folder.
 func prefix(tenant string) (string, error) {
 	if !toolkit.ValidTenant(tenant) {
 		return "", &Error{Kind: Denied, Reason: "the request carries no valid tenant"}
 	}
-	return "workspace/" + tenant + "/", nil
+	return Prefix + tenant + "/", nil
 }
 
 // resolve checks a path for a tenant and returns the file's key.
@@ -94,21 +96,70 @@ func resolve(tenant, p string) (string, error) {
 	return key, nil
 }
 
-// checkQuota refuses a write of size bytes to a path that holds old bytes
-// (exists says whether it holds a file) when the tenant's usage would pass
-// the quota.
-func checkQuota(quota, used Usage, p string, exists bool, old, size int64) error {
-	after := Usage{Bytes: used.Bytes - old + size, Files: used.Files}
-	if !exists {
-		after.Files++
+// readFile reads the file at p from r, whose size the storage gives: a
+// file over MaxFileBytes is refused before it is read, and while it is read
+// if it grew meanwhile.
+func readFile(p string, r io.Reader, size int64) ([]byte, error) {
+	if size > MaxFileBytes {
+		return nil, tooLarge(p)
 	}
+	data, err := io.ReadAll(io.LimitReader(r, MaxFileBytes+1))
+	if err != nil {
+		return nil, unavailable(p, "cannot read the file", err)
+	}
+	if len(data) > MaxFileBytes {
+		return nil, tooLarge(p)
+	}
+	return data, nil
+}
+
+// Reasons both backends give: a missing file, and a file or folder in the
+// way.
+const (
+	noSuchFile     = "no such file"
+	fileInTheWay   = "a file is where the path needs a folder"
+	folderInTheWay = "the path is a folder"
+)
+
+func unavailable(p, reason string, err error) error {
+	return &Error{Kind: Unavailable, Path: p, Reason: reason, Err: err}
+}
+
+func tooLarge(p string) error {
+	return &Error{Kind: TooLarge, Path: p, Reason: "files are at most 1 MiB"}
+}
+
+// tally is what a tenant stores, as a backend walks or lists it before a
+// write to path: its files and their bytes, and the size of the file at
+// path if there is one.
+type tally struct {
+	path   string
+	used   config.Quota
+	old    int64 // the size of the file at path
+	exists bool  // whether there is one
+}
+
+// add counts the file name (relative to the workspace) of size bytes.
+func (t *tally) add(name string, size int64) {
+	t.used.Files++
+	t.used.Bytes += size
+	if name == t.path {
+		t.old, t.exists = size, true
+	}
+}
+
+// allow refuses a write of size bytes to t.path that would take the tenant
+// past quota. Only what the write adds counts: replacing a file passes the
+// file count, and a write no larger than the file it replaces passes the
+// byte count, even when the tenant is already past its quota.
+func (t *tally) allow(quota config.Quota, size int64) error {
 	switch {
-	case after.Files > quota.Files && after.Files > used.Files:
-		return &Error{Kind: OverQuota, Path: p, Reason: fmt.Sprintf(
-			"workspace quota exceeded: %d files of %d already stored", used.Files, quota.Files)}
-	case after.Bytes > quota.Bytes && after.Bytes > used.Bytes:
-		return &Error{Kind: OverQuota, Path: p, Reason: fmt.Sprintf(
-			"workspace quota exceeded: %d of %d bytes stored, this write needs %d more", used.Bytes, quota.Bytes, after.Bytes-used.Bytes)}
+	case !t.exists && t.used.Files >= quota.Files:
+		return &Error{Kind: OverQuota, Path: t.path, Reason: fmt.Sprintf(
+			"workspace quota exceeded: %d files of %d already stored", t.used.Files, quota.Files)}
+	case size > t.old && t.used.Bytes-t.old+size > quota.Bytes:
+		return &Error{Kind: OverQuota, Path: t.path, Reason: fmt.Sprintf(
+			"workspace quota exceeded: %d of %d bytes stored, this write needs %d more", t.used.Bytes, quota.Bytes, size-t.old)}
 	}
 	return nil
 }

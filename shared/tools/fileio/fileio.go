@@ -40,9 +40,6 @@ var (
 	_ Files = (*workspace.Bucket)(nil)
 )
 
-// workspacePrefix is the part of the bucket file-io may touch.
-const workspacePrefix = "workspace/"
-
 // Family registers file-io. Deployed, its function may get and put
 // objects under workspace/ and list that prefix: the listing counts a
 // tenant's files and bytes for its quota and finds files in the way of
@@ -52,8 +49,8 @@ var Family = family.Family{
 	Tools:    []string{ToolName},
 	Settings: []string{"TOOLSHED_WORKSPACE_QUOTA_BYTES", "TOOLSHED_WORKSPACE_QUOTA_FILES"},
 	Grants: []family.Grant{
-		family.Objects(workspacePrefix, "s3:GetObject", "s3:PutObject"),
-		family.List(workspacePrefix),
+		family.Objects(workspace.Prefix, "s3:GetObject", "s3:PutObject"),
+		family.List(workspace.Prefix),
 	},
 	New: func(ctx context.Context, env *family.Env) ([]toolkit.Tool, error) {
 		quota := env.Config.WorkspaceQuota
