@@ -95,6 +95,7 @@ FUZZTIME ?= 30s
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzPrepareInput -fuzztime $(FUZZTIME) ./shared/schema/
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) ./shared/schema/
+	$(GO) test -run '^$$' -fuzz FuzzDuplicateKey -fuzztime $(FUZZTIME) ./shared/schema/
 	$(GO) test -run '^$$' -fuzz FuzzV1Body -fuzztime $(FUZZTIME) ./shared/httpapi/
 	$(GO) test -run '^$$' -fuzz FuzzEncodedLen -fuzztime $(FUZZTIME) ./shared/httpapi/
 	$(GO) test -run '^$$' -fuzz FuzzParseMessage -fuzztime $(FUZZTIME) ./shared/mcpserver/

@@ -50,11 +50,6 @@ func StartMoto(t testing.TB) *Moto {
 // S3 returns an S3 client for the server: path-style addressing, dummy
 // static credentials, region us-east-1, one attempt per call.
 func (m *Moto) S3() *s3.Client {
-	return NewS3Client(m.Endpoint)
-}
-
-// NewS3Client returns an S3 client for an emulator at endpoint.
-func NewS3Client(endpoint string) *s3.Client {
 	httpClient := awshttp.NewBuildableClient().
 		WithTimeout(30 * time.Second).
 		WithTransportOptions(func(tr *http.Transport) {
@@ -64,7 +59,7 @@ func NewS3Client(endpoint string) *s3.Client {
 	return s3.New(s3.Options{
 		Region:           "us-east-1",
 		Credentials:      credentials.NewStaticCredentialsProvider("dummy", "dummy", ""),
-		BaseEndpoint:     aws.String(endpoint),
+		BaseEndpoint:     aws.String(m.Endpoint),
 		UsePathStyle:     true,
 		HTTPClient:       httpClient,
 		RetryMaxAttempts: 1,

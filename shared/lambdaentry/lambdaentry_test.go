@@ -125,7 +125,10 @@ func (f fakeLambda) Invoke(ctx context.Context, in *lambda.InvokeInput, _ ...fun
 	return &lambda.InvokeOutput{StatusCode: 200, Payload: payload}, nil
 }
 
-func TestGatewayInvokesToolFunctions(t *testing.T) {
+// gatewayFunction builds the handler the deployed gateway runs, forwarding
+// to a hello tool function through fakeLambda.
+func gatewayFunction(t *testing.T) lambdaentry.Handler {
+	t.Helper()
 	tool, set := toolFunction(t)
 	inv, err := lambdainvoke.New(fakeLambda{map[string]lambdaentry.Handler{"toolshed-hello": tool}}, set,
 		map[string]string{"hello": "toolshed-hello"}, nil)
@@ -133,7 +136,11 @@ func TestGatewayInvokesToolFunctions(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := mcpserver.NewServer(mcpserver.Config{Name: "toolshed", Version: "test", Tools: inv.Served(), Invoker: inv})
-	gw := lambdaentry.HTTPHandler(httpapi.New(httpapi.Config{Invoker: inv, Auth: auth.Gateway{}, MCP: mcpserver.Handler(srv), RequestID: lambdaentry.RequestID}))
+	return lambdaentry.HTTPHandler(httpapi.New(httpapi.Config{Invoker: inv, Auth: auth.Gateway{}, MCP: mcpserver.Handler(srv), RequestID: lambdaentry.RequestID}))
+}
+
+func TestGatewayInvokesToolFunctions(t *testing.T) {
+	gw := gatewayFunction(t)
 
 	out, err := gw(context.Background(), fixture(t, "mcp-call-hello.json"))
 	if err != nil {

@@ -8,11 +8,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/toolshed/toolshed/shared/auth"
-	"github.com/toolshed/toolshed/shared/httpapi"
-	"github.com/toolshed/toolshed/shared/lambdaentry"
-	"github.com/toolshed/toolshed/shared/lambdainvoke"
-	"github.com/toolshed/toolshed/shared/mcpserver"
 )
 
 // TestGatewayAnswersSubscriptionsListen: a 2026-07-28 client (Claude Code)
@@ -20,14 +15,7 @@ import (
 // so it must answer at once (acknowledge an empty filter, then complete)
 // instead of holding the Lambda instance until its timeout.
 func TestGatewayAnswersSubscriptionsListen(t *testing.T) {
-	tool, set := toolFunction(t)
-	inv, err := lambdainvoke.New(fakeLambda{map[string]lambdaentry.Handler{"toolshed-hello": tool}}, set,
-		map[string]string{"hello": "toolshed-hello"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := mcpserver.NewServer(mcpserver.Config{Name: "toolshed", Version: "test", Tools: inv.Served(), Invoker: inv})
-	gw := lambdaentry.HTTPHandler(httpapi.New(httpapi.Config{Invoker: inv, Auth: auth.Gateway{}, MCP: mcpserver.Handler(srv), RequestID: lambdaentry.RequestID}))
+	gw := gatewayFunction(t)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // the gateway's Lambda timeout
 	defer cancel()

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolshed/toolshed/shared/caller"
+	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
@@ -268,57 +269,10 @@ func checkJSON(body []byte) error {
 		}
 		return errors.New("body is not one JSON value")
 	}
-	if key, ok := duplicateKey(body); ok {
+	if key, ok := schema.DuplicateKey(body); ok {
 		return fmt.Errorf("duplicate key %q", key)
 	}
 	return nil
-}
-
-// duplicateKey returns a key that appears twice in one object anywhere in
-// body, which must be valid JSON. It scans the bytes once, keeping the set
-// of keys of each open object (keys are compared decoded, so "a" and
-// "\u0061" are the same key).
-func duplicateKey(body []byte) (string, bool) {
-	type level struct {
-		keys      map[string]bool // nil for an array
-		expectKey bool
-	}
-	var open []level
-	for i := 0; i < len(body); i++ {
-		switch body[i] {
-		case '{':
-			open = append(open, level{keys: map[string]bool{}, expectKey: true})
-		case '[':
-			open = append(open, level{})
-		case '}', ']':
-			open = open[:len(open)-1]
-		case ',':
-			if top := &open[len(open)-1]; top.keys != nil {
-				top.expectKey = true
-			}
-		case '"':
-			end := i + 1
-			for body[end] != '"' {
-				if body[end] == '\\' {
-					end++
-				}
-				end++
-			}
-			if n := len(open); n > 0 && open[n-1].expectKey {
-				key := string(body[i+1 : end])
-				if bytes.IndexByte(body[i:end], '\\') >= 0 {
-					json.Unmarshal(body[i:end+1], &key) // valid JSON: cannot fail
-				}
-				if open[n-1].keys[key] {
-					return key, true
-				}
-				open[n-1].keys[key] = true
-				open[n-1].expectKey = false
-			}
-			i = end
-		}
-	}
-	return "", false
 }
 
 // status is the HTTP status of the answer to rej: 400, except for method

@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"bytes"
 	"encoding/json"
 	"strconv"
 	"testing"
@@ -28,12 +27,6 @@ func FuzzParseMessage(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		if json.Valid(body) {
-			_, got := duplicateKey(body)
-			if want := tokenDuplicate(t, body); got != want {
-				t.Fatalf("duplicateKey(%q) = %v, encoding/json's tokens say %v", body, got, want)
-			}
-		}
 		msg, rej := parseMessage(body)
 		if rej != nil {
 			if rej.code == 0 || rej.message == "" {
@@ -56,43 +49,4 @@ func FuzzParseMessage(f *testing.F) {
 			t.Fatalf("accepted id %s, which the SDK cannot echo exactly", msg.id)
 		}
 	})
-}
-
-// tokenDuplicate is a slow reference for duplicateKey: it walks valid JSON
-// with encoding/json's tokenizer.
-func tokenDuplicate(t *testing.T, body []byte) bool {
-	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(body))
-	var walk func() bool
-	walk = func() bool {
-		tok, err := dec.Token()
-		if err != nil {
-			t.Fatal(err)
-		}
-		switch tok {
-		case json.Delim('{'):
-			seen := map[string]bool{}
-			dup := false
-			for dec.More() {
-				key, err := dec.Token()
-				if err != nil {
-					t.Fatal(err)
-				}
-				dup = dup || seen[key.(string)]
-				seen[key.(string)] = true
-				dup = walk() || dup
-			}
-			dec.Token()
-			return dup
-		case json.Delim('['):
-			dup := false
-			for dec.More() {
-				dup = walk() || dup
-			}
-			dec.Token()
-			return dup
-		}
-		return false
-	}
-	return walk()
 }

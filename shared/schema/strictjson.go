@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"unicode/utf8"
 )
 
 // maxDepth bounds how deeply arrays and objects may nest in a request.
@@ -19,67 +21,110 @@ const maxDepth = 64
 func Decode(raw []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
-	v, err := decodeValue(dec, "", 0)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("unexpected data after the JSON value")
-	}
-	return v, nil
-}
-
-func decodeValue(dec *json.Decoder, path string, depth int) (any, error) {
-	tok, err := dec.Token()
-	if err != nil {
+	var v any
+	if err := dec.Decode(&v); err != nil {
 		if err == io.EOF {
 			return nil, io.ErrUnexpectedEOF
 		}
 		return nil, err
 	}
-	d, ok := tok.(json.Delim)
-	if !ok {
-		return tok, nil // string, json.Number, bool or nil
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("unexpected data after the JSON value")
 	}
-	if depth >= maxDepth {
+	switch dup, tooDeep := scanObjects(raw, maxDepth); {
+	case tooDeep:
 		return nil, fmt.Errorf("JSON nested deeper than %d levels", maxDepth)
+	case dup != nil:
+		return nil, fmt.Errorf("duplicate key %q in %s", dup.key, describe(dup.path))
 	}
-	switch d {
-	case '{':
-		obj := map[string]any{}
-		for dec.More() {
-			keyTok, err := dec.Token()
-			if err != nil {
-				return nil, err
-			}
-			key := keyTok.(string) // the decoder only yields string keys here
-			if _, dup := obj[key]; dup {
-				return nil, fmt.Errorf("duplicate key %q in %s", key, describe(path))
-			}
-			v, err := decodeValue(dec, join(path, key), depth+1)
-			if err != nil {
-				return nil, err
-			}
-			obj[key] = v
-		}
-		if _, err := dec.Token(); err != nil { // '}'
-			return nil, err
-		}
-		return obj, nil
-	default: // '['
-		arr := []any{}
-		for i := 0; dec.More(); i++ {
-			v, err := decodeValue(dec, fmt.Sprintf("%s[%d]", path, i), depth+1)
-			if err != nil {
-				return nil, err
-			}
-			arr = append(arr, v)
-		}
-		if _, err := dec.Token(); err != nil { // ']'
-			return nil, err
-		}
-		return arr, nil
+	return v, nil
+}
+
+// DuplicateKey returns a key given twice in one object anywhere in raw,
+// which must be valid JSON. Keys are compared decoded, so "a" and "\u0061"
+// are the same key. It is the check Decode makes, for callers that read
+// JSON without decoding it into values: it reads the bytes once and builds
+// only the key sets of the open objects (mcpserver checks whole JSON-RPC
+// messages with it before the SDK decodes them).
+func DuplicateKey(raw []byte) (string, bool) {
+	dup, _ := scanObjects(raw, -1)
+	if dup == nil {
+		return "", false
 	}
+	return dup.key, true
+}
+
+// duplicate is a key given twice in the object at path ("" for the
+// outermost value; "a.b[2]" names one inside it, as field errors do).
+type duplicate struct {
+	key, path string
+}
+
+// scanObjects reads raw, which must be valid JSON, once, keeping only the
+// set of keys of each open object, and stops at the first key given twice
+// in one object or, when maxDepth is not negative, at an array or object
+// nested deeper than maxDepth levels. Keys are compared as a decoder reads
+// them: escapes decoded, invalid UTF-8 replaced.
+func scanObjects(raw []byte, maxDepth int) (dup *duplicate, tooDeep bool) {
+	type level struct {
+		keys      map[string]bool // nil for an array
+		key       string          // an object's latest key
+		index     int             // an array's current element
+		expectKey bool
+	}
+	var open []level
+	for i := 0; i < len(raw); i++ {
+		switch raw[i] {
+		case '{', '[':
+			if len(open) == maxDepth {
+				return nil, true
+			}
+			if raw[i] == '{' {
+				open = append(open, level{keys: map[string]bool{}, expectKey: true})
+			} else {
+				open = append(open, level{})
+			}
+		case '}', ']':
+			open = open[:len(open)-1]
+		case ',':
+			if top := &open[len(open)-1]; top.keys != nil {
+				top.expectKey = true
+			} else {
+				top.index++
+			}
+		case '"':
+			end := i + 1
+			for raw[end] != '"' {
+				if raw[end] == '\\' {
+					end++
+				}
+				end++
+			}
+			if n := len(open); n > 0 && open[n-1].expectKey {
+				top := &open[n-1]
+				key := string(raw[i+1 : end])
+				if bytes.IndexByte(raw[i:end], '\\') >= 0 || !utf8.ValidString(key) {
+					json.Unmarshal(raw[i:end+1], &key) // valid JSON: cannot fail
+				}
+				if top.keys[key] {
+					path := ""
+					for _, l := range open[:n-1] {
+						if l.keys != nil {
+							path = join(path, l.key)
+						} else {
+							path += "[" + strconv.Itoa(l.index) + "]"
+						}
+					}
+					return &duplicate{key: key, path: path}, false
+				}
+				top.keys[key] = true
+				top.key = key
+				top.expectKey = false
+			}
+			i = end
+		}
+	}
+	return nil, false
 }
 
 func describe(path string) string {

@@ -2,7 +2,6 @@ package boltstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -35,7 +34,9 @@ type accessKey struct{ tenant, path string }
 // transaction with its fsync on the caller's path: read_file answers in
 // well under a millisecond. A flusher writes the counts every flushEvery,
 // all in one transaction, and Close writes what is left, so counts stay
-// exact; a crash loses at most the last flushEvery of them.
+// exact; a crash loses at most the last flushEvery of them. The flush
+// holds the lock while it writes, so a read counted meanwhile waits for
+// that one transaction (at most one fsync per flushEvery).
 type accessBuffer struct {
 	mu      sync.Mutex
 	pending map[accessKey]accessRecord // counts to add, latest access
@@ -147,9 +148,6 @@ func (s *accessStore) stored(ctx context.Context, tenant, path string) (accessRe
 		_, err := getJSON(nested(tx, bucketAccess, tenant), []byte(path), &rec)
 		return err
 	})
-	if errors.Is(err, store.ErrNotFound) {
-		return accessRecord{}, nil
-	}
 	return rec, err
 }
 

@@ -3,11 +3,12 @@ package dynamostore_test
 import (
 	"context"
 	"errors"
-	"net"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/toolshed/toolshed/shared/emulator"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/dynamostore"
 	"github.com/toolshed/toolshed/shared/store/dynamostore/dynamotest"
@@ -70,14 +71,11 @@ func TestBackendFailureIsStorageError(t *testing.T) {
 	srv := dynamotest.Start(t)
 
 	// A port nothing listens on.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := emulator.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	closedEndpoint := "http://" + l.Addr().String()
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
+	closedEndpoint := fmt.Sprintf("http://127.0.0.1:%d", port)
 
 	cases := []struct {
 		name   string
