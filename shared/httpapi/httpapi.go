@@ -73,9 +73,9 @@ func New(cfg Config) http.Handler {
 	}
 	s := &server{cfg: cfg}
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/tools/{name}", s.authed(s.v1))
+	mux.HandleFunc("POST /v1/tools/{name}", s.authed(s.withBody(s.v1)))
 	mux.HandleFunc("/v1/tools/{name}", s.methodNotAllowed(http.MethodPost))
-	mux.HandleFunc("POST /mcp/tool/{name}", s.authed(s.legacy))
+	mux.HandleFunc("POST /mcp/tool/{name}", s.authed(s.withBody(s.legacy)))
 	mux.HandleFunc("/mcp/tool/{name}", s.methodNotAllowed(http.MethodPost))
 	if cfg.MCP != nil {
 		mux.HandleFunc("POST /mcp", s.authed(s.mcp))
@@ -143,9 +143,8 @@ func (s *server) methodNotAllowed(allow string) http.HandlerFunc {
 	}
 }
 
-// authed resolves the caller, checks the media type and reads the body
-// (bounded), then runs next with the tenant in the context and the body.
-func (s *server) authed(next func(w http.ResponseWriter, r *http.Request, body []byte)) http.HandlerFunc {
+// authed resolves the caller and runs next with the tenant in the context.
+func (s *server) authed(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		id := caller.From(r.Context())
 		tenant, err := s.cfg.Auth.Authenticate(r)
@@ -160,26 +159,51 @@ func (s *server) authed(next func(w http.ResponseWriter, r *http.Request, body [
 			s.fail(w, r, toolerr.Lookup(te.Code).HTTPStatus, te)
 			return
 		}
-		if ct := r.Header.Get("Content-Type"); ct != "" {
-			if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
-				s.fail(w, r, http.StatusUnsupportedMediaType, toolerr.New(toolerr.InvalidInput,
-					"Content-Type: must be application/json, got %q", ct))
-				return
-			}
+		id.Tenant = tenant
+		next(w, r.WithContext(caller.With(r.Context(), id)))
+	}
+}
+
+// acceptable applies the rules every POST body follows: Content-Type
+// absent or application/json (415 otherwise) and a declared length within
+// MaxBody (413 otherwise). It answers the refusal itself.
+func (s *server) acceptable(w http.ResponseWriter, r *http.Request) bool {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+			s.fail(w, r, http.StatusUnsupportedMediaType, toolerr.New(toolerr.InvalidInput,
+				"Content-Type: must be application/json, got %q", ct))
+			return false
+		}
+	}
+	if r.ContentLength > s.cfg.MaxBody {
+		s.tooLarge(w, r)
+		return false
+	}
+	return true
+}
+
+func (s *server) tooLarge(w http.ResponseWriter, r *http.Request) {
+	s.fail(w, r, http.StatusRequestEntityTooLarge, toolerr.New(toolerr.SizeLimitExceeded,
+		"request body: larger than the %d-byte limit", s.cfg.MaxBody).With("limitBytes", s.cfg.MaxBody))
+}
+
+// withBody reads the body (bounded) of an acceptable request for next.
+func (s *server) withBody(next func(w http.ResponseWriter, r *http.Request, body []byte)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !s.acceptable(w, r) {
+			return
 		}
 		body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, s.cfg.MaxBody))
 		if err != nil {
 			var mbe *http.MaxBytesError
 			if errors.As(err, &mbe) {
-				s.fail(w, r, http.StatusRequestEntityTooLarge, toolerr.New(toolerr.SizeLimitExceeded,
-					"request body: larger than the %d-byte limit", mbe.Limit).With("limitBytes", mbe.Limit))
+				s.tooLarge(w, r)
 				return
 			}
 			s.fail(w, r, http.StatusBadRequest, toolerr.New(toolerr.InvalidInput, "request body: could not be read: %v", err))
 			return
 		}
-		id.Tenant = tenant
-		next(w, r.WithContext(caller.With(r.Context(), id)), body)
+		next(w, r, body)
 	}
 }
 
@@ -196,30 +220,25 @@ func v1Args(body []byte) (json.RawMessage, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, nil
 	}
-	v, err := schema.Decode(body)
-	if err != nil {
+	var req map[string]json.RawMessage
+	if err := json.Unmarshal(body, &req); err != nil {
 		return nil, badJSON(err)
 	}
-	obj, ok := v.(map[string]any)
-	if !ok {
-		return nil, toolerr.New(toolerr.InvalidInput, "request body: must be a JSON object")
+	// The arguments are checked whole by the tool's input validation; here
+	// only the envelope may not repeat "args".
+	if key, dup := schema.DuplicateKey(body); dup && key == "args" {
+		return nil, badJSON(fmt.Errorf("duplicate key %q in the object", key))
 	}
-	for k := range obj {
+	for k := range req {
 		if k != "args" {
 			return nil, toolerr.New(toolerr.InvalidInput,
 				`%s: is not an accepted field; send tool arguments as {"args": {...}}`, k)
 		}
 	}
-	var req struct {
-		Args json.RawMessage `json:"args"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil {
-		return nil, badJSON(err)
-	}
-	if bytes.Equal(bytes.TrimSpace(req.Args), []byte("null")) {
+	if bytes.Equal(bytes.TrimSpace(req["args"]), []byte("null")) {
 		return nil, nil
 	}
-	return req.Args, nil
+	return req["args"], nil
 }
 
 // legacy serves POST /mcp/tool/{name} whose body is the arguments object.
@@ -233,10 +252,13 @@ func (s *server) legacy(w http.ResponseWriter, r *http.Request, body []byte) {
 	writeOutcome(w, out, envelope.ToLegacy(out))
 }
 
-// mcp hands the (already read and bounded) body to the MCP handler.
-func (s *server) mcp(w http.ResponseWriter, r *http.Request, body []byte) {
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	r.ContentLength = int64(len(body))
+// mcp hands an acceptable request to the MCP handler, which reads the
+// body itself (once) within the same bound.
+func (s *server) mcp(w http.ResponseWriter, r *http.Request) {
+	if !s.acceptable(w, r) {
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
 	if r.Header.Get("Content-Type") == "" {
 		r.Header.Set("Content-Type", "application/json")
 	}
