@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,11 +57,10 @@ func runTests(m *testing.M) int {
 
 // The deployed settings infra/main.go gives the gateway and the authorizer.
 const (
-	gatewayTimeout      = 30 * time.Second
-	gatewayMemoryMB     = 512
-	authorizerTimeout   = 5 * time.Second
-	authorizerMemoryMB  = 256
-	toolTimeoutMarginMs = 3000
+	gatewayTimeout     = 30 * time.Second
+	gatewayMemoryMB    = 512
+	authorizerTimeout  = 5 * time.Second
+	authorizerMemoryMB = 256
 )
 
 // deployment is a stand-in for the deployed stack: DynamoDB tables on
@@ -130,11 +128,9 @@ func (d *deployment) tool(tb testing.TB, name string) *lambdatest.Function {
 
 func toolFunctionName(tool string) string { return "toolshed-" + tool }
 
-// toolConfig is a tool function as infra/main.go deploys it: timeout the
-// contract's plus 3 s, the family's memory, and in its environment the
-// tool, DynamoDB as the store, the table of each of its table grants (the
-// rate counter's first), the bucket when it is granted any of it, and the
-// family's fixed settings.
+// toolConfig is a tool function as infra/main.go deploys it, from the same
+// derivation (family.FunctionEnv, FunctionTimeout, Memory), with the
+// emulators' tables and bucket (and the S3 endpoint that finds it).
 func (d *deployment) toolConfig(tb testing.TB, tool string) lambdatest.Config {
 	tb.Helper()
 	fam, ok := family.Of(toolset.Families, tool)
@@ -142,23 +138,22 @@ func (d *deployment) toolConfig(tb testing.TB, tool string) lambdatest.Config {
 	if !ok || !found {
 		tb.Fatalf("no family or contract serves %q", tool)
 	}
-	grants := append([]family.Grant{family.Table(config.RateLimitsTable, "dynamodb:UpdateItem")}, fam.GrantsFor(tool)...)
-	env := map[string]string{"TOOLSHED_TOOL": tool, "TOOLSHED_STORE": "dynamodb"}
-	for _, g := range grants {
-		if g.Kind == family.TableGrant {
-			env[config.TableVars[g.Table]] = d.tableName(tb, g.Table)
-		}
+	dep := family.Deployment{
+		TableName: func(t config.Table) string { return d.tableName(tb, t) },
+		Getenv:    func(string) string { return "" },
 	}
-	if family.UsesBucket(grants) {
-		env["TOOLSHED_BUCKET"], env["TOOLSHED_S3_ENDPOINT"] = d.s3(tb)
+	if family.UsesBucket(fam.FunctionGrants(tool)) {
+		dep.Bucket, _ = d.s3(tb)
 	}
-	maps.Copy(env, fam.Env)
-	timeoutMs := math.Ceil(float64(c.TimeoutMs)/1000)*1000 + toolTimeoutMarginMs
+	env := fam.FunctionEnv(tool, dep)
+	if dep.Bucket != "" {
+		_, env["TOOLSHED_S3_ENDPOINT"] = d.s3(tb)
+	}
 	return lambdatest.Config{
 		Name:      toolFunctionName(tool),
 		Bootstrap: filepath.Join(bootstrapDir, "tool"),
 		Env:       env,
-		Timeout:   time.Duration(timeoutMs) * time.Millisecond,
+		Timeout:   family.FunctionTimeout(c.TimeoutMs),
 		MemoryMB:  fam.Memory(),
 	}
 }
