@@ -1,6 +1,7 @@
 package repofiles
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"go/parser"
@@ -237,7 +238,7 @@ func stripComments(src string) string {
 				b[i] = ' '
 			}
 		case c == '/' && i+1 < len(b) && b[i+1] == '*':
-			end := strings.Index(string(b[i+2:]), "*/")
+			end := bytes.Index(b[i+2:], []byte("*/"))
 			stop := len(b)
 			if end >= 0 {
 				stop = i + 2 + end + 2
