@@ -96,7 +96,7 @@ func (s service) grep(ctx context.Context, call toolkit.Call, in input) (toolkit
 	if err != nil {
 		return toolkit.Result{}, toolerr.New(toolerr.InvalidInput, "Invalid regex pattern: %v", err).
 			With("pattern", in.Pattern).
-			With("errors", []map[string]string{{"field": "pattern", "message": err.Error()}})
+			With("errors", []toolerr.FieldError{{Field: "pattern", Message: err.Error()}})
 	}
 	include, err := fileFilter(in.FilePattern)
 	if err != nil {
