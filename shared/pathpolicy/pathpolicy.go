@@ -78,9 +78,6 @@ func MustNew(o Options) *Policy {
 	return p
 }
 
-// MaxBytes is the policy's size cap (0: none).
-func (p *Policy) MaxBytes() int64 { return p.o.MaxBytes }
-
 // notAllowed is the refusal of a path.
 func notAllowed(name, format string, args ...any) *toolerr.Error {
 	return toolerr.New(toolerr.PathNotAllowed, "Permission denied: %s", fmt.Sprintf(format, args...)).With("path", name)
@@ -185,7 +182,7 @@ func (p *Policy) Read(fsys fs.FS, name string) (File, error) {
 	if err := p.Check(clean); err != nil {
 		return File{}, err
 	}
-	info, err := p.Stat(fsys, clean)
+	info, err := stat(fsys, clean)
 	if err != nil {
 		return File{}, err
 	}
@@ -214,11 +211,11 @@ func (p *Policy) Read(fsys fs.FS, name string) (File, error) {
 	return File{Path: clean, Data: data, ModTime: info.ModTime()}, nil
 }
 
-// Stat returns the FileInfo of a clean, checked path, refusing a path
+// stat returns the FileInfo of a clean, checked path, refusing a path
 // that goes through a symbolic link (even one that stays inside the root:
 // it could lead to a denied file) and mapping a missing file to
 // RESOURCE_NOT_FOUND.
-func (p *Policy) Stat(fsys fs.FS, clean string) (fs.FileInfo, error) {
+func stat(fsys fs.FS, clean string) (fs.FileInfo, error) {
 	var info fs.FileInfo
 	for i := 0; i <= len(clean); i++ {
 		if i < len(clean) && clean[i] != '/' {

@@ -46,9 +46,6 @@ func NewLocal(dir string) (*Local, error) {
 	return &Local{dir: abs, root: root, fsys: root.FS().(fs.StatFS), known: map[string]cachedFile{}}, nil
 }
 
-// Dir is the absolute path of the directory.
-func (l *Local) Dir() string { return l.dir }
-
 // Close releases the directory.
 func (l *Local) Close() error { return l.root.Close() }
 

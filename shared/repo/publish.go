@@ -135,11 +135,8 @@ func ReadPointer(ctx context.Context, c ObjectGetter, bucket, tenant string) (p 
 	if err != nil {
 		return Pointer{}, false, fmt.Errorf("read %s: %w", PointerKey(tenant), err)
 	}
-	defer out.Body.Close()
-	if err := json.NewDecoder(out.Body).Decode(&p); err != nil {
-		return Pointer{}, false, fmt.Errorf("decode %s: %w", PointerKey(tenant), err)
-	}
-	return p, true, nil
+	p, err = decodePointer(out.Body, PointerKey(tenant))
+	return p, err == nil, err
 }
 
 // movePointer writes the tenant's pointer and returns the key the old one

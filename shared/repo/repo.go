@@ -26,8 +26,10 @@ package repo
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"time"
 
@@ -67,6 +69,19 @@ type Pointer struct {
 	Bytes    int64     `json:"bytes"`    // their total size, uncompressed
 	ZipBytes int64     `json:"zipBytes"` // the size of the zip object
 	Created  time.Time `json:"created"`
+}
+
+// maxPointerBytes bounds what is read of a pointer object.
+const maxPointerBytes = 1 << 20
+
+// decodePointer reads and closes the body of the pointer object key.
+func decodePointer(body io.ReadCloser, key string) (Pointer, error) {
+	defer body.Close()
+	var p Pointer
+	if err := json.NewDecoder(io.LimitReader(body, maxPointerBytes)).Decode(&p); err != nil {
+		return Pointer{}, fmt.Errorf("decode %s: %w", key, err)
+	}
+	return p, nil
 }
 
 // Object keys under the bucket.

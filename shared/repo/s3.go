@@ -2,7 +2,6 @@ package repo
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -194,11 +193,9 @@ func (s *S3) fetch(ctx context.Context, name, etag string, cur Pointer, snap Sna
 	default:
 		return "", Pointer{}, nil, fmt.Errorf("read %s: %w", PointerKey(name), err)
 	}
-	var p Pointer
-	err = json.NewDecoder(io.LimitReader(out.Body, 1<<20)).Decode(&p)
-	out.Body.Close()
+	p, err := decodePointer(out.Body, PointerKey(name))
 	if err != nil {
-		return "", Pointer{}, nil, fmt.Errorf("decode %s: %w", PointerKey(name), err)
+		return "", Pointer{}, nil, err
 	}
 	if !strings.HasPrefix(p.Key, TenantPrefix(name)) || !strings.HasSuffix(p.Key, ".zip") || strings.Contains(p.Key, "..") {
 		return "", Pointer{}, nil, fmt.Errorf("%s names %q, which is not a snapshot of %s", PointerKey(name), p.Key, name)

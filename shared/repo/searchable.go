@@ -5,8 +5,10 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"math/bits"
 	"path"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -79,7 +81,7 @@ func newTrigrams(text []byte) Trigrams {
 	for n < 2*len(text) && n < maxTrigramBits {
 		n <<= 1
 	}
-	t := Trigrams{bits: make([]uint64, n/64), shift: uint(32 - bitsLen(n))}
+	t := Trigrams{bits: make([]uint64, n/64), shift: uint(32 - bits.TrailingZeros(uint(n)))}
 	if len(text) < 3 {
 		return t
 	}
@@ -102,15 +104,6 @@ func (t Trigrams) slots(h uint32) (uint32, uint32) {
 func (t Trigrams) Has(a, b, c byte) bool {
 	i, j := t.slots(uint32(a)<<16 | uint32(b)<<8 | uint32(c))
 	return t.bits[i>>6]&(1<<(i&63)) != 0 && t.bits[j>>6]&(1<<(j&63)) != 0
-}
-
-func bitsLen(n int) int {
-	l := 0
-	for n > 1 {
-		n >>= 1
-		l++
-	}
-	return l
 }
 
 // candidate is a file the walk found; load reads it.
@@ -197,7 +190,7 @@ func candidates(ctx context.Context, fsys fs.FS) ([]candidate, error) {
 		name := d.Name()
 		dir := path.Dir(p)
 		isDir := d.IsDir()
-		if strings.HasPrefix(name, ".") || (isDir && isExcluded(name)) ||
+		if strings.HasPrefix(name, ".") || (isDir && slices.Contains(ExcludedDirs, name)) ||
 			matchers[dir].ignored(strings.Split(p, "/"), isDir) {
 			if isDir {
 				return fs.SkipDir
@@ -276,15 +269,6 @@ func readIgnore(fsys fs.FS, dir string, inherited *ignoreRules) *ignoreRules {
 		}
 	}
 	return out
-}
-
-func isExcluded(name string) bool {
-	for _, x := range ExcludedDirs {
-		if name == x {
-			return true
-		}
-	}
-	return false
 }
 
 // utf8BOM starts some UTF-8 files; search reads the text after it.

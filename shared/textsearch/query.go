@@ -51,20 +51,18 @@ type Query struct {
 	// perLine: the pattern has \A or \z, which mean something else in a
 	// whole file, so every line is matched on its own.
 	perLine bool
-	// lits are the prefilter: every matching line contains one of them.
-	// None: no prefilter.
-	lits [][]byte
-	// finders look for lits.
+	// finders are the prefilter, one per literal: every matching line
+	// contains one of the literals. None: no prefilter.
 	finders []finder
 	// grams are, for each set of literals a match needs one of, the
 	// trigrams of each literal, lower-cased: a file whose
 	// repo.File.Trigrams lack, for some set, a trigram of each of its
 	// literals is skipped.
 	grams [][][][3]byte
-	// fold: lits are lower case and looked for in the folded copy.
+	// fold: the literals are lower case and looked for in the folded copy.
 	fold bool
-	// exact: a line matches if and only if it contains one of lits, and
-	// the match starts at the first of them.
+	// exact: a line matches if and only if it contains one of the
+	// literals, and the match starts at the first of them.
 	exact bool
 }
 
@@ -100,7 +98,6 @@ func Compile(pattern string, caseSensitive bool) (*Query, error) {
 	q.fold = !caseSensitive || hasFold(re)
 	sets := conjuncts(re, q.fold)
 	if lits := bestSet(sets); lits != nil {
-		q.lits = lits
 		for _, l := range lits {
 			q.finders = append(q.finders, newFinder(l))
 		}
@@ -373,12 +370,12 @@ func (q *Query) String() string {
 	switch {
 	case q.perLine:
 		return "every line"
-	case q.lits == nil:
+	case q.finders == nil:
 		return "whole file"
 	}
 	var parts []string
-	for _, l := range q.lits {
-		parts = append(parts, fmt.Sprintf("%q", l))
+	for _, f := range q.finders {
+		parts = append(parts, fmt.Sprintf("%q", f.lit))
 	}
 	return fmt.Sprintf("literals %s fold=%t exact=%t", strings.Join(parts, "|"), q.fold, q.exact)
 }

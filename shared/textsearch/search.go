@@ -133,7 +133,7 @@ func (q *Query) searchFile(f *repo.File, keep int) fileHits {
 			}
 			start = end + 1
 		}
-	case q.lits == nil:
+	case q.finders == nil:
 		for pos := 0; pos < len(data); {
 			loc := q.whole.FindIndex(data[pos:])
 			if loc == nil {
@@ -161,7 +161,7 @@ func (q *Query) scanLiterals(data []byte, f *repo.File, add func(start, end, col
 	if q.fold {
 		search = f.Folded()
 	}
-	next := make([]int, len(q.lits)) // next occurrence of each literal at or after pos; -1: none left
+	next := make([]int, len(q.finders)) // next occurrence of each literal at or after pos; -1: none left
 	for i := range next {
 		next[i] = -2
 	}

@@ -64,7 +64,8 @@ type S3 struct {
 }
 
 // StartS3 runs moto_server for the test and makes a bucket. Start it once
-// per test function and share it between subtests.
+// per package (in its one top-level test, or TestMain) and share it
+// between subtests.
 func StartS3(tb testing.TB) *S3 {
 	tb.Helper()
 	m := emulator.StartMoto(tb)

@@ -97,7 +97,7 @@ func (s service) grep(ctx context.Context, call toolkit.Call, in input) (toolkit
 	if err != nil {
 		return toolkit.Result{}, toolerr.New(toolerr.InvalidInput, "Invalid regex pattern: %v", err).
 			With("pattern", in.Pattern).
-			With("errors", []map[string]string{{"field": "pattern", "message": err.Error()}})
+			With("errors", []toolerr.FieldError{{Field: "pattern", Message: err.Error()}})
 	}
 	include, err := fileFilter(in.FilePattern)
 	if err != nil {
@@ -125,16 +125,13 @@ func (s service) grep(ctx context.Context, call toolkit.Call, in input) (toolkit
 	for i, m := range res.Matches {
 		out.Matches[i] = matchJSON{File: m.File, Line: m.Line, Column: m.Column, Text: m.Text, Context: contextJSON{m.Before, m.After}}
 	}
-	var msg string
+	msg := fmt.Sprintf("Found %d matches in %d files searched", res.Total, res.FilesSearched)
 	switch {
 	case res.Total == 0:
 		out.Message = fmt.Sprintf("No matches found for pattern '%s'", in.Pattern)
 		msg = out.Message
 	case res.Total > len(res.Matches):
 		out.Message = fmt.Sprintf("Showing the first %d of %d matches; raise limit (up to 100) or narrow the pattern or filePattern", len(res.Matches), res.Total)
-		msg = fmt.Sprintf("Found %d matches in %d files searched", res.Total, res.FilesSearched)
-	default:
-		msg = fmt.Sprintf("Found %d matches in %d files searched", res.Total, res.FilesSearched)
 	}
 	return toolkit.Result{Data: out, Message: msg}, nil
 }

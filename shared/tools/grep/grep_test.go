@@ -120,7 +120,8 @@ func harness(t *testing.T, src repo.Source) *tooltest.Harness {
 	return tooltest.New(t, db.Stores(), grep.Tools(src))
 }
 
-// TestGrep runs every test on the local directory and its S3 snapshot.
+// TestGrep runs every test on the local directory and its S3 snapshot
+// (one moto_server for the package).
 func TestGrep(t *testing.T) {
 	if _, err := exec.LookPath("rg"); err != nil {
 		t.Fatal("ripgrep (rg) is needed for the parity test: apt-get install ripgrep (make test installs it)")
@@ -135,6 +136,7 @@ func TestGrep(t *testing.T) {
 			t.Run("errors", func(t *testing.T) { testErrors(t, h) })
 		})
 	}
+	t.Run("no repository", func(t *testing.T) { testNoRepository(t, s3) })
 }
 
 func search(t *testing.T, h *tooltest.Harness, args map[string]any) grepResult {
@@ -287,9 +289,8 @@ func testErrors(t *testing.T, h *tooltest.Harness) {
 	h.Fail(t, tenant, grep.Tool, `{"pattern":"foo","filePattern":"[unclosed"}`, toolerr.InvalidInput)
 }
 
-// TestNoRepository: a tenant without a snapshot is told how to push one.
-func TestNoRepository(t *testing.T) {
-	s3 := repotest.StartS3(t)
+// testNoRepository: a tenant without a snapshot is told how to push one.
+func testNoRepository(t *testing.T, s3 *repotest.S3) {
 	h := harness(t, s3.Source(repo.S3Options{}))
 	err := h.Fail(t, "nobody", grep.Tool, `{"pattern":"foo"}`, toolerr.ResourceNotFound)
 	if !strings.Contains(err.Message, "scripts/snapshot push") {

@@ -224,8 +224,8 @@ func testWriteRejects(t *testing.T, st store.Stores) {
 		{"timestamp with a space", `{"file":"progress_log.jsonl","entry":{"timestamp":"2025-01-15 10:00:00Z"}}`, "timestamp"},
 		{"timestamp without zone", `{"file":"progress_log.jsonl","entry":{"timestamp":"2025-01-15T10:00:00"}}`, "timestamp"},
 		{"timestamp February 30", `{"file":"progress_log.jsonl","entry":{"timestamp":"2025-02-30T10:00:00Z"}}`, "timestamp"},
-		// The schema's date-time accepts these; time.Parse(time.RFC3339)
-		// does not, and the tool asks it too.
+		// RFC 3339 allows a lower-case "t" and "z" and a leap second, but
+		// only at 23:59:60 UTC and never another letter.
 		{"timestamp leap second at the wrong time", `{"file":"progress_log.jsonl","entry":{"timestamp":"2016-12-31T23:59:61Z"}}`, "entry.timestamp"},
 		{"timestamp lowercase other letter", `{"file":"progress_log.jsonl","entry":{"timestamp":"2025-01-15x10:00:00z"}}`, "entry.timestamp"},
 		{"duplicate timestamp key", `{"file":"progress_log.jsonl","entry":{"timestamp":"2025-01-15T10:00:00Z","timestamp":"x"}}`, "duplicate key \"timestamp\" in entry"},

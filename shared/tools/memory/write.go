@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/santhosh-tekuri/jsonschema/v5"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
@@ -105,25 +105,17 @@ func checkTimestamp(raw json.RawMessage) error {
 	if err := json.Unmarshal(raw, &ts); err != nil {
 		return toolerr.Field(field, "must be a string")
 	}
-	if !isRFC3339(ts) {
+	if !isDateTime(ts) {
 		return toolerr.Field(field, "must be an RFC 3339 date-time such as \"2025-01-15T10:00:00Z\", got %q", ts)
 	}
 	return nil
 }
 
-// isRFC3339 accepts what RFC 3339 §5.6 allows and time.RFC3339 does not:
-// a lower-case "t" and "z" and a leap second (:60).
-func isRFC3339(ts string) bool {
-	ts = strings.ToUpper(ts) // only "t" and "z" are letters in a valid timestamp
-	if _, err := time.Parse(time.RFC3339, ts); err == nil {
-		return true
-	}
-	if len(ts) > 19 && ts[10] == 'T' && ts[16:19] == ":60" {
-		_, err := time.Parse(time.RFC3339, ts[:17]+"59"+ts[19:])
-		return err == nil
-	}
-	return false
-}
+// isDateTime is the contract's "date-time" format as the input schema
+// checks it (RFC 3339 §5.6 and §5.7: a lower-case "t" and "z", a leap
+// second only at 23:59:60 UTC), so the handler's check and the schema's
+// never disagree.
+var isDateTime = jsonschema.Formats["date-time"]
 
 // markdownText returns content without trailing whitespace and ending in
 // one newline.

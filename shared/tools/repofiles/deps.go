@@ -1,6 +1,7 @@
 package repofiles
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"go/parser"
@@ -237,7 +238,7 @@ func stripComments(src string) string {
 				b[i] = ' '
 			}
 		case c == '/' && i+1 < len(b) && b[i+1] == '*':
-			end := strings.Index(string(b[i+2:]), "*/")
+			end := bytes.Index(b[i+2:], []byte("*/"))
 			stop := len(b)
 			if end >= 0 {
 				stop = i + 2 + end + 2
@@ -334,6 +335,13 @@ func resolveTSPaths(fsys fs.FS, c tsconfig, spec string) (string, bool) {
 
 var scriptExts = []string{".ts", ".tsx", ".d.ts", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".json"}
 
+// tsSources are the TypeScript sources an import written with a
+// JavaScript extension may name (TypeScript's output-extension imports).
+var tsSources = map[string][]string{".js": {".ts", ".tsx"}, ".jsx": {".tsx"}, ".mjs": {".mts"}, ".cjs": {".cts"}}
+
+// indexFiles are the files an import of a folder may name.
+var indexFiles = []string{"index.ts", "index.tsx", "index.js", "index.jsx", "index.mjs", "index.cjs"}
+
 // resolveScript finds the file an import of base names: base itself, with
 // an extension, ".js" written for a ".ts" source, or base/index.*.
 func resolveScript(fsys fs.FS, base string) (string, bool) {
@@ -341,18 +349,15 @@ func resolveScript(fsys fs.FS, base string) (string, bool) {
 		return "", false // outside the repository
 	}
 	cands := []string{base}
-	if ext := path.Ext(base); ext == ".js" || ext == ".jsx" || ext == ".mjs" || ext == ".cjs" {
-		stem := strings.TrimSuffix(base, ext)
-		ts := map[string][]string{".js": {".ts", ".tsx"}, ".jsx": {".tsx"}, ".mjs": {".mts"}, ".cjs": {".cts"}}[ext]
-		for _, e := range ts {
-			cands = append(cands, stem+e)
-		}
+	ext := path.Ext(base)
+	for _, e := range tsSources[ext] {
+		cands = append(cands, strings.TrimSuffix(base, ext)+e)
 	}
 	for _, e := range scriptExts {
 		cands = append(cands, base+e)
 	}
-	for _, e := range []string{".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs"} {
-		cands = append(cands, path.Join(base, "index"+e))
+	for _, f := range indexFiles {
+		cands = append(cands, path.Join(base, f))
 	}
 	for _, c := range cands {
 		if isFile(fsys, c) {
