@@ -375,3 +375,9 @@ func outOfRange(v any, path string) (string, bool) {
 	}
 	return "", false
 }
+
+// IsDateTime reports whether s is a "date-time" as the contracts' schemas
+// check it (RFC 3339 §5.6, with a lower-case "t" and "z" and a leap second
+// only at 23:59:60 UTC), for handlers that check a timestamp the schema
+// cannot reach, so that the two never disagree.
+func IsDateTime(s string) bool { return jsonschema.Formats["date-time"](s) }

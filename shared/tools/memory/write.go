@@ -9,7 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
@@ -105,17 +105,11 @@ func checkTimestamp(raw json.RawMessage) error {
 	if err := json.Unmarshal(raw, &ts); err != nil {
 		return toolerr.Field(field, "must be a string")
 	}
-	if !isDateTime(ts) {
+	if !schema.IsDateTime(ts) {
 		return toolerr.Field(field, "must be an RFC 3339 date-time such as \"2025-01-15T10:00:00Z\", got %q", ts)
 	}
 	return nil
 }
-
-// isDateTime is the contract's "date-time" format as the input schema
-// checks it (RFC 3339 §5.6 and §5.7: a lower-case "t" and "z", a leap
-// second only at 23:59:60 UTC), so the handler's check and the schema's
-// never disagree.
-var isDateTime = jsonschema.Formats["date-time"]
 
 // markdownText returns content without trailing whitespace and ending in
 // one newline.
