@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolshed/toolshed/shared/auth"
 	"github.com/toolshed/toolshed/shared/lambdatest"
+	"github.com/toolshed/toolshed/shared/tools/tooltest"
 )
 
 // TestBootstraps runs the real bootstraps (functions/tool, gateway and
@@ -492,38 +493,7 @@ func hasFields(t *testing.T, got, want string) {
 	if err := json.Unmarshal([]byte(want), &w); err != nil {
 		t.Fatalf("bad expectation %s: %v", want, err)
 	}
-	if path, ok := containsJSON(g, w, "$"); !ok {
+	if path, ok := tooltest.Contains(g, w, "$"); !ok {
 		t.Errorf("%s\ndoes not contain\n%s\n(differs at %s)", got, want, path)
-	}
-}
-
-func containsJSON(got, want any, path string) (string, bool) {
-	switch w := want.(type) {
-	case map[string]any:
-		g, ok := got.(map[string]any)
-		if !ok {
-			return path, false
-		}
-		for k, wv := range w {
-			if p, ok := containsJSON(g[k], wv, path+"."+k); !ok {
-				return p, false
-			}
-		}
-		return "", true
-	case []any:
-		g, ok := got.([]any)
-		if !ok || len(g) != len(w) {
-			return path, false
-		}
-		for i := range w {
-			if p, ok := containsJSON(g[i], w[i], fmt.Sprintf("%s[%d]", path, i)); !ok {
-				return p, false
-			}
-		}
-		return "", true
-	default:
-		g, _ := json.Marshal(got)
-		wb, _ := json.Marshal(want)
-		return path, string(g) == string(wb)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/toolshed/toolshed/shared/store/boltstore"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
+	"github.com/toolshed/toolshed/shared/tools/tooltest"
 	"github.com/toolshed/toolshed/shared/toolset"
 )
 
@@ -93,7 +94,7 @@ func TestContractExamplesRun(t *testing.T) {
 					var want, got any
 					json.Unmarshal(ex.Output, &want)
 					json.Unmarshal(out.Result, &got)
-					if path, ok := contains(got, want, "result"); !ok {
+					if path, ok := tooltest.Contains(got, want, "result"); !ok {
 						t.Errorf("result %s does not contain the example output %s (at %s)", out.Result, ex.Output, path)
 					}
 				}
@@ -110,25 +111,4 @@ func internetReachable() bool {
 	}
 	conn.Close()
 	return true
-}
-
-// contains reports whether got has every key of want with an equal value,
-// recursively for objects; arrays and scalars must be equal.
-func contains(got, want any, path string) (string, bool) {
-	wm, ok := want.(map[string]any)
-	if !ok {
-		g, _ := json.Marshal(got)
-		w, _ := json.Marshal(want)
-		return path, string(g) == string(w)
-	}
-	gm, ok := got.(map[string]any)
-	if !ok {
-		return path, false
-	}
-	for k, wv := range wm {
-		if p, ok := contains(gm[k], wv, path+"."+k); !ok {
-			return p, false
-		}
-	}
-	return "", true
 }

@@ -156,3 +156,39 @@ func (c *Clock) Now() time.Time {
 func Reading(n int) string {
 	return Start.Add(time.Duration(n) * time.Second).Format(time.RFC3339)
 }
+
+// Contains reports whether got contains want, as a contract example's
+// output must be contained in the tool's result: every key of a want
+// object, with a value that contains the wanted one; an array of as many
+// elements, each containing the wanted one; an equal scalar. On a
+// mismatch it returns the path (from root) where they differ.
+func Contains(got, want any, root string) (string, bool) {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return root, false
+		}
+		for k, wv := range w {
+			if p, ok := Contains(g[k], wv, root+"."+k); !ok {
+				return p, false
+			}
+		}
+		return "", true
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			return root, false
+		}
+		for i := range w {
+			if p, ok := Contains(g[i], w[i], fmt.Sprintf("%s[%d]", root, i)); !ok {
+				return p, false
+			}
+		}
+		return "", true
+	default:
+		g, _ := json.Marshal(got)
+		wb, _ := json.Marshal(want)
+		return root, string(g) == string(wb)
+	}
+}
