@@ -3,7 +3,6 @@ package toolset_test
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -11,7 +10,7 @@ import (
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/schema"
-	"github.com/toolshed/toolshed/shared/store/boltstore"
+	"github.com/toolshed/toolshed/shared/tools/tooltest"
 	"github.com/toolshed/toolshed/shared/toolset"
 )
 
@@ -23,12 +22,8 @@ func TestFamilies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := boltstore.Open(filepath.Join(t.TempDir(), "t.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	env := family.NewEnv(config.Config{}, nil).UseStores(db.Stores())
+	stores := tooltest.BoltStores(t)
+	env := family.NewEnv(config.Config{}, nil).UseStores(stores)
 
 	seen := map[string]string{}
 	for _, f := range toolset.Families {

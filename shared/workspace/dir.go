@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"sync"
 	"syscall"
 
 	"github.com/toolshed/toolshed/shared/config"
@@ -21,14 +20,13 @@ type Dir struct {
 	dir   string
 	quota config.Quota
 
-	mu    sync.Mutex
-	locks map[string]*sync.Mutex // per tenant
+	locks tenantLocks
 }
 
 // NewDir returns the workspaces under dir (<data dir>/workspace), created
 // on first use.
 func NewDir(dir string, quota config.Quota) *Dir {
-	return &Dir{dir: dir, quota: quota, locks: map[string]*sync.Mutex{}}
+	return &Dir{dir: dir, quota: quota}
 }
 
 // Permissions of what Dir creates: workspaces are private to the server.
@@ -97,7 +95,7 @@ func (d *Dir) Write(_ context.Context, tenant, p string, data []byte) error {
 	if len(data) > MaxFileBytes {
 		return tooLarge(p)
 	}
-	unlock := d.lock(tenant)
+	unlock := d.locks.lock(tenant)
 	defer unlock()
 	root, err := d.open(tenant)
 	if err != nil {
@@ -131,19 +129,6 @@ func (d *Dir) Write(_ context.Context, tenant, p string, data []byte) error {
 		folder.Close()
 	}
 	return nil
-}
-
-// lock serializes the writes of one tenant and returns the unlock.
-func (d *Dir) lock(tenant string) func() {
-	d.mu.Lock()
-	l, ok := d.locks[tenant]
-	if !ok {
-		l = &sync.Mutex{}
-		d.locks[tenant] = l
-	}
-	d.mu.Unlock()
-	l.Lock()
-	return l.Unlock
 }
 
 // measure walks a workspace before a write to p and tallies the regular

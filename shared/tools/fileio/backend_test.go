@@ -15,7 +15,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/emulator"
-	"github.com/toolshed/toolshed/shared/store/boltstore"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
 	"github.com/toolshed/toolshed/shared/tools/fileio"
@@ -193,12 +192,8 @@ type env struct {
 
 func newEnv(t *testing.T, be backend, quota config.Quota) env {
 	t.Helper()
-	db, err := boltstore.Open(filepath.Join(t.TempDir(), "t.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return env{Harness: tooltest.New(t, db.Stores(), []toolkit.Tool{fileio.Tool(be.files(t, quota))}), be: be}
+	stores := tooltest.BoltStores(t)
+	return env{Harness: tooltest.New(t, stores, []toolkit.Tool{fileio.Tool(be.files(t, quota))}), be: be}
 }
 
 type readResult struct {

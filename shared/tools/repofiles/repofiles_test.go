@@ -12,7 +12,6 @@ import (
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/repo/repotest"
 	"github.com/toolshed/toolshed/shared/store"
-	"github.com/toolshed/toolshed/shared/store/boltstore"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/tools/memory"
 	"github.com/toolshed/toolshed/shared/tools/repofiles"
@@ -138,12 +137,7 @@ type env struct {
 
 func newEnv(t *testing.T, src repo.Source) env {
 	t.Helper()
-	db, err := boltstore.Open(filepath.Join(t.TempDir(), "t.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	st := db.Stores()
+	st := tooltest.BoltStores(t)
 	clock := tooltest.NewClock()
 	tools := append(repofiles.Tools(src, st.Memory, st.Access, clock.Now), memory.Tools(st.Memory, clock.Now)...)
 	return env{Harness: tooltest.New(t, st, tools), st: st}

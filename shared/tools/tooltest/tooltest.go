@@ -45,12 +45,14 @@ func Backends(tb testing.TB) []Backend {
 	tb.Helper()
 	srv := dynamotest.Start(tb)
 	return []Backend{
-		{Name: "bolt", NewStores: boltStores},
+		{Name: "bolt", NewStores: BoltStores},
 		{Name: "dynamodb", NewStores: func(tb testing.TB) store.Stores { return srv.Stores(tb) }},
 	}
 }
 
-func boltStores(tb testing.TB) store.Stores {
+// BoltStores opens fresh embedded stores in a temporary directory, closed
+// when tb ends.
+func BoltStores(tb testing.TB) store.Stores {
 	tb.Helper()
 	db, err := boltstore.Open(filepath.Join(tb.TempDir(), "t.db"))
 	if err != nil {

@@ -13,14 +13,12 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/toolshed/toolshed/shared/store/boltstore"
 	"github.com/toolshed/toolshed/shared/toolkit"
 	"github.com/toolshed/toolshed/shared/tools/tooltest"
 	"github.com/toolshed/toolshed/shared/tools/webfetch"
@@ -95,12 +93,8 @@ func harness(t *testing.T, f *webfetch.Fetcher) *tooltest.Harness {
 // harnessFor serves tools through the real pipeline.
 func harnessFor(t *testing.T, tools []toolkit.Tool) *tooltest.Harness {
 	t.Helper()
-	db, err := boltstore.Open(filepath.Join(t.TempDir(), "t.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return tooltest.New(t, db.Stores(), tools)
+	stores := tooltest.BoltStores(t)
+	return tooltest.New(t, stores, tools)
 }
 
 // args is the tool's arguments for a URL.
