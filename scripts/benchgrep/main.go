@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/procmem"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/repo/repotest"
 	"github.com/toolshed/toolshed/shared/store"
@@ -390,16 +391,11 @@ func ms(d time.Duration) string {
 }
 
 func peakMemory() string {
-	data, err := os.ReadFile("/proc/self/status")
+	n, err := procmem.PeakRSS(os.Getpid())
 	if err != nil {
 		return "unknown"
 	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "unknown"
+	return fmt.Sprintf("%d kB", n>>10)
 }
 
 func firstLine(b []byte) string {

@@ -19,7 +19,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -35,6 +34,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/toolshed/toolshed/shared/procmem"
 )
 
 // call is the tools/call request both servers answer.
@@ -152,13 +153,13 @@ func run(duration time.Duration, rounds, starts int) error {
 			return err
 		}
 	}
-	rssBare, _ := peakRSS(bare.cmd.Process.Pid)
-	rssTS, _ := peakRSS(toolshed.cmd.Process.Pid)
+	rssBare, _ := procmem.PeakRSS(bare.cmd.Process.Pid)
+	rssTS, _ := procmem.PeakRSS(toolshed.cmd.Process.Pid)
 	worst, err := worstInputs(toolshed)
 	if err != nil {
 		return err
 	}
-	rssWorst, _ := peakRSS(toolshed.cmd.Process.Pid)
+	rssWorst, _ := procmem.PeakRSS(toolshed.cmd.Process.Pid)
 
 	fmt.Printf("%-36s %14s %14s %8s\n", "measure", "bare go-sdk", "toolshed", "ratio")
 	row := func(name string, b, t float64, unit string) {
@@ -358,23 +359,6 @@ func toMs(v, unit string) float64 {
 		return f * 1000
 	}
 	return f
-}
-
-// peakRSS reads VmHWM of a process (Linux), in bytes.
-func peakRSS(pid int) (int64, error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			return kb << 10, err
-		}
-	}
-	return 0, errors.New("no VmHWM")
 }
 
 func median(xs []float64) float64 {

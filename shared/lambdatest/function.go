@@ -1,13 +1,10 @@
 package lambdatest
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -15,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/toolshed/toolshed/shared/procmem"
 )
 
 // Account is the AWS account id in the ARNs of functions run here.
@@ -185,37 +184,11 @@ func (f *Function) Output() string { return f.output.String() }
 // PeakRSS is the process's peak resident set size in bytes so far (VmHWM
 // in /proc/<pid>/status; Linux only).
 func (f *Function) PeakRSS() (int64, error) {
-	path := fmt.Sprintf("/proc/%d/status", f.cmd.Process.Pid)
-	file, err := os.Open(path)
+	n, err := procmem.PeakRSS(f.cmd.Process.Pid)
 	if err != nil {
 		return 0, fmt.Errorf("peak RSS of %s: %w", f.Name, err)
 	}
-	defer file.Close()
-	return parseVmHWM(file)
-}
-
-// parseVmHWM reads the "VmHWM:  1234 kB" line of a /proc status file.
-func parseVmHWM(r io.Reader) (int64, error) {
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:")
-		if !ok {
-			continue
-		}
-		fields := strings.Fields(rest)
-		if len(fields) != 2 || fields[1] != "kB" {
-			return 0, fmt.Errorf("unexpected VmHWM line %q", sc.Text())
-		}
-		kb, err := strconv.ParseInt(fields[0], 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("VmHWM %q: %w", fields[0], err)
-		}
-		return kb * 1024, nil
-	}
-	if err := sc.Err(); err != nil {
-		return 0, err
-	}
-	return 0, errors.New("no VmHWM line in the process status")
+	return n, nil
 }
 
 // kill ends the process at once (Lambda's answer to a timeout).
