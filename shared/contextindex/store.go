@@ -227,20 +227,18 @@ func (s *Store) AddMemoryVectors(ctx context.Context, tenant string, emb Embedde
 	}
 	embedded := 0
 	for range maxSaveAttempts {
+		// MemoryVectors decodes a new set on every call: adding to it
+		// changes nothing another caller holds.
 		cur, etag, err := s.MemoryVectors(ctx, tenant, emb.Model(), "")
 		if err != nil {
 			return embedded, err
 		}
-		next := NewVectors(cur.Model)
-		if err := next.Merge(cur); err != nil {
-			return embedded, err
-		}
-		n, err := next.EmbedMissing(ctx, emb, texts, EmbedBatch)
+		n, err := cur.EmbedMissing(ctx, emb, texts, EmbedBatch)
 		embedded += n
 		if err != nil || n == 0 {
 			return embedded, err
 		}
-		_, err = s.SaveMemoryVectors(ctx, tenant, next, etag)
+		_, err = s.SaveMemoryVectors(ctx, tenant, cur, etag)
 		if !errors.Is(err, ErrPrecondition) {
 			return embedded, err
 		}

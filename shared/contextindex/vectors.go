@@ -79,22 +79,6 @@ func (v *Vectors) Add(hash string, vec []float32) error {
 	return nil
 }
 
-// Merge adds every vector of o that v lacks; o must be of the same model.
-func (v *Vectors) Merge(o *Vectors) error {
-	if o == nil {
-		return nil
-	}
-	if o.Model != v.Model {
-		return fmt.Errorf("merge %s vectors into %s vectors", o.Model, v.Model)
-	}
-	for i, h := range o.keys {
-		if err := v.Add(h, o.data[i*o.Dims:(i+1)*o.Dims]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // EmbedMissing embeds the texts whose hash has no vector yet, batch texts
 // at a time, and adds their vectors. It returns how many texts it embedded.
 func (v *Vectors) EmbedMissing(ctx context.Context, emb Embedder, texts []string, batch int) (int, error) {
