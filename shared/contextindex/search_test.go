@@ -132,10 +132,10 @@ func TestSearchHybrid(t *testing.T) {
 	if c.Vectors() != 5 {
 		t.Fatalf("%d documents have vectors, want 5", c.Vectors())
 	}
-	qv, _ := emb.Embed(context.Background(), []string{"token refresh race"})
-	norm := NewVectors("q")
-	_ = norm.Add("q", qv[0])
-	q, _ := norm.Get("q")
+	q, err := EmbedQuery(context.Background(), emb, "token refresh race")
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	hits, mode := c.Search(Query{Text: "token refresh race", Vector: q})
 	if mode != ModeHybrid {

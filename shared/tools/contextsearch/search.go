@@ -101,23 +101,11 @@ func (s *Service) search(ctx context.Context, call toolkit.Call, in searchInput)
 	return toolkit.Result{Data: out, Message: msg}, nil
 }
 
-// embedQuery embeds the query, normalised, within queryEmbedTimeout.
+// embedQuery embeds the query within queryEmbedTimeout.
 func (s *Service) embedQuery(ctx context.Context, query string) ([]float32, error) {
 	ctx, cancel := context.WithTimeout(ctx, queryEmbedTimeout)
 	defer cancel()
-	vecs, err := s.o.Embedder.Embed(ctx, []string{contextindex.Doc{Content: query}.EmbedText()})
-	if err != nil {
-		return nil, err
-	}
-	if len(vecs) != 1 {
-		return nil, fmt.Errorf("embedder returned %d vectors for 1 query", len(vecs))
-	}
-	v := contextindex.NewVectors(s.o.Embedder.Model())
-	if err := v.Add("query", vecs[0]); err != nil {
-		return nil, err
-	}
-	unit, _ := v.Get("query")
-	return unit, nil
+	return contextindex.EmbedQuery(ctx, s.o.Embedder, query)
 }
 
 // toJSON renders one hit as the contract's result object.
