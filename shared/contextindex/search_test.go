@@ -132,6 +132,9 @@ func TestSearchHybrid(t *testing.T) {
 	if c.Vectors() != 5 {
 		t.Fatalf("%d documents have vectors, want 5", c.Vectors())
 	}
+	if n, missing, all := len(seg.WithoutVectors(vecs)), fresh.WithoutVectors(vecs), len(seg.WithoutVectors(nil)); n != 0 || len(missing) != 1 || missing[0].ID != "g" || all != 5 {
+		t.Errorf("without vectors: %d of the embedded segment, %v of the fresh one, %d with no vectors at all", n, missing, all)
+	}
 	q, err := EmbedQuery(context.Background(), emb, "token refresh race")
 	if err != nil {
 		t.Fatal(err)

@@ -63,9 +63,9 @@ func (b *builder) start(key string, job func(ctx context.Context)) chan struct{}
 
 func (b *builder) wait() { b.wg.Wait() }
 
-// memory embeds, in the background, the memory entries without a vector.
+// memory embeds, in the background, memory entries that have no vector;
+// docs is the job's own.
 func (b *builder) memory(tenant string, docs []contextindex.Doc) {
-	docs = append([]contextindex.Doc(nil), docs...)
 	b.start("memory/"+tenant, func(ctx context.Context) {
 		n, err := b.store.AddMemoryVectors(ctx, tenant, b.embed, docs)
 		if err != nil {

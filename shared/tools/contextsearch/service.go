@@ -143,8 +143,11 @@ func (s *Service) corpus(ctx context.Context, tenant string) (*contextindex.Corp
 		}
 	}
 	if s.build != nil && s.o.Embedder != nil {
-		// After reading the vectors: this call ranks with what exists.
-		s.build.memory(tenant, ts.docs)
+		// After reading the vectors: this call ranks with what exists,
+		// and only entries without a vector are sent to be embedded.
+		if missing := ts.memSeg.WithoutVectors(ts.vectors); len(missing) > 0 {
+			s.build.memory(tenant, missing)
+		}
 	}
 	parts := [3]any{ts.memSeg, ts.code, ts.vectors}
 	if ts.corpus == nil || parts != ts.parts {
