@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/toolshed/toolshed/shared/codechunk"
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
@@ -114,11 +115,7 @@ func toJSON(h contextindex.Hit) resultJSON {
 	r := resultJSON{ID: d.ID, Type: d.Type, Content: d.Content, Source: string(d.Source),
 		Score: math.Round(h.Score*10000) / 10000}
 	if d.Source == contextindex.SourceCode && len(r.Content) > maxCodeContent {
-		cut := maxCodeContent
-		for cut > 0 && !utf8.RuneStart(r.Content[cut]) {
-			cut--
-		}
-		r.Content = r.Content[:cut] + "\n…"
+		r.Content = codechunk.Cut(r.Content, maxCodeContent) + "\n…"
 	}
 	if d.Module != "" {
 		r.Module = &d.Module
