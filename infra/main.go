@@ -36,10 +36,10 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/repo"
-	"github.com/toolshed/toolshed/shared/tools/contextsearch"
 )
 
 // stackName is the CloudFormation stack name of the app.
@@ -92,8 +92,8 @@ const (
 // Snapshot publication that triggers the indexer: objects created under
 // snapshotsPrefix whose key ends in pointerSuffix (snapshots/*/current.json).
 const (
-	snapshotsPrefix = indexer.SnapshotPrefix
-	pointerSuffix   = "/" + indexer.PointerName
+	snapshotsPrefix = repo.Prefix
+	pointerSuffix   = "/" + repo.PointerName
 )
 
 // Memory stream reading: batches of streamBatchSize, failed records
@@ -366,7 +366,7 @@ func toolEnv(tool toolSpec, tables map[config.Table]awsdynamodb.Table, bucket aw
 // that fall back to the default repository.
 func readsRepositories(grants []family.Grant) bool {
 	for _, g := range grants {
-		if g.Kind == family.ObjectGrant && (g.Prefix == repo.Prefix || g.Prefix == contextsearch.IndexPrefix) {
+		if g.Kind == family.ObjectGrant && (g.Prefix == repo.Prefix || g.Prefix == contextindex.BucketPrefix) {
 			return true
 		}
 	}

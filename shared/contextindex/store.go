@@ -52,10 +52,14 @@ type Pointer struct {
 //	<tenant>/<commit>/vectors.bin          chunk vectors (with an embedder)
 //	<tenant>/memory/<model>.vectors.bin    vectors of memory entries
 //
-// Deployed, Blobs is the bucket under "indexes/".
+// Deployed, Blobs is the bucket under BucketPrefix.
 type Store struct {
 	blobs Blobs
 }
+
+// BucketPrefix is where indexes live in the deployment's bucket: the
+// indexer Lambda writes them there and context_search reads them.
+const BucketPrefix = "indexes/"
 
 // NewStore returns a Store over b.
 func NewStore(b Blobs) *Store { return &Store{blobs: b} }

@@ -31,25 +31,18 @@ import (
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/store"
-)
-
-// Prefixes of the bucket the indexer reads and writes.
-const (
-	SnapshotPrefix = "snapshots/"
-	IndexPrefix    = "indexes/"
-	// PointerName is the object whose creation publishes a snapshot.
-	PointerName = "current.json"
 )
 
 // Grants are what the deployed indexer may touch besides its stream
 // (whose read permissions come with the event source mapping): read
 // snapshots, read and write indexes, embed with Titan V2.
 var Grants = []family.Grant{
-	family.Objects(SnapshotPrefix, "s3:GetObject"),
-	family.List(SnapshotPrefix),
-	family.Objects(IndexPrefix, "s3:GetObject", "s3:PutObject"),
-	family.List(IndexPrefix),
+	family.Objects(repo.Prefix, "s3:GetObject"),
+	family.List(repo.Prefix),
+	family.Objects(contextindex.BucketPrefix, "s3:GetObject", "s3:PutObject"),
+	family.List(contextindex.BucketPrefix),
 	family.Model(embedding.TitanV2),
 }
 
@@ -97,11 +90,12 @@ func (ix *Indexer) Handle(ctx context.Context, raw json.RawMessage) (any, error)
 	}
 }
 
-// repoOf returns <repo> of a snapshots/<repo>/current.json key.
+// repoOf returns <repo> of a snapshots/<repo>/current.json key (the
+// object whose creation publishes a snapshot).
 func repoOf(key string) (string, bool) {
-	rest, ok := strings.CutPrefix(key, SnapshotPrefix)
-	repo, name, ok2 := strings.Cut(rest, "/")
-	return repo, ok && ok2 && name == PointerName && repo != "" && !strings.Contains(name, "/")
+	rest, ok := strings.CutPrefix(key, repo.Prefix)
+	name, ok2 := strings.CutSuffix(rest, "/"+repo.PointerName)
+	return name, ok && ok2 && name != "" && !strings.Contains(name, "/")
 }
 
 // handleS3 indexes each published snapshot of the event.

@@ -23,7 +23,7 @@ import (
 func TestIndexer(t *testing.T) {
 	m := emulator.StartMoto(t)
 	newStore := func(t *testing.T) *contextindex.Store {
-		return contextindex.NewStore(&contextindex.S3Blobs{Client: m.S3(), Bucket: m.NewBucket(t), Prefix: IndexPrefix})
+		return contextindex.NewStore(&contextindex.S3Blobs{Client: m.S3(), Bucket: m.NewBucket(t), Prefix: contextindex.BucketPrefix})
 	}
 	t.Run("snapshot published", func(t *testing.T) { testSnapshotPublished(t, newStore(t)) })
 	t.Run("snapshot errors", func(t *testing.T) { testSnapshotErrors(t, newStore(t)) })

@@ -56,7 +56,7 @@ func New(ctx context.Context, env *family.Env, snapshots Snapshots) (*Indexer, e
 		return nil, fmt.Errorf("embedder: %w", err)
 	}
 	return &Indexer{
-		Store:     contextindex.NewStore(&contextindex.S3Blobs{Client: client, Bucket: bucket, Prefix: IndexPrefix}),
+		Store:     contextindex.NewStore(&contextindex.S3Blobs{Client: client, Bucket: bucket, Prefix: contextindex.BucketPrefix}),
 		Embedder:  emb,
 		Snapshots: snapshots,
 		Now:       time.Now,

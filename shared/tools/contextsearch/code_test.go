@@ -102,7 +102,7 @@ func TestLocalCode(t *testing.T) {
 // index through its pointer, revalidated by ETag, and memory vectors.
 func TestDeployedS3(t *testing.T) {
 	m := emulator.StartMoto(t)
-	blobs := &contextindex.S3Blobs{Client: m.S3(), Bucket: m.NewBucket(t), Prefix: contextsearch.IndexPrefix}
+	blobs := &contextindex.S3Blobs{Client: m.S3(), Bucket: m.NewBucket(t), Prefix: contextindex.BucketPrefix}
 	ctx := context.Background()
 	idx := contextindex.NewStore(blobs)
 	repo := copyPackages(t, "container/list")
@@ -171,7 +171,7 @@ func TestDeployedS3(t *testing.T) {
 // tools read its snapshot.
 func TestDefaultRepositoryIndex(t *testing.T) {
 	m := emulator.StartMoto(t)
-	blobs := &contextindex.S3Blobs{Client: m.S3(), Bucket: m.NewBucket(t), Prefix: contextsearch.IndexPrefix}
+	blobs := &contextindex.S3Blobs{Client: m.S3(), Bucket: m.NewBucket(t), Prefix: contextindex.BucketPrefix}
 	ctx := context.Background()
 	snap, _ := (&dirSource{root: copyPackages(t, "container/list")}).Open(ctx, "shared")
 	snap.Commit = "c1"
