@@ -98,11 +98,19 @@ func TestLocalCode(t *testing.T) {
 	}
 }
 
-// TestDeployedS3 reads indexes the indexer keeps in S3 (moto): the code
-// index through its pointer, revalidated by ETag, and memory vectors.
-func TestDeployedS3(t *testing.T) {
+// TestS3 runs the tests that read indexes from S3 on one moto_server.
+func TestS3(t *testing.T) {
 	m := emulator.StartMoto(t)
-	blobs := &contextindex.S3Blobs{Client: m.S3(), Bucket: m.NewBucket(t), Prefix: contextindex.BucketPrefix}
+	newBlobs := func(t *testing.T) *contextindex.S3Blobs {
+		return &contextindex.S3Blobs{Client: m.S3(), Bucket: m.NewBucket(t), Prefix: contextindex.BucketPrefix}
+	}
+	t.Run("deployed", func(t *testing.T) { testDeployedS3(t, newBlobs(t)) })
+	t.Run("default repository", func(t *testing.T) { testDefaultRepositoryIndex(t, newBlobs(t)) })
+}
+
+// testDeployedS3 reads indexes the indexer keeps in S3: the code index
+// through its pointer, revalidated by ETag, and memory vectors.
+func testDeployedS3(t *testing.T, blobs *contextindex.S3Blobs) {
 	ctx := context.Background()
 	idx := contextindex.NewStore(blobs)
 	repo := copyPackages(t, "container/list")
@@ -166,12 +174,10 @@ func TestDeployedS3(t *testing.T) {
 	}
 }
 
-// TestDefaultRepositoryIndex: deployed, a tenant without a code index of
+// testDefaultRepositoryIndex: deployed, a tenant without a code index of
 // its own searches the default repository's, as the other repository
 // tools read its snapshot.
-func TestDefaultRepositoryIndex(t *testing.T) {
-	m := emulator.StartMoto(t)
-	blobs := &contextindex.S3Blobs{Client: m.S3(), Bucket: m.NewBucket(t), Prefix: contextindex.BucketPrefix}
+func testDefaultRepositoryIndex(t *testing.T, blobs *contextindex.S3Blobs) {
 	ctx := context.Background()
 	snap, _ := (&dirSource{root: copyPackages(t, "container/list")}).Open(ctx, "shared")
 	snap.Commit = "c1"
