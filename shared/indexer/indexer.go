@@ -61,6 +61,26 @@ type Indexer struct {
 	Log       *slog.Logger
 }
 
+// New builds an Indexer from an Env: the bucket's indexes
+// (contextindex.BucketPrefix) and the configured embedder.
+func New(ctx context.Context, env *family.Env, snapshots Snapshots) (*Indexer, error) {
+	client, bucket, err := env.S3(ctx)
+	if err != nil {
+		return nil, err
+	}
+	emb, err := embedding.FromConfig(ctx, env.Config, env.AWS)
+	if err != nil {
+		return nil, fmt.Errorf("embedder: %w", err)
+	}
+	return &Indexer{
+		Store:     contextindex.NewStore(&contextindex.S3Blobs{Client: client, Bucket: bucket, Prefix: contextindex.BucketPrefix}),
+		Embedder:  emb,
+		Snapshots: snapshots,
+		Now:       time.Now,
+		Log:       env.Log,
+	}, nil
+}
+
 // Handle takes one Lambda event, an S3 notification or a DynamoDB stream
 // batch, told apart by the records' eventSource.
 func (ix *Indexer) Handle(ctx context.Context, raw json.RawMessage) (any, error) {
