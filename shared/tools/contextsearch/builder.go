@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/toolshed/toolshed/shared/contextindex"
@@ -25,6 +26,10 @@ type builder struct {
 	every  time.Duration
 	now    func() time.Time
 	log    *slog.Logger
+
+	// saves counts the indexes written: the service re-reads stored
+	// indexes only when it changed.
+	saves atomic.Uint64
 
 	mu      sync.Mutex
 	running map[string]chan struct{} // job key → closed when done
@@ -73,6 +78,7 @@ func (b *builder) memory(tenant string, docs []contextindex.Doc) {
 			return
 		}
 		if n > 0 {
+			b.saves.Add(1)
 			b.log.Info("context index: embedded memory entries", "tenant", tenant, "entries", n)
 		}
 	})
@@ -137,6 +143,7 @@ func (b *builder) refreshCode(ctx context.Context, tenant string) {
 		b.log.Warn("context index: saving the code index failed", "tenant", tenant, "error", err)
 		return
 	}
+	b.saves.Add(1)
 	if err := b.store.Prune(tenant, ix.Commit); err != nil {
 		b.log.Warn("context index: removing old code indexes failed", "tenant", tenant, "error", err)
 	}

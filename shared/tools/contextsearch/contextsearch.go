@@ -119,7 +119,8 @@ type Options struct {
 	// deployment's default repository); "" for none.
 	DefaultRepo string
 	// Revalidate is how long stored indexes are trusted before asking the
-	// store again; 0 asks on every call.
+	// store again; 0 asks on every call. With BuildLocally the builder is
+	// their only writer: they are trusted until it saves new ones.
 	Revalidate time.Duration
 	// RefreshCode is how often a local build looks for changed files
 	// (default 30 s).
