@@ -149,13 +149,19 @@ func (ix *Indexer) IndexSnapshot(ctx context.Context, repo string) error {
 	if err != nil {
 		return fmt.Errorf("open snapshot: %w", err)
 	}
-	prev, err := ix.Store.CurrentCode(ctx, repo)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		ix.Log.Warn("indexer: previous index unreadable; building from scratch", "repo", repo, "error", err)
-	}
-	if prev != nil && snap.Commit != "" && prev.Commit == snap.Commit && (ix.Embedder == nil || prev.Vectors != nil && prev.Vectors.Model == ix.Embedder.Model()) {
+	// The pointer says what is indexed: a repeated event (S3 notifies at
+	// least once) stops here without loading the index.
+	p, _, err := ix.Store.Pointer(ctx, repo, "")
+	if err == nil && snap.Commit != "" && p.Commit == snap.Commit && (ix.Embedder == nil || p.Model == ix.Embedder.Model()) {
 		ix.Log.Info("indexer: snapshot already indexed", "repo", repo, "commit", snap.Commit)
 		return nil
+	}
+	var prev *contextindex.CodeIndex
+	if err == nil {
+		prev, err = ix.Store.LoadCode(ctx, repo, p.Commit)
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		ix.Log.Warn("indexer: previous index unreadable; building from scratch", "repo", repo, "error", err)
 	}
 	start := time.Now()
 	code, st, err := contextindex.BuildCode(ctx, prev, snap, ix.Embedder, ix.Now())
