@@ -85,9 +85,10 @@ func (b *builder) memory(tenant string, docs []contextindex.Doc) {
 }
 
 // code makes sure the tenant has a code index: the first time, it builds
-// one (lexically, so it is quick) and waits for it while ctx lasts; later
-// it refreshes it in the background every b.every, re-cutting only changed
-// files and embedding only new chunks.
+// one (lexically, so it is quick) and, unless an index is stored already,
+// waits for it while ctx lasts; later it refreshes it in the background
+// every b.every, re-cutting only changed files and embedding only new
+// chunks.
 func (b *builder) code(ctx context.Context, tenant string) error {
 	if b.source == nil {
 		return nil
@@ -106,7 +107,12 @@ func (b *builder) code(ctx context.Context, tenant string) error {
 	if seen {
 		return nil
 	}
-	select { // first use: wait for the lexical index
+	// First use in this process: an index saved earlier serves while the
+	// job brings it up to date (embedding what changed may take long).
+	if _, _, err := b.store.Pointer(ctx, tenant, ""); err == nil {
+		return nil
+	}
+	select { // no index at all: wait for the lexical one
 	case <-done:
 		return nil
 	case <-ctx.Done():

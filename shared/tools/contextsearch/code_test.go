@@ -2,6 +2,7 @@ package contextsearch_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -230,5 +231,43 @@ func TestRepoSnapshots(t *testing.T) {
 	// Hidden files (.gitignore), ignored, excluded and binary ones are left out.
 	if want := []string{"main.go"}; !slices.Equal(got, want) {
 		t.Errorf("indexed %v, want the searchable files %v", got, want)
+	}
+}
+
+// blockingEmbedder holds every Embed call until release is closed, then
+// fails it.
+type blockingEmbedder struct{ release chan struct{} }
+
+func (b blockingEmbedder) Model() string { return "blocking" }
+
+func (b blockingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	select {
+	case <-b.release:
+		return nil, errors.New("released")
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// TestLocalCodeRestart: a new process serves the index an earlier one
+// saved at once, while it brings the index up to date in the background,
+// however long embedding what changed takes.
+func TestLocalCodeRestart(t *testing.T) {
+	repo := copyPackages(t, "container/list")
+	blobs := &contextindex.DirBlobs{Root: filepath.Join(t.TempDir(), "index")}
+	src := &dirSource{root: repo}
+	st := newBolt(t)
+	h := newHarness(t, st, contextsearch.Options{Blobs: blobs, BuildLocally: true, Code: src})
+	h.search(t, "local", `{"query":"doubly linked list"}`)
+	h.svc.Settle()
+
+	// The files change while no server runs; the next one embeds slowly.
+	os.WriteFile(filepath.Join(repo, "container", "list", "zebra.go"), []byte("package list\n\n// Zebra stripes a list.\nfunc Zebra() {}\n"), 0o644)
+	emb := blockingEmbedder{release: make(chan struct{})}
+	h2 := newHarness(t, st, contextsearch.Options{Blobs: blobs, BuildLocally: true, Code: src, Embedder: emb})
+	t.Cleanup(func() { close(emb.release) }) // before h2 settles
+	out := h2.search(t, "local", `{"query":"doubly linked list"}`)
+	if len(out.Results) == 0 || !strings.HasPrefix(out.Results[0].ID, "container/list/list.go:") {
+		t.Errorf("the saved index: %+v", out.Results)
 	}
 }
