@@ -91,8 +91,8 @@ const (
 // Snapshot publication that triggers the indexer: objects created under
 // snapshotsPrefix whose key ends in pointerSuffix (snapshots/*/current.json).
 const (
-	snapshotsPrefix = indexer.SnapshotPrefix
-	pointerSuffix   = "/" + indexer.PointerName
+	snapshotsPrefix = repo.Prefix
+	pointerSuffix   = "/" + repo.PointerName
 )
 
 // Memory stream reading: batches of streamBatchSize, failed records

@@ -17,11 +17,11 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 	"github.com/aws/jsii-runtime-go"
 	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/schema"
-	"github.com/toolshed/toolshed/shared/tools/contextsearch"
 	"github.com/toolshed/toolshed/shared/toolset"
 )
 
@@ -812,7 +812,7 @@ func TestSnapshotLifecycle(t *testing.T) {
 		_, has := vars["TOOLSHED_DEFAULT_REPO"]
 		// Anchored on the grants, not on the flag the stack reads.
 		reads := slices.ContainsFunc(tool.Grants, func(g family.Grant) bool {
-			return g.Kind == family.ObjectGrant && (g.Prefix == repo.Prefix || g.Prefix == contextsearch.IndexPrefix)
+			return g.Kind == family.ObjectGrant && (g.Prefix == repo.Prefix || g.Prefix == contextindex.BucketPrefix)
 		})
 		if has != reads {
 			t.Errorf("%s: TOOLSHED_DEFAULT_REPO set %t, reads repositories %t", tool.Name, has, reads)

@@ -3,6 +3,6 @@
 // entries (the Memory table's stream). See shared/indexer.
 package main
 
-import "github.com/toolshed/toolshed/shared/indexer"
+import "github.com/toolshed/toolshed/shared/lambdaentry"
 
-func main() { indexer.Start() }
+func main() { lambdaentry.StartIndexer() }

@@ -146,15 +146,12 @@ func run(root, queriesFile string, verbose bool) error {
 	report("lexical", nil)
 	if emb != nil {
 		report("hybrid", func(text string) []float32 {
-			vecs, err := emb.Embed(ctx, []string{contextindex.Doc{Content: text}.EmbedText()})
+			vec, err := contextindex.EmbedQuery(ctx, emb, text)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, "embed query:", err)
 				return nil
 			}
-			v := contextindex.NewVectors(model)
-			v.Add("q", vecs[0])
-			unit, _ := v.Get("q")
-			return unit
+			return vec
 		})
 	}
 	return nil

@@ -69,7 +69,7 @@ func Split(p string, content []byte) []Chunk {
 	}
 	for i := range chunks {
 		chunks[i].Path = p
-		chunks[i].Text = cut(chunks[i].Text, MaxChunkBytes)
+		chunks[i].Text = Cut(chunks[i].Text, MaxChunkBytes)
 	}
 	return chunks
 }
@@ -126,8 +126,8 @@ func indent(l string) int {
 	return len(l) - len(strings.TrimLeft(l, " \t"))
 }
 
-// cut returns at most n bytes of s without splitting a UTF-8 character.
-func cut(s string, n int) string {
+// Cut returns at most n bytes of s without splitting a UTF-8 character.
+func Cut(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

@@ -58,9 +58,7 @@ func benchCorpus(b *testing.B, n, dims int) (*Corpus, [][]float32) {
 			vecs.Add(h, random())
 		}
 		for range 16 {
-			q := NewVectors("q")
-			q.Add("q", random())
-			v, _ := q.Get("q")
+			v, _ := unit(random())
 			queries = append(queries, v)
 		}
 	}

@@ -17,6 +17,8 @@ import (
 	"encoding/hex"
 	"strings"
 	"time"
+
+	"github.com/toolshed/toolshed/shared/codechunk"
 )
 
 // Source is what kind of item a document is.
@@ -63,7 +65,7 @@ func (d Doc) EmbedText() string {
 	default:
 		t = d.Content
 	}
-	return cutUTF8(t, MaxEmbedBytes)
+	return codechunk.Cut(t, MaxEmbedBytes)
 }
 
 // MaxEmbedBytes bounds the text sent to an embedding model (Titan Text
@@ -74,17 +76,6 @@ const MaxEmbedBytes = 8000
 func TextHash(text string) string {
 	sum := sha256.Sum256([]byte(text))
 	return hex.EncodeToString(sum[:])
-}
-
-// cutUTF8 returns at most n bytes of s without splitting a character.
-func cutUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
 }
 
 // ModuleMatches reports whether a document's module lies in the filter's

@@ -94,9 +94,6 @@ func (s *Segment) sortTerms() {
 	slices.Sort(s.terms)
 }
 
-// Terms returns how many distinct terms the segment has.
-func (s *Segment) Terms() int { return len(s.terms) }
-
 // withPrefix calls fn for every term of the segment starting with p.
 func (s *Segment) withPrefix(p string, fn func(term string)) {
 	i := sort.SearchStrings(s.terms, p)

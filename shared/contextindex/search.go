@@ -377,6 +377,18 @@ func (s *Segment) hashes() []string {
 	return s.hashList
 }
 
+// WithoutVectors returns the segment's documents that have no vector in v
+// (every document when v is nil).
+func (s *Segment) WithoutVectors(v *Vectors) []Doc {
+	var out []Doc
+	for i, h := range s.hashes() {
+		if _, ok := v.Get(h); !ok {
+			out = append(out, s.Docs[i])
+		}
+	}
+	return out
+}
+
 // hashCache is embedded in Segment.
 type hashCache struct {
 	hashOnce sync.Once

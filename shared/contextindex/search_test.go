@@ -132,10 +132,13 @@ func TestSearchHybrid(t *testing.T) {
 	if c.Vectors() != 5 {
 		t.Fatalf("%d documents have vectors, want 5", c.Vectors())
 	}
-	qv, _ := emb.Embed(context.Background(), []string{"token refresh race"})
-	norm := NewVectors("q")
-	_ = norm.Add("q", qv[0])
-	q, _ := norm.Get("q")
+	if n, missing, all := len(seg.WithoutVectors(vecs)), fresh.WithoutVectors(vecs), len(seg.WithoutVectors(nil)); n != 0 || len(missing) != 1 || missing[0].ID != "g" || all != 5 {
+		t.Errorf("without vectors: %d of the embedded segment, %v of the fresh one, %d with no vectors at all", n, missing, all)
+	}
+	q, err := EmbedQuery(context.Background(), emb, "token refresh race")
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	hits, mode := c.Search(Query{Text: "token refresh race", Vector: q})
 	if mode != ModeHybrid {

@@ -52,10 +52,14 @@ type Pointer struct {
 //	<tenant>/<commit>/vectors.bin          chunk vectors (with an embedder)
 //	<tenant>/memory/<model>.vectors.bin    vectors of memory entries
 //
-// Deployed, Blobs is the bucket under "indexes/".
+// Deployed, Blobs is the bucket under BucketPrefix.
 type Store struct {
 	blobs Blobs
 }
+
+// BucketPrefix is where indexes live in the deployment's bucket: the
+// indexer Lambda writes them there and context_search reads them.
+const BucketPrefix = "indexes/"
 
 // NewStore returns a Store over b.
 func NewStore(b Blobs) *Store { return &Store{blobs: b} }
@@ -227,20 +231,18 @@ func (s *Store) AddMemoryVectors(ctx context.Context, tenant string, emb Embedde
 	}
 	embedded := 0
 	for range maxSaveAttempts {
+		// MemoryVectors decodes a new set on every call: adding to it
+		// changes nothing another caller holds.
 		cur, etag, err := s.MemoryVectors(ctx, tenant, emb.Model(), "")
 		if err != nil {
 			return embedded, err
 		}
-		next := NewVectors(cur.Model)
-		if err := next.Merge(cur); err != nil {
-			return embedded, err
-		}
-		n, err := next.EmbedMissing(ctx, emb, texts, EmbedBatch)
+		n, err := cur.EmbedMissing(ctx, emb, texts, EmbedBatch)
 		embedded += n
 		if err != nil || n == 0 {
 			return embedded, err
 		}
-		_, err = s.SaveMemoryVectors(ctx, tenant, next, etag)
+		_, err = s.SaveMemoryVectors(ctx, tenant, cur, etag)
 		if !errors.Is(err, ErrPrecondition) {
 			return embedded, err
 		}

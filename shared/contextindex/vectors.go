@@ -63,36 +63,45 @@ func (v *Vectors) Add(hash string, vec []float32) error {
 	if len(vec) != v.Dims || v.Dims == 0 {
 		return fmt.Errorf("vector of %d dimensions, the %s vectors have %d", len(vec), v.Model, v.Dims)
 	}
+	u, err := unit(vec)
+	if err != nil {
+		return err
+	}
+	v.rows[hash] = len(v.keys)
+	v.keys = append(v.keys, hash)
+	v.data = append(v.data, u...)
+	return nil
+}
+
+// unit returns vec scaled to unit length; a vector of zero or undefined
+// length is an error.
+func unit(vec []float32) ([]float32, error) {
 	var sum float64
 	for _, x := range vec {
 		sum += float64(x) * float64(x)
 	}
 	if sum == 0 || math.IsNaN(sum) || math.IsInf(sum, 0) {
-		return errors.New("vector of zero or undefined length")
+		return nil, errors.New("vector of zero or undefined length")
 	}
 	inv := float32(1 / math.Sqrt(sum))
-	v.rows[hash] = len(v.keys)
-	v.keys = append(v.keys, hash)
-	for _, x := range vec {
-		v.data = append(v.data, x*inv)
+	out := make([]float32, len(vec))
+	for i, x := range vec {
+		out[i] = x * inv
 	}
-	return nil
+	return out, nil
 }
 
-// Merge adds every vector of o that v lacks; o must be of the same model.
-func (v *Vectors) Merge(o *Vectors) error {
-	if o == nil {
-		return nil
+// EmbedQuery embeds a search query the way documents are embedded
+// (EmbedText) and returns its unit-length vector, ready for Query.Vector.
+func EmbedQuery(ctx context.Context, emb Embedder, text string) ([]float32, error) {
+	vecs, err := emb.Embed(ctx, []string{Doc{Content: text}.EmbedText()})
+	if err != nil {
+		return nil, err
 	}
-	if o.Model != v.Model {
-		return fmt.Errorf("merge %s vectors into %s vectors", o.Model, v.Model)
+	if len(vecs) != 1 {
+		return nil, fmt.Errorf("embedder returned %d vectors for 1 query", len(vecs))
 	}
-	for i, h := range o.keys {
-		if err := v.Add(h, o.data[i*o.Dims:(i+1)*o.Dims]); err != nil {
-			return err
-		}
-	}
-	return nil
+	return unit(vecs[0])
 }
 
 // EmbedMissing embeds the texts whose hash has no vector yet, batch texts

@@ -22,27 +22,20 @@ import (
 	"github.com/toolshed/toolshed/shared/contextindex"
 )
 
-// Providers, the values of TOOLSHED_EMBEDDER.
-const (
-	ProviderNone    = config.EmbedderNone
-	ProviderBedrock = config.EmbedderBedrock
-	ProviderOpenAI  = config.EmbedderOpenAI
-)
-
 // FromConfig returns the configured embedder, or nil for none. awsConfig
 // loads the AWS configuration (only asked for Bedrock). An empty
 // cfg.Embedder is none.
 func FromConfig(ctx context.Context, cfg config.Config, awsConfig func(context.Context) (aws.Config, error)) (contextindex.Embedder, error) {
 	switch cfg.Embedder {
-	case ProviderNone, "":
+	case config.EmbedderNone, "":
 		return nil, nil
-	case ProviderBedrock:
+	case config.EmbedderBedrock:
 		ac, err := awsConfig(ctx)
 		if err != nil {
 			return nil, err
 		}
 		return NewBedrock(NewBedrockClient(ac), cfg.EmbedDimensions), nil
-	case ProviderOpenAI:
+	case config.EmbedderOpenAI:
 		return NewOpenAI(OpenAIOptions{URL: cfg.EmbedURL, Model: cfg.EmbedModel, Key: cfg.EmbedKey, Dimensions: cfg.EmbedDimensions})
 	}
 	return nil, fmt.Errorf("unknown embedder %q", cfg.Embedder)

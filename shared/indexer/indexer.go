@@ -31,25 +31,18 @@ import (
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/store"
-)
-
-// Prefixes of the bucket the indexer reads and writes.
-const (
-	SnapshotPrefix = "snapshots/"
-	IndexPrefix    = "indexes/"
-	// PointerName is the object whose creation publishes a snapshot.
-	PointerName = "current.json"
 )
 
 // Grants are what the deployed indexer may touch besides its stream
 // (whose read permissions come with the event source mapping): read
 // snapshots, read and write indexes, embed with Titan V2.
 var Grants = []family.Grant{
-	family.Objects(SnapshotPrefix, "s3:GetObject"),
-	family.List(SnapshotPrefix),
-	family.Objects(IndexPrefix, "s3:GetObject", "s3:PutObject"),
-	family.List(IndexPrefix),
+	family.Objects(repo.Prefix, "s3:GetObject"),
+	family.List(repo.Prefix),
+	family.Objects(contextindex.BucketPrefix, "s3:GetObject", "s3:PutObject"),
+	family.List(contextindex.BucketPrefix),
 	family.Model(embedding.TitanV2),
 }
 
@@ -66,6 +59,26 @@ type Indexer struct {
 	Snapshots Snapshots             // nil: snapshot events are refused
 	Now       func() time.Time
 	Log       *slog.Logger
+}
+
+// New builds an Indexer from an Env: the bucket's indexes
+// (contextindex.BucketPrefix) and the configured embedder.
+func New(ctx context.Context, env *family.Env, snapshots Snapshots) (*Indexer, error) {
+	client, bucket, err := env.S3(ctx)
+	if err != nil {
+		return nil, err
+	}
+	emb, err := embedding.FromConfig(ctx, env.Config, env.AWS)
+	if err != nil {
+		return nil, fmt.Errorf("embedder: %w", err)
+	}
+	return &Indexer{
+		Store:     contextindex.NewStore(&contextindex.S3Blobs{Client: client, Bucket: bucket, Prefix: contextindex.BucketPrefix}),
+		Embedder:  emb,
+		Snapshots: snapshots,
+		Now:       time.Now,
+		Log:       env.Log,
+	}, nil
 }
 
 // Handle takes one Lambda event, an S3 notification or a DynamoDB stream
@@ -97,11 +110,12 @@ func (ix *Indexer) Handle(ctx context.Context, raw json.RawMessage) (any, error)
 	}
 }
 
-// repoOf returns <repo> of a snapshots/<repo>/current.json key.
+// repoOf returns <repo> of a snapshots/<repo>/current.json key (the
+// object whose creation publishes a snapshot).
 func repoOf(key string) (string, bool) {
-	rest, ok := strings.CutPrefix(key, SnapshotPrefix)
-	repo, name, ok2 := strings.Cut(rest, "/")
-	return repo, ok && ok2 && name == PointerName && repo != "" && !strings.Contains(name, "/")
+	rest, ok := strings.CutPrefix(key, repo.Prefix)
+	name, ok2 := strings.CutSuffix(rest, "/"+repo.PointerName)
+	return name, ok && ok2 && name != "" && !strings.Contains(name, "/")
 }
 
 // handleS3 indexes each published snapshot of the event.
@@ -135,13 +149,19 @@ func (ix *Indexer) IndexSnapshot(ctx context.Context, repo string) error {
 	if err != nil {
 		return fmt.Errorf("open snapshot: %w", err)
 	}
-	prev, err := ix.Store.CurrentCode(ctx, repo)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		ix.Log.Warn("indexer: previous index unreadable; building from scratch", "repo", repo, "error", err)
-	}
-	if prev != nil && snap.Commit != "" && prev.Commit == snap.Commit && (ix.Embedder == nil || prev.Vectors != nil && prev.Vectors.Model == ix.Embedder.Model()) {
+	// The pointer says what is indexed: a repeated event (S3 notifies at
+	// least once) stops here without loading the index.
+	p, _, err := ix.Store.Pointer(ctx, repo, "")
+	if err == nil && snap.Commit != "" && p.Commit == snap.Commit && (ix.Embedder == nil || p.Model == ix.Embedder.Model()) {
 		ix.Log.Info("indexer: snapshot already indexed", "repo", repo, "commit", snap.Commit)
 		return nil
+	}
+	var prev *contextindex.CodeIndex
+	if err == nil {
+		prev, err = ix.Store.LoadCode(ctx, repo, p.Commit)
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		ix.Log.Warn("indexer: previous index unreadable; building from scratch", "repo", repo, "error", err)
 	}
 	start := time.Now()
 	code, st, err := contextindex.BuildCode(ctx, prev, snap, ix.Embedder, ix.Now())

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -23,11 +24,36 @@ import (
 func TestIndexer(t *testing.T) {
 	m := emulator.StartMoto(t)
 	newStore := func(t *testing.T) *contextindex.Store {
-		return contextindex.NewStore(&contextindex.S3Blobs{Client: m.S3(), Bucket: m.NewBucket(t), Prefix: IndexPrefix})
+		return contextindex.NewStore(&contextindex.S3Blobs{Client: m.S3(), Bucket: m.NewBucket(t), Prefix: contextindex.BucketPrefix})
 	}
-	t.Run("snapshot published", func(t *testing.T) { testSnapshotPublished(t, newStore(t)) })
+	t.Run("snapshot published", func(t *testing.T) {
+		blobs := &countingBlobs{Blobs: &contextindex.S3Blobs{Client: m.S3(), Bucket: m.NewBucket(t), Prefix: contextindex.BucketPrefix}}
+		testSnapshotPublished(t, blobs)
+	})
 	t.Run("snapshot errors", func(t *testing.T) { testSnapshotErrors(t, newStore(t)) })
 	t.Run("memory stream", func(t *testing.T) { testMemoryStream(t, newStore(t), newStore(t)) })
+}
+
+// countingBlobs counts the objects read other than pointers.
+type countingBlobs struct {
+	contextindex.Blobs
+	mu   sync.Mutex
+	gets int
+}
+
+func (c *countingBlobs) Get(ctx context.Context, key, etag string) ([]byte, string, error) {
+	if !strings.HasSuffix(key, "/"+contextindex.PointerFile) {
+		c.mu.Lock()
+		c.gets++
+		c.mu.Unlock()
+	}
+	return c.Blobs.Get(ctx, key, etag)
+}
+
+func (c *countingBlobs) loads() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.gets
 }
 
 // mapSnapshots serves repo → snapshot from memory (shared/repo's reader
@@ -71,9 +97,11 @@ func newIndexer(t *testing.T, st *contextindex.Store, emb contextindex.Embedder,
 
 // testSnapshotPublished: the S3 event of snapshots/acme/current.json
 // builds indexes/acme/<commit>/ and its pointer, then a new commit is
-// built incrementally, and a repeated event is a no-op.
-func testSnapshotPublished(t *testing.T, st *contextindex.Store) {
+// built incrementally, and a repeated event is a no-op that reads only the
+// pointer.
+func testSnapshotPublished(t *testing.T, blobs *countingBlobs) {
 	ctx := context.Background()
+	st := contextindex.NewStore(blobs)
 	srv, emb := embedtest.Start(t)
 	files := map[string]string{
 		"README.md":         "# Acme\n\nBilling service.\n",
@@ -95,11 +123,15 @@ func testSnapshotPublished(t *testing.T, st *contextindex.Store) {
 	embedded := srv.Texts.Load()
 
 	// The same event again (Lambda retries, duplicate notifications).
+	loads := blobs.loads()
 	if _, err := ix.Handle(ctx, fixture(t, "s3-snapshot-published.json")); err != nil {
 		t.Fatal(err)
 	}
 	if srv.Texts.Load() != embedded {
 		t.Error("an indexed commit was embedded again")
+	}
+	if n := blobs.loads() - loads; n != 0 {
+		t.Errorf("a repeated event read %d index files; the pointer tells it is indexed", n)
 	}
 
 	// A new commit changing one file: only its chunk is embedded.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
@@ -13,9 +14,11 @@ import (
 	"github.com/toolshed/toolshed/contracts"
 	"github.com/toolshed/toolshed/shared/auth"
 	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/gcsettings"
 	"github.com/toolshed/toolshed/shared/httpapi"
+	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/lambdainvoke"
 	"github.com/toolshed/toolshed/shared/mcpserver"
 	"github.com/toolshed/toolshed/shared/ratelimit"
@@ -78,6 +81,22 @@ func StartAuthorizer() {
 	stores, err := family.NewEnv(cfg, log).Stores(context.Background())
 	fatalIf(log, "open storage", err)
 	lambda.Start(auth.Authorizer{Keys: stores.APIKeys}.Handle)
+}
+
+// StartIndexer is the main of the indexer Lambda (shared/indexer): the
+// bucket's indexes and the configured embedder built once, snapshots read
+// from the bucket with the files grep_codebase searches.
+func StartIndexer() {
+	log, cfg := setup()
+	// Each event is a pointer that has just moved: never trust a cached one.
+	cfg.RepoRefresh = time.Nanosecond
+	ctx := context.Background()
+	env := family.NewEnv(cfg, log)
+	src, err := env.Repo(ctx)
+	fatalIf(log, "repository source", err)
+	ix, err := indexer.New(ctx, env, contextindex.RepoSnapshots{Source: src})
+	fatalIf(log, "indexer", err)
+	lambda.Start(ix.Handle)
 }
 
 func setup() (*slog.Logger, config.Config) {

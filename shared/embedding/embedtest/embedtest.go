@@ -17,8 +17,8 @@ import (
 	"github.com/toolshed/toolshed/shared/embedding"
 )
 
-// Dims is the size of the server's vectors.
-const Dims = 64
+// dims is the size of the server's vectors.
+const dims = 64
 
 // Server is the running server.
 type Server struct {
@@ -43,14 +43,14 @@ func Start(tb testing.TB) (*Server, contextindex.Embedder) {
 	return s, emb
 }
 
-// Vector is the server's vector for a text.
-func Vector(text string) []float32 {
-	v := make([]float32, Dims)
+// vector is the server's vector for a text.
+func vector(text string) []float32 {
+	v := make([]float32, dims)
 	v[0] = 0.01 // never the zero vector
 	for _, tok := range contextindex.Tokens(text) {
 		h := fnv.New32a()
 		h.Write([]byte(tok))
-		v[h.Sum32()%Dims]++
+		v[h.Sum32()%dims]++
 	}
 	return v
 }
@@ -75,7 +75,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	data := make([]item, len(req.Input))
 	for i, text := range req.Input {
-		data[i] = item{"embedding", i, Vector(text)}
+		data[i] = item{"embedding", i, vector(text)}
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": "feature-hash"})

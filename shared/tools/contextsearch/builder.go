@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/toolshed/toolshed/shared/contextindex"
@@ -25,6 +26,10 @@ type builder struct {
 	every  time.Duration
 	now    func() time.Time
 	log    *slog.Logger
+
+	// saves counts the indexes written: the service re-reads stored
+	// indexes only when it changed.
+	saves atomic.Uint64
 
 	mu      sync.Mutex
 	running map[string]chan struct{} // job key → closed when done
@@ -63,9 +68,9 @@ func (b *builder) start(key string, job func(ctx context.Context)) chan struct{}
 
 func (b *builder) wait() { b.wg.Wait() }
 
-// memory embeds, in the background, the memory entries without a vector.
+// memory embeds, in the background, memory entries that have no vector;
+// docs is the job's own.
 func (b *builder) memory(tenant string, docs []contextindex.Doc) {
-	docs = append([]contextindex.Doc(nil), docs...)
 	b.start("memory/"+tenant, func(ctx context.Context) {
 		n, err := b.store.AddMemoryVectors(ctx, tenant, b.embed, docs)
 		if err != nil {
@@ -73,15 +78,17 @@ func (b *builder) memory(tenant string, docs []contextindex.Doc) {
 			return
 		}
 		if n > 0 {
+			b.saves.Add(1)
 			b.log.Info("context index: embedded memory entries", "tenant", tenant, "entries", n)
 		}
 	})
 }
 
 // code makes sure the tenant has a code index: the first time, it builds
-// one (lexically, so it is quick) and waits for it while ctx lasts; later
-// it refreshes it in the background every b.every, re-cutting only changed
-// files and embedding only new chunks.
+// one (lexically, so it is quick) and, unless an index is stored already,
+// waits for it while ctx lasts; later it refreshes it in the background
+// every b.every, re-cutting only changed files and embedding only new
+// chunks.
 func (b *builder) code(ctx context.Context, tenant string) error {
 	if b.source == nil {
 		return nil
@@ -100,7 +107,12 @@ func (b *builder) code(ctx context.Context, tenant string) error {
 	if seen {
 		return nil
 	}
-	select { // first use: wait for the lexical index
+	// First use in this process: an index saved earlier serves while the
+	// job brings it up to date (embedding what changed may take long).
+	if _, _, err := b.store.Pointer(ctx, tenant, ""); err == nil {
+		return nil
+	}
+	select { // no index at all: wait for the lexical one
 	case <-done:
 		return nil
 	case <-ctx.Done():
@@ -137,6 +149,7 @@ func (b *builder) refreshCode(ctx context.Context, tenant string) {
 		b.log.Warn("context index: saving the code index failed", "tenant", tenant, "error", err)
 		return
 	}
+	b.saves.Add(1)
 	if err := b.store.Prune(tenant, ix.Commit); err != nil {
 		b.log.Warn("context index: removing old code indexes failed", "tenant", tenant, "error", err)
 	}

@@ -2,6 +2,7 @@ package contextsearch_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -98,11 +99,19 @@ func TestLocalCode(t *testing.T) {
 	}
 }
 
-// TestDeployedS3 reads indexes the indexer keeps in S3 (moto): the code
-// index through its pointer, revalidated by ETag, and memory vectors.
-func TestDeployedS3(t *testing.T) {
+// TestS3 runs the tests that read indexes from S3 on one moto_server.
+func TestS3(t *testing.T) {
 	m := emulator.StartMoto(t)
-	blobs := &contextindex.S3Blobs{Client: m.S3(), Bucket: m.NewBucket(t), Prefix: contextsearch.IndexPrefix}
+	newBlobs := func(t *testing.T) *contextindex.S3Blobs {
+		return &contextindex.S3Blobs{Client: m.S3(), Bucket: m.NewBucket(t), Prefix: contextindex.BucketPrefix}
+	}
+	t.Run("deployed", func(t *testing.T) { testDeployedS3(t, newBlobs(t)) })
+	t.Run("default repository", func(t *testing.T) { testDefaultRepositoryIndex(t, newBlobs(t)) })
+}
+
+// testDeployedS3 reads indexes the indexer keeps in S3: the code index
+// through its pointer, revalidated by ETag, and memory vectors.
+func testDeployedS3(t *testing.T, blobs *contextindex.S3Blobs) {
 	ctx := context.Background()
 	idx := contextindex.NewStore(blobs)
 	repo := copyPackages(t, "container/list")
@@ -166,12 +175,10 @@ func TestDeployedS3(t *testing.T) {
 	}
 }
 
-// TestDefaultRepositoryIndex: deployed, a tenant without a code index of
+// testDefaultRepositoryIndex: deployed, a tenant without a code index of
 // its own searches the default repository's, as the other repository
 // tools read its snapshot.
-func TestDefaultRepositoryIndex(t *testing.T) {
-	m := emulator.StartMoto(t)
-	blobs := &contextindex.S3Blobs{Client: m.S3(), Bucket: m.NewBucket(t), Prefix: contextsearch.IndexPrefix}
+func testDefaultRepositoryIndex(t *testing.T, blobs *contextindex.S3Blobs) {
 	ctx := context.Background()
 	snap, _ := (&dirSource{root: copyPackages(t, "container/list")}).Open(ctx, "shared")
 	snap.Commit = "c1"
@@ -224,5 +231,43 @@ func TestRepoSnapshots(t *testing.T) {
 	// Hidden files (.gitignore), ignored, excluded and binary ones are left out.
 	if want := []string{"main.go"}; !slices.Equal(got, want) {
 		t.Errorf("indexed %v, want the searchable files %v", got, want)
+	}
+}
+
+// blockingEmbedder holds every Embed call until release is closed, then
+// fails it.
+type blockingEmbedder struct{ release chan struct{} }
+
+func (b blockingEmbedder) Model() string { return "blocking" }
+
+func (b blockingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	select {
+	case <-b.release:
+		return nil, errors.New("released")
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// TestLocalCodeRestart: a new process serves the index an earlier one
+// saved at once, while it brings the index up to date in the background,
+// however long embedding what changed takes.
+func TestLocalCodeRestart(t *testing.T) {
+	repo := copyPackages(t, "container/list")
+	blobs := &contextindex.DirBlobs{Root: filepath.Join(t.TempDir(), "index")}
+	src := &dirSource{root: repo}
+	st := newBolt(t)
+	h := newHarness(t, st, contextsearch.Options{Blobs: blobs, BuildLocally: true, Code: src})
+	h.search(t, "local", `{"query":"doubly linked list"}`)
+	h.svc.Settle()
+
+	// The files change while no server runs; the next one embeds slowly.
+	os.WriteFile(filepath.Join(repo, "container", "list", "zebra.go"), []byte("package list\n\n// Zebra stripes a list.\nfunc Zebra() {}\n"), 0o644)
+	emb := blockingEmbedder{release: make(chan struct{})}
+	h2 := newHarness(t, st, contextsearch.Options{Blobs: blobs, BuildLocally: true, Code: src, Embedder: emb})
+	t.Cleanup(func() { close(emb.release) }) // before h2 settles
+	out := h2.search(t, "local", `{"query":"doubly linked list"}`)
+	if len(out.Results) == 0 || !strings.HasPrefix(out.Results[0].ID, "container/list/list.go:") {
+		t.Errorf("the saved index: %+v", out.Results)
 	}
 }

@@ -28,9 +28,6 @@ import (
 // Tool is the tool's name, as in contracts/.
 const Tool = "context_search"
 
-// IndexPrefix is where indexes live in the bucket.
-const IndexPrefix = "indexes/"
-
 // IndexDir is where indexes live under the local data directory.
 const IndexDir = "index"
 
@@ -42,8 +39,8 @@ var Family = family.Family{
 	Tools:             []string{Tool},
 	Grants: []family.Grant{
 		family.Table(config.MemoryTable, "dynamodb:Query"),
-		family.Objects(IndexPrefix, "s3:GetObject"),
-		family.List(IndexPrefix), // a missing index is then 404, not 403
+		family.Objects(contextindex.BucketPrefix, "s3:GetObject"),
+		family.List(contextindex.BucketPrefix), // a missing index is then 404, not 403
 		family.Model(embedding.TitanV2),
 	},
 	MemoryMB: 1024,
@@ -83,7 +80,7 @@ func FromEnv(ctx context.Context, env *family.Env) (*Service, error) {
 		if err != nil {
 			return nil, err
 		}
-		opts.Blobs = &contextindex.S3Blobs{Client: client, Bucket: bucket, Prefix: IndexPrefix}
+		opts.Blobs = &contextindex.S3Blobs{Client: client, Bucket: bucket, Prefix: contextindex.BucketPrefix}
 		opts.Revalidate = DefaultRevalidate
 		opts.DefaultRepo = env.Config.DefaultRepo
 		return New(opts), nil
@@ -123,7 +120,8 @@ type Options struct {
 	// deployment's default repository); "" for none.
 	DefaultRepo string
 	// Revalidate is how long stored indexes are trusted before asking the
-	// store again; 0 asks on every call.
+	// store again; 0 asks on every call. With BuildLocally the builder is
+	// their only writer: they are trusted until it saves new ones.
 	Revalidate time.Duration
 	// RefreshCode is how often a local build looks for changed files
 	// (default 30 s).

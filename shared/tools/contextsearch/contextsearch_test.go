@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/toolshed/toolshed/shared/contextindex"
@@ -337,4 +338,47 @@ func newBolt(t *testing.T) store.Stores {
 	}
 	t.Cleanup(func() { db.Close() })
 	return db.Stores()
+}
+
+// countingBlobs counts the reads of the indexes it keeps.
+type countingBlobs struct {
+	contextindex.MemBlobs
+	gets atomic.Int64
+}
+
+func (c *countingBlobs) Get(ctx context.Context, key, etag string) ([]byte, string, error) {
+	c.gets.Add(1)
+	return c.MemBlobs.Get(ctx, key, etag)
+}
+
+// TestLocalReadsIndexesAfterSaves: building locally, the service reads
+// the stored indexes again only after its builder saved new ones, not on
+// every call.
+func TestLocalReadsIndexesAfterSaves(t *testing.T) {
+	_, emb := embedtest.Start(t)
+	blobs := &countingBlobs{}
+	h := newHarness(t, newBolt(t), contextsearch.Options{Embedder: emb, Blobs: blobs, BuildLocally: true})
+	h.fixture(t, "acme")
+	h.search(t, "acme", `{"query":"token refresh race"}`)
+	h.svc.Settle() // the entries' vectors are saved
+	if out := h.search(t, "acme", `{"query":"token refresh race"}`); out.Mode != "hybrid" {
+		t.Fatalf("after the vectors were saved: mode %s", out.Mode)
+	}
+	h.svc.Settle()
+	reads := blobs.gets.Load()
+	for range 3 {
+		h.search(t, "acme", `{"query":"token refresh race"}`)
+	}
+	h.svc.Settle()
+	if got := blobs.gets.Load() - reads; got != 0 {
+		t.Errorf("3 searches with nothing saved read the stored indexes %d times", got)
+	}
+	h.write(t, "acme", contextindex.DecisionsFile, `{"timestamp":"2025-01-20T10:00:00Z","type":"rule","module":"auth","content":"Rotate signing keys every ninety days"}`)
+	h.search(t, "acme", `{"query":"rotate signing keys"}`)
+	h.svc.Settle() // the new entry's vector is saved
+	reads = blobs.gets.Load()
+	h.search(t, "acme", `{"query":"rotate signing keys"}`)
+	if blobs.gets.Load() == reads {
+		t.Error("the search after a save did not read the new vectors")
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/toolshed/toolshed/shared/codechunk"
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
@@ -101,23 +102,11 @@ func (s *Service) search(ctx context.Context, call toolkit.Call, in searchInput)
 	return toolkit.Result{Data: out, Message: msg}, nil
 }
 
-// embedQuery embeds the query, normalised, within queryEmbedTimeout.
+// embedQuery embeds the query within queryEmbedTimeout.
 func (s *Service) embedQuery(ctx context.Context, query string) ([]float32, error) {
 	ctx, cancel := context.WithTimeout(ctx, queryEmbedTimeout)
 	defer cancel()
-	vecs, err := s.o.Embedder.Embed(ctx, []string{contextindex.Doc{Content: query}.EmbedText()})
-	if err != nil {
-		return nil, err
-	}
-	if len(vecs) != 1 {
-		return nil, fmt.Errorf("embedder returned %d vectors for 1 query", len(vecs))
-	}
-	v := contextindex.NewVectors(s.o.Embedder.Model())
-	if err := v.Add("query", vecs[0]); err != nil {
-		return nil, err
-	}
-	unit, _ := v.Get("query")
-	return unit, nil
+	return contextindex.EmbedQuery(ctx, s.o.Embedder, query)
 }
 
 // toJSON renders one hit as the contract's result object.
@@ -126,11 +115,7 @@ func toJSON(h contextindex.Hit) resultJSON {
 	r := resultJSON{ID: d.ID, Type: d.Type, Content: d.Content, Source: string(d.Source),
 		Score: math.Round(h.Score*10000) / 10000}
 	if d.Source == contextindex.SourceCode && len(r.Content) > maxCodeContent {
-		cut := maxCodeContent
-		for cut > 0 && !utf8.RuneStart(r.Content[cut]) {
-			cut--
-		}
-		r.Content = r.Content[:cut] + "\n…"
+		r.Content = codechunk.Cut(r.Content, maxCodeContent) + "\n…"
 	}
 	if d.Module != "" {
 		r.Module = &d.Module

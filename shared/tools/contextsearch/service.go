@@ -82,14 +82,14 @@ type tenantState struct {
 	after  map[string]string // file → List cursor of the next refresh
 	memSeg *contextindex.Segment
 
-	code       *contextindex.CodeIndex
-	codeRepo   string // whose code index: the tenant's, or the default repository's
-	codeTag    string
-	codeLoaded time.Time
+	code     *contextindex.CodeIndex
+	codeRepo string // whose code index: the tenant's, or the default repository's
+	codeTag  string
+	codeRead checked
 
-	vectors       *contextindex.Vectors
-	vectorsTag    string
-	vectorsLoaded time.Time
+	vectors     *contextindex.Vectors
+	vectorsTag  string
+	vectorsRead checked
 
 	corpus *contextindex.Corpus
 	parts  [3]any // what corpus was built from
@@ -143,8 +143,11 @@ func (s *Service) corpus(ctx context.Context, tenant string) (*contextindex.Corp
 		}
 	}
 	if s.build != nil && s.o.Embedder != nil {
-		// After reading the vectors: this call ranks with what exists.
-		s.build.memory(tenant, ts.docs)
+		// After reading the vectors: this call ranks with what exists,
+		// and only entries without a vector are sent to be embedded.
+		if missing := ts.memSeg.WithoutVectors(ts.vectors); len(missing) > 0 {
+			s.build.memory(tenant, missing)
+		}
 	}
 	parts := [3]any{ts.memSeg, ts.code, ts.vectors}
 	if ts.corpus == nil || parts != ts.parts {
@@ -204,13 +207,43 @@ func (s *Service) refreshMemory(ctx context.Context, tenant string, ts *tenantSt
 	return nil
 }
 
+// checked is when a stored index was last asked for, and how many saves
+// the local builder had made then.
+type checked struct {
+	at    time.Time
+	saves uint64
+}
+
+// check returns the mark of an ask made now.
+func (s *Service) check() checked {
+	c := checked{at: s.o.Now()}
+	if s.build != nil {
+		c.saves = s.build.saves.Load()
+	}
+	return c
+}
+
+// trusted reports whether an index asked for at c may be used without
+// asking the store again: locally until the builder, its only writer,
+// saves again; deployed for Revalidate.
+func (s *Service) trusted(c checked) bool {
+	switch {
+	case c.at.IsZero():
+		return false
+	case s.build != nil:
+		return c.saves == s.build.saves.Load()
+	default:
+		return s.o.Now().Sub(c.at) < s.o.Revalidate
+	}
+}
+
 // refreshCode loads the tenant's current code index when the pointer
-// changed (revalidated by ETag at most every Revalidate).
+// changed (revalidated by ETag when no longer trusted).
 func (s *Service) refreshCode(ctx context.Context, tenant string, ts *tenantState) error {
-	now := s.o.Now()
-	if !ts.codeLoaded.IsZero() && now.Sub(ts.codeLoaded) < s.o.Revalidate {
+	if s.trusted(ts.codeRead) {
 		return nil
 	}
+	mark := s.check() // before reading: a save during the read is seen next time
 	repoKey := tenant
 	p, tag, err := s.store.Pointer(ctx, repoKey, ts.codeTag)
 	if errors.Is(err, fs.ErrNotExist) && s.o.DefaultRepo != "" && s.o.DefaultRepo != tenant {
@@ -239,17 +272,17 @@ func (s *Service) refreshCode(ctx context.Context, tenant string, ts *tenantStat
 		}
 		ts.codeTag = tag
 	}
-	ts.codeLoaded = now
+	ts.codeRead = mark
 	return nil
 }
 
 // refreshVectors loads the vectors of the tenant's memory entries when
-// they changed (revalidated by ETag at most every Revalidate).
+// they changed (revalidated by ETag when no longer trusted).
 func (s *Service) refreshVectors(ctx context.Context, tenant string, ts *tenantState) error {
-	now := s.o.Now()
-	if !ts.vectorsLoaded.IsZero() && now.Sub(ts.vectorsLoaded) < s.o.Revalidate {
+	if s.trusted(ts.vectorsRead) {
 		return nil
 	}
+	mark := s.check()
 	v, tag, err := s.store.MemoryVectors(ctx, tenant, s.o.Embedder.Model(), ts.vectorsTag)
 	switch {
 	case errors.Is(err, contextindex.ErrNotModified):
@@ -258,6 +291,6 @@ func (s *Service) refreshVectors(ctx context.Context, tenant string, ts *tenantS
 	default:
 		ts.vectors, ts.vectorsTag = v, tag
 	}
-	ts.vectorsLoaded = now
+	ts.vectorsRead = mark
 	return nil
 }
