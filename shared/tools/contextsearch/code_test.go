@@ -19,6 +19,7 @@ import (
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/tools/contextsearch"
+	"github.com/toolshed/toolshed/shared/tools/tooltest"
 )
 
 // copyPackages copies the non-test .go files of Go source tree packages.
@@ -60,7 +61,7 @@ func TestLocalCode(t *testing.T) {
 	data := t.TempDir()
 	clk := &clock{t: time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)}
 	src := &dirSource{root: repo}
-	st := newBolt(t)
+	st := tooltest.BoltStores(t)
 	h := newHarness(t, st, contextsearch.Options{
 		Blobs: &contextindex.DirBlobs{Root: filepath.Join(data, "index")}, BuildLocally: true,
 		Code: src, Now: clk.Now, RefreshCode: time.Minute,
@@ -124,7 +125,7 @@ func testDeployedS3(t *testing.T, blobs *contextindex.S3Blobs) {
 	if err := idx.SaveCode(ctx, "acme", ix); err != nil {
 		t.Fatal(err)
 	}
-	h := newHarness(t, newBolt(t), contextsearch.Options{Blobs: blobs})
+	h := newHarness(t, tooltest.BoltStores(t), contextsearch.Options{Blobs: blobs})
 	out := h.search(t, "acme", `{"query":"doubly linked list"}`)
 	if len(out.Results) == 0 || !strings.HasPrefix(out.Results[0].ID, "container/list/list.go:") {
 		t.Fatalf("code from S3: %+v", out.Results)
@@ -157,7 +158,7 @@ func testDeployedS3(t *testing.T, blobs *contextindex.S3Blobs) {
 	if err := idx.SaveCode(ctx, "acme", ix3); err != nil {
 		t.Fatal(err)
 	}
-	st2 := newBolt(t)
+	st2 := tooltest.BoltStores(t)
 	h = newHarness(t, st2, contextsearch.Options{Blobs: blobs, Embedder: emb})
 	h.write(t, "acme", contextindex.DecisionsFile, `{"timestamp":"2025-01-15T10:00:00Z","type":"rule","module":"container/list","content":"Never copy a List value"}`)
 	page, _ := st2.Memory.List(ctx, "acme", contextindex.DecisionsFile, store.MemoryQuery{})
@@ -189,12 +190,12 @@ func testDefaultRepositoryIndex(t *testing.T, blobs *contextindex.S3Blobs) {
 	if err := contextindex.NewStore(blobs).SaveCode(ctx, "shared", ix); err != nil {
 		t.Fatal(err)
 	}
-	h := newHarness(t, newBolt(t), contextsearch.Options{Blobs: blobs, DefaultRepo: "shared"})
+	h := newHarness(t, tooltest.BoltStores(t), contextsearch.Options{Blobs: blobs, DefaultRepo: "shared"})
 	out := h.search(t, "newcomer", `{"query":"doubly linked list"}`)
 	if len(out.Results) == 0 || !strings.HasPrefix(out.Results[0].ID, "container/list/list.go:") {
 		t.Fatalf("a tenant without an index: %+v", out.Results)
 	}
-	h = newHarness(t, newBolt(t), contextsearch.Options{Blobs: blobs})
+	h = newHarness(t, tooltest.BoltStores(t), contextsearch.Options{Blobs: blobs})
 	h.Fail(t, "newcomer", contextsearch.Tool, `{"query":"doubly linked list"}`, toolerr.ResourceNotFound)
 }
 
@@ -256,7 +257,7 @@ func TestLocalCodeRestart(t *testing.T) {
 	repo := copyPackages(t, "container/list")
 	blobs := &contextindex.DirBlobs{Root: filepath.Join(t.TempDir(), "index")}
 	src := &dirSource{root: repo}
-	st := newBolt(t)
+	st := tooltest.BoltStores(t)
 	h := newHarness(t, st, contextsearch.Options{Blobs: blobs, BuildLocally: true, Code: src})
 	h.search(t, "local", `{"query":"doubly linked list"}`)
 	h.svc.Settle()

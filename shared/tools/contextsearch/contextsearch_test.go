@@ -13,7 +13,6 @@ import (
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/embedding/embedtest"
 	"github.com/toolshed/toolshed/shared/store"
-	"github.com/toolshed/toolshed/shared/store/boltstore"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/tools/contextsearch"
 	"github.com/toolshed/toolshed/shared/tools/memory"
@@ -177,7 +176,7 @@ func TestSeedExamples(t *testing.T) {
 
 // TestMapping checks the memory-entry mapping the contract documents.
 func TestMapping(t *testing.T) {
-	h := newHarness(t, newBolt(t), contextsearch.Options{})
+	h := newHarness(t, tooltest.BoltStores(t), contextsearch.Options{})
 	h.write(t, "acme", contextindex.DecisionsFile, `{"timestamp":"2025-02-01T08:00:00Z","type":"Rule","module":"api","summary":"Quarterly summary of throttling"}`)
 	h.write(t, "acme", contextindex.DecisionsFile, `{"timestamp":"2025-02-02T08:00:00Z","type":"chore","decision":"Throttling decision text"}`)
 	h.write(t, "acme", contextindex.ProgressLogFile, `{"timestamp":"2025-02-03T08:00:00Z","session":"s-9","event":"throttling investigated"}`)
@@ -214,7 +213,7 @@ func TestMapping(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
-	h := newHarness(t, newBolt(t), contextsearch.Options{})
+	h := newHarness(t, tooltest.BoltStores(t), contextsearch.Options{})
 	e := h.Fail(t, "acme", contextsearch.Tool, `{"query":"ab"}`, toolerr.InvalidInput)
 	if e.Message != "Query must be at least 3 characters" {
 		t.Errorf("short query message %q", e.Message)
@@ -260,7 +259,7 @@ func TestFreshDiscoveryFoundAtOnce(t *testing.T) {
 // failure serves lexical results marked degraded.
 func TestHybridLocal(t *testing.T) {
 	srv, emb := embedtest.Start(t)
-	h := newHarness(t, newBolt(t), contextsearch.Options{Embedder: emb})
+	h := newHarness(t, tooltest.BoltStores(t), contextsearch.Options{Embedder: emb})
 	h.fixture(t, "acme")
 
 	out := h.search(t, "acme", `{"query":"token refresh race"}`)
@@ -330,16 +329,6 @@ func (d *dirSource) Open(ctx context.Context, tenant string) (contextindex.Snaps
 }
 
 // newBolt returns stores on a fresh embedded database.
-func newBolt(t *testing.T) store.Stores {
-	t.Helper()
-	db, err := boltstore.Open(filepath.Join(t.TempDir(), "t.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db.Stores()
-}
-
 // countingBlobs counts the reads of the indexes it keeps.
 type countingBlobs struct {
 	contextindex.MemBlobs
@@ -357,7 +346,7 @@ func (c *countingBlobs) Get(ctx context.Context, key, etag string) ([]byte, stri
 func TestLocalReadsIndexesAfterSaves(t *testing.T) {
 	_, emb := embedtest.Start(t)
 	blobs := &countingBlobs{}
-	h := newHarness(t, newBolt(t), contextsearch.Options{Embedder: emb, Blobs: blobs, BuildLocally: true})
+	h := newHarness(t, tooltest.BoltStores(t), contextsearch.Options{Embedder: emb, Blobs: blobs, BuildLocally: true})
 	h.fixture(t, "acme")
 	h.search(t, "acme", `{"query":"token refresh race"}`)
 	h.svc.Settle() // the entries' vectors are saved
