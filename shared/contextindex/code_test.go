@@ -6,13 +6,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
 
 	"github.com/toolshed/toolshed/shared/emulator"
+	"github.com/toolshed/toolshed/shared/repo/repotest"
 )
 
 // dirSnapshot lists every regular file under root as a snapshot (the
@@ -33,37 +33,6 @@ func dirSnapshot(t *testing.T, root string) Snapshot {
 		t.Fatal(err)
 	}
 	return Snapshot{FS: fsys, Files: files}
-}
-
-// copyGoroot copies some packages of the Go source tree (non-test .go
-// files) into a new directory and returns it.
-func copyGoroot(t *testing.T, pkgs ...string) string {
-	t.Helper()
-	dst := t.TempDir()
-	for _, pkg := range pkgs {
-		src := filepath.Join(runtime.GOROOT(), "src", filepath.FromSlash(pkg))
-		entries, err := os.ReadDir(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range entries {
-			if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
-				continue
-			}
-			data, err := os.ReadFile(filepath.Join(src, e.Name()))
-			if err != nil {
-				t.Fatal(err)
-			}
-			to := filepath.Join(dst, filepath.FromSlash(pkg), e.Name())
-			if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(to, data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	return dst
 }
 
 func TestBuildCodeMapFS(t *testing.T) {
@@ -117,7 +86,7 @@ func TestBuildCodeMapFS(t *testing.T) {
 // are cut and embedded again, and that the rebuilt index equals a fresh
 // build.
 func TestBuildCodeIncremental(t *testing.T) {
-	dir := copyGoroot(t, "strings", "bytes", "unicode/utf8", "container/list")
+	dir := repotest.GoPackages(t, "strings", "bytes", "unicode/utf8", "container/list")
 	ctx := context.Background()
 	emb := &wordEmbedder{}
 	first, st, err := BuildCode(ctx, nil, dirSnapshot(t, dir), emb, day(1))
@@ -191,7 +160,7 @@ func testStore(t *testing.T, blobs Blobs) {
 	if _, err := s.CurrentCode(ctx, "acme"); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("no index yet: got %v, want fs.ErrNotExist", err)
 	}
-	dir := copyGoroot(t, "container/list", "container/ring")
+	dir := repotest.GoPackages(t, "container/list", "container/ring")
 	ix, _, err := BuildCode(ctx, nil, Snapshot{FS: os.DirFS(dir), Commit: "c1", Files: dirSnapshot(t, dir).Files}, &wordEmbedder{}, day(1))
 	if err != nil {
 		t.Fatal(err)

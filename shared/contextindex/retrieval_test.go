@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/toolshed/toolshed/shared/repo/repotest"
 )
 
 // TestRetrievalSmall is the small version of scripts/contextbench: the
@@ -25,7 +27,7 @@ func TestRetrievalSmall(t *testing.T) {
 	if err := json.Unmarshal(raw, &queries); err != nil {
 		t.Fatal(err)
 	}
-	dir := copyGoroot(t, pkgs...)
+	dir := repotest.GoPackages(t, pkgs...)
 	ix, _, err := BuildCode(t.Context(), nil, dirSnapshot(t, dir), nil, time.Now())
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,6 +38,39 @@ func WriteDir(tb testing.TB, files map[string]string) string {
 		}
 	}
 	return dir
+}
+
+// GoPackages copies the non-test .go files of some packages of the Go
+// source tree (import paths such as "container/list") under a new
+// temporary directory and returns it: real code, of a known shape, for
+// tests that index or search a repository.
+func GoPackages(tb testing.TB, pkgs ...string) string {
+	tb.Helper()
+	dst := tb.TempDir()
+	for _, pkg := range pkgs {
+		src := filepath.Join(runtime.GOROOT(), "src", filepath.FromSlash(pkg))
+		entries, err := os.ReadDir(src)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, e := range entries {
+			if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
+				continue
+			}
+			data, err := os.ReadFile(filepath.Join(src, e.Name()))
+			if err != nil {
+				tb.Fatal(err)
+			}
+			to := filepath.Join(dst, filepath.FromSlash(pkg), e.Name())
+			if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+				tb.Fatal(err)
+			}
+			if err := os.WriteFile(to, data, 0o644); err != nil {
+				tb.Fatal(err)
+			}
+		}
+	}
+	return dst
 }
 
 // Files lists every regular file and symbolic link under dir, as slash

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -16,33 +15,12 @@ import (
 	"github.com/toolshed/toolshed/shared/embedding/embedtest"
 	"github.com/toolshed/toolshed/shared/emulator"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/repo/repotest"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/tools/contextsearch"
 	"github.com/toolshed/toolshed/shared/tools/tooltest"
 )
-
-// copyPackages copies the non-test .go files of Go source tree packages.
-func copyPackages(t *testing.T, pkgs ...string) string {
-	t.Helper()
-	dst := t.TempDir()
-	for _, pkg := range pkgs {
-		src := filepath.Join(runtime.GOROOT(), "src", pkg)
-		entries, err := os.ReadDir(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range entries {
-			if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
-				continue
-			}
-			data, _ := os.ReadFile(filepath.Join(src, e.Name()))
-			os.MkdirAll(filepath.Join(dst, pkg), 0o755)
-			os.WriteFile(filepath.Join(dst, pkg, e.Name()), data, 0o644)
-		}
-	}
-	return dst
-}
 
 // clock is a settable clock.
 type clock struct {
@@ -57,7 +35,7 @@ func (c *clock) Add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unloc
 // under the data directory, refreshed when files change, and searched
 // with the module filter; code results are cut and name their lines.
 func TestLocalCode(t *testing.T) {
-	repo := copyPackages(t, "container/list", "container/ring", "sort")
+	repo := repotest.GoPackages(t, "container/list", "container/ring", "sort")
 	data := t.TempDir()
 	clk := &clock{t: time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)}
 	src := &dirSource{root: repo}
@@ -115,7 +93,7 @@ func TestS3(t *testing.T) {
 func testDeployedS3(t *testing.T, blobs *contextindex.S3Blobs) {
 	ctx := context.Background()
 	idx := contextindex.NewStore(blobs)
-	repo := copyPackages(t, "container/list")
+	repo := repotest.GoPackages(t, "container/list")
 	snap, _ := (&dirSource{root: repo}).Open(ctx, "acme")
 	snap.Commit = "c1"
 	ix, _, err := contextindex.BuildCode(ctx, nil, snap, nil, time.Now())
@@ -181,7 +159,7 @@ func testDeployedS3(t *testing.T, blobs *contextindex.S3Blobs) {
 // tools read its snapshot.
 func testDefaultRepositoryIndex(t *testing.T, blobs *contextindex.S3Blobs) {
 	ctx := context.Background()
-	snap, _ := (&dirSource{root: copyPackages(t, "container/list")}).Open(ctx, "shared")
+	snap, _ := (&dirSource{root: repotest.GoPackages(t, "container/list")}).Open(ctx, "shared")
 	snap.Commit = "c1"
 	ix, _, err := contextindex.BuildCode(ctx, nil, snap, nil, time.Now())
 	if err != nil {
@@ -254,7 +232,7 @@ func (b blockingEmbedder) Embed(ctx context.Context, texts []string) ([][]float3
 // saved at once, while it brings the index up to date in the background,
 // however long embedding what changed takes.
 func TestLocalCodeRestart(t *testing.T) {
-	repo := copyPackages(t, "container/list")
+	repo := repotest.GoPackages(t, "container/list")
 	blobs := &contextindex.DirBlobs{Root: filepath.Join(t.TempDir(), "index")}
 	src := &dirSource{root: repo}
 	st := tooltest.BoltStores(t)
