@@ -244,6 +244,12 @@ func HashKey(key string) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// NewMemoryEntry returns the entry both backends store for an append of
+// content to tenant's file at now: a new id (NewMemoryID) and the time in UTC.
+func NewMemoryEntry(tenant, file, content string, now time.Time) MemoryEntry {
+	return MemoryEntry{Tenant: tenant, File: file, ID: NewMemoryID(now), Content: content, CreatedAt: now.UTC()}
+}
+
 // NewMemoryID returns a unique memory entry id for an entry made at now:
 // 19 digits of Unix nanoseconds, a dash and 16 random hex digits, so lexical
 // order is time order.

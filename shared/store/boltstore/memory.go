@@ -23,13 +23,7 @@ type memoryRecord struct {
 }
 
 func (s *memoryStore) Append(ctx context.Context, tenant, file, content string, now time.Time) (store.MemoryEntry, error) {
-	e := store.MemoryEntry{
-		Tenant:    tenant,
-		File:      file,
-		ID:        store.NewMemoryID(now),
-		Content:   content,
-		CreatedAt: now.UTC(),
-	}
+	e := store.NewMemoryEntry(tenant, file, content, now)
 	err := update(ctx, s.db, fmt.Sprintf("append memory %s", e.ID), func(tx *bolt.Tx) error {
 		b, err := nestedCreate(tx, bucketMemory, tenant, file)
 		if err != nil {

@@ -40,13 +40,7 @@ func memoryPK(tenant, file string) string {
 }
 
 func (s *memoryStore) Append(ctx context.Context, tenant, file, content string, now time.Time) (store.MemoryEntry, error) {
-	e := store.MemoryEntry{
-		Tenant:    tenant,
-		File:      file,
-		ID:        store.NewMemoryID(now),
-		Content:   content,
-		CreatedAt: now.UTC(),
-	}
+	e := store.NewMemoryEntry(tenant, file, content, now)
 	op := fmt.Sprintf("append memory %s", e.ID)
 	_, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: aws.String(s.table),
