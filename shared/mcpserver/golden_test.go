@@ -19,12 +19,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/tools/txtar"
 
-	"github.com/toolshed/toolshed/contracts"
 	"github.com/toolshed/toolshed/shared/caller"
 	"github.com/toolshed/toolshed/shared/mcpserver"
-	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/toolkit"
-	"github.com/toolshed/toolshed/shared/tools/hello"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden from the server's answers")
@@ -169,16 +166,7 @@ func TestGolden(t *testing.T) {
 // with a caller identity on every request (httpapi's job in production).
 func newHandler(t *testing.T) http.Handler {
 	t.Helper()
-	set, err := schema.Load(contracts.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := toolkit.NewPipeline(set, []toolkit.Tool{hello.New()}, toolkit.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := mcpserver.NewServer(mcpserver.Config{Name: "toolshed", Version: "golden", Tools: p.Served(), Invoker: p, MaxBody: goldenMaxBody})
-	mcpHandler := mcpserver.Handler(srv)
+	mcpHandler := helloHandler(t, mcpserver.Config{Name: "toolshed", Version: "golden", MaxBody: goldenMaxBody}, toolkit.Options{})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := caller.With(r.Context(), caller.Identity{Tenant: "golden", RequestID: "req-golden"})
 		mcpHandler.ServeHTTP(w, r.WithContext(ctx))

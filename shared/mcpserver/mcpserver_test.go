@@ -34,7 +34,7 @@ func TestSDKLogsAtDebug(t *testing.T) {
 		t.Run(tt.level.String(), func(t *testing.T) {
 			var buf bytes.Buffer
 			log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: tt.level}))
-			h := handlerWithLog(t, log)
+			h := helloHandler(t, mcpserver.Config{Name: "toolshed", Version: "test", Log: log}, toolkit.Options{})
 			for _, body := range []string{
 				`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
 				`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"hello","arguments":{"name":"World"}}}`,
@@ -62,17 +62,21 @@ func TestSDKLogsAtDebug(t *testing.T) {
 	}
 }
 
-func handlerWithLog(t *testing.T, log *slog.Logger) http.Handler {
+// helloHandler serves hello from the real contracts: cfg names the server
+// (and sets its logger and body limit where a test needs them), opts are
+// the pipeline's options.
+func helloHandler(t *testing.T, cfg mcpserver.Config, opts toolkit.Options) http.Handler {
 	t.Helper()
 	set, err := schema.Load(contracts.FS)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := toolkit.NewPipeline(set, []toolkit.Tool{hello.New()}, toolkit.Options{})
+	p, err := toolkit.NewPipeline(set, []toolkit.Tool{hello.New()}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return mcpserver.Handler(mcpserver.NewServer(mcpserver.Config{Name: "toolshed", Version: "test", Tools: p.Served(), Invoker: p, Log: log}))
+	cfg.Tools, cfg.Invoker = p.Served(), p
+	return mcpserver.Handler(mcpserver.NewServer(cfg))
 }
 
 func post(t *testing.T, h http.Handler, body string) int {
@@ -130,16 +134,8 @@ func (o *observed) Observe(_ context.Context, r toolkit.Record) { *o = append(*o
 // tool accepts is refused as the pipeline refuses it (an isError result
 // with SIZE_LIMIT_EXCEEDED, counted and observed), under the caller's id.
 func TestOversizedArguments(t *testing.T) {
-	set, err := schema.Load(contracts.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var seen observed
-	p, err := toolkit.NewPipeline(set, []toolkit.Tool{hello.New()}, toolkit.Options{Observer: &seen})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := mcpserver.Handler(mcpserver.NewServer(mcpserver.Config{Name: "t", Version: "1", Tools: p.Served(), Invoker: p}))
+	h := helloHandler(t, mcpserver.Config{Name: "t", Version: "1"}, toolkit.Options{Observer: &seen})
 	body := `{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"hello","arguments":{"name":"` + strings.Repeat("a", 3<<20) + `"}}}`
 	req := httptest.NewRequest("POST", "/mcp", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
