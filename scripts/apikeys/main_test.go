@@ -13,17 +13,15 @@ import (
 	"github.com/toolshed/toolshed/shared/backend"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
+	"github.com/toolshed/toolshed/shared/tools/tooltest"
 )
 
+// now is the clock every command in these tests reads.
+func now() time.Time { return time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC) }
+
 func TestCreateListRevoke(t *testing.T) {
-	db, err := boltstore.Open(filepath.Join(t.TempDir(), "k.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	keys := db.Stores().APIKeys
+	keys := tooltest.BoltStores(t).APIKeys
 	ctx := context.Background()
-	now := func() time.Time { return time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC) }
 
 	var out bytes.Buffer
 	if err := command(ctx, keys, []string{"create", "-tenant", "acme", "-name", "laptop"}, &out, now); err != nil {
@@ -65,14 +63,8 @@ func TestCreateListRevoke(t *testing.T) {
 }
 
 func TestRevokeTwiceAndDelete(t *testing.T) {
-	db, err := boltstore.Open(filepath.Join(t.TempDir(), "k.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	keys := db.Stores().APIKeys
+	keys := tooltest.BoltStores(t).APIKeys
 	ctx := context.Background()
-	now := func() time.Time { return time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC) }
 	var out bytes.Buffer
 	if err := command(ctx, keys, []string{"create", "-tenant", "acme", "-name", "laptop"}, &out, now); err != nil {
 		t.Fatal(err)
