@@ -1,36 +1,10 @@
 package main
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/toolshed/toolshed/shared/config"
 )
-
-// statements returns a function's Allow statements (X-Ray aside) as
-// written in the template: actions, resources and conditions.
-func statements(t *testing.T, fnID string) []map[string]any {
-	t.Helper()
-	role := synth.Resources[fnID].Properties["Role"].(map[string]any)["Fn::GetAtt"].([]any)[0].(string)
-	var out []map[string]any
-	for _, p := range resourcesOfType("AWS::IAM::Policy") {
-		if !slices.ContainsFunc(asList(p.Properties["Roles"]), func(r any) bool { return equalJSON(r, ref(role)) }) {
-			continue
-		}
-		for _, s := range asList(p.Properties["PolicyDocument"].(map[string]any)["Statement"]) {
-			stmt := s.(map[string]any)
-			var actions []string
-			for _, a := range asList(stmt["Action"]) {
-				actions = append(actions, a.(string))
-			}
-			if isXRay(actions) {
-				continue
-			}
-			out = append(out, stmt)
-		}
-	}
-	return out
-}
 
 // TestWebFetchAndFileIOPolicies spells out the two roles in full: web-fetch
 // may touch nothing but its rate counter; file-io may also get and put

@@ -230,9 +230,10 @@ func asList(v any) []any {
 	return []any{v}
 }
 
-// roleActions returns, for the function's role, resource (as JSON) → sorted
-// actions, leaving out the X-Ray statement that active tracing adds.
-func roleActions(t *testing.T, fnID string) map[string][]string {
+// statements returns the statements of every policy attached to the role
+// of function fnID, as written in the template (actions, resources and
+// conditions), leaving out the X-Ray grant on "*" that active tracing adds.
+func statements(t *testing.T, fnID string) []map[string]any {
 	t.Helper()
 	fn := synth.Resources[fnID]
 	role, ok := fn.Properties["Role"].(map[string]any)["Fn::GetAtt"].([]any)
@@ -241,34 +242,49 @@ func roleActions(t *testing.T, fnID string) map[string][]string {
 	}
 	roleID := role[0].(string)
 
-	out := map[string][]string{}
+	var out []map[string]any
 	found := false
 	for _, p := range resourcesOfType("AWS::IAM::Policy") {
 		if !slices.ContainsFunc(asList(p.Properties["Roles"]), func(r any) bool { return equalJSON(r, ref(roleID)) }) {
 			continue
 		}
 		found = true
-		doc := p.Properties["PolicyDocument"].(map[string]any)
-		for _, s := range asList(doc["Statement"]) {
+		for _, s := range asList(p.Properties["PolicyDocument"].(map[string]any)["Statement"]) {
 			stmt := s.(map[string]any)
-			if stmt["Effect"] != "Allow" {
-				t.Errorf("function %s: unexpected %v statement", fnID, stmt["Effect"])
-			}
-			var actions []string
-			for _, a := range asList(stmt["Action"]) {
-				actions = append(actions, a.(string))
-			}
-			if isXRay(actions) && equalJSON(stmt["Resource"], "*") {
+			if isXRay(actionsOf(stmt)) && equalJSON(stmt["Resource"], "*") {
 				continue
 			}
-			for _, r := range asList(stmt["Resource"]) {
-				key, _ := json.Marshal(r)
-				out[string(key)] = append(out[string(key)], actions...)
-			}
+			out = append(out, stmt)
 		}
 	}
 	if !found {
 		t.Fatalf("function %s: no policy attached to role %s", fnID, roleID)
+	}
+	return out
+}
+
+// actionsOf returns a statement's actions as a list.
+func actionsOf(stmt map[string]any) []string {
+	var actions []string
+	for _, a := range asList(stmt["Action"]) {
+		actions = append(actions, a.(string))
+	}
+	return actions
+}
+
+// roleActions returns, for the function's role, resource (as JSON) → sorted
+// actions (X-Ray aside, as in statements); every statement must Allow.
+func roleActions(t *testing.T, fnID string) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for _, stmt := range statements(t, fnID) {
+		if stmt["Effect"] != "Allow" {
+			t.Errorf("function %s: unexpected %v statement", fnID, stmt["Effect"])
+		}
+		for _, r := range asList(stmt["Resource"]) {
+			key, _ := json.Marshal(r)
+			out[string(key)] = append(out[string(key)], actionsOf(stmt)...)
+		}
 	}
 	for k := range out {
 		sort.Strings(out[k])
