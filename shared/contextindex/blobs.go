@@ -16,9 +16,8 @@ import (
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/smithy-go"
+	"github.com/toolshed/toolshed/shared/repo"
 )
 
 // DirBlobs keeps objects as files under a directory (the local data
@@ -122,7 +121,7 @@ func (b *S3Blobs) Get(ctx context.Context, key, etag string) ([]byte, string, er
 	}
 	out, err := b.Client.GetObject(ctx, in)
 	if err != nil {
-		switch status(err) {
+		switch repo.HTTPStatus(err) {
 		case http.StatusNotModified:
 			return nil, etag, ErrNotModified
 		case http.StatusNotFound:
@@ -153,7 +152,7 @@ func (b *S3Blobs) Put(ctx context.Context, key string, data []byte, match string
 	}
 	out, err := b.Client.PutObject(ctx, in)
 	if err != nil {
-		switch status(err) {
+		switch repo.HTTPStatus(err) {
 		case http.StatusPreconditionFailed, http.StatusConflict, http.StatusNotFound:
 			// 404: If-Match on a key that is gone; 409: a concurrent
 			// conditional write.
@@ -162,24 +161,4 @@ func (b *S3Blobs) Put(ctx context.Context, key string, data []byte, match string
 		return "", fmt.Errorf("s3 put %s: %w", b.Prefix+key, err)
 	}
 	return aws.ToString(out.ETag), nil
-}
-
-// status returns the HTTP status of an S3 error, 0 if it has none.
-func status(err error) int {
-	var re *awshttp.ResponseError
-	if errors.As(err, &re) {
-		return re.HTTPStatusCode()
-	}
-	var ae smithy.APIError
-	if errors.As(err, &ae) {
-		switch ae.ErrorCode() {
-		case "NoSuchKey", "NotFound":
-			return http.StatusNotFound
-		case "NotModified":
-			return http.StatusNotModified
-		case "PreconditionFailed":
-			return http.StatusPreconditionFailed
-		}
-	}
-	return 0
 }

@@ -129,7 +129,7 @@ func Publish(ctx context.Context, c ObjectStore, in PublishInput) (Published, er
 // ReadPointer returns the tenant's pointer; ok is false when there is none.
 func ReadPointer(ctx context.Context, c ObjectGetter, bucket, tenant string) (p Pointer, ok bool, err error) {
 	out, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: &bucket, Key: aws.String(PointerKey(tenant))})
-	if httpStatus(err) == 404 {
+	if HTTPStatus(err) == 404 {
 		return Pointer{}, false, nil
 	}
 	if err != nil {
@@ -265,7 +265,7 @@ func Rollback(ctx context.Context, c ObjectStore, bucket, tenant, commit string,
 	}
 	key := ZipKey(tenant, commit)
 	head, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &bucket, Key: &key})
-	if httpStatus(err) == 404 {
+	if HTTPStatus(err) == 404 {
 		return Pointer{}, fmt.Errorf("%w: %s", ErrNoSnapshot, key)
 	}
 	if err != nil {

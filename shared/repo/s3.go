@@ -184,7 +184,7 @@ func (s *S3) fetch(ctx context.Context, name, etag string, cur Pointer, snap Sna
 		in.IfNoneMatch = aws.String(etag)
 	}
 	out, err := s.client.GetObject(ctx, in)
-	switch status := httpStatus(err); {
+	switch status := HTTPStatus(err); {
 	case err == nil:
 	case status == http.StatusNotModified:
 		return etag, cur, snap, nil
@@ -276,8 +276,9 @@ func (s *S3) evict(keep *s3Repo) {
 // the files, their case-folded copies and trigram filters.
 func (p Pointer) memory() int64 { return p.ZipBytes + p.Bytes*5/2 }
 
-// httpStatus returns the HTTP status of a failed S3 call, or 0.
-func httpStatus(err error) int {
+// HTTPStatus returns the HTTP status of a failed S3 call, or 0 when the
+// call got no response.
+func HTTPStatus(err error) int {
 	var re *awshttp.ResponseError
 	if errors.As(err, &re) {
 		return re.HTTPStatusCode()
