@@ -18,16 +18,15 @@ import (
 // is both the quota count (the bucket itself is the ledger, so nothing
 // can drift) and the check that no file stands where a folder is needed,
 // or the reverse, so that the bucket accepts exactly what a local
-// directory would. A process writes one file of a tenant at a time, so the
-// quota is exact within it; writes of one tenant in several processes at
-// once (Lambda instances) may each pass the check, so a tenant can
-// overshoot its quota by at most one file (MaxFileBytes) per other
-// instance writing.
+// directory would. Concurrent writes of one tenant may each pass the quota
+// check, so a tenant can overshoot its quota by at most one file
+// (MaxFileBytes) per write in flight. (They are not serialized, as Dir's
+// are: a queue of network round trips would make a tenant's concurrent
+// writes wait on each other, and Lambda instances would race anyway.)
 type Bucket struct {
 	client *s3.Client
 	bucket string
 	quota  config.Quota
-	locks  tenantLocks
 }
 
 // NewBucket returns the workspaces in the bucket.
@@ -62,7 +61,6 @@ func (b *Bucket) Write(ctx context.Context, tenant, p string, data []byte) error
 	if len(data) > MaxFileBytes {
 		return tooLarge(p)
 	}
-	defer b.locks.lock(tenant)()
 	pre, _ := prefix(tenant)
 	stored, err := b.survey(ctx, pre, p)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"sync"
 	"syscall"
 
 	"github.com/toolshed/toolshed/shared/config"
@@ -203,4 +204,28 @@ func fsError(p string, err error, inTheWay Kind, reason string) error {
 		return unavailable(p, "the disk is full", err)
 	}
 	return unavailable(p, "the storage failed", err)
+}
+
+// tenantLocks serializes each tenant's writes to a Dir, so that a
+// quota check and the write it allows are not interleaved with another
+// write of the same tenant.
+type tenantLocks struct {
+	mu    sync.Mutex
+	locks map[string]*sync.Mutex
+}
+
+// lock takes the tenant's lock and returns its unlock.
+func (t *tenantLocks) lock(tenant string) func() {
+	t.mu.Lock()
+	if t.locks == nil {
+		t.locks = map[string]*sync.Mutex{}
+	}
+	l, ok := t.locks[tenant]
+	if !ok {
+		l = &sync.Mutex{}
+		t.locks[tenant] = l
+	}
+	t.mu.Unlock()
+	l.Lock()
+	return l.Unlock
 }

@@ -16,7 +16,6 @@ package workspace
 import (
 	"fmt"
 	"io"
-	"sync"
 
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/sandboxpath"
@@ -163,28 +162,4 @@ func (t *tally) allow(quota config.Quota, size int64) error {
 			"workspace quota exceeded: %d of %d bytes stored, this write needs %d more", t.used.Bytes, quota.Bytes, size-t.old)}
 	}
 	return nil
-}
-
-// tenantLocks serializes each tenant's writes within a process, so that a
-// quota check and the write it allows are not interleaved with another
-// write of the same tenant.
-type tenantLocks struct {
-	mu    sync.Mutex
-	locks map[string]*sync.Mutex
-}
-
-// lock takes the tenant's lock and returns its unlock.
-func (t *tenantLocks) lock(tenant string) func() {
-	t.mu.Lock()
-	if t.locks == nil {
-		t.locks = map[string]*sync.Mutex{}
-	}
-	l, ok := t.locks[tenant]
-	if !ok {
-		l = &sync.Mutex{}
-		t.locks[tenant] = l
-	}
-	t.mu.Unlock()
-	l.Lock()
-	return l.Unlock
 }
