@@ -87,12 +87,11 @@ func run(root string, subsetSize, runs int) error {
 	rgVersion, _ := exec.Command("rg", "--version").Output()
 	fmt.Printf("machine: %d CPUs, GOMAXPROCS %d, %s; %s\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), firstLine(rgVersion))
 
-	full, err := repo.NewLocal(root)
+	fullSnap, err := repo.NewLocal(root, repo.LocalOptions{})
 	if err != nil {
 		return err
 	}
-	defer full.Close()
-	fullSnap, _ := full.Open(context.Background(), "bench")
+	defer fullSnap.Close()
 	fullFiles, err := fullSnap.Searchable(context.Background())
 	if err != nil {
 		return err
@@ -208,7 +207,7 @@ func s3OpenOnce(b *testing.B, dir string) error {
 
 // zipSnapshot packs files of root into memory and opens the zip, as the
 // S3 source holds a snapshot.
-func zipSnapshot(root string, files []*repo.File) (repo.Snapshot, error) {
+func zipSnapshot(root string, files []*repo.File) (repo.View, error) {
 	var paths []string
 	for _, f := range files {
 		paths = append(paths, f.Path)
@@ -226,7 +225,7 @@ func zipSnapshot(root string, files []*repo.File) (repo.Snapshot, error) {
 	if _, err := repo.Pack(&buf, root, paths, 1<<40); err != nil {
 		return nil, err
 	}
-	snap, err := repo.OpenZip(buf.Bytes(), "bench")
+	snap, err := repo.OpenZip(buf.Bytes(), "bench", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -235,12 +234,12 @@ func zipSnapshot(root string, files []*repo.File) (repo.Snapshot, error) {
 }
 
 // fixedSource serves one snapshot to everyone.
-type fixedSource struct{ snap repo.Snapshot }
+type fixedSource struct{ snap repo.View }
 
-func (f fixedSource) Open(context.Context, string) (repo.Snapshot, error) { return f.snap, nil }
+func (f fixedSource) Open(context.Context, string) (repo.View, error) { return f.snap, nil }
 
 // compare runs every class on the tool and on rg and prints a table.
-func compare(title, dir string, snap repo.Snapshot, runs int) (bool, error) {
+func compare(title, dir string, snap repo.View, runs int) (bool, error) {
 	p, err := pipeline(grep.Tools(fixedSource{snap}))
 	if err != nil {
 		return false, err
@@ -299,11 +298,12 @@ func compare(title, dir string, snap repo.Snapshot, runs int) (bool, error) {
 // syncs to disk), and with an access store that only counts in memory, to
 // show the read on its own.
 func readFileP50(dir string, runs int) error {
-	src, err := repo.NewLocal(dir)
+	local, err := repo.NewLocal(dir, repo.LocalOptions{})
 	if err != nil {
 		return err
 	}
-	defer src.Close()
+	defer local.Close()
+	src := repo.Shared{View: local}
 	tmp, err := os.MkdirTemp("", "benchgrep-store-")
 	if err != nil {
 		return err

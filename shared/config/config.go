@@ -26,7 +26,10 @@ type Config struct {
 	DefaultRepo    string            // TOOLSHED_DEFAULT_REPO, tenant whose snapshot tenants without one read
 	RepoRefresh    time.Duration     // TOOLSHED_REPO_REFRESH, how long a snapshot pointer is trusted (5s)
 	RepoMaxMB      int               // TOOLSHED_REPO_MAX_MB, largest snapshot pushed or loaded (500)
-	RepoCacheMB    int               // TOOLSHED_REPO_CACHE_MB, snapshots kept in memory per process (1024)
+	RepoCacheMB    int               // TOOLSHED_REPO_CACHE_MB, repository contents kept in memory per process (1024)
+	RepoDeny       []string          // TOOLSHED_REPO_DENY, globs the repository tools never read, beyond repo.DefaultDeny
+	RepoWatch      string            // TOOLSHED_REPO_WATCH: auto (file-system events) or poll (stat revalidation)
+	RepoPoll       time.Duration     // TOOLSHED_REPO_POLL, how often stat revalidation runs without events (2s)
 	RateLimits     map[string]int    // TOOLSHED_RATE_LIMITS, "tool=perMinute,..." overrides
 	Auth           string            // TOOLSHED_AUTH: "auto" (default), "keys" or "off" (loopback only)
 	LocalTenant    string            // TOOLSHED_LOCAL_TENANT, tenant when auth is off (local)
@@ -168,6 +171,13 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	}
 	if c.RepoCacheMB, err = positive("TOOLSHED_REPO_CACHE_MB", get("TOOLSHED_REPO_CACHE_MB", "1024")); err != nil {
 		return c, err
+	}
+	c.RepoDeny = list(getenv("TOOLSHED_REPO_DENY")) // checked by repo.ParseDeny when the repository opens
+	if c.RepoWatch = get("TOOLSHED_REPO_WATCH", "auto"); c.RepoWatch != "auto" && c.RepoWatch != "poll" {
+		return c, fmt.Errorf("TOOLSHED_REPO_WATCH=%q: use auto (file-system events) or poll (stat revalidation)", c.RepoWatch)
+	}
+	if c.RepoPoll, err = time.ParseDuration(get("TOOLSHED_REPO_POLL", "2s")); err != nil || c.RepoPoll < 100*time.Millisecond {
+		return c, fmt.Errorf("TOOLSHED_REPO_POLL=%q: use a duration of at least 100ms, such as 2s", getenv("TOOLSHED_REPO_POLL"))
 	}
 	if c.Metrics, err = strconv.ParseBool(get("TOOLSHED_METRICS", strconv.FormatBool(inLambda))); err != nil {
 		return c, fmt.Errorf("TOOLSHED_METRICS: %w", err)

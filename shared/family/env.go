@@ -122,7 +122,9 @@ func (e *Env) S3(ctx context.Context) (*s3.Client, string, error) {
 // Repo returns the repository source on first use, shared by every family
 // of the process: S3 snapshots when TOOLSHED_BUCKET is set (with
 // TOOLSHED_DEFAULT_REPO as the fallback), otherwise the local directory
-// TOOLSHED_REPO_DIR (the working directory when empty).
+// TOOLSHED_REPO_DIR (the working directory when empty) as one live view.
+// Either way the repository policy (repo.DefaultDeny, TOOLSHED_REPO_DENY
+// and, locally, the data directory) applies to every view.
 func (e *Env) Repo(ctx context.Context) (repo.Source, error) {
 	e.mu.Lock()
 	src := e.repo
@@ -130,8 +132,16 @@ func (e *Env) Repo(ctx context.Context) (repo.Source, error) {
 	if src != nil {
 		return src, nil
 	}
+	deny, err := repo.ParseDeny(e.Config.RepoDeny)
+	if err != nil {
+		return nil, err
+	}
 	if e.Config.Bucket != "" {
 		client, bucket, err := e.S3(ctx)
+		if err != nil {
+			return nil, err
+		}
+		policy, err := repo.NewPolicy(deny, "")
 		if err != nil {
 			return nil, err
 		}
@@ -142,6 +152,7 @@ func (e *Env) Repo(ctx context.Context) (repo.Source, error) {
 			MaxBytes:    int64(e.Config.RepoMaxMB) << 20,
 			CacheBytes:  int64(e.Config.RepoCacheMB) << 20,
 			Now:         e.Now,
+			Policy:      policy,
 		})
 	}
 	e.mu.Lock()
@@ -154,12 +165,22 @@ func (e *Env) Repo(ctx context.Context) (repo.Source, error) {
 		if dir == "" {
 			dir = "."
 		}
-		local, err := repo.NewLocal(dir)
+		policy, err := repo.LocalPolicy(dir, e.Config.DataDir, deny)
+		if err != nil {
+			return nil, err
+		}
+		local, err := repo.NewLocal(dir, repo.LocalOptions{
+			Policy:     policy,
+			CacheBytes: int64(e.Config.RepoCacheMB) << 20,
+			Watch:      e.Config.RepoWatch,
+			Poll:       e.Config.RepoPoll,
+			Log:        e.Log,
+		})
 		if err != nil {
 			return nil, err
 		}
 		e.closers = append(e.closers, local.Close)
-		src = local
+		src = repo.Shared{View: local}
 	}
 	e.repo = src
 	return src, nil

@@ -214,24 +214,37 @@ func (p *Policy) Read(fsys fs.FS, name string) (File, error) {
 // stat returns the FileInfo of a clean, checked path, refusing a path
 // that goes through a symbolic link (even one that stays inside the root:
 // it could lead to a denied file) and mapping a missing file to
-// RESOURCE_NOT_FOUND.
+// RESOURCE_NOT_FOUND. The path itself is asked first, so that a file
+// system that refuses it (a repository view's policy) says so for the
+// whole path.
 func stat(fsys fs.FS, clean string) (fs.FileInfo, error) {
-	var info fs.FileInfo
-	for i := 0; i <= len(clean); i++ {
-		if i < len(clean) && clean[i] != '/' {
+	info, err := fs.Lstat(fsys, clean)
+	if err != nil {
+		if errors.As(err, new(*toolerr.Error)) {
+			return nil, fsError(clean, err)
+		}
+		info = nil // a missing or unreadable folder on the way says more below
+	}
+	for i := 0; i < len(clean); i++ {
+		if clean[i] != '/' {
 			continue
 		}
-		var err error
-		info, err = fs.Lstat(fsys, clean[:i])
+		dir, err := fs.Lstat(fsys, clean[:i])
 		if err != nil {
 			return nil, fsError(clean, err)
 		}
-		if info.Mode()&fs.ModeSymlink != 0 {
+		if dir.Mode()&fs.ModeSymlink != 0 {
 			return nil, notAllowed(clean, "%s is a symbolic link; links are not followed", clean[:i])
 		}
-		if i < len(clean) && !info.IsDir() {
+		if !dir.IsDir() {
 			return nil, notFound(clean)
 		}
+	}
+	if info == nil {
+		return nil, fsError(clean, err)
+	}
+	if info.Mode()&fs.ModeSymlink != 0 {
+		return nil, notAllowed(clean, "%s is a symbolic link; links are not followed", clean)
 	}
 	return info, nil
 }
@@ -249,9 +262,14 @@ func notFound(clean string) *toolerr.Error {
 	return toolerr.New(toolerr.ResourceNotFound, "File not found: %s", clean).With("path", clean)
 }
 
-// fsError maps a file system error onto the vocabulary.
+// fsError maps a file system error onto the vocabulary; a file system
+// that refused a path in the vocabulary already (a repository view's
+// policy) is passed on.
 func fsError(clean string, err error) error {
+	var te *toolerr.Error
 	switch {
+	case errors.As(err, &te):
+		return te
 	case errors.Is(err, fs.ErrNotExist):
 		return notFound(clean)
 	case strings.Contains(err.Error(), "escapes from parent"), errors.Is(err, fs.ErrInvalid):

@@ -1,12 +1,21 @@
-// Package repo gives each tenant a read-only repository: a Snapshot is an
-// io/fs.FS of the repository's files (slash-separated paths relative to its
-// root), the commit it was taken from, and each file's modification time
-// (fs.Stat(snap, name).ModTime()).
+// Package repo gives the repository tools (read_repo_file, read_file,
+// grep_codebase, context_search) one view of each served repository. A
+// View is an io/fs.FS of the repository's files (slash-separated paths
+// relative to its root), the commit it shows, the searchable files held
+// warm in memory, and a change feed; every path goes through the
+// repository's Policy, so a file the policy refuses (secrets, keys, .git/,
+// the server's own data directory) is never listed, searched, indexed or
+// read, whichever tool asks.
 //
-// Two Sources yield snapshots:
+// Two Sources yield views:
 //
-//   - Local serves one directory through os.Root, so no symbolic link or
-//     ".." leaves it. Every Open sees the directory as it is now.
+//   - Local serves one directory through os.Root (no symbolic link or ".."
+//     leaves it) to every tenant, as one live view: it follows the working
+//     tree through file-system events (fsnotify), so an edit, a new
+//     untracked file, a delete or a rename is seen within moments, without
+//     a commit; where events are unavailable (networked file systems, a
+//     tree with more folders than the kernel lets a process watch, a lost
+//     event) it revalidates by stat instead.
 //   - S3 serves zip snapshots published with scripts/snapshot:
 //     snapshots/<tenant>/<commit>.zip and the pointer
 //     snapshots/<tenant>/current.json. The current snapshot is downloaded
@@ -16,12 +25,11 @@
 // A tenant without a snapshot of its own reads the default repository when
 // one is configured; otherwise Open returns ErrNoRepository.
 //
-// Searchable says which files of a snapshot search tools read: it honours
-// .gitignore files at every level (and .ignore and .rgignore, as ripgrep
-// does), skips the excluded folders
-// (node_modules, .git, dist, build, .next, .context) at any depth, hidden
-// files and folders, symbolic links and binary files, like ripgrep does
-// by default.
+// Searchable says which files search tools read: it honours .gitignore
+// files at every level (and .ignore and .rgignore, as ripgrep does), skips
+// the excluded folders (node_modules, .git, dist, build, .next, .context)
+// at any depth, hidden files and folders, symbolic links, binary files and
+// whatever the Policy refuses.
 package repo
 
 import (
@@ -40,24 +48,36 @@ import (
 // repository to fall back to.
 var ErrNoRepository = errors.New("no repository snapshot")
 
-// Snapshot is one read-only state of a repository. Paths are slash
+// View is a repository as the repository tools see it. Paths are slash
 // separated and relative to the repository root (fs.ValidPath). Each
-// file's modification time is its fs.FileInfo's ModTime.
-type Snapshot interface {
+// file's modification time is its fs.FileInfo's ModTime. A path the
+// view's Policy refuses fails with a *fs.PathError whose Err is the
+// PATH_NOT_ALLOWED *toolerr.Error saying why.
+type View interface {
 	fs.StatFS
+	fs.ReadLinkFS
 	// Commit identifies the state: the commit id (with a suffix when the
 	// working tree had changes), or "" when it is not known.
 	Commit() string
-	// Searchable returns the files search tools read, in path order; see
-	// the package function Searchable.
+	// Searchable returns the files search tools read, in walk order
+	// (folder by folder, names sorted). The files and the slice are shared
+	// by every caller: never modify them. An unchanged file is the same
+	// *File from one call to the next, so a consumer can tell what changed
+	// by comparing pointers.
 	Searchable(ctx context.Context) ([]*File, error)
+	// Version counts the view's changes: it grows whenever Searchable
+	// would return something else.
+	Version() uint64
+	// Changed returns a channel that is closed once the view's version is
+	// past v (at once when it already is).
+	Changed(v uint64) <-chan struct{}
 }
 
-// Source yields tenants' snapshots.
+// Source yields tenants' views.
 type Source interface {
-	// Open returns the tenant's current snapshot, the default repository's
-	// when the tenant has none, or ErrNoRepository.
-	Open(ctx context.Context, tenant string) (Snapshot, error)
+	// Open returns the view of the tenant's repository, the default
+	// repository's when the tenant has none, or ErrNoRepository.
+	Open(ctx context.Context, tenant string) (View, error)
 }
 
 // Pointer is the content of snapshots/<tenant>/current.json: which zip is
@@ -101,9 +121,15 @@ func PointerKey(tenant string) string { return TenantPrefix(tenant) + PointerNam
 // ZipKey is the key of a tenant's snapshot of commit.
 func ZipKey(tenant, commit string) string { return TenantPrefix(tenant) + commit + ".zip" }
 
-// OpenFor opens the tenant's snapshot for a repository tool: a tenant
-// without one gets RESOURCE_NOT_FOUND saying how to publish one.
-func OpenFor(ctx context.Context, src Source, tenant string) (Snapshot, error) {
+// Shared serves one view to every tenant (the local server's directory).
+type Shared struct{ View View }
+
+// Open returns the view, whatever the tenant.
+func (s Shared) Open(context.Context, string) (View, error) { return s.View, nil }
+
+// OpenFor opens the tenant's view for a repository tool: a tenant without
+// a repository gets RESOURCE_NOT_FOUND saying how to publish one.
+func OpenFor(ctx context.Context, src Source, tenant string) (View, error) {
 	snap, err := src.Open(ctx, tenant)
 	if errors.Is(err, ErrNoRepository) {
 		return nil, toolerr.New(toolerr.ResourceNotFound,

@@ -37,6 +37,8 @@ type S3Options struct {
 	CacheBytes int64
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
+	// Policy decides what the tools may see (nil: DefaultDeny alone).
+	Policy *Policy
 }
 
 // Defaults of S3Options.
@@ -67,7 +69,7 @@ type s3Repo struct {
 	checked  time.Time // when the pointer was last read; zero: never
 	etag     string    // the pointer's ETag
 	pointer  Pointer
-	snap     Snapshot // nil: the repository has no snapshot
+	snap     View // nil: the repository has no snapshot
 	lastUsed time.Time
 	refresh  chan struct{} // while a revalidation runs; closed when it ends
 	err      error         // the last revalidation's failure
@@ -91,7 +93,7 @@ func NewS3(client ObjectGetter, o S3Options) *S3 {
 }
 
 // Open returns the tenant's current snapshot, or the default repository's.
-func (s *S3) Open(ctx context.Context, tenant string) (Snapshot, error) {
+func (s *S3) Open(ctx context.Context, tenant string) (View, error) {
 	snap, err := s.current(ctx, tenant)
 	if err != nil || snap != nil {
 		return snap, err
@@ -111,7 +113,7 @@ func (s *S3) Open(ctx context.Context, tenant string) (Snapshot, error) {
 // limit: a caller whose deadline passes returns, and the download goes on
 // for the next call, so a large snapshot is not started over by every
 // call that times out. Concurrent callers wait for the same one.
-func (s *S3) current(ctx context.Context, name string) (Snapshot, error) {
+func (s *S3) current(ctx context.Context, name string) (View, error) {
 	s.mu.Lock()
 	r := s.repos[name]
 	if r == nil {
@@ -155,7 +157,7 @@ const revalidateTimeout = 5 * time.Minute
 // revalidate reads the pointer (conditionally on the ETag in hand),
 // downloads the zip it names when that changed, and records the outcome
 // in r.
-func (s *S3) revalidate(name string, r *s3Repo, etag string, cur Pointer, snap Snapshot) {
+func (s *S3) revalidate(name string, r *s3Repo, etag string, cur Pointer, snap View) {
 	ctx, cancel := context.WithTimeout(context.Background(), revalidateTimeout)
 	defer cancel()
 	newEtag, p, newSnap, err := s.fetch(ctx, name, etag, cur, snap)
@@ -178,7 +180,7 @@ func (s *S3) revalidate(name string, r *s3Repo, etag string, cur Pointer, snap S
 // fetch returns the repository's pointer ETag, pointer and snapshot: the
 // ones in hand when the pointer is unchanged, none when there is no
 // pointer.
-func (s *S3) fetch(ctx context.Context, name, etag string, cur Pointer, snap Snapshot) (string, Pointer, Snapshot, error) {
+func (s *S3) fetch(ctx context.Context, name, etag string, cur Pointer, snap View) (string, Pointer, View, error) {
 	in := &s3.GetObjectInput{Bucket: &s.o.Bucket, Key: aws.String(PointerKey(name))}
 	if etag != "" && snap != nil {
 		in.IfNoneMatch = aws.String(etag)
@@ -211,7 +213,7 @@ func (s *S3) fetch(ctx context.Context, name, etag string, cur Pointer, snap Sna
 }
 
 // download reads a snapshot zip into memory.
-func (s *S3) download(ctx context.Context, p Pointer) (Snapshot, error) {
+func (s *S3) download(ctx context.Context, p Pointer) (View, error) {
 	out, err := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &s.o.Bucket, Key: aws.String(p.Key)})
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", p.Key, err)
@@ -230,7 +232,7 @@ func (s *S3) download(ctx context.Context, p Pointer) (Snapshot, error) {
 	if n > s.o.MaxBytes {
 		return nil, fmt.Errorf("snapshot %s is over the limit of %d bytes", p.Key, s.o.MaxBytes)
 	}
-	return OpenZip(buf.b, p.Commit)
+	return OpenZip(buf.b, p.Commit, s.o.Policy)
 }
 
 // evict drops the least recently used snapshots, other than keep's, while

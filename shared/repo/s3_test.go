@@ -64,7 +64,7 @@ func testS3(t *testing.T, s *repotest.S3) {
 	clk := &clock{now: time.Date(2025, 1, 15, 10, 0, 0, 0, time.UTC)}
 	src := repo.NewS3(counter, repo.S3Options{Bucket: s.Bucket, Refresh: 5 * time.Second, Now: clk.Now})
 
-	open := func(tenant, wantCommit, wantA string) repo.Snapshot {
+	open := func(tenant, wantCommit, wantA string) repo.View {
 		t.Helper()
 		snap, err := src.Open(ctx, tenant)
 		if err != nil {

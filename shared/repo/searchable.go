@@ -124,13 +124,14 @@ type loader func(c candidate) (*File, error)
 //     file and a later line win; "!" re-includes; an ignored folder is
 //     not entered), and .ignore and .rgignore files as ripgrep reads them;
 //   - the ExcludedDirs, hidden files and folders (names starting with
-//     "."), symbolic links and anything that is not a regular file are
-//     skipped;
+//     "."), symbolic links, anything that is not a regular file and
+//     whatever the policy refuses are skipped;
 //   - a file that contains a NUL byte is binary and skipped.
 //
 // Files are read by load, by a worker per core.
-func searchable(ctx context.Context, fsys fs.FS, load loader) ([]*File, error) {
-	cands, err := candidates(ctx, fsys)
+func searchable(ctx context.Context, fsys fs.FS, policy *Policy, load loader) ([]*File, error) {
+	var cands []candidate
+	err := walk(ctx, fsys, ".", &ignoreRules{}, policy, nil, func(c candidate) { cands = append(cands, c) })
 	if err != nil {
 		return nil, err
 	}
@@ -169,29 +170,36 @@ func searchable(ctx context.Context, fsys fs.FS, load loader) ([]*File, error) {
 	return out, nil
 }
 
-// candidates walks fsys and returns the regular files the rules keep,
-// before the binary check.
-func candidates(ctx context.Context, fsys fs.FS) ([]candidate, error) {
+// walk visits the folder start of fsys (whose parent's ignore rules are
+// inherited) and everything below it that search may see: onDir gets each
+// folder entered, start included, with the ignore rules in force inside
+// it; onFile each regular file the rules keep, before the binary check.
+// onDir may be nil.
+func walk(ctx context.Context, fsys fs.FS, start string, inherited *ignoreRules, policy *Policy,
+	onDir func(dir string, rules *ignoreRules), onFile func(candidate)) error {
 	// matchers holds, for each folder walked, the ignore rules in force
 	// inside it: its parent's, then its own.
 	matchers := map[string]*ignoreRules{}
-	var out []candidate
-	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(fsys, start, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return err
+			if p == start {
+				return err
+			}
+			return nil // unreadable: left out, as ripgrep does
 		}
-		if p == "." {
-			matchers["."] = readIgnore(fsys, ".", &ignoreRules{})
+		if p == start {
+			matchers[p] = readIgnore(fsys, p, inherited)
+			if onDir != nil {
+				onDir(p, matchers[p])
+			}
 			return nil
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		name := d.Name()
 		dir := path.Dir(p)
 		isDir := d.IsDir()
-		if strings.HasPrefix(name, ".") || (isDir && slices.Contains(ExcludedDirs, name)) ||
-			matchers[dir].ignored(strings.Split(p, "/"), isDir) {
+		if hidden(p, d.Name(), isDir, matchers[dir], policy) {
 			if isDir {
 				return fs.SkipDir
 			}
@@ -200,15 +208,27 @@ func candidates(ctx context.Context, fsys fs.FS) ([]candidate, error) {
 		switch {
 		case isDir:
 			matchers[p] = readIgnore(fsys, p, matchers[dir])
+			if onDir != nil {
+				onDir(p, matchers[p])
+			}
 		case d.Type().IsRegular():
-			out = append(out, candidate{path: p, d: d})
+			onFile(candidate{path: p, d: d})
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("walk repository: %w", err)
+		return fmt.Errorf("walk repository: %w", err)
 	}
-	return out, nil
+	return nil
+}
+
+// hidden reports whether search skips the entry p (name is its last
+// element) in a folder whose ignore rules are rules: a hidden name, an
+// excluded folder, an ignored path, or one the policy refuses (its
+// folders were checked on the way down).
+func hidden(p, name string, isDir bool, rules *ignoreRules, policy *Policy) bool {
+	return strings.HasPrefix(name, ".") || (isDir && slices.Contains(ExcludedDirs, name)) ||
+		rules.ignored(strings.Split(p, "/"), isDir) || policy.hides(p)
 }
 
 // IgnoreFiles are the files whose patterns hide files from search, as

@@ -14,19 +14,27 @@ import (
 	"time"
 )
 
-// OpenZip returns the snapshot held in data, a zip written by Pack. data is
-// kept (not copied) and must not change.
-func OpenZip(data []byte, commit string) (Snapshot, error) {
+// OpenZip returns the view of the snapshot held in data, a zip written by
+// Pack, under policy (nil: DefaultDeny alone). data is kept (not copied)
+// and must not change. A snapshot never changes: its Version is always 1
+// (the S3 source opens a new view when the pointer moves).
+func OpenZip(data []byte, commit string, policy *Policy) (View, error) {
 	r, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return nil, fmt.Errorf("open snapshot zip: %w", err)
 	}
-	return &zipSnapshot{r: r, commit: commit}, nil
+	if policy == nil {
+		if policy, err = NewPolicy(nil, ""); err != nil {
+			return nil, err
+		}
+	}
+	return &zipSnapshot{r: r, commit: commit, policy: policy}, nil
 }
 
 type zipSnapshot struct {
 	r      *zip.Reader
 	commit string
+	policy *Policy
 
 	mu       sync.Mutex
 	files    []*File       // built once by Searchable
@@ -34,18 +42,49 @@ type zipSnapshot struct {
 	err      error         // the last build's failure
 }
 
-func (z *zipSnapshot) Open(name string) (fs.File, error) { return z.r.Open(name) }
-
-func (z *zipSnapshot) Stat(name string) (fs.FileInfo, error) {
-	f, err := z.r.Open(name)
-	if err != nil {
+func (z *zipSnapshot) Open(name string) (fs.File, error) {
+	if err := z.policy.checkOp("open", name); err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return f.Stat()
+	return z.r.Open(name)
+}
+
+func (z *zipSnapshot) Stat(name string) (fs.FileInfo, error) {
+	if err := z.policy.checkOp("stat", name); err != nil {
+		return nil, err
+	}
+	return fs.Stat(z.r, name)
+}
+
+// Lstat is Stat: a snapshot holds no symbolic links (Pack never packs one).
+func (z *zipSnapshot) Lstat(name string) (fs.FileInfo, error) { return z.Stat(name) }
+
+// ReadLink fails: a snapshot holds no symbolic links.
+func (z *zipSnapshot) ReadLink(name string) (string, error) {
+	if _, err := z.Stat(name); err != nil {
+		return "", err
+	}
+	return "", &fs.PathError{Op: "readlink", Path: name, Err: fs.ErrInvalid}
 }
 
 func (z *zipSnapshot) Commit() string { return z.commit }
+
+// Version is always 1: a snapshot never changes.
+func (z *zipSnapshot) Version() uint64 { return 1 }
+
+// Changed returns a channel that is never closed for v ≥ 1.
+func (z *zipSnapshot) Changed(v uint64) <-chan struct{} { return changedSince(v, 1, nil) }
+
+// changedSince is Changed for a view at version now that closes next at its
+// next change (nil: never).
+func changedSince(v, now uint64, next chan struct{}) <-chan struct{} {
+	if v < now {
+		c := make(chan struct{})
+		close(c)
+		return c
+	}
+	return next
+}
 
 // Searchable decompresses the searchable files on first use and keeps
 // them while the snapshot lives: a snapshot never changes. The build runs
@@ -77,14 +116,19 @@ func (z *zipSnapshot) Searchable(ctx context.Context) ([]*File, error) {
 	return z.files, nil
 }
 
+// buildTimeout bounds the decompression of a snapshot's searchable files.
+const buildTimeout = 5 * time.Minute
+
 // build reads the searchable files for Searchable.
 func (z *zipSnapshot) build() {
-	files, err := searchable(context.Background(), z, func(c candidate) (*File, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
+	defer cancel()
+	files, err := searchable(ctx, z.r, z.policy, func(c candidate) (*File, error) {
 		info, err := c.d.Info()
 		if err != nil {
 			return nil, err
 		}
-		data, err := fs.ReadFile(z, c.path)
+		data, err := fs.ReadFile(z.r, c.path)
 		if err != nil {
 			return nil, err
 		}

@@ -126,6 +126,18 @@ func (s *S3) Source(o repo.S3Options) *repo.S3 {
 	return repo.NewS3(s.Moto.S3(), o)
 }
 
+// Local serves dir as a live local view to every tenant, closed when tb
+// ends.
+func Local(tb testing.TB, dir string) repo.Shared {
+	tb.Helper()
+	local, err := repo.NewLocal(dir, repo.LocalOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { local.Close() })
+	return repo.Shared{View: local}
+}
+
 // Named is a source with a name for subtests.
 type Named struct {
 	Name   string
@@ -137,11 +149,6 @@ type Named struct {
 // an S3 source.
 func (s *S3) Sources(tb testing.TB, tenant, dir string) []Named {
 	tb.Helper()
-	local, err := repo.NewLocal(dir)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { local.Close() })
 	s.Publish(tb, tenant, "fixture", dir)
-	return []Named{{"local", local}, {"s3", s.Source(repo.S3Options{})}}
+	return []Named{{"local", Local(tb, dir)}, {"s3", s.Source(repo.S3Options{})}}
 }

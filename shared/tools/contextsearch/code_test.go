@@ -14,7 +14,6 @@ import (
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/embedding/embedtest"
 	"github.com/toolshed/toolshed/shared/emulator"
-	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/repo/repotest"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolerr"
@@ -194,12 +193,7 @@ func TestRepoSnapshots(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	src, err := repo.NewLocal(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	snap, err := contextindex.RepoSnapshots{Source: src}.Open(context.Background(), "local")
+	snap, err := contextindex.RepoSnapshots{Source: repotest.Local(t, dir)}.Open(context.Background(), "local")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,14 +5,17 @@
 //     denied ones, at most 100 KB; .claude/memory/<file> shows the
 //     committed file followed by the entries appended with
 //     write_memory_entry.
-//   - read_file (seed 001): any project file but .env*, .git/ and
-//     node_modules/, at most 1 MB, with language, line count, module, role
+//   - read_file (seed 001): any project file but node_modules/ and what the
+//     repository's policy denies (.env*, secrets*, *.key, *.pem, .git/,
+//     the server's data directory), at most 1 MB, with language, line count, module, role
 //     and modification time, and optionally its level-1 imports that
 //     resolve to files of the repository (Go, TypeScript/JavaScript,
 //     Python). Each read is counted in the access statistics.
 //
-// Both read through shared/pathpolicy, so a path is cleaned, checked and
-// never followed through a symbolic link or out of the repository.
+// Both read through shared/pathpolicy over the repository's view
+// (shared/repo), so a path is cleaned, checked against the tool's list and
+// the repository's policy, and never followed through a symbolic link or
+// out of the repository; read_file's dependencies are read the same way.
 package repofiles
 
 import (
@@ -39,24 +42,25 @@ const (
 	FileMaxBytes     = 1 << 20   // read_file: 1 MB
 )
 
-// RepoFilePolicy is seed 000's list for read_repo_file. The seed's "dir/*"
-// entries name safe folders: everything below them may be read, at any
-// depth. Its denied patterns match in any folder (.env* anywhere, anything
-// under a .git folder), and win.
+// RepoFilePolicy is seed 000's allow list for read_repo_file. The seed's
+// "dir/*" entries name safe folders: everything below them may be read, at
+// any depth. Its denied patterns (.env*, secrets*, *.key, *.pem, .git/)
+// are the repository's deny list (repo.DefaultDeny), which the view
+// applies to every repository tool.
 var RepoFilePolicy = pathpolicy.MustNew(pathpolicy.Options{
 	Allow: []string{
 		"docs/*", "paths/*", "stacks/*",
 		".claude/memory/*", ".claude/commands/*", ".claude/skills/*",
 		"README.md", "CLAUDE.md",
 	},
-	Deny:     []string{"**/.env*", "**/secrets*", "**/*.key", "**/*.pem", "**/.git"},
 	MaxBytes: RepoFileMaxBytes,
 })
 
-// FilePolicy is seed 001's rule for read_file: never .env files, .git or
-// node_modules, anywhere in the path.
+// FilePolicy is seed 001's rule for read_file: besides the repository's
+// deny list, which the view applies (.env files and .git/ among it),
+// never node_modules/, anywhere in the path.
 var FilePolicy = pathpolicy.MustNew(pathpolicy.Options{
-	Deny:     []string{"**/.env*", "**/.git", "**/node_modules"},
+	Deny:     []string{"**/node_modules"},
 	MaxBytes: FileMaxBytes,
 })
 

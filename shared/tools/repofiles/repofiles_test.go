@@ -476,12 +476,7 @@ func testSymlinks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	src, err := repo.NewLocal(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	e := newEnv(t, src)
+	e := newEnv(t, repotest.Local(t, root))
 	for _, p := range []string{"docs/escape.md", "docs/passwd.md", "docs/env.md", "docs/up/.env", "docs/up/docs/guide.md", "docs/inner.md"} {
 		args := fmt.Sprintf(`{"path":%q}`, p)
 		e.Fail(t, alice, repofiles.ReadRepoFileTool, args, toolerr.PathNotAllowed)
