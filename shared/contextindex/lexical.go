@@ -102,6 +102,45 @@ func (s *Segment) withPrefix(p string, fn func(term string)) {
 	}
 }
 
+// MergeSegments joins parts into one segment without their dead
+// documents, keeping the order of the parts and of the documents in each.
+// Nothing is tokenized again: the postings are renumbered.
+func MergeSegments(parts []Part) *Segment {
+	n := 0
+	for _, p := range parts {
+		n += len(p.Seg.Docs)
+	}
+	out := &Segment{Docs: make([]Doc, 0, n), lens: make([][numFields]uint32, 0, n), postings: map[string][]posting{}}
+	renumber := make([][]int32, len(parts)) // per part, old document → new, -1 when dead
+	for pi, p := range parts {
+		renumber[pi] = make([]int32, len(p.Seg.Docs))
+		for i, d := range p.Seg.Docs {
+			if p.Dead != nil && p.Dead[i] {
+				renumber[pi][i] = -1
+				continue
+			}
+			renumber[pi][i] = int32(len(out.Docs))
+			out.Docs = append(out.Docs, d)
+			out.lens = append(out.lens, p.Seg.lens[i])
+		}
+	}
+	for pi, p := range parts {
+		for term, ps := range p.Seg.postings {
+			merged := out.postings[term]
+			for _, q := range ps {
+				if nd := renumber[pi][q.doc]; nd >= 0 {
+					merged = append(merged, posting{doc: uint32(nd), tf: q.tf})
+				}
+			}
+			if len(merged) > 0 {
+				out.postings[term] = merged
+			}
+		}
+	}
+	out.sortTerms()
+	return out
+}
+
 // ---- encoding ----
 
 // lexicalMagic starts an encoded segment (lexical.bin).

@@ -28,18 +28,43 @@ const (
 // concurrent searches.
 type Corpus struct {
 	segs  []*Segment
-	base  []int // global number of each segment's first document
+	dead  [][]bool // per segment, its documents left out (nil: none)
+	base  []int    // global number of each segment's first document
 	n     int
 	avg   [numFields]float64
 	vecs  [][]float32 // per global document; nil when it has no vector
 	nvecs int
 }
 
+// Part is a segment of a corpus with the documents to leave out of it
+// (Dead[i] for Docs[i]; nil for none): the chunks of files that changed
+// since the segment was built, superseded by a later part.
+type Part struct {
+	Seg  *Segment
+	Dead []bool
+}
+
 // NewCorpus joins segments. A document gets the vector of its EmbedText
 // hash from the first of vectors that has one; sets of other models than
 // model are ignored.
 func NewCorpus(model string, segs []*Segment, vectors ...*Vectors) *Corpus {
-	c := &Corpus{segs: segs}
+	parts := make([]Part, len(segs))
+	for i, s := range segs {
+		parts[i] = Part{Seg: s}
+	}
+	return NewPartsCorpus(model, parts, vectors...)
+}
+
+// NewPartsCorpus is NewCorpus over parts: their dead documents are never
+// found (they still count in the collection statistics until the parts
+// are merged).
+func NewPartsCorpus(model string, parts []Part, vectors ...*Vectors) *Corpus {
+	c := &Corpus{}
+	for _, p := range parts {
+		c.segs = append(c.segs, p.Seg)
+		c.dead = append(c.dead, p.Dead)
+	}
+	segs := c.segs
 	var total [numFields]float64
 	for _, s := range segs {
 		c.base = append(c.base, c.n)
@@ -173,7 +198,11 @@ func top(hits []Hit, limit int) []Hit {
 func (c *Corpus) filter(q Query) []bool {
 	allowed := make([]bool, c.n)
 	for si, s := range c.segs {
+		dead := c.dead[si]
 		for i := range s.Docs {
+			if dead != nil && dead[i] {
+				continue
+			}
 			d := &s.Docs[i]
 			ok := true
 			if q.Type != "" && q.Type != "all" {

@@ -171,6 +171,9 @@ func (l *Local) ReadLink(name string) (string, error)       { return l.fsys.Read
 func (l *Local) ReadFile(name string) ([]byte, error)       { return l.fsys.ReadFile(name) }
 func (l *Local) ReadDir(name string) ([]fs.DirEntry, error) { return l.fsys.ReadDir(name) }
 
+// Dir is the directory the view serves (absolute).
+func (l *Local) Dir() string { return l.dir }
+
 // Commit reads the commit HEAD names (the working tree may hold changes
 // on top of it).
 func (l *Local) Commit() string { return headCommit(l.dir) }

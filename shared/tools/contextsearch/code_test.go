@@ -30,50 +30,78 @@ type clock struct {
 func (c *clock) Now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *clock) Add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
-// TestLocalCode: locally the code index is built on first use, persisted
-// under the data directory, refreshed when files change, and searched
-// with the module filter; code results are cut and name their lines.
+// TestLocalCode: locally the code index of the repository is built in
+// the background from the start, persisted under the data directory,
+// follows changes to the files within moments, and is searched with the
+// module filter; code results are cut and name their lines.
 func TestLocalCode(t *testing.T) {
-	repo := repotest.GoPackages(t, "container/list", "container/ring", "sort")
+	dir := repotest.GoPackages(t, "container/list", "container/ring", "sort")
 	data := t.TempDir()
-	clk := &clock{t: time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)}
-	src := &dirSource{root: repo}
 	st := tooltest.BoltStores(t)
 	h := newHarness(t, st, contextsearch.Options{
 		Blobs: &contextindex.DirBlobs{Root: filepath.Join(data, "index")}, BuildLocally: true,
-		Code: src, Now: clk.Now, RefreshCode: time.Minute,
+		Repo: repotest.Local(t, dir),
 	})
+	h.svc.Start(context.Background(), "local")
+	h.svc.Settle()
 	// No memory entries at all: the code alone is searchable.
 	out := h.search(t, "local", `{"query":"doubly linked list","module":"container"}`)
 	if len(out.Results) == 0 || out.Results[0].Source != "code" || !strings.HasPrefix(out.Results[0].ID, "container/list/list.go:") {
 		t.Fatalf("first use: %+v", out.Results)
 	}
 	for _, r := range out.Results {
-		if !strings.HasPrefix(*r.Module, "container/") || len(r.Content) > 2010 || r.Date != nil {
+		if !strings.HasPrefix(*r.Module, "container/") || len(r.Content) > 2010 || r.Date == nil {
 			t.Errorf("result %s: module %s, %d bytes, date %v", r.ID, *r.Module, len(r.Content), r.Date)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(data, "index", "local", "current.json")); err != nil {
-		t.Errorf("the index is not persisted: %v", err)
-	}
 
-	// A change is picked up after RefreshCode, in the background.
-	os.WriteFile(filepath.Join(repo, "sort", "zebra.go"), []byte("package sort\n\n// Zebra stripes a slice.\nfunc Zebra() {}\n"), 0o644)
-	if out := h.search(t, "local", `{"query":"zebra stripes"}`); len(out.Results) != 0 {
-		t.Fatalf("seen before the refresh interval: %+v", out.Results)
+	// A new file, not committed, is found within moments; an edit and a
+	// delete too.
+	zebra := filepath.Join(dir, "sort", "zebra.go")
+	os.WriteFile(zebra, []byte("package sort\n\n// Zebra stripes a slice.\nfunc Zebra() {}\n"), 0o644)
+	out = h.eventually(t, "local", `{"query":"zebra stripes"}`, func(o output) bool { return len(o.Results) > 0 })
+	if out.Results[0].ID != "sort/zebra.go:3-4" || out.Results[0].Type != "func" {
+		t.Errorf("new file: %+v", out.Results)
 	}
-	clk.Add(2 * time.Minute)
-	h.search(t, "local", `{"query":"zebra stripes"}`)
-	h.svc.Settle()
-	out = h.search(t, "local", `{"query":"zebra stripes"}`)
-	if len(out.Results) == 0 || out.Results[0].ID != "sort/zebra.go:3-4" || out.Results[0].Type != "func" {
-		t.Errorf("after the refresh: %+v", out.Results)
+	os.WriteFile(zebra, []byte("package sort\n\n// Okapi stripes a slice.\nfunc Okapi() {}\n"), 0o644)
+	h.eventually(t, "local", `{"query":"okapi stripes"}`, func(o output) bool {
+		return len(o.Results) > 0 && strings.Contains(o.Results[0].Content, "Okapi")
+	})
+	for _, r := range h.search(t, "local", `{"query":"zebra stripes"}`).Results {
+		if strings.Contains(r.Content, "Zebra") {
+			t.Errorf("the edited file's old chunk is still found: %+v", r)
+		}
 	}
+	os.Remove(zebra)
+	h.eventually(t, "local", `{"query":"okapi stripes"}`, func(o output) bool { return len(o.Results) == 0 })
 
-	// A new process finds the persisted index.
-	h2 := newHarness(t, st, contextsearch.Options{Blobs: &contextindex.DirBlobs{Root: filepath.Join(data, "index")}, BuildLocally: true})
+	// A new process finds the persisted index at once.
+	os.WriteFile(zebra, []byte("package sort\n\n// Zebra stripes a slice.\nfunc Zebra() {}\n"), 0o644)
+	h.eventually(t, "local", `{"query":"zebra stripes"}`, func(o output) bool { return len(o.Results) > 0 })
+	h.svc.Close() // saves the index
+	h2 := newHarness(t, st, contextsearch.Options{Blobs: &contextindex.DirBlobs{Root: filepath.Join(data, "index")}, BuildLocally: true,
+		Repo: repotest.Local(t, dir)})
+	h2.svc.Start(context.Background(), "local")
+	h2.svc.Settle()
 	if out := h2.search(t, "local", `{"query":"zebra stripes"}`); len(out.Results) == 0 {
-		t.Error("a new process without a code source does not read the saved index")
+		t.Error("a new process does not find the saved index")
+	}
+}
+
+// eventually searches until ok holds, for at most the freshness the tools
+// promise (2 s), and returns the last answer.
+func (h harness) eventually(t *testing.T, tenant, args string, ok func(output) bool) output {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		out := h.search(t, tenant, args)
+		if ok(out) {
+			return out
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not seen within 2 s: %+v", args, out.Results)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -226,21 +254,50 @@ func (b blockingEmbedder) Embed(ctx context.Context, texts []string) ([][]float3
 // saved at once, while it brings the index up to date in the background,
 // however long embedding what changed takes.
 func TestLocalCodeRestart(t *testing.T) {
-	repo := repotest.GoPackages(t, "container/list")
+	dir := repotest.GoPackages(t, "container/list")
 	blobs := &contextindex.DirBlobs{Root: filepath.Join(t.TempDir(), "index")}
-	src := &dirSource{root: repo}
 	st := tooltest.BoltStores(t)
-	h := newHarness(t, st, contextsearch.Options{Blobs: blobs, BuildLocally: true, Code: src})
-	h.search(t, "local", `{"query":"doubly linked list"}`)
+	h := newHarness(t, st, contextsearch.Options{Blobs: blobs, BuildLocally: true, Repo: repotest.Local(t, dir)})
+	h.svc.Start(context.Background(), "local")
 	h.svc.Settle()
+	h.svc.Close()
 
 	// The files change while no server runs; the next one embeds slowly.
-	os.WriteFile(filepath.Join(repo, "container", "list", "zebra.go"), []byte("package list\n\n// Zebra stripes a list.\nfunc Zebra() {}\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "container", "list", "zebra.go"), []byte("package list\n\n// Zebra stripes a list.\nfunc Zebra() {}\n"), 0o644)
 	emb := blockingEmbedder{release: make(chan struct{})}
-	h2 := newHarness(t, st, contextsearch.Options{Blobs: blobs, BuildLocally: true, Code: src, Embedder: emb})
+	h2 := newHarness(t, st, contextsearch.Options{Blobs: blobs, BuildLocally: true, Repo: repotest.Local(t, dir), Embedder: emb})
 	t.Cleanup(func() { close(emb.release) }) // before h2 settles
-	out := h2.search(t, "local", `{"query":"doubly linked list"}`)
-	if len(out.Results) == 0 || !strings.HasPrefix(out.Results[0].ID, "container/list/list.go:") {
+	out := h2.eventually(t, "local", `{"query":"doubly linked list"}`, func(o output) bool { return len(o.Results) > 0 })
+	if !strings.HasPrefix(out.Results[0].ID, "container/list/list.go:") {
 		t.Errorf("the saved index: %+v", out.Results)
+	}
+	h2.eventually(t, "local", `{"query":"zebra stripes"}`, func(o output) bool { return len(o.Results) > 0 })
+}
+
+// TestTenantsShareOneCodeIndex: every tenant reading the local repository
+// searches the same code index, built once; only their discoveries are
+// their own.
+func TestTenantsShareOneCodeIndex(t *testing.T) {
+	dir := repotest.GoPackages(t, "container/list")
+	st := tooltest.BoltStores(t)
+	h := newHarness(t, st, contextsearch.Options{BuildLocally: true, Repo: repotest.Local(t, dir)})
+	h.svc.Start(context.Background(), "alice")
+	h.svc.Settle()
+	h.write(t, "alice", contextindex.DecisionsFile, `{"timestamp":"2025-01-10T09:00:00Z","type":"decision","module":"list","content":"Alice keeps the doubly linked list"}`)
+	a := h.search(t, "alice", `{"query":"doubly linked list"}`)
+	b := h.search(t, "bob", `{"query":"doubly linked list"}`)
+	if len(a.Results) == 0 || len(b.Results) == 0 || a.Index == nil || b.Index == nil || *a.Index != *b.Index || a.Index.State != "ready" {
+		t.Fatalf("alice %+v / bob %+v", a, b)
+	}
+	if lives := h.svc.LiveIndexes(); len(lives) != 1 || lives[0].Builds.Load() != int64(a.Index.FilesTotal) {
+		t.Errorf("%d code indexes; want one, each file cut once", len(lives))
+	}
+	for _, r := range b.Results {
+		if r.Source != "code" {
+			t.Errorf("bob sees alice's %s %s", r.Source, r.ID)
+		}
+	}
+	if a.Results[0].Source != "discovery" && slices.IndexFunc(a.Results, func(r result) bool { return r.Source == "discovery" }) < 0 {
+		t.Errorf("alice's decision is not among her results: %+v", a.Results)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
 
@@ -94,10 +95,14 @@ func FromEnv(ctx context.Context, env *family.Env) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts.Code = contextindex.RepoSnapshots{Source: src}
+	opts.Repo = src
 	opts.BuildLocally = true
 	s := New(opts)
-	env.OnClose(func() error { s.Settle(); return nil })
+	env.OnClose(func() error { s.Close(); return nil })
+	// The local repository is every tenant's: index it from the start.
+	if err := s.Start(ctx, env.Config.LocalTenant); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -113,9 +118,10 @@ type Options struct {
 	// BuildLocally makes the service keep the indexes itself (in the
 	// background); otherwise the indexer Lambda does.
 	BuildLocally bool
-	// Code yields the repository snapshot to index when building locally;
-	// nil for no code corpus.
-	Code CodeSource
+	// Repo yields the repositories whose code is indexed in process, one
+	// live index per repository view shared by every tenant that reads it
+	// (with BuildLocally; nil for no code corpus).
+	Repo repo.Source
 	// DefaultRepo is whose code index a tenant without one searches (the
 	// deployment's default repository); "" for none.
 	DefaultRepo string
@@ -123,9 +129,6 @@ type Options struct {
 	// store again; 0 asks on every call. With BuildLocally the builder is
 	// their only writer: they are trusted until it saves new ones.
 	Revalidate time.Duration
-	// RefreshCode is how often a local build looks for changed files
-	// (default 30 s).
-	RefreshCode time.Duration
 	Log         *slog.Logger
 	Now         func() time.Time
 }

@@ -37,6 +37,14 @@ type output struct {
 	Mode       string   `json:"mode"`
 	Degraded   bool     `json:"degraded"`
 	Notice     string   `json:"notice"`
+	Index      *index   `json:"index"`
+}
+
+type index struct {
+	State        string `json:"state"`
+	FilesIndexed int    `json:"filesIndexed"`
+	FilesTotal   int    `json:"filesTotal"`
+	Chunks       int    `json:"chunks"`
 }
 
 // seedDiscoveries are seed 001's three discoveries.
@@ -97,7 +105,7 @@ func newHarness(t *testing.T, st store.Stores, o contextsearch.Options) harness 
 		o.BuildLocally = true
 	}
 	svc := contextsearch.New(o)
-	t.Cleanup(svc.Settle)
+	t.Cleanup(svc.Close)
 	tools := append(memory.Tools(st.Memory, tooltest.NewClock().Now), contextsearch.Tools(svc)...)
 	return harness{Harness: tooltest.New(t, st, tools), svc: svc}
 }

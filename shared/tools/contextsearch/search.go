@@ -58,6 +58,15 @@ type searchOutput struct {
 	Mode       string       `json:"mode"`
 	Degraded   bool         `json:"degraded"`
 	Notice     string       `json:"notice,omitempty"`
+	Index      *indexJSON   `json:"index,omitempty"`
+}
+
+// indexJSON says how far the code index is.
+type indexJSON struct {
+	State        string `json:"state"`
+	FilesIndexed int    `json:"filesIndexed"`
+	FilesTotal   int    `json:"filesTotal"`
+	Chunks       int    `json:"chunks"`
 }
 
 // search answers one context_search call.
@@ -68,16 +77,20 @@ func (s *Service) search(ctx context.Context, call toolkit.Call, in searchInput)
 		return toolkit.Result{}, toolerr.New(toolerr.InvalidInput, msgQueryTooShort).
 			With("errors", []toolerr.FieldError{{Field: "query", Message: fmt.Sprintf("must be at least %d characters long, got %d", minQueryChars, n)}})
 	}
-	corpus, err := s.corpus(ctx, call.Tenant)
+	corpus, progress, err := s.corpus(ctx, call.Tenant)
 	if err != nil {
 		return toolkit.Result{}, fmt.Errorf("context index of %s: %w", call.Tenant, err)
 	}
-	if corpus.Len() == 0 {
+	building := progress != nil && progress.State == contextindex.StateBuilding
+	if corpus.Len() == 0 && !building {
 		return toolkit.Result{}, toolerr.New(toolerr.ResourceNotFound, msgNothingFound).
 			With("fallback", msgFallback).
 			With("action", "Record discoveries with write_memory_entry; embeddings are generated in the background")
 	}
 	out := searchOutput{Query: in.Query, Results: []resultJSON{}}
+	if progress != nil {
+		out.Index = &indexJSON{State: progress.State, FilesIndexed: progress.FilesIndexed, FilesTotal: progress.FilesTotal, Chunks: progress.Chunks}
+	}
 	q := contextindex.Query{Text: query, Type: in.Type, Module: strings.TrimSpace(in.Module), Limit: in.Limit}
 	switch {
 	case s.o.Embedder == nil:
@@ -93,6 +106,10 @@ func (s *Service) search(ctx context.Context, call toolkit.Call, in searchInput)
 	}
 	hits, mode := corpus.Search(q)
 	out.Mode = mode
+	if building && out.Notice == "" {
+		out.Notice = fmt.Sprintf("The code index is being built (%d of %d files so far): these results come from what is indexed; grep_codebase searches every file now.",
+			progress.FilesIndexed, progress.FilesTotal)
+	}
 	for _, h := range hits {
 		out.Results = append(out.Results, toJSON(h))
 	}

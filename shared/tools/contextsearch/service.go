@@ -2,28 +2,25 @@ package contextsearch
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/store"
 )
 
 // MemoryLister reads memory entries (store.Memory's List).
 type MemoryLister interface {
 	List(ctx context.Context, tenant, file string, q store.MemoryQuery) (store.MemoryPage, error)
-}
-
-// CodeSource yields the repository snapshot a tenant searches: its files
-// as the repository walker lists them (ignored files, excluded folders and
-// binaries left out). contextindex.RepoSnapshots is the one over shared/repo.
-type CodeSource interface {
-	Open(ctx context.Context, tenant string) (contextindex.Snapshot, error)
 }
 
 // Limits of the per-process state.
@@ -44,6 +41,7 @@ type Service struct {
 
 	mu      sync.Mutex
 	tenants map[string]*tenantState
+	lives   map[repo.View]*contextindex.Live // local: one code index per repository
 }
 
 // New returns the service.
@@ -54,21 +52,81 @@ func New(o Options) *Service {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	if o.RefreshCode == 0 {
-		o.RefreshCode = 30 * time.Second
-	}
-	s := &Service{o: o, store: contextindex.NewStore(o.Blobs), tenants: map[string]*tenantState{}}
+	s := &Service{o: o, store: contextindex.NewStore(o.Blobs), tenants: map[string]*tenantState{},
+		lives: map[repo.View]*contextindex.Live{}}
 	if o.BuildLocally {
-		s.build = newBuilder(s.store, o.Embedder, o.Code, o.RefreshCode, o.Now, o.Log)
+		s.build = newBuilder(s.store, o.Embedder, o.Log)
 	}
 	return s
 }
 
-// Settle waits for background index work (local builds) to finish.
+// Settle waits until the background work is done: memory entries
+// embedded, code indexes caught up with their repositories.
 func (s *Service) Settle() {
 	if s.build != nil {
 		s.build.wait()
 	}
+	for _, l := range s.LiveIndexes() {
+		l.Settle()
+	}
+}
+
+// Close stops the background work: the code indexes are saved and stop
+// following their repositories.
+func (s *Service) Close() {
+	if s.build != nil {
+		s.build.wait()
+	}
+	for _, l := range s.LiveIndexes() {
+		l.Close()
+	}
+}
+
+// LiveIndexes returns the code indexes the service keeps (locally, one
+// per repository).
+func (s *Service) LiveIndexes() []*contextindex.Live {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Collect(maps.Values(s.lives))
+}
+
+// Start begins indexing the repository a tenant reads (locally every
+// tenant reads the same one), in the background, without waiting.
+func (s *Service) Start(ctx context.Context, tenant string) error {
+	if s.o.Repo == nil {
+		return nil
+	}
+	view, err := s.o.Repo.Open(ctx, tenant)
+	if err != nil {
+		return err
+	}
+	s.live(view)
+	return nil
+}
+
+// live returns the code index of a view, started on first use.
+func (s *Service) live(view repo.View) *contextindex.Live {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := s.lives[view]
+	if l == nil {
+		l = contextindex.NewLive(view, contextindex.LiveOptions{
+			Store: s.store, Key: liveKey(view), Embedder: s.o.Embedder, Log: s.o.Log, Now: s.o.Now,
+		})
+		s.lives[view] = l
+	}
+	return l
+}
+
+// liveKey names a view's stored code index: a local directory by the hash
+// of its path, so that one data directory can serve several repositories
+// in turn.
+func liveKey(view repo.View) string {
+	if d, ok := view.(interface{ Dir() string }); ok {
+		sum := sha256.Sum256([]byte(d.Dir()))
+		return "local-" + hex.EncodeToString(sum[:6])
+	}
+	return "local"
 }
 
 // tenantState is what the service keeps warm for one tenant.
@@ -82,10 +140,12 @@ type tenantState struct {
 	after  map[string]string // file → List cursor of the next refresh
 	memSeg *contextindex.Segment
 
-	code     *contextindex.CodeIndex
-	codeRepo string // whose code index: the tenant's, or the default repository's
+	code     *contextindex.CodeIndex // deployed: the code index read from the store
+	codeRepo string                  // whose code index: the tenant's, or the default repository's
 	codeTag  string
 	codeRead checked
+
+	live *contextindex.LiveState // locally: the repository's live index as last seen
 
 	vectors     *contextindex.Vectors
 	vectorsTag  string
@@ -118,21 +178,39 @@ func (s *Service) state(tenant string) *tenantState {
 	return ts
 }
 
-// corpus brings the tenant's index up to date and returns it.
-func (s *Service) corpus(ctx context.Context, tenant string) (*contextindex.Corpus, error) {
+// corpus brings the tenant's index up to date and returns it, with how far
+// the code index is (nil when there is no code index).
+func (s *Service) corpus(ctx context.Context, tenant string) (*contextindex.Corpus, *contextindex.Progress, error) {
 	ts := s.state(tenant)
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if err := s.refreshMemory(ctx, tenant, ts); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if s.build != nil {
-		if err := s.build.code(ctx, tenant); err != nil {
-			s.o.Log.Warn("context index: local code build failed", "tenant", tenant, "error", err)
+	var code []contextindex.Part
+	var progress *contextindex.Progress
+	var codeVectors *contextindex.Vectors
+	var codeState any
+	if s.o.Repo != nil {
+		st, err := s.localCode(ctx, tenant)
+		if err != nil {
+			return nil, nil, err
 		}
-	}
-	if err := s.refreshCode(ctx, tenant, ts); err != nil {
-		return nil, err
+		ts.live = st
+		if st != nil {
+			code, codeVectors, codeState = st.Parts, st.Vectors, st
+			progress = &st.Progress
+		}
+	} else {
+		if err := s.refreshCode(ctx, tenant, ts); err != nil {
+			return nil, nil, err
+		}
+		if ts.code != nil {
+			code = []contextindex.Part{{Seg: ts.code.Segment}}
+			codeVectors, codeState = ts.code.Vectors, ts.code
+			n := len(ts.code.Files)
+			progress = &contextindex.Progress{State: contextindex.StateReady, FilesIndexed: n, FilesTotal: n, Chunks: len(ts.code.Segment.Docs)}
+		}
 	}
 	model := ""
 	if s.o.Embedder != nil {
@@ -149,18 +227,26 @@ func (s *Service) corpus(ctx context.Context, tenant string) (*contextindex.Corp
 			s.build.memory(tenant, missing)
 		}
 	}
-	parts := [3]any{ts.memSeg, ts.code, ts.vectors}
+	parts := [3]any{ts.memSeg, codeState, ts.vectors}
 	if ts.corpus == nil || parts != ts.parts {
-		segs := []*contextindex.Segment{ts.memSeg}
-		var vecs []*contextindex.Vectors
-		if ts.code != nil {
-			segs = append(segs, ts.code.Segment)
-			vecs = append(vecs, ts.code.Vectors)
-		}
-		ts.corpus = contextindex.NewCorpus(model, segs, append(vecs, ts.vectors)...)
+		all := append([]contextindex.Part{{Seg: ts.memSeg}}, code...)
+		ts.corpus = contextindex.NewPartsCorpus(model, all, codeVectors, ts.vectors)
 		ts.parts = parts
 	}
-	return ts.corpus, nil
+	return ts.corpus, progress, nil
+}
+
+// localCode returns the live code index of the repository the tenant
+// reads, or nil when it reads none.
+func (s *Service) localCode(ctx context.Context, tenant string) (*contextindex.LiveState, error) {
+	view, err := s.o.Repo.Open(ctx, tenant)
+	if errors.Is(err, repo.ErrNoRepository) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open the repository: %w", err)
+	}
+	return s.live(view).State(), nil
 }
 
 // refreshMemory reads the entries written since the last refresh (and a

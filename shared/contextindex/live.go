@@ -1,0 +1,551 @@
+package contextindex
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"maps"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/toolshed/toolshed/shared/codechunk"
+	"github.com/toolshed/toolshed/shared/repo"
+)
+
+// Index states, as context_search reports them.
+const (
+	StateBuilding = "building"
+	StateReady    = "ready"
+)
+
+// Tuning of a live index.
+const (
+	// liveBatchFiles is how many files a build cuts before it publishes
+	// what it has, so searches see the index grow.
+	liveBatchFiles = 400
+	// maxParts is how many parts an index may have before they are merged
+	// into one.
+	maxParts = 8
+	// saveAfter is how long a changed index waits before it is saved (more
+	// changes in the meantime are saved together).
+	saveAfter = 30 * time.Second
+)
+
+// Progress says how far an index is.
+type Progress struct {
+	State        string // StateBuilding or StateReady
+	FilesIndexed int    // files whose chunks are searchable
+	FilesTotal   int    // searchable files of the view
+	Chunks       int    // searchable chunks
+	// Version is the view's version the index shows once ready.
+	Version uint64
+}
+
+// LiveState is one state of a live index. It never changes: a search
+// takes the current one and ranks over it.
+type LiveState struct {
+	Parts    []Part
+	Vectors  *Vectors // nil without an embedder
+	Progress Progress
+}
+
+// LiveOptions configure NewLive.
+type LiveOptions struct {
+	// Store keeps the index between runs under Key (nil: not kept).
+	Store *Store
+	Key   string
+	// Embedder makes the chunks' vectors, in the background (nil:
+	// lexical only).
+	Embedder Embedder
+	Log      *slog.Logger
+	Now      func() time.Time
+}
+
+// Live keeps the code index of one repository view current for every
+// tenant that reads the view: it loads the index an earlier run stored,
+// indexes in the background what is missing or changed (publishing as it
+// goes, so searches answer from what is indexed so far), then follows the
+// view's change feed, re-cutting only the files that changed. Parts made
+// along the way are merged when there are too many; the index is saved a
+// while after it changes. With an embedder, chunks get their vectors in
+// the background and searches rank lexically until they do.
+type Live struct {
+	view repo.View
+	o    LiveOptions
+
+	state atomic.Pointer[LiveState]
+	mu    sync.Mutex // publishes: code (run) and vectors (embed) are set apart
+	code  []Part
+	prog  Progress
+	vecs  *Vectors
+
+	embedWake chan struct{}
+	embedding atomic.Bool // a round of embedding runs
+	toEmbed   atomic.Bool // the code changed since the last round began
+	stop      chan struct{}
+	closing   sync.Once
+	wg        sync.WaitGroup
+
+	// Builds counts the files cut into chunks, Loads the stored indexes
+	// read (for tests and logs: an idle index does neither).
+	Builds, Loads atomic.Int64
+}
+
+// NewLive starts keeping view's code index. Close stops it.
+func NewLive(view repo.View, o LiveOptions) *Live {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	l := &Live{view: view, o: o, embedWake: make(chan struct{}, 1), stop: make(chan struct{})}
+	if o.Embedder != nil {
+		l.vecs = NewVectors(o.Embedder.Model())
+	}
+	l.prog.State = StateBuilding
+	l.publish()
+	l.wg.Go(l.run)
+	if o.Embedder != nil {
+		l.wg.Go(l.embed)
+	}
+	return l
+}
+
+// Close stops the index's background work (saving what is unsaved) and
+// waits for it.
+func (l *Live) Close() {
+	l.closing.Do(func() { close(l.stop) })
+	l.wg.Wait()
+}
+
+// Settle waits until the index shows the view as it is now (and, with an
+// embedder, every chunk has its vector or embedding failed), or until Close.
+func (l *Live) Settle() {
+	for {
+		st := l.State()
+		done := st.Progress.State == StateReady && st.Progress.Version == l.view.Version()
+		if l.o.Embedder != nil {
+			done = done && !l.embedding.Load() && !l.toEmbed.Load()
+		}
+		if done {
+			return
+		}
+		select {
+		case <-l.stop:
+			return
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// State returns the current state.
+func (l *Live) State() *LiveState { return l.state.Load() }
+
+// publish makes the code and vectors in hand the current state.
+func (l *Live) publish() {
+	l.state.Store(&LiveState{Parts: slices.Clip(l.code), Vectors: l.vecs, Progress: l.prog})
+}
+
+// indexed is what the index holds of one file.
+type indexed struct {
+	file *repo.File // the view's file it was cut from (nil: from the stored index)
+	hash string     // hex SHA-256 of its content
+	part int        // the part holding its chunks
+	from int        // its chunks are Docs[from:to] of that part
+	to   int
+}
+
+// builder is the run loop's own state.
+type builder struct {
+	l     *Live
+	parts []Part
+	files map[string]*indexed
+	saved bool // the index in the store is the one in hand
+	ctx   context.Context
+	// version is the view's version being indexed.
+	version uint64
+}
+
+// run builds the index, then follows the view until Close.
+func (l *Live) run() {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-l.stop
+		cancel()
+	}()
+	b := &builder{l: l, files: map[string]*indexed{}, ctx: ctx}
+	b.load()
+	var saveAt <-chan time.Time
+	for {
+		v := l.view.Version()
+		files, err := l.view.Searchable(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			l.o.Log.Warn("context index: reading the repository failed; retrying", "error", err)
+			select {
+			case <-time.After(5 * time.Second):
+				continue
+			case <-l.stop:
+				return
+			}
+		}
+		if changed := b.update(files, v); changed {
+			b.saved = false
+			saveAt = time.After(saveAfter)
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		select {
+		case <-l.view.Changed(v):
+		case <-saveAt:
+			saveAt = nil
+			b.save()
+		case <-l.stop:
+			if !b.saved {
+				b.save()
+			}
+			return
+		}
+	}
+}
+
+// load starts from the index an earlier run stored, if any.
+func (b *builder) load() {
+	st := b.l.o.Store
+	if st == nil {
+		return
+	}
+	ix, err := st.CurrentCode(b.ctx, b.l.o.Key)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return
+	case err != nil:
+		b.l.o.Log.Warn("context index: the stored index cannot be read; building anew", "key", b.l.o.Key, "error", err)
+		return
+	}
+	b.l.Loads.Add(1)
+	// Chunks are stored in file order: each file's are consecutive.
+	docs := ix.Segment.Docs
+	for i := 0; i < len(docs); {
+		j := i
+		for j < len(docs) && docs[j].Path == docs[i].Path {
+			j++
+		}
+		if h, ok := ix.Files[docs[i].Path]; ok {
+			b.files[docs[i].Path] = &indexed{hash: h, part: 0, from: i, to: j}
+		}
+		i = j
+	}
+	for p, h := range ix.Files {
+		if _, ok := b.files[p]; !ok {
+			b.files[p] = &indexed{hash: h, part: -1} // a file without chunks (blank)
+		}
+	}
+	b.parts = []Part{{Seg: ix.Segment}}
+	b.saved = true
+	b.l.mu.Lock()
+	b.l.code = b.parts
+	b.l.prog = Progress{State: StateBuilding, FilesIndexed: len(ix.Files), FilesTotal: len(ix.Files), Chunks: len(docs)}
+	if b.l.vecs != nil && ix.Vectors != nil && ix.Vectors.Model == b.l.vecs.Model {
+		b.l.vecs = ix.Vectors
+	}
+	b.l.publish()
+	b.l.mu.Unlock()
+	b.l.o.Log.Info("context index: serving the stored index while it catches up", "key", b.l.o.Key, "files", len(ix.Files), "chunks", len(docs))
+}
+
+// update brings the index to the view's files: the files that are new or
+// whose content changed are cut again, in batches published as they are
+// done; the chunks of changed and removed files are left out. It reports
+// whether the index changed.
+func (b *builder) update(files []*repo.File, version uint64) bool {
+	b.version = version
+	started := time.Now()
+	present := make(map[string]bool, len(files))
+	var todo []*repo.File
+	for _, f := range files {
+		present[f.Path] = true
+		ix := b.files[f.Path]
+		switch {
+		case ix != nil && ix.file == f:
+		case ix != nil && ix.hash == hashOf(f.Data):
+			ix.file = f
+		default:
+			todo = append(todo, f)
+		}
+	}
+	var removed []string
+	for p := range b.files {
+		if !present[p] {
+			removed = append(removed, p)
+		}
+	}
+	first := b.l.State().Progress.State == StateBuilding
+	if len(todo) == 0 && len(removed) == 0 {
+		if first {
+			b.finish(len(files), started, 0)
+		}
+		return false
+	}
+	for _, p := range removed {
+		b.drop(p)
+	}
+	b.publish(StateBuilding, len(files)-len(todo), len(files))
+	for start := 0; start < len(todo); start += liveBatchFiles {
+		if b.ctx.Err() != nil {
+			return true
+		}
+		b.add(todo[start:min(start+liveBatchFiles, len(todo))])
+		if len(b.parts) > maxParts {
+			b.merge(1) // the later, smaller parts
+		}
+		b.publish(StateBuilding, len(files)-len(todo)+min(start+liveBatchFiles, len(todo)), len(files))
+	}
+	b.finish(len(files), started, len(todo))
+	return true
+}
+
+// finish marks the index ready: after a build, its parts are merged into
+// one; after an update, when the chunks left out of the parts grow past a
+// quarter of them.
+func (b *builder) finish(total int, started time.Time, cut int) {
+	was := b.l.State().Progress.State
+	if was == StateBuilding || b.deadShare() > 0.25 {
+		b.merge(0)
+	}
+	b.publish(StateReady, total, total)
+	if was == StateBuilding {
+		b.l.o.Log.Info("context index ready", "key", b.l.o.Key, "files", total, "cut", cut,
+			"chunks", b.l.State().Progress.Chunks, "took_ms", time.Since(started).Milliseconds())
+	}
+}
+
+// add cuts files into chunks and adds them as a new part, leaving out the
+// chunks they had before.
+func (b *builder) add(files []*repo.File) {
+	var docs []Doc
+	pi := len(b.parts)
+	for _, f := range files {
+		b.drop(f.Path)
+		ix := &indexed{file: f, hash: hashOf(f.Data), part: pi, from: len(docs)}
+		for _, c := range codechunk.Split(f.Path, f.Data) {
+			docs = append(docs, Doc{
+				ID: c.ID(), Source: SourceCode, Type: c.Kind, Content: c.Text,
+				Module: codechunk.Module(f.Path), Path: f.Path, Date: f.ModTime.UTC(),
+			})
+		}
+		ix.to = len(docs)
+		b.files[f.Path] = ix
+	}
+	b.l.Builds.Add(int64(len(files)))
+	b.parts = append(b.parts, Part{Seg: NewSegment(docs)})
+}
+
+// drop leaves out the chunks of one file.
+func (b *builder) drop(p string) {
+	ix := b.files[p]
+	if ix == nil {
+		return
+	}
+	delete(b.files, p)
+	if ix.part < 0 || ix.from == ix.to {
+		return
+	}
+	part := &b.parts[ix.part]
+	// Copy on write: published states share the mask.
+	dead := make([]bool, len(part.Seg.Docs))
+	copy(dead, part.Dead)
+	for i := ix.from; i < ix.to; i++ {
+		dead[i] = true
+	}
+	part.Dead = dead
+}
+
+// deadShare is the share of the parts' chunks that are left out.
+func (b *builder) deadShare() float64 {
+	total, dead := 0, 0
+	for _, p := range b.parts {
+		total += len(p.Seg.Docs)
+		for _, d := range p.Dead {
+			if d {
+				dead++
+			}
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return float64(dead) / float64(total)
+}
+
+// merge joins the parts from index from on into one, without their dead
+// chunks.
+func (b *builder) merge(from int) {
+	if from >= len(b.parts) || from == len(b.parts)-1 && b.parts[from].Dead == nil {
+		return
+	}
+	merged := MergeSegments(b.parts[from:])
+	// live[pi][i]: chunk i of part pi keeps this number in the merged part.
+	live := make([][]int, len(b.parts))
+	n := 0
+	for pi := from; pi < len(b.parts); pi++ {
+		p := b.parts[pi]
+		live[pi] = make([]int, len(p.Seg.Docs)+1)
+		for i := range p.Seg.Docs {
+			live[pi][i] = n
+			if p.Dead == nil || !p.Dead[i] {
+				n++
+			}
+		}
+		live[pi][len(p.Seg.Docs)] = n
+	}
+	for _, ix := range b.files {
+		if ix.part >= from {
+			ix.from, ix.to = live[ix.part][ix.from], live[ix.part][ix.to]
+			ix.part = from
+		}
+	}
+	b.parts = append(b.parts[:from], Part{Seg: merged})
+}
+
+// publish makes the parts in hand the live index's code.
+func (b *builder) publish(state string, indexed, total int) {
+	chunks := 0
+	for _, p := range b.parts {
+		chunks += len(p.Seg.Docs)
+		for _, d := range p.Dead {
+			if d {
+				chunks--
+			}
+		}
+	}
+	l := b.l
+	l.mu.Lock()
+	l.code = slices.Clone(b.parts)
+	l.prog = Progress{State: state, FilesIndexed: indexed, FilesTotal: total, Chunks: chunks, Version: b.version}
+	l.publish()
+	l.mu.Unlock()
+	if l.o.Embedder != nil {
+		l.toEmbed.Store(true)
+		select {
+		case l.embedWake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// save stores the index (merged into one part) for the next run.
+func (b *builder) save() {
+	st := b.l.o.Store
+	if st == nil || b.saved || len(b.parts) == 0 {
+		return
+	}
+	if len(b.parts) != 1 || b.parts[0].Dead != nil {
+		b.merge(0)
+		b.publish(b.l.State().Progress.State, b.l.State().Progress.FilesIndexed, b.l.State().Progress.FilesTotal)
+	}
+	ix := &CodeIndex{BuiltAt: b.l.o.Now().UTC(), Files: make(map[string]string, len(b.files)), Segment: b.parts[0].Seg}
+	for p, f := range b.files {
+		ix.Files[p] = f.hash
+	}
+	ix.Commit = ix.version()
+	if v := b.l.State().Vectors; v != nil {
+		ix.Vectors = v.Subset(ix.Segment.hashes())
+	}
+	if err := st.SaveCode(b.ctx, b.l.o.Key, ix); err != nil {
+		b.l.o.Log.Warn("context index: saving failed", "key", b.l.o.Key, "error", err)
+		return
+	}
+	if err := st.Prune(b.l.o.Key, ix.Commit); err != nil {
+		b.l.o.Log.Warn("context index: removing old indexes failed", "key", b.l.o.Key, "error", err)
+	}
+	b.saved = true
+}
+
+// embed gives the chunks their vectors, in the background, whenever the
+// code changed.
+func (l *Live) embed() {
+	for {
+		select {
+		case <-l.embedWake:
+		case <-l.stop:
+			return
+		}
+		l.embedding.Store(true)
+		l.toEmbed.Store(false)
+		st := l.State()
+		var texts []string
+		for _, p := range st.Parts {
+			for i, d := range p.Seg.Docs {
+				if p.Dead == nil || !p.Dead[i] {
+					texts = append(texts, d.EmbedText())
+				}
+			}
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() {
+			select {
+			case <-l.stop:
+			case <-ctx.Done():
+			}
+			cancel()
+		}()
+		err := l.embedTexts(ctx, st.Vectors, texts)
+		cancel()
+		l.embedding.Store(false)
+		if err != nil && !errors.Is(err, context.Canceled) {
+			l.o.Log.Warn("context index: embedding chunks failed; searches rank them lexically", "key", l.o.Key, "error", err)
+		}
+	}
+}
+
+// embedRound is how many texts the embedding pass adds before it publishes
+// them.
+const embedRound = 1024
+
+// embedTexts embeds the texts that have no vector in have, publishing the
+// vectors every embedRound texts.
+func (l *Live) embedTexts(ctx context.Context, have *Vectors, texts []string) error {
+	var todo []string
+	for _, t := range texts {
+		if _, ok := have.Get(TextHash(t)); !ok {
+			todo = append(todo, t)
+		}
+	}
+	for start := 0; start < len(todo); start += embedRound {
+		next := l.State().Vectors.Clone()
+		n, err := next.EmbedMissing(ctx, l.o.Embedder, todo[start:min(start+embedRound, len(todo))], EmbedBatch)
+		if n > 0 {
+			l.mu.Lock()
+			l.vecs = next
+			l.publish()
+			l.mu.Unlock()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hashOf is the hex SHA-256 of a file's content.
+func hashOf(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// Clone returns a copy of the set that can take more vectors without
+// changing v (the vectors themselves are shared).
+func (v *Vectors) Clone() *Vectors {
+	return &Vectors{Model: v.Model, Dims: v.Dims, rows: maps.Clone(v.rows), keys: slices.Clip(v.keys), data: slices.Clip(v.data)}
+}

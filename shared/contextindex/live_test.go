@@ -1,0 +1,213 @@
+package contextindex_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/repo/repotest"
+)
+
+// liveView serves dir as a live local view for the test.
+func liveView(t *testing.T, dir string) *repo.Local {
+	t.Helper()
+	v, err := repo.NewLocal(dir, repo.LocalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	return v
+}
+
+// search returns the ids of the live documents matching query.
+func search(st *contextindex.LiveState, query string) []string {
+	c := contextindex.NewPartsCorpus("", st.Parts)
+	hits, _ := c.Search(contextindex.Query{Text: query, Limit: 50})
+	var out []string
+	for _, h := range hits {
+		out = append(out, h.Doc.ID)
+	}
+	return out
+}
+
+// settled waits for the index to show the view.
+func settled(t *testing.T, l *contextindex.Live) *contextindex.LiveState {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { l.Settle(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the index did not settle")
+	}
+	return l.State()
+}
+
+func TestLiveBuildsInBatchesAndFollowsChanges(t *testing.T) {
+	files := map[string]string{}
+	for i := range 1000 {
+		files[fmt.Sprintf("pkg%02d/f%04d.go", i%20, i)] = fmt.Sprintf("package pkg\n\n// Func%d does thing number %d.\nfunc Func%d() {}\n", i, i, i)
+	}
+	files["pkg00/special.go"] = "package pkg\n\n// Walrus counts the tusks.\nfunc Walrus() {}\n"
+	dir := repotest.WriteDir(t, files)
+	view := liveView(t, dir)
+	l := contextindex.NewLive(view, contextindex.LiveOptions{})
+	defer l.Close()
+
+	// While it builds, what it has is searchable and it says how far it is.
+	var seen []contextindex.Progress
+	for st := l.State(); st.Progress.State != contextindex.StateReady; st = l.State() {
+		if len(seen) == 0 || seen[len(seen)-1] != st.Progress {
+			seen = append(seen, st.Progress)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	st := settled(t, l)
+	if st.Progress.FilesIndexed != 1001 || st.Progress.FilesTotal != 1001 || st.Progress.Chunks != 1001 {
+		t.Errorf("ready: %+v, want 1001 files of one chunk each", st.Progress)
+	}
+	if len(st.Parts) != 1 {
+		t.Errorf("ready with %d parts, want them merged into one", len(st.Parts))
+	}
+	for _, p := range seen {
+		if p.State != contextindex.StateBuilding || p.FilesIndexed > p.FilesTotal {
+			t.Errorf("while building: %+v", p)
+		}
+	}
+	if got := search(st, "walrus tusks"); len(got) == 0 || got[0] != "pkg00/special.go:3-4" {
+		t.Errorf("walrus: %v", got)
+	}
+	if n := l.Builds.Load(); n != 1001 {
+		t.Errorf("cut %d files, want each of the 1001 once", n)
+	}
+
+	// Changes: only the changed files are cut again.
+	os.WriteFile(filepath.Join(dir, "pkg00/special.go"), []byte("package pkg\n\n// Narwhal has one tusk.\nfunc Narwhal() {}\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "pkg01/new.go"), []byte("package pkg\n\n// Walrus moved here.\nfunc Walrus() {}\n"), 0o644)
+	os.Remove(filepath.Join(dir, "pkg02/f0002.go"))
+	waitUntil(t, l, func(st *contextindex.LiveState) bool {
+		return slices.Equal(search(st, "narwhal"), []string{"pkg00/special.go:3-4"}) &&
+			slices.Equal(search(st, "walrus"), []string{"pkg01/new.go:3-4"}) && !holds(st, "pkg02/f0002.go")
+	})
+	if n := l.Builds.Load(); n != 1003 {
+		t.Errorf("cut %d files in all, want 1001 + the 2 that changed", n)
+	}
+	st = settled(t, l)
+	if st.Progress.FilesTotal != 1001 || st.Progress.Chunks != 1001 {
+		t.Errorf("after the changes: %+v", st.Progress)
+	}
+
+	// Idle: no change, no work.
+	builds, loads := l.Builds.Load(), l.Loads.Load()
+	time.Sleep(200 * time.Millisecond)
+	if l.Builds.Load() != builds || l.Loads.Load() != loads {
+		t.Errorf("idle, the index cut %d files and read %d stored indexes", l.Builds.Load()-builds, l.Loads.Load()-loads)
+	}
+}
+
+// holds reports whether a live document of the state comes from path.
+func holds(st *contextindex.LiveState, path string) bool {
+	for _, p := range st.Parts {
+		for i, d := range p.Seg.Docs {
+			if d.Path == path && (p.Dead == nil || !p.Dead[i]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// waitUntil waits up to the promised freshness (2 s) for ok.
+func waitUntil(t *testing.T, l *contextindex.Live, ok func(*contextindex.LiveState) bool) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Second)
+	for !ok(l.State()) {
+		if time.Now().After(deadline) {
+			t.Fatalf("not seen within 2 s (state %+v)", l.State().Progress)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestLiveRestartsFromTheStoredIndex(t *testing.T) {
+	dir := repotest.GoPackages(t, "container/list", "container/ring")
+	store := contextindex.NewStore(&contextindex.DirBlobs{Root: t.TempDir()})
+	view := liveView(t, dir)
+	l := contextindex.NewLive(view, contextindex.LiveOptions{Store: store, Key: "repo"})
+	settled(t, l)
+	l.Close() // saves
+
+	// Unchanged files: the next run cuts nothing.
+	l2 := contextindex.NewLive(view, contextindex.LiveOptions{Store: store, Key: "repo"})
+	st := settled(t, l2)
+	if l2.Loads.Load() != 1 || l2.Builds.Load() != 0 {
+		t.Errorf("restart: %d loads, %d files cut; want the stored index and nothing cut", l2.Loads.Load(), l2.Builds.Load())
+	}
+	if got := search(st, "doubly linked list"); len(got) == 0 {
+		t.Error("the restarted index finds nothing")
+	}
+	l2.Close()
+
+	// A file changed while nothing ran: only it is cut.
+	os.WriteFile(filepath.Join(dir, "container/ring/ring.go"), []byte("package ring\n\n// Hoop is round.\nfunc Hoop() {}\n"), 0o644)
+	l3 := contextindex.NewLive(liveView(t, dir), contextindex.LiveOptions{Store: store, Key: "repo"})
+	defer l3.Close()
+	st = settled(t, l3)
+	if l3.Builds.Load() != 1 {
+		t.Errorf("cut %d files, want the one that changed", l3.Builds.Load())
+	}
+	if got := search(st, "hoop round"); len(got) == 0 || got[0] != "container/ring/ring.go:3-4" {
+		t.Errorf("hoop: %v", got)
+	}
+}
+
+// TestMergeSegments: merging parts without their dead documents ranks
+// exactly as one segment built from the live documents.
+func TestMergeSegments(t *testing.T) {
+	docs := func(words ...string) []contextindex.Doc {
+		var out []contextindex.Doc
+		for i, w := range words {
+			out = append(out, contextindex.Doc{ID: fmt.Sprintf("%s-%d", w, i), Source: contextindex.SourceCode, Content: w + " common text", Path: w + ".go"})
+		}
+		return out
+	}
+	a := contextindex.NewSegment(docs("alpha", "beta", "gamma", "delta"))
+	b := contextindex.NewSegment(docs("beta", "epsilon"))
+	parts := []contextindex.Part{{Seg: a, Dead: []bool{false, true, false, false}}, {Seg: b}}
+	merged := contextindex.MergeSegments(parts)
+	var live []contextindex.Doc
+	for i, d := range a.Docs {
+		if !parts[0].Dead[i] {
+			live = append(live, d)
+		}
+	}
+	fresh := contextindex.NewSegment(append(live, b.Docs...))
+	if string(merged.MarshalLexical()) != string(fresh.MarshalLexical()) {
+		t.Error("merged statistics differ from a segment built from the live documents")
+	}
+	for _, q := range []string{"beta", "common", "alpha text", "epsilon"} {
+		m, _ := contextindex.NewCorpus("", []*contextindex.Segment{merged}).Search(contextindex.Query{Text: q, Limit: 10})
+		f, _ := contextindex.NewCorpus("", []*contextindex.Segment{fresh}).Search(contextindex.Query{Text: q, Limit: 10})
+		if fmt.Sprint(hitIDs(m)) != fmt.Sprint(hitIDs(f)) {
+			t.Errorf("%q: merged %v, fresh %v", q, hitIDs(m), hitIDs(f))
+		}
+	}
+	// The parts themselves never find a dead document.
+	hits, _ := contextindex.NewPartsCorpus("", parts).Search(contextindex.Query{Text: "beta", Limit: 10})
+	if got := hitIDs(hits); !slices.Equal(got, []string{"beta-0"}) {
+		t.Errorf("parts corpus: %v, want only the live beta", got)
+	}
+}
+
+func hitIDs(hits []contextindex.Hit) []string {
+	var out []string
+	for _, h := range hits {
+		out = append(out, h.Doc.ID)
+	}
+	return out
+}
