@@ -129,6 +129,6 @@ type Options struct {
 	// store again; 0 asks on every call. With BuildLocally the builder is
 	// their only writer: they are trusted until it saves new ones.
 	Revalidate time.Duration
-	Log         *slog.Logger
-	Now         func() time.Time
+	Log        *slog.Logger
+	Now        func() time.Time
 }
