@@ -170,6 +170,8 @@ type builder struct {
 	ctx   context.Context
 	// version is the view's version being indexed.
 	version uint64
+	// built: the first build is done; later ones are updates.
+	built bool
 }
 
 // run builds the index, then follows the view until Close.
@@ -290,9 +292,8 @@ func (b *builder) update(files []*repo.File, version uint64) bool {
 			removed = append(removed, p)
 		}
 	}
-	first := b.l.State().Progress.State == StateBuilding
 	if len(todo) == 0 && len(removed) == 0 {
-		if first {
+		if !b.built {
 			b.finish(len(files), started, 0)
 		}
 		return false
@@ -300,16 +301,24 @@ func (b *builder) update(files []*repo.File, version uint64) bool {
 	for _, p := range removed {
 		b.drop(p)
 	}
-	b.publish(StateBuilding, len(files)-len(todo), len(files))
+	// A build, or an update of many files, is published as it goes; a
+	// small update at once, when done.
+	large := !b.built || len(todo) > liveBatchFiles
+	if large {
+		b.publish(StateBuilding, len(files)-len(todo), len(files))
+	}
 	for start := 0; start < len(todo); start += liveBatchFiles {
 		if b.ctx.Err() != nil {
 			return true
 		}
-		b.add(todo[start:min(start+liveBatchFiles, len(todo))])
+		end := min(start+liveBatchFiles, len(todo))
+		b.add(todo[start:end])
 		if len(b.parts) > maxParts {
 			b.merge(1) // the later, smaller parts
 		}
-		b.publish(StateBuilding, len(files)-len(todo)+min(start+liveBatchFiles, len(todo)), len(files))
+		if large && end < len(todo) {
+			b.publish(StateBuilding, len(files)-len(todo)+end, len(files))
+		}
 	}
 	b.finish(len(files), started, len(todo))
 	return true
@@ -319,12 +328,13 @@ func (b *builder) update(files []*repo.File, version uint64) bool {
 // one; after an update, when the chunks left out of the parts grow past a
 // quarter of them.
 func (b *builder) finish(total int, started time.Time, cut int) {
-	was := b.l.State().Progress.State
-	if was == StateBuilding || b.deadShare() > 0.25 {
+	first := !b.built
+	b.built = true
+	if first || b.deadShare() > 0.25 {
 		b.merge(0)
 	}
 	b.publish(StateReady, total, total)
-	if was == StateBuilding {
+	if first || cut > liveBatchFiles {
 		b.l.o.Log.Info("context index ready", "key", b.l.o.Key, "files", total, "cut", cut,
 			"chunks", b.l.State().Progress.Chunks, "took_ms", time.Since(started).Milliseconds())
 	}

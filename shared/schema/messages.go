@@ -1,10 +1,12 @@
 package schema
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
@@ -18,13 +20,16 @@ var (
 
 // invalidInput turns a schema validation error into INVALID_INPUT. The
 // message names the first field at fault; details list every leaf problem.
-func invalidInput(err error) error {
+// schema is the raw schema validated against: a pattern's failure is told
+// by the "x-error" of the schema object holding it, never by the regular
+// expression.
+func invalidInput(err error, schema json.RawMessage) error {
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
 		return toolerr.New(toolerr.InvalidInput, "invalid arguments: %v", err)
 	}
 	var problems []toolerr.FieldError
-	collect(ve, &problems)
+	collect(ve, schema, &problems)
 	if len(problems) == 0 {
 		problems = []toolerr.FieldError{{Field: "arguments", Message: ve.Message}}
 	}
@@ -35,17 +40,17 @@ func invalidInput(err error) error {
 
 // collect walks the error tree down to its leaves. Leaves under an anyOf or
 // oneOf are all reported since any branch could be the one meant.
-func collect(ve *jsonschema.ValidationError, out *[]toolerr.FieldError) {
+func collect(ve *jsonschema.ValidationError, schema json.RawMessage, out *[]toolerr.FieldError) {
 	if len(ve.Causes) > 0 {
 		for _, c := range ve.Causes {
-			collect(c, out)
+			collect(c, schema, out)
 		}
 		return
 	}
-	*out = append(*out, leaf(ve)...)
+	*out = append(*out, leaf(ve, schema)...)
 }
 
-func leaf(ve *jsonschema.ValidationError) []toolerr.FieldError {
+func leaf(ve *jsonschema.ValidationError, schema json.RawMessage) []toolerr.FieldError {
 	field := fieldName(ve.InstanceLocation)
 	msg := ve.Message
 	keyword := ve.KeywordLocation[strings.LastIndex(ve.KeywordLocation, "/")+1:]
@@ -75,15 +80,46 @@ func leaf(ve *jsonschema.ValidationError) []toolerr.FieldError {
 			}
 		}
 	case "pattern":
-		if strings.Contains(ve.KeywordLocation, "properties") && strings.Contains(msg, `\S`) {
-			msg = "must not be empty or only whitespace"
-		}
+		msg = patternMessage(schema, ve.KeywordLocation)
 	case "type":
 		msg = strings.Replace(msg, "expected ", "must be of type ", 1)
 	case "enum":
 		msg = strings.Replace(msg, "value must be one of", "must be one of", 1)
 	}
 	return []toolerr.FieldError{{Field: field, Message: msg}}
+}
+
+// patternMessage is the "x-error" of the schema object whose pattern
+// failed (keywordLocation is a JSON pointer into schema ending in
+// "/pattern"), or a sentence that says only that the form is wrong.
+func patternMessage(schema json.RawMessage, keywordLocation string) string {
+	const fallback = "is not in the accepted form (see the tool's input schema)"
+	var node any
+	if json.Unmarshal(schema, &node) != nil {
+		return fallback
+	}
+	parts := strings.Split(strings.TrimPrefix(keywordLocation, "/"), "/")
+	for _, p := range parts[:len(parts)-1] {
+		p = strings.ReplaceAll(strings.ReplaceAll(p, "~1", "/"), "~0", "~")
+		switch n := node.(type) {
+		case map[string]any:
+			node = n[p]
+		case []any:
+			i, err := strconv.Atoi(p)
+			if err != nil || i < 0 || i >= len(n) {
+				return fallback
+			}
+			node = n[i]
+		default:
+			return fallback
+		}
+	}
+	if obj, ok := node.(map[string]any); ok {
+		if m, ok := obj["x-error"].(string); ok && m != "" {
+			return m
+		}
+	}
+	return fallback
 }
 
 // fieldName turns a JSON pointer ("/baseline/cpu") into "baseline.cpu".

@@ -307,7 +307,7 @@ func (c *Contract) PrepareInput(raw json.RawMessage) (json.RawMessage, error) {
 		}
 	}
 	if err := c.input.Validate(obj); err != nil {
-		return nil, invalidInput(err)
+		return nil, invalidInput(err, c.InputSchema)
 	}
 	for k, d := range c.defaults {
 		if _, ok := obj[k]; !ok {

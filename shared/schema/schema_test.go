@@ -146,6 +146,54 @@ func TestFieldMessages(t *testing.T) {
 	}
 }
 
+// TestPatternsAreToldInWords: a pattern that fails says what is wrong in
+// words (its schema's "x-error"), never as the regular expression, and
+// every pattern of every contract has those words.
+func TestPatternsAreToldInWords(t *testing.T) {
+	set := load(t)
+	tests := []struct{ tool, args, want string }{
+		{"read_file", `{"path":"../../etc/passwd"}`, "path: must be a relative path inside the repository"},
+		{"read_file", `{"path":"src\\index.ts"}`, "path: must not contain backslashes or control characters"},
+		{"read_repo_file", `{"path":"docs/my notes.md"}`, "path: may only hold letters, digits"},
+		{"write_memory_entry", `{"file":"best_practices.md","content":"   "}`, "content: must not be empty or only whitespace"},
+	}
+	for _, tt := range tests {
+		c, _ := set.Get(tt.tool)
+		_, err := c.PrepareInput(json.RawMessage(tt.args))
+		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "^") {
+			t.Errorf("%s %s: %v, want %q", tt.tool, tt.args, err, tt.want)
+		}
+	}
+	var walk func(tool string, node any)
+	walk = func(tool string, node any) {
+		switch n := node.(type) {
+		case map[string]any:
+			if _, ok := n["pattern"].(string); ok {
+				if m, _ := n["x-error"].(string); m == "" {
+					t.Errorf("%s: a pattern without an x-error: %v", tool, n["pattern"])
+				}
+			}
+			for k, v := range n {
+				if k != "examples" {
+					walk(tool, v)
+				}
+			}
+		case []any:
+			for _, v := range n {
+				walk(tool, v)
+			}
+		}
+	}
+	for _, name := range set.Names() {
+		c, _ := set.Get(name)
+		var schema any
+		if err := json.Unmarshal(c.InputSchema, &schema); err != nil {
+			t.Fatal(err)
+		}
+		walk(name, schema)
+	}
+}
+
 // TestTrimmedFields: "x-trim" properties reach the tool trimmed, and length
 // limits count the trimmed text.
 func TestTrimmedFields(t *testing.T) {

@@ -204,9 +204,16 @@ func (p *Pipeline) limit(ctx context.Context, c *schema.Contract, tenant string)
 	return e
 }
 
+// Overrun is how long a call whose deadline passed is waited for before
+// it is answered TIMEOUT. Tools stop working when their context ends
+// (every loop checks it), so within it the call has returned and nothing
+// of it is left running; a call that finished its work as the deadline
+// passed answers what it did (a write that committed says so).
+const Overrun = 250 * time.Millisecond
+
 // runGuarded runs the call in its own goroutine so that work that ignores
-// its context still cannot hold the call past the deadline, and so that a
-// panic becomes an INTERNAL_ERROR instead of a crash.
+// its context still cannot hold the call past the deadline (and Overrun),
+// and so that a panic becomes an INTERNAL_ERROR instead of a crash.
 func runGuarded(ctx context.Context, tool string, work func(context.Context) (ran, error)) (ran, error) {
 	type result struct {
 		res ran
@@ -222,15 +229,24 @@ func runGuarded(ctx context.Context, tool string, work func(context.Context) (ra
 		res, err := work(ctx)
 		done <- result{res, err}
 	}()
+	var r result
 	select {
-	case r := <-done:
-		if r.err != nil && ctx.Err() != nil && toolerr.From(r.err).Code == toolerr.Internal {
+	case r = <-done:
+	case <-ctx.Done():
+		overrun := time.NewTimer(Overrun)
+		defer overrun.Stop()
+		select {
+		case r = <-done:
+		case <-overrun.C:
+			return ran{}, timeoutError(ctx, tool, fmt.Errorf("%w; %s still running %s after its deadline (it ignores its context)", ctx.Err(), tool, Overrun))
+		}
+	}
+	if r.err != nil && ctx.Err() != nil {
+		if c := toolerr.From(r.err).Code; c == toolerr.Internal || c == toolerr.Timeout {
 			return ran{}, timeoutError(ctx, tool, r.err)
 		}
-		return r.res, r.err
-	case <-ctx.Done():
-		return ran{}, timeoutError(ctx, tool, ctx.Err())
 	}
+	return r.res, r.err
 }
 
 func timeoutError(ctx context.Context, tool string, cause error) error {

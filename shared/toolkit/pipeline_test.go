@@ -45,15 +45,22 @@ func echo(ctx context.Context, call toolkit.Call, in in) (toolkit.Result, error)
 		return toolkit.Result{Data: map[string]any{"mode": 1}}, nil
 	case "slow-encode":
 		return toolkit.Result{Data: slowJSON{}}, nil
+	case "late":
+		<-ctx.Done() // finishes its work as the deadline passes
+		return toolkit.Result{Data: in}, nil
+	case "stops":
+		<-ctx.Done()
+		return toolkit.Result{}, ctx.Err()
 	}
 	return toolkit.Result{Data: in}, nil
 }
 
-// slowJSON takes longer to encode than the echo contract's deadline.
+// slowJSON takes longer to encode than the echo contract's deadline and
+// the overrun after it.
 type slowJSON struct{}
 
 func (slowJSON) MarshalJSON() ([]byte, error) {
-	time.Sleep(300 * time.Millisecond)
+	time.Sleep(toolkit.Overrun + 300*time.Millisecond)
 	return []byte(`{"mode":"slow","n":1}`), nil
 }
 
@@ -120,6 +127,8 @@ func TestPipelineOutcomes(t *testing.T) {
 		{"storage", "echo", "t1", `{"mode":"storage"}`, toolerr.StorageError, "", "storage is unavailable"},
 		{"internal hides cause", "echo", "t1", `{"mode":"secret"}`, toolerr.Internal, "", "internal error"},
 		{"deadline covers encoding", "echo", "t1", `{"mode":"slow-encode"}`, toolerr.Timeout, "", "echo did not finish in time"},
+		{"work done as the deadline passed", "echo", "t1", `{"mode":"late"}`, "", `{"mode":"late","n":7}`, ""},
+		{"work stopped at the deadline", "echo", "t1", `{"mode":"stops"}`, toolerr.Timeout, "", "echo did not finish in time"},
 		{"arguments over the size limit", "echo", "t1", `{"mode":"` + strings.Repeat("x", schema.DefaultMaxInputBytes) + `"}`, toolerr.SizeLimitExceeded, "", "arguments are 65547 bytes; echo accepts at most 65536"},
 		{"output off contract", "echo", "t1", `{"mode":"bad-output"}`, toolerr.Internal, "", "internal error"},
 	}
