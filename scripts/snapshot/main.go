@@ -58,12 +58,18 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return command(ctx, client, bucket, cfg.RepoMaxMB, args, out, time.Now)
+	return command(ctx, client, bucket, settings{MaxMB: cfg.RepoMaxMB, DataDir: cfg.DataDir, Deny: cfg.RepoDeny}, args, out, time.Now)
 }
 
-// command runs one subcommand against the bucket. maxMB is the default
-// size limit of push.
-func command(ctx context.Context, c repo.ObjectStore, bucket string, maxMB int, args []string, out io.Writer, now func() time.Time) error {
+// settings are what push takes from the configuration.
+type settings struct {
+	MaxMB   int      // the default size limit (TOOLSHED_REPO_MAX_MB)
+	DataDir string   // the local server's data directory, never pushed (TOOLSHED_DATA_DIR)
+	Deny    []string // more paths never pushed (TOOLSHED_REPO_DENY)
+}
+
+// command runs one subcommand against the bucket.
+func command(ctx context.Context, c repo.ObjectStore, bucket string, s settings, args []string, out io.Writer, now func() time.Time) error {
 	if len(args) == 0 {
 		return errors.New(usage)
 	}
@@ -71,7 +77,7 @@ func command(ctx context.Context, c repo.ObjectStore, bucket string, maxMB int, 
 	fs.SetOutput(io.Discard)
 	tenant := fs.String("tenant", "", "the tenant whose repository this is")
 	dir := fs.String("dir", ".", "push: the repository's directory (a git checkout)")
-	max := fs.Int("max-mb", maxMB, "push: refuse repositories whose files total more than this many MB")
+	max := fs.Int("max-mb", s.MaxMB, "push: refuse repositories whose files total more than this many MB")
 	to := fs.String("to", "", "rollback: the commit to point at")
 	if err := fs.Parse(args[1:]); err != nil || fs.NArg() != 0 {
 		return errors.New(usage)
@@ -81,7 +87,7 @@ func command(ctx context.Context, c repo.ObjectStore, bucket string, maxMB int, 
 	}
 	switch args[0] {
 	case "push":
-		return push(ctx, c, bucket, *tenant, *dir, int64(*max)<<20, out, now())
+		return push(ctx, c, bucket, *tenant, *dir, int64(*max)<<20, s, out, now())
 	case "list":
 		list, err := repo.List(ctx, c, bucket, *tenant)
 		if err != nil {
@@ -113,15 +119,29 @@ func command(ctx context.Context, c repo.ObjectStore, bucket string, maxMB int, 
 	}
 }
 
-// push publishes the checkout at dir.
-func push(ctx context.Context, c repo.ObjectStore, bucket, tenant, dir string, maxBytes int64, out io.Writer, now time.Time) error {
+// push publishes the checkout at dir, without what the repository policy
+// refuses (secrets and keys, TOOLSHED_REPO_DENY) and without a local
+// server's data directory: the configured one, and .toolshed at the root.
+func push(ctx context.Context, c repo.ObjectStore, bucket, tenant, dir string, maxBytes int64, s settings, out io.Writer, now time.Time) error {
 	listed, err := git(dir, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
 	if err != nil {
 		return err
 	}
-	var paths []string
+	deny, err := repo.ParseDeny(append([]string{"/" + config.DefaultDataDir}, s.Deny...))
+	if err != nil {
+		return err
+	}
+	policy, err := repo.LocalPolicy(dir, s.DataDir, deny)
+	if err != nil {
+		return err
+	}
+	var paths, refused []string
 	for _, p := range strings.Split(listed, "\x00") {
-		if p != "" {
+		switch {
+		case p == "":
+		case policy.Check(p) != nil:
+			refused = append(refused, p)
+		default:
 			paths = append(paths, p)
 		}
 	}
@@ -137,6 +157,10 @@ func push(ctx context.Context, c repo.ObjectStore, bucket, tenant, dir string, m
 	}
 	p := pub.Pointer
 	fmt.Fprintf(out, "pushed %s for %s: commit %s, %d files, %d bytes (zip %d bytes)\n", p.Key, tenant, p.Commit, p.Files, p.Bytes, p.ZipBytes)
+	if len(refused) > 0 {
+		fmt.Fprintf(out, "left out %d files the repository tools never read (secrets and keys, the server's data directory, TOOLSHED_REPO_DENY): %s\n",
+			len(refused), strings.Join(refused[:min(len(refused), 10)], ", ")+map[bool]string{true: ", …", false: ""}[len(refused) > 10])
+	}
 	if len(pub.Skipped) > 0 {
 		fmt.Fprintf(out, "skipped %d paths that are not regular files (symbolic links, submodules) or are missing: %s\n",
 			len(pub.Skipped), strings.Join(pub.Skipped, ", "))

@@ -29,6 +29,11 @@ func TestPushListRollback(t *testing.T) {
 		".gitignore":     "*.log\n",
 		"debug.log":      "ignored\n",
 		"notes/todo.txt": "untracked, not ignored\n",
+		// Never pushed: secrets, keys and local servers' data.
+		".env":                     "SECRET=1\n",
+		"config/server.pem":        "-----BEGIN PRIVATE KEY-----\n",
+		".toolshed/toolshed.db":    "every tenant's data\n",
+		"var/toolshed/toolshed.db": "a configured data directory\n",
 	})
 	gitRun(t, dir, "init", "-q")
 	gitRun(t, dir, "add", "README.md", "src/main.go", ".gitignore")
@@ -44,7 +49,7 @@ func TestPushListRollback(t *testing.T) {
 
 	cli := func(args ...string) (string, error) {
 		var out bytes.Buffer
-		err := command(ctx, client, s3.Bucket, 500, args, &out, clock)
+		err := command(ctx, client, s3.Bucket, settings{MaxMB: 500, DataDir: filepath.Join(dir, "var", "toolshed")}, args, &out, clock)
 		return out.String(), err
 	}
 
@@ -57,6 +62,9 @@ func TestPushListRollback(t *testing.T) {
 	want := "pushed snapshots/acme/" + dirty + ".zip for acme: commit " + dirty + ", 4 files, 49 bytes"
 	if !strings.HasPrefix(out, want) {
 		t.Errorf("push printed %q, want it to start with %q", out, want)
+	}
+	if !strings.Contains(out, "left out 4 files the repository tools never read") {
+		t.Errorf("push did not say what it left out: %q", out)
 	}
 	src := repo.NewS3(client, repo.S3Options{Bucket: s3.Bucket})
 	snap, err := src.Open(ctx, "acme")
@@ -78,6 +86,7 @@ func TestPushListRollback(t *testing.T) {
 	}
 
 	// A clean tree is pushed under its commit.
+	os.WriteFile(filepath.Join(dir, ".git", "info", "exclude"), []byte(".env\nconfig/\n.toolshed/\nvar/\n"), 0o644)
 	gitRun(t, dir, "add", "notes/todo.txt")
 	gitRun(t, dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "second")
 	second := strings.TrimSpace(gitRun(t, dir, "rev-parse", "HEAD"))

@@ -50,6 +50,11 @@ type Config struct {
 	EmbedDimensions int    // TOOLSHED_EMBED_DIMENSIONS, vector size (Bedrock: 256, 512 or 1024)
 }
 
+// DefaultDataDir is the local server's data directory unless configured:
+// in the directory it starts in, which is often the repository it serves
+// (the repository tools never read it; see repo.Policy).
+const DefaultDataDir = ".toolshed"
+
 // Quota limits one tenant's file-io workspace.
 type Quota struct {
 	Bytes int64 // total size of the files
@@ -110,7 +115,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	inLambda := getenv("AWS_LAMBDA_FUNCTION_NAME") != ""
 	c := Config{
 		Addr:           get("TOOLSHED_ADDR", "127.0.0.1:8000"),
-		DataDir:        get("TOOLSHED_DATA_DIR", ".toolshed"),
+		DataDir:        get("TOOLSHED_DATA_DIR", DefaultDataDir),
 		Store:          get("TOOLSHED_STORE", "bolt"),
 		DynamoEndpoint: get("TOOLSHED_DYNAMODB_ENDPOINT", ""),
 		Bucket:         get("TOOLSHED_BUCKET", ""),
