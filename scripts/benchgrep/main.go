@@ -1,11 +1,20 @@
 // Command benchgrep measures grep_codebase against ripgrep on real code:
 // the Go source tree ($(go env GOROOT)/src) and a 5,000-file subset of it.
-// For each query class it runs the tool (warm: the snapshot's files in
-// memory, through the real pipeline) and `rg` on the same files, prints
+// For each query class it runs the tool and `rg` on the same files, prints
 // both p50 times, the ratio and both match counts, and fails when a count
-// differs. It also measures read_file's warm p50, the time to open the
-// 5k subset's snapshot from S3 (moto_server, on this machine) and the
-// process's peak memory holding it.
+// differs. The tool is measured two ways:
+//
+//   - as a client of `make run` sees it: the local server (the gateway
+//     binary, built here) serving the tree, called over HTTP on
+//     /v1/tools/grep_codebase; this path must take at most half of
+//     ripgrep's time for every class, and the server's peak memory
+//     (VmHWM) holding the tree's view is printed;
+//   - in process over a held zip snapshot (what a Lambda does), through
+//     the real pipeline.
+//
+// It also measures read_file's warm p50, the time to open the 5k subset's
+// snapshot from S3 (moto_server, on this machine) and the process's peak
+// memory holding it.
 //
 //	make bench-grep          (installs ripgrep when missing)
 //	go run ./scripts/benchgrep [-runs 21] [-root DIR]
@@ -17,7 +26,10 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
+	"net"
+	"net/http"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -57,9 +69,6 @@ var classes = []class{
 	{"no match", "xyznonexistent123", true},
 	{"no match -i", "xyznonexistent123", false},
 }
-
-// rgExcludes are the seed's excluded folders, as ripgrep globs.
-var rgExcludes = []string{"-g", "!node_modules/", "-g", "!dist/", "-g", "!build/", "-g", "!.next/", "-g", "!.context/"}
 
 func main() {
 	runs := flag.Int("runs", 21, "runs per query (the p50 is reported)")
@@ -114,11 +123,17 @@ func run(root string, subsetSize, runs int) error {
 	}
 
 	failed := false
+	ok, err := compareServer(root, runs)
+	if err != nil {
+		return err
+	}
+	failed = failed || !ok
+
 	subSnap, err := zipSnapshot(subDir, nil)
 	if err != nil {
 		return err
 	}
-	ok, err := compare(fmt.Sprintf("%d-file subset of %s", subsetSize, root), subDir, subSnap, runs)
+	ok, err = compare(fmt.Sprintf("%d-file subset of %s", subsetSize, root), subDir, subSnap, runs)
 	if err != nil {
 		return err
 	}
@@ -137,9 +152,126 @@ func run(root string, subsetSize, runs int) error {
 	}
 	failed = failed || !ok
 	if failed {
-		return fmt.Errorf("match counts differ from ripgrep")
+		return fmt.Errorf("match counts differ from ripgrep, or the local server missed its target")
 	}
 	return nil
+}
+
+// serverTarget is the local server's time at most, as a share of rg's.
+const serverTarget = 0.5
+
+// compareServer builds the gateway binary, runs it as the local server
+// serving root (as `make run -repo root` does), waits for its view, and
+// compares every class called over HTTP on /v1 with rg. It reports
+// whether the counts agree and every class met serverTarget.
+func compareServer(root string, runs int) (bool, error) {
+	tmp, err := os.MkdirTemp("", "benchgrep-server-")
+	if err != nil {
+		return false, err
+	}
+	defer os.RemoveAll(tmp)
+	bin := filepath.Join(tmp, "toolshed")
+	if out, err := exec.Command("go", "build", "-o", bin, "./functions/gateway").CombinedOutput(); err != nil {
+		return false, fmt.Errorf("build the local server: %v\n%s", err, out)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return false, err
+	}
+	addr := l.Addr().String()
+	l.Close()
+	cmd := exec.Command(bin, "-addr", addr, "-repo", root, "-data", filepath.Join(tmp, "data"))
+	cmd.Env = append(os.Environ(), "TOOLSHED_AUTH=off", "TOOLSHED_RATE_LIMITS=grep_codebase=1000000")
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		return false, err
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	url := "http://" + addr + "/v1/tools/" + grep.Tool
+	client := &http.Client{Timeout: time.Minute}
+	started := time.Now()
+	for { // the first call waits for the view's first walk
+		res, err := callServer(client, url, classes[0])
+		if err == nil && res.ok {
+			break
+		}
+		if time.Since(started) > 2*time.Minute {
+			return false, fmt.Errorf("the local server did not answer: %v %+v\n%s", err, res, logs.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	fmt.Printf("%s through the local server (%s, /v1/tools/%s over HTTP, as a client of make run), %d runs per query, warm; first answer %s after start:\n",
+		root, addr, grep.Tool, runs, ms(time.Since(started)))
+	fmt.Printf("  %-16s %-22s %10s %10s %7s %10s %10s\n", "class", "pattern", "/v1 p50", "rg p50", "ratio", "tool count", "rg count")
+	ok := true
+	for _, c := range classes {
+		if _, err := callServer(client, url, c); err != nil { // warm what the class needs (folded copies)
+			return false, err
+		}
+		var times []time.Duration
+		var total int
+		for range runs {
+			t0 := time.Now()
+			res, err := callServer(client, url, c)
+			times = append(times, time.Since(t0))
+			if err != nil || !res.ok {
+				return false, fmt.Errorf("%s: %v %+v", c.name, err, res)
+			}
+			total = res.total
+		}
+		rgTime, rgCount, err := ripgrep(root, c, runs)
+		if err != nil {
+			return false, err
+		}
+		tp := p50(times)
+		ratio := float64(tp) / float64(rgTime)
+		mark := ""
+		if total != rgCount {
+			mark, ok = "  COUNTS DIFFER", false
+		}
+		if ratio > serverTarget {
+			mark, ok = mark+fmt.Sprintf("  OVER %.2fx", serverTarget), false
+		}
+		fmt.Printf("  %-16s %-22q %10s %10s %6.2fx %10d %10d%s\n", c.name, c.pattern, ms(tp), ms(rgTime), ratio, total, rgCount, mark)
+	}
+	hwm, err := procmem.PeakRSS(cmd.Process.Pid)
+	if err != nil {
+		return false, err
+	}
+	fmt.Printf("  local server peak memory (VmHWM) holding the view (and building context_search's index): %d MB\n\n", hwm>>20)
+	return ok, nil
+}
+
+// served is what one /v1 call answered.
+type served struct {
+	ok    bool
+	total int
+	body  string
+}
+
+// callServer calls grep_codebase on the local server for a class, limit 50.
+func callServer(client *http.Client, url string, c class) (served, error) {
+	body, _ := json.Marshal(map[string]any{"args": map[string]any{"pattern": c.pattern, "caseSensitive": c.caseSensitive, "limit": 50}})
+	resp, err := client.Post(url, "application/json", bytes.NewReader(body))
+	if err != nil {
+		return served{}, err
+	}
+	defer resp.Body.Close()
+	var env struct {
+		OK     bool `json:"ok"`
+		Result struct {
+			TotalMatches int `json:"totalMatches"`
+		} `json:"result"`
+	}
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return served{}, err
+	}
+	if err := json.Unmarshal(raw, &env); err != nil {
+		return served{}, fmt.Errorf("decode %s: %w", raw, err)
+	}
+	return served{ok: env.OK, total: env.Result.TotalMatches, body: string(raw)}, nil
 }
 
 // writeSubset copies the first n searchable files (walk order) of the tree.
@@ -264,25 +396,11 @@ func compare(title, dir string, snap repo.View, runs int) (bool, error) {
 			json.Unmarshal(out.Result, &res)
 			total = res.TotalMatches
 		}
-		rgArgs := append([]string{"--no-require-git", "--line-number", "--column", "--no-heading", "--no-config"}, rgExcludes...)
-		if !c.caseSensitive {
-			rgArgs = append(rgArgs, "-i")
+		rp, rgCount, err := ripgrep(dir, c, runs)
+		if err != nil {
+			return false, err
 		}
-		rgArgs = append(rgArgs, "-e", c.pattern)
-		var rgTimes []time.Duration
-		var rgCount int
-		for range runs {
-			cmd := exec.Command("rg", rgArgs...)
-			cmd.Dir = dir
-			t0 := time.Now()
-			out, err := cmd.Output()
-			rgTimes = append(rgTimes, time.Since(t0))
-			if err != nil && len(out) > 0 {
-				return false, fmt.Errorf("rg: %v", err)
-			}
-			rgCount = bytes.Count(out, []byte{'\n'})
-		}
-		tp, rp := p50(toolTimes), p50(rgTimes)
+		tp := p50(toolTimes)
 		mark := ""
 		if total != rgCount {
 			mark, same = "  COUNTS DIFFER", false
@@ -291,6 +409,43 @@ func compare(title, dir string, snap repo.View, runs int) (bool, error) {
 	}
 	fmt.Println()
 	return same, nil
+}
+
+// ripgrep runs rg for a class in dir, runs times, and returns its p50 and
+// its count of matching lines. It skips what grep_codebase skips beyond
+// ripgrep's defaults: the excluded folders and the repository's deny list.
+func ripgrep(dir string, c class, runs int) (time.Duration, int, error) {
+	args := append([]string{"--no-require-git", "--line-number", "--column", "--no-heading", "--no-config"}, rgExcludes()...)
+	if !c.caseSensitive {
+		args = append(args, "-i")
+	}
+	args = append(args, "-e", c.pattern)
+	var times []time.Duration
+	count := 0
+	for range runs {
+		cmd := exec.Command("rg", args...)
+		cmd.Dir = dir
+		t0 := time.Now()
+		out, err := cmd.Output()
+		times = append(times, time.Since(t0))
+		if err != nil && len(out) > 0 {
+			return 0, 0, fmt.Errorf("rg: %v", err)
+		}
+		count = bytes.Count(out, []byte{'\n'})
+	}
+	return p50(times), count, nil
+}
+
+// rgExcludes are the excluded folders and the deny list, as ripgrep globs.
+func rgExcludes() []string {
+	var out []string
+	for _, d := range repo.ExcludedDirs {
+		out = append(out, "-g", "!"+d+"/")
+	}
+	for _, p := range repo.DefaultDeny {
+		out = append(out, "-g", "!"+strings.TrimPrefix(p, "**/"))
+	}
+	return out
 }
 
 // readFileP50 times read_file without dependencies on the subset's local
