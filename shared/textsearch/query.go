@@ -22,6 +22,15 @@
 // of the file from every line). A pattern with \A or \z is matched line
 // by line.
 //
+// Each file is searched in windows of whole lines, sized so that matching
+// one costs about the same whatever the pattern (see windowBudget), and a
+// worker looks at the context between windows: when it is done, Search
+// stops within a window per worker and returns its error once every
+// worker has returned. A single line is never split, so a line longer
+// than a window is searched whole, however long it takes. Building a
+// file's lower-cased copy and trigram filter (once per file, linear and
+// fast) is not interrupted either.
+//
 // The filters only ever skip files that cannot match, so results are those
 // of a plain line-by-line scan (FuzzSearch checks this). They are built in
 // memory from the snapshot on first use rather than when it is published:
@@ -49,6 +58,32 @@ import (
 // more is matched without one.
 const maxLiterals = 32
 
+// A file is searched in windows of whole lines, and the search stops
+// between two windows once its context is done. A window holds about
+// windowBudget divided by the size of the regular expression's program
+// (its instructions): Go's regexp may step every instruction on every
+// byte, at some 5 ns per step measured at worst, so a window costs up to
+// some 20 ms. It is kept within [minWindow, maxWindow]: at least 4 KiB,
+// so that starting a window (a regexp call, a look at the context) costs
+// little next to searching it (past some 1,000 instructions a window may
+// then cost more than the budget); at most 64 KiB, as short lines that
+// all match cost some 300 ns each whatever the program. A window is never
+// less than a line: a single longer line is searched whole.
+const (
+	windowBudget = 4 << 20 // bytes × instructions
+	minWindow    = 4 << 10
+	maxWindow    = 64 << 10
+)
+
+// windowFor is the window size for a regular expression.
+func windowFor(re *syntax.Regexp) int {
+	prog, err := syntax.Compile(re.Simplify())
+	if err != nil {
+		return minWindow
+	}
+	return min(max(windowBudget/len(prog.Inst), minWindow), maxWindow)
+}
+
 // Query is a compiled pattern.
 type Query struct {
 	// line matches one line (no "\n" in it).
@@ -58,6 +93,9 @@ type Query struct {
 	// first match is in the first matching line. Used when there are no
 	// literals to look for.
 	whole *regexp.Regexp
+	// window is how many bytes of a file are searched between two looks
+	// at the context (see windowFor).
+	window int
 	// perLine: the pattern has \A or \z, which mean something else in a
 	// whole file, so every line is matched on its own.
 	perLine bool
@@ -98,7 +136,7 @@ func Compile(pattern string, caseSensitive bool) (*Query, error) {
 	if err != nil {
 		return nil, ErrInvalid{err}
 	}
-	q := &Query{line: line}
+	q := &Query{line: line, window: windowFor(re)}
 	// Parsed in multi-line mode, ^ and $ are line anchors and only an
 	// explicit \A or \z remains a text anchor.
 	multi, err := syntax.Parse(pattern, flags&^syntax.OneLine)
@@ -115,6 +153,7 @@ func Compile(pattern string, caseSensitive bool) (*Query, error) {
 		return q, nil
 	}
 	q.whole = whole
+	q.window = min(q.window, windowFor(multi))
 	re = re.Simplify()
 	q.fold = !caseSensitive || hasFold(re)
 	sets := conjuncts(re, q.fold)

@@ -73,22 +73,40 @@ func scan(pattern string, caseSensitive bool, text string) []string {
 	return out
 }
 
+// windows are the window sizes searchText tries besides the query's own:
+// one line at a time, and a few short lines.
+var windows = []int{1, 2, 7}
+
+// searchText searches text as one file, with the query's window and with
+// each of windows, and returns the matches ("line:column") and the total
+// when they all agree.
 func searchText(t *testing.T, pattern string, caseSensitive bool, text string) ([]string, int) {
 	t.Helper()
 	q, err := textsearch.Compile(pattern, caseSensitive)
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := []*repo.File{{Path: "f", Data: []byte(text)}}
-	res, err := textsearch.Search(context.Background(), files, q, textsearch.Options{Limit: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
+	search := func() ([]string, int) {
+		files := []*repo.File{{Path: "f", Data: []byte(text)}}
+		res, err := textsearch.Search(context.Background(), files, q, textsearch.Options{Limit: 1 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, m := range res.Matches {
+			out = append(out, fmt.Sprintf("%d:%d", m.Line, m.Column))
+		}
+		return out, res.Total
 	}
-	var out []string
-	for _, m := range res.Matches {
-		out = append(out, fmt.Sprintf("%d:%d", m.Line, m.Column))
+	out, total := search()
+	for _, w := range windows {
+		textsearch.SetWindow(q, w)
+		if got, n := search(); strings.Join(got, " ") != strings.Join(out, " ") || n != total {
+			t.Fatalf("%q case-sensitive %t on %q: window %d finds %v (total %d), the default window %v (total %d)",
+				pattern, caseSensitive, text, w, got, n, out, total)
+		}
 	}
-	return out, res.Total
+	return out, total
 }
 
 func TestSearchAgreesWithScan(t *testing.T) {
