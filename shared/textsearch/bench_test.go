@@ -39,6 +39,8 @@ func BenchmarkSearch(b *testing.B) {
 		{"alternation-i", "TODO|FIXME|XXX", false},
 		{"nomatch", "xyznonexistent123", true},
 		{"nomatch-i", "xyznonexistent123", false},
+		{"whole-file", "[A-Z]{3,}", true},
+		{"whole-file-rare", `[0-9]{30}`, true},
 	} {
 		q, err := textsearch.Compile(c.pattern, c.caseSensitive)
 		if err != nil {

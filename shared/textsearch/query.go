@@ -14,6 +14,23 @@
 // searches look for lower-cased literals in each file's lower-cased copy
 // (repo.File.Folded). Files are searched by a worker per core.
 //
+// A pattern without such literals runs over many lines at once, with ^
+// and $ at line ends, but rewritten so that nothing in it matches "\n"
+// ("(?s)." becomes ".", classes such as [^a] lose "\n"): no match crosses
+// a line, so the first match is in the first matching line, found in one
+// pass however long the file (an unbounded "(?s).*" would run to the end
+// of the file from every line). A pattern with \A or \z is matched line
+// by line.
+//
+// Each file is searched in windows of whole lines, sized so that matching
+// one costs about the same whatever the pattern (see windowBudget), and a
+// worker looks at the context between windows: when it is done, Search
+// stops within a window per worker and returns its error once every
+// worker has returned. A single line is never split, so a line longer
+// than a window is searched whole, however long it takes. Building a
+// file's lower-cased copy and trigram filter (once per file, linear and
+// fast) is not interrupted either.
+//
 // The filters only ever skip files that cannot match, so results are those
 // of a plain line-by-line scan (FuzzSearch checks this). They are built in
 // memory from the snapshot on first use rather than when it is published:
@@ -41,13 +58,44 @@ import (
 // more is matched without one.
 const maxLiterals = 32
 
+// A file is searched in windows of whole lines, and the search stops
+// between two windows once its context is done. A window holds about
+// windowBudget divided by the size of the regular expression's program
+// (its instructions): Go's regexp may step every instruction on every
+// byte, at some 5 ns per step measured at worst, so a window costs up to
+// some 20 ms. It is kept within [minWindow, maxWindow]: at least 4 KiB,
+// so that starting a window (a regexp call, a look at the context) costs
+// little next to searching it (past some 1,000 instructions a window may
+// then cost more than the budget); at most 64 KiB, as short lines that
+// all match cost some 300 ns each whatever the program. A window is never
+// less than a line: a single longer line is searched whole.
+const (
+	windowBudget = 4 << 20 // bytes × instructions
+	minWindow    = 4 << 10
+	maxWindow    = 64 << 10
+)
+
+// windowFor is the window size for a regular expression.
+func windowFor(re *syntax.Regexp) int {
+	prog, err := syntax.Compile(re.Simplify())
+	if err != nil {
+		return minWindow
+	}
+	return min(max(windowBudget/len(prog.Inst), minWindow), maxWindow)
+}
+
 // Query is a compiled pattern.
 type Query struct {
 	// line matches one line (no "\n" in it).
 	line *regexp.Regexp
-	// whole matches a whole file, with ^ and $ at line ends; used when
-	// there are no literals to look for.
+	// whole matches in a run of whole lines, with ^ and $ at line ends,
+	// but never "\n" (see oneLine): a match lies within a line, and the
+	// first match is in the first matching line. Used when there are no
+	// literals to look for.
 	whole *regexp.Regexp
+	// window is how many bytes of a file are searched between two looks
+	// at the context (see windowFor).
+	window int
 	// perLine: the pattern has \A or \z, which mean something else in a
 	// whole file, so every line is matched on its own.
 	perLine bool
@@ -88,12 +136,24 @@ func Compile(pattern string, caseSensitive bool) (*Query, error) {
 	if err != nil {
 		return nil, ErrInvalid{err}
 	}
-	q := &Query{line: line}
-	if hasTextAnchor(pattern, flags) {
+	q := &Query{line: line, window: windowFor(re)}
+	// Parsed in multi-line mode, ^ and $ are line anchors and only an
+	// explicit \A or \z remains a text anchor.
+	multi, err := syntax.Parse(pattern, flags&^syntax.OneLine)
+	if err != nil || hasTextAnchor(multi) {
 		q.perLine = true
 		return q, nil
 	}
-	q.whole = regexp.MustCompile("(?m)" + prefix + pattern)
+	multi = oneLine(multi)
+	whole, err := regexp.Compile(multi.String())
+	if err != nil {
+		// Not expected (the tree is printed to be parsed again); matching
+		// every line on its own is right, only slower.
+		q.perLine = true
+		return q, nil
+	}
+	q.whole = whole
+	q.window = min(q.window, windowFor(multi))
 	re = re.Simplify()
 	q.fold = !caseSensitive || hasFold(re)
 	sets := conjuncts(re, q.fold)
@@ -113,26 +173,62 @@ func Compile(pattern string, caseSensitive bool) (*Query, error) {
 	return q, nil
 }
 
-// hasTextAnchor reports an explicit \A or \z: parsed in multi-line mode,
-// ^ and $ become line anchors and only those remain text anchors.
-func hasTextAnchor(pattern string, flags syntax.Flags) bool {
-	m, err := syntax.Parse("(?m)"+pattern, flags)
-	if err != nil {
+// hasTextAnchor reports whether re (parsed in multi-line mode) has \A or
+// \z.
+func hasTextAnchor(re *syntax.Regexp) bool {
+	if re.Op == syntax.OpBeginText || re.Op == syntax.OpEndText {
 		return true
 	}
-	var walk func(*syntax.Regexp) bool
-	walk = func(r *syntax.Regexp) bool {
-		if r.Op == syntax.OpBeginText || r.Op == syntax.OpEndText {
-			return true
+	return slices.ContainsFunc(re.Sub, hasTextAnchor)
+}
+
+// oneLine returns re rewritten so that no part of it matches "\n": any
+// character becomes any character but "\n", classes lose "\n" (a class
+// left empty matches nothing) and a literal holding "\n" matches nothing.
+// As a line holds no "\n", the lines it matches in are those re matches,
+// at the same columns; and no match crosses a line. re is not modified.
+func oneLine(re *syntax.Regexp) *syntax.Regexp {
+	switch re.Op {
+	case syntax.OpAnyChar:
+		return &syntax.Regexp{Op: syntax.OpAnyCharNotNL, Flags: re.Flags &^ syntax.DotNL}
+	case syntax.OpLiteral:
+		// No character but "\n" itself folds to "\n", with or without
+		// FoldCase.
+		if slices.Contains(re.Rune, '\n') {
+			return &syntax.Regexp{Op: syntax.OpNoMatch, Flags: re.Flags}
 		}
-		for _, s := range r.Sub {
-			if walk(s) {
-				return true
+		return re
+	case syntax.OpCharClass:
+		// Pairs of bounds; the parser has already added the case variants
+		// of a FoldCase class.
+		var ranges []rune
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			lo, hi := re.Rune[i], re.Rune[i+1]
+			if lo > '\n' || hi < '\n' {
+				ranges = append(ranges, lo, hi)
+				continue
+			}
+			if lo < '\n' {
+				ranges = append(ranges, lo, '\n'-1)
+			}
+			if hi > '\n' {
+				ranges = append(ranges, '\n'+1, hi)
 			}
 		}
-		return false
+		if len(ranges) == 0 {
+			return &syntax.Regexp{Op: syntax.OpNoMatch, Flags: re.Flags}
+		}
+		return &syntax.Regexp{Op: syntax.OpCharClass, Flags: re.Flags, Rune: ranges}
 	}
-	return walk(m)
+	if len(re.Sub) == 0 {
+		return re
+	}
+	out := *re
+	out.Sub = make([]*syntax.Regexp, len(re.Sub))
+	for i, s := range re.Sub {
+		out.Sub[i] = oneLine(s)
+	}
+	return &out
 }
 
 // hasFold reports whether any part of re ignores case ((?i) inside a

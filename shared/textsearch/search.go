@@ -62,6 +62,10 @@ type fileHits struct {
 
 // Search looks for q in files (and only those Include accepts), a worker
 // per core, and returns the first Limit matches in the order of files.
+//
+// When ctx is done, each worker stops at the end of the window it is
+// searching (see windowBudget) and Search returns ctx.Err() once every
+// worker has returned.
 func Search(ctx context.Context, files []*repo.File, q *Query, o Options) (Result, error) {
 	if o.Context == 0 {
 		o.Context = DefaultContext
@@ -78,6 +82,7 @@ func Search(ctx context.Context, files []*repo.File, q *Query, o Options) (Resul
 		}
 		files = kept
 	}
+	done := ctx.Done()
 	results := make([]fileHits, len(files))
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -85,14 +90,15 @@ func Search(ctx context.Context, files []*repo.File, q *Query, o Options) (Resul
 		wg.Go(func() {
 			for {
 				i := int(next.Add(1) - 1)
-				if i >= len(files) || ctx.Err() != nil {
+				if i >= len(files) || isDone(done) {
 					return
 				}
-				results[i] = q.searchFile(files[i], o.Limit)
+				results[i] = q.searchFile(done, files[i], o.Limit)
 			}
 		})
 	}
 	wg.Wait()
+	// A worker stops early only once done is closed, and then Err is set.
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
@@ -108,8 +114,25 @@ func Search(ctx context.Context, files []*repo.File, q *Query, o Options) (Resul
 	return res, nil
 }
 
-// searchFile counts the matching lines of f and keeps the first keep.
-func (q *Query) searchFile(f *repo.File, keep int) fileHits {
+// isDone reports whether done (a context's Done channel, nil for a
+// context that never ends) is closed, without blocking or locking.
+func isDone(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
+}
+
+// windowSearched, when set (by tests), is told the size of each window
+// once it has been searched.
+var windowSearched func(n int)
+
+// searchFile counts the matching lines of f and keeps the first keep. It
+// searches a window of whole lines at a time and stops early, with what
+// it has, once done is closed.
+func (q *Query) searchFile(done <-chan struct{}, f *repo.File, keep int) fileHits {
 	var fr fileHits
 	if !q.mayMatch(f) {
 		return fr
@@ -124,52 +147,105 @@ func (q *Query) searchFile(f *repo.File, keep int) fileHits {
 			fr.hits = append(fr.hits, hit{start: start, end: end, line: lineNo, column: col})
 		}
 	}
-	switch {
-	case q.perLine:
-		for start := 0; start < len(data); {
-			end := lineEnd(data, start)
-			if loc := q.line.FindIndex(data[start:end]); loc != nil {
-				add(start, end, loc[0]+1)
-			}
-			start = end + 1
+	var lits literalScan
+	if q.finders != nil {
+		lits.search = data
+		if q.fold {
+			lits.search = f.Folded()
 		}
-	case q.finders == nil:
-		for pos := 0; pos < len(data); {
-			loc := q.whole.FindIndex(data[pos:])
-			if loc == nil {
-				break
-			}
-			start, end := lineStart(data, pos+loc[0]), lineEnd(data, pos+loc[0])
-			if start >= len(data) {
-				break // an empty match after the last newline is not a line
-			}
-			if loc := q.line.FindIndex(data[start:end]); loc != nil {
-				add(start, end, loc[0]+1)
-			}
-			pos = end + 1
+		lits.next = make([]int, len(q.finders))
+	}
+	for a := 0; a < len(data); {
+		if a > 0 && isDone(done) {
+			break // the caller looked just before the first window
 		}
-	default:
-		q.scanLiterals(data, f, add)
+		b := windowEnd(data, a, q.window)
+		switch {
+		case q.perLine:
+			q.matchLines(data, a, b, add)
+		case q.finders == nil:
+			q.matchWhole(data, a, b, add)
+		default:
+			q.scanLiterals(data, a, b, &lits, add)
+		}
+		if windowSearched != nil {
+			windowSearched(b - a)
+		}
+		a = b + 1
 	}
 	return fr
 }
 
-// scanLiterals finds the lines holding a prefilter literal and matches
-// them (or, for an exact query, takes them as they are).
-func (q *Query) scanLiterals(data []byte, f *repo.File, add func(start, end, col int)) {
-	search := data
-	if q.fold {
-		search = f.Folded()
+// windowEnd returns the end b of the window of data that starts at a
+// line start a. The window [a, b) is whole lines: those of data[a:b], the
+// last one (possibly empty) ending at b, where data[b] is "\n" or b is
+// len(data). It ends at the last "\n" in the size bytes from a; when
+// there is none, it is the line at a, however long. The "\n" that ends
+// data (if any) starts no line, so no window holds the empty text after
+// it.
+func windowEnd(data []byte, a, size int) int {
+	if len(data)-a <= size {
+		if data[len(data)-1] == '\n' {
+			return len(data) - 1
+		}
+		return len(data)
 	}
-	next := make([]int, len(q.finders)) // next occurrence of each literal at or after pos; -1: none left
+	if j := bytes.LastIndexByte(data[a:a+size], '\n'); j >= 0 {
+		return a + j
+	}
+	return lineEnd(data, a+size)
+}
+
+// matchLines matches each line of the window on its own.
+func (q *Query) matchLines(data []byte, a, b int, add func(start, end, col int)) {
+	for start := a; start <= b; {
+		end := lineEnd(data[:b], start)
+		if loc := q.line.FindIndex(data[start:end]); loc != nil {
+			add(start, end, loc[0]+1)
+		}
+		start = end + 1
+	}
+}
+
+// matchWhole finds the matching lines of the window with the whole-file
+// regexp: as no match crosses a line, the first match from a line start
+// is in the first matching line, and the search goes on from the next.
+// The line regexp then gives the column (and has the last word).
+func (q *Query) matchWhole(data []byte, a, b int, add func(start, end, col int)) {
+	w := data[a:b]
+	for pos := 0; pos <= len(w); {
+		loc := q.whole.FindIndex(w[pos:])
+		if loc == nil {
+			return
+		}
+		start, end := lineStart(w, pos+loc[0]), lineEnd(w, pos+loc[0])
+		if loc := q.line.FindIndex(w[start:end]); loc != nil {
+			add(a+start, a+end, loc[0]+1)
+		}
+		pos = end + 1
+	}
+}
+
+// literalScan is the state of scanLiterals over a file.
+type literalScan struct {
+	search []byte // the text the literals are looked for in: Data or Folded
+	next   []int  // per finder, scratch for scanLiterals
+}
+
+// scanLiterals finds the lines of the window holding a prefilter literal
+// and matches them (or, for an exact query, takes them as they are). The
+// literals are looked for only within the window: the one a matching line
+// holds has no "\n", so it lies within the line.
+func (q *Query) scanLiterals(data []byte, a, b int, s *literalScan, add func(start, end, col int)) {
+	next := s.next // next occurrence of each literal at or after pos; -1: none left in the window
 	for i := range next {
 		next[i] = -2
 	}
-	for pos := 0; pos < len(data); {
+	for pos := a; pos < b; {
 		at := -1
 		for i, f := range q.finders {
 			if next[i] != -1 && next[i] < pos {
-				if j := f.index(search[pos:]); j >= 0 {
+				if j := f.index(s.search[pos:b]); j >= 0 {
 					next[i] = pos + j
 				} else {
 					next[i] = -1

@@ -73,28 +73,49 @@ func scan(pattern string, caseSensitive bool, text string) []string {
 	return out
 }
 
+// windows are the window sizes searchText tries besides the query's own:
+// one line at a time, and a few short lines.
+var windows = []int{1, 2, 7}
+
+// searchText searches text as one file, with the query's window and with
+// each of windows, and returns the matches ("line:column") and the total
+// when they all agree.
 func searchText(t *testing.T, pattern string, caseSensitive bool, text string) ([]string, int) {
 	t.Helper()
 	q, err := textsearch.Compile(pattern, caseSensitive)
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := []*repo.File{{Path: "f", Data: []byte(text)}}
-	res, err := textsearch.Search(context.Background(), files, q, textsearch.Options{Limit: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
+	search := func() ([]string, int) {
+		files := []*repo.File{{Path: "f", Data: []byte(text)}}
+		res, err := textsearch.Search(context.Background(), files, q, textsearch.Options{Limit: 1 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, m := range res.Matches {
+			out = append(out, fmt.Sprintf("%d:%d", m.Line, m.Column))
+		}
+		return out, res.Total
 	}
-	var out []string
-	for _, m := range res.Matches {
-		out = append(out, fmt.Sprintf("%d:%d", m.Line, m.Column))
+	out, total := search()
+	for _, w := range windows {
+		textsearch.SetWindow(q, w)
+		if got, n := search(); strings.Join(got, " ") != strings.Join(out, " ") || n != total {
+			t.Fatalf("%q case-sensitive %t on %q: window %d finds %v (total %d), the default window %v (total %d)",
+				pattern, caseSensitive, text, w, got, n, out, total)
+		}
 	}
-	return out, res.Total
+	return out, total
 }
 
 func TestSearchAgreesWithScan(t *testing.T) {
 	text := "func a() {}\nFUNC B\n\n  interface x Context\r\nKELVIN \u212a and \u017f\nstraße STRASSE\ntodo: xXx\nno newline at the end func"
 	for _, p := range []string{"func", "FUNC", "interface.*Context", "Context$", `Context\r$`, "^$", "^\\s*$", "k", "s", "kelvin k",
-		"ſ", "todo|xxx", "x{2,}", "[A-Z]{3,}", "a", `\Afunc`, `end func\z`, "(?i)b|(?-i:K)", ".", "nomatch"} {
+		"ſ", "todo|xxx", "x{2,}", "[A-Z]{3,}", "a", `\Afunc`, `end func\z`, "(?i)b|(?-i:K)", ".", "nomatch",
+		// Nothing matches "\n" in a line: not (?s)., classes or literals.
+		"(?s).*", "(?s)func.*Context", "(?s)a.b", "(?s:.)", "(?s:.)$", "[^a]", "[^a]+$", `\s+\S`, `\n`, `a\nb`, `(?i)A\nb`,
+		`\n|func`, `[\n]`, `[^\n]`, `[\n\r]`, `\r\n`, `(?m)^\s*$`, `\b\w+$`, `x*$`, `(\n)*`, `[^\n]*\n?`} {
 		for _, cs := range []bool{true, false} {
 			got, total := searchText(t, p, cs, text)
 			want := scan(p, cs, text)
@@ -115,6 +136,14 @@ func FuzzSearch(f *testing.F) {
 	f.Add("k", "\u212a\n", false)
 	f.Add("^$", "\n\n", true)
 	f.Add("(?i)s|x", "\u017f\n", true)
+	f.Add("(?s).*", "a\n\nb\n", true)
+	f.Add("(?s)a.*b", "a\nb\nab\r\n", true)
+	f.Add("x(?s:.)y", "x\ny\nxzy", true)
+	f.Add("[^a]", "a\n\naa\nab", true)
+	f.Add("[^a]+$", "aa\nb a\n", false)
+	f.Add("a\nb|c", "a\nb\nc\n", true)
+	f.Add("(?i)A\nB", "a\nb\n", false)
+	f.Add("\\s*\\n", "\n \n", true)
 	f.Fuzz(func(t *testing.T, pattern, text string, caseSensitive bool) {
 		prefix := ""
 		if !caseSensitive {

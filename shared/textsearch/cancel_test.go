@@ -1,0 +1,237 @@
+package textsearch_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/textsearch"
+)
+
+// pathological are patterns whose search of corpus takes far longer than
+// a short deadline when nothing stops it. Before lines bounded the
+// whole-file regexp, (?s).* was quadratic in each file's size.
+var pathological = []struct {
+	name, pattern string
+	plan          string // the start of the plan
+}{
+	{"dot-all", `(?s).*`, "whole file"},
+	{"dot-all-between", `(?s)\d.*[a-c]`, "whole file"},
+	{"nested-groups", `((.*)(.*)(.*)(.*))+x`, `literals "x"`},
+	{"ambiguous-repeat", `(a|aa)*b`, `literals "b"`},
+	{"classes-alternation", classesAlternation(200), "whole file"},
+	{"literals-alternation", literalsAlternation(200), "whole file"},
+}
+
+// classesAlternation is an alternation of about n characters whose
+// branches are character classes only, so no literal prefilters it:
+// ([a-c][0-2]|[b-d][1-3]|…).
+func classesAlternation(n int) string {
+	var b strings.Builder
+	b.WriteString("(")
+	for i := 0; b.Len() < n-12; i++ {
+		if i > 0 {
+			b.WriteString("|")
+		}
+		lo, d := byte('a'+i%24), byte('0'+i%8)
+		b.Write([]byte{'[', lo, '-', lo + 2, ']', '[', d, '-', d + 2, ']'})
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// literalsAlternation is an alternation of about n characters of more
+// literals than a prefilter holds: (a0|b0|…|a1|…).
+func literalsAlternation(n int) string {
+	var b strings.Builder
+	b.WriteString("(")
+	for i := 0; b.Len() < n-4; i++ {
+		if i > 0 {
+			b.WriteString("|")
+		}
+		b.Write([]byte{byte('a' + i%26), byte('0' + i/26)})
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// corpus is a few files of mixed text, 4 MB in all, built once.
+var corpus = sync.OnceValue(func() []*repo.File {
+	words := []string{"func", "a", "aa", "aaa", "ab", "b", "x", "return", "err", "nil", "if", "{", "}", "(", ")",
+		"//", "TODO", "context", "ctx", "z", "0", "42", "\t", "  ", "\"str\"", "ünï", "abc", "xyz", "cab"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var files []*repo.File
+	for i := range 4 {
+		var b bytes.Buffer
+		for b.Len() < 1<<20 {
+			for range rng.IntN(20) {
+				b.WriteString(words[rng.IntN(len(words))])
+				if rng.IntN(3) > 0 {
+					b.WriteByte(' ')
+				}
+			}
+			b.WriteByte('\n')
+		}
+		files = append(files, &repo.File{Path: string(rune('a'+i)) + ".txt", Data: b.Bytes()})
+	}
+	for _, f := range files {
+		f.Trigrams() // built on first use, outside any window: not what is measured
+	}
+	return files
+})
+
+// TestPathologicalPlans checks that the patterns test what they mean to.
+func TestPathologicalPlans(t *testing.T) {
+	for _, p := range pathological {
+		q, err := textsearch.Compile(p.pattern, true)
+		if err != nil {
+			t.Fatalf("%s: %v", p.name, err)
+		}
+		if got := q.String(); !strings.HasPrefix(got, p.plan) {
+			t.Errorf("%s: plan %s, want %s…", p.name, got, p.plan)
+		}
+		if len(p.pattern) < 190 && strings.Contains(p.name, "alternation") {
+			t.Errorf("%s: pattern of %d characters", p.name, len(p.pattern))
+		}
+	}
+}
+
+// TestPathologicalDeadline searches corpus for each pathological pattern
+// with a short deadline: Search either finishes or says the deadline
+// passed, and in either case nothing of the package runs once it has
+// returned and at most one window per worker was searched after the
+// deadline. (No duration is asserted: the machine may be loaded.)
+func TestPathologicalDeadline(t *testing.T) {
+	files := corpus()
+	for _, p := range pathological {
+		t.Run(p.name, func(t *testing.T) {
+			q, err := textsearch.Compile(p.pattern, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+			defer cancel()
+			late := countLateWindows(ctx)
+			defer late.restore()
+			res, err := textsearch.Search(ctx, files, q, textsearch.Options{Limit: 10})
+			if n := busyGoroutines(); n != 0 {
+				t.Errorf("%d goroutines still in the package after Search returned", n)
+			}
+			late.check(t, q)
+			switch {
+			case errors.Is(err, context.DeadlineExceeded):
+				t.Logf("deadline passed; %d windows (%d bytes) searched after it", late.windows.Load(), late.bytes.Load())
+			case err != nil:
+				t.Fatal(err)
+			default:
+				t.Logf("finished: %d matching lines", res.Total)
+				if res.FilesSearched != len(files) {
+					t.Errorf("finished with %d files searched, want %d", res.FilesSearched, len(files))
+				}
+			}
+		})
+	}
+}
+
+// TestCancelMidFile cancels the search as soon as the first window has
+// been searched: Search returns context.Canceled, and each of the other
+// workers searches at most the window it was in.
+func TestCancelMidFile(t *testing.T) {
+	files := corpus()
+	for _, p := range pathological {
+		t.Run(p.name, func(t *testing.T) {
+			q, err := textsearch.Compile(p.pattern, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			late := countLateWindows(ctx)
+			defer late.restore()
+			var first sync.Once
+			restore := textsearch.OnWindow(func(n int) {
+				first.Do(cancel)
+				late.count(n)
+			})
+			defer restore()
+			_, err = textsearch.Search(ctx, files, q, textsearch.Options{Limit: 10})
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("err %v, want %v", err, context.Canceled)
+			}
+			if n := busyGoroutines(); n != 0 {
+				t.Errorf("%d goroutines still in the package after Search returned", n)
+			}
+			late.check(t, q)
+		})
+	}
+}
+
+// lateWindows counts the windows searched once a context is done.
+type lateWindows struct {
+	ctx            context.Context
+	windows, bytes atomic.Int64
+	restore        func()
+}
+
+func countLateWindows(ctx context.Context) *lateWindows {
+	l := &lateWindows{ctx: ctx}
+	l.restore = textsearch.OnWindow(l.count)
+	return l
+}
+
+// count is told of a window of n bytes just searched.
+func (l *lateWindows) count(n int) {
+	select {
+	case <-l.ctx.Done():
+		l.windows.Add(1)
+		l.bytes.Add(int64(n))
+	default:
+	}
+}
+
+// check fails t if a worker searched more than one window after the
+// context was done. A window is at most Window bytes as the corpus has
+// no line that long.
+func (l *lateWindows) check(t *testing.T, q *textsearch.Query) {
+	t.Helper()
+	workers := int64(runtime.GOMAXPROCS(0))
+	if w, b := l.windows.Load(), l.bytes.Load(); w > workers || b > workers*int64(textsearch.Window(q)) {
+		t.Errorf("%d windows of %d bytes in all searched after the context was done; at most %d of %d bytes each may be",
+			w, b, workers, textsearch.Window(q))
+	}
+}
+
+// busyGoroutines counts the goroutines, other than the caller's, with a
+// function of the package on their stack.
+func busyGoroutines() int {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	busy := 0
+	// The first goroutine is the caller.
+	for _, g := range strings.Split(string(buf), "\n\n")[1:] {
+		for _, line := range strings.Split(g, "\n") {
+			// Frames are "function(args)" lines; "created by" names the
+			// function that started the goroutine, not one it is in.
+			if strings.HasPrefix(line, "github.com/toolshed/toolshed/shared/textsearch.") {
+				busy++
+				break
+			}
+		}
+	}
+	return busy
+}
