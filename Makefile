@@ -84,9 +84,10 @@ bench-mcp:
 bench-lambda: node_modules
 	$(GO) test -run '^$$' -bench BenchmarkColdStart -benchtime 5x ./shared/lambdaentry/
 
-## bench-grep: grep_codebase next to ripgrep on the Go source tree and a
-## 5k-file subset (every query class, p50s, ratio, match counts), read_file's
-## p50, the S3 open time and peak memory of the subset
+## bench-grep: grep_codebase next to ripgrep on the Go source tree: through
+## /v1 on the local server (make run's path; target ≤ 0.5x rg, its peak RSS)
+## and in process over held snapshots (the tree and a 5k-file subset): every
+## query class, p50s, ratio, match counts; read_file's p50, the S3 open time
 bench-grep: ripgrep
 	$(GO) run ./scripts/benchgrep
 

@@ -257,10 +257,7 @@ func newIndexer(stack awscdk.Stack, buildDir string, tables map[config.Table]aws
 		Dir:            indexerDir,
 		TimeoutSeconds: indexerTimeoutSeconds,
 		MemoryMB:       indexerMemoryMB,
-		Env: map[string]*string{
-			"TOOLSHED_BUCKET":   bucket.BucketName(),
-			"TOOLSHED_EMBEDDER": jsii.String(config.EmbedderBedrock),
-		},
+		Env:            indexerEnv(bucket),
 	})
 	for _, g := range indexer.Grants {
 		fn.AddToRolePolicy(statement(stack, g, tables, bucket))
@@ -285,6 +282,22 @@ func newIndexer(stack awscdk.Stack, buildDir string, tables map[config.Table]aws
 	bucket.AddEventNotification(awss3.EventType_OBJECT_CREATED, awss3notifications.NewLambdaDestination(fn),
 		&awss3.NotificationKeyFilter{Prefix: jsii.String(snapshotsPrefix), Suffix: jsii.String(pointerSuffix)})
 	return fn
+}
+
+// indexerEnv is the indexer's environment: the bucket, Titan V2, and the
+// repository settings the deployment chose (the indexer indexes what the
+// repository tools may read, no more).
+func indexerEnv(bucket awss3.Bucket) map[string]*string {
+	env := map[string]*string{
+		"TOOLSHED_BUCKET":   bucket.BucketName(),
+		"TOOLSHED_EMBEDDER": jsii.String(config.EmbedderBedrock),
+	}
+	for _, name := range family.RepositorySettings {
+		if v := os.Getenv(name); v != "" {
+			env[name] = jsii.String(v)
+		}
+	}
+	return env
 }
 
 // newTable creates one on-demand DynamoDB table from its spec.

@@ -447,7 +447,7 @@ func TestEnvironment(t *testing.T) {
 			for k, v := range tool.Family.Env {
 				want[k] = v
 			}
-			for _, name := range append(slices.Clone(family.CommonSettings), tool.Family.Settings...) {
+			for _, name := range tool.Family.SettingNames() {
 				if v := os.Getenv(name); v != "" {
 					want[name] = v
 				}

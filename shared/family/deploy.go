@@ -17,6 +17,11 @@ const TimeoutMargin = 3 * time.Second
 // function (each family adds its own Settings).
 var CommonSettings = []string{"TOOLSHED_RATE_LIMITS", "TOOLSHED_LOG_LEVEL"}
 
+// RepositorySettings are the settings a deployment may choose for the
+// functions that read repositories (the repository tools' and the
+// indexer's): the paths they never read, search or index.
+var RepositorySettings = []string{"TOOLSHED_REPO_DENY"}
+
 // FunctionGrants are the grants of the function serving tool: its rate
 // counter first (every tool function counts its calls), then the family's
 // grants for that tool.
@@ -68,10 +73,21 @@ func (f Family) FunctionEnv(tool string, d Deployment) map[string]string {
 	for k, v := range f.Env {
 		env[k] = v
 	}
-	for _, name := range append(slices.Clone(CommonSettings), f.Settings...) {
+	for _, name := range f.SettingNames() {
 		if v := d.Getenv(name); v != "" {
 			env[name] = v
 		}
 	}
 	return env
+}
+
+// SettingNames are the settings a deployment may choose for the family's
+// functions: CommonSettings, RepositorySettings when it reads
+// repositories, and its own.
+func (f Family) SettingNames() []string {
+	names := slices.Clone(CommonSettings)
+	if f.ReadsRepositories {
+		names = append(names, RepositorySettings...)
+	}
+	return append(names, f.Settings...)
 }

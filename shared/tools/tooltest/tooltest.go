@@ -92,7 +92,13 @@ func New(tb testing.TB, st store.Stores, tools []toolkit.Tool) *Harness {
 
 // Call invokes a tool for tenant. args is the raw JSON arguments.
 func (h *Harness) Call(tenant, tool, args string) toolkit.Outcome {
-	return h.p.Invoke(context.Background(), toolkit.Request{
+	return h.CallContext(context.Background(), tenant, tool, args)
+}
+
+// CallContext is Call under ctx (a deadline shorter than the contract's,
+// say).
+func (h *Harness) CallContext(ctx context.Context, tenant, tool, args string) toolkit.Outcome {
+	return h.p.Invoke(ctx, toolkit.Request{
 		Tool: tool, Args: json.RawMessage(args), Tenant: tenant, RequestID: "test",
 	})
 }
