@@ -310,3 +310,31 @@ func TestPolicyChecks(t *testing.T) {
 		}
 	}
 }
+
+// TestLocalBeyondItsMemoryBudget: files beyond CacheBytes are not held in
+// memory but still searched, read from disk each time, and fresh.
+func TestLocalBeyondItsMemoryBudget(t *testing.T) {
+	files := map[string]string{}
+	for i := range 20 {
+		files[fmt.Sprintf("f%02d.txt", i)] = strings.Repeat(fmt.Sprintf("line of file %d\n", i), 100) // 1.5 KB each
+	}
+	dir := repotest.WriteDir(t, files)
+	view, err := repo.NewLocal(dir, repo.LocalOptions{CacheBytes: 10 << 10}) // room for a few
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer view.Close()
+	got := contents(t, view)
+	if len(got) != 20 {
+		t.Fatalf("%d files searchable, want 20", len(got))
+	}
+	for p, want := range files {
+		if got[p] != want {
+			t.Errorf("%s: %d bytes, want %d", p, len(got[p]), len(want))
+		}
+	}
+	write(t, dir, "f19.txt", "changed\n")
+	if files := waitFor(t, view, has("f19.txt", "changed\n")); files["f19.txt"] != "changed\n" {
+		t.Errorf("a file beyond the budget is not fresh: %q", files["f19.txt"])
+	}
+}
