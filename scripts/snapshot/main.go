@@ -31,6 +31,7 @@ import (
 
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo"
 )
 
@@ -54,11 +55,11 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if cfg.Bucket == "" {
 		return errors.New("TOOLSHED_BUCKET is not set: name the stack's snapshot bucket")
 	}
-	client, bucket, err := family.NewEnv(cfg, nil).S3(ctx)
+	bucket, err := family.NewEnv(cfg, nil).S3(ctx)
 	if err != nil {
 		return err
 	}
-	return command(ctx, client, bucket, settings{MaxMB: cfg.RepoMaxMB, DataDir: cfg.DataDir, Deny: cfg.RepoDeny}, args, out, time.Now)
+	return command(ctx, bucket, settings{MaxMB: cfg.RepoMaxMB, DataDir: cfg.DataDir, Deny: cfg.RepoDeny}, args, out, time.Now)
 }
 
 // settings are what push takes from the configuration.
@@ -69,7 +70,7 @@ type settings struct {
 }
 
 // command runs one subcommand against the bucket.
-func command(ctx context.Context, c repo.ObjectStore, bucket string, s settings, args []string, out io.Writer, now func() time.Time) error {
+func command(ctx context.Context, bucket *objects.Bucket, s settings, args []string, out io.Writer, now func() time.Time) error {
 	if len(args) == 0 {
 		return errors.New(usage)
 	}
@@ -87,9 +88,9 @@ func command(ctx context.Context, c repo.ObjectStore, bucket string, s settings,
 	}
 	switch args[0] {
 	case "push":
-		return push(ctx, c, bucket, *tenant, *dir, int64(*max)<<20, s, out, now())
+		return push(ctx, bucket, *tenant, *dir, int64(*max)<<20, s, out, now())
 	case "list":
-		list, err := repo.List(ctx, c, bucket, *tenant)
+		list, err := repo.List(ctx, bucket, *tenant)
 		if err != nil {
 			return err
 		}
@@ -108,7 +109,7 @@ func command(ctx context.Context, c repo.ObjectStore, bucket string, s settings,
 		}
 		return w.Flush()
 	case "rollback":
-		p, err := repo.Rollback(ctx, c, bucket, *tenant, *to, now())
+		p, err := repo.Rollback(ctx, bucket, *tenant, *to, now())
 		if err != nil {
 			return err
 		}
@@ -122,7 +123,7 @@ func command(ctx context.Context, c repo.ObjectStore, bucket string, s settings,
 // push publishes the checkout at dir, without what the repository policy
 // refuses (secrets and keys, TOOLSHED_REPO_DENY) and without a local
 // server's data directory: the configured one, and .toolshed at the root.
-func push(ctx context.Context, c repo.ObjectStore, bucket, tenant, dir string, maxBytes int64, s settings, out io.Writer, now time.Time) error {
+func push(ctx context.Context, bucket *objects.Bucket, tenant, dir string, maxBytes int64, s settings, out io.Writer, now time.Time) error {
 	listed, err := git(dir, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
 	if err != nil {
 		return err
@@ -149,8 +150,8 @@ func push(ctx context.Context, c repo.ObjectStore, bucket, tenant, dir string, m
 	if err != nil {
 		return err
 	}
-	pub, err := repo.Publish(ctx, c, repo.PublishInput{
-		Bucket: bucket, Tenant: tenant, Commit: commit, Dir: dir, Paths: paths, MaxBytes: maxBytes, Now: now,
+	pub, err := repo.Publish(ctx, bucket, repo.PublishInput{
+		Tenant: tenant, Commit: commit, Dir: dir, Paths: paths, MaxBytes: maxBytes, Now: now,
 	})
 	if err != nil {
 		return err

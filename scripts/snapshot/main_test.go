@@ -21,7 +21,7 @@ import (
 // checkout.
 func TestPushListRollback(t *testing.T) {
 	s3 := repotest.StartS3(t)
-	client := s3.Moto.S3()
+	bucket := s3.Objects()
 	ctx := context.Background()
 	dir := repotest.WriteDir(t, map[string]string{
 		"README.md":      "# Demo\n",
@@ -49,7 +49,7 @@ func TestPushListRollback(t *testing.T) {
 
 	cli := func(args ...string) (string, error) {
 		var out bytes.Buffer
-		err := command(ctx, client, s3.Bucket, settings{MaxMB: 500, DataDir: filepath.Join(dir, "var", "toolshed")}, args, &out, clock)
+		err := command(ctx, bucket, settings{MaxMB: 500, DataDir: filepath.Join(dir, "var", "toolshed")}, args, &out, clock)
 		return out.String(), err
 	}
 
@@ -66,7 +66,7 @@ func TestPushListRollback(t *testing.T) {
 	if !strings.Contains(out, "left out 4 files the repository tools never read") {
 		t.Errorf("push did not say what it left out: %q", out)
 	}
-	src := repo.NewS3(client, repo.S3Options{Bucket: s3.Bucket})
+	src := repo.NewS3(bucket, repo.S3Options{})
 	snap, err := src.Open(ctx, "acme")
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +106,7 @@ func TestPushListRollback(t *testing.T) {
 	if out, err := cli("rollback", "-tenant", "acme", "-to", dirty); err != nil || !strings.Contains(out, "acme now reads commit "+dirty+" (4 files, 49 bytes)") {
 		t.Errorf("rollback: %q, %v", out, err)
 	}
-	if p, _, _ := repo.ReadPointer(ctx, client, s3.Bucket, "acme"); p.Commit != dirty {
+	if p, _, _ := repo.ReadPointer(ctx, bucket, "acme"); p.Commit != dirty {
 		t.Errorf("pointer at %s after rollback", p.Commit)
 	}
 
@@ -117,7 +117,7 @@ func TestPushListRollback(t *testing.T) {
 	if _, err := cli("push", "-tenant", "acme", "-dir", dir, "-max-mb", "1"); err == nil || !strings.Contains(err.Error(), "too large") {
 		t.Errorf("oversized push: %v", err)
 	}
-	if p, _, _ := repo.ReadPointer(ctx, client, s3.Bucket, "acme"); p.Commit != dirty {
+	if p, _, _ := repo.ReadPointer(ctx, bucket, "acme"); p.Commit != dirty {
 		t.Errorf("pointer moved to %s by a refused push", p.Commit)
 	}
 

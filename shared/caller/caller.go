@@ -1,18 +1,24 @@
-// Package caller carries who is calling (tenant) and the request id through a
-// context, from the HTTP edge (auth middleware, API Gateway authorizer
-// context) to the tool pipeline and the MCP handlers.
+// Package caller carries who is calling (tenant), the request id and when
+// the request was accepted through a context, from the HTTP edge (auth
+// middleware, API Gateway authorizer context) to the tool pipeline and the
+// MCP handlers.
 package caller
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"time"
 )
 
 // Identity is the authenticated caller of one request.
 type Identity struct {
 	Tenant    string
 	RequestID string
+	// Accepted is when the request arrived: a tool's deadline runs from
+	// it, so authentication counts against it too (zero: unknown, the
+	// deadline runs from when the tool is invoked).
+	Accepted time.Time
 }
 
 type key struct{}

@@ -1,23 +1,18 @@
 package contextindex
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/objects"
 )
 
 // DirBlobs keeps objects as files under a directory (the local data
@@ -106,59 +101,40 @@ func (d *DirBlobs) RemoveOthers(prefix, keep string) error {
 
 // S3Blobs keeps objects in an S3 bucket under a key prefix ("indexes/").
 type S3Blobs struct {
-	Client *s3.Client
-	Bucket string
+	Bucket *objects.Bucket
 	Prefix string
 }
 
 var _ Blobs = (*S3Blobs)(nil)
 
+// maxIndexObject bounds one index object read from S3.
+const maxIndexObject = 4 << 30
+
 // Get implements Blobs with a conditional GET (If-None-Match).
 func (b *S3Blobs) Get(ctx context.Context, key, etag string) ([]byte, string, error) {
-	in := &s3.GetObjectInput{Bucket: aws.String(b.Bucket), Key: aws.String(b.Prefix + key)}
-	if etag != "" {
-		in.IfNoneMatch = aws.String(etag)
+	data, tag, err := b.Bucket.Read(ctx, b.Prefix+key, etag, maxIndexObject)
+	if errors.Is(err, objects.ErrNotModified) {
+		return nil, etag, ErrNotModified
 	}
-	out, err := b.Client.GetObject(ctx, in)
-	if err != nil {
-		switch repo.HTTPStatus(err) {
-		case http.StatusNotModified:
-			return nil, etag, ErrNotModified
-		case http.StatusNotFound:
-			return nil, "", fmt.Errorf("s3 get %s: %w", b.Prefix+key, fs.ErrNotExist)
-		}
-		return nil, "", fmt.Errorf("s3 get %s: %w", b.Prefix+key, err)
-	}
-	defer out.Body.Close()
-	data, err := io.ReadAll(out.Body)
-	if err != nil {
-		return nil, "", fmt.Errorf("s3 get %s: %w", b.Prefix+key, err)
-	}
-	return data, aws.ToString(out.ETag), nil
+	return data, tag, err
 }
 
 // Put implements Blobs with a conditional PUT (If-Match, If-None-Match).
 func (b *S3Blobs) Put(ctx context.Context, key string, data []byte, match string) (string, error) {
-	in := &s3.PutObjectInput{Bucket: aws.String(b.Bucket), Key: aws.String(b.Prefix + key), Body: bytes.NewReader(data)}
+	o := objects.PutOptions{}
 	switch match {
 	case "":
 	case IfAbsent:
-		in.IfNoneMatch = aws.String("*")
+		o.IfNoneMatch = "*"
 	default:
-		in.IfMatch = aws.String(match)
+		o.IfMatch = match
 	}
 	if strings.HasSuffix(key, ".json") {
-		in.ContentType = aws.String("application/json")
+		o.ContentType = "application/json"
 	}
-	out, err := b.Client.PutObject(ctx, in)
-	if err != nil {
-		switch repo.HTTPStatus(err) {
-		case http.StatusPreconditionFailed, http.StatusConflict, http.StatusNotFound:
-			// 404: If-Match on a key that is gone; 409: a concurrent
-			// conditional write.
-			return "", fmt.Errorf("s3 put %s: %w", b.Prefix+key, ErrPrecondition)
-		}
-		return "", fmt.Errorf("s3 put %s: %w", b.Prefix+key, err)
+	tag, err := b.Bucket.Put(ctx, b.Prefix+key, data, o)
+	if errors.Is(err, objects.ErrPrecondition) {
+		return "", fmt.Errorf("index object %s: %w", key, ErrPrecondition)
 	}
-	return aws.ToString(out.ETag), nil
+	return tag, err
 }

@@ -12,6 +12,7 @@ import (
 	"testing/fstest"
 
 	"github.com/toolshed/toolshed/shared/emulator"
+	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo/repotest"
 )
 
@@ -150,7 +151,7 @@ func TestStoreDir(t *testing.T) {
 // TestStoreS3 does the same on moto_server's S3.
 func TestStoreS3(t *testing.T) {
 	m := emulator.StartMoto(t)
-	testStore(t, &S3Blobs{Client: m.S3(), Bucket: m.NewBucket(t), Prefix: "indexes/"})
+	testStore(t, &S3Blobs{Bucket: objects.New(m.S3(), m.NewBucket(t)), Prefix: "indexes/"})
 }
 
 func testStore(t *testing.T, blobs Blobs) {

@@ -5,14 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/toolshed/toolshed/shared/backend"
 	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/store"
 )
@@ -30,7 +34,7 @@ type Env struct {
 	openMu  sync.Mutex // held while the stores are opened (which may load the AWS config)
 	stores  *store.Stores
 	aws     *aws.Config
-	s3      *s3.Client
+	s3      *objects.Bucket
 	repo    repo.Source
 	closers []func() error
 }
@@ -73,15 +77,42 @@ func (e *Env) Stores(ctx context.Context) (store.Stores, error) {
 	return st, nil
 }
 
+// Bounds of every AWS call (DynamoDB, S3, Bedrock) a tool makes, so that a
+// dependency that hangs or refuses becomes STORAGE_ERROR (or
+// UPSTREAM_ERROR) well inside the tool's deadline, while a slow but
+// progressing transfer (a large snapshot download) is left alone.
+const (
+	// AttemptStall is how long one attempt may wait for the connection or
+	// for the next byte of the answer before it is abandoned and retried.
+	AttemptStall = 800 * time.Millisecond
+	// MaxAttempts bounds each call's attempts (the first and one retry).
+	MaxAttempts = 2
+	// MaxRetryBackoff bounds the jittered wait before a retry.
+	MaxRetryBackoff = 100 * time.Millisecond
+)
+
 // AWS loads the AWS SDK configuration (region, credentials, endpoints from
-// the environment) on first use.
+// the environment) on first use, with the SDK's standard retryer (jittered
+// backoff, a retry quota that stops retries when a dependency keeps
+// failing) bounded to MaxAttempts and MaxRetryBackoff, and connections
+// that give up on an attempt stalled for AttemptStall.
 func (e *Env) AWS(ctx context.Context) (aws.Config, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.aws != nil {
 		return *e.aws, nil
 	}
-	c, err := awsconfig.LoadDefaultConfig(ctx)
+	c, err := awsconfig.LoadDefaultConfig(ctx,
+		awsconfig.WithRetryer(func() aws.Retryer {
+			return retry.NewStandard(func(o *retry.StandardOptions) {
+				o.MaxAttempts = MaxAttempts
+				o.MaxBackoff = MaxRetryBackoff
+			})
+		}),
+		awsconfig.WithHTTPClient(awshttp.NewBuildableClient().
+			WithReadTimeout(AttemptStall).
+			WithDialerOptions(func(d *net.Dialer) { d.Timeout = AttemptStall })),
+	)
 	if err != nil {
 		return aws.Config{}, fmt.Errorf("load AWS config: %w", err)
 	}
@@ -89,34 +120,35 @@ func (e *Env) AWS(ctx context.Context) (aws.Config, error) {
 	return c, nil
 }
 
-// S3 returns an S3 client and the deployment's bucket (TOOLSHED_BUCKET),
+// S3 returns the deployment's bucket (TOOLSHED_BUCKET), with its client
 // built on first use. TOOLSHED_S3_ENDPOINT points it at an emulator, with
 // path-style addressing.
-func (e *Env) S3(ctx context.Context) (*s3.Client, string, error) {
+func (e *Env) S3(ctx context.Context) (*objects.Bucket, error) {
 	if e.Config.Bucket == "" {
-		return nil, "", errors.New("TOOLSHED_BUCKET is not set: it names the S3 bucket")
+		return nil, errors.New("TOOLSHED_BUCKET is not set: it names the S3 bucket")
 	}
 	e.mu.Lock()
-	client := e.s3
+	b := e.s3
 	e.mu.Unlock()
-	if client != nil {
-		return client, e.Config.Bucket, nil
+	if b != nil {
+		return b, nil
 	}
 	cfg, err := e.AWS(ctx)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.s3 == nil {
-		e.s3 = s3.NewFromConfig(cfg, func(o *s3.Options) {
+		client := s3.NewFromConfig(cfg, func(o *s3.Options) {
 			if e.Config.S3Endpoint != "" {
 				o.BaseEndpoint = aws.String(e.Config.S3Endpoint)
 				o.UsePathStyle = true
 			}
 		})
+		e.s3 = objects.New(client, e.Config.Bucket)
 	}
-	return e.s3, e.Config.Bucket, nil
+	return e.s3, nil
 }
 
 // Repo returns the repository source on first use, shared by every family
@@ -137,7 +169,7 @@ func (e *Env) Repo(ctx context.Context) (repo.Source, error) {
 		return nil, err
 	}
 	if e.Config.Bucket != "" {
-		client, bucket, err := e.S3(ctx)
+		bucket, err := e.S3(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -145,8 +177,8 @@ func (e *Env) Repo(ctx context.Context) (repo.Source, error) {
 		if err != nil {
 			return nil, err
 		}
-		src = repo.NewS3(client, repo.S3Options{
-			Bucket:      bucket,
+		src = repo.NewS3(bucket, repo.S3Options{
+			Log:         e.Log,
 			DefaultRepo: e.Config.DefaultRepo,
 			Refresh:     e.Config.RepoRefresh,
 			MaxBytes:    int64(e.Config.RepoMaxMB) << 20,

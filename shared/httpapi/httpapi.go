@@ -13,6 +13,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,6 +23,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/toolshed/toolshed/shared/caller"
@@ -96,7 +98,7 @@ type server struct {
 // ServeHTTP gives every request its id, then applies the origin guard and
 // the routes.
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	id := caller.Identity{RequestID: s.cfg.RequestID(r)}
+	id := caller.Identity{RequestID: s.cfg.RequestID(r), Accepted: time.Now()}
 	w.Header().Set("X-Request-Id", id.RequestID)
 	r = r.WithContext(caller.With(r.Context(), id))
 	if s.cfg.Guard != nil {
@@ -143,11 +145,18 @@ func (s *server) methodNotAllowed(allow string) http.HandlerFunc {
 	}
 }
 
+// AuthTimeout bounds resolving the caller (a key lookup in the store), so
+// that a store that hangs leaves the tool its deadline, which runs from
+// when the request was accepted.
+const AuthTimeout = time.Second
+
 // authed resolves the caller and runs next with the tenant in the context.
 func (s *server) authed(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		id := caller.From(r.Context())
-		tenant, err := s.cfg.Auth.Authenticate(r)
+		actx, cancel := context.WithTimeout(r.Context(), AuthTimeout)
+		tenant, err := s.cfg.Auth.Authenticate(r.WithContext(actx))
+		cancel()
 		if err != nil {
 			te := toolerr.From(err)
 			if te.Code == toolerr.Internal || te.Code == toolerr.StorageError {

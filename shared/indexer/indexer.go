@@ -64,7 +64,7 @@ type Indexer struct {
 // New builds an Indexer from an Env: the bucket's indexes
 // (contextindex.BucketPrefix) and the configured embedder.
 func New(ctx context.Context, env *family.Env, snapshots Snapshots) (*Indexer, error) {
-	client, bucket, err := env.S3(ctx)
+	bucket, err := env.S3(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func New(ctx context.Context, env *family.Env, snapshots Snapshots) (*Indexer, e
 		return nil, fmt.Errorf("embedder: %w", err)
 	}
 	return &Indexer{
-		Store:     contextindex.NewStore(&contextindex.S3Blobs{Client: client, Bucket: bucket, Prefix: contextindex.BucketPrefix}),
+		Store:     contextindex.NewStore(&contextindex.S3Blobs{Bucket: bucket, Prefix: contextindex.BucketPrefix}),
 		Embedder:  emb,
 		Snapshots: snapshots,
 		Now:       time.Now,

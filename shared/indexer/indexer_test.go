@@ -18,16 +18,17 @@ import (
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/embedding/embedtest"
 	"github.com/toolshed/toolshed/shared/emulator"
+	"github.com/toolshed/toolshed/shared/objects"
 )
 
 // TestIndexer runs the tests that need S3 on one moto_server.
 func TestIndexer(t *testing.T) {
 	m := emulator.StartMoto(t)
 	newStore := func(t *testing.T) *contextindex.Store {
-		return contextindex.NewStore(&contextindex.S3Blobs{Client: m.S3(), Bucket: m.NewBucket(t), Prefix: contextindex.BucketPrefix})
+		return contextindex.NewStore(&contextindex.S3Blobs{Bucket: objects.New(m.S3(), m.NewBucket(t)), Prefix: contextindex.BucketPrefix})
 	}
 	t.Run("snapshot published", func(t *testing.T) {
-		blobs := &countingBlobs{Blobs: &contextindex.S3Blobs{Client: m.S3(), Bucket: m.NewBucket(t), Prefix: contextindex.BucketPrefix}}
+		blobs := &countingBlobs{Blobs: &contextindex.S3Blobs{Bucket: objects.New(m.S3(), m.NewBucket(t)), Prefix: contextindex.BucketPrefix}}
 		testSnapshotPublished(t, blobs)
 	})
 	t.Run("snapshot errors", func(t *testing.T) { testSnapshotErrors(t, newStore(t)) })

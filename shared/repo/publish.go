@@ -12,19 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/toolshed/toolshed/shared/objects"
 )
-
-// ObjectStore is the part of the S3 client publishing uses.
-type ObjectStore interface {
-	ObjectGetter
-	PutObject(ctx context.Context, in *s3.PutObjectInput, opts ...func(*s3.Options)) (*s3.PutObjectOutput, error)
-	HeadObject(ctx context.Context, in *s3.HeadObjectInput, opts ...func(*s3.Options)) (*s3.HeadObjectOutput, error)
-	ListObjectsV2(ctx context.Context, in *s3.ListObjectsV2Input, opts ...func(*s3.Options)) (*s3.ListObjectsV2Output, error)
-	PutObjectTagging(ctx context.Context, in *s3.PutObjectTaggingInput, opts ...func(*s3.Options)) (*s3.PutObjectTaggingOutput, error)
-}
 
 // Lifecycle tagging: a zip that is no longer current is tagged
 // StateTag=Retired, and the bucket's lifecycle rule deletes retired
@@ -57,13 +46,13 @@ func CheckName(what, name string) error {
 	return nil
 }
 
-// PublishInput is what Publish packs and where it goes.
+// PublishInput is what Publish packs.
 type PublishInput struct {
-	Bucket, Tenant, Commit string
-	Dir                    string   // the repository's root
-	Paths                  []string // files to pack, relative to Dir
-	MaxBytes               int64    // refuse more than this many bytes of files
-	Now                    time.Time
+	Tenant, Commit string
+	Dir            string   // the repository's root
+	Paths          []string // files to pack, relative to Dir
+	MaxBytes       int64    // refuse more than this many bytes of files
+	Now            time.Time
 }
 
 // Published is what Publish did.
@@ -79,7 +68,7 @@ type Published struct {
 // Publish packs the files, uploads the zip, and only then moves the
 // tenant's pointer to it: a reader sees the old snapshot or the new one,
 // never half of one. The previous zip is tagged retired.
-func Publish(ctx context.Context, c ObjectStore, in PublishInput) (Published, error) {
+func Publish(ctx context.Context, b *objects.Bucket, in PublishInput) (Published, error) {
 	if err := CheckName("tenant", in.Tenant); err != nil {
 		return Published{}, err
 	}
@@ -99,50 +88,47 @@ func Publish(ctx context.Context, c ObjectStore, in PublishInput) (Published, er
 		ZipBytes: int64(zipData.Len()),
 		Created:  in.Now.UTC(),
 	}
-	_, err = c.PutObject(ctx, &s3.PutObjectInput{
-		Bucket:      &in.Bucket,
-		Key:         &p.Key,
-		Body:        bytes.NewReader(zipData.Bytes()),
-		ContentType: aws.String("application/zip"),
+	_, err = b.Put(ctx, p.Key, zipData.Bytes(), objects.PutOptions{
+		ContentType: "application/zip",
 		Metadata: map[string]string{
 			metaCommit:  p.Commit,
 			metaFiles:   strconv.Itoa(p.Files),
 			metaBytes:   strconv.FormatInt(p.Bytes, 10),
 			metaCreated: p.Created.Format(time.RFC3339Nano),
 		},
-		Tagging: aws.String(StateTag + "=" + Current),
+		Tagging: StateTag + "=" + Current,
 	})
 	if err != nil {
 		return Published{Skipped: st.Skipped}, fmt.Errorf("upload %s: %w", p.Key, err)
 	}
-	prev, err := movePointer(ctx, c, in.Bucket, in.Tenant, p)
+	prev, err := movePointer(ctx, b, in.Tenant, p)
 	out := Published{Pointer: p, Skipped: st.Skipped, Previous: prev}
 	if err != nil {
 		return out, err
 	}
 	if prev != "" && prev != p.Key {
-		out.RetireErr = tag(ctx, c, in.Bucket, prev, Retired)
+		out.RetireErr = b.Tag(ctx, prev, StateTag, Retired)
 	}
 	return out, nil
 }
 
 // ReadPointer returns the tenant's pointer; ok is false when there is none.
-func ReadPointer(ctx context.Context, c ObjectGetter, bucket, tenant string) (p Pointer, ok bool, err error) {
-	out, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: &bucket, Key: aws.String(PointerKey(tenant))})
-	if HTTPStatus(err) == 404 {
+func ReadPointer(ctx context.Context, b *objects.Bucket, tenant string) (p Pointer, ok bool, err error) {
+	raw, _, err := b.Read(ctx, PointerKey(tenant), "", maxPointerBytes)
+	if errors.Is(err, objects.ErrNotFound) {
 		return Pointer{}, false, nil
 	}
 	if err != nil {
-		return Pointer{}, false, fmt.Errorf("read %s: %w", PointerKey(tenant), err)
+		return Pointer{}, false, err
 	}
-	p, err = decodePointer(out.Body, PointerKey(tenant))
+	p, err = decodePointer(raw, PointerKey(tenant))
 	return p, err == nil, err
 }
 
 // movePointer writes the tenant's pointer and returns the key the old one
 // named ("" for none).
-func movePointer(ctx context.Context, c ObjectStore, bucket, tenant string, p Pointer) (string, error) {
-	old, _, err := ReadPointer(ctx, c, bucket, tenant)
+func movePointer(ctx context.Context, b *objects.Bucket, tenant string, p Pointer) (string, error) {
+	old, _, err := ReadPointer(ctx, b, tenant)
 	if err != nil {
 		return "", err
 	}
@@ -150,29 +136,10 @@ func movePointer(ctx context.Context, c ObjectStore, bucket, tenant string, p Po
 	if err != nil {
 		return "", err
 	}
-	_, err = c.PutObject(ctx, &s3.PutObjectInput{
-		Bucket:       &bucket,
-		Key:          aws.String(PointerKey(tenant)),
-		Body:         bytes.NewReader(body),
-		ContentType:  aws.String("application/json"),
-		CacheControl: aws.String("no-cache"),
-	})
-	if err != nil {
-		return "", fmt.Errorf("write %s: %w", PointerKey(tenant), err)
+	if _, err := b.Put(ctx, PointerKey(tenant), body, objects.PutOptions{ContentType: "application/json", CacheControl: "no-cache"}); err != nil {
+		return "", err
 	}
 	return old.Key, nil
-}
-
-func tag(ctx context.Context, c ObjectStore, bucket, key, state string) error {
-	_, err := c.PutObjectTagging(ctx, &s3.PutObjectTaggingInput{
-		Bucket:  &bucket,
-		Key:     &key,
-		Tagging: &types.Tagging{TagSet: []types.Tag{{Key: aws.String(StateTag), Value: aws.String(state)}}},
-	})
-	if err != nil {
-		return fmt.Errorf("tag %s %s: %w", key, state, err)
-	}
-	return nil
 }
 
 // SnapshotInfo is one zip of a tenant.
@@ -185,36 +152,25 @@ type SnapshotInfo struct {
 }
 
 // List returns the tenant's snapshots, newest first, marking the current one.
-func List(ctx context.Context, c ObjectStore, bucket, tenant string) ([]SnapshotInfo, error) {
+func List(ctx context.Context, b *objects.Bucket, tenant string) ([]SnapshotInfo, error) {
 	if err := CheckName("tenant", tenant); err != nil {
 		return nil, err
 	}
-	cur, _, err := ReadPointer(ctx, c, bucket, tenant)
+	cur, _, err := ReadPointer(ctx, b, tenant)
+	if err != nil {
+		return nil, err
+	}
+	objs, err := b.List(ctx, TenantPrefix(tenant))
 	if err != nil {
 		return nil, err
 	}
 	var out []SnapshotInfo
-	in := &s3.ListObjectsV2Input{Bucket: &bucket, Prefix: aws.String(TenantPrefix(tenant))}
-	for {
-		page, err := c.ListObjectsV2(ctx, in)
-		if err != nil {
-			return nil, fmt.Errorf("list %s: %w", TenantPrefix(tenant), err)
+	for _, o := range objs {
+		commit, ok := strings.CutSuffix(strings.TrimPrefix(o.Key, TenantPrefix(tenant)), ".zip")
+		if !ok || strings.Contains(commit, "/") {
+			continue
 		}
-		for _, o := range page.Contents {
-			key := aws.ToString(o.Key)
-			commit, ok := strings.CutSuffix(strings.TrimPrefix(key, TenantPrefix(tenant)), ".zip")
-			if !ok || strings.Contains(commit, "/") {
-				continue
-			}
-			out = append(out, SnapshotInfo{
-				Commit: commit, Key: key, ZipBytes: aws.ToInt64(o.Size),
-				Modified: aws.ToTime(o.LastModified), Current: key == cur.Key,
-			})
-		}
-		if !aws.ToBool(page.IsTruncated) {
-			break
-		}
-		in.ContinuationToken = page.NextContinuationToken
+		out = append(out, SnapshotInfo{Commit: commit, Key: o.Key, ZipBytes: o.Size, Modified: o.Modified, Current: o.Key == cur.Key})
 	}
 	// Uploads within the same second are ordered by the time Publish
 	// recorded on them.
@@ -224,9 +180,9 @@ func List(ctx context.Context, c ObjectStore, bucket, tenant string) ([]Snapshot
 	}
 	for i := range out {
 		if perSecond[out[i].Modified.Unix()] > 1 {
-			head, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &bucket, Key: &out[i].Key})
+			head, err := b.Head(ctx, out[i].Key)
 			if err != nil {
-				return nil, fmt.Errorf("read %s: %w", out[i].Key, err)
+				return nil, err
 			}
 			if t, err := time.Parse(time.RFC3339Nano, head.Metadata[metaCreated]); err == nil {
 				out[i].Modified = t
@@ -248,9 +204,9 @@ var ErrNoSnapshot = errors.New("no such snapshot")
 // Rollback moves the tenant's pointer to the snapshot of commit, or, when
 // commit is "", to the newest snapshot older than the current one. The
 // snapshot left is tagged retired and the one chosen current again.
-func Rollback(ctx context.Context, c ObjectStore, bucket, tenant, commit string, now time.Time) (Pointer, error) {
+func Rollback(ctx context.Context, b *objects.Bucket, tenant, commit string, now time.Time) (Pointer, error) {
 	if commit == "" {
-		list, err := List(ctx, c, bucket, tenant)
+		list, err := List(ctx, b, tenant)
 		if err != nil {
 			return Pointer{}, err
 		}
@@ -264,25 +220,25 @@ func Rollback(ctx context.Context, c ObjectStore, bucket, tenant, commit string,
 		return Pointer{}, err
 	}
 	key := ZipKey(tenant, commit)
-	head, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &bucket, Key: &key})
-	if HTTPStatus(err) == 404 {
+	head, err := b.Head(ctx, key)
+	if errors.Is(err, objects.ErrNotFound) {
 		return Pointer{}, fmt.Errorf("%w: %s", ErrNoSnapshot, key)
 	}
 	if err != nil {
-		return Pointer{}, fmt.Errorf("read %s: %w", key, err)
+		return Pointer{}, err
 	}
 	files, _ := strconv.Atoi(head.Metadata[metaFiles])
 	size, _ := strconv.ParseInt(head.Metadata[metaBytes], 10, 64)
-	p := Pointer{Commit: commit, Key: key, Files: files, Bytes: size, ZipBytes: aws.ToInt64(head.ContentLength), Created: now.UTC()}
-	if err := tag(ctx, c, bucket, key, Current); err != nil {
+	p := Pointer{Commit: commit, Key: key, Files: files, Bytes: size, ZipBytes: head.Size, Created: now.UTC()}
+	if err := b.Tag(ctx, key, StateTag, Current); err != nil {
 		return Pointer{}, err
 	}
-	prev, err := movePointer(ctx, c, bucket, tenant, p)
+	prev, err := movePointer(ctx, b, tenant, p)
 	if err != nil {
 		return Pointer{}, err
 	}
 	if prev != "" && prev != key {
-		if err := tag(ctx, c, bucket, prev, Retired); err != nil {
+		if err := b.Tag(ctx, prev, StateTag, Retired); err != nil {
 			return p, err
 		}
 	}

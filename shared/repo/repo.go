@@ -37,7 +37,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"time"
 
@@ -94,11 +93,10 @@ type Pointer struct {
 // maxPointerBytes bounds what is read of a pointer object.
 const maxPointerBytes = 1 << 20
 
-// decodePointer reads and closes the body of the pointer object key.
-func decodePointer(body io.ReadCloser, key string) (Pointer, error) {
-	defer body.Close()
+// decodePointer decodes the pointer object key.
+func decodePointer(raw []byte, key string) (Pointer, error) {
 	var p Pointer
-	if err := json.NewDecoder(io.LimitReader(body, maxPointerBytes)).Decode(&p); err != nil {
+	if err := json.Unmarshal(raw, &p); err != nil {
 		return Pointer{}, fmt.Errorf("decode %s: %w", key, err)
 	}
 	return p, nil

@@ -4,26 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/toolshed/toolshed/shared/objects"
+	"github.com/toolshed/toolshed/shared/store"
+	"github.com/toolshed/toolshed/shared/toolerr"
 )
-
-// ObjectGetter is the part of the S3 client the S3 source uses.
-type ObjectGetter interface {
-	GetObject(ctx context.Context, in *s3.GetObjectInput, opts ...func(*s3.Options)) (*s3.GetObjectOutput, error)
-}
 
 // S3Options configure NewS3.
 type S3Options struct {
-	Bucket string
 	// DefaultRepo is the tenant whose snapshot tenants without one read;
 	// "" for none.
 	DefaultRepo string
@@ -39,6 +32,9 @@ type S3Options struct {
 	Now func() time.Time
 	// Policy decides what the tools may see (nil: DefaultDeny alone).
 	Policy *Policy
+	// Log reports revalidations that fail while a snapshot is served
+	// (nil: discard).
+	Log *slog.Logger
 }
 
 // Defaults of S3Options.
@@ -48,13 +44,21 @@ const (
 	DefaultCacheBytes = 1 << 30
 )
 
+// revalidateWait is how long a call holding a snapshot waits for its
+// revalidation before it is served the snapshot it holds: long enough for
+// a conditional GET to answer, short against any deadline, so a push is
+// usually seen by the first call after Refresh while S3 failing or hanging
+// never holds a call.
+const revalidateWait = 300 * time.Millisecond
+
 // S3 serves zip snapshots from a bucket: snapshots/<tenant>/current.json
 // names the current zip. Each repository's snapshot is downloaded once and
 // kept in memory; its pointer is revalidated with a conditional GET (ETag)
 // when it is older than Refresh, so a push is seen within Refresh and an
-// unchanged pointer costs no download.
+// unchanged pointer costs no download. A snapshot in hand keeps being
+// served while S3 fails or hangs.
 type S3 struct {
-	client ObjectGetter
+	bucket *objects.Bucket
 	o      S3Options
 
 	mu    sync.Mutex
@@ -66,17 +70,18 @@ var _ Source = (*S3)(nil)
 // s3Repo is what is known of one repository (a tenant's folder).
 type s3Repo struct {
 	mu       sync.Mutex
-	checked  time.Time // when the pointer was last read; zero: never
+	checked  time.Time // when the pointer was last read or tried; zero: never
 	etag     string    // the pointer's ETag
 	pointer  Pointer
 	snap     View // nil: the repository has no snapshot
 	lastUsed time.Time
 	refresh  chan struct{} // while a revalidation runs; closed when it ends
+	loading  int64         // the bytes of the zip being downloaded, while one is
 	err      error         // the last revalidation's failure
 }
 
-// NewS3 returns a source reading snapshots from o.Bucket with client.
-func NewS3(client ObjectGetter, o S3Options) *S3 {
+// NewS3 returns a source reading snapshots from bucket.
+func NewS3(bucket *objects.Bucket, o S3Options) *S3 {
 	if o.Refresh <= 0 {
 		o.Refresh = DefaultRefresh
 	}
@@ -89,7 +94,10 @@ func NewS3(client ObjectGetter, o S3Options) *S3 {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &S3{client: client, o: o, repos: map[string]*s3Repo{}}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	return &S3{bucket: bucket, o: o, repos: map[string]*s3Repo{}}
 }
 
 // Open returns the tenant's current snapshot, or the default repository's.
@@ -112,7 +120,8 @@ func (s *S3) Open(ctx context.Context, tenant string) (View, error) {
 // The revalidation (and any download) runs on its own, with its own time
 // limit: a caller whose deadline passes returns, and the download goes on
 // for the next call, so a large snapshot is not started over by every
-// call that times out. Concurrent callers wait for the same one.
+// call that times out. Concurrent callers wait for the same one; a caller
+// holding a snapshot waits at most revalidateWait and is then served it.
 func (s *S3) current(ctx context.Context, name string) (View, error) {
 	s.mu.Lock()
 	r := s.repos[name]
@@ -126,21 +135,38 @@ func (s *S3) current(ctx context.Context, name string) (View, error) {
 	now := s.o.Now()
 	r.lastUsed = now
 	if !r.checked.IsZero() && now.Sub(r.checked) < s.o.Refresh {
-		snap := r.snap
+		snap, err := r.snap, r.err
 		r.mu.Unlock()
+		if snap == nil && err != nil {
+			return nil, err // failed a moment ago: tried again after Refresh
+		}
 		return snap, nil
 	}
 	if r.refresh == nil {
 		r.refresh = make(chan struct{})
 		go s.revalidate(name, r, r.etag, r.pointer, r.snap)
 	}
-	done := r.refresh
+	done, held := r.refresh, r.snap
 	r.mu.Unlock()
 
+	var wait <-chan time.Time
+	if held != nil {
+		wait = time.After(revalidateWait)
+	}
 	select {
 	case <-done:
+	case <-wait:
+		return held, nil
 	case <-ctx.Done():
-		return nil, fmt.Errorf("wait for the snapshot of %s: %w", name, ctx.Err())
+		r.mu.Lock()
+		loading := r.loading
+		r.mu.Unlock()
+		if loading > 0 {
+			e := toolerr.New(toolerr.Timeout, "the repository snapshot (%d MB) is still being loaded; try again in a few seconds", loading>>20)
+			e.Cause = ctx.Err()
+			return nil, e
+		}
+		return nil, fmt.Errorf("the snapshot pointer of %s: S3 did not answer in time: %w: %w", name, store.ErrStorage, ctx.Err())
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -156,18 +182,21 @@ const revalidateTimeout = 5 * time.Minute
 
 // revalidate reads the pointer (conditionally on the ETag in hand),
 // downloads the zip it names when that changed, and records the outcome
-// in r.
+// in r. A failure while a snapshot is held keeps it, and is logged.
 func (s *S3) revalidate(name string, r *s3Repo, etag string, cur Pointer, snap View) {
 	ctx, cancel := context.WithTimeout(context.Background(), revalidateTimeout)
 	defer cancel()
-	newEtag, p, newSnap, err := s.fetch(ctx, name, etag, cur, snap)
+	newEtag, p, newSnap, err := s.fetch(ctx, name, r, etag, cur, snap)
 
 	r.mu.Lock()
+	r.checked = s.o.Now() // a failure too: S3 is asked again after Refresh, not by every call
 	if err == nil {
-		r.checked = s.o.Now()
 		r.etag, r.pointer, r.snap = newEtag, p, newSnap
+	} else if r.snap != nil {
+		s.o.Log.Warn("repository snapshot: revalidation failed; serving the snapshot in hand", "repo", name, "commit", r.pointer.Commit, "error", err)
 	}
 	r.err = err
+	r.loading = 0
 	close(r.refresh)
 	r.refresh = nil
 	held := r.snap != nil
@@ -180,22 +209,21 @@ func (s *S3) revalidate(name string, r *s3Repo, etag string, cur Pointer, snap V
 // fetch returns the repository's pointer ETag, pointer and snapshot: the
 // ones in hand when the pointer is unchanged, none when there is no
 // pointer.
-func (s *S3) fetch(ctx context.Context, name, etag string, cur Pointer, snap View) (string, Pointer, View, error) {
-	in := &s3.GetObjectInput{Bucket: &s.o.Bucket, Key: aws.String(PointerKey(name))}
-	if etag != "" && snap != nil {
-		in.IfNoneMatch = aws.String(etag)
+func (s *S3) fetch(ctx context.Context, name string, r *s3Repo, etag string, cur Pointer, snap View) (string, Pointer, View, error) {
+	if snap == nil {
+		etag = ""
 	}
-	out, err := s.client.GetObject(ctx, in)
-	switch status := HTTPStatus(err); {
+	raw, newEtag, err := s.bucket.Read(ctx, PointerKey(name), etag, maxPointerBytes)
+	switch {
 	case err == nil:
-	case status == http.StatusNotModified:
+	case errors.Is(err, objects.ErrNotModified):
 		return etag, cur, snap, nil
-	case status == http.StatusNotFound:
+	case errors.Is(err, objects.ErrNotFound):
 		return "", Pointer{}, nil, nil
 	default:
-		return "", Pointer{}, nil, fmt.Errorf("read %s: %w", PointerKey(name), err)
+		return "", Pointer{}, nil, err
 	}
-	p, err := decodePointer(out.Body, PointerKey(name))
+	p, err := decodePointer(raw, PointerKey(name))
 	if err != nil {
 		return "", Pointer{}, nil, err
 	}
@@ -203,36 +231,20 @@ func (s *S3) fetch(ctx context.Context, name, etag string, cur Pointer, snap Vie
 		return "", Pointer{}, nil, fmt.Errorf("%s names %q, which is not a snapshot of %s", PointerKey(name), p.Key, name)
 	}
 	if snap != nil && p.Key == cur.Key && p.Commit == cur.Commit {
-		return aws.ToString(out.ETag), p, snap, nil
+		return newEtag, p, snap, nil
 	}
-	newSnap, err := s.download(ctx, p)
+	r.mu.Lock()
+	r.loading = max(p.ZipBytes, 1)
+	r.mu.Unlock()
+	data, _, err := s.bucket.Read(ctx, p.Key, "", s.o.MaxBytes)
 	if err != nil {
 		return "", Pointer{}, nil, err
 	}
-	return aws.ToString(out.ETag), p, newSnap, nil
-}
-
-// download reads a snapshot zip into memory.
-func (s *S3) download(ctx context.Context, p Pointer) (View, error) {
-	out, err := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &s.o.Bucket, Key: aws.String(p.Key)})
+	newSnap, err := OpenZip(data, p.Commit, s.o.Policy)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", p.Key, err)
+		return "", Pointer{}, nil, err
 	}
-	defer out.Body.Close()
-	size := aws.ToInt64(out.ContentLength)
-	if size > s.o.MaxBytes {
-		return nil, fmt.Errorf("snapshot %s is %d bytes, over the limit of %d", p.Key, size, s.o.MaxBytes)
-	}
-	data := make([]byte, 0, size)
-	buf := bytesWriter{data}
-	n, err := io.Copy(&buf, io.LimitReader(out.Body, s.o.MaxBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", p.Key, err)
-	}
-	if n > s.o.MaxBytes {
-		return nil, fmt.Errorf("snapshot %s is over the limit of %d bytes", p.Key, s.o.MaxBytes)
-	}
-	return OpenZip(buf.b, p.Commit, s.o.Policy)
+	return newEtag, p, newSnap, nil
 }
 
 // evict drops the least recently used snapshots, other than keep's, while
@@ -278,20 +290,3 @@ func (s *S3) evict(keep *s3Repo) {
 // the files, their case-folded copies and trigram filters.
 func (p Pointer) memory() int64 { return p.ZipBytes + p.Bytes*5/2 }
 
-// HTTPStatus returns the HTTP status of a failed S3 call, or 0 when the
-// call got no response.
-func HTTPStatus(err error) int {
-	var re *awshttp.ResponseError
-	if errors.As(err, &re) {
-		return re.HTTPStatusCode()
-	}
-	return 0
-}
-
-// bytesWriter appends to a slice sized in advance.
-type bytesWriter struct{ b []byte }
-
-func (w *bytesWriter) Write(p []byte) (int, error) {
-	w.b = append(w.b, p...)
-	return len(p), nil
-}

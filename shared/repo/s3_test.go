@@ -14,13 +14,14 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/repo/repotest"
 )
 
 // countingGetter counts the GETs that reach S3, by key.
 type countingGetter struct {
-	repo.ObjectGetter
+	objects.API
 	mu   sync.Mutex
 	gets map[string]int
 }
@@ -29,7 +30,7 @@ func (c *countingGetter) GetObject(ctx context.Context, in *s3.GetObjectInput, o
 	c.mu.Lock()
 	c.gets[aws.ToString(in.Key)]++
 	c.mu.Unlock()
-	return c.ObjectGetter.GetObject(ctx, in, opts...)
+	return c.API.GetObject(ctx, in, opts...)
 }
 
 // take returns the counts since the last call and resets them.
@@ -60,9 +61,10 @@ func testS3(t *testing.T, s *repotest.S3) {
 	v2 := repotest.WriteDir(t, map[string]string{"a.txt": "version 2\n", "b.txt": "new\n"})
 	s.Publish(t, "s3-acme", "c1", v1)
 
-	counter := &countingGetter{ObjectGetter: s.Moto.S3(), gets: map[string]int{}}
+	counter := &countingGetter{API: s.Moto.S3(), gets: map[string]int{}}
+	counted := objects.New(counter, s.Bucket)
 	clk := &clock{now: time.Date(2025, 1, 15, 10, 0, 0, 0, time.UTC)}
-	src := repo.NewS3(counter, repo.S3Options{Bucket: s.Bucket, Refresh: 5 * time.Second, Now: clk.Now})
+	src := repo.NewS3(counted, repo.S3Options{Refresh: 5 * time.Second, Now: clk.Now})
 
 	open := func(tenant, wantCommit, wantA string) repo.View {
 		t.Helper()
@@ -105,7 +107,7 @@ func testS3(t *testing.T, s *repotest.S3) {
 	gets(map[string]int{pointer: 1, zip2: 1})
 
 	// Rollback is seen the same way, and downloads the old zip again.
-	if _, err := repo.Rollback(ctx, s.Moto.S3(), s.Bucket, "s3-acme", "", clk.Now()); err != nil {
+	if _, err := repo.Rollback(ctx, s.Objects(), "s3-acme", "", clk.Now()); err != nil {
 		t.Fatal(err)
 	}
 	clk.add(5 * time.Second)
@@ -116,7 +118,7 @@ func testS3(t *testing.T, s *repotest.S3) {
 	if _, err := src.Open(ctx, "nobody"); !errors.Is(err, repo.ErrNoRepository) {
 		t.Errorf("tenant without snapshot: %v, want ErrNoRepository", err)
 	}
-	withDefault := repo.NewS3(s.Moto.S3(), repo.S3Options{Bucket: s.Bucket, DefaultRepo: "s3-acme"})
+	withDefault := repo.NewS3(s.Objects(), repo.S3Options{DefaultRepo: "s3-acme"})
 	if snap, err := withDefault.Open(ctx, "nobody"); err != nil || snap.Commit() != "c1" {
 		t.Errorf("fallback to the default repository: %v, %v", snap, err)
 	}
@@ -139,7 +141,7 @@ func testS3(t *testing.T, s *repotest.S3) {
 	}
 
 	// A snapshot over MaxBytes is refused.
-	small := repo.NewS3(s.Moto.S3(), repo.S3Options{Bucket: s.Bucket, MaxBytes: 10})
+	small := repo.NewS3(s.Objects(), repo.S3Options{MaxBytes: 10})
 	if _, err := small.Open(ctx, "s3-acme"); err == nil || !strings.Contains(err.Error(), "over the limit") {
 		t.Errorf("oversized snapshot: %v", err)
 	}
@@ -147,7 +149,7 @@ func testS3(t *testing.T, s *repotest.S3) {
 	// A caller that gives up does not stop the download: the next call
 	// gets the snapshot without a second one.
 	counter.take()
-	patient := repo.NewS3(counter, repo.S3Options{Bucket: s.Bucket, Now: clk.Now})
+	patient := repo.NewS3(counted, repo.S3Options{Now: clk.Now})
 	gone, cancel := context.WithCancel(ctx)
 	cancel()
 	patient.Open(gone, "s3-acme") // may fail or not, depending on timing
@@ -163,7 +165,7 @@ func testS3(t *testing.T, s *repotest.S3) {
 	}
 
 	// Beyond CacheBytes the least recently used snapshot is dropped.
-	evicting := repo.NewS3(counter, repo.S3Options{Bucket: s.Bucket, CacheBytes: 1, Now: clk.Now})
+	evicting := repo.NewS3(counted, repo.S3Options{CacheBytes: 1, Now: clk.Now})
 	counter.take()
 	for _, tenant := range []string{"s3-acme", "s3-own", "s3-acme"} {
 		if _, err := evicting.Open(ctx, tenant); err != nil {
@@ -175,14 +177,14 @@ func testS3(t *testing.T, s *repotest.S3) {
 
 func testPublish(t *testing.T, s *repotest.S3) {
 	ctx := context.Background()
-	client := s.Moto.S3()
+	client := s.Objects()
 	dir := repotest.WriteDir(t, map[string]string{"a.txt": "hello\n", "sub/b.txt": "world\n"})
 	outside := repotest.WriteDir(t, map[string]string{"secret": "do not pack\n"})
 	mustSymlink(t, filepath.Join(outside, "secret"), filepath.Join(dir, "link"))
 	mustSymlink(t, outside, filepath.Join(dir, "linkdir"))
 
 	in := repo.PublishInput{
-		Bucket: s.Bucket, Tenant: "pub", Commit: "p1", Dir: dir,
+		Tenant: "pub", Commit: "p1", Dir: dir,
 		Paths:    []string{"a.txt", "sub/b.txt", "link", "linkdir/secret", "gone.txt", "../x"},
 		MaxBytes: 100, Now: repotest.ModTime,
 	}
@@ -194,7 +196,7 @@ func testPublish(t *testing.T, s *repotest.S3) {
 	if out.Pointer != want || strings.Join(out.Skipped, ",") != "link,linkdir/secret,gone.txt,../x" {
 		t.Errorf("published %+v skipped %q, want %+v", out.Pointer, out.Skipped, want)
 	}
-	if got, ok, err := repo.ReadPointer(ctx, client, s.Bucket, "pub"); err != nil || !ok || got != want {
+	if got, ok, err := repo.ReadPointer(ctx, client, "pub"); err != nil || !ok || got != want {
 		t.Errorf("pointer %+v %v %v", got, ok, err)
 	}
 	zipped := getObject(t, s, want.Key)
@@ -208,7 +210,7 @@ func testPublish(t *testing.T, s *repotest.S3) {
 	if _, err := repo.Publish(ctx, client, big); !errors.Is(err, repo.ErrTooLarge) {
 		t.Errorf("over the size limit: %v, want ErrTooLarge", err)
 	}
-	if got, _, _ := repo.ReadPointer(ctx, client, s.Bucket, "pub"); got.Commit != "p1" {
+	if got, _, _ := repo.ReadPointer(ctx, client, "pub"); got.Commit != "p1" {
 		t.Errorf("pointer moved to %s", got.Commit)
 	}
 
@@ -221,7 +223,7 @@ func testPublish(t *testing.T, s *repotest.S3) {
 	if out, err := repo.Publish(ctx, client, in); err != nil || out.Previous != "snapshots/pub/p1.zip" || out.RetireErr != nil {
 		t.Fatalf("second push: %+v, %v", out, err)
 	}
-	list, err := repo.List(ctx, client, s.Bucket, "pub")
+	list, err := repo.List(ctx, client, "pub")
 	if err != nil || len(list) != 2 || list[0].Commit != "p3" || !list[0].Current || list[1].Commit != "p1" || list[1].Current {
 		t.Fatalf("list %+v, %v", list, err)
 	}
@@ -230,17 +232,17 @@ func testPublish(t *testing.T, s *repotest.S3) {
 	}
 
 	// Rollback without a commit goes to the previous one.
-	p, err := repo.Rollback(ctx, client, s.Bucket, "pub", "", repotest.ModTime)
+	p, err := repo.Rollback(ctx, client, "pub", "", repotest.ModTime)
 	if err != nil || p.Commit != "p1" || p.Files != 2 || p.Bytes != 12 || p.ZipBytes != want.ZipBytes {
 		t.Fatalf("rollback: %+v, %v", p, err)
 	}
 	if tagOf(t, s, "snapshots/pub/p1.zip") != repo.Current || tagOf(t, s, "snapshots/pub/p3.zip") != repo.Retired {
 		t.Error("rollback did not swap the tags")
 	}
-	if _, err := repo.Rollback(ctx, client, s.Bucket, "pub", "", repotest.ModTime); !errors.Is(err, repo.ErrNoSnapshot) {
+	if _, err := repo.Rollback(ctx, client, "pub", "", repotest.ModTime); !errors.Is(err, repo.ErrNoSnapshot) {
 		t.Errorf("rollback past the oldest: %v", err)
 	}
-	if _, err := repo.Rollback(ctx, client, s.Bucket, "pub", "nope", repotest.ModTime); !errors.Is(err, repo.ErrNoSnapshot) {
+	if _, err := repo.Rollback(ctx, client, "pub", "nope", repotest.ModTime); !errors.Is(err, repo.ErrNoSnapshot) {
 		t.Errorf("rollback to a missing commit: %v", err)
 	}
 	for _, bad := range []string{"../other", "a/b", "", ".hidden", "x y"} {

@@ -72,6 +72,10 @@ func (o *Observer) Observe(ctx context.Context, r toolkit.Record) {
 			level = slog.LevelError
 		}
 	}
+	if len(r.Notes) > 0 {
+		attrs = append(attrs, slog.Any("notes", r.Notes))
+		level = max(level, slog.LevelWarn)
+	}
 	o.log.LogAttrs(ctx, level, "tool call", attrs...)
 	if o.emf != nil {
 		o.writeEMF(r, ms)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/toolshed/toolshed/shared/caller"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/toolerr"
 )
@@ -37,6 +38,9 @@ type Record struct {
 	Duration  time.Duration
 	Code      toolerr.Code // empty on success
 	Cause     error        // the underlying error, for logs only
+	// Notes are what went wrong without failing the call (the rate
+	// limiter's storage, say), for logs only.
+	Notes []string
 }
 
 // Options configure a Pipeline. Zero values mean: no rate limiting, no
@@ -115,7 +119,8 @@ func (p *Pipeline) Invoke(ctx context.Context, req Request) Outcome {
 	if canonical, ok := p.Has(req.Tool); ok {
 		name = canonical
 	}
-	res, err := p.run(ctx, name, req)
+	var notes []string
+	res, err := p.run(ctx, name, req, &notes)
 	var out Outcome
 	if err != nil {
 		out = Fail(name, req.RequestID, err)
@@ -123,7 +128,7 @@ func (p *Pipeline) Invoke(ctx context.Context, req Request) Outcome {
 		out = Outcome{Tool: name, OK: true, Result: res.data, Message: res.message, RequestID: req.RequestID}
 	}
 	if p.opts.Observer != nil {
-		rec := Record{Tool: name, Tenant: req.Tenant, RequestID: req.RequestID, Duration: p.opts.Now().Sub(start)}
+		rec := Record{Tool: name, Tenant: req.Tenant, RequestID: req.RequestID, Duration: p.opts.Now().Sub(start), Notes: notes}
 		if out.Error != nil {
 			rec.Code = out.Error.Code
 			rec.Cause = err
@@ -138,7 +143,7 @@ type ran struct {
 	message string
 }
 
-func (p *Pipeline) run(ctx context.Context, name string, req Request) (ran, error) {
+func (p *Pipeline) run(ctx context.Context, name string, req Request, notes *[]string) (ran, error) {
 	handler, ok := p.handlers[name]
 	if !ok {
 		return ran{}, toolerr.New(toolerr.ToolNotFound, "no tool named %q is served here", req.Tool).
@@ -148,14 +153,20 @@ func (p *Pipeline) run(ctx context.Context, name string, req Request) (ran, erro
 	if !ValidTenant(req.Tenant) {
 		return ran{}, toolerr.New(toolerr.AccessDenied, "the request carries no valid tenant")
 	}
-	if err := p.limit(ctx, c, req.Tenant); err != nil {
-		return ran{}, err
-	}
-	// The contract's deadline covers everything the call costs from here:
+	// The contract's deadline covers everything the call costs, from when
+	// the request was accepted (authentication included): the rate limit,
 	// input validation, the handler, encoding and validating the result.
-	ctx, cancel := context.WithTimeout(ctx, time.Duration(c.TimeoutMs)*time.Millisecond)
+	timeout := time.Duration(c.TimeoutMs) * time.Millisecond
+	start := caller.From(ctx).Accepted
+	if now := time.Now(); start.IsZero() || start.After(now) {
+		start = now
+	}
+	ctx, cancel := context.WithDeadline(ctx, start.Add(timeout))
 	defer cancel()
 	return runGuarded(ctx, name, func(ctx context.Context) (ran, error) {
+		if err := p.limit(ctx, c, req.Tenant, notes); err != nil {
+			return ran{}, err
+		}
 		args, err := c.PrepareInput(req.Args)
 		if err != nil {
 			return ran{}, err
@@ -179,7 +190,17 @@ func (p *Pipeline) run(ctx context.Context, name string, req Request) (ran, erro
 	})
 }
 
-func (p *Pipeline) limit(ctx context.Context, c *schema.Contract, tenant string) error {
+// LimiterTimeout bounds the rate-limit check, well inside any deadline, so
+// that a limiter whose storage hangs leaves the call time to answer.
+const LimiterTimeout = 500 * time.Millisecond
+
+// limit asks the limiter whether the call may run. When the limiter itself
+// fails (its storage is down or does not answer within LimiterTimeout),
+// a read-only tool (readOnlyHint) runs anyway — the limit protects
+// against load, and refusing reads would turn a counter's outage into an
+// outage of every tool — while any other tool is refused with
+// STORAGE_ERROR, so that nothing is changed uncounted.
+func (p *Pipeline) limit(ctx context.Context, c *schema.Contract, tenant string, notes *[]string) error {
 	if p.opts.Limiter == nil {
 		return nil
 	}
@@ -187,9 +208,17 @@ func (p *Pipeline) limit(ctx context.Context, c *schema.Contract, tenant string)
 	if n, ok := p.opts.LimitOverrides[c.Name]; ok {
 		perMinute = n
 	}
-	d, err := p.opts.Limiter.Allow(ctx, tenant, c.Name, perMinute)
+	lctx, cancel := context.WithTimeout(ctx, LimiterTimeout)
+	defer cancel()
+	d, err := p.opts.Limiter.Allow(lctx, tenant, c.Name, perMinute)
 	if err != nil {
-		return fmt.Errorf("rate limiter: %w", err)
+		if c.Annotations.ReadOnlyHint {
+			*notes = append(*notes, fmt.Sprintf("rate limiter unavailable, read-only call allowed: %v", err))
+			return nil
+		}
+		e := toolerr.New(toolerr.StorageError, "the rate limiter's storage is unavailable, so %s was not run; nothing was changed, try again", c.Name)
+		e.Cause = fmt.Errorf("rate limiter: %w", err)
+		return e
 	}
 	if d.Allowed {
 		return nil

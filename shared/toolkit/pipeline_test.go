@@ -11,6 +11,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/toolshed/toolshed/shared/caller"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolerr"
@@ -23,6 +24,9 @@ const contract = `{"name":"echo","aliases":["echo-alias"],"title":"Echo","descri
 	"inputSchema":{"type":"object","properties":{"mode":{"type":"string"},"n":{"type":"integer","default":7}},"required":["mode"],"additionalProperties":false},
 	"outputSchema":{"type":"object","properties":{"mode":{"type":"string"},"n":{"type":"integer"}},"required":["mode","n"]},
 	"examples":[]}`
+
+// writer is echo's contract for a tool that changes things.
+var writer = strings.NewReplacer(`"name":"echo","aliases":["echo-alias"]`, `"name":"writer"`, `"readOnlyHint":true`, `"readOnlyHint":false`).Replace(contract)
 
 type in struct {
 	Mode string `json:"mode"`
@@ -96,11 +100,11 @@ func (l *countingLimiter) Allow(_ context.Context, tenant, tool string, perMinut
 
 func newPipeline(t *testing.T, opts toolkit.Options) *toolkit.Pipeline {
 	t.Helper()
-	set, err := schema.Load(fstest.MapFS{"echo.json": {Data: []byte(contract)}})
+	set, err := schema.Load(fstest.MapFS{"echo.json": {Data: []byte(contract)}, "writer.json": {Data: []byte(writer)}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := toolkit.NewPipeline(set, []toolkit.Tool{{Name: "echo", Handler: toolkit.Typed(echo)}}, opts)
+	p, err := toolkit.NewPipeline(set, []toolkit.Tool{{Name: "echo", Handler: toolkit.Typed(echo)}, {Name: "writer", Handler: toolkit.Typed(echo)}}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +164,8 @@ func TestPipelineOutcomes(t *testing.T) {
 
 func TestPipelineRateLimit(t *testing.T) {
 	l := &countingLimiter{count: map[string]int{}}
-	p := newPipeline(t, toolkit.Options{Limiter: l})
+	rec := &recorder{}
+	p := newPipeline(t, toolkit.Options{Limiter: l, Observer: rec})
 	call := func(tenant string) toolkit.Outcome {
 		return p.Invoke(context.Background(), toolkit.Request{Tool: "echo", Tenant: tenant, Args: json.RawMessage(`{"mode":"x"}`)})
 	}
@@ -177,9 +182,18 @@ func TestPipelineRateLimit(t *testing.T) {
 		t.Error("another tenant was limited")
 	}
 
+	// The limiter's storage fails: a read-only tool runs anyway, and the
+	// log says why; a tool that changes things is refused.
 	l.err = fmt.Errorf("count: %w", store.ErrStorage)
-	if out := call("t3"); out.Error == nil || out.Error.Code != toolerr.StorageError {
-		t.Errorf("limiter failure: %+v", out.Error)
+	if out := call("t3"); !out.OK {
+		t.Errorf("read-only tool with the limiter down: %+v", out.Error)
+	}
+	if last := rec.records[len(rec.records)-1]; len(last.Notes) != 1 || !strings.Contains(last.Notes[0], "rate limiter unavailable") {
+		t.Errorf("notes of the call: %q", last.Notes)
+	}
+	out = p.Invoke(context.Background(), toolkit.Request{Tool: "writer", Tenant: "t3", Args: json.RawMessage(`{"mode":"x"}`)})
+	if out.OK || out.Error.Code != toolerr.StorageError || !strings.Contains(out.Error.Message, "nothing was changed") {
+		t.Errorf("writer with the limiter down: %+v", out.Error)
 	}
 }
 
@@ -211,5 +225,39 @@ func TestTypedDecodeErrorsAreInvalidInput(t *testing.T) {
 	var te *toolerr.Error
 	if !errors.As(err, &te) || te.Code != toolerr.InvalidInput || !strings.HasPrefix(te.Message, "n: ") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// hangingLimiter never answers: its storage hangs.
+type hangingLimiter struct{}
+
+func (hangingLimiter) Allow(ctx context.Context, _, _ string, _ int) (toolkit.Decision, error) {
+	<-ctx.Done()
+	return toolkit.Decision{}, fmt.Errorf("count: %w: %w", store.ErrStorage, ctx.Err())
+}
+
+// TestDeadlineCoversTheWholeCall: the deadline runs from when the request
+// was accepted and bounds the rate-limit check too, so a hung limiter
+// cannot hold a call.
+func TestDeadlineCoversTheWholeCall(t *testing.T) {
+	p := newPipeline(t, toolkit.Options{Limiter: hangingLimiter{}})
+	done := make(chan toolkit.Outcome, 1)
+	go func() {
+		done <- p.Invoke(context.Background(), toolkit.Request{Tool: "writer", Tenant: "t", Args: json.RawMessage(`{"mode":"x"}`)})
+	}()
+	select {
+	case out := <-done:
+		if out.OK || (out.Error.Code != toolerr.Timeout && out.Error.Code != toolerr.StorageError) {
+			t.Errorf("with the limiter hung: %+v", out.Error)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a hung limiter holds the call")
+	}
+
+	// A request accepted longer ago than the deadline has no time left.
+	late := caller.With(context.Background(), caller.Identity{Accepted: time.Now().Add(-time.Second)})
+	out := newPipeline(t, toolkit.Options{}).Invoke(late, toolkit.Request{Tool: "echo", Tenant: "t", Args: json.RawMessage(`{"mode":"stops"}`)})
+	if out.OK || out.Error.Code != toolerr.Timeout {
+		t.Errorf("accepted a second ago, 50 ms deadline: %+v", out.Error)
 	}
 }

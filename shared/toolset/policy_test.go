@@ -84,7 +84,7 @@ func TestSecretsRefusedByEveryRepositoryTool(t *testing.T) {
 	// views that apply the policy; the indexer builds the code index.
 	s3.Publish(t, "alice", "c1", dir)
 	s3Src := s3.Source(repo.S3Options{Policy: policy})
-	blobs := &contextindex.S3Blobs{Client: s3.Moto.S3(), Bucket: s3.Bucket, Prefix: contextindex.BucketPrefix}
+	blobs := &contextindex.S3Blobs{Bucket: s3.Objects(), Prefix: contextindex.BucketPrefix}
 	ix := &indexer.Indexer{Store: contextindex.NewStore(blobs), Snapshots: contextindex.RepoSnapshots{Source: s3Src},
 		Now: tooltest.NewClock().Now, Log: slog.New(slog.DiscardHandler)}
 	if err := ix.IndexSnapshot(context.Background(), "alice"); err != nil {
@@ -189,4 +189,3 @@ func contextHits(t *testing.T, h *tooltest.Harness, query string) string {
 	}
 	return b.String()
 }
-

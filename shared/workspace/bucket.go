@@ -1,16 +1,13 @@
 package workspace
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/objects"
 )
 
 // Bucket keeps the workspaces in S3, a tenant's files under
@@ -24,14 +21,13 @@ import (
 // are: a queue of network round trips would make a tenant's concurrent
 // writes wait on each other, and Lambda instances would race anyway.)
 type Bucket struct {
-	client *s3.Client
-	bucket string
-	quota  config.Quota
+	objects *objects.Bucket
+	quota   config.Quota
 }
 
 // NewBucket returns the workspaces in the bucket.
-func NewBucket(client *s3.Client, bucket string, quota config.Quota) *Bucket {
-	return &Bucket{client: client, bucket: bucket, quota: quota}
+func NewBucket(b *objects.Bucket, quota config.Quota) *Bucket {
+	return &Bucket{objects: b, quota: quota}
 }
 
 // Read returns the contents of a tenant's file.
@@ -40,19 +36,19 @@ func (b *Bucket) Read(ctx context.Context, tenant, p string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := b.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &b.bucket, Key: &key})
+	o, err := b.objects.Open(ctx, key, "")
+	if errors.Is(err, objects.ErrNotFound) {
+		return nil, &Error{Kind: NotFound, Path: p, Reason: noSuchFile, Err: err}
+	}
 	if err != nil {
-		var missing *types.NoSuchKey
-		if errors.As(err, &missing) {
-			return nil, &Error{Kind: NotFound, Path: p, Reason: noSuchFile, Err: err}
-		}
 		return nil, unavailable(p, "cannot read the file", err)
 	}
-	defer out.Body.Close()
-	return readFile(p, out.Body, aws.ToInt64(out.ContentLength))
+	defer o.Body.Close()
+	return readFile(p, o.Body, o.Size)
 }
 
-// Write replaces (or creates) a tenant's file with data in one PUT.
+// Write replaces (or creates) a tenant's file with data in one PUT: S3
+// never shows half an object, and an interrupted write leaves nothing.
 func (b *Bucket) Write(ctx context.Context, tenant, p string, data []byte) error {
 	key, err := resolve(tenant, p)
 	if err != nil {
@@ -69,14 +65,7 @@ func (b *Bucket) Write(ctx context.Context, tenant, p string, data []byte) error
 	if err := stored.allow(b.quota, int64(len(data))); err != nil {
 		return err
 	}
-	_, err = b.client.PutObject(ctx, &s3.PutObjectInput{
-		Bucket:        &b.bucket,
-		Key:           &key,
-		Body:          bytes.NewReader(data),
-		ContentLength: aws.Int64(int64(len(data))),
-		ContentType:   aws.String("text/plain; charset=utf-8"),
-	})
-	if err != nil {
+	if _, err := b.objects.Put(ctx, key, data, objects.PutOptions{ContentType: "text/plain; charset=utf-8"}); err != nil {
 		return unavailable(p, "cannot write the file", err)
 	}
 	return nil
@@ -87,22 +76,19 @@ func (b *Bucket) Write(ctx context.Context, tenant, p string, data []byte) error
 // is a folder of other objects.
 func (b *Bucket) survey(ctx context.Context, pre, p string) (tally, error) {
 	t := tally{path: p}
-	pages := s3.NewListObjectsV2Paginator(b.client, &s3.ListObjectsV2Input{Bucket: &b.bucket, Prefix: &pre})
-	for pages.HasMorePages() {
-		page, err := pages.NextPage(ctx)
-		if err != nil {
-			return tally{}, unavailable(p, "cannot measure the workspace", err)
+	objs, err := b.objects.List(ctx, pre)
+	if err != nil {
+		return tally{}, unavailable(p, "cannot measure the workspace", err)
+	}
+	for _, o := range objs {
+		name := strings.TrimPrefix(o.Key, pre)
+		switch {
+		case strings.HasPrefix(p, name+"/"):
+			return tally{}, &Error{Kind: Conflict, Path: p, Reason: fmt.Sprintf("%s (%s)", fileInTheWay, name)}
+		case strings.HasPrefix(name, p+"/"):
+			return tally{}, &Error{Kind: Conflict, Path: p, Reason: folderInTheWay}
 		}
-		for _, o := range page.Contents {
-			name := strings.TrimPrefix(aws.ToString(o.Key), pre)
-			switch {
-			case strings.HasPrefix(p, name+"/"):
-				return tally{}, &Error{Kind: Conflict, Path: p, Reason: fmt.Sprintf("%s (%s)", fileInTheWay, name)}
-			case strings.HasPrefix(name, p+"/"):
-				return tally{}, &Error{Kind: Conflict, Path: p, Reason: folderInTheWay}
-			}
-			t.add(name, aws.ToInt64(o.Size))
-		}
+		t.add(name, o.Size)
 	}
 	return t, nil
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/emulator"
+	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo"
 )
 
@@ -107,11 +108,14 @@ func StartS3(tb testing.TB) *S3 {
 	return &S3{Moto: m, Bucket: m.NewBucket(tb)}
 }
 
+// Objects is the bucket, for the objects package.
+func (s *S3) Objects() *objects.Bucket { return objects.New(s.Moto.S3(), s.Bucket) }
+
 // Publish packs every file of dir and makes it tenant's current snapshot.
 func (s *S3) Publish(tb testing.TB, tenant, commit, dir string) repo.Pointer {
 	tb.Helper()
-	out, err := repo.Publish(context.Background(), s.Moto.S3(), repo.PublishInput{
-		Bucket: s.Bucket, Tenant: tenant, Commit: commit, Dir: dir,
+	out, err := repo.Publish(context.Background(), s.Objects(), repo.PublishInput{
+		Tenant: tenant, Commit: commit, Dir: dir,
 		Paths: Files(tb, dir), MaxBytes: repo.DefaultMaxBytes, Now: ModTime,
 	})
 	if err != nil {
@@ -122,8 +126,7 @@ func (s *S3) Publish(tb testing.TB, tenant, commit, dir string) repo.Pointer {
 
 // Source returns an S3 source over the bucket.
 func (s *S3) Source(o repo.S3Options) *repo.S3 {
-	o.Bucket = s.Bucket
-	return repo.NewS3(s.Moto.S3(), o)
+	return repo.NewS3(s.Objects(), o)
 }
 
 // Local serves dir as a live local view to every tenant, closed when tb

@@ -14,6 +14,7 @@ import (
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/embedding/embedtest"
 	"github.com/toolshed/toolshed/shared/emulator"
+	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo/repotest"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolerr"
@@ -109,7 +110,7 @@ func (h harness) eventually(t *testing.T, tenant, args string, ok func(output) b
 func TestS3(t *testing.T) {
 	m := emulator.StartMoto(t)
 	newBlobs := func(t *testing.T) *contextindex.S3Blobs {
-		return &contextindex.S3Blobs{Client: m.S3(), Bucket: m.NewBucket(t), Prefix: contextindex.BucketPrefix}
+		return &contextindex.S3Blobs{Bucket: objects.New(m.S3(), m.NewBucket(t)), Prefix: contextindex.BucketPrefix}
 	}
 	t.Run("deployed", func(t *testing.T) { testDeployedS3(t, newBlobs(t)) })
 	t.Run("default repository", func(t *testing.T) { testDefaultRepositoryIndex(t, newBlobs(t)) })

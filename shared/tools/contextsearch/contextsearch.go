@@ -77,11 +77,11 @@ func FromEnv(ctx context.Context, env *family.Env) (*Service, error) {
 	}
 	opts := Options{Memory: st.Memory, Embedder: emb, Log: env.Log, Now: env.Now}
 	if env.Config.Bucket != "" {
-		client, bucket, err := env.S3(ctx)
+		bucket, err := env.S3(ctx)
 		if err != nil {
 			return nil, err
 		}
-		opts.Blobs = &contextindex.S3Blobs{Client: client, Bucket: bucket, Prefix: contextindex.BucketPrefix}
+		opts.Blobs = &contextindex.S3Blobs{Bucket: bucket, Prefix: contextindex.BucketPrefix}
 		opts.Revalidate = DefaultRevalidate
 		opts.DefaultRepo = env.Config.DefaultRepo
 		return New(opts), nil

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/emulator"
+	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
 	"github.com/toolshed/toolshed/shared/tools/fileio"
@@ -107,7 +108,7 @@ func newS3Backend(t *testing.T, m *emulator.Moto) *s3Backend {
 }
 
 func (b *s3Backend) files(_ *testing.T, quota config.Quota) fileio.Files {
-	return workspace.NewBucket(b.client, b.bucket, quota)
+	return workspace.NewBucket(objects.New(b.client, b.bucket), quota)
 }
 
 func (b *s3Backend) plant(t *testing.T, tenant, path string, data []byte) {

@@ -60,11 +60,11 @@ var Family = family.Family{
 		if env.Config.Bucket == "" {
 			return []toolkit.Tool{Tool(workspace.NewDir(filepath.Join(env.Config.DataDir, "workspace"), quota))}, nil
 		}
-		client, bucket, err := env.S3(ctx)
+		bucket, err := env.S3(ctx)
 		if err != nil {
 			return nil, err
 		}
-		return []toolkit.Tool{Tool(workspace.NewBucket(client, bucket, quota))}, nil
+		return []toolkit.Tool{Tool(workspace.NewBucket(bucket, quota))}, nil
 	},
 }
 
