@@ -5,7 +5,9 @@
 // gateway and the API key authorizer functions, the HTTP API that routes to
 // them, the indexer function that keeps context_search's indexes (fed by
 // the Memory table's stream and by snapshot uploads to the bucket), and
-// the CloudWatch dashboard and alarms that watch them.
+// the CloudWatch dashboard and alarms that watch them. The HTTP API answers
+// browsers' CORS preflights itself, with the policy of shared/cors, for the
+// origins of the context value allowedOrigins (any origin by default).
 //
 // The functions' code comes from pre-built binaries in
 // <BuildDir>/<function>/bootstrap (see `make build`); every tool function
@@ -17,9 +19,12 @@ package main
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
@@ -36,6 +41,7 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/cors"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/repo"
@@ -119,6 +125,10 @@ type ToolshedStackProps struct {
 	// (and old versions of objects under snapshots/) this many days; 0
 	// means defaultSnapshotRetentionDays.
 	SnapshotRetentionDays float64
+	// AllowedOrigins are the browser origins the HTTP API answers with
+	// CORS (cdk deploy -c allowedOrigins=https://a.example,https://b.example);
+	// empty means any origin ("*").
+	AllowedOrigins []string
 }
 
 // functionSpec is what newFunction needs to create one Lambda function.
@@ -143,6 +153,7 @@ func NewToolshedStack(scope constructs.Construct, id string, props *ToolshedStac
 	buildDir := defaultBuildDir
 	var defaultRepo string
 	retention := float64(defaultSnapshotRetentionDays)
+	origins := []string{"*"}
 	if props != nil {
 		sprops = props.StackProps
 		if props.BuildDir != "" {
@@ -151,6 +162,9 @@ func NewToolshedStack(scope constructs.Construct, id string, props *ToolshedStac
 		defaultRepo = props.DefaultRepo
 		if props.SnapshotRetentionDays > 0 {
 			retention = props.SnapshotRetentionDays
+		}
+		if len(props.AllowedOrigins) > 0 {
+			origins = props.AllowedOrigins
 		}
 	}
 	if abs, err := filepath.Abs(buildDir); err == nil {
@@ -228,7 +242,7 @@ func NewToolshedStack(scope constructs.Construct, id string, props *ToolshedStac
 	indexerFn := newIndexer(stack, buildDir, tables, bucket)
 	watched = append(watched, monitored{Name: indexerDir, Fn: indexerFn, TimeoutSeconds: indexerTimeoutSeconds})
 
-	api := newHTTPAPI(stack, gateway, authorizerFn, toolFns)
+	api := newHTTPAPI(stack, gateway, authorizerFn, toolFns, origins)
 
 	awscdk.NewCfnOutput(stack, jsii.String("ApiUrl"), &awscdk.CfnOutputProps{
 		Value:       api.Url(),
@@ -432,11 +446,13 @@ func dependOnPolicyOnly(stack awscdk.Stack) {
 
 // newHTTPAPI creates the HTTP API: /mcp and /healthz go to the gateway, and
 // each tool name and alias gets POST /v1/tools/<name> and POST /mcp/tool/<name>.
-// Every route except /healthz requires the API key authorizer.
-func newHTTPAPI(stack awscdk.Stack, gateway, authorizerFn awslambda.Function, toolFns []awslambda.Function) awsapigatewayv2.HttpApi {
+// Every route except /healthz requires the API key authorizer. Pages from
+// origins get CORS (see corsPreflight).
+func newHTTPAPI(stack awscdk.Stack, gateway, authorizerFn awslambda.Function, toolFns []awslambda.Function, origins []string) awsapigatewayv2.HttpApi {
 	api := awsapigatewayv2.NewHttpApi(stack, jsii.String("HttpApi"), &awsapigatewayv2.HttpApiProps{
-		ApiName:     jsii.String(stackName),
-		Description: jsii.String("Toolshed MCP and tool endpoints"),
+		ApiName:       jsii.String(stackName),
+		Description:   jsii.String("Toolshed MCP and tool endpoints"),
+		CorsPreflight: corsPreflight(origins),
 	})
 	authorizer := awsapigatewayv2authorizers.NewHttpLambdaAuthorizer(jsii.String("ApiKeyAuthorizer"), authorizerFn,
 		&awsapigatewayv2authorizers.HttpLambdaAuthorizerProps{
@@ -475,6 +491,31 @@ func newHTTPAPI(stack awscdk.Stack, gateway, authorizerFn awslambda.Function, to
 		}
 	}
 	return api
+}
+
+// corsPreflight is the HTTP API's CORS configuration: the methods, headers
+// and max age of shared/cors (the policy the local server applies too) for
+// origins. API Gateway answers preflights itself, before any authorizer
+// (no route takes OPTIONS), and adds the CORS headers to the functions'
+// answers.
+func corsPreflight(origins []string) *awsapigatewayv2.CorsPreflightOptions {
+	methods := make([]awsapigatewayv2.CorsHttpMethod, len(cors.AllowMethods))
+	for i, m := range cors.AllowMethods {
+		methods[i] = awsapigatewayv2.CorsHttpMethod(m)
+	}
+	return &awsapigatewayv2.CorsPreflightOptions{
+		AllowOrigins:  jsii.Strings(origins...),
+		AllowMethods:  &methods,
+		AllowHeaders:  jsii.Strings(cors.AllowHeaders...),
+		ExposeHeaders: jsii.Strings(cors.ExposeHeaders...),
+		MaxAge:        awscdk.Duration_Seconds(jsii.Number(cors.MaxAgeSeconds)),
+		// Callers authenticate with a bearer credential in the
+		// Authorization header, which a page sends explicitly; no cookie
+		// ever authenticates. Without credentials a cross-site page cannot
+		// ride on a user's ambient login, and "*" stays a valid origin
+		// (browsers refuse "*" together with credentials).
+		AllowCredentials: jsii.Bool(false),
+	}
 }
 
 // addMonitoring adds a dashboard row per function (invocations, errors,
@@ -588,6 +629,46 @@ func contextDays(app awscdk.App, name string) (float64, error) {
 	return float64(n), nil
 }
 
+// contextOrigins reads the browser origins allowed by the HTTP API's CORS
+// from the CDK context (cdk deploy -c allowedOrigins=https://a.example,https://b.example):
+// nil when it is not given (any origin), else each origin as a browser
+// sends it, scheme://host[:port], or "*" alone.
+func contextOrigins(app awscdk.App) ([]string, error) {
+	v := app.Node().TryGetContext(jsii.String("allowedOrigins"))
+	if v == nil {
+		return nil, nil
+	}
+	list, ok := v.(string)
+	if !ok {
+		return nil, fmt.Errorf("context allowedOrigins=%v: use comma-separated origins, e.g. https://a.example,https://b.example", v)
+	}
+	var origins []string
+	for _, o := range strings.Split(list, ",") {
+		if o = strings.TrimSpace(o); o == "" {
+			continue
+		}
+		if o != "*" && !isOrigin(o) {
+			return nil, fmt.Errorf("context allowedOrigins: %q is not an origin: use scheme://host[:port], e.g. https://a.example, or *", o)
+		}
+		origins = append(origins, o)
+	}
+	if len(origins) == 0 {
+		return nil, fmt.Errorf("context allowedOrigins=%q names no origin", list)
+	}
+	if len(origins) > 1 && slices.Contains(origins, "*") {
+		return nil, fmt.Errorf("context allowedOrigins=%q: * allows every origin and stands alone", list)
+	}
+	return origins, nil
+}
+
+// isOrigin reports whether o is an origin as a browser sends it in the
+// Origin header: http or https, a host, an optional port, nothing else.
+func isOrigin(o string) bool {
+	u, err := url.Parse(o)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" &&
+		o == u.Scheme+"://"+u.Host
+}
+
 func main() {
 	defer jsii.Close()
 
@@ -599,6 +680,11 @@ func main() {
 
 	app := awscdk.NewApp(nil)
 	retention, err := contextDays(app, "snapshotRetentionDays")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "infra:", err)
+		os.Exit(1)
+	}
+	origins, err := contextOrigins(app)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "infra:", err)
 		os.Exit(1)
@@ -617,6 +703,7 @@ func main() {
 		BuildDir:              buildDir,
 		DefaultRepo:           defaultRepo,
 		SnapshotRetentionDays: retention,
+		AllowedOrigins:        origins,
 	})
 	app.Synth(nil)
 }

@@ -31,6 +31,7 @@ var (
 	stack    awscdk.Stack
 	template assertions.Template
 	synth    cfnTemplate // the same template, decoded for plain Go checks
+	buildDir string      // the placeholder bootstraps, for tests that synthesize another stack
 )
 
 // cfnTemplate is the part of a CloudFormation template the tests read.
@@ -104,7 +105,8 @@ func runTests(m *testing.M) int {
 	os.Setenv("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "18,19,20,21,23")
 	defer jsii.Close()
 
-	buildDir, err := os.MkdirTemp("", "toolshed-build-")
+	var err error
+	buildDir, err = os.MkdirTemp("", "toolshed-build-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -1235,5 +1237,100 @@ func TestIndexer(t *testing.T) {
 	}
 	if !equalJSON(got, want) {
 		t.Errorf("indexer policy:\n got %v\nwant %v", got, want)
+	}
+}
+
+// corsConfiguration returns the HTTP API's CorsConfiguration in a template.
+func corsConfiguration(t *testing.T, tmpl cfnTemplate) map[string]any {
+	t.Helper()
+	for _, r := range tmpl.Resources {
+		if r.Type == "AWS::ApiGatewayV2::Api" {
+			cfg, _ := r.Properties["CorsConfiguration"].(map[string]any)
+			return cfg
+		}
+	}
+	t.Fatal("no AWS::ApiGatewayV2::Api in the template")
+	return nil
+}
+
+// TestCORS: the HTTP API answers browsers with the policy the local server
+// applies (shared/cors), for any origin unless the context allowedOrigins
+// names them, and never with credentials.
+func TestCORS(t *testing.T) {
+	want := func(origins ...any) map[string]any {
+		return map[string]any{
+			"AllowCredentials": false,
+			"AllowHeaders":     []any{"Authorization", "Content-Type", "MCP-Protocol-Version", "Mcp-Session-Id", "Last-Event-ID", "Accept"},
+			"AllowMethods":     []any{"GET", "POST", "DELETE", "OPTIONS"},
+			"AllowOrigins":     origins,
+			"ExposeHeaders":    []any{"WWW-Authenticate", "Mcp-Session-Id", "X-Request-Id", "Retry-After"},
+			"MaxAge":           float64(7200),
+		}
+	}
+	if got := corsConfiguration(t, synth); !equalJSON(got, want("*")) {
+		t.Errorf("default CorsConfiguration:\n got %v\nwant %v", got, want("*"))
+	}
+
+	// With -c allowedOrigins=…, exactly those origins.
+	app := awscdk.NewApp(&awscdk.AppProps{
+		Outdir:  jsii.String(t.TempDir()),
+		Context: &map[string]any{"allowedOrigins": "https://a.example, https://b.example:8443"},
+	})
+	origins, err := contextOrigins(app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := NewToolshedStack(app, stackName, &ToolshedStackProps{BuildDir: buildDir, AllowedOrigins: origins})
+	raw, err := json.Marshal(assertions.Template_FromStack(other, nil).ToJSON())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tmpl cfnTemplate
+	if err := json.Unmarshal(raw, &tmpl); err != nil {
+		t.Fatal(err)
+	}
+	if got, w := corsConfiguration(t, tmpl), want("https://a.example", "https://b.example:8443"); !equalJSON(got, w) {
+		t.Errorf("CorsConfiguration with allowedOrigins:\n got %v\nwant %v", got, w)
+	}
+}
+
+// TestContextOrigins: allowedOrigins takes comma-separated origins as a
+// browser sends them, or * alone; anything else stops the synthesis.
+func TestContextOrigins(t *testing.T) {
+	tests := []struct {
+		value   any // nil: not given
+		want    []string
+		wantErr string
+	}{
+		{nil, nil, ""},
+		{"*", []string{"*"}, ""},
+		{"https://a.example", []string{"https://a.example"}, ""},
+		{" https://a.example , http://localhost:6274,", []string{"https://a.example", "http://localhost:6274"}, ""},
+		{"https://a.example/", nil, "is not an origin"},
+		{"https://a.example/app", nil, "is not an origin"},
+		{"a.example", nil, "is not an origin"},
+		{"ftp://a.example", nil, "is not an origin"},
+		{"https://user@a.example", nil, "is not an origin"},
+		{"*,https://a.example", nil, "stands alone"},
+		{" , ", nil, "names no origin"},
+		{float64(3), nil, "use comma-separated origins"},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.value), func(t *testing.T) {
+			ctx := map[string]any{}
+			if tt.value != nil {
+				ctx["allowedOrigins"] = tt.value
+			}
+			got, err := contextOrigins(awscdk.NewApp(&awscdk.AppProps{Context: &ctx}))
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("got %v, %v; want an error about %q", got, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || !slices.Equal(got, tt.want) {
+				t.Errorf("got %q, %v; want %q", got, err, tt.want)
+			}
+		})
 	}
 }

@@ -9,6 +9,11 @@
 // "requestId"} elsewhere. The rules for bodies are the same on every POST
 // route: Content-Type absent or application/json (else 415), at most
 // MaxBody bytes (else 413 SIZE_LIMIT_EXCEEDED).
+//
+// On the local server an origin guard (guard.go) refuses foreign Hosts and
+// Origins with 403, and pages from allowed origins get CORS (cors.go):
+// preflights answer 204, every other answer carries
+// Access-Control-Allow-Origin and the exposed headers.
 package httpapi
 
 import (
@@ -51,8 +56,10 @@ type Config struct {
 	MCP     http.Handler // nil: /mcp is not served (tool functions)
 	// RequestID returns the id of a request; nil generates a random one.
 	RequestID func(r *http.Request) string
-	// Guard rejects requests whose Host or Origin are not allowed (local
-	// server); nil allows every request (API Gateway does its own checks).
+	// Guard rejects requests whose Host or Origin are not allowed, and
+	// requests from allowed browser origins get CORS (local server); nil
+	// allows every request and adds no CORS headers (API Gateway does its
+	// own checks and answers CORS itself).
 	Guard   *OriginGuard
 	MaxBody int64 // 0: DefaultMaxBody
 	// MaxResponse bounds a response body as the Lambda runtime will encode
@@ -96,7 +103,7 @@ type server struct {
 }
 
 // ServeHTTP gives every request its id, then applies the origin guard and
-// the routes.
+// CORS (cors.go; both only on the local server) and the routes.
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id := caller.Identity{RequestID: s.cfg.RequestID(r), Accepted: time.Now()}
 	w.Header().Set("X-Request-Id", id.RequestID)
@@ -104,6 +111,9 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.cfg.Guard != nil {
 		if msg, ok := s.cfg.Guard.Check(r); !ok {
 			s.fail(w, r, http.StatusForbidden, toolerr.New(toolerr.AccessDenied, "%s", msg))
+			return
+		}
+		if answerCORS(w, r) { // a preflight
 			return
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httputil"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -546,5 +547,92 @@ func TestTenantIsolation(t *testing.T) {
 	_, b = call(keyA, "list_tasks", `{}`)
 	if tasks, _ := b["result"].(map[string]any)["tasks"].([]any); len(tasks) != 1 || tasks[0].(map[string]any)["title"] != "secret plan" {
 		t.Errorf("tenant A's tasks changed: %v", tasks)
+	}
+}
+
+// TestBrowserCORS: a browser page on the MCP Inspector's origin reaches
+// the real server with keys configured: the preflight needs no key and
+// answers 204 with the allowed methods and headers, a POST without a key
+// is a 401 whose WWW-Authenticate the page may read, a POST with a key
+// succeeds, and a foreign origin's preflight is refused without CORS.
+func TestBrowserCORS(t *testing.T) {
+	dir := t.TempDir()
+	db, err := boltstore.Open(filepath.Join(dir, backend.DBFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, _, err := auth.Create(context.Background(), db.Stores().APIKeys, "acme", "browser", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	base := startServer(t, map[string]string{"TOOLSHED_DATA_DIR": dir})
+
+	const origin = "http://localhost:6274"
+	send := func(method, origin, authz string, extra map[string]string) *http.Response {
+		t.Helper()
+		var body io.Reader
+		if method == http.MethodPost {
+			body = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+		}
+		req, _ := http.NewRequest(method, base+"/mcp", body)
+		req.Header.Set("Origin", origin)
+		if method == http.MethodPost {
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+		}
+		if authz != "" {
+			req.Header.Set("Authorization", authz)
+		}
+		for k, v := range extra {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dump, _ := httputil.DumpResponse(resp, true)
+		t.Logf("%s /mcp from %s:\n%s", method, origin, dump)
+		return resp
+	}
+	expose := "WWW-Authenticate, Mcp-Session-Id, X-Request-Id, Retry-After"
+
+	resp := send(http.MethodOptions, origin, "", map[string]string{
+		"Access-Control-Request-Method":  "POST",
+		"Access-Control-Request-Headers": "authorization,content-type,mcp-protocol-version",
+	})
+	resp.Body.Close()
+	for name, want := range map[string]string{
+		"Access-Control-Allow-Origin":  origin,
+		"Access-Control-Allow-Methods": "GET, POST, DELETE, OPTIONS",
+		"Access-Control-Allow-Headers": "Authorization, Content-Type, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID, Accept",
+		"Access-Control-Max-Age":       "7200",
+	} {
+		if got := resp.Header.Get(name); got != want {
+			t.Errorf("preflight %s: %q, want %q", name, got, want)
+		}
+	}
+	if resp.StatusCode != http.StatusNoContent {
+		t.Errorf("preflight: status %d, want 204", resp.StatusCode)
+	}
+
+	resp = send(http.MethodPost, origin, "", nil)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") == "" ||
+		resp.Header.Get("Access-Control-Allow-Origin") != origin || resp.Header.Get("Access-Control-Expose-Headers") != expose {
+		t.Errorf("POST without a key: %d %v, want 401 with WWW-Authenticate readable by %s", resp.StatusCode, resp.Header, origin)
+	}
+
+	resp = send(http.MethodPost, origin, "Bearer "+key, nil)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Access-Control-Allow-Origin") != origin ||
+		resp.Header.Get("Access-Control-Expose-Headers") != expose {
+		t.Errorf("POST with a key: %d %v", resp.StatusCode, resp.Header)
+	}
+
+	resp = send(http.MethodOptions, "https://evil.example", "", map[string]string{"Access-Control-Request-Method": "POST"})
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden || resp.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("foreign preflight: %d %v, want 403 without CORS", resp.StatusCode, resp.Header)
 	}
 }
