@@ -9,7 +9,9 @@
 //     ErrPrecondition;
 //   - anything else — S3 refusing or hanging, throttling, a missing bucket,
 //     denied access — wraps store.ErrStorage (STORAGE_ERROR for the caller)
-//     with a sentence saying which, and the cause for the log.
+//     with a sentence saying which, and the cause for the log (package
+//     awscall; a write sent without an answer also wraps
+//     store.ErrMaybeDone).
 //
 // The client's own bounds (attempt timeouts, retries) come from the AWS
 // configuration it was built with (family.Env).
@@ -26,12 +28,10 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
-	"github.com/aws/smithy-go"
 
-	"github.com/toolshed/toolshed/shared/store"
+	"github.com/toolshed/toolshed/shared/awscall"
 )
 
 // Errors of a Bucket besides storage failures.
@@ -192,12 +192,7 @@ func (b *Bucket) Tag(ctx context.Context, key, tag, value string) error {
 
 // fail maps an error of an operation on key (see the package comment).
 func (b *Bucket) fail(op, key string, err error) error {
-	status := httpStatus(err)
-	code := ""
-	var api smithy.APIError
-	if errors.As(err, &api) {
-		code = api.ErrorCode()
-	}
+	status, code := awscall.Status(err), awscall.Code(err)
 	switch {
 	case status == http.StatusNotFound && code != "NoSuchBucket":
 		return fmt.Errorf("s3 %s %s: %w", op, key, ErrNotFound)
@@ -206,26 +201,5 @@ func (b *Bucket) fail(op, key string, err error) error {
 	case status == http.StatusPreconditionFailed, status == http.StatusConflict && code != "BucketNotEmpty":
 		return fmt.Errorf("s3 %s %s: %w", op, key, ErrPrecondition)
 	}
-	why := "S3 failed"
-	switch {
-	case code == "NoSuchBucket":
-		why = fmt.Sprintf("the S3 bucket %s does not exist (check TOOLSHED_BUCKET)", b.name)
-	case status == http.StatusForbidden:
-		why = fmt.Sprintf("S3 refused access to %s (check the function's IAM role)", key)
-	case code == "SlowDown" || status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests:
-		why = "S3 is throttling requests"
-	case status == 0:
-		why = "S3 did not answer"
-	}
-	return fmt.Errorf("s3 %s %s: %s: %w: %w", op, key, why, store.ErrStorage, err)
-}
-
-// httpStatus returns the HTTP status of a failed call, or 0 when the call
-// got no response.
-func httpStatus(err error) int {
-	var re *awshttp.ResponseError
-	if errors.As(err, &re) {
-		return re.HTTPStatusCode()
-	}
-	return 0
+	return awscall.Wrap("S3", "s3 "+op+" "+key, err, op == "write" || op == "tag")
 }

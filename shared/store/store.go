@@ -44,8 +44,15 @@ var (
 	// that already exists.
 	ErrConflict = errors.New("conflict")
 	// ErrStorage means the backend failed. The wrapped text keeps the cause
-	// for logs; callers should not show it to clients.
+	// for logs; callers should not show it to clients. Unless ErrMaybeDone
+	// is wrapped too, nothing was changed.
 	ErrStorage = errors.New("storage unavailable")
+	// ErrMaybeDone, beside ErrStorage, means a write was sent and no answer
+	// came: it may or may not have been applied.
+	ErrMaybeDone = errors.New("the change may or may not have been made")
+	// ErrThrottled, beside ErrStorage, means the backend refused the call
+	// to slow callers down: trying again a little later should succeed.
+	ErrThrottled = errors.New("storage is throttling requests")
 )
 
 // Limits for list queries.

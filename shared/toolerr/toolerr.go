@@ -71,8 +71,10 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Cause }
 
 // From maps any error onto the vocabulary. Errors that are already *Error
-// pass through; known sentinels get their code; anything else becomes
-// INTERNAL_ERROR with a message that reveals nothing of the cause.
+// pass through; known sentinels get their code (a storage failure wins
+// over the deadline that cut it short: the dependency did not answer);
+// anything else becomes INTERNAL_ERROR with a message that reveals
+// nothing of the cause.
 func From(err error) *Error {
 	if err == nil {
 		return nil
@@ -81,12 +83,19 @@ func From(err error) *Error {
 	switch {
 	case errors.As(err, &te):
 		return te
+	case errors.Is(err, store.ErrMaybeDone):
+		return (&Error{Code: StorageError, Cause: err,
+			Message: "storage did not answer: the change may or may not have been made; see the tool's description for whether retrying is safe"}).
+			With("outcome", "unknown")
+	case errors.Is(err, store.ErrThrottled):
+		return &Error{Code: StorageError, RetryAfter: 1, Cause: err,
+			Message: "storage is busy (throttling requests); nothing was changed, try again in a moment"}
+	case errors.Is(err, store.ErrStorage):
+		return &Error{Code: StorageError, Message: "storage is unavailable; nothing was changed, try again", Cause: err}
 	case errors.Is(err, context.DeadlineExceeded):
 		return &Error{Code: Timeout, Message: "the operation timed out", Cause: err}
 	case errors.Is(err, context.Canceled):
 		return &Error{Code: Timeout, Message: "the request was cancelled", Cause: err}
-	case errors.Is(err, store.ErrStorage):
-		return &Error{Code: StorageError, Message: "storage is unavailable; nothing was changed, try again", Cause: err}
 	case errors.Is(err, store.ErrNotFound):
 		return &Error{Code: ResourceNotFound, Message: "not found", Cause: err}
 	default:

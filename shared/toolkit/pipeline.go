@@ -3,6 +3,7 @@ package toolkit
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"slices"
@@ -163,7 +164,7 @@ func (p *Pipeline) run(ctx context.Context, name string, req Request, notes *[]s
 	}
 	ctx, cancel := context.WithDeadline(ctx, start.Add(timeout))
 	defer cancel()
-	return runGuarded(ctx, name, func(ctx context.Context) (ran, error) {
+	return runGuarded(ctx, name, c.Annotations.ReadOnlyHint, func(ctx context.Context) (ran, error) {
 		if err := p.limit(ctx, c, req.Tenant, notes); err != nil {
 			return ran{}, err
 		}
@@ -242,8 +243,11 @@ const Overrun = 250 * time.Millisecond
 
 // runGuarded runs the call in its own goroutine so that work that ignores
 // its context still cannot hold the call past the deadline (and Overrun),
-// and so that a panic becomes an INTERNAL_ERROR instead of a crash.
-func runGuarded(ctx context.Context, tool string, work func(context.Context) (ran, error)) (ran, error) {
+// and so that a panic becomes an INTERNAL_ERROR instead of a crash. A call
+// that changes things (not readOnly) and is still running when it is
+// answered may yet make its change: the TIMEOUT says the outcome is
+// unknown.
+func runGuarded(ctx context.Context, tool string, readOnly bool, work func(context.Context) (ran, error)) (ran, error) {
 	type result struct {
 		res ran
 		err error
@@ -267,10 +271,20 @@ func runGuarded(ctx context.Context, tool string, work func(context.Context) (ra
 		select {
 		case r = <-done:
 		case <-overrun.C:
-			return ran{}, timeoutError(ctx, tool, fmt.Errorf("%w; %s still running %s after its deadline (it ignores its context)", ctx.Err(), tool, Overrun))
+			e := timeoutError(ctx, tool, fmt.Errorf("%w; %s still running %s after its deadline (it ignores its context)", ctx.Err(), tool, Overrun))
+			if !readOnly {
+				// It may yet make its change.
+				e = toolerr.New(toolerr.Timeout, "%s did not finish in time and may still make its change; see the tool's description for whether retrying is safe", tool).
+					With("outcome", "unknown")
+				e.Cause = fmt.Errorf("%w; still running %s after its deadline", ctx.Err(), Overrun)
+			}
+			return ran{}, e
 		}
 	}
-	if r.err != nil && ctx.Err() != nil {
+	var te *toolerr.Error
+	if r.err != nil && ctx.Err() != nil && !errors.As(r.err, &te) {
+		// Cut short by the deadline: a tool's plain failure then is its
+		// timeout (a storage failure stays one: From says which).
 		if c := toolerr.From(r.err).Code; c == toolerr.Internal || c == toolerr.Timeout {
 			return ran{}, timeoutError(ctx, tool, r.err)
 		}
@@ -278,7 +292,9 @@ func runGuarded(ctx context.Context, tool string, work func(context.Context) (ra
 	return r.res, r.err
 }
 
-func timeoutError(ctx context.Context, tool string, cause error) error {
+// timeoutError is a call's TIMEOUT: the tool stopped when its deadline
+// passed (the request was cancelled), so it changed nothing.
+func timeoutError(ctx context.Context, tool string, cause error) *toolerr.Error {
 	e := toolerr.New(toolerr.Timeout, "%s did not finish in time", tool)
 	if ctx.Err() == context.Canceled {
 		e = toolerr.New(toolerr.Timeout, "the request was cancelled before %s finished", tool)

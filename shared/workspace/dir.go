@@ -5,9 +5,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
+	"regexp"
 	"sync"
 	"syscall"
 
@@ -87,9 +90,12 @@ func (d *Dir) Read(_ context.Context, tenant, p string) ([]byte, error) {
 }
 
 // Write replaces (or creates) a tenant's file with data, creating parent
-// folders: data goes to a temporary file in the same folder, is synced,
-// and is renamed over the file.
-func (d *Dir) Write(_ context.Context, tenant, p string, data []byte) error {
+// folders: data goes to a temporary file in the workspace's TempDir, is
+// synced, and is renamed over the file. The rename is the commit point: a
+// write whose context ended before it (its deadline passed while it waited
+// for the tenant's lock, say) is not made and returns the context's error;
+// once renamed, the write is made and returns nil.
+func (d *Dir) Write(ctx context.Context, tenant, p string, data []byte) error {
 	if _, err := resolve(tenant, p); err != nil {
 		return err
 	}
@@ -98,6 +104,9 @@ func (d *Dir) Write(_ context.Context, tenant, p string, data []byte) error {
 	}
 	unlock := d.locks.lock(tenant)
 	defer unlock()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	root, err := d.open(tenant)
 	if err != nil {
 		return err
@@ -115,10 +124,17 @@ func (d *Dir) Write(_ context.Context, tenant, p string, data []byte) error {
 	if err := root.MkdirAll(dir, dirPerm); err != nil {
 		return fsError(p, err, Conflict, fileInTheWay)
 	}
-	tmp := path.Join(dir, tempName())
+	if err := root.MkdirAll(TempDir, dirPerm); err != nil {
+		return unavailable(p, "cannot create the temporary folder", err)
+	}
+	tmp := path.Join(TempDir, tempName())
 	if err := writeSynced(root, tmp, data); err != nil {
 		root.Remove(tmp)
 		return fsError(p, err, Conflict, fileInTheWay)
+	}
+	if err := ctx.Err(); err != nil {
+		root.Remove(tmp)
+		return err
 	}
 	if err := root.Rename(tmp, p); err != nil {
 		root.Remove(tmp)
@@ -133,14 +149,18 @@ func (d *Dir) Write(_ context.Context, tenant, p string, data []byte) error {
 }
 
 // measure walks a workspace before a write to p and tallies the regular
-// files it holds. Symbolic links are not followed.
+// files it holds (not those of TempDir, nor earlier versions' temporary
+// files). Symbolic links are not followed.
 func measure(root *os.Root, p string) (tally, error) {
 	t := tally{path: p}
 	err := fs.WalkDir(root.FS(), ".", func(name string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if !e.Type().IsRegular() {
+		if name == TempDir {
+			return fs.SkipDir
+		}
+		if !e.Type().IsRegular() || legacyTemp.MatchString(e.Name()) {
 			return nil
 		}
 		info, err := e.Info()
@@ -159,12 +179,65 @@ func measure(root *os.Root, p string) (tally, error) {
 	return t, nil
 }
 
-// tempName is a fresh name for a temporary file, of fixed length (so that
-// it fits wherever the final name does), hidden.
+// tempName is a fresh name for a temporary file.
 func tempName() string {
 	b := make([]byte, 8)
 	rand.Read(b) // never fails
-	return ".toolshed-" + hex.EncodeToString(b) + ".tmp"
+	return hex.EncodeToString(b) + ".tmp"
+}
+
+// legacyTemp matches the temporary files earlier versions wrote next to the
+// file being written (".toolshed-<16 hex digits>.tmp").
+var legacyTemp = regexp.MustCompile(`^\.toolshed-[0-9a-f]{16}\.tmp$`)
+
+// Sweep removes what interrupted writes left in every workspace (each
+// TempDir, and the temporary files of earlier versions) and returns how
+// many files it removed. The server runs it when it starts, before any
+// write.
+func (d *Dir) Sweep() (int, error) {
+	tenants, err := os.ReadDir(d.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("sweep %s: %w", d.dir, err)
+	}
+	removed := 0
+	var errs []error
+	for _, t := range tenants {
+		if !t.IsDir() {
+			continue
+		}
+		root, err := os.OpenRoot(filepath.Join(d.dir, t.Name()))
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		err = fs.WalkDir(root.FS(), ".", func(name string, e fs.DirEntry, err error) error {
+			switch {
+			case err != nil:
+				return err
+			case name == TempDir || e.Type().IsRegular() && legacyTemp.MatchString(e.Name()):
+				if name == TempDir {
+					if entries, err := fs.ReadDir(root.FS(), name); err == nil {
+						removed += len(entries)
+					}
+					if err := root.RemoveAll(name); err != nil {
+						return err
+					}
+					return fs.SkipDir
+				}
+				removed++
+				return root.Remove(name)
+			}
+			return nil
+		})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("sweep the workspace of %s: %w", t.Name(), err))
+		}
+		root.Close()
+	}
+	return removed, errors.Join(errs...)
 }
 
 // writeSynced creates name (it must not exist) with data, on disk.

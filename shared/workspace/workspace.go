@@ -16,6 +16,7 @@ package workspace
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/sandboxpath"
@@ -93,8 +94,16 @@ func resolve(tenant, p string) (string, error) {
 		}
 		return "", &Error{Kind: kind, Path: p, Reason: "the path " + e.Reason}
 	}
+	if first, _, _ := strings.Cut(p, "/"); first == TempDir {
+		return "", &Error{Kind: Denied, Path: p, Reason: "the path is reserved for the server's temporary files"}
+	}
 	return key, nil
 }
+
+// TempDir is the folder of a local workspace that holds writes in progress
+// (Dir): reserved, never read, written or counted by file-io, and emptied
+// when the server starts, so a write a crash interrupted leaves nothing.
+const TempDir = ".toolshed-tmp"
 
 // readFile reads the file at p from r, whose size the storage gives: a
 // file over MaxFileBytes is refused before it is read, and while it is read

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/toolshed/toolshed/shared/config"
@@ -60,5 +61,57 @@ func TestFailedWritesLeaveNothing(t *testing.T) {
 	})
 	if want := filepath.Join(base, "alice", "dir", "f.txt"); len(files) != 1 || files[0] != want {
 		t.Errorf("files %v, want only %s", files, want)
+	}
+}
+
+// TestInterruptedWritesLeaveNothing: what an interrupted write leaves (a
+// file in the temporary folder, or next to the file as earlier versions
+// wrote it) is never read, never counted against the quota, and removed by
+// Sweep; a write whose context ended before its commit is not made.
+func TestInterruptedWritesLeaveNothing(t *testing.T) {
+	base := t.TempDir()
+	d := workspace.NewDir(base, config.Quota{Bytes: 1 << 20, Files: 2})
+	ctx := context.Background()
+	if err := d.Write(ctx, "alice", "notes/a.txt", []byte("kept")); err != nil {
+		t.Fatal(err)
+	}
+	// A crash's leftovers: a big temporary file, and an old-style one.
+	os.WriteFile(filepath.Join(base, "alice", workspace.TempDir, "0123456789abcdef.tmp"), make([]byte, 900<<10), 0o600)
+	os.WriteFile(filepath.Join(base, "alice", "notes", ".toolshed-0123456789abcdef.tmp"), []byte("half"), 0o600)
+
+	if _, err := d.Read(ctx, "alice", workspace.TempDir+"/0123456789abcdef.tmp"); kind(err) != workspace.Denied {
+		t.Errorf("reading the temporary folder: %v, want Denied", err)
+	}
+	if err := d.Write(ctx, "alice", workspace.TempDir+"/x.txt", []byte("x")); kind(err) != workspace.Denied {
+		t.Errorf("writing into the temporary folder: %v, want Denied", err)
+	}
+	// The 900 KiB leftover is not counted: 200 KiB more fit in 1 MiB.
+	if err := d.Write(ctx, "alice", "b.txt", make([]byte, 200<<10)); err != nil {
+		t.Errorf("a write within the quota, leftovers aside: %v", err)
+	}
+	n, err := d.Sweep()
+	if err != nil || n != 2 {
+		t.Errorf("sweep removed %d files, %v; want the 2 leftovers", n, err)
+	}
+	var files []string
+	filepath.WalkDir(base, func(p string, e os.DirEntry, err error) error {
+		if err == nil && !e.IsDir() {
+			rel, _ := filepath.Rel(base, p)
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return err
+	})
+	if want := []string{"alice/b.txt", "alice/notes/a.txt"}; !slices.Equal(files, want) {
+		t.Errorf("after the sweep: %v, want %v", files, want)
+	}
+
+	// Past the commit point only: a cancelled write is not made.
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := d.Write(cancelled, "alice", "c.txt", []byte("never")); !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled write: %v, want context.Canceled", err)
+	}
+	if _, err := d.Read(ctx, "alice", "c.txt"); kind(err) != workspace.NotFound {
+		t.Errorf("the cancelled write was made: %v", err)
 	}
 }

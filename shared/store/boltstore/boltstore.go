@@ -139,18 +139,25 @@ func view(ctx context.Context, db *bolt.DB, op string, fn func(tx *bolt.Tx) erro
 // transaction and one fsync (the rate counter is written on every call).
 // fn may run more than once, on a fresh transaction each time, so it must
 // only touch the transaction and variables it sets afresh.
+// update runs fn in a write transaction, unless ctx ends first: its check
+// inside the transaction is the commit point, so a write whose deadline
+// passed while it waited for the file's lock is not made (and says so with
+// the context's error), and one that passed it commits and answers.
 func update(ctx context.Context, db *bolt.DB, op string, fn func(tx *bolt.Tx) error) error {
-	if err := ctx.Err(); err != nil {
-		return wrap(op, err)
-	}
-	return wrap(op, db.Batch(fn))
+	return wrap(op, db.Batch(func(tx *bolt.Tx) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return fn(tx)
+	}))
 }
 
 func wrap(op string, err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, store.ErrNotFound), errors.Is(err, store.ErrConflict), errors.Is(err, store.ErrStorage):
+	case errors.Is(err, store.ErrNotFound), errors.Is(err, store.ErrConflict), errors.Is(err, store.ErrStorage),
+		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("bolt %s: %w", op, err)
 	default:
 		return fmt.Errorf("bolt %s: %w: %w", op, store.ErrStorage, err)

@@ -56,11 +56,11 @@ func (s *accessStore) Record(ctx context.Context, tenant, path string, at time.T
 		ReturnValues:              types.ReturnValueAllNew,
 	})
 	if err != nil {
-		return store.AccessStat{}, storageErr(op, err)
+		return store.AccessStat{}, writeErr(op, err)
 	}
 	st, err := decodeAccess(tenant, path, out.Attributes)
 	if err != nil {
-		return store.AccessStat{}, storageErr(op, err)
+		return store.AccessStat{}, writeErr(op, err)
 	}
 	return st, nil
 }
@@ -73,14 +73,14 @@ func (s *accessStore) Get(ctx context.Context, tenant, path string) (store.Acces
 		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
-		return store.AccessStat{}, storageErr(op, err)
+		return store.AccessStat{}, writeErr(op, err)
 	}
 	if out.Item == nil {
 		return store.AccessStat{}, fmt.Errorf("dynamodb %s: %w", op, store.ErrNotFound)
 	}
 	st, err := decodeAccess(tenant, path, out.Item)
 	if err != nil {
-		return store.AccessStat{}, storageErr(op, err)
+		return store.AccessStat{}, writeErr(op, err)
 	}
 	return st, nil
 }

@@ -66,7 +66,7 @@ func (s *apiKeyStore) Create(ctx context.Context, k store.APIKey) error {
 		return fmt.Errorf("dynamodb create api key: key exists: %w", store.ErrConflict)
 	}
 	if err != nil {
-		return storageErr("create api key", err)
+		return writeErr("create api key", err)
 	}
 	return nil
 }
@@ -134,11 +134,11 @@ func (s *apiKeyStore) Revoke(ctx context.Context, hash string, at time.Time) (st
 		return store.APIKey{}, fmt.Errorf("dynamodb revoke api key: %w", store.ErrNotFound)
 	}
 	if err != nil {
-		return store.APIKey{}, storageErr("revoke api key", err)
+		return store.APIKey{}, writeErr("revoke api key", err)
 	}
 	k, err := decodeAPIKey(out.Attributes)
 	if err != nil {
-		return store.APIKey{}, storageErr("revoke api key", err)
+		return store.APIKey{}, writeErr("revoke api key", err)
 	}
 	return k, nil
 }
@@ -155,11 +155,11 @@ func (s *apiKeyStore) Delete(ctx context.Context, hash string) (store.APIKey, er
 		return store.APIKey{}, fmt.Errorf("dynamodb delete api key: %w", store.ErrNotFound)
 	}
 	if err != nil {
-		return store.APIKey{}, storageErr("delete api key", err)
+		return store.APIKey{}, writeErr("delete api key", err)
 	}
 	k, err := decodeAPIKey(out.Attributes)
 	if err != nil {
-		return store.APIKey{}, storageErr("delete api key", err)
+		return store.APIKey{}, writeErr("delete api key", err)
 	}
 	return k, nil
 }

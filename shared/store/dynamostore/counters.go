@@ -51,7 +51,7 @@ func (s *counterStore) Increment(ctx context.Context, key string, limit int, exp
 		return limit, false, nil
 	}
 	if err != nil {
-		return 0, false, storageErr(op, err)
+		return 0, false, writeErr(op, err)
 	}
 	it := item{m: out.Attributes}
 	count := it.num(rateCount)

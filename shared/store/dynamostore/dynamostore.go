@@ -31,6 +31,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/toolshed/toolshed/shared/awscall"
 	"github.com/toolshed/toolshed/shared/store"
 )
 
@@ -60,9 +61,16 @@ func isConditionFailed(err error) bool {
 	return errors.As(err, &ccf)
 }
 
-// storageErr wraps an SDK error as store.ErrStorage with the operation.
+// storageErr wraps the SDK error of a read as store.ErrStorage with the
+// operation (package awscall says how it failed).
 func storageErr(op string, err error) error {
-	return fmt.Errorf("dynamodb %s: %w: %w", op, store.ErrStorage, err)
+	return awscall.Wrap("DynamoDB", "dynamodb "+op, err, false)
+}
+
+// writeErr is storageErr for a write: one sent without an answer may have
+// been applied (store.ErrMaybeDone).
+func writeErr(op string, err error) error {
+	return awscall.Wrap("DynamoDB", "dynamodb "+op, err, true)
 }
 
 // Attribute value helpers.

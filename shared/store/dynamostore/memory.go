@@ -59,7 +59,7 @@ func (s *memoryStore) Append(ctx context.Context, tenant, file, content string, 
 		return store.MemoryEntry{}, fmt.Errorf("dynamodb %s: entry exists: %w", op, store.ErrConflict)
 	}
 	if err != nil {
-		return store.MemoryEntry{}, storageErr(op, err)
+		return store.MemoryEntry{}, writeErr(op, err)
 	}
 	return e, nil
 }

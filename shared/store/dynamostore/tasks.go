@@ -97,7 +97,7 @@ func (s *taskStore) Create(ctx context.Context, tenant string, t store.NewTask, 
 		return store.Task{}, fmt.Errorf("dynamodb put task %d: id already used: %w", id, store.ErrConflict)
 	}
 	if err != nil {
-		return store.Task{}, storageErr(fmt.Sprintf("put task %d", id), err)
+		return store.Task{}, writeErr(fmt.Sprintf("put task %d", id), err)
 	}
 	return task, nil
 }
@@ -114,7 +114,7 @@ func (s *taskStore) nextID(ctx context.Context, tenant string) (int64, error) {
 		ReturnValues:              types.ReturnValueUpdatedNew,
 	})
 	if err != nil {
-		return 0, storageErr("next task id", err)
+		return 0, writeErr("next task id", err)
 	}
 	it := item{m: out.Attributes}
 	id := it.num(taskSeq)
@@ -262,7 +262,7 @@ func writtenTask(op string, attrs map[string]types.AttributeValue, err error) (s
 		return store.Task{}, fmt.Errorf("dynamodb %s: %w", op, store.ErrNotFound)
 	}
 	if err != nil {
-		return store.Task{}, storageErr(op, err)
+		return store.Task{}, writeErr(op, err)
 	}
 	t, err := decodeTask(attrs)
 	if err != nil {

@@ -149,6 +149,10 @@ func testDeployedS3(t *testing.T, blobs *contextindex.S3Blobs) {
 	if err := idx.SaveCode(ctx, "acme", ix2); err != nil {
 		t.Fatal(err)
 	}
+	// The next call finds the new pointer and loads the index in the
+	// background, serving the one in hand meanwhile.
+	h.search(t, "acme", `{"query":"zebra stripes"}`)
+	h.svc.Settle()
 	out = h.search(t, "acme", `{"query":"zebra stripes"}`)
 	if len(out.Results) == 0 || out.Results[0].ID != "container/list/zebra.go:3-4" {
 		t.Errorf("after publishing c2: %+v", out.Results)

@@ -77,7 +77,7 @@ func (s *Service) search(ctx context.Context, call toolkit.Call, in searchInput)
 		return toolkit.Result{}, toolerr.New(toolerr.InvalidInput, msgQueryTooShort).
 			With("errors", []toolerr.FieldError{{Field: "query", Message: fmt.Sprintf("must be at least %d characters long, got %d", minQueryChars, n)}})
 	}
-	corpus, progress, err := s.corpus(ctx, call.Tenant)
+	corpus, progress, stale, err := s.corpus(ctx, call.Tenant)
 	if err != nil {
 		return toolkit.Result{}, fmt.Errorf("context index of %s: %w", call.Tenant, err)
 	}
@@ -106,6 +106,9 @@ func (s *Service) search(ctx context.Context, call toolkit.Call, in searchInput)
 	}
 	hits, mode := corpus.Search(q)
 	out.Mode = mode
+	if out.Notice == "" {
+		out.Notice = stale
+	}
 	if building && out.Notice == "" {
 		out.Notice = fmt.Sprintf("The code index is being built (%d of %d files so far): these results come from what is indexed; grep_codebase searches every file now.",
 			progress.FilesIndexed, progress.FilesTotal)

@@ -1,6 +1,7 @@
 package contextsearch
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -39,6 +40,8 @@ type Service struct {
 	store *contextindex.Store
 	build *builder // nil unless building locally
 
+	loads sync.WaitGroup // background loads of new code indexes
+
 	mu      sync.Mutex
 	tenants map[string]*tenantState
 	lives   map[repo.View]*contextindex.Live // local: one code index per repository
@@ -63,6 +66,7 @@ func New(o Options) *Service {
 // Settle waits until the background work is done: memory entries
 // embedded, code indexes caught up with their repositories.
 func (s *Service) Settle() {
+	s.loads.Wait()
 	if s.build != nil {
 		s.build.wait()
 	}
@@ -139,6 +143,8 @@ type tenantState struct {
 	docs   []contextindex.Doc
 	after  map[string]string // file → List cursor of the next refresh
 	memSeg *contextindex.Segment
+	// memDirty: docs has entries memSeg lacks (a refresh failed midway).
+	memDirty bool
 
 	code     *contextindex.CodeIndex // deployed: the code index read from the store
 	codeRepo string                  // whose code index: the tenant's, or the default repository's
@@ -146,6 +152,8 @@ type tenantState struct {
 	codeRead checked
 
 	live *contextindex.LiveState // locally: the repository's live index as last seen
+
+	loading bool // a new code index is being loaded in the background
 
 	vectors     *contextindex.Vectors
 	vectorsTag  string
@@ -178,14 +186,39 @@ func (s *Service) state(tenant string) *tenantState {
 	return ts
 }
 
+// revalidateWait bounds asking the store whether what the service holds
+// (memory entries, a stored code index's pointer) changed: on a failure or
+// a hang, what is held is served and the answer says so.
+const revalidateWait = 300 * time.Millisecond
+
+// held runs refresh under ctx, or, when the service holds something to
+// serve (have), under a revalidateWait bound; a failure then is logged
+// and returned as a notice for the caller instead of an error.
+func (s *Service) held(ctx context.Context, have bool, what, tenant string, refresh func(context.Context) error) (notice string, err error) {
+	if !have {
+		return "", refresh(ctx)
+	}
+	rctx, cancel := context.WithTimeout(ctx, revalidateWait)
+	defer cancel()
+	if err := refresh(rctx); err != nil {
+		s.o.Log.Warn("context index: refreshing failed; serving what is held", "what", what, "tenant", tenant, "error", err)
+		return fmt.Sprintf("The %s could not be refreshed (storage is unavailable); these results may miss the latest changes.", what), nil
+	}
+	return "", nil
+}
+
 // corpus brings the tenant's index up to date and returns it, with how far
-// the code index is (nil when there is no code index).
-func (s *Service) corpus(ctx context.Context, tenant string) (*contextindex.Corpus, *contextindex.Progress, error) {
+// the code index is (nil when there is no code index) and a notice when
+// part of it could not be refreshed.
+func (s *Service) corpus(ctx context.Context, tenant string) (*contextindex.Corpus, *contextindex.Progress, string, error) {
 	ts := s.state(tenant)
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	if err := s.refreshMemory(ctx, tenant, ts); err != nil {
-		return nil, nil, err
+	notice, err := s.held(ctx, ts.memSeg != nil, "memory entries", tenant, func(ctx context.Context) error {
+		return s.refreshMemory(ctx, tenant, ts)
+	})
+	if err != nil {
+		return nil, nil, "", err
 	}
 	var code []contextindex.Part
 	var progress *contextindex.Progress
@@ -194,7 +227,7 @@ func (s *Service) corpus(ctx context.Context, tenant string) (*contextindex.Corp
 	if s.o.Repo != nil {
 		st, err := s.localCode(ctx, tenant)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, "", err
 		}
 		ts.live = st
 		if st != nil {
@@ -202,9 +235,13 @@ func (s *Service) corpus(ctx context.Context, tenant string) (*contextindex.Corp
 			progress = &st.Progress
 		}
 	} else {
-		if err := s.refreshCode(ctx, tenant, ts); err != nil {
-			return nil, nil, err
+		n, err := s.held(ctx, ts.code != nil, "code index", tenant, func(ctx context.Context) error {
+			return s.refreshCode(ctx, tenant, ts)
+		})
+		if err != nil {
+			return nil, nil, "", err
 		}
+		notice = cmp.Or(notice, n)
 		if ts.code != nil {
 			code = []contextindex.Part{{Seg: ts.code.Segment}}
 			codeVectors, codeState = ts.code.Vectors, ts.code
@@ -233,7 +270,7 @@ func (s *Service) corpus(ctx context.Context, tenant string) (*contextindex.Corp
 		ts.corpus = contextindex.NewPartsCorpus(model, all, codeVectors, ts.vectors)
 		ts.parts = parts
 	}
-	return ts.corpus, progress, nil
+	return ts.corpus, progress, notice, nil
 }
 
 // localCode returns the live code index of the repository the tenant
@@ -253,7 +290,7 @@ func (s *Service) localCode(ctx context.Context, tenant string) (*contextindex.L
 // little before, see memoryOverlap) and rebuilds the memory segment when
 // there are new ones.
 func (s *Service) refreshMemory(ctx context.Context, tenant string, ts *tenantState) error {
-	changed := ts.memSeg == nil
+	changed := ts.memSeg == nil || ts.memDirty
 	for _, file := range contextindex.MemoryFiles {
 		q := store.MemoryQuery{Limit: store.MaxLimit, After: ts.after[file]}
 		var newest time.Time
@@ -272,6 +309,7 @@ func (s *Service) refreshMemory(ctx context.Context, tenant string, ts *tenantSt
 				ts.seen[e.ID] = true
 				if d, ok := contextindex.MemoryDoc(e); ok {
 					ts.docs = append(ts.docs, d)
+					ts.memDirty = true // until the segment has it, even if this refresh fails
 					changed = true
 				}
 			}
@@ -289,6 +327,7 @@ func (s *Service) refreshMemory(ctx context.Context, tenant string, ts *tenantSt
 	if changed {
 		slices.SortFunc(ts.docs, func(a, b contextindex.Doc) int { return a.Date.Compare(b.Date) })
 		ts.memSeg = contextindex.NewSegment(slices.Clone(ts.docs))
+		ts.memDirty = false
 	}
 	return nil
 }
@@ -348,18 +387,46 @@ func (s *Service) refreshCode(ctx context.Context, tenant string, ts *tenantStat
 		ts.code, ts.codeTag = nil, ""
 	case err != nil:
 		return fmt.Errorf("read the code index pointer: %w", err)
-	default:
-		if ts.code == nil || ts.code.Commit != p.Commit || !ts.code.BuiltAt.Equal(p.BuiltAt) {
-			ix, err := s.store.LoadCode(ctx, repoKey, p.Commit)
-			if err != nil {
-				return err
-			}
-			ts.code = ix
+	case ts.code != nil && (ts.code.Commit != p.Commit || !ts.code.BuiltAt.Equal(p.BuiltAt)):
+		// A new index: the one in hand serves while it loads.
+		s.loadCode(ts, repoKey, p, tag)
+	case ts.code == nil:
+		ix, err := s.store.LoadCode(ctx, repoKey, p.Commit)
+		if err != nil {
+			return err
 		}
+		ts.code, ts.codeTag = ix, tag
+	default:
 		ts.codeTag = tag
 	}
 	ts.codeRead = mark
 	return nil
+}
+
+// loadTimeout bounds loading a code index in the background.
+const loadTimeout = 5 * time.Minute
+
+// loadCode loads the code index p names in the background and swaps it in
+// when it is loaded (unless a load already runs). ts.mu is held.
+func (s *Service) loadCode(ts *tenantState, repoKey string, p contextindex.Pointer, tag string) {
+	if ts.loading {
+		return
+	}
+	ts.loading = true
+	s.loads.Go(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), loadTimeout)
+		defer cancel()
+		ix, err := s.store.LoadCode(ctx, repoKey, p.Commit)
+		ts.mu.Lock()
+		defer ts.mu.Unlock()
+		ts.loading = false
+		if err != nil {
+			s.o.Log.Warn("context index: loading a new code index failed; serving the one in hand", "repo", repoKey, "commit", p.Commit, "error", err)
+			return
+		}
+		ts.code, ts.codeTag, ts.codeRepo = ix, tag, repoKey
+		ts.corpus = nil
+	})
 }
 
 // refreshVectors loads the vectors of the tenant's memory entries when

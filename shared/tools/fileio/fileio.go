@@ -58,7 +58,14 @@ var Family = family.Family{
 			quota = config.Quota{Bytes: config.DefaultQuotaBytes, Files: config.DefaultQuotaFiles}
 		}
 		if env.Config.Bucket == "" {
-			return []toolkit.Tool{Tool(workspace.NewDir(filepath.Join(env.Config.DataDir, "workspace"), quota))}, nil
+			dir := workspace.NewDir(filepath.Join(env.Config.DataDir, "workspace"), quota)
+			switch n, err := dir.Sweep(); {
+			case err != nil:
+				return nil, fmt.Errorf("remove what interrupted writes left: %w", err)
+			case n > 0:
+				env.Log.Info("file-io: removed what interrupted writes left", "files", n)
+			}
+			return []toolkit.Tool{Tool(dir)}, nil
 		}
 		bucket, err := env.S3(ctx)
 		if err != nil {
