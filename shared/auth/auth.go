@@ -49,6 +49,10 @@ func Resolve(ctx context.Context, keys store.APIKeys, key string) (string, error
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return "", toolerr.New(toolerr.Unauthorized, "unknown API key")
+	case errors.Is(err, store.ErrStorage) || errors.Is(err, context.DeadlineExceeded):
+		e := toolerr.New(toolerr.StorageError, "the API key could not be checked: its storage is unavailable; try again")
+		e.Cause = fmt.Errorf("look up API key: %w", err)
+		return "", e
 	case err != nil:
 		return "", fmt.Errorf("look up API key: %w", err)
 	case k.Revoked:

@@ -47,11 +47,13 @@ func Code(err error) string {
 	return ""
 }
 
-// NotSent reports whether the request never reached the service (no
-// connection could be made).
+// NotSent reports whether the request never reached the service whole:
+// no connection could be made, or writing the request failed (a pooled
+// connection the service had closed), so it cannot have been carried out.
 func NotSent(err error) bool {
 	var op *net.OpError
-	return errors.As(err, &op) && op.Op == "dial" || errors.Is(err, syscall.ECONNREFUSED)
+	return errors.As(err, &op) && (op.Op == "dial" || op.Op == "write") ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE)
 }
 
 // throttles are the error codes with which AWS services slow callers down.

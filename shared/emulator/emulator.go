@@ -4,15 +4,21 @@
 // loopback port, is killed when the test ends, and exits by itself when the
 // test process dies (it watches its standard input, which only the test
 // holds open). A missing emulator fails the test: it is never skipped.
+//
+// Fault tests control the processes (Process: hang, resume, kill,
+// restart) and put a Proxy between a server and an emulator to slow it
+// down or make it throttle.
 package emulator
 
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"net"
 	"os/exec"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -26,66 +32,134 @@ const startTimeout = 20 * time.Second
 // between picking and binding is retried on another port.
 func Start(t testing.TB, name string, cmdFor func(port int) *exec.Cmd) string {
 	t.Helper()
-	var lastErr error
-	for range 3 {
-		addr, err := start(t, name, cmdFor)
-		if err == nil {
-			return addr
-		}
-		lastErr = err
-	}
-	t.Fatalf("emulator: start %s: %v", name, lastErr)
-	return ""
+	return StartProcess(t, name, cmdFor).Addr
 }
 
-func start(t testing.TB, name string, cmdFor func(port int) *exec.Cmd) (string, error) {
-	port, err := FreePort()
-	if err != nil {
-		return "", err
+// Process is a running emulator that a fault test controls: it can hang
+// it (Stop, SIGSTOP: connections are still accepted by the kernel, and
+// nothing answers), resume it (Continue), make it refuse (Kill: nothing
+// listens) and bring it back on the same port (Restart).
+type Process struct {
+	// Addr is "127.0.0.1:<port>".
+	Addr string
+
+	name   string
+	port   int
+	cmdFor func(port int) *exec.Cmd
+
+	mu   sync.Mutex
+	run  *running // nil while killed
+	logs *syncBuffer
+}
+
+// running is one run of the emulator's process.
+type running struct {
+	cmd    *exec.Cmd
+	stdin  io.Closer
+	exited chan error
+}
+
+// StartProcess is Start returning the Process.
+func StartProcess(t testing.TB, name string, cmdFor func(port int) *exec.Cmd) *Process {
+	t.Helper()
+	var lastErr error
+	for range 3 {
+		port, err := FreePort()
+		if err != nil {
+			t.Fatalf("emulator: %v", err)
+		}
+		p := &Process{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), name: name, port: port, cmdFor: cmdFor, logs: &syncBuffer{}}
+		if lastErr = p.start(); lastErr == nil {
+			t.Cleanup(p.Kill)
+			return p
+		}
 	}
-	cmd := cmdFor(port)
-	var out syncBuffer
-	cmd.Stdout = &out
-	cmd.Stderr = &out
-	// Held open until stop; if the test process dies without cleanup, the
+	t.Fatalf("emulator: start %s: %v", name, lastErr)
+	return nil
+}
+
+// start runs the process on p.port and waits until it listens.
+func (p *Process) start() error {
+	cmd := p.cmdFor(p.port)
+	cmd.Stdout = p.logs
+	cmd.Stderr = p.logs
+	// Held open until Kill; if the test process dies without cleanup, the
 	// pipe closes and the emulator exits by itself.
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return "", fmt.Errorf("stdin pipe: %w", err)
+		return fmt.Errorf("stdin pipe: %w", err)
 	}
 	if err := cmd.Start(); err != nil {
-		return "", fmt.Errorf("run %s: %w", cmd, err)
+		return fmt.Errorf("run %s: %w", cmd, err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	stop := func() {
-		_ = cmd.Process.Kill()
-		_ = stdin.Close()
-		<-exited
-	}
-
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	r := &running{cmd: cmd, stdin: stdin, exited: make(chan error, 1)}
+	go func() { r.exited <- cmd.Wait() }()
 	deadline := time.Now().Add(startTimeout)
 	for {
-		conn, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+		conn, err := net.DialTimeout("tcp", p.Addr, 200*time.Millisecond)
 		if err == nil {
 			_ = conn.Close()
 			break
 		}
 		select {
-		case werr := <-exited:
+		case werr := <-r.exited:
 			_ = stdin.Close()
-			return "", fmt.Errorf("%s exited (%v): %s", name, werr, out.String())
+			return fmt.Errorf("%s exited (%v): %s", p.name, werr, p.logs.String())
 		case <-time.After(50 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			stop()
-			return "", fmt.Errorf("%s did not listen on %s within %s: %s", name, addr, startTimeout, out.String())
+			r.kill()
+			return fmt.Errorf("%s did not listen on %s within %s: %s", p.name, p.Addr, startTimeout, p.logs.String())
 		}
 	}
-	t.Cleanup(stop)
-	return addr, nil
+	p.mu.Lock()
+	p.run = r
+	p.mu.Unlock()
+	return nil
 }
+
+func (r *running) kill() {
+	_ = r.cmd.Process.Signal(syscall.SIGCONT) // a stopped process dies only once resumed
+	_ = r.cmd.Process.Kill()
+	_ = r.stdin.Close()
+	<-r.exited
+}
+
+// Stop suspends the process (SIGSTOP): it hangs.
+func (p *Process) Stop() error { return p.signal(syscall.SIGSTOP) }
+
+// Continue resumes a stopped process (SIGCONT).
+func (p *Process) Continue() error { return p.signal(syscall.SIGCONT) }
+
+func (p *Process) signal(sig syscall.Signal) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.run == nil {
+		return fmt.Errorf("%s is not running", p.name)
+	}
+	return p.run.cmd.Process.Signal(sig)
+}
+
+// Kill ends the process: nothing listens on its port any more.
+func (p *Process) Kill() {
+	p.mu.Lock()
+	r := p.run
+	p.run = nil
+	p.mu.Unlock()
+	if r != nil {
+		r.kill()
+	}
+}
+
+// Restart kills the process if it runs and starts it again on the same
+// port.
+func (p *Process) Restart() error {
+	p.Kill()
+	return p.start()
+}
+
+// Logs returns what the process printed.
+func (p *Process) Logs() string { return p.logs.String() }
 
 // FreePort returns a loopback TCP port that was free a moment ago.
 func FreePort() (int, error) {

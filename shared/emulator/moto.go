@@ -31,6 +31,9 @@ main(["-H", "127.0.0.1", "-p", sys.argv[1]])`
 type Moto struct {
 	// Endpoint is the base URL, e.g. http://127.0.0.1:40123.
 	Endpoint string
+	// Process controls it (fault tests hang, kill and restart it; a
+	// restarted moto_server has lost its buckets).
+	Process *Process
 }
 
 // StartMoto runs moto_server for the test. It needs python3 with moto
@@ -41,10 +44,10 @@ func StartMoto(t testing.TB) *Moto {
 	if err != nil {
 		t.Fatalf("emulator: python3 is not on PATH (%v); moto_server needs it", err)
 	}
-	addr := Start(t, "moto_server", func(port int) *exec.Cmd {
+	proc := StartProcess(t, "moto_server", func(port int) *exec.Cmd {
 		return exec.Command(python, "-c", motoMain, strconv.Itoa(port))
 	})
-	return &Moto{Endpoint: "http://" + addr}
+	return &Moto{Endpoint: "http://" + proc.Addr, Process: proc}
 }
 
 // S3 returns an S3 client for the server: path-style addressing, dummy

@@ -141,6 +141,11 @@ func (e *Env) S3(ctx context.Context) (*objects.Bucket, error) {
 	defer e.mu.Unlock()
 	if e.s3 == nil {
 		client := s3.NewFromConfig(cfg, func(o *s3.Options) {
+			// Objects are checked by their callers (ETags, zip and JSON
+			// decoding); checksums are validated where S3 requires them,
+			// without a log line per object that has none.
+			o.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
+			o.DisableLogOutputChecksumValidationSkipped = true
 			if e.Config.S3Endpoint != "" {
 				o.BaseEndpoint = aws.String(e.Config.S3Endpoint)
 				o.UsePathStyle = true

@@ -201,5 +201,5 @@ func (b *Bucket) fail(op, key string, err error) error {
 	case status == http.StatusPreconditionFailed, status == http.StatusConflict && code != "BucketNotEmpty":
 		return fmt.Errorf("s3 %s %s: %w", op, key, ErrPrecondition)
 	}
-	return awscall.Wrap("S3", "s3 "+op+" "+key, err, op == "write" || op == "tag")
+	return awscall.Wrap("S3", "s3 "+op+" "+b.name+"/"+key, err, op == "write" || op == "tag")
 }

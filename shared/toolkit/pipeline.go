@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolshed/toolshed/shared/caller"
 	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolerr"
 )
 
@@ -191,12 +192,14 @@ func (p *Pipeline) run(ctx context.Context, name string, req Request, notes *[]s
 	})
 }
 
-// LimiterTimeout bounds the rate-limit check, well inside any deadline, so
-// that a limiter whose storage hangs leaves the call time to answer.
-const LimiterTimeout = 500 * time.Millisecond
+// LimiterShare is the part of a call's deadline the rate-limit check may
+// take (a third), so that a limiter whose storage hangs leaves the call
+// time to answer.
+const LimiterShare = 3
 
 // limit asks the limiter whether the call may run. When the limiter itself
-// fails (its storage is down or does not answer within LimiterTimeout),
+// fails (its storage is down, or does not answer within a LimiterShare of
+// the deadline),
 // a read-only tool (readOnlyHint) runs anyway — the limit protects
 // against load, and refusing reads would turn a counter's outage into an
 // outage of every tool — while any other tool is refused with
@@ -209,7 +212,7 @@ func (p *Pipeline) limit(ctx context.Context, c *schema.Contract, tenant string,
 	if n, ok := p.opts.LimitOverrides[c.Name]; ok {
 		perMinute = n
 	}
-	lctx, cancel := context.WithTimeout(ctx, LimiterTimeout)
+	lctx, cancel := context.WithTimeout(ctx, time.Duration(c.TimeoutMs)*time.Millisecond/LimiterShare)
 	defer cancel()
 	d, err := p.opts.Limiter.Allow(lctx, tenant, c.Name, perMinute)
 	if err != nil {
@@ -217,7 +220,14 @@ func (p *Pipeline) limit(ctx context.Context, c *schema.Contract, tenant string,
 			*notes = append(*notes, fmt.Sprintf("rate limiter unavailable, read-only call allowed: %v", err))
 			return nil
 		}
-		e := toolerr.New(toolerr.StorageError, "the rate limiter's storage is unavailable, so %s was not run; nothing was changed, try again", c.Name)
+		state := "is unavailable"
+		if errors.Is(err, store.ErrThrottled) {
+			state = "is throttling requests"
+		}
+		e := toolerr.New(toolerr.StorageError, "the rate limiter's storage %s, so %s was not run; nothing was changed, try again", state, c.Name)
+		if errors.Is(err, store.ErrThrottled) {
+			e.RetryAfter = 1
+		}
 		e.Cause = fmt.Errorf("rate limiter: %w", err)
 		return e
 	}

@@ -38,20 +38,37 @@ const dynaliteCLI = "node_modules/dynalite/cli.js"
 // exitOnStdinEOF is the node script that runs the dynalite CLI (argv[1]) and
 // exits when its standard input closes, so an orphaned emulator never
 // outlives the test process. The CLI reads its flags from argv[2:].
+// dynalite throws on a request its client aborted (a caller giving up on a
+// stalled attempt, as fault tests make them), which would end the process:
+// that one error is ignored, as DynamoDB itself shrugs it off.
 const exitOnStdinEOF = `process.stdin.on('end', () => process.exit(0));
 process.stdin.on('error', () => process.exit(0));
 process.stdin.resume();
+process.on('uncaughtException', (err) => {
+  if (err && err.code === 'ECONNRESET') return;
+  console.error(err);
+  process.exit(1);
+});
 require(process.argv[1]);`
 
 // Server is a running dynalite process.
 type Server struct {
 	// Endpoint is the base URL, e.g. http://127.0.0.1:40123.
 	Endpoint string
+	// Process controls it (fault tests hang, kill and restart it).
+	Process *emulator.Process
 }
 
-// Start runs dynalite on a free loopback port and stops it when the test
-// ends.
+// Start runs dynalite on a free loopback port, in memory, and stops it
+// when the test ends.
 func Start(t testing.TB) *Server {
+	t.Helper()
+	return StartAt(t, "")
+}
+
+// StartAt is Start keeping the tables in the folder dir ("" for memory),
+// so that they survive a restart of the process.
+func StartAt(t testing.TB, dir string) *Server {
 	t.Helper()
 	root, err := RepoRoot()
 	if err != nil {
@@ -65,16 +82,20 @@ func Start(t testing.TB) *Server {
 	if err != nil {
 		t.Fatalf("dynamotest: node is not on PATH (%v): install Node.js, then run `npm ci` at the repo root", err)
 	}
-	addr := emulator.Start(t, "dynalite", func(port int) *exec.Cmd {
-		return exec.Command(node, "-e", exitOnStdinEOF, cli,
+	proc := emulator.StartProcess(t, "dynalite", func(port int) *exec.Cmd {
+		args := []string{"-e", exitOnStdinEOF, cli,
 			"--host", "127.0.0.1",
 			"--port", strconv.Itoa(port),
 			"--createTableMs", "0",
 			"--deleteTableMs", "0",
 			"--updateTableMs", "0",
-		)
+		}
+		if dir != "" {
+			args = append(args, "--path", dir)
+		}
+		return exec.Command(node, args...)
 	})
-	return &Server{Endpoint: "http://" + addr}
+	return &Server{Endpoint: "http://" + proc.Addr, Process: proc}
 }
 
 // RepoRoot walks up from the working directory to the folder holding both
