@@ -129,7 +129,7 @@ func TestClosedDBIsStorageError(t *testing.T) {
 		"tasks get":    func() error { _, err := stores.Tasks.Get(ctx, "a", 1); return err },
 		"tasks list":   func() error { _, err := stores.Tasks.List(ctx, "a", store.TaskQuery{}); return err },
 		"memory append": func() error {
-			_, err := stores.Memory.Append(ctx, "a", "f", "c", now)
+			_, err := stores.Memory.Append(ctx, "a", "f", store.NewEntry{Content: "c"}, now)
 			return err
 		},
 		"counter":        func() error { _, _, err := stores.Counters.Increment(ctx, "k", 1, now); return err },

@@ -45,7 +45,7 @@ func storeCalls(stores store.Stores) map[string]func(ctx context.Context) error 
 		"tasks complete": func(ctx context.Context) error { _, err := stores.Tasks.Complete(ctx, "a", 1, now); return err },
 		"tasks delete":   func(ctx context.Context) error { _, err := stores.Tasks.Delete(ctx, "a", 1); return err },
 		"memory append": func(ctx context.Context) error {
-			_, err := stores.Memory.Append(ctx, "a", "f", "c", now)
+			_, err := stores.Memory.Append(ctx, "a", "f", store.NewEntry{Content: "c"}, now)
 			return err
 		},
 		"memory list": func(ctx context.Context) error {

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
@@ -42,7 +43,7 @@ func (s service) write(ctx context.Context, call toolkit.Call, in writeInput) (t
 			"the entry is %d bytes; at most %d bytes are allowed", n, MaxEntryBytes).
 			With("limitBytes", MaxEntryBytes).With("bytes", n)
 	}
-	e, err := s.memory.Append(ctx, call.Tenant, in.File, text, s.now())
+	e, err := s.memory.Append(ctx, call.Tenant, in.File, store.NewEntry{Content: text}, s.now())
 	if err != nil {
 		return toolkit.Result{}, fmt.Errorf("append to %s: %w", in.File, err)
 	}
