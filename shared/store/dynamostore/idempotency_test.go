@@ -1,9 +1,17 @@
 package dynamostore_test
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -327,6 +335,110 @@ func TestPendingMemoryClaim(t *testing.T) {
 		}
 		if claims != 5 || ents != 10 {
 			t.Fatalf("%d claims and %d entries, want 5 and 10", claims, ents)
+		}
+	})
+}
+
+// lossyProxy stands between a client and the emulator and, once armed,
+// loses the answer to the next PutItem of a task: it either sends the
+// request on and never answers (the write is made), or never sends it on
+// (it is not). The caller's deadline ends the call either way.
+type lossyProxy struct {
+	srv     *httptest.Server
+	mu      sync.Mutex
+	armed   bool
+	forward bool // send the lost request on
+}
+
+func newLossyProxy(t *testing.T, endpoint string) *lossyProxy {
+	target, err := url.Parse(endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &lossyProxy{}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		p.mu.Lock()
+		lose := p.armed && strings.HasSuffix(r.Header.Get("X-Amz-Target"), ".PutItem") && bytes.Contains(body, []byte(`"title"`))
+		forward := p.forward
+		if lose {
+			p.armed = false
+		}
+		p.mu.Unlock()
+		if !lose {
+			rp.ServeHTTP(w, r)
+			return
+		}
+		if forward {
+			rp.ServeHTTP(httptest.NewRecorder(), r.Clone(context.WithoutCancel(r.Context())))
+		}
+		<-r.Context().Done() // no answer: the client gives up
+	}))
+	t.Cleanup(p.srv.Close)
+	return p
+}
+
+func (p *lossyProxy) arm(forward bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.armed, p.forward = true, forward
+}
+
+// TestLostAnswer: a Create whose task write gets no answer fails with
+// ErrMaybeDone; retried with its key, it answers the task if the write was
+// made, and otherwise makes it once the claim may be taken over.
+func TestLostAnswer(t *testing.T) {
+	srv := dynamotest.Start(t)
+	newTask := store.NewTask{Title: "t", IdempotencyKey: "k"}
+	create := func(t *testing.T, tasks store.Tasks, now time.Time) (store.Task, error) {
+		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+		defer cancel()
+		return tasks.Create(ctx, "acme", newTask, now)
+	}
+	setup := func(t *testing.T) (store.Tasks, *lossyProxy) {
+		tables := srv.NewTables(t)
+		proxy := newLossyProxy(t, srv.Endpoint)
+		client := dynamotest.NewClient(proxy.srv.URL, func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
+		return dynamostore.New(client, tables).Tasks, proxy
+	}
+
+	t.Run("WriteMade", func(t *testing.T) {
+		tasks, proxy := setup(t)
+		proxy.arm(true)
+		_, err := create(t, tasks, t0)
+		if !errors.Is(err, store.ErrMaybeDone) {
+			t.Fatalf("create with a lost answer: error = %v, want ErrMaybeDone", err)
+		}
+		got, err := create(t, tasks, t0.Add(time.Second))
+		if err != nil || got.ID != 1 || !got.Replayed {
+			t.Fatalf("retry = %+v, %v; want task 1 replayed", got, err)
+		}
+		if ids := taskIDs(t, tasks, "acme"); !slices.Equal(ids, []int64{1}) {
+			t.Fatalf("tasks = %v, want [1]", ids)
+		}
+	})
+
+	t.Run("WriteNotMade", func(t *testing.T) {
+		tasks, proxy := setup(t)
+		proxy.arm(false)
+		_, err := create(t, tasks, t0)
+		if !errors.Is(err, store.ErrMaybeDone) {
+			t.Fatalf("create with a lost request: error = %v, want ErrMaybeDone", err)
+		}
+		_, err = create(t, tasks, t0.Add(time.Second))
+		wantInProgress(t, err, dynamostore.TakeoverDelay-time.Second)
+		got, err := create(t, tasks, t0.Add(dynamostore.TakeoverDelay))
+		if err != nil || got.Replayed {
+			t.Fatalf("retry after the takeover delay = %+v, %v; want a task made", got, err)
+		}
+		if ids := taskIDs(t, tasks, "acme"); !slices.Equal(ids, []int64{got.ID}) {
+			t.Fatalf("tasks = %v, want [%d]", ids, got.ID)
 		}
 	})
 }
