@@ -36,10 +36,11 @@ func (s *memoryStore) Append(ctx context.Context, tenant, file string, ne store.
 			}
 			var first idemRecord[string]
 			found, err := getJSON(idem, []byte(ne.IdempotencyKey), &first)
-			if err != nil || found {
-				if err == nil {
-					replay, err = loadEntry(nested(tx, bucketMemory, tenant, file), tenant, file, first.ID)
-				}
+			if err != nil {
+				return err
+			}
+			if found {
+				replay, err = loadEntry(nested(tx, bucketMemory, tenant, file), tenant, file, first.ID)
 				return err
 			}
 		}

@@ -63,11 +63,12 @@ func (s *taskStore) Create(ctx context.Context, tenant string, t store.NewTask, 
 			}
 			var first idemRecord[int64]
 			found, err := getJSON(idem, []byte(t.IdempotencyKey), &first)
-			if err != nil || found {
-				if err == nil {
-					rec, err = replayTask(nested(tx, bucketTasks, tenant), first.ID)
-					replayed = true
-				}
+			if err != nil {
+				return err
+			}
+			if found {
+				replayed = true
+				rec, err = replayTask(nested(tx, bucketTasks, tenant), first.ID)
 				return err
 			}
 		}

@@ -106,7 +106,9 @@ func (o once[T]) run(ctx context.Context) (v T, replayed bool, err error) {
 				continue // another request claimed it first: read it
 			}
 			if err != nil {
-				return v, false, writeErr("put idempotency claim", err)
+				// Even if it was applied, no task or entry was made: the
+				// claim alone is invisible, and a retry resolves it.
+				return v, false, storageErr("put idempotency claim", err)
 			}
 			v, err = o.writeOwned(ctx, owner)
 			return v, false, err
@@ -136,7 +138,10 @@ func (o once[T]) run(ctx context.Context) (v T, replayed bool, err error) {
 			return made, true, nil
 		}
 		if age := o.now.Sub(at); age < takeoverDelay {
-			return v, false, fmt.Errorf("dynamodb idempotency claim: %w", &store.InProgressError{RetryAfter: takeoverDelay - age})
+			// (A claim from the future, by a clock ahead of ours, is waited
+			// for no longer than a claim made now.)
+			wait := min(takeoverDelay-age, takeoverDelay)
+			return v, false, fmt.Errorf("dynamodb idempotency claim: %w", &store.InProgressError{RetryAfter: wait})
 		}
 		newOwner := newOwner()
 		_, err = o.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
@@ -151,7 +156,7 @@ func (o once[T]) run(ctx context.Context) (v T, replayed bool, err error) {
 			continue // another request took it over or recorded a result
 		}
 		if err != nil {
-			return v, false, writeErr("take over idempotency claim", err)
+			return v, false, storageErr("take over idempotency claim", err) // as for the put above
 		}
 		v, err = o.writeOwned(ctx, newOwner)
 		return v, false, err
