@@ -662,10 +662,10 @@ func TestPolicies(t *testing.T) {
 	rate := []string{"dynamodb:UpdateItem"}
 	anchors := map[string]map[string][]string{
 		"hello":              {table(config.RateLimitsTable): rate},
-		"add_task":           {table(config.TasksTable): {"dynamodb:PutItem", "dynamodb:UpdateItem"}, table(config.RateLimitsTable): rate},
+		"add_task":           {table(config.TasksTable): {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}, table(config.RateLimitsTable): rate},
 		"list_tasks":         {table(config.TasksTable): {"dynamodb:Query"}, table(config.RateLimitsTable): rate},
 		"delete_task":        {table(config.TasksTable): {"dynamodb:DeleteItem"}, table(config.RateLimitsTable): rate},
-		"write_memory_entry": {table(config.MemoryTable): {"dynamodb:PutItem"}, table(config.RateLimitsTable): rate},
+		"write_memory_entry": {table(config.MemoryTable): {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}, table(config.RateLimitsTable): rate},
 		"authorizer":         {table(config.APIKeysTable): {"dynamodb:GetItem"}},
 	}
 	for name, want := range anchors {

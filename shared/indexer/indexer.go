@@ -33,6 +33,7 @@ import (
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/store"
+	"github.com/toolshed/toolshed/shared/store/dynamostore"
 )
 
 // Grants are what the deployed indexer may touch besides its stream
@@ -192,6 +193,9 @@ func (ix *Indexer) handleStream(ctx context.Context, ev events.DynamoDBEvent) ev
 	for _, r := range ev.Records {
 		if r.EventName != string(events.DynamoDBOperationTypeInsert) {
 			continue // entries are never modified; removals leave harmless vectors
+		}
+		if pk, ok := r.Change.NewImage["pk"]; ok && pk.DataType() == events.DataTypeString && dynamostore.IsMemoryClaim(pk.String()) {
+			continue // an idempotency key's claim, not an entry
 		}
 		e, ok := entryOf(r.Change.NewImage)
 		if !ok {

@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -221,6 +222,12 @@ func testMemoryStream(t *testing.T, st, empty *contextindex.Store) {
 	ix.Handle(ctx, fixture(t, "dynamodb-memory-inserts.json"))
 	if srv.Texts.Load() != n {
 		t.Error("a redelivered batch was embedded again")
+	}
+	// The fixture's idempotency claim is skipped as one, without a warning.
+	var logged bytes.Buffer
+	quiet := &Indexer{Store: st, Embedder: emb, Now: time.Now, Log: slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	if _, err := quiet.Handle(ctx, fixture(t, "dynamodb-memory-inserts.json")); err != nil || logged.Len() > 0 {
+		t.Errorf("a batch with a claim: %v, logged %q", err, logged.String())
 	}
 	// Without an embedder the stream is acknowledged and nothing stored.
 	out, err = newIndexer(t, empty, nil, nil).Handle(ctx, fixture(t, "dynamodb-memory-inserts.json"))

@@ -8,6 +8,14 @@
 //     are never reused, even after a delete; a failed Create may burn an id.
 //   - Memory: append-only notes per tenant and file. Entries are never
 //     updated or deleted; each has a unique time-ordered id.
+//
+// Creating a task and appending a memory entry are the two writes that are
+// not idempotent by nature (each call makes a new item), so both take an
+// optional idempotency key chosen by the client: a second write with a key
+// the tenant already used (for tasks; for memory, in the same file) makes
+// nothing and returns what the first one made, marked Replayed. A caller
+// whose write ended without an answer (ErrMaybeDone, a deadline) can so
+// retry it safely. Keys of different tenants never meet.
 //   - Counters: fixed-window rate counters. The caller names the window in
 //     the key; the expiry is for clean-up only.
 //   - Access: how often and when a tenant last read a path.
@@ -41,7 +49,7 @@ var (
 	// ErrNotFound means the item does not exist (for this tenant).
 	ErrNotFound = errors.New("not found")
 	// ErrConflict means the write collides with an existing item, e.g. a key
-	// that already exists.
+	// that already exists, or with a write in progress (InProgressError).
 	ErrConflict = errors.New("conflict")
 	// ErrStorage means the backend failed. The wrapped text keeps the cause
 	// for logs; callers should not show it to clients. Unless ErrMaybeDone
@@ -95,13 +103,38 @@ type Task struct {
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
 	CompletedAt *time.Time // set the first time the task is completed
+	// Replayed is set only by Create, on a task an earlier Create with the
+	// same idempotency key made (returned as it is now): this call made
+	// nothing.
+	Replayed bool
 }
 
 // NewTask is what Create needs; the store sets the rest.
 type NewTask struct {
 	Title       string
 	Description *string
+	// IdempotencyKey, when not empty, makes Create idempotent for the
+	// tenant: see Tasks.Create. Callers check its form (the tools allow
+	// 1-128 letters, digits and "._:-").
+	IdempotencyKey string
 }
+
+// InProgressError is the error of a write whose idempotency key is held by
+// another request that has not finished, or ended without recording what
+// it did, less than a takeover delay ago (DynamoDB only: see package
+// dynamostore). This call changed nothing; the same write with the same
+// key can be tried again after RetryAfter. It wraps ErrConflict.
+type InProgressError struct {
+	RetryAfter time.Duration
+}
+
+func (e *InProgressError) Error() string {
+	return fmt.Sprintf("a request with this idempotency key is in progress; try again in %s: %v",
+		e.RetryAfter.Round(time.Second), ErrConflict)
+}
+
+// Unwrap makes errors.Is(err, ErrConflict) true.
+func (e *InProgressError) Unwrap() error { return ErrConflict }
 
 // TaskPatch changes a task. Nil fields are left alone. With SetDescription,
 // Description replaces the description, and a nil Description clears it.
@@ -128,6 +161,13 @@ type TaskPage struct {
 type Tasks interface {
 	// Create stores a pending task under the next id of the tenant's
 	// counter: 1, 2, 3…
+	//
+	// With an IdempotencyKey the tenant used before, Create makes nothing
+	// and returns the task that first Create made, as it is now, with
+	// Replayed set; if that task was deleted since, an error wrapping
+	// ErrNotFound says so. A key is kept for as long as the store is, and
+	// concurrent Creates with one key make one task at most (the others
+	// replay it or fail with an InProgressError).
 	Create(ctx context.Context, tenant string, t NewTask, now time.Time) (Task, error)
 	// Get returns one task, or ErrNotFound.
 	Get(ctx context.Context, tenant string, id int64) (Task, error)
@@ -151,6 +191,16 @@ type MemoryEntry struct {
 	ID        string // unique; lexical order is time order (see NewMemoryID)
 	Content   string
 	CreatedAt time.Time
+	// Replayed is set only by Append, on the entry an earlier Append with
+	// the same idempotency key made: this call appended nothing.
+	Replayed bool
+}
+
+// NewEntry is what Append needs: the content and, optionally, an
+// idempotency key (see Memory.Append; callers check its form).
+type NewEntry struct {
+	Content        string
+	IdempotencyKey string
 }
 
 // MemoryQuery selects a page of memory entries.
@@ -170,7 +220,13 @@ type MemoryPage struct {
 type Memory interface {
 	// Append adds an entry with a new ID. The write is conditional, so an
 	// existing entry is never overwritten (ErrConflict instead).
-	Append(ctx context.Context, tenant, file, content string, now time.Time) (MemoryEntry, error)
+	//
+	// With an IdempotencyKey the tenant used before on this file, Append
+	// adds nothing and returns the entry that first Append made, with
+	// Replayed set. Keys are per tenant and file; concurrent Appends with
+	// one key add one entry at most (the others replay it or fail with an
+	// InProgressError).
+	Append(ctx context.Context, tenant, file string, e NewEntry, now time.Time) (MemoryEntry, error)
 	// List returns a file's entries in ascending ID order.
 	List(ctx context.Context, tenant, file string, q MemoryQuery) (MemoryPage, error)
 }

@@ -1,8 +1,11 @@
 package store_test
 
 import (
+	"errors"
+	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -78,5 +81,16 @@ func TestSortAPIKeys(t *testing.T) {
 	}
 	if want := []string{"0", "a", "b", "c"}; !slices.Equal(got, want) {
 		t.Fatalf("order = %v, want %v", got, want)
+	}
+}
+
+func TestInProgressError(t *testing.T) {
+	err := fmt.Errorf("dynamodb create task: %w", &store.InProgressError{RetryAfter: 12300 * time.Millisecond})
+	var ip *store.InProgressError
+	if !errors.Is(err, store.ErrConflict) || !errors.As(err, &ip) || ip.RetryAfter != 12300*time.Millisecond {
+		t.Fatalf("%v: not an InProgressError wrapping ErrConflict", err)
+	}
+	if want := "a request with this idempotency key is in progress; try again in 12s"; !strings.Contains(err.Error(), want) {
+		t.Errorf("message %q does not say %q", err, want)
 	}
 }

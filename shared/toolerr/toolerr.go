@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/toolshed/toolshed/contracts"
@@ -41,7 +42,7 @@ type Error struct {
 	Code       Code
 	Message    string
 	Details    map[string]any
-	RetryAfter int // seconds; set for RATE_LIMITED
+	RetryAfter int // seconds; set for RATE_LIMITED and some STORAGE_ERRORs
 	Cause      error
 }
 
@@ -80,9 +81,17 @@ func From(err error) *Error {
 		return nil
 	}
 	var te *Error
+	var inProgress *store.InProgressError
 	switch {
 	case errors.As(err, &te):
 		return te
+	case errors.As(err, &inProgress):
+		// This call changed nothing, but the request holding the key may
+		// yet make (or have made) the write: retrying with the key is safe.
+		secs := max(1, int((inProgress.RetryAfter+time.Second-1)/time.Second))
+		return (&Error{Code: StorageError, RetryAfter: secs, Cause: err,
+			Message: fmt.Sprintf("another request with this idempotency key is in progress or stopped without an answer; this call changed nothing: retry with the same idempotencyKey in %d s", secs)}).
+			With("outcome", "unknown")
 	case errors.Is(err, store.ErrMaybeDone):
 		return (&Error{Code: StorageError, Cause: err,
 			Message: "storage did not answer: the change may or may not have been made; see the tool's description for whether retrying is safe"}).

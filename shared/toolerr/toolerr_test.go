@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/toolshed/toolshed/shared/store"
@@ -63,6 +64,12 @@ func TestFrom(t *testing.T) {
 	}
 	if toolerr.From(nil) != nil {
 		t.Error("From(nil) is not nil")
+	}
+	// A write whose idempotency key another request holds: retry later.
+	e := toolerr.From(fmt.Errorf("create: %w", &store.InProgressError{RetryAfter: 2500 * time.Millisecond}))
+	if e.Code != toolerr.StorageError || e.RetryAfter != 3 || e.Details["outcome"] != "unknown" ||
+		!strings.Contains(e.Message, "retry with the same idempotencyKey in 3 s") {
+		t.Errorf("in progress: %+v", e)
 	}
 }
 

@@ -9,8 +9,15 @@
 //	counters/<key>                             -> JSON {count, expires}
 //	access/<tenant>/<path>                     -> JSON {count, last_access}
 //	apikeys/<hash>                             -> JSON key
+//	idempotency/<tenant>/task/<key>            -> JSON {id}: the task
+//	                                            Create made with this key
+//	idempotency/<tenant>/memory/<file>/<key>   -> JSON {id}: the entry
+//	                                            Append made with this key
 //
 // bbolt runs one write transaction at a time, so counters and ids are exact.
+// A key's record is written in the transaction that makes the task or
+// entry, so a write with a key either happens with its record or not at
+// all, and a second write with the key only reads.
 // Only one process can open the file; a second one fails after a second
 // with "database is locked by another process".
 package boltstore
@@ -37,13 +44,21 @@ const (
 	bucketCounters = "counters"
 	bucketAccess   = "access"
 	bucketAPIKeys  = "apikeys"
+	bucketIdem     = "idempotency"
+)
+
+// Kinds of idempotency records, one nested bucket each under the tenant's.
+const (
+	idemTask   = "task"
+	idemMemory = "memory"
 )
 
 // buckets are the top-level buckets of the file, one per kind of data.
-var buckets = []string{bucketTasks, bucketMemory, bucketCounters, bucketAccess, bucketAPIKeys}
+var buckets = []string{bucketTasks, bucketMemory, bucketCounters, bucketAccess, bucketAPIKeys, bucketIdem}
 
-// createBuckets makes sure every bucket exists. A file that has them all
-// is only read, so opening an existing store costs no write and no fsync.
+// createBuckets makes sure every bucket exists, in new files and in files
+// made before a bucket was added. A file that has them all is only read,
+// so opening an existing store costs no write and no fsync.
 func createBuckets(db *bolt.DB) error {
 	missing := false
 	err := db.View(func(tx *bolt.Tx) error {
@@ -217,4 +232,10 @@ func nestedCreate(tx *bolt.Tx, top string, path ...string) (*bolt.Bucket, error)
 		}
 	}
 	return b, nil
+}
+
+// idemRecord is what an idempotency key maps to: the id of what the first
+// write with it made (a task id, a memory entry id).
+type idemRecord[T any] struct {
+	ID T `json:"id"`
 }

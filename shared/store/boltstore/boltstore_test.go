@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	bolt "go.etcd.io/bbolt"
+
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
 	"github.com/toolshed/toolshed/shared/store/storetest"
@@ -126,10 +128,18 @@ func TestClosedDBIsStorageError(t *testing.T) {
 	now := time.Now()
 	checks := map[string]func() error{
 		"tasks create": func() error { _, err := stores.Tasks.Create(ctx, "a", store.NewTask{Title: "t"}, now); return err },
-		"tasks get":    func() error { _, err := stores.Tasks.Get(ctx, "a", 1); return err },
-		"tasks list":   func() error { _, err := stores.Tasks.List(ctx, "a", store.TaskQuery{}); return err },
+		"tasks create with key": func() error {
+			_, err := stores.Tasks.Create(ctx, "a", store.NewTask{Title: "t", IdempotencyKey: "k"}, now)
+			return err
+		},
+		"tasks get":  func() error { _, err := stores.Tasks.Get(ctx, "a", 1); return err },
+		"tasks list": func() error { _, err := stores.Tasks.List(ctx, "a", store.TaskQuery{}); return err },
 		"memory append": func() error {
-			_, err := stores.Memory.Append(ctx, "a", "f", "c", now)
+			_, err := stores.Memory.Append(ctx, "a", "f", store.NewEntry{Content: "c"}, now)
+			return err
+		},
+		"memory append with key": func() error {
+			_, err := stores.Memory.Append(ctx, "a", "f", store.NewEntry{Content: "c", IdempotencyKey: "k"}, now)
 			return err
 		},
 		"counter":        func() error { _, _, err := stores.Counters.Increment(ctx, "k", 1, now); return err },
@@ -192,5 +202,41 @@ func TestAccessCountsSurviveClose(t *testing.T) {
 	got, err := db.Stores().Access.Get(ctx, "acme", "src/a.go")
 	if err != nil || got.Count != 100 || !got.LastAccess.Equal(at.Add(99*time.Second)) {
 		t.Errorf("after reopening: %+v, %v; want 100 reads, last at +99 s", got, err)
+	}
+}
+
+// TestOpenAddsIdempotencyBucket: a file made before idempotency keys (no
+// idempotency bucket, tasks and entries in it) gets the bucket when opened,
+// and keyed writes work beside the old data.
+func TestOpenAddsIdempotencyBucket(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.db")
+	old, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = old.Update(func(tx *bolt.Tx) error {
+		for _, name := range []string{"tasks", "memory", "counters", "access", "apikeys"} {
+			if _, err := tx.CreateBucket([]byte(name)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err := errors.Join(err, old.Close()); err != nil {
+		t.Fatal(err)
+	}
+
+	stores := open(t, path).Stores()
+	ctx := context.Background()
+	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 2 {
+		task, err := stores.Tasks.Create(ctx, "acme", store.NewTask{Title: "t", IdempotencyKey: "k"}, now)
+		if err != nil || task.ID != 1 || task.Replayed != (i == 1) {
+			t.Fatalf("create %d with a key in an old file: %+v, %v", i, task, err)
+		}
+		e, err := stores.Memory.Append(ctx, "acme", "f", store.NewEntry{Content: "c", IdempotencyKey: "k"}, now)
+		if err != nil || e.Replayed != (i == 1) {
+			t.Fatalf("append %d with a key in an old file: %+v, %v", i, e, err)
+		}
 	}
 }

@@ -22,9 +22,28 @@ type memoryRecord struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
-func (s *memoryStore) Append(ctx context.Context, tenant, file, content string, now time.Time) (store.MemoryEntry, error) {
-	e := store.NewMemoryEntry(tenant, file, content, now)
+func (s *memoryStore) Append(ctx context.Context, tenant, file string, ne store.NewEntry, now time.Time) (store.MemoryEntry, error) {
+	e := store.NewMemoryEntry(tenant, file, ne.Content, now)
+	var replay *store.MemoryEntry
 	err := update(ctx, s.db, fmt.Sprintf("append memory %s", e.ID), func(tx *bolt.Tx) error {
+		replay = nil
+		var idem *bolt.Bucket
+		if ne.IdempotencyKey != "" {
+			var err error
+			idem, err = nestedCreate(tx, bucketIdem, tenant, idemMemory, file)
+			if err != nil {
+				return err
+			}
+			var first idemRecord[string]
+			found, err := getJSON(idem, []byte(ne.IdempotencyKey), &first)
+			if err != nil {
+				return err
+			}
+			if found {
+				replay, err = loadEntry(nested(tx, bucketMemory, tenant, file), tenant, file, first.ID)
+				return err
+			}
+		}
 		b, err := nestedCreate(tx, bucketMemory, tenant, file)
 		if err != nil {
 			return err
@@ -33,12 +52,36 @@ func (s *memoryStore) Append(ctx context.Context, tenant, file, content string, 
 		if b.Get(key) != nil {
 			return fmt.Errorf("memory entry %s exists: %w", e.ID, store.ErrConflict)
 		}
-		return putJSON(b, key, memoryRecord{Content: e.Content, CreatedAt: e.CreatedAt})
+		if err := putJSON(b, key, memoryRecord{Content: e.Content, CreatedAt: e.CreatedAt}); err != nil {
+			return err
+		}
+		if idem != nil {
+			return putJSON(idem, []byte(ne.IdempotencyKey), idemRecord[string]{ID: e.ID})
+		}
+		return nil
 	})
 	if err != nil {
 		return store.MemoryEntry{}, err
 	}
+	if replay != nil {
+		return *replay, nil
+	}
 	return e, nil
+}
+
+// loadEntry reads the entry an earlier Append with the same idempotency
+// key made, marked Replayed. Entries are never deleted, so a missing one
+// means the file is damaged.
+func loadEntry(b *bolt.Bucket, tenant, file, id string) (*store.MemoryEntry, error) {
+	var rec memoryRecord
+	found, err := getJSON(b, []byte(id), &rec)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, fmt.Errorf("the entry appended with this idempotency key (id %s) is missing: %w", id, store.ErrNotFound)
+	}
+	return &store.MemoryEntry{Tenant: tenant, File: file, ID: id, Content: rec.Content, CreatedAt: rec.CreatedAt, Replayed: true}, nil
 }
 
 func (s *memoryStore) List(ctx context.Context, tenant, file string, q store.MemoryQuery) (store.MemoryPage, error) {

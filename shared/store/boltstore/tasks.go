@@ -3,6 +3,7 @@ package boltstore
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"time"
 
@@ -50,7 +51,27 @@ func taskKey(id int64) []byte {
 func (s *taskStore) Create(ctx context.Context, tenant string, t store.NewTask, now time.Time) (store.Task, error) {
 	now = now.UTC()
 	var rec taskRecord
+	var replayed bool
 	err := update(ctx, s.db, "create task", func(tx *bolt.Tx) error {
+		replayed = false
+		var idem *bolt.Bucket
+		if t.IdempotencyKey != "" {
+			var err error
+			idem, err = nestedCreate(tx, bucketIdem, tenant, idemTask)
+			if err != nil {
+				return err
+			}
+			var first idemRecord[int64]
+			found, err := getJSON(idem, []byte(t.IdempotencyKey), &first)
+			if err != nil {
+				return err
+			}
+			if found {
+				replayed = true
+				rec, err = replayTask(nested(tx, bucketTasks, tenant), first.ID)
+				return err
+			}
+		}
 		b, err := nestedCreate(tx, bucketTasks, tenant)
 		if err != nil {
 			return err
@@ -71,12 +92,30 @@ func (s *taskStore) Create(ctx context.Context, tenant string, t store.NewTask, 
 		if b.Get(key) != nil {
 			return fmt.Errorf("task %d: %w", rec.ID, store.ErrConflict)
 		}
-		return putJSON(b, key, rec)
+		if err := putJSON(b, key, rec); err != nil {
+			return err
+		}
+		if idem != nil {
+			return putJSON(idem, []byte(t.IdempotencyKey), idemRecord[int64]{ID: rec.ID})
+		}
+		return nil
 	})
 	if err != nil {
 		return store.Task{}, err
 	}
-	return rec.task(), nil
+	task := rec.task()
+	task.Replayed = replayed
+	return task, nil
+}
+
+// replayTask loads the task an earlier Create with the same idempotency
+// key made.
+func replayTask(b *bolt.Bucket, id int64) (taskRecord, error) {
+	rec, err := loadTask(b, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return rec, fmt.Errorf("the task created with this idempotency key (id %d) was deleted: %w", id, store.ErrNotFound)
+	}
+	return rec, err
 }
 
 func (s *taskStore) Get(ctx context.Context, tenant string, id int64) (store.Task, error) {

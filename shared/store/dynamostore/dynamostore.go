@@ -4,9 +4,12 @@
 //
 //	Tasks       PK tenant (S), SK id (N). Item id = 0 of each tenant is its id
 //	            counter (attribute seq). Create = UpdateItem ADD seq, then a
-//	            PutItem conditional on attribute_not_exists(id).
+//	            PutItem conditional on attribute_not_exists(id). Items with
+//	            id < 0 are idempotency claims (below); tasks have id >= 1.
 //	Memory      PK pk (S) = tenant + "#" + file, SK id (S); conditional PutItem
-//	            only: no code path updates or deletes an entry.
+//	            only: no code path updates or deletes an entry. Idempotency
+//	            claims have PK "%idem#" + the entries' pk, SK the key
+//	            (IsMemoryClaim tells them apart on the table's stream).
 //	RateLimits  PK pk (S) = the counter key; conditional ADD count below the
 //	            limit; ttl (N, epoch seconds) for clean-up only.
 //	Access      PK tenant (S), SK path (S); ADD count, SET last_access.
@@ -17,6 +20,41 @@
 // transactions (TransactWriteItems), so a local emulator can run the same
 // code. Times are stored as RFC 3339 strings with nanoseconds, in UTC. Reads
 // are strongly consistent.
+//
+// # Idempotency keys
+//
+// A Create or Append with an idempotency key is guarded by a claim item,
+// one per tenant and key (and file, for memory): in the tenant's partition
+// of the Tasks table with sort key -1 - (the first 63 bits of the key's
+// sha256), or in the Memory table under the claim partition above. A claim
+// holds idem_key, owner (a random token of the request holding it),
+// claimed_at and, once the write is made, result (the task or entry id).
+// The task or entry carries idem_key too. A call:
+//
+//  1. reads the claim (strongly consistent);
+//  2. if there is none, puts one (conditional on attribute_not_exists),
+//     makes the write and records its id in the claim (conditional on
+//     owner); losing the race to put it starts over at 1;
+//  3. if the claim has a result, returns what that id names (Replayed);
+//     a task deleted since is ErrNotFound;
+//  4. if the claim is pending (its request is still running, or stopped
+//     before recording its write), looks for the write by its idem_key
+//     (a Query of the tenant's partition with a filter) and, if found,
+//     records it in the claim and returns it (Replayed);
+//  5. if not found and the claim is at least takeoverDelay (30 s) old,
+//     takes it over (UpdateItem conditional on the old owner) and writes
+//     as in 2; if younger, fails with a store.InProgressError (ErrConflict)
+//     that says when to try again.
+//
+// A write that surely failed (the service answered, nothing changed)
+// releases its claim, so a retry can take it over at once; one whose
+// outcome is unknown (store.ErrMaybeDone) keeps it, and a retry finds the
+// write by its key or waits out the delay. The delay is far longer than any
+// request's deadline, so the holder of a claim that old can no longer
+// write: that is what keeps two writes from being made for one key. Two
+// concurrent calls with one key make one write; the other call replays it
+// or gets an InProgressError. Recording the result is best-effort: a call
+// whose write committed answers success even when the record fails.
 //
 // Errors: a failed condition becomes the matching store sentinel; every
 // other SDK error wraps store.ErrStorage and keeps the cause.

@@ -36,6 +36,10 @@ func storeCalls(stores store.Stores) map[string]func(ctx context.Context) error 
 			_, err := stores.Tasks.Create(ctx, "a", store.NewTask{Title: "t"}, now)
 			return err
 		},
+		"tasks create with key": func(ctx context.Context) error {
+			_, err := stores.Tasks.Create(ctx, "a", store.NewTask{Title: "t", IdempotencyKey: "k"}, now)
+			return err
+		},
 		"tasks get":  func(ctx context.Context) error { _, err := stores.Tasks.Get(ctx, "a", 1); return err },
 		"tasks list": func(ctx context.Context) error { _, err := stores.Tasks.List(ctx, "a", store.TaskQuery{}); return err },
 		"tasks update": func(ctx context.Context) error {
@@ -45,7 +49,11 @@ func storeCalls(stores store.Stores) map[string]func(ctx context.Context) error 
 		"tasks complete": func(ctx context.Context) error { _, err := stores.Tasks.Complete(ctx, "a", 1, now); return err },
 		"tasks delete":   func(ctx context.Context) error { _, err := stores.Tasks.Delete(ctx, "a", 1); return err },
 		"memory append": func(ctx context.Context) error {
-			_, err := stores.Memory.Append(ctx, "a", "f", "c", now)
+			_, err := stores.Memory.Append(ctx, "a", "f", store.NewEntry{Content: "c"}, now)
+			return err
+		},
+		"memory append with key": func(ctx context.Context) error {
+			_, err := stores.Memory.Append(ctx, "a", "f", store.NewEntry{Content: "c", IdempotencyKey: "k"}, now)
 			return err
 		},
 		"memory list": func(ctx context.Context) error {

@@ -23,6 +23,7 @@ const (
 	memFile      = "file"
 	memContent   = "content"
 	memCreatedAt = "created_at"
+	// An entry appended with an idempotency key also has claimKey.
 )
 
 type memoryStore struct {
@@ -39,19 +40,75 @@ func memoryPK(tenant, file string) string {
 	return t + "#" + file
 }
 
-func (s *memoryStore) Append(ctx context.Context, tenant, file, content string, now time.Time) (store.MemoryEntry, error) {
-	e := store.NewMemoryEntry(tenant, file, content, now)
-	op := fmt.Sprintf("append memory %s", e.ID)
-	_, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName: aws.String(s.table),
-		Item: map[string]types.AttributeValue{
-			memPK:        attrS(memoryPK(tenant, file)),
-			memID:        attrS(e.ID),
-			memTenant:    attrS(tenant),
-			memFile:      attrS(file),
-			memContent:   attrS(content),
-			memCreatedAt: attrTime(e.CreatedAt),
+func (s *memoryStore) Append(ctx context.Context, tenant, file string, ne store.NewEntry, now time.Time) (store.MemoryEntry, error) {
+	if ne.IdempotencyKey == "" {
+		return s.append(ctx, tenant, file, ne, now)
+	}
+	e, replayed, err := once[store.MemoryEntry]{
+		client: s.client,
+		table:  s.table,
+		claim:  memoryClaimKey(tenant, file, ne.IdempotencyKey),
+		key:    ne.IdempotencyKey,
+		now:    now,
+		write: func(ctx context.Context) (store.MemoryEntry, string, error) {
+			e, err := s.append(ctx, tenant, file, ne, now)
+			return e, e.ID, err
 		},
+		load: func(ctx context.Context, id string) (store.MemoryEntry, error) {
+			out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
+				TableName:      aws.String(s.table),
+				Key:            map[string]types.AttributeValue{memPK: attrS(memoryPK(tenant, file)), memID: attrS(id)},
+				ConsistentRead: aws.Bool(true),
+			})
+			if err != nil {
+				return store.MemoryEntry{}, storageErr("get memory entry "+id, err)
+			}
+			if out.Item == nil {
+				return store.MemoryEntry{}, fmt.Errorf("dynamodb append memory: the entry appended with this idempotency key (id %s) is missing: %w", id, store.ErrNotFound)
+			}
+			e, err := decodeEntry(tenant, file, out.Item)
+			if err != nil {
+				return store.MemoryEntry{}, storageErr("get memory entry "+id, err)
+			}
+			return e, nil
+		},
+		find: func(ctx context.Context) (store.MemoryEntry, string, bool, error) {
+			m, err := findByKey(ctx, s.client, dynamodb.QueryInput{
+				TableName:                 aws.String(s.table),
+				KeyConditionExpression:    aws.String("#pk = :pk"),
+				ExpressionAttributeNames:  map[string]string{"#pk": memPK},
+				ExpressionAttributeValues: map[string]types.AttributeValue{":pk": attrS(memoryPK(tenant, file))},
+			}, ne.IdempotencyKey)
+			if err != nil || m == nil {
+				return store.MemoryEntry{}, "", false, err
+			}
+			e, err := decodeEntry(tenant, file, m)
+			return e, e.ID, err == nil, err
+		},
+	}.run(ctx)
+	e.Replayed = replayed
+	return e, err
+}
+
+// append puts a new entry, with its idempotency key (if any) as an
+// attribute.
+func (s *memoryStore) append(ctx context.Context, tenant, file string, ne store.NewEntry, now time.Time) (store.MemoryEntry, error) {
+	e := store.NewMemoryEntry(tenant, file, ne.Content, now)
+	op := fmt.Sprintf("append memory %s", e.ID)
+	it := map[string]types.AttributeValue{
+		memPK:        attrS(memoryPK(tenant, file)),
+		memID:        attrS(e.ID),
+		memTenant:    attrS(tenant),
+		memFile:      attrS(file),
+		memContent:   attrS(ne.Content),
+		memCreatedAt: attrTime(e.CreatedAt),
+	}
+	if ne.IdempotencyKey != "" {
+		it[claimKey] = attrS(ne.IdempotencyKey)
+	}
+	_, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:                aws.String(s.table),
+		Item:                     it,
 		ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
 		ExpressionAttributeNames: map[string]string{"#pk": memPK},
 	})
@@ -60,6 +117,22 @@ func (s *memoryStore) Append(ctx context.Context, tenant, file, content string, 
 	}
 	if err != nil {
 		return store.MemoryEntry{}, writeErr(op, err)
+	}
+	return e, nil
+}
+
+// decodeEntry reads a memory entry item of tenant's file.
+func decodeEntry(tenant, file string, m map[string]types.AttributeValue) (store.MemoryEntry, error) {
+	it := item{m: m}
+	e := store.MemoryEntry{
+		Tenant:    tenant,
+		File:      file,
+		ID:        it.str(memID),
+		Content:   it.str(memContent),
+		CreatedAt: it.time(memCreatedAt),
+	}
+	if it.err != nil {
+		return store.MemoryEntry{}, fmt.Errorf("decode entry: %w", it.err)
 	}
 	return e, nil
 }
@@ -81,18 +154,7 @@ func (s *memoryStore) List(ctx context.Context, tenant, file string, q store.Mem
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: values,
 	}, limit, 0, func(m map[string]types.AttributeValue) (store.MemoryEntry, error) {
-		it := item{m: m}
-		e := store.MemoryEntry{
-			Tenant:    tenant,
-			File:      file,
-			ID:        it.str(memID),
-			Content:   it.str(memContent),
-			CreatedAt: it.time(memCreatedAt),
-		}
-		if it.err != nil {
-			return store.MemoryEntry{}, fmt.Errorf("decode entry: %w", it.err)
-		}
-		return e, nil
+		return decodeEntry(tenant, file, m)
 	})
 	if err != nil {
 		return store.MemoryPage{}, storageErr("list memory", err)

@@ -2,7 +2,9 @@ package dynamostore
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,9 +28,12 @@ const (
 	taskCreatedAt   = "created_at"
 	taskUpdatedAt   = "updated_at"
 	taskCompletedAt = "completed_at"
+	// A task created with an idempotency key also has claimKey.
 )
 
 // counterID is the id of each tenant's counter item; task ids start at 1.
+// Ids below it are idempotency claims (taskClaimID); no reader or writer of
+// tasks goes below 1.
 const counterID = 0
 
 // filteredPageSize is the DynamoDB Limit of one Query page when a status
@@ -62,6 +67,51 @@ func decodeTask(m map[string]types.AttributeValue) (store.Task, error) {
 }
 
 func (s *taskStore) Create(ctx context.Context, tenant string, t store.NewTask, now time.Time) (store.Task, error) {
+	if t.IdempotencyKey == "" {
+		return s.create(ctx, tenant, t, now)
+	}
+	task, replayed, err := once[store.Task]{
+		client: s.client,
+		table:  s.table,
+		claim:  taskKey(tenant, taskClaimID(t.IdempotencyKey)),
+		key:    t.IdempotencyKey,
+		now:    now,
+		write: func(ctx context.Context) (store.Task, string, error) {
+			task, err := s.create(ctx, tenant, t, now)
+			return task, strconv.FormatInt(task.ID, 10), err
+		},
+		load: func(ctx context.Context, id string) (store.Task, error) {
+			n, err := strconv.ParseInt(id, 10, 64)
+			if err != nil {
+				return store.Task{}, storageErr("idempotency claim", fmt.Errorf("bad task id %q", id))
+			}
+			task, err := s.Get(ctx, tenant, n)
+			if errors.Is(err, store.ErrNotFound) {
+				return store.Task{}, fmt.Errorf("dynamodb create task: the task created with this idempotency key (id %d) was deleted: %w", n, store.ErrNotFound)
+			}
+			return task, err
+		},
+		find: func(ctx context.Context) (store.Task, string, bool, error) {
+			m, err := findByKey(ctx, s.client, dynamodb.QueryInput{
+				TableName:                 aws.String(s.table),
+				KeyConditionExpression:    aws.String("#tenant = :tenant AND #id > :counter"),
+				ExpressionAttributeNames:  map[string]string{"#tenant": taskTenant, "#id": taskID},
+				ExpressionAttributeValues: map[string]types.AttributeValue{":tenant": attrS(tenant), ":counter": attrN(counterID)},
+			}, t.IdempotencyKey)
+			if err != nil || m == nil {
+				return store.Task{}, "", false, err
+			}
+			task, err := decodeTask(m)
+			return task, strconv.FormatInt(task.ID, 10), err == nil, err
+		},
+	}.run(ctx)
+	task.Replayed = replayed
+	return task, err
+}
+
+// create stores a new task under the next id, with its idempotency key
+// (if any) as an attribute.
+func (s *taskStore) create(ctx context.Context, tenant string, t store.NewTask, now time.Time) (store.Task, error) {
 	id, err := s.nextID(ctx, tenant)
 	if err != nil {
 		return store.Task{}, err
@@ -86,6 +136,9 @@ func (s *taskStore) Create(ctx context.Context, tenant string, t store.NewTask, 
 	it[taskUpdatedAt] = attrTime(now)
 	if task.Description != nil {
 		it[taskDescription] = attrS(*task.Description)
+	}
+	if t.IdempotencyKey != "" {
+		it[claimKey] = attrS(t.IdempotencyKey)
 	}
 	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                aws.String(s.table),

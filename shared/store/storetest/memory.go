@@ -19,7 +19,7 @@ func runMemory(t *testing.T, newStores func(t *testing.T) store.Stores) {
 		for i := range 5 {
 			now := clk.next()
 			content := fmt.Sprintf("note %d\nwith lines and ünïcode", i)
-			e, err := mem.Append(ctx, "acme", "notes.md", content, now)
+			e, err := mem.Append(ctx, "acme", "notes.md", store.NewEntry{Content: content}, now)
 			noErr(t, err, "append")
 			if e.Tenant != "acme" || e.File != "notes.md" || e.Content != content || !e.CreatedAt.Equal(now) {
 				t.Fatalf("appended entry = %+v", e)
@@ -43,7 +43,7 @@ func runMemory(t *testing.T, newStores func(t *testing.T) store.Stores) {
 		now := newClock().next()
 		seen := map[string]bool{}
 		for i := range 20 {
-			e, err := mem.Append(ctx, "acme", "f", fmt.Sprint(i), now)
+			e, err := mem.Append(ctx, "acme", "f", store.NewEntry{Content: fmt.Sprint(i)}, now)
 			noErr(t, err, "append")
 			if seen[e.ID] {
 				t.Fatalf("id %s issued twice", e.ID)
@@ -63,14 +63,14 @@ func runMemory(t *testing.T, newStores func(t *testing.T) store.Stores) {
 		const n = 113 // more than the default limit
 		var appended []store.MemoryEntry
 		for i := range n {
-			e, err := mem.Append(ctx, "acme", "log", fmt.Sprintf("entry %d", i), clk.next())
+			e, err := mem.Append(ctx, "acme", "log", store.NewEntry{Content: fmt.Sprintf("entry %d", i)}, clk.next())
 			noErr(t, err, "append")
 			appended = append(appended, e)
 			// Another file and tenant interleaved: never in the listing.
 			if i%10 == 0 {
-				_, err = mem.Append(ctx, "acme", "log2", "other file", clk.next())
+				_, err = mem.Append(ctx, "acme", "log2", store.NewEntry{Content: "other file"}, clk.next())
 				noErr(t, err, "append other file")
-				_, err = mem.Append(ctx, "other", "log", "other tenant", clk.next())
+				_, err = mem.Append(ctx, "other", "log", store.NewEntry{Content: "other tenant"}, clk.next())
 				noErr(t, err, "append other tenant")
 			}
 		}
@@ -107,7 +107,7 @@ func runMemory(t *testing.T, newStores func(t *testing.T) store.Stores) {
 			{"x#y", "z"}, {"x", "y#z"},
 		}
 		for _, w := range writes {
-			_, err := mem.Append(ctx, w.tenant, w.file, w.tenant+"/"+w.file, clk.next())
+			_, err := mem.Append(ctx, w.tenant, w.file, store.NewEntry{Content: w.tenant + "/" + w.file}, clk.next())
 			noErr(t, err, "append")
 		}
 		for _, w := range writes {
@@ -123,6 +123,8 @@ func runMemory(t *testing.T, newStores func(t *testing.T) store.Stores) {
 			t.Fatalf("unknown tenant lists %+v", page.Entries)
 		}
 	})
+
+	t.Run("IdempotencyKey", func(t *testing.T) { runMemoryIdempotency(t, newStores) })
 }
 
 // sameEntries fails unless got and want hold the same entries in order.

@@ -412,6 +412,8 @@ func runTasks(t *testing.T, newStores func(t *testing.T) store.Stores) {
 			t.Fatalf("listed %d tasks (next %d), want ids 1..%d", len(got), page.Next, n)
 		}
 	})
+
+	t.Run("IdempotencyKey", func(t *testing.T) { runTaskIdempotency(t, newStores) })
 }
 
 // collectTasks pages through a listing, checking the paging contract, and

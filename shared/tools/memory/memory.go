@@ -11,7 +11,10 @@
 // that ends it in the file).
 //
 // Memory is append-only: this package only ever appends and lists (the
-// store has no way to update or delete an entry).
+// store has no way to update or delete an entry). write_memory_entry takes
+// an optional idempotencyKey: a call with a key the tenant used before on
+// the same file appends nothing and answers the entry the first call
+// appended (replayed: true), so a retry is safe.
 package memory
 
 import (
@@ -78,11 +81,14 @@ func fileFormat(name string) (format, error) {
 
 // Family registers the memory tools over the Memory table: entries are
 // only ever put (conditionally) and queried, never updated or deleted.
+// write_memory_entry with an idempotency key also reads, puts and updates
+// the key's claim item, reads the entry a replay returns and queries for
+// the entry of a claim left pending.
 var Family = family.Family{
 	Name:  "memory",
 	Tools: []string{WriteTool, ReadTool},
 	Grants: []family.Grant{
-		family.Table(config.MemoryTable, "dynamodb:PutItem").For(WriteTool),
+		family.Table(config.MemoryTable, "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem").For(WriteTool),
 		family.Table(config.MemoryTable, "dynamodb:Query").For(ReadTool),
 	},
 	New: func(ctx context.Context, env *family.Env) ([]toolkit.Tool, error) {

@@ -10,14 +10,16 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
 
 type writeInput struct {
-	File    string          `json:"file"`
-	Entry   json.RawMessage `json:"entry"` // nil when left out
-	Content *string         `json:"content"`
+	File           string          `json:"file"`
+	Entry          json.RawMessage `json:"entry"` // nil when left out
+	Content        *string         `json:"content"`
+	IdempotencyKey string          `json:"idempotencyKey"` // "" when left out; the schema checks its form
 }
 
 type writeOutput struct {
@@ -26,10 +28,13 @@ type writeOutput struct {
 	File    string `json:"file"`
 	ID      string `json:"id"`
 	Bytes   int    `json:"bytes"`
+	// Replayed is there only when an earlier call with the same
+	// idempotency key appended the entry.
+	Replayed bool `json:"replayed,omitempty"`
 }
 
-// write appends one entry to a memory file. Nothing is stored unless every
-// check passes.
+// write appends one entry to a memory file, once per idempotency key when
+// one is given. Nothing is stored unless every check passes.
 func (s service) write(ctx context.Context, call toolkit.Call, in writeInput) (toolkit.Result, error) {
 	text, err := entryText(in)
 	if err != nil {
@@ -42,12 +47,16 @@ func (s service) write(ctx context.Context, call toolkit.Call, in writeInput) (t
 			"the entry is %d bytes; at most %d bytes are allowed", n, MaxEntryBytes).
 			With("limitBytes", MaxEntryBytes).With("bytes", n)
 	}
-	e, err := s.memory.Append(ctx, call.Tenant, in.File, text, s.now())
+	e, err := s.memory.Append(ctx, call.Tenant, in.File, store.NewEntry{Content: text, IdempotencyKey: in.IdempotencyKey}, s.now())
 	if err != nil {
 		return toolkit.Result{}, fmt.Errorf("append to %s: %w", in.File, err)
 	}
-	msg := fmt.Sprintf("Appended %d bytes to %s", len(text), in.File)
-	out := writeOutput{Success: true, Message: msg, File: in.File, ID: e.ID, Bytes: len(text)}
+	msg := fmt.Sprintf("Appended %d bytes to %s", len(e.Content), in.File)
+	if e.Replayed {
+		// What the first call appended, which this call's entry may not be.
+		msg = fmt.Sprintf("Entry already appended to %s with this idempotency key (%d bytes)", in.File, len(e.Content))
+	}
+	out := writeOutput{Success: true, Message: msg, File: in.File, ID: e.ID, Bytes: len(e.Content), Replayed: e.Replayed}
 	return toolkit.Result{Data: out, Message: msg}, nil
 }
 

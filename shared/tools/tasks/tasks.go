@@ -6,6 +6,11 @@
 // trimming, a description at most 1000 and an empty one is stored as null.
 // Ids are issued per tenant (1, 2, 3…) and never reused; a task of another
 // tenant is simply not found. Times are RFC 3339 in UTC.
+//
+// add_task takes an optional idempotencyKey: a call with a key the tenant
+// used before creates nothing and answers the task the first call created
+// (replayed: true), so a client whose answer was lost or whose outcome is
+// unknown can retry safely. The other writes are idempotent by nature.
 package tasks
 
 import (
@@ -36,8 +41,11 @@ var Family = family.Family{
 	Name:  "tasks",
 	Tools: []string{AddTool, ListTool, UpdateTool, CompleteTool, DeleteTool},
 	Grants: []family.Grant{
-		// add_task: the id counter (UpdateItem ADD), then a conditional PutItem.
-		family.Table(config.TasksTable, "dynamodb:UpdateItem", "dynamodb:PutItem").For(AddTool),
+		// add_task: the id counter (UpdateItem ADD), then a conditional
+		// PutItem; with an idempotency key, its claim item too (GetItem,
+		// PutItem, UpdateItem), the task a replay returns (GetItem), and a
+		// Query for the task of a claim left pending.
+		family.Table(config.TasksTable, "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem").For(AddTool),
 		family.Table(config.TasksTable, "dynamodb:Query").For(ListTool),
 		family.Table(config.TasksTable, "dynamodb:GetItem", "dynamodb:UpdateItem").For(UpdateTool, CompleteTool),
 		family.Table(config.TasksTable, "dynamodb:DeleteItem").For(DeleteTool),

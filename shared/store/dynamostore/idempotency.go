@@ -1,0 +1,258 @@
+package dynamostore
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/toolshed/toolshed/shared/store"
+)
+
+// Idempotency keys: how a Create or Append with a key happens once (the
+// package doc has the protocol).
+
+// takeoverDelay is how old a claim that names no result must be before
+// another request with the key may take it over. It is far longer than
+// any call's deadline (a tool's is 5 s, and each AWS call is bounded
+// within it), so the request that made the claim has by then either
+// written or never will.
+const takeoverDelay = 30 * time.Second
+
+// claimTries bounds how often one call starts over after losing a race on
+// a claim (another request made or took it between our read and write).
+const claimTries = 3
+
+// Attribute names of claim items. claimKey is also on the task or memory
+// entry that a write with a key made, so that a write whose request ended
+// before recording it in the claim can be found.
+const (
+	claimKey    = "idem_key"   // the idempotency key
+	claimOwner  = "owner"      // random token of the request holding the claim
+	claimAt     = "claimed_at" // when it was claimed or taken over
+	claimResult = "result"     // the id of what the write made, once recorded
+)
+
+// memoryClaimPrefix starts the partition key of the Memory table's claim
+// items: "%idem#" + memoryPK(tenant, file). memoryPK escapes every "%" of a
+// tenant as "%25", so no entry's partition key starts with "%i".
+const memoryClaimPrefix = "%idem#"
+
+// IsMemoryClaim reports whether a Memory table item's partition key (pk)
+// is a claim's, not an entry's (the table's stream carries both).
+func IsMemoryClaim(pk string) bool { return strings.HasPrefix(pk, memoryClaimPrefix) }
+
+func memoryClaimKey(tenant, file, key string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{memPK: attrS(memoryClaimPrefix + memoryPK(tenant, file)), memID: attrS(key)}
+}
+
+// taskClaimID is the sort key of a key's claim item in the tenant's
+// partition of the Tasks table: a negative number from the key's sha256,
+// below every task id and the counter (0). The claim also holds the key
+// itself, so a collision of two keys' numbers is told apart (and refused).
+func taskClaimID(key string) int64 {
+	sum := sha256.Sum256([]byte(key))
+	return -1 - int64(binary.BigEndian.Uint64(sum[:8])>>1)
+}
+
+// once is one write with an idempotency key: the claim item at claim
+// (its primary key) and what to do with the write it guards.
+type once[T any] struct {
+	client *dynamodb.Client
+	table  string
+	claim  map[string]types.AttributeValue
+	key    string
+	now    time.Time
+	// write makes the write, with claimKey set to the key, and returns
+	// what it made and its id.
+	write func(ctx context.Context) (T, string, error)
+	// load returns what an earlier write recorded as id made.
+	load func(ctx context.Context, id string) (T, error)
+	// find looks for a write that carries the key (and its id); it reports
+	// false when there is none.
+	find func(ctx context.Context) (T, string, bool, error)
+}
+
+// run makes the write once per key. It returns what the write made, or
+// what an earlier one with the key made (replayed).
+func (o once[T]) run(ctx context.Context) (v T, replayed bool, err error) {
+	for range claimTries {
+		out, err := o.client.GetItem(ctx, &dynamodb.GetItemInput{
+			TableName:      aws.String(o.table),
+			Key:            o.claim,
+			ConsistentRead: aws.Bool(true),
+		})
+		if err != nil {
+			return v, false, storageErr("get idempotency claim", err)
+		}
+		if out.Item == nil {
+			owner := newOwner()
+			_, err := o.client.PutItem(ctx, &dynamodb.PutItemInput{
+				TableName:                aws.String(o.table),
+				Item:                     claimItem(o.claim, o.key, owner, o.now),
+				ConditionExpression:      aws.String("attribute_not_exists(#key)"),
+				ExpressionAttributeNames: map[string]string{"#key": claimKey},
+			})
+			if isConditionFailed(err) {
+				continue // another request claimed it first: read it
+			}
+			if err != nil {
+				// Even if it was applied, no task or entry was made: the
+				// claim alone is invisible, and a retry resolves it.
+				return v, false, storageErr("put idempotency claim", err)
+			}
+			v, err = o.writeOwned(ctx, owner)
+			return v, false, err
+		}
+
+		it := item{m: out.Item}
+		key, owner, at := it.str(claimKey), it.str(claimOwner), it.time(claimAt)
+		result := it.optStr(claimResult)
+		if it.err != nil {
+			return v, false, storageErr("decode idempotency claim", it.err)
+		}
+		if key != o.key {
+			return v, false, storageErr("idempotency claim", fmt.Errorf("the claim holds another key whose hash is the same"))
+		}
+		if result != nil {
+			v, err = o.load(ctx, *result)
+			return v, true, err
+		}
+		// Pending: the request that claimed the key is still running, or
+		// ended without recording its write (which it may have made).
+		made, id, found, err := o.find(ctx)
+		if err != nil {
+			return v, false, storageErr("find write by idempotency key", err)
+		}
+		if found {
+			o.record(ctx, owner, id)
+			return made, true, nil
+		}
+		if age := o.now.Sub(at); age < takeoverDelay {
+			// (A claim from the future, by a clock ahead of ours, is waited
+			// for no longer than a claim made now.)
+			wait := min(takeoverDelay-age, takeoverDelay)
+			return v, false, fmt.Errorf("dynamodb idempotency claim: %w", &store.InProgressError{RetryAfter: wait})
+		}
+		newOwner := newOwner()
+		_, err = o.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName:                 aws.String(o.table),
+			Key:                       o.claim,
+			UpdateExpression:          aws.String("SET #owner = :new, #at = :now"),
+			ConditionExpression:       aws.String("#owner = :old AND attribute_not_exists(#result)"),
+			ExpressionAttributeNames:  map[string]string{"#owner": claimOwner, "#at": claimAt, "#result": claimResult},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":new": attrS(newOwner), ":old": attrS(owner), ":now": attrTime(o.now)},
+		})
+		if isConditionFailed(err) {
+			continue // another request took it over or recorded a result
+		}
+		if err != nil {
+			return v, false, storageErr("take over idempotency claim", err) // as for the put above
+		}
+		v, err = o.writeOwned(ctx, newOwner)
+		return v, false, err
+	}
+	return v, false, fmt.Errorf("dynamodb idempotency claim: it changed %d times while read: %w", claimTries,
+		&store.InProgressError{RetryAfter: time.Second})
+}
+
+// writeOwned makes the write under a claim that owner holds and records
+// it in the claim. A write that surely failed releases the claim, so that
+// a retry need not wait for the takeover delay; one whose outcome is
+// unknown keeps it, and a retry finds the write by its key or takes the
+// claim over when the delay has passed.
+func (o once[T]) writeOwned(ctx context.Context, owner string) (T, error) {
+	v, id, err := o.write(ctx)
+	if err != nil {
+		if !errors.Is(err, store.ErrMaybeDone) && ctx.Err() == nil {
+			o.release(ctx, owner)
+		}
+		return v, err
+	}
+	o.record(ctx, owner, id)
+	return v, nil
+}
+
+// record notes in the claim what the write made, if owner still holds it.
+// It is best-effort: the write has been made and is answered either way,
+// and a later request with the key finds it by its key attribute.
+func (o once[T]) record(ctx context.Context, owner, id string) {
+	_, _ = o.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(o.table),
+		Key:                       o.claim,
+		UpdateExpression:          aws.String("SET #result = :id"),
+		ConditionExpression:       aws.String("#owner = :owner AND attribute_not_exists(#result)"),
+		ExpressionAttributeNames:  map[string]string{"#owner": claimOwner, "#result": claimResult},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":owner": attrS(owner), ":id": attrS(id)},
+	})
+}
+
+// release makes a claim whose write failed free to take over at once (its
+// time becomes the zero time). Best-effort: if it fails, the takeover
+// delay frees the claim.
+func (o once[T]) release(ctx context.Context, owner string) {
+	_, _ = o.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(o.table),
+		Key:                       o.claim,
+		UpdateExpression:          aws.String("SET #at = :zero"),
+		ConditionExpression:       aws.String("#owner = :owner AND attribute_not_exists(#result)"),
+		ExpressionAttributeNames:  map[string]string{"#owner": claimOwner, "#at": claimAt, "#result": claimResult},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":owner": attrS(owner), ":zero": attrTime(time.Time{})},
+	})
+}
+
+// claimItem is a claim that owner made at at: its primary key (claim)
+// with the key and no result.
+func claimItem(claim map[string]types.AttributeValue, key, owner string, at time.Time) map[string]types.AttributeValue {
+	it := make(map[string]types.AttributeValue, len(claim)+3)
+	for k, v := range claim {
+		it[k] = v
+	}
+	it[claimKey] = attrS(key)
+	it[claimOwner] = attrS(owner)
+	it[claimAt] = attrTime(at)
+	return it
+}
+
+func newOwner() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails
+	return hex.EncodeToString(b)
+}
+
+// findByKey runs in (a Query of one partition) page by page with a filter
+// on the key attribute and returns the first item that has it.
+func findByKey(ctx context.Context, client *dynamodb.Client, in dynamodb.QueryInput, key string) (map[string]types.AttributeValue, error) {
+	in.FilterExpression = aws.String("#idemkey = :idemkey")
+	if in.ExpressionAttributeNames == nil {
+		in.ExpressionAttributeNames = map[string]string{}
+	}
+	if in.ExpressionAttributeValues == nil {
+		in.ExpressionAttributeValues = map[string]types.AttributeValue{}
+	}
+	in.ExpressionAttributeNames["#idemkey"] = claimKey
+	in.ExpressionAttributeValues[":idemkey"] = attrS(key)
+	in.ConsistentRead = aws.Bool(true)
+	for {
+		out, err := client.Query(ctx, &in)
+		if err != nil {
+			return nil, err
+		}
+		if len(out.Items) > 0 {
+			return out.Items[0], nil
+		}
+		if out.LastEvaluatedKey == nil {
+			return nil, nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
