@@ -20,6 +20,7 @@ type ledger struct {
 	tasks     map[int64]string    // acknowledged add_task: id → title
 	completed map[int64]bool      // acknowledged complete_task
 	deleted   map[int64]bool      // acknowledged delete_task
+	deleting  map[int64]bool      // delete_task tried (acknowledged or not)
 	entries   map[string]string   // acknowledged write_memory_entry: id → content
 	files     map[string][32]byte // acknowledged file-io writes: path → hash of the content
 	tried     map[string][32]byte // every file-io write tried: path → hash
@@ -40,7 +41,7 @@ func TestCrashLeavesNothingBehind(t *testing.T) {
 		"TOOLSHED_RATE_LIMITS": "add_task=1000000,complete_task=1000000,delete_task=1000000,write_memory_entry=1000000,file-io=1000000," +
 			"list_tasks=1000000,read_memory=1000000",
 	})
-	l := &ledger{tasks: map[int64]string{}, completed: map[int64]bool{}, deleted: map[int64]bool{},
+	l := &ledger{tasks: map[int64]string{}, completed: map[int64]bool{}, deleted: map[int64]bool{}, deleting: map[int64]bool{},
 		entries: map[string]string{}, files: map[string][32]byte{}, tried: map[string][32]byte{}}
 	for round := range 3 {
 		before := l.acks
@@ -85,8 +86,13 @@ func (l *ledger) write(srv *serverProcess, who string, stop chan struct{}) {
 					if r, err := srv.call("complete_task", fmt.Sprintf(`{"task_id":%d}`, task.ID)); err == nil && r.OK {
 						l.ack(func() { l.completed[task.ID] = true })
 					}
-				} else if r, err := srv.call("delete_task", fmt.Sprintf(`{"task_id":%d}`, task.ID)); err == nil && r.OK {
-					l.ack(func() { l.deleted[task.ID] = true })
+				} else {
+					l.mu.Lock()
+					l.deleting[task.ID] = true
+					l.mu.Unlock()
+					if r, err := srv.call("delete_task", fmt.Sprintf(`{"task_id":%d}`, task.ID)); err == nil && r.OK {
+						l.ack(func() { l.deleted[task.ID] = true })
+					}
 				}
 			}
 		case 1:
@@ -165,7 +171,7 @@ func (l *ledger) check(t *testing.T, srv *serverProcess, data, round string) {
 		switch {
 		case l.deleted[id] && ok:
 			t.Errorf("task %d was deleted (acknowledged) and is back", id)
-		case !l.deleted[id] && !ok:
+		case !l.deleting[id] && !ok:
 			t.Errorf("acknowledged task %d (%q) is lost", id, title)
 		case ok && got != title:
 			t.Errorf("task %d is %q, acknowledged as %q", id, got, title)
