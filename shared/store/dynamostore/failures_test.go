@@ -61,6 +61,9 @@ func TestFailuresSayWhich(t *testing.T) {
 
 	proxy.Throttle(emulator.ThrottleDynamoDB)
 	check("throttled", bounded(write), []error{store.ErrStorage, store.ErrThrottled}, []error{store.ErrMaybeDone}, "throttling")
+	proxy.Throttle(&emulator.Canned{Status: 400, Header: map[string]string{"Content-Type": "application/x-amz-json-1.0"},
+		Body: `{"__type":"com.amazon.coral.service#AccessDeniedException","message":"User is not authorized to perform: dynamodb:PutItem"}`})
+	check("access denied", bounded(write), []error{store.ErrStorage}, []error{store.ErrMaybeDone, store.ErrThrottled}, "refused access (check the function's IAM role")
 	proxy.Pass()
 
 	if err := srv.Process.Stop(); err != nil {
