@@ -36,7 +36,11 @@ type Chunk struct {
 	Start, End int    // first and last line, from 1
 	Kind       string
 	Name       string // the declaration ("func (s *Server) Serve") or heading; "" for blocks
-	Text       string
+	// Text is the chunk's lines as the file has them (without the last
+	// line's newline), cut at MaxChunkBytes: Text == text[From:From+len(Text)]
+	// of the text Split was given, and shares its memory.
+	Text string
+	From int // byte offset of Text in the file
 }
 
 // ID names the chunk by file and line range: "net/http/server.go:120-168".
@@ -52,20 +56,21 @@ func Module(p string) string {
 }
 
 // Split cuts one file into chunks, choosing the splitter by extension.
-// Files that are empty or only whitespace give no chunks.
-func Split(p string, content []byte) []Chunk {
-	text := string(content)
+// Files that are empty or only whitespace give no chunks. The chunks' Text
+// are substrings of text: nothing is copied.
+func Split(p, text string) []Chunk {
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
+	ls := newLines(text)
 	var chunks []Chunk
 	switch strings.ToLower(path.Ext(p)) {
 	case ".go":
-		chunks = splitGo(text)
+		chunks = splitGo(ls)
 	case ".md", ".markdown", ".mdx":
-		chunks = splitMarkdown(text)
+		chunks = splitMarkdown(ls)
 	default:
-		chunks = splitLines(lines(text), 1, KindBlock, "")
+		chunks = splitLines(ls, 0, ls.n(), KindBlock, "")
 	}
 	for i := range chunks {
 		chunks[i].Path = p
@@ -74,52 +79,88 @@ func Split(p string, content []byte) []Chunk {
 	return chunks
 }
 
-// lines splits text into lines without their newlines.
-func lines(text string) []string {
-	ls := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
-	if len(ls) > 0 && ls[len(ls)-1] == "" {
-		ls = ls[:len(ls)-1]
+// lines are the lines of a text, by where each starts; a line ends before
+// its "\n".
+type lines struct {
+	text   string
+	starts []int
+}
+
+func newLines(text string) lines {
+	ls := lines{text: text, starts: []int{0}}
+	for i := 0; i < len(text); i++ {
+		if text[i] == '\n' && i+1 < len(text) {
+			ls.starts = append(ls.starts, i+1)
+		}
 	}
 	return ls
 }
 
-// splitLines cuts ls (whose first line is line first of the file) into
-// blocks of about targetLines and at most maxLines, each cut where the
-// next line follows a blank line or starts at the left margin after an
-// indented line. Blank lines at either end of a block are dropped, and
-// blank blocks skipped.
-func splitLines(ls []string, first int, kind, name string) []Chunk {
+// n is the number of lines.
+func (ls lines) n() int { return len(ls.starts) }
+
+// end is the byte offset where line i (0-based) ends, before its newline
+// (and a carriage return before it).
+func (ls lines) end(i int) int {
+	e := len(ls.text)
+	switch {
+	case i+1 < len(ls.starts):
+		e = ls.starts[i+1] - 1
+	case e > ls.starts[i] && ls.text[e-1] == '\n':
+		e--
+	}
+	if e > ls.starts[i] && ls.text[e-1] == '\r' {
+		e--
+	}
+	return e
+}
+
+// line is line i, without its line end.
+func (ls lines) line(i int) string { return ls.text[ls.starts[i]:ls.end(i)] }
+
+// blank reports whether line i holds only white space.
+func (ls lines) blank(i int) bool { return strings.TrimSpace(ls.line(i)) == "" }
+
+// chunk is lines [from, to) (0-based) as a chunk.
+func (ls lines) chunk(from, to int, kind, name string) Chunk {
+	return Chunk{Start: from + 1, End: to, Kind: kind, Name: name, Text: ls.text[ls.starts[from]:ls.end(to-1)], From: ls.starts[from]}
+}
+
+// splitLines cuts lines [from, to) into blocks of about targetLines and at
+// most maxLines, each cut where the next line follows a blank line or
+// starts at the left margin after an indented line. Blank lines at either
+// end of a block are dropped, and blank blocks skipped.
+func splitLines(ls lines, from, to int, kind, name string) []Chunk {
 	var out []Chunk
-	emit := func(from, to int) { // [from, to)
-		for from < to && strings.TrimSpace(ls[from]) == "" {
-			from++
+	emit := func(a, b int) { // [a, b)
+		for a < b && ls.blank(a) {
+			a++
 		}
-		for to > from && strings.TrimSpace(ls[to-1]) == "" {
-			to--
+		for b > a && ls.blank(b-1) {
+			b--
 		}
-		if from < to {
-			out = append(out, Chunk{Start: first + from, End: first + to - 1, Kind: kind, Name: name,
-				Text: strings.Join(ls[from:to], "\n")})
+		if a < b {
+			out = append(out, ls.chunk(a, b, kind, name))
 		}
 	}
-	start := 0
-	for i := 1; i < len(ls); i++ {
+	start := from
+	for i := from + 1; i < to; i++ {
 		n := i - start
 		if n >= maxLines || (n >= targetLines*3/4 && goodCut(ls, i)) {
 			emit(start, i)
 			start = i
 		}
 	}
-	emit(start, len(ls))
+	emit(start, to)
 	return out
 }
 
 // goodCut reports whether a block may end before line i.
-func goodCut(ls []string, i int) bool {
-	if strings.TrimSpace(ls[i-1]) == "" && strings.TrimSpace(ls[i]) != "" {
+func goodCut(ls lines, i int) bool {
+	if ls.blank(i-1) && !ls.blank(i) {
 		return true
 	}
-	return indent(ls[i]) == 0 && strings.TrimSpace(ls[i]) != "" && indent(ls[i-1]) > 0
+	return indent(ls.line(i)) == 0 && !ls.blank(i) && indent(ls.line(i-1)) > 0
 }
 
 func indent(l string) int {

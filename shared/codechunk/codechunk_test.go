@@ -50,7 +50,7 @@ func (t *Token) Valid(now time.Time) bool {
 
 func Sign(subject string) Token { return Token{Subject: subject} }
 `
-	got := summary(Split("src/auth/token.go", []byte(src)))
+	got := summary(Split("src/auth/token.go", src))
 	want := `package|package auth|3-4
 var|var ErrExpired|11-12
 const|const a|14-17
@@ -61,7 +61,7 @@ func|func Sign|30-30
 	if got != want {
 		t.Errorf("chunks:\n%s\nwant:\n%s", got, want)
 	}
-	chunks := Split("src/auth/token.go", []byte(src))
+	chunks := Split("src/auth/token.go", src)
 	if c := chunks[4]; c.ID() != "src/auth/token.go:25-28" || !strings.HasPrefix(c.Text, "// Valid reports") || !strings.HasSuffix(c.Text, "}") {
 		t.Errorf("method chunk: id %s text %q", c.ID(), c.Text)
 	}
@@ -69,7 +69,7 @@ func|func Sign|30-30
 
 func TestSplitGoThatDoesNotParse(t *testing.T) {
 	src := "package x\n\nfunc broken( {\n"
-	chunks := Split("x/broken.go", []byte(src))
+	chunks := Split("x/broken.go", src)
 	if len(chunks) != 1 || chunks[0].Kind != KindBlock || chunks[0].Start != 1 || chunks[0].End != 3 {
 		t.Errorf("got %s", summary(chunks))
 	}
@@ -77,7 +77,7 @@ func TestSplitGoThatDoesNotParse(t *testing.T) {
 
 func TestSplitMarkdown(t *testing.T) {
 	src := "Intro line.\n\n# Title\n\nText.\n\n```sh\n# not a heading\n```\n\n## Usage ##\nRun it.\n#hashtag is text\n"
-	got := summary(Split("docs/README.md", []byte(src)))
+	got := summary(Split("docs/README.md", src))
 	want := "section||1-1\nsection|Title|3-9\nsection|Usage|11-13\n"
 	if got != want {
 		t.Errorf("chunks:\n%s\nwant:\n%s", got, want)
@@ -94,21 +94,21 @@ func TestSplitLines(t *testing.T) {
 		}
 		b.WriteString("\n")
 	}
-	got := summary(Split("notes.txt", []byte(b.String())))
+	got := summary(Split("notes.txt", b.String()))
 	want := "block||1-30\nblock||32-61\nblock||63-92\n"
 	if got != want {
 		t.Errorf("chunks:\n%s\nwant:\n%s", got, want)
 	}
 	// No good cut at all: blocks of maxLines.
 	long := strings.Repeat("    x\n", 300)
-	got = summary(Split("a.py", []byte(long)))
+	got = summary(Split("a.py", long))
 	want = "block||1-120\nblock||121-240\nblock||241-300\n"
 	if got != want {
 		t.Errorf("uncuttable text:\n%s\nwant:\n%s", got, want)
 	}
 	// Indentation back to the margin is a cut.
 	py := strings.Repeat("def f():\n"+strings.Repeat("    pass\n", 9), 8)
-	for _, c := range Split("m.py", []byte(py)) {
+	for _, c := range Split("m.py", py) {
 		if !strings.HasPrefix(c.Text, "def f():") {
 			t.Errorf("block %d-%d does not start at a def: %q", c.Start, c.End, c.Text[:20])
 		}
@@ -116,11 +116,11 @@ func TestSplitLines(t *testing.T) {
 }
 
 func TestSplitEmptyAndHuge(t *testing.T) {
-	if c := Split("a.txt", []byte(" \n\t\n")); len(c) != 0 {
+	if c := Split("a.txt", " \n\t\n"); len(c) != 0 {
 		t.Errorf("blank file: %s", summary(c))
 	}
 	huge := strings.Repeat("é", MaxChunkBytes) // 2 bytes each, one line
-	c := Split("min.js", []byte(huge))
+	c := Split("min.js", huge)
 	if len(c) != 1 || len(c[0].Text) > MaxChunkBytes || !strings.HasSuffix(c[0].Text, "é") {
 		t.Errorf("huge line: %d chunks, text of %d bytes", len(c), len(c[0].Text))
 	}
@@ -143,8 +143,9 @@ func TestSplitGoroot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ls := lines(string(data))
-	chunks := Split("strings/strings.go", data)
+	text := string(data)
+	ls := strings.Split(text, "\n")
+	chunks := Split("strings/strings.go", text)
 	if len(chunks) < 40 {
 		t.Fatalf("only %d chunks", len(chunks))
 	}
@@ -157,6 +158,9 @@ func TestSplitGoroot(t *testing.T) {
 		end = c.End
 		if want := strings.Join(ls[c.Start-1:c.End], "\n"); c.Text != want {
 			t.Errorf("chunk %s text is not its lines", c.ID())
+		}
+		if c.Text != text[c.From:c.From+len(c.Text)] {
+			t.Errorf("chunk %s is not the text at its offset %d", c.ID(), c.From)
 		}
 		names[c.Name] = true
 	}
@@ -179,11 +183,14 @@ func FuzzSplit(f *testing.F) {
 	f.Add("a.md", "# h\n```\n# x\n```\n## y\n")
 	f.Add("a.txt", "x\n\n  y\nz\n")
 	f.Fuzz(func(t *testing.T, name, content string) {
-		n := len(lines(content))
+		n := newLines(content).n()
 		last := 0
-		for _, c := range Split(name, []byte(content)) {
+		for _, c := range Split(name, content) {
 			if c.Start < 1 || c.End < c.Start || c.End > n || c.Start <= last {
 				t.Fatalf("bad chunk %d-%d of %d lines (%s)", c.Start, c.End, n, c.Kind)
+			}
+			if c.From < 0 || c.From+len(c.Text) > len(content) || content[c.From:c.From+len(c.Text)] != c.Text {
+				t.Fatalf("chunk %d-%d is not the text at its offset %d", c.Start, c.End, c.From)
 			}
 			last = c.End
 		}

@@ -6,33 +6,30 @@ import (
 	"go/parser"
 	"go/printer"
 	"go/token"
-	"strings"
 )
 
 // splitGo cuts Go source into one chunk per top-level declaration, each
 // with its doc comment, plus the package clause when it has a doc comment.
 // Import declarations are left out. A declaration longer than maxLines is
 // cut into blocks. Source that does not parse is cut into blocks.
-func splitGo(text string) []Chunk {
+func splitGo(ls lines) []Chunk {
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "", text, parser.ParseComments|parser.SkipObjectResolution)
+	f, err := parser.ParseFile(fset, "", ls.text, parser.ParseComments|parser.SkipObjectResolution)
 	if err != nil {
-		return splitLines(lines(text), 1, KindBlock, "")
+		return splitLines(ls, 0, ls.n(), KindBlock, "")
 	}
-	ls := lines(text)
 	line := func(p token.Pos) int { return fset.Position(p).Line }
 	var out []Chunk
 	add := func(from, to token.Pos, kind, name string) {
-		start, end := line(from), min(line(to), len(ls))
+		start, end := line(from), min(line(to), ls.n())
 		if start < 1 || end < start {
 			return
 		}
 		if end-start+1 > maxLines {
-			out = append(out, splitLines(ls[start-1:end], start, kind, name)...)
+			out = append(out, splitLines(ls, start-1, end, kind, name)...)
 			return
 		}
-		out = append(out, Chunk{Start: start, End: end, Kind: kind, Name: name,
-			Text: strings.Join(ls[start-1:end], "\n")})
+		out = append(out, ls.chunk(start-1, end, kind, name))
 	}
 	if f.Doc != nil {
 		add(f.Doc.Pos(), f.Name.End(), KindPackage, "package "+f.Name.Name)

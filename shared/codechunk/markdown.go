@@ -6,17 +6,17 @@ import "strings"
 // "######" headings outside fenced code blocks): the heading line and the
 // text up to the next heading. Text before the first heading is a chunk of
 // its own. Sections longer than maxLines are cut into blocks.
-func splitMarkdown(text string) []Chunk {
-	ls := lines(text)
+func splitMarkdown(ls lines) []Chunk {
 	var out []Chunk
 	start, name := 0, ""
 	flush := func(end int) {
 		if end > start {
-			out = append(out, splitLines(ls[start:end], start+1, KindSection, name)...)
+			out = append(out, splitLines(ls, start, end, KindSection, name)...)
 		}
 	}
 	fence := ""
-	for i, l := range ls {
+	for i := range ls.n() {
+		l := ls.line(i)
 		t := strings.TrimLeft(l, " ")
 		if len(l)-len(t) > 3 {
 			continue // indented code
@@ -35,7 +35,7 @@ func splitMarkdown(text string) []Chunk {
 			}
 		}
 	}
-	flush(len(ls))
+	flush(ls.n())
 	return out
 }
 

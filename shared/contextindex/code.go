@@ -1,19 +1,16 @@
 package contextindex
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/toolshed/toolshed/shared/codechunk"
 )
@@ -96,11 +93,10 @@ func BuildCode(ctx context.Context, prev *CodeIndex, snap Snapshot, emb Embedder
 			continue
 		}
 		st.Rechunked++
-		for _, c := range codechunk.Split(f.Path, content) {
-			docs = append(docs, Doc{
-				ID: c.ID(), Source: SourceCode, Type: c.Kind, Content: c.Text,
-				Module: codechunk.Module(f.Path), Path: f.Path, Date: f.ModTime.UTC(),
-			})
+		// The chunks share the content's memory: a snapshot's files never
+		// change, and a file read here is never written to.
+		for _, c := range codechunk.Split(f.Path, unsafe.String(unsafe.SliceData(content), len(content))) {
+			docs = append(docs, CodeDoc(c, f.ModTime))
 		}
 	}
 	ix.Commit = snap.Commit
@@ -147,49 +143,20 @@ func (ix *CodeIndex) version() string {
 
 // The files of a stored code index.
 const (
-	ChunksFile  = "chunks.json.gz"
+	ChunksFile  = "chunks.bin"
 	LexicalFile = "lexical.bin"
 	VectorsFile = "vectors.bin"
 )
 
-// chunksVersion is the format of chunks.json.gz.
-const chunksVersion = 1
-
-type chunksJSON struct {
-	Version int               `json:"version"`
-	Commit  string            `json:"commit"`
-	BuiltAt time.Time         `json:"builtAt"`
-	Files   map[string]string `json:"files"`
-	Chunks  []chunkJSON       `json:"chunks"`
-}
-
-type chunkJSON struct {
-	ID      string    `json:"id"`
-	Type    string    `json:"type"`
-	Path    string    `json:"path"`
-	Module  string    `json:"module,omitempty"`
-	Date    time.Time `json:"date,omitzero"`
-	Content string    `json:"content"`
-}
-
-// Encode returns the index as files: chunks.json.gz (the chunks and the
-// file hashes), lexical.bin (MarshalLexical) and, with vectors,
-// vectors.bin (Vectors.Marshal).
+// Encode returns the index as files: chunks.bin (the chunks and the files'
+// hashes, see encodeChunks), lexical.bin (MarshalLexical) and, with
+// vectors, vectors.bin (Vectors.Marshal).
 func (ix *CodeIndex) Encode() (map[string][]byte, error) {
-	doc := chunksJSON{Version: chunksVersion, Commit: ix.Commit, BuiltAt: ix.BuiltAt, Files: ix.Files,
-		Chunks: make([]chunkJSON, len(ix.Segment.Docs))}
-	for i, d := range ix.Segment.Docs {
-		doc.Chunks[i] = chunkJSON{ID: d.ID, Type: d.Type, Path: d.Path, Module: d.Module, Date: d.Date, Content: d.Content}
+	chunks, err := ix.encodeChunks()
+	if err != nil {
+		return nil, err
 	}
-	var gz bytes.Buffer
-	w := gzip.NewWriter(&gz)
-	if err := json.NewEncoder(w).Encode(doc); err != nil {
-		return nil, fmt.Errorf("encode chunks: %w", err)
-	}
-	if err := w.Close(); err != nil {
-		return nil, fmt.Errorf("encode chunks: %w", err)
-	}
-	out := map[string][]byte{ChunksFile: gz.Bytes(), LexicalFile: ix.Segment.MarshalLexical()}
+	out := map[string][]byte{ChunksFile: chunks, LexicalFile: ix.Segment.MarshalLexical()}
 	if ix.Vectors != nil {
 		out[VectorsFile] = ix.Vectors.Marshal()
 	}
@@ -197,38 +164,30 @@ func (ix *CodeIndex) Encode() (map[string][]byte, error) {
 }
 
 // DecodeCodeIndex reads an index from its files; get returns a file's
-// bytes, or an error wrapping fs.ErrNotExist (vectors.bin may be missing).
+// bytes, or an error wrapping fs.ErrNotExist (vectors.bin may be missing;
+// an index stored by an earlier version has chunks.json.gz instead of
+// chunks.bin).
 func DecodeCodeIndex(get func(name string) ([]byte, error)) (*CodeIndex, error) {
+	var ix *CodeIndex
 	raw, err := get(ChunksFile)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if raw, err = get(chunksFileV1); err != nil {
+			return nil, err
+		}
+		ix, err = decodeChunksV1(raw)
+	case err == nil:
+		ix, err = decodeChunks(raw)
+	}
 	if err != nil {
 		return nil, err
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(raw))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", ChunksFile, err)
-	}
-	var doc chunksJSON
-	if err := json.NewDecoder(zr).Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%s: %w", ChunksFile, err)
-	}
-	if doc.Version != chunksVersion {
-		return nil, fmt.Errorf("%s: format version %d, this build reads %d", ChunksFile, doc.Version, chunksVersion)
-	}
-	docs := make([]Doc, len(doc.Chunks))
-	for i, c := range doc.Chunks {
-		docs[i] = Doc{ID: c.ID, Source: SourceCode, Type: c.Type, Content: c.Content, Module: c.Module, Path: c.Path, Date: c.Date}
 	}
 	lex, err := get(LexicalFile)
 	if err != nil {
 		return nil, err
 	}
-	seg, err := UnmarshalSegment(docs, lex)
-	if err != nil {
+	if ix.Segment, err = UnmarshalSegment(ix.Segment.Docs, lex); err != nil {
 		return nil, err
-	}
-	ix := &CodeIndex{Commit: doc.Commit, BuiltAt: doc.BuiltAt, Files: doc.Files, Segment: seg}
-	if ix.Files == nil {
-		ix.Files = map[string]string{}
 	}
 	vec, err := get(VectorsFile)
 	switch {

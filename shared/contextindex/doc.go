@@ -51,6 +51,19 @@ type Doc struct {
 	Session string    // "" for none
 	Date    time.Time // zero for none
 	Path    string    // code: the file, slash-separated
+	// Code: the chunk's first and last line, and the byte offset of
+	// Content in the file (-1 when unknown: an index stored by an earlier
+	// version).
+	Start, End, From int
+}
+
+// CodeDoc is the document of a chunk of a file modified at mod.
+func CodeDoc(c codechunk.Chunk, mod time.Time) Doc {
+	return Doc{
+		ID: c.ID(), Source: SourceCode, Type: c.Kind, Content: c.Text,
+		Module: codechunk.Module(c.Path), Path: c.Path, Date: mod.UTC(),
+		Start: c.Start, End: c.End, From: c.From,
+	}
 }
 
 // EmbedText is the text embedded for d: the content, after the path for

@@ -1,7 +1,6 @@
 package contextindex
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -9,7 +8,6 @@ import (
 	"io"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -49,24 +47,39 @@ type posting struct {
 	tf  [numFields]uint16
 }
 
-// Segment holds documents with their lexical statistics: field lengths
-// and, per term, the documents that contain it. A Segment is immutable.
+// Segment holds documents with their lexical statistics. A Segment is
+// immutable.
 type Segment struct {
-	Docs     []Doc
-	lens     [][numFields]uint32
-	postings map[string][]posting
-	terms    []string // sorted, for prefix expansion
+	Docs []Doc
+	lex  *lexicon
 	hashCache
+}
+
+// lexicon is the lexical statistics of a segment's documents: each
+// document's field lengths and, per term (sorted), the documents that
+// contain it, encoded back to back in one byte arena. Per posting: the
+// document number's delta from the previous posting and a mask of the
+// fields the term occurs in, as one uvarint (delta<<numFields | mask),
+// then the term's frequency in each of those fields, as uvarints. A term
+// of one chunk's content costs two or three bytes.
+type lexicon struct {
+	lens  [][numFields]uint32
+	terms []string // sorted
+	dfs   []uint32 // documents per term
+	offs  []uint32 // terms[i]'s postings are arena[offs[i]:offs[i+1]]
+	arena []byte
 }
 
 // NewSegment tokenizes docs and returns their segment.
 func NewSegment(docs []Doc) *Segment {
-	s := &Segment{Docs: docs, lens: make([][numFields]uint32, len(docs)), postings: map[string][]posting{}}
+	lens := make([][numFields]uint32, len(docs))
+	postings := map[string][]posting{}
+	tf := map[string]*[numFields]uint16{}
 	for i, d := range docs {
-		tf := map[string]*[numFields]uint16{}
+		clear(tf)
 		for f, text := range [numFields]string{d.Content, d.Module, d.Path} {
 			toks := Tokens(text)
-			s.lens[i][f] = uint32(len(toks))
+			lens[i][f] = uint32(len(toks))
 			for _, t := range toks {
 				c := tf[t]
 				if c == nil {
@@ -79,26 +92,92 @@ func NewSegment(docs []Doc) *Segment {
 			}
 		}
 		for t, c := range tf {
-			s.postings[t] = append(s.postings[t], posting{doc: uint32(i), tf: *c})
+			postings[t] = append(postings[t], posting{doc: uint32(i), tf: *c})
 		}
 	}
-	s.sortTerms()
-	return s
+	return &Segment{Docs: docs, lex: encodeLexicon(lens, postings)}
 }
 
-func (s *Segment) sortTerms() {
-	s.terms = make([]string, 0, len(s.postings))
-	for t := range s.postings {
-		s.terms = append(s.terms, t)
+// encodeLexicon lays postings (each term's in document order) out in an
+// arena.
+func encodeLexicon(lens [][numFields]uint32, postings map[string][]posting) *lexicon {
+	lx := &lexicon{lens: lens, terms: make([]string, 0, len(postings))}
+	size := 0
+	for t, ps := range postings {
+		lx.terms = append(lx.terms, t)
+		size += len(ps) * 3
 	}
-	slices.Sort(s.terms)
+	slices.Sort(lx.terms)
+	lx.dfs = make([]uint32, len(lx.terms))
+	lx.offs = make([]uint32, len(lx.terms)+1)
+	var enc postingEncoder
+	enc.arena = make([]byte, 0, size)
+	for i, t := range lx.terms {
+		ps := postings[t]
+		lx.dfs[i] = uint32(len(ps))
+		enc.last = 0
+		for _, p := range ps {
+			enc.add(p)
+		}
+		lx.offs[i+1] = uint32(len(enc.arena))
+	}
+	lx.arena = enc.arena
+	return lx
+}
+
+// postingEncoder appends postings to an arena.
+type postingEncoder struct {
+	arena []byte
+	last  uint32 // the previous posting's document in this term's list
+}
+
+func (e *postingEncoder) add(p posting) {
+	mask := uint64(0)
+	for f := range numFields {
+		if p.tf[f] > 0 {
+			mask |= 1 << f
+		}
+	}
+	e.arena = binary.AppendUvarint(e.arena, uint64(p.doc-e.last)<<numFields|mask)
+	for f := range numFields {
+		if p.tf[f] > 0 {
+			e.arena = binary.AppendUvarint(e.arena, uint64(p.tf[f]))
+		}
+	}
+	e.last = p.doc
+}
+
+// find returns the index of term in the lexicon.
+func (lx *lexicon) find(term string) (int, bool) {
+	return slices.BinarySearch(lx.terms, term)
+}
+
+// each calls fn for every posting of terms[i], in document order.
+func (lx *lexicon) each(i int, fn func(p posting)) {
+	buf := lx.arena[lx.offs[i]:lx.offs[i+1]]
+	var p posting
+	for len(buf) > 0 {
+		v, n := binary.Uvarint(buf)
+		buf = buf[n:]
+		p.doc += uint32(v >> numFields)
+		for f := range numFields {
+			p.tf[f] = 0
+			if v&(1<<f) != 0 {
+				tf, n := binary.Uvarint(buf)
+				buf = buf[n:]
+				p.tf[f] = uint16(tf)
+			}
+		}
+		fn(p)
+	}
 }
 
 // withPrefix calls fn for every term of the segment starting with p.
 func (s *Segment) withPrefix(p string, fn func(term string)) {
-	i := sort.SearchStrings(s.terms, p)
-	for ; i < len(s.terms) && strings.HasPrefix(s.terms[i], p); i++ {
-		fn(s.terms[i])
+	lx := s.lex
+	i, _ := slices.BinarySearch(lx.terms, p)
+	for ; i < len(lx.terms) && strings.HasPrefix(lx.terms[i], p); i++ {
+		fn(lx.terms[i])
 	}
 }
 
@@ -110,7 +189,8 @@ func MergeSegments(parts []Part) *Segment {
 	for _, p := range parts {
 		n += len(p.Seg.Docs)
 	}
-	out := &Segment{Docs: make([]Doc, 0, n), lens: make([][numFields]uint32, 0, n), postings: map[string][]posting{}}
+	docs := make([]Doc, 0, n)
+	lens := make([][numFields]uint32, 0, n)
 	renumber := make([][]int32, len(parts)) // per part, old document → new, -1 when dead
 	for pi, p := range parts {
 		renumber[pi] = make([]int32, len(p.Seg.Docs))
@@ -119,126 +199,254 @@ func MergeSegments(parts []Part) *Segment {
 				renumber[pi][i] = -1
 				continue
 			}
-			renumber[pi][i] = int32(len(out.Docs))
-			out.Docs = append(out.Docs, d)
-			out.lens = append(out.lens, p.Seg.lens[i])
+			renumber[pi][i] = int32(len(docs))
+			docs = append(docs, d)
+			lens = append(lens, p.Seg.lex.lens[i])
 		}
 	}
-	for pi, p := range parts {
-		for term, ps := range p.Seg.postings {
-			merged := out.postings[term]
-			for _, q := range ps {
+	docs, lens = slices.Clip(docs), slices.Clip(lens)
+	// Walk the parts' sorted terms together.
+	next := make([]int, len(parts))
+	arenaSize, termsCap := 0, 0
+	for _, p := range parts {
+		arenaSize += len(p.Seg.lex.arena)
+		termsCap = max(termsCap, len(p.Seg.lex.terms))
+	}
+	lx := &lexicon{lens: lens, terms: make([]string, 0, termsCap), dfs: make([]uint32, 0, termsCap), offs: []uint32{0}}
+	enc := postingEncoder{arena: make([]byte, 0, arenaSize)}
+	for {
+		term, done := "", true
+		for pi, p := range parts {
+			if next[pi] < len(p.Seg.lex.terms) && (done || p.Seg.lex.terms[next[pi]] < term) {
+				term, done = p.Seg.lex.terms[next[pi]], false
+			}
+		}
+		if done {
+			break
+		}
+		enc.last = 0
+		df := uint32(0)
+		for pi, p := range parts {
+			plx := p.Seg.lex
+			if next[pi] >= len(plx.terms) || plx.terms[next[pi]] != term {
+				continue
+			}
+			plx.each(next[pi], func(q posting) {
 				if nd := renumber[pi][q.doc]; nd >= 0 {
-					merged = append(merged, posting{doc: uint32(nd), tf: q.tf})
+					q.doc = uint32(nd)
+					enc.add(q)
+					df++
 				}
-			}
-			if len(merged) > 0 {
-				out.postings[term] = merged
-			}
+			})
+			next[pi]++
+		}
+		if df > 0 {
+			lx.terms = append(lx.terms, strings.Clone(term))
+			lx.dfs = append(lx.dfs, df)
+			lx.offs = append(lx.offs, uint32(len(enc.arena)))
 		}
 	}
-	out.sortTerms()
-	return out
+	lx.terms, lx.dfs, lx.offs = slices.Clip(lx.terms), slices.Clip(lx.dfs), slices.Clip(lx.offs)
+	lx.arena = slices.Clone(enc.arena) // exactly its size: the arena is most of an index
+	return &Segment{Docs: docs, lex: lx}
 }
 
 // ---- encoding ----
 
-// lexicalMagic starts an encoded segment (lexical.bin).
-const lexicalMagic = "TSLEX1\n"
+// The formats of lexical.bin: TSLEX2 is the arena as it is in memory (it
+// loads without decoding); TSLEX1, the earlier one, is still read.
+const (
+	lexicalMagic   = "TSLEX2\n"
+	lexicalMagicV1 = "TSLEX1\n"
+)
 
 // MarshalLexical encodes the segment's lexical statistics (not its
-// documents): field lengths, then each term, sorted, with its postings.
-// All numbers are unsigned varints; document numbers are delta-coded.
+// documents): the document count and field lengths, then each term with
+// its document count and the byte length of its postings, then the arena.
+// All numbers are unsigned varints.
 func (s *Segment) MarshalLexical() []byte {
-	var b bytes.Buffer
-	b.WriteString(lexicalMagic)
-	put := func(v uint64) { b.Write(binary.AppendUvarint(nil, v)) }
-	put(uint64(len(s.lens)))
-	for _, l := range s.lens {
+	lx := s.lex
+	b := make([]byte, 0, len(lx.arena)+len(lx.terms)*16+len(lx.lens)*6+64)
+	b = append(b, lexicalMagic...)
+	b = binary.AppendUvarint(b, uint64(len(lx.lens)))
+	for _, l := range lx.lens {
 		for _, v := range l {
-			put(uint64(v))
+			b = binary.AppendUvarint(b, uint64(v))
 		}
 	}
-	put(uint64(len(s.terms)))
-	for _, t := range s.terms {
-		put(uint64(len(t)))
-		b.WriteString(t)
-		ps := s.postings[t]
-		put(uint64(len(ps)))
-		prev := uint32(0)
-		for _, p := range ps {
-			put(uint64(p.doc - prev))
-			prev = p.doc
-			for _, v := range p.tf {
-				put(uint64(v))
-			}
-		}
+	b = binary.AppendUvarint(b, uint64(len(lx.terms)))
+	for i, t := range lx.terms {
+		b = binary.AppendUvarint(b, uint64(len(t)))
+		b = append(b, t...)
+		b = binary.AppendUvarint(b, uint64(lx.dfs[i]))
+		b = binary.AppendUvarint(b, uint64(lx.offs[i+1]-lx.offs[i]))
 	}
-	return b.Bytes()
+	return append(b, lx.arena...)
 }
 
 // UnmarshalSegment rebuilds a segment from its documents and the output of
-// MarshalLexical, checking that they belong together.
+// MarshalLexical, checking that they belong together and that every
+// posting is well formed. The segment keeps lexical (its arena is read in
+// place): it must not change.
 func UnmarshalSegment(docs []Doc, lexical []byte) (*Segment, error) {
-	r := bufio.NewReader(bytes.NewReader(lexical))
-	magic := make([]byte, len(lexicalMagic))
-	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != lexicalMagic {
+	if bytes.HasPrefix(lexical, []byte(lexicalMagicV1)) {
+		return unmarshalV1(docs, lexical)
+	}
+	if !bytes.HasPrefix(lexical, []byte(lexicalMagic)) {
 		return nil, errors.New("lexical statistics: not a lexical.bin file")
 	}
-	var err error
-	get := func(max uint64) uint64 {
-		if err != nil {
-			return 0
-		}
-		var v uint64
-		v, err = binary.ReadUvarint(r)
-		if err == nil && v > max {
-			err = fmt.Errorf("value %d out of range", v)
-		}
-		return v
-	}
-	n := get(math.MaxUint32)
-	if err == nil && n != uint64(len(docs)) {
+	r := reader{buf: lexical[len(lexicalMagic):]}
+	n := r.uvarint(math.MaxUint32)
+	if r.err == nil && n != uint64(len(docs)) {
 		return nil, fmt.Errorf("lexical statistics: %d documents, the chunks have %d", n, len(docs))
 	}
-	s := &Segment{Docs: docs, lens: make([][numFields]uint32, len(docs)), postings: map[string][]posting{}}
-	for i := range s.lens {
+	lx := &lexicon{lens: make([][numFields]uint32, len(docs))}
+	for i := range lx.lens {
 		for f := range numFields {
-			s.lens[i][f] = uint32(get(math.MaxUint32))
+			lx.lens[i][f] = uint32(r.uvarint(math.MaxUint32))
 		}
 	}
-	terms := get(uint64(len(lexical)))
+	terms := r.uvarint(uint64(len(lexical)))
+	lx.terms = make([]string, 0, terms)
+	lx.dfs = make([]uint32, 0, terms)
+	lx.offs = make([]uint32, 1, terms+1)
 	for range terms {
-		if err != nil {
+		t := string(r.bytes(r.uvarint(maxTokenBytes * 4)))
+		if r.err == nil && len(lx.terms) > 0 && t <= lx.terms[len(lx.terms)-1] {
+			r.err = errors.New("terms out of order")
+		}
+		lx.terms = append(lx.terms, t)
+		lx.dfs = append(lx.dfs, uint32(r.uvarint(n)))
+		lx.offs = append(lx.offs, lx.offs[len(lx.offs)-1]+uint32(r.uvarint(math.MaxUint32)))
+	}
+	if r.err == nil && uint64(len(r.buf)) != uint64(lx.offs[len(lx.offs)-1]) {
+		r.err = fmt.Errorf("the postings take %d bytes, the terms say %d", len(r.buf), lx.offs[len(lx.offs)-1])
+	}
+	if r.err != nil {
+		return nil, fmt.Errorf("lexical statistics: %w", r.err)
+	}
+	lx.arena = r.buf
+	if err := lx.check(); err != nil {
+		return nil, fmt.Errorf("lexical statistics: %w", err)
+	}
+	return &Segment{Docs: docs, lex: lx}, nil
+}
+
+// check decodes every posting once: in range, in order, as many as the
+// terms say, each in at least one field.
+func (lx *lexicon) check() error {
+	n := uint64(len(lx.lens))
+	for i := range lx.terms {
+		buf := lx.arena[lx.offs[i]:lx.offs[i+1]]
+		doc, count := uint64(0), uint32(0)
+		for len(buf) > 0 {
+			v, k := binary.Uvarint(buf)
+			if k <= 0 {
+				return fmt.Errorf("term %q: a bad posting", lx.terms[i])
+			}
+			buf = buf[k:]
+			delta, mask := v>>numFields, v&(1<<numFields-1)
+			if (count > 0 && delta == 0) || mask == 0 {
+				return fmt.Errorf("term %q: postings out of order", lx.terms[i])
+			}
+			if doc += delta; doc >= n {
+				return fmt.Errorf("term %q: posting for document %d of %d", lx.terms[i], doc, n)
+			}
+			for f := range numFields {
+				if mask&(1<<f) != 0 {
+					tf, k := binary.Uvarint(buf)
+					if k <= 0 || tf == 0 || tf > math.MaxUint16 {
+						return fmt.Errorf("term %q: a bad frequency", lx.terms[i])
+					}
+					buf = buf[k:]
+				}
+			}
+			count++
+		}
+		if count != lx.dfs[i] || count == 0 {
+			return fmt.Errorf("term %q: %d postings, %d said", lx.terms[i], count, lx.dfs[i])
+		}
+	}
+	return nil
+}
+
+// reader reads uvarints, remembering the first error.
+type reader struct {
+	buf []byte
+	err error
+}
+
+func (r *reader) uvarint(max uint64) uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.buf)
+	switch {
+	case n <= 0:
+		r.err = io.ErrUnexpectedEOF
+		return 0
+	case v > max:
+		r.err = fmt.Errorf("value %d out of range", v)
+		return 0
+	}
+	r.buf = r.buf[n:]
+	return v
+}
+
+func (r *reader) bytes(n uint64) []byte {
+	if r.err != nil {
+		return nil
+	}
+	if n > uint64(len(r.buf)) {
+		r.err = io.ErrUnexpectedEOF
+		return nil
+	}
+	b := r.buf[:n]
+	r.buf = r.buf[n:]
+	return b
+}
+
+// unmarshalV1 reads the earlier format (every posting spelled out).
+func unmarshalV1(docs []Doc, lexical []byte) (*Segment, error) {
+	r := reader{buf: lexical[len(lexicalMagicV1):]}
+	n := r.uvarint(math.MaxUint32)
+	if r.err == nil && n != uint64(len(docs)) {
+		return nil, fmt.Errorf("lexical statistics: %d documents, the chunks have %d", n, len(docs))
+	}
+	lens := make([][numFields]uint32, len(docs))
+	for i := range lens {
+		for f := range numFields {
+			lens[i][f] = uint32(r.uvarint(math.MaxUint32))
+		}
+	}
+	postings := map[string][]posting{}
+	terms := r.uvarint(uint64(len(lexical)))
+	for range terms {
+		if r.err != nil {
 			break
 		}
-		tb := make([]byte, get(maxTokenBytes*4))
-		if err == nil {
-			_, err = io.ReadFull(r, tb)
-		}
-		count := get(n)
+		t := string(r.bytes(r.uvarint(maxTokenBytes * 4)))
+		count := r.uvarint(n)
 		ps := make([]posting, 0, count)
 		doc := uint64(0)
-		for j := uint64(0); j < count && err == nil; j++ {
-			delta := get(n)
+		for j := uint64(0); j < count && r.err == nil; j++ {
+			delta := r.uvarint(n)
 			if j > 0 && delta == 0 {
-				err = errors.New("postings out of order")
+				r.err = errors.New("postings out of order")
 			}
-			doc += delta
-			if doc >= n {
-				err = fmt.Errorf("posting for document %d of %d", doc, n)
+			if doc += delta; doc >= n {
+				r.err = fmt.Errorf("posting for document %d of %d", doc, n)
 			}
 			p := posting{doc: uint32(doc)}
 			for f := range numFields {
-				p.tf[f] = uint16(get(math.MaxUint16))
+				p.tf[f] = uint16(r.uvarint(math.MaxUint16))
 			}
 			ps = append(ps, p)
 		}
-		s.postings[string(tb)] = ps
+		postings[t] = ps
 	}
-	if err != nil {
-		return nil, fmt.Errorf("lexical statistics: %w", err)
+	if r.err != nil {
+		return nil, fmt.Errorf("lexical statistics: %w", r.err)
 	}
-	s.sortTerms()
-	return s, nil
+	return &Segment{Docs: docs, lex: encodeLexicon(lens, postings)}, nil
 }

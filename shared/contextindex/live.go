@@ -348,11 +348,8 @@ func (b *builder) add(files []*repo.File) {
 	for _, f := range files {
 		b.drop(f.Path)
 		ix := &indexed{file: f, hash: hashOf(f.Data), part: pi, from: len(docs)}
-		for _, c := range codechunk.Split(f.Path, f.Data) {
-			docs = append(docs, Doc{
-				ID: c.ID(), Source: SourceCode, Type: c.Kind, Content: c.Text,
-				Module: codechunk.Module(f.Path), Path: f.Path, Date: f.ModTime.UTC(),
-			})
+		for _, c := range codechunk.Split(f.Path, f.Text()) {
+			docs = append(docs, CodeDoc(c, f.ModTime))
 		}
 		ix.to = len(docs)
 		b.files[f.Path] = ix

@@ -69,7 +69,7 @@ func NewPartsCorpus(model string, parts []Part, vectors ...*Vectors) *Corpus {
 	for _, s := range segs {
 		c.base = append(c.base, c.n)
 		c.n += len(s.Docs)
-		for _, l := range s.lens {
+		for _, l := range s.lex.lens {
 			for f := range numFields {
 				total[f] += float64(l[f])
 			}
@@ -242,7 +242,9 @@ func (c *Corpus) idf(df int) float64 {
 func (c *Corpus) df(term string) int {
 	n := 0
 	for _, s := range c.segs {
-		n += len(s.postings[term])
+		if i, ok := s.lex.find(term); ok {
+			n += int(s.lex.dfs[i])
+		}
 	}
 	return n
 }
@@ -302,15 +304,19 @@ func (c *Corpus) bm25(text string, allowed []bool) lexicalRanking {
 			}
 			idf := c.idf(df) * e.weight
 			for si, s := range c.segs {
-				for _, p := range s.postings[e.term] {
+				ti, ok := s.lex.find(e.term)
+				if !ok {
+					continue
+				}
+				s.lex.each(ti, func(p posting) {
 					g := c.base[si] + int(p.doc)
 					if !allowed[g] {
-						continue
+						return
 					}
 					var tf float64
 					for f := range numFields {
 						if p.tf[f] > 0 {
-							norm := 1 - fieldB[f] + fieldB[f]*float64(s.lens[p.doc][f])/c.avg[f]
+							norm := 1 - fieldB[f] + fieldB[f]*float64(s.lex.lens[p.doc][f])/c.avg[f]
 							tf += fieldWeight[f] * float64(p.tf[f]) / norm
 						}
 					}
@@ -320,7 +326,7 @@ func (c *Corpus) bm25(text string, allowed []bool) lexicalRanking {
 					}
 					best[g] = max(best[g], sc)
 					cover[g] = max(cover[g], e.weight*min(tf, 1))
-				}
+				})
 			}
 		}
 		for _, g := range touched {

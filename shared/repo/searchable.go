@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
@@ -36,6 +37,11 @@ type File struct {
 	gramsOnce sync.Once
 	grams     Trigrams
 }
+
+// Text returns Data as a string, without copying it: Data never changes
+// (see above), so the string stays valid, and indexes can keep substrings
+// of it (context_search's chunks) without a copy of the repository.
+func (f *File) Text() string { return unsafe.String(unsafe.SliceData(f.Data), len(f.Data)) }
 
 // Folded returns Data with the ASCII letters in lower case (every other
 // byte as it is, so offsets match Data's). It is built on first use and
