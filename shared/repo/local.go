@@ -586,8 +586,8 @@ func (e *entry) cost() int64 {
 }
 
 // memoryOf estimates the memory n bytes of text take once searched: the
-// text, its case-folded copy and its trigram filter.
-func memoryOf(n int64) int64 { return n * 5 / 2 }
+// text and its trigram filter.
+func memoryOf(n int64) int64 { return n * 3 / 2 }
 
 // dropLocked forgets one file.
 func (l *Local) dropLocked(p string) {

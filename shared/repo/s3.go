@@ -287,5 +287,5 @@ func (s *S3) evict(keep *s3Repo) {
 }
 
 // memory estimates what a snapshot takes in memory once searched: the zip,
-// the files, their case-folded copies and trigram filters.
-func (p Pointer) memory() int64 { return p.ZipBytes + p.Bytes*5/2 }
+// the files and their trigram filters.
+func (p Pointer) memory() int64 { return p.ZipBytes + memoryOf(p.Bytes) }

@@ -31,9 +31,6 @@ type File struct {
 	// ModTime is the file's modification time.
 	ModTime time.Time
 
-	foldOnce sync.Once
-	folded   []byte
-
 	gramsOnce sync.Once
 	grams     Trigrams
 }
@@ -43,27 +40,12 @@ type File struct {
 // of it (context_search's chunks) without a copy of the repository.
 func (f *File) Text() string { return unsafe.String(unsafe.SliceData(f.Data), len(f.Data)) }
 
-// Folded returns Data with the ASCII letters in lower case (every other
-// byte as it is, so offsets match Data's). It is built on first use and
-// kept with the file; never modify it.
-func (f *File) Folded() []byte {
-	f.foldOnce.Do(func() {
-		f.folded = make([]byte, len(f.Data))
-		for i, c := range f.Data {
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			f.folded[i] = c
-		}
-	})
-	return f.folded
-}
-
-// Trigrams returns which three-byte sequences occur in Folded, as a
-// bitmap built on first use and kept with the file. Search tools use it
+// Trigrams returns which three-byte sequences occur in Data with its
+// ASCII letters lower-cased, as a bitmap built on first use and kept with
+// the file. Search tools use it
 // to skip, without reading it, a file that cannot contain a literal.
 func (f *File) Trigrams() Trigrams {
-	f.gramsOnce.Do(func() { f.grams = newTrigrams(f.Folded()) })
+	f.gramsOnce.Do(func() { f.grams = newTrigrams(f.Data) })
 	return f.grams
 }
 
@@ -91,14 +73,22 @@ func newTrigrams(text []byte) Trigrams {
 	if len(text) < 3 {
 		return t
 	}
-	h := uint32(text[0])<<8 | uint32(text[1])
+	h := uint32(lower(text[0]))<<8 | uint32(lower(text[1]))
 	for _, c := range text[2:] {
-		h = (h<<8 | uint32(c)) & 0xFFFFFF
+		h = (h<<8 | uint32(lower(c))) & 0xFFFFFF
 		i, j := t.slots(h)
 		t.bits[i>>6] |= 1 << (i & 63)
 		t.bits[j>>6] |= 1 << (j & 63)
 	}
 	return t
+}
+
+// lower lower-cases an ASCII letter.
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // slots are the two bits of a trigram.

@@ -10,16 +10,27 @@ import "bytes"
 // Measured on the Go tree (CPU time, lower-cased text), this is as fast as
 // bytes.Index or up to 1.6 times faster, even for literals made only of
 // common letters ("todo").
+//
+// A folding finder looks for a lower-case literal in text of any case
+// (ASCII letters only; the query keeps other characters out of folded
+// literals): it jumps to each occurrence of the rare byte in either case.
 type finder struct {
 	lit  []byte
 	rare byte // the literal's rarest byte
 	off  int  // its offset in lit
+	fold bool
 }
 
-func newFinder(lit []byte) finder {
-	f := finder{lit: lit}
+func newFinder(lit []byte, fold bool) finder {
+	f := finder{lit: lit, fold: fold}
+	rank := func(c byte) uint8 {
+		if fold && 'a' <= c && c <= 'z' {
+			return max(byteRank[c], byteRank[c-'a'+'A'])
+		}
+		return byteRank[c]
+	}
 	for i, c := range lit {
-		if i == 0 || byteRank[c] < byteRank[f.rare] {
+		if i == 0 || rank(c) < rank(f.rare) {
 			f.rare, f.off = c, i
 		}
 	}
@@ -33,6 +44,9 @@ func (f finder) index(h []byte) int {
 	n := len(f.lit)
 	if n == 0 {
 		return 0
+	}
+	if f.fold {
+		return f.indexFold(h)
 	}
 	last := len(h) - n + f.off // the last offset the rare byte may be at
 	fails := 0
@@ -54,6 +68,62 @@ func (f finder) index(h []byte) int {
 		}
 	}
 	return -1
+}
+
+// indexFold is index for a folding finder.
+func (f finder) indexFold(h []byte) int {
+	n := len(f.lit)
+	last := len(h) - n + f.off // the last offset the rare byte may be at
+	if last < f.off {
+		return -1
+	}
+	lo, up := f.rare, f.rare
+	if 'a' <= lo && lo <= 'z' {
+		up = lo - 'a' + 'A'
+	}
+	// The next offset of each case of the rare byte at or after i
+	// (last+1: none left).
+	nextLo, nextUp := -1, -1
+	for i := f.off; i <= last; i++ {
+		if nextLo < i {
+			nextLo = indexFrom(h[:last+1], i, lo)
+		}
+		if up == lo {
+			nextUp = nextLo
+		} else if nextUp < i {
+			nextUp = indexFrom(h[:last+1], i, up)
+		}
+		if i = min(nextLo, nextUp); i > last {
+			return -1
+		}
+		start := i - f.off
+		if equalLower(h[start:start+n], f.lit) {
+			return start
+		}
+	}
+	return -1
+}
+
+// indexFrom is the offset of the first c in h at or after i, len(h) when
+// there is none.
+func indexFrom(h []byte, i int, c byte) int {
+	if j := bytes.IndexByte(h[i:], c); j >= 0 {
+		return i + j
+	}
+	return len(h)
+}
+
+// equalLower reports whether text, its ASCII letters lower-cased, is lit.
+func equalLower(text, lit []byte) bool {
+	for k, c := range text {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lit[k] {
+			return false
+		}
+	}
+	return true
 }
 
 // byteRank orders bytes by how often they appear in source code, 0 the

@@ -11,8 +11,7 @@
 // byte (bytes.IndexByte, vectorised in the Go runtime), and runs the
 // regular expression only on the lines that hold one. A pattern that is
 // just literals needs no regular expression at all. Case-insensitive
-// searches look for lower-cased literals in each file's lower-cased copy
-// (repo.File.Folded). Files are searched by a worker per core.
+// searches look for lower-cased literals in text of any case (see finder). Files are searched by a worker per core.
 //
 // A pattern without such literals runs over many lines at once, with ^
 // and $ at line ends, but rewritten so that nothing in it matches "\n"
@@ -107,7 +106,7 @@ type Query struct {
 	// repo.File.Trigrams lack, for some set, a trigram of each of its
 	// literals is skipped.
 	grams [][][][3]byte
-	// fold: the literals are lower case and looked for in the folded copy.
+	// fold: the literals are lower case and looked for in any case.
 	fold bool
 	// exact: a line matches if and only if it contains one of the
 	// literals, and the match starts at the first of them.
@@ -159,7 +158,7 @@ func Compile(pattern string, caseSensitive bool) (*Query, error) {
 	sets := conjuncts(re, q.fold)
 	if lits := bestSet(sets); lits != nil {
 		for _, l := range lits {
-			q.finders = append(q.finders, newFinder(l))
+			q.finders = append(q.finders, newFinder(l, q.fold))
 		}
 		for _, set := range sets {
 			if g := trigrams(set); g != nil {

@@ -147,13 +147,9 @@ func (q *Query) searchFile(done <-chan struct{}, f *repo.File, keep int) fileHit
 			fr.hits = append(fr.hits, hit{start: start, end: end, line: lineNo, column: col})
 		}
 	}
-	var lits literalScan
+	var next []int // scanLiterals' scratch
 	if q.finders != nil {
-		lits.search = data
-		if q.fold {
-			lits.search = f.Folded()
-		}
-		lits.next = make([]int, len(q.finders))
+		next = make([]int, len(q.finders))
 	}
 	for a := 0; a < len(data); {
 		if a > 0 && isDone(done) {
@@ -166,7 +162,7 @@ func (q *Query) searchFile(done <-chan struct{}, f *repo.File, keep int) fileHit
 		case q.finders == nil:
 			q.matchWhole(data, a, b, add)
 		default:
-			q.scanLiterals(data, a, b, &lits, add)
+			q.scanLiterals(data, a, b, next, add)
 		}
 		if windowSearched != nil {
 			windowSearched(b - a)
@@ -226,18 +222,13 @@ func (q *Query) matchWhole(data []byte, a, b int, add func(start, end, col int))
 	}
 }
 
-// literalScan is the state of scanLiterals over a file.
-type literalScan struct {
-	search []byte // the text the literals are looked for in: Data or Folded
-	next   []int  // per finder, scratch for scanLiterals
-}
-
 // scanLiterals finds the lines of the window holding a prefilter literal
 // and matches them (or, for an exact query, takes them as they are). The
 // literals are looked for only within the window: the one a matching line
 // holds has no "\n", so it lies within the line.
-func (q *Query) scanLiterals(data []byte, a, b int, s *literalScan, add func(start, end, col int)) {
-	next := s.next // next occurrence of each literal at or after pos; -1: none left in the window
+// next is scratch, one per finder: the next occurrence of each literal at
+// or after pos; -1: none left in the window.
+func (q *Query) scanLiterals(data []byte, a, b int, next []int, add func(start, end, col int)) {
 	for i := range next {
 		next[i] = -2
 	}
@@ -245,7 +236,7 @@ func (q *Query) scanLiterals(data []byte, a, b int, s *literalScan, add func(sta
 		at := -1
 		for i, f := range q.finders {
 			if next[i] != -1 && next[i] < pos {
-				if j := f.index(s.search[pos:b]); j >= 0 {
+				if j := f.index(data[pos:b]); j >= 0 {
 					next[i] = pos + j
 				} else {
 					next[i] = -1
