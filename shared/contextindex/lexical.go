@@ -55,6 +55,10 @@ type Segment struct {
 	hashCache
 }
 
+// withDocs returns a segment of docs with s's statistics: docs must be
+// s.Docs with the same text, perhaps in other memory.
+func (s *Segment) withDocs(docs []Doc) *Segment { return &Segment{Docs: docs, lex: s.lex} }
+
 // lexicon is the lexical statistics of a segment's documents: each
 // document's field lengths and, per term (sorted), the documents that
 // contain it, encoded back to back in one byte arena. Per posting: the

@@ -275,17 +275,22 @@ func (b *builder) update(files []*repo.File, version uint64) bool {
 	started := time.Now()
 	present := make(map[string]bool, len(files))
 	var todo []*repo.File
+	loaded := map[string]*repo.File{} // unchanged files whose chunks were loaded
 	for _, f := range files {
 		present[f.Path] = true
 		ix := b.files[f.Path]
 		switch {
 		case ix != nil && ix.file == f:
 		case ix != nil && ix.hash == hashOf(f.Data):
+			if ix.file == nil {
+				loaded[f.Path] = f
+			}
 			ix.file = f
 		default:
 			todo = append(todo, f)
 		}
 	}
+	b.rebase(loaded)
 	var removed []string
 	for p := range b.files {
 		if !present[p] {
@@ -358,6 +363,33 @@ func (b *builder) add(files []*repo.File) {
 	b.parts = append(b.parts, Part{Seg: NewSegment(docs)})
 }
 
+// rebase points the chunks loaded from the store for files whose content
+// is unchanged at the view's copy of that content, so the text decoded
+// from the store can go (it is as large as the repository).
+func (b *builder) rebase(files map[string]*repo.File) {
+	if len(files) == 0 {
+		return
+	}
+	for pi, p := range b.parts {
+		var docs []Doc // copy on write: published states share the part
+		for i, d := range p.Seg.Docs {
+			f := files[d.Path]
+			if f == nil || d.From < 0 || d.From+len(d.Content) > len(f.Data) {
+				continue
+			}
+			if text := f.Text()[d.From : d.From+len(d.Content)]; text == d.Content {
+				if docs == nil {
+					docs = slices.Clone(p.Seg.Docs)
+				}
+				docs[i].Content = text
+			}
+		}
+		if docs != nil {
+			b.parts[pi].Seg = p.Seg.withDocs(docs)
+		}
+	}
+}
+
 // drop leaves out the chunks of one file.
 func (b *builder) drop(p string) {
 	ix := b.files[p]
@@ -422,7 +454,9 @@ func (b *builder) merge(from int) {
 			ix.part = from
 		}
 	}
+	n = len(b.parts)
 	b.parts = append(b.parts[:from], Part{Seg: merged})
+	clear(b.parts[from+1 : n]) // the array keeps them otherwise
 }
 
 // publish makes the parts in hand the live index's code.
