@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/repo"
@@ -151,6 +152,23 @@ func TestLiveRestartsFromTheStoredIndex(t *testing.T) {
 	if got := search(st, "doubly linked list"); len(got) == 0 {
 		t.Error("the restarted index finds nothing")
 	}
+	// The chunks loaded point at the view's files, not a copy of them.
+	files, err := view.Searchable(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	byPath := map[string]*repo.File{}
+	for _, f := range files {
+		byPath[f.Path] = f
+	}
+	for _, p := range st.Parts {
+		for _, d := range p.Seg.Docs {
+			f := byPath[d.Path]
+			if f == nil || !within(d.Content, f.Data) {
+				t.Fatalf("chunk %s has its own copy of its text after the restart", d.ID)
+			}
+		}
+	}
 	l2.Close()
 
 	// A file changed while nothing ran: only it is cut.
@@ -164,6 +182,15 @@ func TestLiveRestartsFromTheStoredIndex(t *testing.T) {
 	if got := search(st, "hoop round"); len(got) == 0 || got[0] != "container/ring/ring.go:3-4" {
 		t.Errorf("hoop: %v", got)
 	}
+}
+
+// within reports whether s lies in the memory of data.
+func within(s string, data []byte) bool {
+	if len(s) == 0 || len(data) == 0 {
+		return false
+	}
+	p, start := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(unsafe.SliceData(data)))
+	return start <= p && p+uintptr(len(s)) <= start+uintptr(len(data))
 }
 
 // TestMergeSegments: merging parts without their dead documents ranks
