@@ -42,6 +42,9 @@ type CodeIndex struct {
 	Files   map[string]string // path → SHA-256 of its content
 	Segment *Segment
 	Vectors *Vectors // nil when built without an embedder
+	// Outdated: read from a format an earlier version wrote; saving it
+	// again writes the current one.
+	Outdated bool
 }
 
 // BuildStats says what a build did.
@@ -175,7 +178,9 @@ func DecodeCodeIndex(get func(name string) ([]byte, error)) (*CodeIndex, error) 
 		if raw, err = get(chunksFileV1); err != nil {
 			return nil, err
 		}
-		ix, err = decodeChunksV1(raw)
+		if ix, err = decodeChunksV1(raw); err == nil {
+			ix.Outdated = true
+		}
 	case err == nil:
 		ix, err = decodeChunks(raw)
 	}

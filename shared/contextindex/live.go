@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -200,7 +201,7 @@ func (l *Live) run() {
 				return
 			}
 		}
-		if changed := b.update(files, v); changed {
+		if changed := b.update(files, v); changed || !b.saved && saveAt == nil {
 			b.saved = false
 			saveAt = time.After(saveAfter)
 		}
@@ -254,7 +255,7 @@ func (b *builder) load() {
 		}
 	}
 	b.parts = []Part{{Seg: ix.Segment}}
-	b.saved = true
+	b.saved = !ix.Outdated
 	b.l.mu.Lock()
 	b.l.code = b.parts
 	b.l.prog = Progress{State: StateBuilding, FilesIndexed: len(ix.Files), FilesTotal: len(ix.Files), Chunks: len(docs)}
@@ -365,24 +366,39 @@ func (b *builder) add(files []*repo.File) {
 
 // rebase points the chunks loaded from the store for files whose content
 // is unchanged at the view's copy of that content, so the text decoded
-// from the store can go (it is as large as the repository).
+// from the store can go (it is as large as the repository). A chunk of an
+// index stored by an earlier version, without its byte offset, is looked
+// for after the file's previous chunk.
 func (b *builder) rebase(files map[string]*repo.File) {
 	if len(files) == 0 {
 		return
 	}
 	for pi, p := range b.parts {
 		var docs []Doc // copy on write: published states share the part
+		at, atPath := 0, ""
 		for i, d := range p.Seg.Docs {
 			f := files[d.Path]
-			if f == nil || d.From < 0 || d.From+len(d.Content) > len(f.Data) {
+			if f == nil {
 				continue
 			}
-			if text := f.Text()[d.From : d.From+len(d.Content)]; text == d.Content {
-				if docs == nil {
-					docs = slices.Clone(p.Seg.Docs)
-				}
-				docs[i].Content = text
+			text := f.Text()
+			if d.Path != atPath {
+				at, atPath = 0, d.Path
 			}
+			from := d.From
+			if from < 0 {
+				if j := strings.Index(text[at:], d.Content); j >= 0 {
+					from = at + j
+				}
+			}
+			if from < 0 || from+len(d.Content) > len(text) || text[from:from+len(d.Content)] != d.Content {
+				continue
+			}
+			if docs == nil {
+				docs = slices.Clone(p.Seg.Docs)
+			}
+			docs[i].Content, docs[i].From = text[from:from+len(d.Content)], from
+			at = from
 		}
 		if docs != nil {
 			b.parts[pi].Seg = p.Seg.withDocs(docs)

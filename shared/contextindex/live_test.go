@@ -238,3 +238,61 @@ func hitIDs(hits []contextindex.Hit) []string {
 	}
 	return out
 }
+
+// TestLiveUpgradesAnOutdatedIndex starts from an index an earlier version
+// stored (testdata/index-v1) over the same files: it serves it without
+// cutting anything, points its chunks at the view's files, and saves it
+// in the current format.
+func TestLiveUpgradesAnOutdatedIndex(t *testing.T) {
+	dir := repotest.WriteDir(t, map[string]string{
+		"README.md":            "# Toolshed\n\nTools for agents.\n\n## Auth\n\nKeys are hashed.\n",
+		"src/auth/token.go":    "package auth\n\n// Sign signs a token.\nfunc Sign() {}\n\n// Verify checks a token signature.\nfunc Verify() {}\n",
+		"scripts/deploy.sh":    "#!/bin/sh\nset -e\nmake deploy\n",
+		"src/billing/plans.go": "package billing\n\n// Plan is a subscription plan.\ntype Plan struct{}\n",
+	})
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "repo", "abc123"), 0o755)
+	for _, name := range []string{"chunks.json.gz", contextindex.LexicalFile} {
+		data, err := os.ReadFile(filepath.Join("testdata/index-v1", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(root, "repo", "abc123", name), data, 0o644)
+	}
+	os.WriteFile(filepath.Join(root, "repo", contextindex.PointerFile), []byte(`{"commit":"abc123","builtAt":"2025-01-01T10:00:00Z","chunks":6}`), 0o644)
+	store := contextindex.NewStore(&contextindex.DirBlobs{Root: root})
+
+	view := liveView(t, dir)
+	l := contextindex.NewLive(view, contextindex.LiveOptions{Store: store, Key: "repo"})
+	st := settled(t, l)
+	if l.Loads.Load() != 1 || l.Builds.Load() != 0 {
+		t.Errorf("%d loads, %d files cut; want the stored index and nothing cut", l.Loads.Load(), l.Builds.Load())
+	}
+	if got := search(st, "verify signature"); len(got) == 0 || got[0] != "src/auth/token.go:6-7" {
+		t.Errorf("verify signature: %v", got)
+	}
+	files, _ := view.Searchable(t.Context())
+	byPath := map[string]*repo.File{}
+	for _, f := range files {
+		byPath[f.Path] = f
+	}
+	for _, d := range st.Parts[0].Seg.Docs {
+		if f := byPath[d.Path]; f == nil || !within(d.Content, f.Data) || f.Text()[d.From:d.From+len(d.Content)] != d.Content {
+			t.Errorf("chunk %s (offset %d) does not point at its file", d.ID, d.From)
+		}
+	}
+	l.Close() // saves: the stored one is outdated
+
+	ix, err := store.CurrentCode(t.Context(), "repo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.Outdated || ix.Commit == "abc123" || len(ix.Segment.Docs) != 6 {
+		t.Errorf("after the run the store holds %s (outdated %t), %d chunks", ix.Commit, ix.Outdated, len(ix.Segment.Docs))
+	}
+	for _, d := range ix.Segment.Docs {
+		if d.From < 0 {
+			t.Errorf("chunk %s saved without its offset", d.ID)
+		}
+	}
+}

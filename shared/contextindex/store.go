@@ -47,7 +47,7 @@ type Pointer struct {
 // Store keeps indexes in Blobs under these keys:
 //
 //	<tenant>/current.json                  the Pointer to the current code index
-//	<tenant>/<commit>/chunks.json.gz       chunks and file hashes
+//	<tenant>/<commit>/chunks.bin           chunks and file hashes (chunks.json.gz before)
 //	<tenant>/<commit>/lexical.bin          BM25 statistics
 //	<tenant>/<commit>/vectors.bin          chunk vectors (with an embedder)
 //	<tenant>/memory/<model>.vectors.bin    vectors of memory entries

@@ -1,25 +1,37 @@
 // Package gcsettings tunes the Go garbage collector for Toolshed's
-// processes. Their work is short requests that make mostly short-lived
-// garbage (above all the MCP SDK's JSON decoding), so the default GOGC=100
-// spends a third of the CPU collecting at load. Toolshed runs with GOGC=400
-// and a soft memory limit below the memory it has, so the heap may grow
-// further between collections but never past the limit: when it nears the
-// limit the collector runs as often as it must.
+// processes.
+//
+// In Lambda, work is short requests that make mostly short-lived garbage
+// (above all the MCP SDK's JSON decoding) over a small live heap, so the
+// default GOGC=100 spends a third of the CPU collecting at load. Functions
+// run with GOGC=400 and a soft memory limit below the function's memory,
+// so the heap may grow further between collections but never past the
+// limit: when it nears the limit the collector runs as often as it must.
+//
+// The local server also holds the repository it serves and its search
+// indexes, hundreds of megabytes that live as long as the process. There
+// a fixed GOGC is wrong either way: 400 lets a 250 MB live heap grow to
+// 1.25 GB, while 50 collects a small one every few megabytes. Its GOGC
+// follows the live heap instead (Adaptive): after each collection it is
+// set so that the heap may grow by half the live heap, and by at least
+// MinHeadroom.
 //
 // GOGC and GOMEMLIMIT in the environment always win.
 package gcsettings
 
 import (
 	"math"
+	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 )
 
-// Percent is the GOGC value Toolshed uses.
+// Percent is the GOGC value Lambda functions use.
 const Percent = 400
 
-// LocalLimit is the soft memory limit of a process outside Lambda.
-const LocalLimit = 1 << 30
+// MinHeadroom is the least an adaptive heap may grow between collections.
+const MinHeadroom = 64 << 20
 
 // lambdaShare is the part of a Lambda function's memory the heap may use;
 // the rest is for the runtime, stacks and the binary.
@@ -29,21 +41,27 @@ const lambdaShare = 0.75
 type Settings struct {
 	Percent    int   // GOGC
 	LimitBytes int64 // GOMEMLIMIT
+	// Adaptive: GOGC follows the live heap (see the package comment).
+	Adaptive bool
 }
 
-// Choose returns the settings for an environment: Percent unless GOGC is
-// set; unless GOMEMLIMIT is set, 3/4 of the Lambda function's memory
-// (AWS_LAMBDA_FUNCTION_MEMORY_SIZE, in MB) or LocalLimit outside Lambda.
+// Choose returns the settings for an environment. In Lambda
+// (AWS_LAMBDA_FUNCTION_MEMORY_SIZE set, in MB): Percent unless GOGC is
+// set, and 3/4 of the function's memory unless GOMEMLIMIT is set.
+// Elsewhere: adaptive unless GOGC is set, and no memory limit.
 func Choose(getenv func(string) string) Settings {
 	var s Settings
-	if getenv("GOGC") == "" {
+	mb, err := strconv.Atoi(getenv("AWS_LAMBDA_FUNCTION_MEMORY_SIZE"))
+	inLambda := err == nil && mb > 0
+	switch {
+	case getenv("GOGC") != "":
+	case inLambda:
 		s.Percent = Percent
+	default:
+		s.Adaptive = true
 	}
-	if getenv("GOMEMLIMIT") == "" {
-		s.LimitBytes = LocalLimit
-		if mb, err := strconv.Atoi(getenv("AWS_LAMBDA_FUNCTION_MEMORY_SIZE")); err == nil && mb > 0 {
-			s.LimitBytes = int64(math.Round(float64(mb) * (1 << 20) * lambdaShare))
-		}
+	if inLambda && getenv("GOMEMLIMIT") == "" {
+		s.LimitBytes = int64(math.Round(float64(mb) * (1 << 20) * lambdaShare))
 	}
 	return s
 }
@@ -57,5 +75,40 @@ func Apply(getenv func(string) string) Settings {
 	if s.LimitBytes != 0 {
 		debug.SetMemoryLimit(s.LimitBytes)
 	}
+	if s.Adaptive {
+		follow()
+	}
 	return s
+}
+
+// PercentFor is the GOGC that lets a heap of live bytes grow by half of
+// them, and by at least MinHeadroom, between collections (between 25
+// and Percent).
+func PercentFor(live uint64) int {
+	if live == 0 {
+		return Percent
+	}
+	headroom := max(live/2, MinHeadroom)
+	return int(min(max(math.Round(float64(headroom)*100/float64(live)), 25), Percent))
+}
+
+// follow sets GOGC for the live heap now and after every collection: a
+// sentinel object with a cleanup is dropped, and the collection that
+// finds it unreachable runs the cleanup, which reads the live heap, sets
+// GOGC and drops the next sentinel. An idle process collects only when
+// the runtime forces it (every two minutes), so this costs nothing idle.
+func follow() {
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	current := debug.SetGCPercent(PercentFor(0))
+	var arm func()
+	arm = func() {
+		metrics.Read(sample)
+		if p := PercentFor(sample[0].Value.Uint64()); p != current {
+			debug.SetGCPercent(p)
+			current = p
+		}
+		// Large enough not to share a block with other small objects.
+		runtime.AddCleanup(new([64]byte), func(struct{}) { arm() }, struct{}{})
+	}
+	arm()
 }
