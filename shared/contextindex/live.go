@@ -173,6 +173,9 @@ type builder struct {
 	version uint64
 	// built: the first build is done; later ones are updates.
 	built bool
+	// loaded is the segment read from the store until rebase lets the
+	// text it was decoded with go.
+	loaded *Segment
 }
 
 // run builds the index, then follows the view until Close.
@@ -255,6 +258,7 @@ func (b *builder) load() {
 		}
 	}
 	b.parts = []Part{{Seg: ix.Segment}}
+	b.loaded = ix.Segment
 	b.saved = !ix.Outdated
 	b.l.mu.Lock()
 	b.l.code = b.parts
@@ -364,46 +368,54 @@ func (b *builder) add(files []*repo.File) {
 	b.parts = append(b.parts, Part{Seg: NewSegment(docs)})
 }
 
-// rebase points the chunks loaded from the store for files whose content
-// is unchanged at the view's copy of that content, so the text decoded
-// from the store can go (it is as large as the repository). A chunk of an
-// index stored by an earlier version, without its byte offset, is looked
-// for after the file's previous chunk.
+// rebase lets the text decoded from the store go (it is as large as the
+// repository): the loaded chunks of files whose content is unchanged are
+// pointed at the view's copy of that content, the others (of files that
+// changed or went, soon left out) get their own copy. A chunk of an index
+// stored by an earlier version, without its byte offset, is looked for
+// after the file's previous chunk.
 func (b *builder) rebase(files map[string]*repo.File) {
-	if len(files) == 0 {
+	if b.loaded == nil {
 		return
 	}
 	for pi, p := range b.parts {
-		var docs []Doc // copy on write: published states share the part
-		at, atPath := 0, ""
-		for i, d := range p.Seg.Docs {
-			f := files[d.Path]
-			if f == nil {
-				continue
-			}
-			text := f.Text()
+		if p.Seg != b.loaded {
+			continue
+		}
+		docs := slices.Clone(p.Seg.Docs) // published states share the part
+		at, atPath := 0, "" // where the file's previous chunk starts
+		for i, d := range docs {
 			if d.Path != atPath {
 				at, atPath = 0, d.Path
 			}
-			from := d.From
-			if from < 0 {
-				if j := strings.Index(text[at:], d.Content); j >= 0 {
-					from = at + j
+			if f := files[d.Path]; f != nil {
+				if from := findChunk(f.Text(), d, at); from >= 0 {
+					docs[i].Content, docs[i].From = f.Text()[from:from+len(d.Content)], from
+					at = from
+					continue
 				}
 			}
-			if from < 0 || from+len(d.Content) > len(text) || text[from:from+len(d.Content)] != d.Content {
-				continue
-			}
-			if docs == nil {
-				docs = slices.Clone(p.Seg.Docs)
-			}
-			docs[i].Content, docs[i].From = text[from:from+len(d.Content)], from
-			at = from
+			docs[i].Content = strings.Clone(d.Content)
 		}
-		if docs != nil {
-			b.parts[pi].Seg = p.Seg.withDocs(docs)
+		b.parts[pi].Seg = p.Seg.withDocs(docs)
+	}
+	b.loaded = nil
+}
+
+// findChunk returns the byte offset of d's content in text: its own, or
+// for a chunk without one, where it is first found at or after at; -1
+// when the text does not hold it.
+func findChunk(text string, d Doc, at int) int {
+	from := d.From
+	if from < 0 {
+		if from = strings.Index(text[at:], d.Content); from >= 0 {
+			from += at
 		}
 	}
+	if from < 0 || from+len(d.Content) > len(text) || text[from:from+len(d.Content)] != d.Content {
+		return -1
+	}
+	return from
 }
 
 // drop leaves out the chunks of one file.
