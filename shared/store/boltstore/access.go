@@ -32,29 +32,38 @@ type accessKey struct{ tenant, path string }
 // accessBuffer keeps the reads counted since the last flush. Counting a
 // read is then a read transaction and a map update, not a write
 // transaction with its fsync on the caller's path: read_file answers in
-// well under a millisecond. A flusher writes the counts every flushEvery,
-// all in one transaction, and Close writes what is left, so counts stay
-// exact; a crash loses at most the last flushEvery of them. The flush
+// well under a millisecond. A flusher writes the counts flushEvery after
+// the first one since the last flush, all in one transaction, and Close
+// writes what is left, so counts stay exact; a crash loses at most the
+// last flushEvery of them. Without reads the flusher sleeps. The flush
 // holds the lock while it writes, so a read counted meanwhile waits for
 // that one transaction (at most one fsync per flushEvery).
 type accessBuffer struct {
 	mu      sync.Mutex
 	pending map[accessKey]accessRecord // counts to add, latest access
+	kick    chan struct{}              // a count is pending
 	stop    chan struct{}
 	done    chan struct{}
 	err     error // the last flush's failure, reported by Close
 }
 
 func newAccessBuffer(db *bolt.DB) *accessBuffer {
-	b := &accessBuffer{pending: map[accessKey]accessRecord{}, stop: make(chan struct{}), done: make(chan struct{})}
+	b := &accessBuffer{pending: map[accessKey]accessRecord{}, kick: make(chan struct{}, 1),
+		stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(b.done)
-		t := time.NewTicker(flushEvery)
-		defer t.Stop()
 		for {
 			select {
-			case <-t.C:
+			case <-b.kick:
+			case <-b.stop:
 				b.flush(db)
+				return
+			}
+			select {
+			case <-time.After(flushEvery):
+				if !b.flush(db) {
+					b.wake() // failed: try again in a while
+				}
 			case <-b.stop:
 				b.flush(db)
 				return
@@ -64,13 +73,21 @@ func newAccessBuffer(db *bolt.DB) *accessBuffer {
 	return b
 }
 
+// wake tells the flusher a count is pending.
+func (b *accessBuffer) wake() {
+	select {
+	case b.kick <- struct{}{}:
+	default:
+	}
+}
+
 // flush writes the pending counts in one transaction; on failure they stay
-// pending for the next one.
-func (b *accessBuffer) flush(db *bolt.DB) {
+// pending for the next one, and it reports false.
+func (b *accessBuffer) flush(db *bolt.DB) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if len(b.pending) == 0 {
-		return
+		return true
 	}
 	err := db.Update(func(tx *bolt.Tx) error {
 		for k, add := range b.pending {
@@ -96,6 +113,7 @@ func (b *accessBuffer) flush(db *bolt.DB) {
 	if err == nil {
 		clear(b.pending)
 	}
+	return err == nil
 }
 
 // close flushes what is pending and stops the flusher.
@@ -124,6 +142,7 @@ func (s *accessStore) Record(ctx context.Context, tenant, path string, at time.T
 		add.LastAccess = t
 	}
 	s.buf.pending[k] = add
+	s.buf.wake()
 	return merged(tenant, path, stored, add), nil
 }
 
