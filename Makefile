@@ -68,10 +68,12 @@ bench: node_modules
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./shared/localserver/ ./shared/tools/tasks/ ./shared/tools/webfetch/ ./shared/tools/fileio/ ./shared/textsearch/
 	$(GO) test -run '^$$' -bench BenchmarkSearch20k -benchtime 200x ./shared/contextindex/
 
-## contextbench: context_search retrieval (recall@5, MRR), index build, size
-## and warm memory on the Go source tree (hybrid too with an embedder set)
-contextbench:
-	$(GO) run ./scripts/contextbench
+## contextbench: context_search on labelled questions about the Go source
+## tree, next to a ripgrep keyword baseline: recall@5, recall@10 and MRR@10
+## per question class; index build time, size, memory and query latency
+## (hybrid too with an embedder set; ARGS=-v for every question)
+contextbench: ripgrep
+	$(GO) run ./scripts/contextbench $(ARGS)
 
 ## bench-mcp: Toolshed's local server next to a bare go-sdk server under the
 ## same wrk load, in one run; prints the ratios and checks the targets
