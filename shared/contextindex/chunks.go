@@ -18,12 +18,13 @@ import (
 )
 
 // chunksMagic starts chunks.bin.
-const chunksMagic = "TSCHK2\n"
+const chunksMagic = "TSCHK3\n"
 
 // encodeChunks writes chunks.bin: the commit and build time, the files
 // (path, SHA-256 of the content, modification time), the kinds of chunk,
 // each chunk as its file, lines, byte offset in the file plus one (0 for
-// unknown), kind and length, and then the chunks' text back to back. All
+// unknown), kind, name and length, and then the chunks' text back to
+// back. All
 // numbers are varints. The text is not compressed: it loads without a
 // copy (the chunks' texts are substrings of the file as read), which
 // costs less time than inflating it and half the memory; a local index
@@ -81,6 +82,7 @@ func (ix *CodeIndex) encodeChunks() ([]byte, error) {
 		b = binary.AppendUvarint(b, uint64(d.End-d.Start))
 		b = binary.AppendUvarint(b, uint64(d.From+1)) // -1: unknown
 		b = binary.AppendUvarint(b, uint64(kindOf[d.Type]))
+		b = appendString(b, d.Name)
 		b = binary.AppendUvarint(b, uint64(len(d.Content)))
 		size += len(d.Content)
 	}
@@ -128,13 +130,15 @@ func decodeChunks(raw []byte) (*CodeIndex, error) {
 		if r.err != nil {
 			break
 		}
-		fi, start, lines, from, kind, size := r.uvarint(nfiles-1), r.uvarint(math.MaxUint32), r.uvarint(math.MaxUint32),
-			r.uvarint(math.MaxUint32), r.uvarint(uint64(max(len(kinds)-1, 0))), r.uvarint(codechunk.MaxChunkBytes)
+		fi, start, lines, from, kind := r.uvarint(nfiles-1), r.uvarint(math.MaxUint32), r.uvarint(math.MaxUint32),
+			r.uvarint(math.MaxUint32), r.uvarint(uint64(max(len(kinds)-1, 0)))
+		name := string(r.bytes(r.uvarint(math.MaxUint16)))
+		size := r.uvarint(codechunk.MaxChunkBytes)
 		if r.err != nil || len(kinds) == 0 {
 			break
 		}
 		f := files[fi]
-		d := Doc{Source: SourceCode, Type: kinds[kind], Module: codechunk.Module(f.path), Path: f.path, Date: f.mod,
+		d := Doc{Source: SourceCode, Type: kinds[kind], Module: codechunk.Module(f.path), Path: f.path, Name: name, Date: f.mod,
 			Start: int(start), End: int(start + lines), From: int(from) - 1}
 		d.ID = fmt.Sprintf("%s:%d-%d", d.Path, d.Start, d.End)
 		docs = append(docs, d)

@@ -56,7 +56,7 @@ type BuildStats struct {
 }
 
 // BuildCode indexes a snapshot. Files whose content hash is unchanged
-// since prev keep their chunks; with an embedder, chunks whose text hash
+// since prev keep their chunks (unless prev is Outdated); with an embedder, chunks whose text hash
 // has a vector in prev (same model) keep it, and only the others are
 // embedded. prev may be nil.
 func BuildCode(ctx context.Context, prev *CodeIndex, snap Snapshot, emb Embedder, now time.Time) (*CodeIndex, BuildStats, error) {
@@ -88,7 +88,7 @@ func BuildCode(ctx context.Context, prev *CodeIndex, snap Snapshot, emb Embedder
 			return nil, st, fmt.Errorf("file %s is listed twice", f.Path)
 		}
 		ix.Files[f.Path] = h
-		if prev != nil && prev.Files[f.Path] == h {
+		if prev != nil && !prev.Outdated && prev.Files[f.Path] == h {
 			for _, d := range old[f.Path] {
 				d.Date = f.ModTime.UTC()
 				docs = append(docs, d)

@@ -331,10 +331,12 @@ func TestDecodeVersion1(t *testing.T) {
 			t.Errorf("chunk %d: %s lines %d-%d from %d, want %s %d-%d (offset unknown)", i, d.ID, d.Start, d.End, d.From, f.ID, f.Start, f.End)
 		}
 	}
+	// It answers (the current index scores more fields, so the scores
+	// differ).
 	for _, q := range []string{"verify signature", "subscription plan", "deploy"} {
 		a, _ := NewCorpus("", []*Segment{fresh.Segment}).Search(Query{Text: q})
 		b, _ := NewCorpus("", []*Segment{ix.Segment}).Search(Query{Text: q})
-		if !slices.EqualFunc(a, b, func(x, y Hit) bool { return x.Doc.ID == y.Doc.ID && x.Score == y.Score }) {
+		if len(a) == 0 || len(b) == 0 || a[0].Doc.ID != b[0].Doc.ID {
 			t.Errorf("%q: %v from the version 1 index, %v from a fresh build", q, ids(b), ids(a))
 		}
 	}

@@ -51,6 +51,7 @@ type Doc struct {
 	Session string    // "" for none
 	Date    time.Time // zero for none
 	Path    string    // code: the file, slash-separated
+	Name    string    // code: the declaration or heading ("func (*Decoder) Decode"), "" for a block
 	// Code: the chunk's first and last line, and the byte offset of
 	// Content in the file (-1 when unknown: an index stored by an earlier
 	// version).
@@ -61,7 +62,7 @@ type Doc struct {
 func CodeDoc(c codechunk.Chunk, mod time.Time) Doc {
 	return Doc{
 		ID: c.ID(), Source: SourceCode, Type: c.Kind, Content: c.Text,
-		Module: codechunk.Module(c.Path), Path: c.Path, Date: mod.UTC(),
+		Module: codechunk.Module(c.Path), Path: c.Path, Name: c.Name, Date: mod.UTC(),
 		Start: c.Start, End: c.End, From: c.From,
 	}
 }

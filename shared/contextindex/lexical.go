@@ -11,22 +11,6 @@ import (
 	"strings"
 )
 
-// The fields BM25 scores, each with its own weight and length
-// normalisation (BM25F): a word in a document's module (a label chosen for
-// what the item is about) counts three times a word of its content, the
-// path half as much.
-const (
-	fieldContent = iota
-	fieldModule
-	fieldPath
-	numFields
-)
-
-var (
-	fieldWeight = [numFields]float64{1.0, 3.0, 0.5}
-	fieldB      = [numFields]float64{0.75, 0.3, 0.5}
-)
-
 // BM25 and query-expansion constants.
 const (
 	bm25K1 = 1.2
@@ -81,8 +65,7 @@ func NewSegment(docs []Doc) *Segment {
 	tf := map[string]*[numFields]uint16{}
 	for i, d := range docs {
 		clear(tf)
-		for f, text := range [numFields]string{d.Content, d.Module, d.Path} {
-			toks := Tokens(text)
+		for f, toks := range fieldTerms(&d) {
 			lens[i][f] = uint32(len(toks))
 			for _, t := range toks {
 				c := tf[t]
@@ -257,12 +240,16 @@ func MergeSegments(parts []Part) *Segment {
 
 // ---- encoding ----
 
-// The formats of lexical.bin: TSLEX2 is the arena as it is in memory (it
-// loads without decoding); TSLEX1, the earlier one, is still read.
+// The formats of lexical.bin: TSLEX3 is the arena as it is in memory (it
+// loads without decoding); TSLEX1, the first one (three fields: content,
+// module and path), is still read.
 const (
-	lexicalMagic   = "TSLEX2\n"
+	lexicalMagic   = "TSLEX3\n"
 	lexicalMagicV1 = "TSLEX1\n"
 )
+
+// fieldsV1 are the fields of TSLEX1, in its order.
+var fieldsV1 = []int{fieldContent, fieldModule, fieldPath}
 
 // MarshalLexical encodes the segment's lexical statistics (not its
 // documents): the document count and field lengths, then each term with
@@ -419,7 +406,7 @@ func unmarshalV1(docs []Doc, lexical []byte) (*Segment, error) {
 	}
 	lens := make([][numFields]uint32, len(docs))
 	for i := range lens {
-		for f := range numFields {
+		for _, f := range fieldsV1 {
 			lens[i][f] = uint32(r.uvarint(math.MaxUint32))
 		}
 	}
@@ -442,7 +429,7 @@ func unmarshalV1(docs []Doc, lexical []byte) (*Segment, error) {
 				r.err = fmt.Errorf("posting for document %d of %d", doc, n)
 			}
 			p := posting{doc: uint32(doc)}
-			for f := range numFields {
+			for _, f := range fieldsV1 {
 				p.tf[f] = uint16(r.uvarint(math.MaxUint16))
 			}
 			ps = append(ps, p)

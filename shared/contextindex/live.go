@@ -240,6 +240,14 @@ func (b *builder) load() {
 		return
 	}
 	b.l.Loads.Add(1)
+	// An index in an earlier format is served until every file is cut
+	// again: its chunks lack what the current one indexes.
+	storedHash := func(p string) string {
+		if ix.Outdated {
+			return ""
+		}
+		return ix.Files[p]
+	}
 	// Chunks are stored in file order: each file's are consecutive.
 	docs := ix.Segment.Docs
 	for i := 0; i < len(docs); {
@@ -247,19 +255,21 @@ func (b *builder) load() {
 		for j < len(docs) && docs[j].Path == docs[i].Path {
 			j++
 		}
-		if h, ok := ix.Files[docs[i].Path]; ok {
-			b.files[docs[i].Path] = &indexed{hash: h, part: 0, from: i, to: j}
+		if _, ok := ix.Files[docs[i].Path]; ok {
+			b.files[docs[i].Path] = &indexed{hash: storedHash(docs[i].Path), part: 0, from: i, to: j}
 		}
 		i = j
 	}
-	for p, h := range ix.Files {
+	for p := range ix.Files {
 		if _, ok := b.files[p]; !ok {
-			b.files[p] = &indexed{hash: h, part: -1} // a file without chunks (blank)
+			b.files[p] = &indexed{hash: storedHash(p), part: -1} // a file without chunks (blank)
 		}
 	}
 	b.parts = []Part{{Seg: ix.Segment}}
-	b.loaded = ix.Segment
 	b.saved = !ix.Outdated
+	if !ix.Outdated {
+		b.loaded = ix.Segment
+	}
 	b.l.mu.Lock()
 	b.l.code = b.parts
 	b.l.prog = Progress{State: StateBuilding, FilesIndexed: len(ix.Files), FilesTotal: len(ix.Files), Chunks: len(docs)}
@@ -371,9 +381,7 @@ func (b *builder) add(files []*repo.File) {
 // rebase lets the text decoded from the store go (it is as large as the
 // repository): the loaded chunks of files whose content is unchanged are
 // pointed at the view's copy of that content, the others (of files that
-// changed or went, soon left out) get their own copy. A chunk of an index
-// stored by an earlier version, without its byte offset, is looked for
-// after the file's previous chunk.
+// changed or went, soon left out) get their own copy.
 func (b *builder) rebase(files map[string]*repo.File) {
 	if b.loaded == nil {
 		return
@@ -383,15 +391,10 @@ func (b *builder) rebase(files map[string]*repo.File) {
 			continue
 		}
 		docs := slices.Clone(p.Seg.Docs) // published states share the part
-		at, atPath := 0, "" // where the file's previous chunk starts
 		for i, d := range docs {
-			if d.Path != atPath {
-				at, atPath = 0, d.Path
-			}
-			if f := files[d.Path]; f != nil {
-				if from := findChunk(f.Text(), d, at); from >= 0 {
-					docs[i].Content, docs[i].From = f.Text()[from:from+len(d.Content)], from
-					at = from
+			if f := files[d.Path]; f != nil && d.From >= 0 && d.From+len(d.Content) <= len(f.Data) {
+				if text := f.Text()[d.From : d.From+len(d.Content)]; text == d.Content {
+					docs[i].Content = text
 					continue
 				}
 			}
@@ -400,22 +403,6 @@ func (b *builder) rebase(files map[string]*repo.File) {
 		b.parts[pi].Seg = p.Seg.withDocs(docs)
 	}
 	b.loaded = nil
-}
-
-// findChunk returns the byte offset of d's content in text: its own, or
-// for a chunk without one, where it is first found at or after at; -1
-// when the text does not hold it.
-func findChunk(text string, d Doc, at int) int {
-	from := d.From
-	if from < 0 {
-		if from = strings.Index(text[at:], d.Content); from >= 0 {
-			from += at
-		}
-	}
-	if from < 0 || from+len(d.Content) > len(text) || text[from:from+len(d.Content)] != d.Content {
-		return -1
-	}
-	return from
 }
 
 // drop leaves out the chunks of one file.

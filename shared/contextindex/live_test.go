@@ -1,10 +1,12 @@
 package contextindex_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -240,9 +242,9 @@ func hitIDs(hits []contextindex.Hit) []string {
 }
 
 // TestLiveUpgradesAnOutdatedIndex starts from an index an earlier version
-// stored (testdata/index-v1) over the same files: it serves it without
-// cutting anything, points its chunks at the view's files, and saves it
-// in the current format.
+// stored (testdata/index-v1) over the same files: it answers from it at
+// once, cuts every file again (the old chunks lack names and comments the
+// current index has), and saves the index in the current format.
 func TestLiveUpgradesAnOutdatedIndex(t *testing.T) {
 	dir := repotest.WriteDir(t, map[string]string{
 		"README.md":            "# Toolshed\n\nTools for agents.\n\n## Auth\n\nKeys are hashed.\n",
@@ -262,24 +264,27 @@ func TestLiveUpgradesAnOutdatedIndex(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "repo", contextindex.PointerFile), []byte(`{"commit":"abc123","builtAt":"2025-01-01T10:00:00Z","chunks":6}`), 0o644)
 	store := contextindex.NewStore(&contextindex.DirBlobs{Root: root})
 
-	view := liveView(t, dir)
+	// The stored index answers before the repository is even read.
+	view := &slowView{View: liveView(t, dir), release: make(chan struct{})}
 	l := contextindex.NewLive(view, contextindex.LiveOptions{Store: store, Key: "repo"})
+	waitFor(t, func() bool { return l.State().Progress.Chunks == 6 })
+	if got := search(l.State(), "verify signature"); len(got) == 0 || got[0] != "src/auth/token.go:6-7" {
+		t.Errorf("verify signature from the stored index: %v", got)
+	}
+	close(view.release)
 	st := settled(t, l)
-	if l.Loads.Load() != 1 || l.Builds.Load() != 0 {
-		t.Errorf("%d loads, %d files cut; want the stored index and nothing cut", l.Loads.Load(), l.Builds.Load())
+	if l.Loads.Load() != 1 || l.Builds.Load() != 4 {
+		t.Errorf("%d loads, %d files cut; want the stored index, then every file cut again", l.Loads.Load(), l.Builds.Load())
+	}
+	for _, p := range st.Parts {
+		for i, d := range p.Seg.Docs {
+			if (p.Dead == nil || !p.Dead[i]) && strings.HasSuffix(d.Path, ".go") && d.Name == "" {
+				t.Errorf("chunk %s has no name after the upgrade", d.ID)
+			}
+		}
 	}
 	if got := search(st, "verify signature"); len(got) == 0 || got[0] != "src/auth/token.go:6-7" {
 		t.Errorf("verify signature: %v", got)
-	}
-	files, _ := view.Searchable(t.Context())
-	byPath := map[string]*repo.File{}
-	for _, f := range files {
-		byPath[f.Path] = f
-	}
-	for _, d := range st.Parts[0].Seg.Docs {
-		if f := byPath[d.Path]; f == nil || !within(d.Content, f.Data) || f.Text()[d.From:d.From+len(d.Content)] != d.Content {
-			t.Errorf("chunk %s (offset %d) does not point at its file", d.ID, d.From)
-		}
 	}
 	l.Close() // saves: the stored one is outdated
 
@@ -290,9 +295,29 @@ func TestLiveUpgradesAnOutdatedIndex(t *testing.T) {
 	if ix.Outdated || ix.Commit == "abc123" || len(ix.Segment.Docs) != 6 {
 		t.Errorf("after the run the store holds %s (outdated %t), %d chunks", ix.Commit, ix.Outdated, len(ix.Segment.Docs))
 	}
-	for _, d := range ix.Segment.Docs {
-		if d.From < 0 {
-			t.Errorf("chunk %s saved without its offset", d.ID)
+}
+
+// slowView holds back the repository's files until release is closed.
+type slowView struct {
+	repo.View
+	release chan struct{}
+}
+
+func (v *slowView) Searchable(ctx context.Context) ([]*repo.File, error) {
+	select {
+	case <-v.release:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return v.View.Searchable(ctx)
+}
+
+// waitFor waits up to 10 s for cond.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out")
 		}
 	}
 }

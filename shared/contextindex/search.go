@@ -24,15 +24,24 @@ const (
 )
 
 // Corpus is a searchable set of segments and the vectors of their
-// documents. Build one with NewCorpus; it is immutable and safe for
-// concurrent searches.
+// documents, in two collections ranked on their own statistics: the
+// tenant's memory (discoveries and session notes) and code. Otherwise a
+// few notes would be ranked with the word frequencies of a hundred
+// thousand chunks of code, and drowned by them. Build one with NewCorpus;
+// it is immutable and safe for concurrent searches.
 type Corpus struct {
+	colls []*collection
+}
+
+// collection is documents ranked together: the same word frequencies and
+// field lengths.
+type collection struct {
 	segs  []*Segment
 	dead  [][]bool // per segment, its documents left out (nil: none)
-	base  []int    // global number of each segment's first document
+	base  []int    // number of each segment's first document
 	n     int
 	avg   [numFields]float64
-	vecs  [][]float32 // per global document; nil when it has no vector
+	vecs  [][]float32 // per document; nil when it has no vector
 	nvecs int
 }
 
@@ -57,19 +66,43 @@ func NewCorpus(model string, segs []*Segment, vectors ...*Vectors) *Corpus {
 
 // NewPartsCorpus is NewCorpus over parts: their dead documents are never
 // found (they still count in the collection statistics until the parts
-// are merged).
+// are merged). A segment belongs to the code collection when its first
+// document is code, else to memory: segments are made of one kind.
 func NewPartsCorpus(model string, parts []Part, vectors ...*Vectors) *Corpus {
+	var usable []*Vectors
+	for _, v := range vectors {
+		if v != nil && v.Model == model && v.Len() > 0 {
+			usable = append(usable, v)
+		}
+	}
+	var memory, code []Part
+	for _, p := range parts {
+		switch {
+		case p.Seg == nil || len(p.Seg.Docs) == 0:
+		case p.Seg.Docs[0].Source == SourceCode:
+			code = append(code, p)
+		default:
+			memory = append(memory, p)
+		}
+	}
 	c := &Corpus{}
+	for _, ps := range [][]Part{memory, code} {
+		if len(ps) > 0 {
+			c.colls = append(c.colls, newCollection(ps, usable))
+		}
+	}
+	return c
+}
+
+func newCollection(parts []Part, vectors []*Vectors) *collection {
+	c := &collection{}
+	var total [numFields]float64
 	for _, p := range parts {
 		c.segs = append(c.segs, p.Seg)
 		c.dead = append(c.dead, p.Dead)
-	}
-	segs := c.segs
-	var total [numFields]float64
-	for _, s := range segs {
 		c.base = append(c.base, c.n)
-		c.n += len(s.Docs)
-		for _, l := range s.lex.lens {
+		c.n += len(p.Seg.Docs)
+		for _, l := range p.Seg.lex.lens {
 			for f := range numFields {
 				total[f] += float64(l[f])
 			}
@@ -78,17 +111,11 @@ func NewPartsCorpus(model string, parts []Part, vectors ...*Vectors) *Corpus {
 	for f := range numFields {
 		c.avg[f] = max(total[f]/float64(max(c.n, 1)), 1)
 	}
-	var usable []*Vectors
-	for _, v := range vectors {
-		if v != nil && v.Model == model && v.Len() > 0 {
-			usable = append(usable, v)
-		}
-	}
-	if len(usable) > 0 {
+	if len(vectors) > 0 {
 		c.vecs = make([][]float32, c.n)
-		for si, s := range segs {
+		for si, s := range c.segs {
 			for i, h := range s.hashes() {
-				for _, v := range usable {
+				for _, v := range vectors {
 					if vec, ok := v.Get(h); ok {
 						c.vecs[c.base[si]+i] = vec
 						c.nvecs++
@@ -102,13 +129,25 @@ func NewPartsCorpus(model string, parts []Part, vectors ...*Vectors) *Corpus {
 }
 
 // Len returns the number of documents.
-func (c *Corpus) Len() int { return c.n }
+func (c *Corpus) Len() int {
+	n := 0
+	for _, cl := range c.colls {
+		n += cl.n
+	}
+	return n
+}
 
 // Vectors returns how many documents have a vector.
-func (c *Corpus) Vectors() int { return c.nvecs }
+func (c *Corpus) Vectors() int {
+	n := 0
+	for _, cl := range c.colls {
+		n += cl.nvecs
+	}
+	return n
+}
 
-// doc returns the document with a global number.
-func (c *Corpus) doc(g int) *Doc {
+// doc returns the document with a number.
+func (c *collection) doc(g int) *Doc {
 	si, _ := slices.BinarySearch(c.base, g+1)
 	si--
 	return &c.segs[si].Docs[g-c.base[si]]
@@ -132,27 +171,53 @@ type Hit struct {
 }
 
 // Search ranks the documents that pass the query's filters and returns
-// the best Limit of them, with the mode that ranked them. With a query
-// vector and documents that have vectors, BM25 and cosine rankings are
-// fused by reciprocal rank (hybrid), a document without a vector counting
-// its BM25 rank twice; otherwise BM25 ranks alone (lexical). Ties go to the newer document, then the smaller id.
+// the best Limit of them, with the mode that ranked them. Each collection
+// ranks its own documents, scored from 0 to 1 (see collection.search), and
+// the two lists are merged by score; ties go to the newer document, then
+// the smaller id. With a query vector and documents that have vectors,
+// the search is hybrid, else lexical.
 func (c *Corpus) Search(q Query) ([]Hit, string) {
+	mode := ModeLexical
+	if q.Vector != nil && c.Vectors() > 0 {
+		mode = ModeHybrid
+	}
+	var hits []Hit
+	for _, cl := range c.colls {
+		hits = append(hits, cl.search(q)...)
+	}
+	return top(hits, q.Limit), mode
+}
+
+// search ranks the collection's documents that pass the query's filters.
+// Lexically, a document's score is the best document's query coverage
+// scaled by its BM25 score, so 1 means every query word matched the best
+// document and the order is BM25's. With a query vector and documents that
+// have vectors, BM25 and cosine rankings are fused by reciprocal rank
+// (scored so that first in both is 1), a document without a vector
+// counting its BM25 rank twice.
+func (c *collection) search(q Query) []Hit {
 	allowed := c.filter(q)
-	lexical := c.bm25(q.Text, allowed)
+	lexical := c.lexical(q.Text, allowed)
 	if q.Vector == nil || c.nvecs == 0 {
-		// Scores: the best document's query coverage, the others scaled
-		// from it by their BM25 scores, so 1 means every query word
-		// matched and the order is BM25's.
-		hits := make([]Hit, 0, len(lexical.ranked))
+		keep := lexical.ranked
+		if q.Limit > 0 && len(keep) > q.Limit {
+			// The rest scores less, or ties the last kept (top breaks ties).
+			end := q.Limit
+			for end < len(keep) && lexical.scores[keep[end]] == lexical.scores[keep[q.Limit-1]] {
+				end++
+			}
+			keep = keep[:end]
+		}
+		hits := make([]Hit, 0, len(keep))
 		scale := 0.0
-		if len(lexical.ranked) > 0 {
-			g := lexical.ranked[0]
+		if len(keep) > 0 {
+			g := keep[0]
 			scale = lexical.cover[g] / lexical.scores[g]
 		}
-		for _, g := range lexical.ranked {
+		for _, g := range keep {
 			hits = append(hits, Hit{Doc: c.doc(g), Score: min(lexical.scores[g]*scale, 1)})
 		}
-		return top(hits, q.Limit), ModeLexical
+		return hits
 	}
 	dense := c.cosine(q.Vector, allowed)
 	fused := map[int]float64{}
@@ -173,7 +238,7 @@ func (c *Corpus) Search(q Query) ([]Hit, string) {
 	for g, s := range fused {
 		hits = append(hits, Hit{Doc: c.doc(g), Score: s / best})
 	}
-	return top(hits, q.Limit), ModeHybrid
+	return hits
 }
 
 // top sorts hits (score, then newer date, then id) and keeps limit.
@@ -195,7 +260,7 @@ func top(hits []Hit, limit int) []Hit {
 
 // filter returns which documents the query's type and module filters let
 // through. A type other than "all" keeps discoveries of that type only.
-func (c *Corpus) filter(q Query) []bool {
+func (c *collection) filter(q Query) []bool {
 	allowed := make([]bool, c.n)
 	for si, s := range c.segs {
 		dead := c.dead[si]
@@ -235,11 +300,11 @@ type expansion struct {
 }
 
 // idf is BM25's inverse document frequency.
-func (c *Corpus) idf(df int) float64 {
+func (c *collection) idf(df int) float64 {
 	return math.Log(1 + (float64(c.n)-float64(df)+0.5)/(float64(df)+0.5))
 }
 
-func (c *Corpus) df(term string) int {
+func (c *collection) df(term string) int {
 	n := 0
 	for _, s := range c.segs {
 		if i, ok := s.lex.find(term); ok {
@@ -252,7 +317,7 @@ func (c *Corpus) df(term string) int {
 // expand returns the terms a query word matches: itself, and with
 // minPrefix letters or more, the terms it starts and the terms that start
 // it, at prefixWeight, the most frequent maxExpansions of them.
-func (c *Corpus) expand(word string) []expansion {
+func (c *collection) expand(word string) []expansion {
 	out := []expansion{{term: word, weight: 1}}
 	if len(word) < minPrefix {
 		return out
@@ -285,13 +350,18 @@ func (c *Corpus) expand(word string) []expansion {
 	return out
 }
 
-// bm25 scores the allowed documents against the query text with BM25F.
+// lexical ranks the allowed documents for the query text with BM25F.
+func (c *collection) lexical(text string, allowed []bool) lexicalRanking {
+	terms := QueryTerms(text)
+	slices.Sort(terms)
+	terms = slices.Compact(terms)
+	return c.bm25(terms, allowed)
+}
+
+// bm25 scores the allowed documents against the query's words with BM25F.
 // For each query word a document scores its best matching term; the
 // document's score is the sum over the query's words.
-func (c *Corpus) bm25(text string, allowed []bool) lexicalRanking {
-	words := Tokens(text)
-	slices.Sort(words)
-	words = slices.Compact(words)
+func (c *collection) bm25(words []string, allowed []bool) lexicalRanking {
 	out := lexicalRanking{scores: make([]float64, c.n), cover: make([]float64, c.n)}
 	best := make([]float64, c.n)  // this word's best score per document
 	cover := make([]float64, c.n) // and its best coverage
@@ -339,6 +409,11 @@ func (c *Corpus) bm25(text string, allowed []bool) lexicalRanking {
 		}
 		touched = touched[:0]
 	}
+	for _, g := range out.ranked {
+		if d := c.doc(g); d.Source == SourceCode && isTest(d.Path) {
+			out.scores[g] *= testPrior
+		}
+	}
 	slices.SortFunc(out.ranked, func(a, b int) int {
 		if c := cmp.Compare(out.scores[b], out.scores[a]); c != 0 {
 			return c
@@ -350,7 +425,7 @@ func (c *Corpus) bm25(text string, allowed []bool) lexicalRanking {
 
 // cosine returns the fusionDepth allowed documents most similar to the
 // query vector, best first.
-func (c *Corpus) cosine(qv []float32, allowed []bool) []int {
+func (c *collection) cosine(qv []float32, allowed []bool) []int {
 	// Keep the best fusionDepth in a min-heap ordered worst first.
 	h := make(simHeap, 0, fusionDepth+1)
 	for g, v := range c.vecs {

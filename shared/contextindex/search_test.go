@@ -5,9 +5,12 @@ import (
 	"hash/fnv"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/toolshed/toolshed/shared/repo/repotest"
 )
 
 // wordEmbedder is a deterministic embedder for tests: each token adds 1 to
@@ -263,5 +266,35 @@ func TestLexicalScores(t *testing.T) {
 				t.Errorf("%q: scores not descending", tt.query)
 			}
 		}
+	}
+}
+
+// TestCollectionsDoNotDrownEachOther: the tenant's notes are ranked on
+// their own word frequencies, not those of the code around them, so a
+// decision that names a query's subject comes among the first three
+// results for it, however many code chunks share its words; and code
+// questions still get code.
+func TestCollectionsDoNotDrownEachOther(t *testing.T) {
+	dir := repotest.GoPackages(t, "net/textproto", "mime", "mime/multipart", "net/mail", "net/http")
+	code, _, err := BuildCode(context.Background(), nil, dirSnapshot(t, dir), nil, day(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	memory := NewSegment([]Doc{
+		{ID: "decision", Source: SourceDiscovery, Type: TypeDecision, Module: "http", Date: day(20),
+			Content: "Cap MIME header size at 1 MB: larger multipart headers are refused with 431"},
+		{ID: "pattern", Source: SourceDiscovery, Type: TypePattern, Module: "http", Date: day(21),
+			Content: "Handlers read request bodies through http.MaxBytesReader"},
+		{ID: "session", Source: SourceSession, Type: TypeSession, Date: day(22),
+			Content: "Went through the proxy configuration and the deployment scripts"},
+	})
+	c := NewCorpus("", []*Segment{memory, code.Segment})
+	hits, _ := c.Search(Query{Text: "MIME header size decision", Limit: 10})
+	if i := slices.IndexFunc(hits, func(h Hit) bool { return h.Doc.ID == "decision" }); i < 0 || i > 2 {
+		t.Errorf("the decision is at %d of %v, want among the first 3", i, ids(hits))
+	}
+	hits, _ = c.Search(Query{Text: "read MIME header continuation lines", Limit: 5})
+	if len(hits) == 0 || hits[0].Doc.Source != SourceCode || !strings.HasPrefix(hits[0].Doc.Path, "net/textproto/") {
+		t.Errorf("a code question got %v", ids(hits))
 	}
 }

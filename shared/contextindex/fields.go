@@ -1,0 +1,145 @@
+package contextindex
+
+import (
+	"path"
+	"strings"
+)
+
+// The fields BM25F scores, each with its own weight and length
+// normalisation. A code chunk's name (its declaration or heading) and doc
+// comment say what it is about, so a word there counts more than one in
+// its body; a note's module is a label its author chose. The path counts
+// least: it is shared by every chunk of a file.
+const (
+	fieldContent = iota // the text, comments and code alike
+	fieldName           // code: the declared name, pkg.Name and Type.Method (see nameTerms)
+	fieldDoc            // code: the comment lines (see commentText)
+	fieldModule         // notes: the module they are filed under
+	fieldPath           // code: the file's path
+	numFields
+)
+
+var (
+	fieldWeight = [numFields]float64{1.0, 2.5, 1.5, 3.0, 0.5}
+	fieldB      = [numFields]float64{0.75, 0.3, 0.6, 0.3, 0.5}
+)
+
+// fieldTerms returns the index terms of each field of d.
+func fieldTerms(d *Doc) [numFields][]string {
+	var f [numFields][]string
+	f[fieldContent] = Tokens(d.Content)
+	if d.Source == SourceCode {
+		f[fieldName] = nameTerms(d.Name, d.Module)
+		f[fieldDoc] = Tokens(commentText(d.Content))
+		f[fieldPath] = Tokens(d.Path)
+	}
+	f[fieldModule] = Tokens(d.Module)
+	return f
+}
+
+// nameTerms are the terms of a chunk's name ("func (*Decoder) Decode" in
+// encoding/json): the words of the name without its keyword (decoder,
+// decode) and the qualified names an agent writes, lower-cased, as single
+// terms: package.Name (json.decoder for a method's type, json.decode for a
+// function) and Type.Method (decoder.decode). QueryTerms finds the same in
+// a question ("what does json.Decoder.Decode do").
+func nameTerms(name, module string) []string {
+	kind, rest, ok := strings.Cut(name, " ")
+	if !ok {
+		return Tokens(name)
+	}
+	terms := Tokens(rest)
+	pkg := strings.ToLower(path.Base(module))
+	if module == "" {
+		pkg = ""
+	}
+	ident := strings.ToLower(lastIdent(rest))
+	switch {
+	case kind == "func" && strings.HasPrefix(rest, "("):
+		recv := strings.ToLower(lastIdent(rest[:strings.Index(rest, ")")+1]))
+		terms = append(terms, recv+"."+ident)
+		if pkg != "" {
+			terms = append(terms, pkg+"."+recv)
+		}
+	case kind == "package":
+	case pkg != "" && ident != "":
+		terms = append(terms, pkg+"."+ident)
+	}
+	return terms
+}
+
+// lastIdent is the last identifier in s ("Decode" of "(*Decoder) Decode",
+// "Decoder" of "(dec *Decoder)").
+func lastIdent(s string) string {
+	end := len(s)
+	for end > 0 && !isIdentByte(s[end-1]) {
+		end--
+	}
+	start := end
+	for start > 0 && isIdentByte(s[start-1]) {
+		start--
+	}
+	return s[start:end]
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c >= 0x80
+}
+
+// commentText returns the comment lines of a chunk: those that start,
+// after indentation, with //, /*, *, # or --, joined by newlines.
+func commentText(text string) string {
+	var b strings.Builder
+	for line := range strings.Lines(text) {
+		t := strings.TrimLeft(line, " \t")
+		for _, p := range []string{"//", "/*", "*", "#", "--"} {
+			if strings.HasPrefix(t, p) {
+				b.WriteString(t[len(p):])
+				break
+			}
+		}
+	}
+	return b.String()
+}
+
+// QueryTerms returns the terms of a question: its Tokens, and the
+// qualified names it writes (errors.Is, json.Decoder.Decode) as the
+// single terms nameTerms makes (errors.is; json.decoder, decoder.decode),
+// so "errors.Is" finds the function Is of package errors though "is" is a
+// stop word.
+func QueryTerms(text string) []string {
+	terms := Tokens(text)
+	for _, field := range strings.FieldsFunc(text, func(r rune) bool {
+		return !(r == '.' || r == '_' || r >= 0x80 || '0' <= r && r <= '9' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z')
+	}) {
+		parts := strings.Split(strings.Trim(field, "."), ".")
+		for i := 0; i+1 < len(parts); i++ {
+			if parts[i] != "" && parts[i+1] != "" {
+				terms = append(terms, strings.ToLower(parts[i]+"."+parts[i+1]))
+			}
+		}
+	}
+	return terms
+}
+
+// testPrior scales the scores of code in tests and test data: an agent
+// asking how something works wants the code that does it first, and the
+// tests that exercise it next.
+const testPrior = 0.6
+
+// isTest reports whether a file is a test or test data, by the
+// conventions of common languages: a testdata, test, tests, __tests__,
+// spec or fixtures folder, or a name like x_test.go, x.test.ts,
+// x.spec.js, test_x.py or x_test.py.
+func isTest(p string) bool {
+	dir, name := path.Split(p)
+	for _, seg := range strings.Split(strings.Trim(dir, "/"), "/") {
+		switch seg {
+		case "testdata", "test", "tests", "__tests__", "spec", "fixtures":
+			return true
+		}
+	}
+	stem := strings.TrimSuffix(name, path.Ext(name))
+	return strings.HasSuffix(stem, "_test") || strings.HasSuffix(stem, ".test") || strings.HasSuffix(stem, ".spec") ||
+		strings.HasPrefix(stem, "test_")
+}

@@ -1,0 +1,82 @@
+package contextindex
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestNameTerms(t *testing.T) {
+	tests := []struct {
+		name, module string
+		want         []string
+	}{
+		{"func Is", "errors", []string{"errors.is"}}, // "is" is a stop word, errors.is is not
+		{"func (*Decoder) Decode", "encoding/json", []string{"decoder", "decod", "decoder.decode", "json.decoder"}},
+		{"func (MIMEHeader) Get", "net/textproto", []string{"mime", "header", "mimeheader", "get", "mimeheader.get", "textproto.mimeheader"}},
+		{"type Reader", "net/textproto", []string{"reader", "textproto.reader"}},
+		{"const DefaultMaxHeaderBytes", "net/http", []string{"default", "max", "header", "byte", "defaultmaxheaderbyt", "http.defaultmaxheaderbytes"}},
+		{"package textproto", "net/textproto", []string{"textproto"}},
+		{"func main", "", []string{"main"}},
+		{"Installing", "", []string{"install"}}, // a Markdown heading
+		{"", "x", nil},
+	}
+	for _, tt := range tests {
+		if got := nameTerms(tt.name, tt.module); !slices.Equal(got, tt.want) {
+			t.Errorf("nameTerms(%q, %q) = %q, want %q", tt.name, tt.module, got, tt.want)
+		}
+	}
+}
+
+func TestQueryTerms(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"how does errors.Is walk a chain", []string{"error", "walk", "chain", "errors.is"}},
+		{"json.Decoder.Decode", []string{"json", "decoder", "decod", "json.decoder", "decoder.decode"}},
+		{"see net/http.", []string{"see", "net", "http"}},
+		{"a.", []string{}},
+	}
+	for _, tt := range tests {
+		if got := QueryTerms(tt.in); !slices.Equal(got, tt.want) && !(len(got) == 0 && len(tt.want) == 0) {
+			t.Errorf("QueryTerms(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestCommentText(t *testing.T) {
+	text := "// Sign signs a token.\n//\n// It never fails.\nfunc Sign() {\n\t# not go, but a comment\n\tx := 1 // trailing: not a comment line\n\t/* block\n\t * more\n\t */\n}\n-- SQL comment\n"
+	want := " Sign signs a token.\n\n It never fails.\n not go, but a comment\n block\n more\n/\n SQL comment\n"
+	if got := commentText(text); got != want {
+		t.Errorf("commentText = %q, want %q", got, want)
+	}
+}
+
+func TestIsTest(t *testing.T) {
+	for p, want := range map[string]bool{
+		"net/http/server.go":                    false,
+		"net/http/server_test.go":               true,
+		"net/http/testdata/file":                true,
+		"test/fixedbugs/issue1.go":              true,
+		"src/app.test.ts":                       true,
+		"src/app.spec.js":                       true,
+		"pkg/test_client.py":                    true,
+		"pkg/client_test.py":                    true,
+		"src/__tests__/a.js":                    true,
+		"cmd/go/internal/test/test.go":          true, // a folder named test
+		"internal/testenv/testenv.go":           false,
+		"testing/testing.go":                    false,
+		"contest/latest.go":                     false,
+		"docs/testing-guide.md":                 false,
+		"spec/fixtures/x.json":                  true,
+		"runtime/testdata/testprog/gc.go":       true,
+		"cmd/compile/internal/test/inl_test.go": true,
+		"cmd/compile/internal/types2/api.go":    false,
+		"x/tests.go":                            false,
+		"x/attest.go":                           false,
+	} {
+		if got := isTest(p); got != want {
+			t.Errorf("isTest(%q) = %t, want %t", p, got, want)
+		}
+	}
+}
