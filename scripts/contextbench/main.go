@@ -28,9 +28,6 @@
 // index's build time and size, and Toolshed's query latency. It exits 0
 // after a complete run, whatever the figures, and 1 on an error (a
 // relevant file the corpus lacks is one: the label is wrong).
-//
-// queries.json, the package-purpose queries this command used to run, is
-// no longer read here; shared/contextindex's TestRetrievalSmall reads it.
 package main
 
 import (

@@ -11,15 +11,16 @@ import (
 	"github.com/toolshed/toolshed/shared/repo/repotest"
 )
 
-// TestRetrievalSmall is the small version of scripts/contextbench: the
-// labelled queries of its queries.json whose package is among 16 packages
-// of the Go source tree, searched lexically over those packages' code.
-// The full benchmark (the whole tree, 50+ queries) runs with
-// `go run ./scripts/contextbench`.
+// TestRetrievalSmall guards the ranking on a small corpus: the queries
+// of testdata/package-queries.json (what a package is for, in plain
+// words) whose package is among 16 packages of the Go source tree,
+// searched lexically over those packages' code. The full evaluation (the
+// whole tree, labelled questions in three classes, a ripgrep baseline) is
+// `make contextbench`.
 func TestRetrievalSmall(t *testing.T) {
 	pkgs := []string{"archive/zip", "archive/tar", "compress/flate", "compress/gzip", "container/list", "container/ring",
 		"container/heap", "encoding/csv", "encoding/hex", "encoding/base64", "bufio", "sort", "path", "flag", "hash/crc32", "text/tabwriter"}
-	raw, err := os.ReadFile(filepath.Join("..", "..", "scripts", "contextbench", "queries.json"))
+	raw, err := os.ReadFile(filepath.Join("testdata", "package-queries.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
