@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolshed/toolshed/shared/repo"
 )
 
 // benchCorpus indexes the first n chunks of the Go source tree's
@@ -110,4 +112,32 @@ func BenchmarkSearch20k(b *testing.B) {
 		b.ResetTimer()
 		benchSearch(b, c, vecs)
 	})
+}
+
+// BenchmarkSearchGoTree: p50/p99 of a lexical search of the whole Go
+// source tree as the local server indexes it (repository view, live
+// index), 20 results asked.
+func BenchmarkSearchGoTree(b *testing.B) {
+	view, err := repo.NewLocal(filepath.Join(runtime.GOROOT(), "src"), repo.LocalOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer view.Close()
+	l := NewLive(view, LiveOptions{})
+	defer l.Close()
+	l.Settle()
+	c := NewPartsCorpus("", l.State().Parts)
+	b.Logf("%d chunks", c.Len())
+	var times []time.Duration
+	i := 0
+	for b.Loop() {
+		start := time.Now()
+		c.Search(Query{Text: benchQueries[i%len(benchQueries)], Limit: 20})
+		times = append(times, time.Since(start))
+		i++
+	}
+	slices.Sort(times)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	b.ReportMetric(ms(times[len(times)/2]), "p50-ms")
+	b.ReportMetric(ms(times[len(times)*99/100]), "p99-ms")
 }

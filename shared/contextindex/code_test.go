@@ -262,6 +262,9 @@ func TestAddMemoryVectors(t *testing.T) {
 // same answers.
 func TestEncodeRoundTrip(t *testing.T) {
 	dir := repotest.GoPackages(t, "strings", "container/list")
+	// Names longer than the tokenizer takes.
+	long := "package list\n\n// Long has long names.\ntype " + strings.Repeat("L", 3*maxTokenBytes) + " struct{}\n\nfunc (" + strings.Repeat("L", 3*maxTokenBytes) + ") " + strings.Repeat("M", 3*maxTokenBytes) + "() {}\n"
+	os.WriteFile(filepath.Join(dir, "container/list/long.go"), []byte(long), 0o644)
 	snap := dirSnapshot(t, dir)
 	for i := range snap.Files {
 		snap.Files[i].ModTime = day(i%28 + 1)

@@ -49,23 +49,29 @@ func nameTerms(name, module string) []string {
 		return Tokens(name)
 	}
 	terms := Tokens(rest)
-	pkg := strings.ToLower(path.Base(module))
-	if module == "" {
-		pkg = ""
+	pkg := ""
+	if module != "" {
+		pkg = path.Base(module)
 	}
-	ident := strings.ToLower(lastIdent(rest))
+	ident := lastIdent(rest)
 	switch {
 	case kind == "func" && strings.HasPrefix(rest, "("):
-		recv := strings.ToLower(lastIdent(rest[:strings.Index(rest, ")")+1]))
-		terms = append(terms, recv+"."+ident)
-		if pkg != "" {
-			terms = append(terms, pkg+"."+recv)
-		}
-	case kind == "package":
-	case pkg != "" && ident != "":
-		terms = append(terms, pkg+"."+ident)
+		recv := lastIdent(rest[:strings.Index(rest, ")")+1])
+		terms = appendQualified(terms, recv, ident)
+		terms = appendQualified(terms, pkg, recv)
+	case kind != "package":
+		terms = appendQualified(terms, pkg, ident)
 	}
 	return terms
+}
+
+// appendQualified appends the term "a.b", lower-cased, unless a or b is
+// empty or the term is longer than a word may be (maxTokenBytes).
+func appendQualified(terms []string, a, b string) []string {
+	if a == "" || b == "" || len(a)+1+len(b) > maxTokenBytes {
+		return terms
+	}
+	return append(terms, strings.ToLower(a+"."+b))
 }
 
 // lastIdent is the last identifier in s ("Decode" of "(*Decoder) Decode",
@@ -112,11 +118,9 @@ func QueryTerms(text string) []string {
 	for _, field := range strings.FieldsFunc(text, func(r rune) bool {
 		return !(r == '.' || r == '_' || r >= 0x80 || '0' <= r && r <= '9' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z')
 	}) {
-		parts := strings.Split(strings.Trim(field, "."), ".")
+		parts := strings.Split(field, ".")
 		for i := 0; i+1 < len(parts); i++ {
-			if parts[i] != "" && parts[i+1] != "" {
-				terms = append(terms, strings.ToLower(parts[i]+"."+parts[i+1]))
-			}
+			terms = appendQualified(terms, parts[i], parts[i+1])
 		}
 	}
 	return terms

@@ -2,6 +2,7 @@ package contextindex
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -41,6 +42,25 @@ func TestQueryTerms(t *testing.T) {
 		if got := QueryTerms(tt.in); !slices.Equal(got, tt.want) && !(len(got) == 0 && len(tt.want) == 0) {
 			t.Errorf("QueryTerms(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestTermsFitAWord: no term is longer than a word may be (the lexicon's
+// decoder refuses longer ones), however long the names.
+func TestTermsFitAWord(t *testing.T) {
+	long := strings.Repeat("Long", maxTokenBytes/4)
+	check := func(what string, terms []string) {
+		for _, term := range terms {
+			if len(term) > maxTokenBytes {
+				t.Errorf("%s: term %q is %d bytes", what, term, len(term))
+			}
+		}
+	}
+	check("name", nameTerms("func (*"+long+") "+long, "pkg/"+long))
+	check("query", QueryTerms(long+"."+long+".x x."+long))
+	fits := strings.Repeat("l", maxTokenBytes-2)
+	if !slices.Contains(nameTerms("func (*"+fits+") M", "p"), fits+".m") {
+		t.Errorf("a qualified name of exactly %d bytes was left out", maxTokenBytes)
 	}
 }
 
