@@ -137,7 +137,7 @@ const testPrior = 0.6
 // x.spec.js, test_x.py or x_test.py.
 func isTest(p string) bool {
 	dir, name := path.Split(p)
-	for _, seg := range strings.Split(strings.Trim(dir, "/"), "/") {
+	for seg := range strings.SplitSeq(strings.Trim(dir, "/"), "/") {
 		switch seg {
 		case "testdata", "test", "tests", "__tests__", "spec", "fixtures":
 			return true

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"maps"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -35,6 +36,8 @@ const (
 	// saveAfter is how long a changed index waits before it is saved (more
 	// changes in the meantime are saved together).
 	saveAfter = 30 * time.Second
+	// progressEvery is how often a build logs how far it is.
+	progressEvery = 5 * time.Second
 )
 
 // Progress says how far an index is.
@@ -209,6 +212,7 @@ func (l *Live) run() {
 			saveAt = time.After(saveAfter)
 		}
 		if ctx.Err() != nil {
+			b.save() // closing: keep what is built, done or not
 			return
 		}
 		select {
@@ -327,9 +331,24 @@ func (b *builder) update(files []*repo.File, version uint64) bool {
 	if large {
 		b.publish(StateBuilding, len(files)-len(todo), len(files))
 	}
+	if !b.cut(todo, len(files), large) {
+		return true // stopping
+	}
+	b.finish(len(files), started, len(todo))
+	return true
+}
+
+// cut adds todo's files in batches, publishing each batch when large
+// (of total files), and logging how far it is every progressEvery. It
+// reports false when the index is closing.
+func (b *builder) cut(todo []*repo.File, total int, large bool) bool {
+	started, logged := time.Now(), time.Now()
+	if large {
+		b.l.o.Log.Info("context index: cutting files into chunks", "key", b.l.o.Key, "files", total, "to_cut", len(todo))
+	}
 	for start := 0; start < len(todo); start += liveBatchFiles {
 		if b.ctx.Err() != nil {
-			return true
+			return false
 		}
 		end := min(start+liveBatchFiles, len(todo))
 		b.add(todo[start:end])
@@ -337,10 +356,15 @@ func (b *builder) update(files []*repo.File, version uint64) bool {
 			b.merge(1) // the later, smaller parts
 		}
 		if large && end < len(todo) {
-			b.publish(StateBuilding, len(files)-len(todo)+end, len(files))
+			b.publish(StateBuilding, total-len(todo)+end, total)
+		}
+		if large && time.Since(logged) >= progressEvery {
+			logged = time.Now()
+			rate := float64(end) / time.Since(started).Seconds()
+			b.l.o.Log.Info("context index: building", "key", b.l.o.Key, "files_indexed", total-len(todo)+end, "files", total,
+				"chunks", b.l.State().Progress.Chunks, "files_per_s", int(rate), "left_s", int(float64(len(todo)-end)/rate))
 		}
 	}
-	b.finish(len(files), started, len(todo))
 	return true
 }
 
@@ -355,8 +379,13 @@ func (b *builder) finish(total int, started time.Time, cut int) {
 	}
 	b.publish(StateReady, total, total)
 	if first || cut > liveBatchFiles {
+		took := time.Since(started)
 		b.l.o.Log.Info("context index ready", "key", b.l.o.Key, "files", total, "cut", cut,
-			"chunks", b.l.State().Progress.Chunks, "took_ms", time.Since(started).Milliseconds())
+			"chunks", b.l.State().Progress.Chunks, "files_per_s", int(float64(cut)/max(took.Seconds(), 0.001)), "took_ms", took.Milliseconds())
+		// A build leaves hundreds of megabytes of garbage (tokenizer
+		// maps, merged parts, the text read from the store): give the
+		// memory back now, not over the next minutes.
+		debug.FreeOSMemory()
 	}
 }
 
@@ -518,7 +547,9 @@ func (b *builder) save() {
 	if v := b.l.State().Vectors; v != nil {
 		ix.Vectors = v.Subset(ix.Segment.hashes())
 	}
-	if err := st.SaveCode(b.ctx, b.l.o.Key, ix); err != nil {
+	// A save is finished even when closing: it is what the next run
+	// starts from.
+	if err := st.SaveCode(context.WithoutCancel(b.ctx), b.l.o.Key, ix); err != nil {
 		b.l.o.Log.Warn("context index: saving failed", "key", b.l.o.Key, "error", err)
 		return
 	}

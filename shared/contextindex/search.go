@@ -43,6 +43,7 @@ type collection struct {
 	avg   [numFields]float64
 	vecs  [][]float32 // per document; nil when it has no vector
 	nvecs int
+	pool  sync.Pool // of *scratch
 }
 
 // Part is a segment of a corpus with the documents to leave out of it
@@ -196,8 +197,10 @@ func (c *Corpus) Search(q Query) ([]Hit, string) {
 // (scored so that first in both is 1), a document without a vector
 // counting its BM25 rank twice.
 func (c *collection) search(q Query) []Hit {
-	allowed := c.filter(q)
-	lexical := c.lexical(q.Text, allowed)
+	sc := c.scratch()
+	defer c.release(sc)
+	allowed := c.filter(q, sc.allowed)
+	lexical := c.lexical(q.Text, allowed, sc)
 	if q.Vector == nil || c.nvecs == 0 {
 		keep := lexical.ranked
 		if q.Limit > 0 && len(keep) > q.Limit {
@@ -258,10 +261,10 @@ func top(hits []Hit, limit int) []Hit {
 	return hits
 }
 
-// filter returns which documents the query's type and module filters let
-// through. A type other than "all" keeps discoveries of that type only.
-func (c *collection) filter(q Query) []bool {
-	allowed := make([]bool, c.n)
+// filter sets which documents the query's type and module filters let
+// through in allowed (its dead documents are never set). A type other
+// than "all" keeps discoveries of that type only.
+func (c *collection) filter(q Query, allowed []bool) []bool {
 	for si, s := range c.segs {
 		dead := c.dead[si]
 		for i := range s.Docs {
@@ -351,21 +354,50 @@ func (c *collection) expand(word string) []expansion {
 }
 
 // lexical ranks the allowed documents for the query text with BM25F.
-func (c *collection) lexical(text string, allowed []bool) lexicalRanking {
+func (c *collection) lexical(text string, allowed []bool, sc *scratch) lexicalRanking {
 	terms := QueryTerms(text)
 	slices.Sort(terms)
 	terms = slices.Compact(terms)
-	return c.bm25(terms, allowed)
+	return c.bm25(terms, allowed, sc)
+}
+
+// scratch is the memory a search of a collection works in, one value per
+// document: kept for the next search (a search of the Go source tree
+// would otherwise make 5 MB of garbage), and given back as it was found.
+type scratch struct {
+	allowed       []bool
+	scores, cover []float64 // the ranking's; zero but for ranked
+	best, bestCov []float64 // per query word; always zero between words
+	ranked        []int
+	touched       []int
+}
+
+// scratch takes a scratch of the collection's size.
+func (c *collection) scratch() *scratch {
+	if sc, ok := c.pool.Get().(*scratch); ok {
+		return sc
+	}
+	return &scratch{allowed: make([]bool, c.n), scores: make([]float64, c.n), cover: make([]float64, c.n),
+		best: make([]float64, c.n), bestCov: make([]float64, c.n)}
+}
+
+// release clears what a search left in sc and keeps it for the next.
+func (c *collection) release(sc *scratch) {
+	for _, g := range sc.ranked {
+		sc.scores[g], sc.cover[g] = 0, 0
+	}
+	sc.ranked, sc.touched = sc.ranked[:0], sc.touched[:0]
+	c.pool.Put(sc)
 }
 
 // bm25 scores the allowed documents against the query's words with BM25F.
 // For each query word a document scores its best matching term; the
 // document's score is the sum over the query's words.
-func (c *collection) bm25(words []string, allowed []bool) lexicalRanking {
-	out := lexicalRanking{scores: make([]float64, c.n), cover: make([]float64, c.n)}
-	best := make([]float64, c.n)  // this word's best score per document
-	cover := make([]float64, c.n) // and its best coverage
-	var touched []int             // documents with a score for this word
+func (c *collection) bm25(words []string, allowed []bool, sc *scratch) lexicalRanking {
+	out := lexicalRanking{scores: sc.scores, cover: sc.cover, ranked: sc.ranked[:0]}
+	best := sc.best     // this word's best score per document
+	cover := sc.bestCov // and its best coverage
+	touched := sc.touched[:0] // documents with a score for this word
 	for _, w := range words {
 		for _, e := range c.expand(w) {
 			df := c.df(e.term)
@@ -390,11 +422,11 @@ func (c *collection) bm25(words []string, allowed []bool) lexicalRanking {
 							tf += fieldWeight[f] * float64(p.tf[f]) / norm
 						}
 					}
-					sc := idf * tf * (bm25K1 + 1) / (tf + bm25K1)
+					score := idf * tf * (bm25K1 + 1) / (tf + bm25K1)
 					if best[g] == 0 {
 						touched = append(touched, g)
 					}
-					best[g] = max(best[g], sc)
+					best[g] = max(best[g], score)
 					cover[g] = max(cover[g], e.weight*min(tf, 1))
 				})
 			}
@@ -420,6 +452,7 @@ func (c *collection) bm25(words []string, allowed []bool) lexicalRanking {
 		}
 		return cmp.Compare(a, b)
 	})
+	sc.ranked, sc.touched = out.ranked, touched // grown: kept for the next search
 	return out
 }
 
