@@ -56,6 +56,22 @@ type LiveState struct {
 	Parts    []Part
 	Vectors  *Vectors // nil without an embedder
 	Progress Progress
+
+	collOnce sync.Once
+	coll     *Collection
+}
+
+// Collection returns the state's code as a collection, made once and
+// shared by every search of this state (nil when there is no code yet).
+func (st *LiveState) Collection() *Collection {
+	st.collOnce.Do(func() {
+		model := ""
+		if st.Vectors != nil {
+			model = st.Vectors.Model
+		}
+		st.coll = NewCollection(model, st.Parts, st.Vectors)
+	})
+	return st.coll
 }
 
 // LiveOptions configure NewLive.

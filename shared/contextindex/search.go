@@ -23,19 +23,21 @@ const (
 	ModeHybrid  = "hybrid"
 )
 
-// Corpus is a searchable set of segments and the vectors of their
-// documents, in two collections ranked on their own statistics: the
-// tenant's memory (discoveries and session notes) and code. Otherwise a
-// few notes would be ranked with the word frequencies of a hundred
-// thousand chunks of code, and drowned by them. Build one with NewCorpus;
-// it is immutable and safe for concurrent searches.
+// Corpus is what a search ranks: collections of documents, each ranked
+// on its own statistics (see Collection), the results merged by score.
+// It is immutable and safe for concurrent searches.
 type Corpus struct {
-	colls []*collection
+	colls []*Collection
 }
 
-// collection is documents ranked together: the same word frequencies and
-// field lengths.
-type collection struct {
+// Collection is documents ranked together, on the same word frequencies
+// and field lengths, with their vectors: a tenant's memory (discoveries
+// and session notes), or the code of a repository. Ranked together, a few
+// notes would be scored with the word frequencies of a hundred thousand
+// chunks of code, and drowned by them. A Collection is immutable and safe
+// for concurrent searches; one of a repository's code is shared by every
+// tenant that reads it.
+type Collection struct {
 	segs  []*Segment
 	dead  [][]bool // per segment, its documents left out (nil: none)
 	base  []int    // number of each segment's first document
@@ -54,9 +56,19 @@ type Part struct {
 	Dead []bool
 }
 
-// NewCorpus joins segments. A document gets the vector of its EmbedText
-// hash from the first of vectors that has one; sets of other models than
-// model are ignored.
+// Join makes a corpus of collections (nil ones are left out).
+func Join(colls ...*Collection) *Corpus {
+	c := &Corpus{}
+	for _, cl := range colls {
+		if cl != nil {
+			c.colls = append(c.colls, cl)
+		}
+	}
+	return c
+}
+
+// NewCorpus joins segments: those of code in one collection, the others
+// in another (see NewPartsCorpus).
 func NewCorpus(model string, segs []*Segment, vectors ...*Vectors) *Corpus {
 	parts := make([]Part, len(segs))
 	for i, s := range segs {
@@ -65,17 +77,10 @@ func NewCorpus(model string, segs []*Segment, vectors ...*Vectors) *Corpus {
 	return NewPartsCorpus(model, parts, vectors...)
 }
 
-// NewPartsCorpus is NewCorpus over parts: their dead documents are never
-// found (they still count in the collection statistics until the parts
-// are merged). A segment belongs to the code collection when its first
-// document is code, else to memory: segments are made of one kind.
+// NewPartsCorpus is NewCorpus over parts: a part belongs to the code
+// collection when its first document is code, else to memory (parts are
+// made of one kind).
 func NewPartsCorpus(model string, parts []Part, vectors ...*Vectors) *Corpus {
-	var usable []*Vectors
-	for _, v := range vectors {
-		if v != nil && v.Model == model && v.Len() > 0 {
-			usable = append(usable, v)
-		}
-	}
 	var memory, code []Part
 	for _, p := range parts {
 		switch {
@@ -86,19 +91,21 @@ func NewPartsCorpus(model string, parts []Part, vectors ...*Vectors) *Corpus {
 			memory = append(memory, p)
 		}
 	}
-	c := &Corpus{}
-	for _, ps := range [][]Part{memory, code} {
-		if len(ps) > 0 {
-			c.colls = append(c.colls, newCollection(ps, usable))
-		}
-	}
-	return c
+	return Join(NewCollection(model, memory, vectors...), NewCollection(model, code, vectors...))
 }
 
-func newCollection(parts []Part, vectors []*Vectors) *collection {
-	c := &collection{}
+// NewCollection makes a collection of parts, nil when they have no
+// documents. Their dead documents are never found (they still count in
+// the statistics until the parts are merged). A document gets the vector
+// of its EmbedText hash from the first of vectors that has one; sets of
+// other models than model are ignored.
+func NewCollection(model string, parts []Part, vectors ...*Vectors) *Collection {
+	c := &Collection{}
 	var total [numFields]float64
 	for _, p := range parts {
+		if p.Seg == nil || len(p.Seg.Docs) == 0 {
+			continue
+		}
 		c.segs = append(c.segs, p.Seg)
 		c.dead = append(c.dead, p.Dead)
 		c.base = append(c.base, c.n)
@@ -109,14 +116,23 @@ func newCollection(parts []Part, vectors []*Vectors) *collection {
 			}
 		}
 	}
-	for f := range numFields {
-		c.avg[f] = max(total[f]/float64(max(c.n, 1)), 1)
+	if c.n == 0 {
+		return nil
 	}
-	if len(vectors) > 0 {
+	for f := range numFields {
+		c.avg[f] = max(total[f]/float64(c.n), 1)
+	}
+	var usable []*Vectors
+	for _, v := range vectors {
+		if v != nil && v.Model == model && v.Len() > 0 {
+			usable = append(usable, v)
+		}
+	}
+	if len(usable) > 0 {
 		c.vecs = make([][]float32, c.n)
 		for si, s := range c.segs {
 			for i, h := range s.hashes() {
-				for _, v := range vectors {
+				for _, v := range usable {
 					if vec, ok := v.Get(h); ok {
 						c.vecs[c.base[si]+i] = vec
 						c.nvecs++
@@ -148,7 +164,7 @@ func (c *Corpus) Vectors() int {
 }
 
 // doc returns the document with a number.
-func (c *collection) doc(g int) *Doc {
+func (c *Collection) doc(g int) *Doc {
 	si, _ := slices.BinarySearch(c.base, g+1)
 	si--
 	return &c.segs[si].Docs[g-c.base[si]]
@@ -196,7 +212,7 @@ func (c *Corpus) Search(q Query) ([]Hit, string) {
 // have vectors, BM25 and cosine rankings are fused by reciprocal rank
 // (scored so that first in both is 1), a document without a vector
 // counting its BM25 rank twice.
-func (c *collection) search(q Query) []Hit {
+func (c *Collection) search(q Query) []Hit {
 	sc := c.scratch()
 	defer c.release(sc)
 	allowed := c.filter(q, sc.allowed)
@@ -264,7 +280,7 @@ func top(hits []Hit, limit int) []Hit {
 // filter sets which documents the query's type and module filters let
 // through in allowed (its dead documents are never set). A type other
 // than "all" keeps discoveries of that type only.
-func (c *collection) filter(q Query, allowed []bool) []bool {
+func (c *Collection) filter(q Query, allowed []bool) []bool {
 	for si, s := range c.segs {
 		dead := c.dead[si]
 		for i := range s.Docs {
@@ -303,11 +319,11 @@ type expansion struct {
 }
 
 // idf is BM25's inverse document frequency.
-func (c *collection) idf(df int) float64 {
+func (c *Collection) idf(df int) float64 {
 	return math.Log(1 + (float64(c.n)-float64(df)+0.5)/(float64(df)+0.5))
 }
 
-func (c *collection) df(term string) int {
+func (c *Collection) df(term string) int {
 	n := 0
 	for _, s := range c.segs {
 		if i, ok := s.lex.find(term); ok {
@@ -320,7 +336,7 @@ func (c *collection) df(term string) int {
 // expand returns the terms a query word matches: itself, and with
 // minPrefix letters or more, the terms it starts and the terms that start
 // it, at prefixWeight, the most frequent maxExpansions of them.
-func (c *collection) expand(word string) []expansion {
+func (c *Collection) expand(word string) []expansion {
 	out := []expansion{{term: word, weight: 1}}
 	if len(word) < minPrefix {
 		return out
@@ -354,7 +370,7 @@ func (c *collection) expand(word string) []expansion {
 }
 
 // lexical ranks the allowed documents for the query text with BM25F.
-func (c *collection) lexical(text string, allowed []bool, sc *scratch) lexicalRanking {
+func (c *Collection) lexical(text string, allowed []bool, sc *scratch) lexicalRanking {
 	terms := QueryTerms(text)
 	slices.Sort(terms)
 	terms = slices.Compact(terms)
@@ -373,7 +389,7 @@ type scratch struct {
 }
 
 // scratch takes a scratch of the collection's size.
-func (c *collection) scratch() *scratch {
+func (c *Collection) scratch() *scratch {
 	if sc, ok := c.pool.Get().(*scratch); ok {
 		return sc
 	}
@@ -382,7 +398,7 @@ func (c *collection) scratch() *scratch {
 }
 
 // release clears what a search left in sc and keeps it for the next.
-func (c *collection) release(sc *scratch) {
+func (c *Collection) release(sc *scratch) {
 	for _, g := range sc.ranked {
 		sc.scores[g], sc.cover[g] = 0, 0
 	}
@@ -393,7 +409,7 @@ func (c *collection) release(sc *scratch) {
 // bm25 scores the allowed documents against the query's words with BM25F.
 // For each query word a document scores its best matching term; the
 // document's score is the sum over the query's words.
-func (c *collection) bm25(words []string, allowed []bool, sc *scratch) lexicalRanking {
+func (c *Collection) bm25(words []string, allowed []bool, sc *scratch) lexicalRanking {
 	out := lexicalRanking{scores: sc.scores, cover: sc.cover, ranked: sc.ranked[:0]}
 	best := sc.best     // this word's best score per document
 	cover := sc.bestCov // and its best coverage
@@ -458,7 +474,7 @@ func (c *collection) bm25(words []string, allowed []bool, sc *scratch) lexicalRa
 
 // cosine returns the fusionDepth allowed documents most similar to the
 // query vector, best first.
-func (c *collection) cosine(qv []float32, allowed []bool) []int {
+func (c *Collection) cosine(qv []float32, allowed []bool) []int {
 	// Keep the best fusionDepth in a min-heap ordered worst first.
 	h := make(simHeap, 0, fusionDepth+1)
 	for g, v := range c.vecs {

@@ -15,6 +15,7 @@ import (
 	"github.com/toolshed/toolshed/shared/embedding/embedtest"
 	"github.com/toolshed/toolshed/shared/emulator"
 	"github.com/toolshed/toolshed/shared/objects"
+	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/repo/repotest"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolerr"
@@ -304,5 +305,62 @@ func TestTenantsShareOneCodeIndex(t *testing.T) {
 	}
 	if a.Results[0].Source != "discovery" && slices.IndexFunc(a.Results, func(r result) bool { return r.Source == "discovery" }) < 0 {
 		t.Errorf("alice's decision is not among her results: %+v", a.Results)
+	}
+}
+
+// TestAnswersWhileTheCodeIsIndexed: while the code index is being built
+// (here, held back: the repository is not even read yet), context_search
+// answers at once from what it has, discoveries always, says the index is
+// building, and never waits for the build; once built, it says ready.
+func TestAnswersWhileTheCodeIsIndexed(t *testing.T) {
+	dir := repotest.GoPackages(t, "container/list")
+	held := &heldSource{Shared: repotest.Local(t, dir), release: make(chan struct{})}
+	st := tooltest.BoltStores(t)
+	h := newHarness(t, st, contextsearch.Options{BuildLocally: true, Repo: held})
+	h.write(t, "alice", contextindex.DecisionsFile, `{"timestamp":"2025-01-10T09:00:00Z","type":"decision","module":"list","content":"Keep the doubly linked list for the LRU cache"}`)
+
+	start := time.Now()
+	out := h.search(t, "alice", `{"query":"doubly linked list"}`)
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("the search waited %s for the build", took)
+	}
+	if out.Index == nil || out.Index.State != "building" || len(out.Results) != 1 || out.Results[0].Source != "discovery" ||
+		!strings.Contains(out.Notice, "being built") {
+		t.Fatalf("while building: %+v", out)
+	}
+	// Nothing at all yet for this tenant: an empty answer, not an error.
+	if out := h.search(t, "bob", `{"query":"doubly linked list"}`); len(out.Results) != 0 || out.Index.State != "building" {
+		t.Errorf("bob while building: %+v", out)
+	}
+	close(held.release)
+	out = h.eventually(t, "alice", `{"query":"doubly linked list"}`, func(o output) bool { return o.Index.State == "ready" })
+	if len(out.Results) < 2 || out.Index.FilesIndexed != out.Index.FilesTotal || out.Index.FilesTotal == 0 || out.Notice != "" {
+		t.Errorf("ready: %+v", out)
+	}
+}
+
+// heldSource serves a repository whose files are not read until release
+// is closed.
+type heldSource struct {
+	repo.Shared
+	release chan struct{}
+}
+
+func (s *heldSource) Open(ctx context.Context, tenant string) (repo.View, error) {
+	v, err := s.Shared.Open(ctx, tenant)
+	return heldView{View: v, release: s.release}, err
+}
+
+type heldView struct {
+	repo.View
+	release chan struct{}
+}
+
+func (v heldView) Searchable(ctx context.Context) ([]*repo.File, error) {
+	select {
+	case <-v.release:
+		return v.View.Searchable(ctx)
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
 }

@@ -151,16 +151,18 @@ type tenantState struct {
 	codeTag  string
 	codeRead checked
 
-	live *contextindex.LiveState // locally: the repository's live index as last seen
-
 	loading bool // a new code index is being loaded in the background
 
 	vectors     *contextindex.Vectors
 	vectorsTag  string
 	vectorsRead checked
 
-	corpus *contextindex.Corpus
-	parts  [3]any // what corpus was built from
+	// The collections searched, and what they were made of. The code of a
+	// local repository is its live index's, shared by every tenant.
+	memColl    *contextindex.Collection
+	memCollOf  [2]any // memSeg, vectors
+	codeColl   *contextindex.Collection
+	codeCollOf *contextindex.CodeIndex
 }
 
 // state returns the tenant's state, evicting the least recently used
@@ -220,19 +222,19 @@ func (s *Service) corpus(ctx context.Context, tenant string) (*contextindex.Corp
 	if err != nil {
 		return nil, nil, "", err
 	}
-	var code []contextindex.Part
+	model := ""
+	if s.o.Embedder != nil {
+		model = s.o.Embedder.Model()
+	}
+	var code *contextindex.Collection
 	var progress *contextindex.Progress
-	var codeVectors *contextindex.Vectors
-	var codeState any
 	if s.o.Repo != nil {
 		st, err := s.localCode(ctx, tenant)
 		if err != nil {
 			return nil, nil, "", err
 		}
-		ts.live = st
 		if st != nil {
-			code, codeVectors, codeState = st.Parts, st.Vectors, st
-			progress = &st.Progress
+			code, progress = st.Collection(), &st.Progress
 		}
 	} else {
 		n, err := s.held(ctx, ts.code != nil, "code index", tenant, func(ctx context.Context) error {
@@ -243,15 +245,16 @@ func (s *Service) corpus(ctx context.Context, tenant string) (*contextindex.Corp
 		}
 		notice = cmp.Or(notice, n)
 		if ts.code != nil {
-			code = []contextindex.Part{{Seg: ts.code.Segment}}
-			codeVectors, codeState = ts.code.Vectors, ts.code
+			if ts.codeColl == nil || ts.codeCollOf != ts.code {
+				ts.codeColl = contextindex.NewCollection(model, []contextindex.Part{{Seg: ts.code.Segment}}, ts.code.Vectors)
+				ts.codeCollOf = ts.code
+			}
+			code = ts.codeColl
 			n := len(ts.code.Files)
 			progress = &contextindex.Progress{State: contextindex.StateReady, FilesIndexed: n, FilesTotal: n, Chunks: len(ts.code.Segment.Docs)}
 		}
 	}
-	model := ""
 	if s.o.Embedder != nil {
-		model = s.o.Embedder.Model()
 		if err := s.refreshVectors(ctx, tenant, ts); err != nil {
 			// Vectors are an improvement, not a requirement: rank lexically.
 			s.o.Log.Warn("context index: memory vectors unavailable", "tenant", tenant, "error", err)
@@ -264,13 +267,11 @@ func (s *Service) corpus(ctx context.Context, tenant string) (*contextindex.Corp
 			s.build.memory(tenant, missing)
 		}
 	}
-	parts := [3]any{ts.memSeg, codeState, ts.vectors}
-	if ts.corpus == nil || parts != ts.parts {
-		all := append([]contextindex.Part{{Seg: ts.memSeg}}, code...)
-		ts.corpus = contextindex.NewPartsCorpus(model, all, codeVectors, ts.vectors)
-		ts.parts = parts
+	if of := [2]any{ts.memSeg, ts.vectors}; ts.memColl == nil || ts.memCollOf != of {
+		ts.memColl = contextindex.NewCollection(model, []contextindex.Part{{Seg: ts.memSeg}}, ts.vectors)
+		ts.memCollOf = of
 	}
-	return ts.corpus, progress, notice, nil
+	return contextindex.Join(ts.memColl, code), progress, notice, nil
 }
 
 // localCode returns the live code index of the repository the tenant
@@ -425,7 +426,6 @@ func (s *Service) loadCode(ts *tenantState, repoKey string, p contextindex.Point
 			return
 		}
 		ts.code, ts.codeTag, ts.codeRepo = ix, tag, repoKey
-		ts.corpus = nil
 	})
 }
 
