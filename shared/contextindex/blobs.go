@@ -1,11 +1,13 @@
 package contextindex
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -63,24 +65,52 @@ func (d *DirBlobs) Put(_ context.Context, key string, data []byte, match string)
 			return "", fmt.Errorf("write index file %s: %w", key, ErrPrecondition)
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return "", fmt.Errorf("write index file %s: %w", key, err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
+	err := writeFile(p, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
 	if err != nil {
 		return "", fmt.Errorf("write index file %s: %w", key, err)
 	}
-	_, werr := tmp.Write(data)
+	return etagOf(data), nil
+}
+
+// PutFrom writes the object as write makes it, unconditionally, without
+// holding it in memory (Store.SaveCode uses it for code indexes, which are
+// as large as the repository).
+func (d *DirBlobs) PutFrom(_ context.Context, key string, write func(io.Writer) error) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := writeFile(d.path(key), write); err != nil {
+		return fmt.Errorf("write index file %s: %w", key, err)
+	}
+	return nil
+}
+
+// writeFile writes p through a temporary file renamed into place.
+func writeFile(p string, write func(io.Writer) error) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(tmp, 1<<20)
+	werr := write(bw)
+	if werr == nil {
+		werr = bw.Flush()
+	}
 	cerr := tmp.Close()
 	if err := errors.Join(werr, cerr); err != nil {
 		os.Remove(tmp.Name())
-		return "", fmt.Errorf("write index file %s: %w", key, err)
+		return err
 	}
 	if err := os.Rename(tmp.Name(), p); err != nil {
 		os.Remove(tmp.Name())
-		return "", fmt.Errorf("write index file %s: %w", key, err)
+		return err
 	}
-	return etagOf(data), nil
+	return nil
 }
 
 // RemoveOthers deletes every folder under prefix except keep (local code

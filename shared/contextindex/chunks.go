@@ -20,7 +20,7 @@ import (
 // chunksMagic starts chunks.bin.
 const chunksMagic = "TSCHK3\n"
 
-// encodeChunks writes chunks.bin: the commit and build time, the files
+// writeChunks writes chunks.bin: the commit and build time, the files
 // (path, SHA-256 of the content, modification time), the kinds of chunk,
 // each chunk as its file, lines, byte offset in the file plus one (0 for
 // unknown), kind, name and length, and then the chunks' text back to
@@ -30,7 +30,7 @@ const chunksMagic = "TSCHK3\n"
 // costs less time than inflating it and half the memory; a local index
 // whose files are unchanged then points its chunks back at the
 // repository's files, and the file read goes.
-func (ix *CodeIndex) encodeChunks() ([]byte, error) {
+func (ix *CodeIndex) writeChunks(w io.Writer) error {
 	docs := ix.Segment.Docs
 	paths := make([]string, 0, len(ix.Files))
 	for p := range ix.Files {
@@ -54,7 +54,7 @@ func (ix *CodeIndex) encodeChunks() ([]byte, error) {
 	for _, p := range paths {
 		sum, err := hex.DecodeString(ix.Files[p])
 		if err != nil || len(sum) != 32 {
-			return nil, fmt.Errorf("encode chunks: the hash of %s is not a SHA-256", p)
+			return fmt.Errorf("encode chunks: the hash of %s is not a SHA-256", p)
 		}
 		b = appendString(b, p)
 		b = append(b, sum...)
@@ -71,11 +71,10 @@ func (ix *CodeIndex) encodeChunks() ([]byte, error) {
 		b = appendString(b, k)
 	}
 	b = binary.AppendUvarint(b, uint64(len(docs)))
-	size := 0
 	for _, d := range docs {
 		fi, ok := fileOf[d.Path]
 		if !ok {
-			return nil, fmt.Errorf("encode chunks: chunk %s of a file the index does not list", d.ID)
+			return fmt.Errorf("encode chunks: chunk %s of a file the index does not list", d.ID)
 		}
 		b = binary.AppendUvarint(b, uint64(fi))
 		b = binary.AppendUvarint(b, uint64(d.Start))
@@ -84,13 +83,16 @@ func (ix *CodeIndex) encodeChunks() ([]byte, error) {
 		b = binary.AppendUvarint(b, uint64(kindOf[d.Type]))
 		b = appendString(b, d.Name)
 		b = binary.AppendUvarint(b, uint64(len(d.Content)))
-		size += len(d.Content)
 	}
-	b = slices.Grow(b, size)
+	if _, err := w.Write(b); err != nil {
+		return err
+	}
 	for _, d := range docs {
-		b = append(b, d.Content...)
+		if _, err := io.WriteString(w, d.Content); err != nil {
+			return err
+		}
 	}
-	return b, nil
+	return nil
 }
 
 // decodeChunks reads chunks.bin into an index without its lexical

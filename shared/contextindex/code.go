@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"slices"
 	"strings"
@@ -151,19 +152,16 @@ const (
 	VectorsFile = "vectors.bin"
 )
 
-// Encode returns the index as files: chunks.bin (the chunks and the files'
-// hashes, see encodeChunks), lexical.bin (MarshalLexical) and, with
-// vectors, vectors.bin (Vectors.Marshal).
-func (ix *CodeIndex) Encode() (map[string][]byte, error) {
-	chunks, err := ix.encodeChunks()
-	if err != nil {
-		return nil, err
-	}
-	out := map[string][]byte{ChunksFile: chunks, LexicalFile: ix.Segment.MarshalLexical()}
+// writers returns, per file of the stored index, what writes it:
+// chunks.bin (the chunks and the files' hashes, see writeChunks),
+// lexical.bin (writeLexical) and, with vectors, vectors.bin
+// (Vectors.Marshal). Writing to a file, none holds the file in memory.
+func (ix *CodeIndex) writers() map[string]func(io.Writer) error {
+	out := map[string]func(io.Writer) error{ChunksFile: ix.writeChunks, LexicalFile: ix.Segment.writeLexical}
 	if ix.Vectors != nil {
-		out[VectorsFile] = ix.Vectors.Marshal()
+		out[VectorsFile] = ix.Vectors.write
 	}
-	return out, nil
+	return out
 }
 
 // DecodeCodeIndex reads an index from its files; get returns a file's

@@ -1,6 +1,7 @@
 package contextindex
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io/fs"
@@ -273,7 +274,7 @@ func TestEncodeRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := ix.Encode()
+	files, err := encode(ix)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +345,7 @@ func TestDecodeVersion1(t *testing.T) {
 		}
 	}
 	// Saved again, it is in the current format, offsets still unknown.
-	files, err := ix.Encode()
+	files, err := encode(ix)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,4 +367,17 @@ func dirSnapshotOf(fsys fstest.MapFS) Snapshot {
 		snap.Files = append(snap.Files, File{Path: p})
 	}
 	return snap
+}
+
+// encode returns the files of a stored index.
+func encode(ix *CodeIndex) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	for name, write := range ix.writers() {
+		var b bytes.Buffer
+		if err := write(&b); err != nil {
+			return nil, err
+		}
+		out[name] = b.Bytes()
+	}
+	return out, nil
 }

@@ -251,13 +251,13 @@ const (
 // fieldsV1 are the fields of TSLEX1, in its order.
 var fieldsV1 = []int{fieldContent, fieldModule, fieldPath}
 
-// MarshalLexical encodes the segment's lexical statistics (not its
+// writeLexical writes the segment's lexical statistics (not its
 // documents): the document count and field lengths, then each term with
 // its document count and the byte length of its postings, then the arena.
 // All numbers are unsigned varints.
-func (s *Segment) MarshalLexical() []byte {
+func (s *Segment) writeLexical(w io.Writer) error {
 	lx := s.lex
-	b := make([]byte, 0, len(lx.arena)+len(lx.terms)*16+len(lx.lens)*6+64)
+	b := make([]byte, 0, len(lx.terms)*16+len(lx.lens)*6+64)
 	b = append(b, lexicalMagic...)
 	b = binary.AppendUvarint(b, uint64(len(lx.lens)))
 	for _, l := range lx.lens {
@@ -272,11 +272,15 @@ func (s *Segment) MarshalLexical() []byte {
 		b = binary.AppendUvarint(b, uint64(lx.dfs[i]))
 		b = binary.AppendUvarint(b, uint64(lx.offs[i+1]-lx.offs[i]))
 	}
-	return append(b, lx.arena...)
+	if _, err := w.Write(b); err != nil {
+		return err
+	}
+	_, err := w.Write(lx.arena)
+	return err
 }
 
 // UnmarshalSegment rebuilds a segment from its documents and the output of
-// MarshalLexical, checking that they belong together and that every
+// writeLexical, checking that they belong together and that every
 // posting is well formed. The segment keeps lexical (its arena is read in
 // place): it must not change.
 func UnmarshalSegment(docs []Doc, lexical []byte) (*Segment, error) {

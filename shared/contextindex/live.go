@@ -573,6 +573,7 @@ func (b *builder) save() {
 		b.l.o.Log.Warn("context index: removing old indexes failed", "key", b.l.o.Key, "error", err)
 	}
 	b.saved = true
+	debug.FreeOSMemory() // the encoded index was as large as the repository
 }
 
 // embed gives the chunks their vectors, in the background, whenever the

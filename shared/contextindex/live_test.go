@@ -216,7 +216,7 @@ func TestMergeSegments(t *testing.T) {
 		}
 	}
 	fresh := contextindex.NewSegment(append(live, b.Docs...))
-	if string(merged.MarshalLexical()) != string(fresh.MarshalLexical()) {
+	if string(contextindex.LexicalBytes(merged)) != string(contextindex.LexicalBytes(fresh)) {
 		t.Error("merged statistics differ from a segment built from the live documents")
 	}
 	for _, q := range []string{"beta", "common", "alpha text", "epsilon"} {

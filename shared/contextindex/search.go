@@ -411,8 +411,8 @@ func (c *Collection) release(sc *scratch) {
 // document's score is the sum over the query's words.
 func (c *Collection) bm25(words []string, allowed []bool, sc *scratch) lexicalRanking {
 	out := lexicalRanking{scores: sc.scores, cover: sc.cover, ranked: sc.ranked[:0]}
-	best := sc.best     // this word's best score per document
-	cover := sc.bestCov // and its best coverage
+	best := sc.best           // this word's best score per document
+	cover := sc.bestCov       // and its best coverage
 	touched := sc.touched[:0] // documents with a score for this word
 	for _, w := range words {
 		for _, e := range c.expand(w) {

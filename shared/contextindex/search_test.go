@@ -170,7 +170,7 @@ func TestSearchHybrid(t *testing.T) {
 
 func TestLexicalRoundTrip(t *testing.T) {
 	seg := NewSegment(notes)
-	back, err := UnmarshalSegment(notes, seg.MarshalLexical())
+	back, err := UnmarshalSegment(notes, LexicalBytes(seg))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func TestLexicalRoundTrip(t *testing.T) {
 			t.Errorf("%q: %v after decoding, %v before", q, b, a)
 		}
 	}
-	if _, err := UnmarshalSegment(notes[:2], seg.MarshalLexical()); err == nil {
+	if _, err := UnmarshalSegment(notes[:2], LexicalBytes(seg)); err == nil {
 		t.Error("statistics of 6 documents accepted for 2")
 	}
 	for _, bad := range [][]byte{nil, []byte("TSLEX1\n\xff"), append([]byte(lexicalMagic), 1, 0, 0, 0, 1, 1, 'x', 2, 0, 0, 0, 0, 0, 0, 0, 0)} {

@@ -1,10 +1,12 @@
 package contextindex
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"regexp"
 	"strings"
@@ -85,16 +87,13 @@ func (s *Store) SaveCode(ctx context.Context, tenant string, ix *CodeIndex) erro
 	if err := checkNames(tenant, ix.Commit); err != nil {
 		return err
 	}
-	files, err := ix.Encode()
-	if err != nil {
-		return err
-	}
+	writers := ix.writers()
 	for _, name := range []string{ChunksFile, LexicalFile, VectorsFile} {
-		data, ok := files[name]
+		write, ok := writers[name]
 		if !ok {
 			continue
 		}
-		if _, err := s.blobs.Put(ctx, tenant+"/"+ix.Commit+"/"+name, data, ""); err != nil {
+		if err := s.put(ctx, tenant+"/"+ix.Commit+"/"+name, write); err != nil {
 			return fmt.Errorf("save %s of %s: %w", name, ix.Commit, err)
 		}
 	}
@@ -107,6 +106,22 @@ func (s *Store) SaveCode(ctx context.Context, tenant string, ix *CodeIndex) erro
 		return fmt.Errorf("save the pointer to %s: %w", ix.Commit, err)
 	}
 	return nil
+}
+
+// put writes an object as write makes it: streamed where the Blobs can
+// (a local directory), else made in memory first.
+func (s *Store) put(ctx context.Context, key string, write func(io.Writer) error) error {
+	if st, ok := s.blobs.(interface {
+		PutFrom(ctx context.Context, key string, write func(io.Writer) error) error
+	}); ok {
+		return st.PutFrom(ctx, key, write)
+	}
+	var b bytes.Buffer
+	if err := write(&b); err != nil {
+		return err
+	}
+	_, err := s.blobs.Put(ctx, key, b.Bytes(), "")
+	return err
 }
 
 // Prune removes the tenant's code indexes other than keep, where the

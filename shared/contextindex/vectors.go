@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 )
@@ -181,24 +182,36 @@ const maxModelName = 256
 // ordered by hash so equal sets encode equally.
 func (v *Vectors) Marshal() []byte {
 	var b bytes.Buffer
-	b.WriteString(vectorsMagic)
-	b.Write(binary.AppendUvarint(nil, uint64(len(v.Model))))
-	b.WriteString(v.Model)
-	b.Write(binary.AppendUvarint(nil, uint64(v.Dims)))
-	b.Write(binary.AppendUvarint(nil, uint64(len(v.keys))))
+	v.write(&b) // a bytes.Buffer never fails
+	return b.Bytes()
+}
+
+// write writes the encoding Marshal returns to w.
+func (v *Vectors) write(w io.Writer) error {
+	head := []byte(vectorsMagic)
+	head = binary.AppendUvarint(head, uint64(len(v.Model)))
+	head = append(head, v.Model...)
+	head = binary.AppendUvarint(head, uint64(v.Dims))
+	head = binary.AppendUvarint(head, uint64(len(v.keys)))
+	if _, err := w.Write(head); err != nil {
+		return err
+	}
 	order := slices.Clone(v.keys)
 	slices.Sort(order)
-	buf := make([]byte, 4*v.Dims)
+	buf := make([]byte, 32+4*v.Dims)
 	for _, h := range order {
-		raw, _ := hex.DecodeString(h)
-		b.Write(raw)
+		if _, err := hex.Decode(buf[:32], []byte(h)); err != nil {
+			return fmt.Errorf("vectors: key %q is not a SHA-256", h)
+		}
 		vec, _ := v.Get(h)
 		for i, x := range vec {
-			binary.LittleEndian.PutUint32(buf[4*i:], math.Float32bits(x))
+			binary.LittleEndian.PutUint32(buf[32+4*i:], math.Float32bits(x))
 		}
-		b.Write(buf)
+		if _, err := w.Write(buf); err != nil {
+			return err
+		}
 	}
-	return b.Bytes()
+	return nil
 }
 
 // UnmarshalVectors decodes the output of Marshal.
