@@ -291,7 +291,7 @@ func (b *builder) load() {
 		b.loaded = ix.Segment
 	}
 	b.l.mu.Lock()
-	b.l.code = b.parts
+	b.l.code = slices.Clone(b.parts)
 	b.l.prog = Progress{State: StateBuilding, FilesIndexed: len(ix.Files), FilesTotal: len(ix.Files), Chunks: len(docs)}
 	if b.l.vecs != nil && ix.Vectors != nil && ix.Vectors.Model == b.l.vecs.Model {
 		b.l.vecs = ix.Vectors

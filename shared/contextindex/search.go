@@ -45,7 +45,6 @@ type Collection struct {
 	avg   [numFields]float64
 	vecs  [][]float32 // per document; nil when it has no vector
 	nvecs int
-	pool  sync.Pool // of *scratch
 }
 
 // Part is a segment of a corpus with the documents to leave out of it
@@ -278,8 +277,8 @@ func top(hits []Hit, limit int) []Hit {
 }
 
 // filter sets which documents the query's type and module filters let
-// through in allowed (its dead documents are never set). A type other
-// than "all" keeps discoveries of that type only.
+// through in allowed (cleared: its dead documents are left false). A type
+// other than "all" keeps discoveries of that type only.
 func (c *Collection) filter(q Query, allowed []bool) []bool {
 	for si, s := range c.segs {
 		dead := c.dead[si]
@@ -377,20 +376,26 @@ func (c *Collection) lexical(text string, allowed []bool, sc *scratch) lexicalRa
 	return c.bm25(terms, allowed, sc)
 }
 
-// scratch is the memory a search of a collection works in, one value per
-// document: kept for the next search (a search of the Go source tree
-// would otherwise make 5 MB of garbage), and given back as it was found.
+// scratch is the memory a search works in, one value per document of the
+// collection searched (or more): kept for the next search (a search of
+// the Go source tree would otherwise make 5 MB of garbage), and given back
+// as it was found.
 type scratch struct {
-	allowed       []bool
+	allowed       []bool    // set for every live document by filter
 	scores, cover []float64 // the ranking's; zero but for ranked
 	best, bestCov []float64 // per query word; always zero between words
 	ranked        []int
 	touched       []int
 }
 
-// scratch takes a scratch of the collection's size.
+// scratches are kept apart from collections: a pool inside one would keep
+// it, and the index state it belongs to, alive after the state is gone.
+var scratches sync.Pool // of *scratch
+
+// scratch takes a scratch for the collection.
 func (c *Collection) scratch() *scratch {
-	if sc, ok := c.pool.Get().(*scratch); ok {
+	if sc, ok := scratches.Get().(*scratch); ok && len(sc.allowed) >= c.n {
+		clear(sc.allowed[:c.n])
 		return sc
 	}
 	return &scratch{allowed: make([]bool, c.n), scores: make([]float64, c.n), cover: make([]float64, c.n),
@@ -403,7 +408,7 @@ func (c *Collection) release(sc *scratch) {
 		sc.scores[g], sc.cover[g] = 0, 0
 	}
 	sc.ranked, sc.touched = sc.ranked[:0], sc.touched[:0]
-	c.pool.Put(sc)
+	scratches.Put(sc)
 }
 
 // bm25 scores the allowed documents against the query's words with BM25F.
