@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"sync"
 	"time"
@@ -37,6 +38,7 @@ type Env struct {
 	s3      *objects.Bucket
 	repo    repo.Source
 	closers []func() error
+	status  map[string]func() any
 }
 
 // NewEnv returns an Env over cfg. A nil log discards; Now is time.Now.
@@ -229,6 +231,29 @@ func (e *Env) OnClose(fn func() error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.closers = append(e.closers, fn)
+}
+
+// ReportStatus adds what fn returns to the server's status (GET /healthz
+// locally) under name: a family's background work, say, for operators.
+func (e *Env) ReportStatus(name string, fn func() any) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.status == nil {
+		e.status = map[string]func() any{}
+	}
+	e.status[name] = fn
+}
+
+// Status returns what the families report (see ReportStatus), by name.
+func (e *Env) Status() map[string]any {
+	e.mu.Lock()
+	fns := maps.Clone(e.status)
+	e.mu.Unlock()
+	out := make(map[string]any, len(fns))
+	for name, fn := range fns {
+		out[name] = fn()
+	}
+	return out
 }
 
 // Close runs what was registered with OnClose and releases what the Env

@@ -66,7 +66,10 @@ type Config struct {
 	// it (see EncodedLen); a larger one becomes SIZE_LIMIT_EXCEEDED. 0 means
 	// no bound (the local server).
 	MaxResponse int
-	Log         *slog.Logger
+	// Status adds to GET /healthz's {"status":"ok"} (nil: nothing), e.g.
+	// how far the local code indexes are.
+	Status func() map[string]any
+	Log    *slog.Logger
 }
 
 // New returns the HTTP handler.
@@ -125,7 +128,12 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) health(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})
+	out := map[string]any{}
+	if s.cfg.Status != nil {
+		out = s.cfg.Status()
+	}
+	out["status"] = "ok"
+	writeJSON(w, http.StatusOK, out)
 }
 
 func (s *server) notFound(w http.ResponseWriter, r *http.Request) {

@@ -70,7 +70,7 @@ func build(ctx context.Context, env *family.Env, version string, loopback bool) 
 		return nil, err
 	}
 	srv := mcpserver.NewServer(mcpserver.Config{Name: "toolshed", Version: version, Tools: p.Served(), Invoker: p, Log: log})
-	hc := httpapi.Config{Invoker: p, Auth: authn, MCP: mcpserver.Handler(srv), Log: log}
+	hc := httpapi.Config{Invoker: p, Auth: authn, MCP: mcpserver.Handler(srv), Status: env.Status, Log: log}
 	if loopback {
 		hc.Guard = &httpapi.OriginGuard{Origins: cfg.Origins}
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/toolshed/toolshed/shared/backend"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/localserver"
+	"github.com/toolshed/toolshed/shared/repo/repotest"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
 	"github.com/toolshed/toolshed/shared/toolset"
@@ -634,5 +635,42 @@ func TestBrowserCORS(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusForbidden || resp.Header.Get("Access-Control-Allow-Origin") != "" {
 		t.Errorf("foreign preflight: %d %v, want 403 without CORS", resp.StatusCode, resp.Header)
+	}
+}
+
+// TestHealthReportsCodeIndexes: GET /healthz tells operators how far the
+// code index of the served repository is, building then ready.
+func TestHealthReportsCodeIndexes(t *testing.T) {
+	dir := repotest.GoPackages(t, "container/list", "container/ring")
+	base := startServer(t, map[string]string{"TOOLSHED_REPO_DIR": dir})
+	type status struct {
+		Status      string `json:"status"`
+		CodeIndexes []struct {
+			Repository, Key, State           string
+			FilesIndexed, FilesTotal, Chunks int
+		} `json:"codeIndexes"`
+	}
+	var st status
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		resp, err := http.Get(base + "/healthz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = json.NewDecoder(resp.Body).Decode(&st)
+		resp.Body.Close()
+		if err != nil || st.Status != "ok" || len(st.CodeIndexes) != 1 {
+			t.Fatalf("healthz: %+v, %v", st, err)
+		}
+		if st.CodeIndexes[0].State == "ready" {
+			break
+		}
+		if st.CodeIndexes[0].State != "building" || time.Now().After(deadline) {
+			t.Fatalf("healthz: %+v", st)
+		}
+	}
+	ix := st.CodeIndexes[0]
+	if ix.Repository != filepath.Base(dir) || !strings.HasPrefix(ix.Key, "local-") || ix.FilesTotal == 0 ||
+		ix.FilesIndexed != ix.FilesTotal || ix.Chunks == 0 {
+		t.Errorf("ready index: %+v", ix)
 	}
 }

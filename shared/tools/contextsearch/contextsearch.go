@@ -99,6 +99,7 @@ func FromEnv(ctx context.Context, env *family.Env) (*Service, error) {
 	opts.BuildLocally = true
 	s := New(opts)
 	env.OnClose(func() error { s.Close(); return nil })
+	env.ReportStatus("codeIndexes", func() any { return s.Indexes() })
 	// The local repository is every tenant's: index it from the start.
 	if err := s.Start(ctx, env.Config.LocalTenant); err != nil {
 		return nil, err

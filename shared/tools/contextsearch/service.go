@@ -10,7 +10,9 @@ import (
 	"io/fs"
 	"log/slog"
 	"maps"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -92,6 +94,34 @@ func (s *Service) LiveIndexes() []*contextindex.Live {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Collect(maps.Values(s.lives))
+}
+
+// IndexStatus is how far one code index is, for operators.
+type IndexStatus struct {
+	Repository   string `json:"repository"` // the folder's name
+	Key          string `json:"key"`        // where it is stored: <data>/index/<key>
+	State        string `json:"state"`      // building or ready
+	FilesIndexed int    `json:"filesIndexed"`
+	FilesTotal   int    `json:"filesTotal"`
+	Chunks       int    `json:"chunks"`
+}
+
+// Indexes returns how far each code index the service keeps is, by key.
+func (s *Service) Indexes() []IndexStatus {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := []IndexStatus{}
+	for view, l := range s.lives {
+		p := l.State().Progress
+		name := ""
+		if d, ok := view.(interface{ Dir() string }); ok {
+			name = filepath.Base(d.Dir())
+		}
+		out = append(out, IndexStatus{Repository: name, Key: liveKey(view), State: p.State,
+			FilesIndexed: p.FilesIndexed, FilesTotal: p.FilesTotal, Chunks: p.Chunks})
+	}
+	slices.SortFunc(out, func(a, b IndexStatus) int { return strings.Compare(a.Key, b.Key) })
+	return out
 }
 
 // Start begins indexing the repository a tenant reads (locally every
