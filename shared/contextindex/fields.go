@@ -14,7 +14,7 @@ const (
 	fieldContent = iota // the text, comments and code alike
 	fieldName           // code: the declared name, pkg.Name and Type.Method (see nameTerms)
 	fieldDoc            // code: the comment lines (see commentText)
-	fieldModule         // notes: the module they are filed under
+	fieldModule         // the module: a note's label and type, a chunk's folder
 	fieldPath           // code: the file's path
 	numFields
 )
@@ -32,8 +32,12 @@ func fieldTerms(d *Doc) [numFields][]string {
 		f[fieldName] = nameTerms(d.Name, d.Module)
 		f[fieldDoc] = Tokens(commentText(d.Content))
 		f[fieldPath] = Tokens(d.Path)
+		f[fieldModule] = Tokens(d.Module)
+	} else {
+		// A note is also labelled by its type: "the MIME header size
+		// decision" names a decision.
+		f[fieldModule] = Tokens(d.Module + " " + d.Type)
 	}
-	f[fieldModule] = Tokens(d.Module)
 	return f
 }
 

@@ -289,9 +289,14 @@ func TestCollectionsDoNotDrownEachOther(t *testing.T) {
 			Content: "Went through the proxy configuration and the deployment scripts"},
 	})
 	c := NewCorpus("", []*Segment{memory, code.Segment})
-	hits, _ := c.Search(Query{Text: "MIME header size decision", Limit: 10})
+	hits, _ := c.Search(Query{Text: "MIME header size", Limit: 10})
 	if i := slices.IndexFunc(hits, func(h Hit) bool { return h.Doc.ID == "decision" }); i < 0 || i > 2 {
 		t.Errorf("the decision is at %d of %v, want among the first 3", i, ids(hits))
+	}
+	// Naming what it is (its type) makes it the best match.
+	hits, _ = c.Search(Query{Text: "MIME header size decision", Limit: 10})
+	if len(hits) == 0 || hits[0].Doc.ID != "decision" {
+		t.Errorf("MIME header size decision: %v", ids(hits))
 	}
 	hits, _ = c.Search(Query{Text: "read MIME header continuation lines", Limit: 5})
 	if len(hits) == 0 || hits[0].Doc.Source != SourceCode || !strings.HasPrefix(hits[0].Doc.Path, "net/textproto/") {
