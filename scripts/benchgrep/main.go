@@ -43,9 +43,9 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/family"
-	"github.com/toolshed/toolshed/shared/procmem"
+	"github.com/toolshed/toolshed/shared/testenv/procmem"
 	"github.com/toolshed/toolshed/shared/repo"
-	"github.com/toolshed/toolshed/shared/repo/repotest"
+	"github.com/toolshed/toolshed/shared/testenv/repotest"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
 	"github.com/toolshed/toolshed/shared/toolkit"

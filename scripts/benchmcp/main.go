@@ -35,7 +35,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolshed/toolshed/shared/procmem"
+	"github.com/toolshed/toolshed/shared/testenv/procmem"
 )
 
 // call is the tools/call request both servers answer.

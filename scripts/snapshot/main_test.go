@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/repo"
-	"github.com/toolshed/toolshed/shared/repo/repotest"
+	"github.com/toolshed/toolshed/shared/testenv/repotest"
 )
 
 // TestPushListRollback runs the CLI against moto_server on a real git

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/toolshed/toolshed/shared/emulator"
+	"github.com/toolshed/toolshed/shared/testenv/emulator"
 	"github.com/toolshed/toolshed/shared/objects"
-	"github.com/toolshed/toolshed/shared/repo/repotest"
+	"github.com/toolshed/toolshed/shared/testenv/repotest"
 )
 
 // dirSnapshot lists every regular file under root as a snapshot (the

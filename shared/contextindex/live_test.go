@@ -13,7 +13,7 @@ import (
 
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/repo"
-	"github.com/toolshed/toolshed/shared/repo/repotest"
+	"github.com/toolshed/toolshed/shared/testenv/repotest"
 )
 
 // liveView serves dir as a live local view for the test.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolshed/toolshed/shared/repo/repotest"
+	"github.com/toolshed/toolshed/shared/testenv/repotest"
 )
 
 // TestRetrievalSmall guards the ranking on a small corpus: the queries

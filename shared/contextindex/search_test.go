@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolshed/toolshed/shared/repo/repotest"
+	"github.com/toolshed/toolshed/shared/testenv/repotest"
 )
 
 // wordEmbedder is a deterministic embedder for tests: each token adds 1 to

@@ -17,8 +17,8 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/toolshed/toolshed/shared/contextindex"
-	"github.com/toolshed/toolshed/shared/embedding/embedtest"
-	"github.com/toolshed/toolshed/shared/emulator"
+	"github.com/toolshed/toolshed/shared/testenv/embedtest"
+	"github.com/toolshed/toolshed/shared/testenv/emulator"
 	"github.com/toolshed/toolshed/shared/objects"
 )
 

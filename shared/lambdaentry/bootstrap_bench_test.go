@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/auth"
-	"github.com/toolshed/toolshed/shared/lambdatest"
+	"github.com/toolshed/toolshed/shared/testenv/lambdatest"
 	"github.com/toolshed/toolshed/shared/toolset"
 )
 

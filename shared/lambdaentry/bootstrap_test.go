@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/auth"
-	"github.com/toolshed/toolshed/shared/lambdatest"
-	"github.com/toolshed/toolshed/shared/tools/tooltest"
+	"github.com/toolshed/toolshed/shared/testenv/lambdatest"
+	"github.com/toolshed/toolshed/shared/testenv/tooltest"
 )
 
 // TestBootstraps runs the real bootstraps (functions/tool, gateway and

@@ -14,13 +14,13 @@ import (
 
 	"github.com/toolshed/toolshed/contracts"
 	"github.com/toolshed/toolshed/shared/config"
-	"github.com/toolshed/toolshed/shared/emulator"
+	"github.com/toolshed/toolshed/shared/testenv/emulator"
 	"github.com/toolshed/toolshed/shared/family"
-	"github.com/toolshed/toolshed/shared/lambdatest"
+	"github.com/toolshed/toolshed/shared/testenv/lambdatest"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/dynamostore"
-	"github.com/toolshed/toolshed/shared/store/dynamostore/dynamotest"
+	"github.com/toolshed/toolshed/shared/testenv/dynamotest"
 	"github.com/toolshed/toolshed/shared/toolset"
 )
 

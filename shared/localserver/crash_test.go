@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolshed/toolshed/shared/repo/repotest"
+	"github.com/toolshed/toolshed/shared/testenv/repotest"
 )
 
 // ledger is what the writers were told was done.

@@ -23,7 +23,7 @@ import (
 	"github.com/toolshed/toolshed/shared/backend"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/localserver"
-	"github.com/toolshed/toolshed/shared/repo/repotest"
+	"github.com/toolshed/toolshed/shared/testenv/repotest"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
 	"github.com/toolshed/toolshed/shared/toolset"

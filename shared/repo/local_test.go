@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/repo"
-	"github.com/toolshed/toolshed/shared/repo/repotest"
+	"github.com/toolshed/toolshed/shared/testenv/repotest"
 )
 
 // freshness is how soon a change must be seen by every tool.

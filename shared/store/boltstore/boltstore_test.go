@@ -14,7 +14,7 @@ import (
 
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
-	"github.com/toolshed/toolshed/shared/store/storetest"
+	"github.com/toolshed/toolshed/shared/testenv/storetest"
 )
 
 // open opens a store file under a fresh temporary directory and closes it

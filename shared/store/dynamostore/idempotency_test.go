@@ -22,7 +22,7 @@ import (
 
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/dynamostore"
-	"github.com/toolshed/toolshed/shared/store/dynamostore/dynamotest"
+	"github.com/toolshed/toolshed/shared/testenv/dynamotest"
 )
 
 // The idempotency protocol's cases that only DynamoDB has: a claim whose

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolshed/toolshed/shared/repo/repotest"
+	"github.com/toolshed/toolshed/shared/testenv/repotest"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/tools/grep"
 )

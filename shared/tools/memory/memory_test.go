@@ -11,7 +11,7 @@ import (
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/tools/memory"
-	"github.com/toolshed/toolshed/shared/tools/tooltest"
+	"github.com/toolshed/toolshed/shared/testenv/tooltest"
 )
 
 // Tenants of the tests.

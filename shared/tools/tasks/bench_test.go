@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolshed/toolshed/shared/tools/tasks"
-	"github.com/toolshed/toolshed/shared/tools/tooltest"
+	"github.com/toolshed/toolshed/shared/testenv/tooltest"
 )
 
 // The benchmarks call the tools through the whole pipeline (rate-limit

@@ -13,7 +13,7 @@ import (
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/toolerr"
-	"github.com/toolshed/toolshed/shared/tools/tooltest"
+	"github.com/toolshed/toolshed/shared/testenv/tooltest"
 	"github.com/toolshed/toolshed/shared/tools/webfetch"
 )
 

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/toolkit"
-	"github.com/toolshed/toolshed/shared/tools/tooltest"
+	"github.com/toolshed/toolshed/shared/testenv/tooltest"
 	"github.com/toolshed/toolshed/shared/tools/webfetch"
 )
 

@@ -26,7 +26,7 @@ import (
 	"github.com/toolshed/toolshed/shared/ratelimit"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
-	"github.com/toolshed/toolshed/shared/store/dynamostore/dynamotest"
+	"github.com/toolshed/toolshed/shared/testenv/dynamotest"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
 )

@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
-	"github.com/toolshed/toolshed/shared/emulator"
+	"github.com/toolshed/toolshed/shared/testenv/emulator"
 )
 
 // TestMotoS3 checks the S3 behaviour the repository, index and workspace

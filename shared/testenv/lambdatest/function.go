@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/toolshed/toolshed/shared/procmem"
+	"github.com/toolshed/toolshed/shared/testenv/procmem"
 )
 
 // Account is the AWS account id in the ARNs of functions run here.

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolshed/toolshed/shared/emulator"
+	"github.com/toolshed/toolshed/shared/testenv/emulator"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo"
 )
