@@ -5,7 +5,7 @@ SHELL := /bin/bash
 GO ?= go
 FUNCTIONS := $(notdir $(wildcard functions/*))
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -s -w -X github.com/toolshed/toolshed/shared/lambdaentry.Version=$(VERSION)
+LDFLAGS := -s -w -X main.version=$(VERSION)
 CDK := $(CURDIR)/node_modules/.bin/cdk
 export CDK_DISABLE_VERSION_CHECK := 1
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1

@@ -42,9 +42,12 @@ import (
 	"github.com/aws/jsii-runtime-go"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/cors"
+	"github.com/toolshed/toolshed/shared/deploy"
+	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/toolset"
 )
 
 // stackName is the CloudFormation stack name of the app.
@@ -298,18 +301,23 @@ func newIndexer(stack awscdk.Stack, buildDir string, tables map[config.Table]aws
 	return fn
 }
 
-// indexerEnv is the indexer's environment: the bucket, Titan V2, and the
-// repository settings the deployment chose (the indexer indexes what the
-// repository tools may read, no more).
+// indexerEnv is the indexer's environment: the bucket, and the repository
+// and embedding settings the deployment chose (the indexer indexes what
+// the repository tools may read, no more, with the embedder
+// context_search queries with; Bedrock's Titan V2 unless chosen).
 func indexerEnv(bucket awss3.Bucket) map[string]*string {
-	env := map[string]*string{
-		"TOOLSHED_BUCKET":   bucket.BucketName(),
-		"TOOLSHED_EMBEDDER": jsii.String(config.EmbedderBedrock),
+	env := map[string]*string{"TOOLSHED_BUCKET": bucket.BucketName()}
+	names := slices.Clone(deploy.RepositorySettings)
+	for _, s := range embedding.Settings {
+		names = append(names, s.Name())
 	}
-	for _, name := range family.RepositorySettings {
+	for _, name := range names {
 		if v := os.Getenv(name); v != "" {
 			env[name] = jsii.String(v)
 		}
+	}
+	if env[embedding.Kind.Name()] == nil {
+		env[embedding.Kind.Name()] = jsii.String(embedding.KindBedrock)
 	}
 	return env
 }
@@ -361,11 +369,11 @@ func snapshotLifecycle(days float64) *[]*awss3.LifecycleRule {
 	}
 }
 
-// toolEnv is a tool function's environment, as family.FunctionEnv
+// toolEnv is a tool function's environment, as deploy.Env
 // describes it, with the stack's table and bucket names; settings the
 // deployment chose come from the environment the app synthesizes in.
 func toolEnv(tool toolSpec, tables map[config.Table]awsdynamodb.Table, bucket awss3.Bucket, defaultRepo string) map[string]*string {
-	env := tool.Family.FunctionEnv(tool.Name, family.Deployment{
+	env := deploy.Env(tool.Family, tool.Name, deploy.Deployment{
 		TableName:   func(t config.Table) string { return *tables[t].TableName() },
 		Bucket:      *bucket.BucketName(),
 		DefaultRepo: defaultRepo,
@@ -675,6 +683,11 @@ func main() {
 	buildDir := buildDirFromEnv()
 	if err := checkBuildDir(buildDir); err != nil {
 		fmt.Fprintln(os.Stderr, "infra:", err)
+		os.Exit(1)
+	}
+
+	if err := deploy.CheckSettings(declaredSettings(toolset.Families), os.Getenv); err != nil {
+		fmt.Fprintln(os.Stderr, "infra: a setting in this environment would stop the functions from starting:", err)
 		os.Exit(1)
 	}
 

@@ -18,10 +18,12 @@ import (
 	"github.com/aws/jsii-runtime-go"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/deploy"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/toolset"
 )
 
@@ -449,7 +451,7 @@ func TestEnvironment(t *testing.T) {
 			for k, v := range tool.Family.Env {
 				want[k] = v
 			}
-			for _, name := range tool.Family.SettingNames() {
+			for _, name := range deploy.SettingNames(tool.Family) {
 				if v := os.Getenv(name); v != "" {
 					want[name] = v
 				}
@@ -1081,7 +1083,7 @@ func TestToolSpecsFromContract(t *testing.T) {
 	fam := family.Family{Name: "echo", Tools: []string{"echo"}, MemoryMB: 1024,
 		Grants:   []family.Grant{family.Objects("workspace/", "s3:GetObject")},
 		Env:      map[string]string{"ECHO_MODE": "loud"},
-		Settings: []string{"ECHO_VOICE", "ECHO_UNSET"}}
+		Settings: []settings.Setting{settings.New("ECHO_VOICE", "", "", settings.Text), settings.New("ECHO_UNSET", "", "", settings.Text)}}
 	specs, err := toolSpecs([]family.Family{fam}, set)
 	if err != nil {
 		t.Fatal(err)
@@ -1097,7 +1099,7 @@ func TestToolSpecsFromContract(t *testing.T) {
 		t.Errorf("got %+v\nwant %+v", got, want)
 	}
 	deployment := map[string]string{"ECHO_VOICE": "bass", "TOOLSHED_RATE_LIMITS": "echo=5", "OTHER": "x"}
-	env := specs[0].Family.FunctionEnv("echo", family.Deployment{
+	env := deploy.Env(specs[0].Family, "echo", deploy.Deployment{
 		TableName: func(t config.Table) string { return "table-" + string(t) },
 		Bucket:    "the-bucket", DefaultRepo: "shared",
 		Getenv: func(k string) string { return deployment[k] }})
@@ -1333,4 +1335,34 @@ func TestContextOrigins(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDeclaredSettings: every setting a family declares is checked before
+// synthesis, once, with the indexer's embedding settings.
+func TestDeclaredSettings(t *testing.T) {
+	var names []string
+	for _, s := range declaredSettings(toolset.Families) {
+		names = append(names, s.Name())
+	}
+	for _, want := range []string{"TOOLSHED_EMBEDDER", "TOOLSHED_EMBED_DIMENSIONS", "TOOLSHED_FETCH_ALLOWED_DOMAINS",
+		"TOOLSHED_FETCH_REJECT_TYPES", "TOOLSHED_WORKSPACE_QUOTA_BYTES", "TOOLSHED_WORKSPACE_QUOTA_FILES"} {
+		if n := countOf(names, want); n != 1 {
+			t.Errorf("%s declared %d times in %v, want once", want, n, names)
+		}
+	}
+	bad := map[string]string{"TOOLSHED_WORKSPACE_QUOTA_FILES": "many"}
+	err := deploy.CheckSettings(declaredSettings(toolset.Families), func(k string) string { return bad[k] })
+	if err == nil || !strings.Contains(err.Error(), "TOOLSHED_WORKSPACE_QUOTA_FILES") {
+		t.Errorf("a bad quota: error %v, want one naming the setting", err)
+	}
+}
+
+func countOf(names []string, name string) int {
+	n := 0
+	for _, s := range names {
+		if s == name {
+			n++
+		}
+	}
+	return n
 }

@@ -2,10 +2,14 @@ package main
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/toolshed/toolshed/contracts"
+	"github.com/toolshed/toolshed/shared/deploy"
+	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/toolset"
 )
 
@@ -38,6 +42,20 @@ func mustToolSpecs(families []family.Family) []toolSpec {
 	return specs
 }
 
+// declaredSettings are the settings declared for the deployment's
+// functions: each family's, and the indexer's (the embedding settings).
+func declaredSettings(families []family.Family) []settings.Setting {
+	out := slices.Clone(embedding.Settings)
+	for _, f := range families {
+		for _, s := range f.Settings {
+			if !slices.ContainsFunc(out, func(o settings.Setting) bool { return o.Name() == s.Name() }) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
 // toolSpecs derives one toolSpec per tool of the families.
 func toolSpecs(families []family.Family, set *schema.Set) ([]toolSpec, error) {
 	var specs []toolSpec
@@ -47,7 +65,7 @@ func toolSpecs(families []family.Family, set *schema.Set) ([]toolSpec, error) {
 			if !ok || c.Name != name {
 				return nil, fmt.Errorf("tool %s of family %s has no contract", name, f.Name)
 			}
-			grants := f.FunctionGrants(name)
+			grants := deploy.Grants(f, name)
 			for _, g := range grants {
 				if err := g.Check(); err != nil {
 					return nil, fmt.Errorf("tool %s: %w", name, err)
@@ -56,7 +74,7 @@ func toolSpecs(families []family.Family, set *schema.Set) ([]toolSpec, error) {
 			specs = append(specs, toolSpec{
 				Name:           name,
 				Aliases:        c.Aliases,
-				TimeoutSeconds: family.FunctionTimeout(c.TimeoutMs).Seconds(),
+				TimeoutSeconds: deploy.Timeout(c.TimeoutMs).Seconds(),
 				MemoryMB:       float64(f.Memory()),
 				Grants:         grants,
 				Family:         f,

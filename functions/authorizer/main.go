@@ -1,7 +1,21 @@
 // Command authorizer is the API Gateway Lambda authorizer: it maps a bearer
-// API key to its tenant.
+// API key to its tenant, reading the API keys table in DynamoDB.
 package main
 
-import "github.com/toolshed/toolshed/shared/lambdaentry"
+import (
+	"context"
 
-func main() { lambdaentry.StartAuthorizer() }
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/toolshed/toolshed/shared/auth"
+	"github.com/toolshed/toolshed/shared/awscall"
+	"github.com/toolshed/toolshed/shared/lambdaentry"
+	"github.com/toolshed/toolshed/shared/store/dynamostore"
+)
+
+func main() {
+	log, cfg := lambdaentry.Setup()
+	awsCfg, err := awscall.LoadConfig(context.Background())
+	lambdaentry.FatalIf(log, "load AWS config", err)
+	keys := dynamostore.Connect(awsCfg, cfg).APIKeys
+	lambda.Start(auth.Authorizer{Keys: keys}.Handle)
+}

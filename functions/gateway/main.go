@@ -11,16 +11,28 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/aws/aws-lambda-go/lambda"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	awslambda "github.com/aws/aws-sdk-go-v2/service/lambda"
+	"github.com/toolshed/toolshed/contracts"
+	"github.com/toolshed/toolshed/shared/auth"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/gcsettings"
+	"github.com/toolshed/toolshed/shared/httpapi"
 	"github.com/toolshed/toolshed/shared/lambdaentry"
+	"github.com/toolshed/toolshed/shared/lambdainvoke"
 	"github.com/toolshed/toolshed/shared/localserver"
+	"github.com/toolshed/toolshed/shared/mcpserver"
+	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/telemetry"
 )
 
+// version is the build's version (make build sets it with -ldflags).
+var version = "dev"
+
 func main() {
 	if lambdaentry.InLambda() {
-		lambdaentry.StartGateway()
+		serveLambda()
 		return
 	}
 	gcsettings.Apply(os.Getenv)
@@ -36,8 +48,26 @@ func main() {
 	log := telemetry.NewLogger(os.Stdout, cfg.LogLevel)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := localserver.Run(ctx, cfg, log, lambdaentry.Version); err != nil {
+	if err := localserver.Run(ctx, cfg, log, version); err != nil {
 		log.Error("server failed", "error", err)
 		os.Exit(1)
 	}
+}
+
+// serveLambda is the deployed gateway: the MCP endpoint, with each
+// tools/call sent to that tool's function (TOOLSHED_TOOL_FUNCTIONS).
+func serveLambda() {
+	log, cfg := lambdaentry.Setup()
+	set, err := schema.Load(contracts.FS)
+	lambdaentry.FatalIf(log, "load contracts", err)
+	// Not awscall's bounds: a tool function may take its whole deadline.
+	awsCfg, err := awsconfig.LoadDefaultConfig(context.Background())
+	lambdaentry.FatalIf(log, "load AWS config", err)
+	inv, err := lambdainvoke.New(awslambda.NewFromConfig(awsCfg), set, cfg.ToolFunctions,
+		telemetry.NewGatewayObserver(log, lambdaentry.Metrics(cfg)))
+	lambdaentry.FatalIf(log, "tool functions", err)
+	srv := mcpserver.NewServer(mcpserver.Config{Name: "toolshed", Version: version, Tools: inv.Served(), Invoker: inv, Log: log})
+	h := httpapi.New(httpapi.Config{Invoker: inv, Auth: auth.Gateway{}, MCP: mcpserver.Handler(srv),
+		RequestID: lambdaentry.RequestID, MaxResponse: lambdaentry.MaxHTTPBody, Log: log})
+	lambda.Start(lambdaentry.HTTPHandler(h))
 }

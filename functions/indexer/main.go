@@ -3,6 +3,26 @@
 // entries (the Memory table's stream). See shared/indexer.
 package main
 
-import "github.com/toolshed/toolshed/shared/lambdaentry"
+import (
+	"context"
+	"time"
 
-func main() { lambdaentry.StartIndexer() }
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/indexer"
+	"github.com/toolshed/toolshed/shared/lambdaentry"
+	"github.com/toolshed/toolshed/shared/wiring"
+)
+
+func main() {
+	log, cfg := lambdaentry.Setup()
+	// Each event is a pointer that has just moved: never trust a cached one.
+	cfg.RepoRefresh = time.Nanosecond
+	ctx := context.Background()
+	env := wiring.NewEnv(cfg, log)
+	src, err := env.Repo(ctx)
+	lambdaentry.FatalIf(log, "repository source", err)
+	ix, err := indexer.New(ctx, env, contextindex.RepoSnapshots{Source: src})
+	lambdaentry.FatalIf(log, "indexer", err)
+	lambda.Start(ix.Handle)
+}

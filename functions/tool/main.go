@@ -1,11 +1,42 @@
 // Command tool is the Lambda function of every tool: one artifact, deployed
 // once per tool, with TOOLSHED_TOOL naming the tool the function serves.
-// Only that tool's family is built.
+// Only that tool's family is built, from what the family asks of the Env;
+// the stores are DynamoDB.
 package main
 
 import (
+	"context"
+	"errors"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/toolshed/toolshed/shared/auth"
+	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/httpapi"
 	"github.com/toolshed/toolshed/shared/lambdaentry"
+	"github.com/toolshed/toolshed/shared/ratelimit"
 	"github.com/toolshed/toolshed/shared/toolset"
+	"github.com/toolshed/toolshed/shared/wiring"
 )
 
-func main() { lambdaentry.StartTool(toolset.Families) }
+func main() {
+	log, cfg := lambdaentry.Setup()
+	ctx := context.Background()
+	if cfg.Tool == "" {
+		lambdaentry.FatalIf(log, "configuration", errors.New("TOOLSHED_TOOL is not set: it names the tool this function serves"))
+	}
+	env := wiring.NewEnv(cfg, log)
+	tools, err := family.Build(ctx, toolset.Families, env, cfg.Tool)
+	lambdaentry.FatalIf(log, "build "+cfg.Tool, err)
+	stores, err := env.Stores(ctx) // the rate counters are shared in DynamoDB
+	lambdaentry.FatalIf(log, "open storage", err)
+	p, err := wiring.Pipeline(tools, wiring.PipelineOptions{
+		Limiter:    ratelimit.New(stores.Counters, nil),
+		RateLimits: cfg.RateLimits,
+		Log:        log,
+		Metrics:    lambdaentry.Metrics(cfg),
+	})
+	lambdaentry.FatalIf(log, "build pipeline", err)
+	h := httpapi.New(httpapi.Config{Invoker: p, Auth: auth.Gateway{}, RequestID: lambdaentry.RequestID,
+		MaxResponse: lambdaentry.MaxHTTPBody, Log: log})
+	lambda.Start(lambdaentry.ToolHandler(p, h))
+}

@@ -24,9 +24,9 @@ import (
 
 	"github.com/toolshed/toolshed/shared/auth"
 	"github.com/toolshed/toolshed/shared/config"
-	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
+	"github.com/toolshed/toolshed/shared/wiring"
 )
 
 const usage = `usage:
@@ -66,12 +66,19 @@ func open(ctx context.Context, args []string, load func() (config.Config, error)
 	if err != nil {
 		return err
 	}
-	env := family.NewEnv(cfg, nil)
+	env := wiring.NewEnv(cfg, nil)
 	defer env.Close()
-	stores, err := env.Stores(ctx)
-	if errors.Is(err, boltstore.ErrLocked) {
-		return fmt.Errorf("the embedded store in %s is in use, most likely by a running local server: stop the server first (Ctrl-C where `make run` runs), then try again", cfg.DataDir)
+	if cfg.Store == "bolt" {
+		db, err := boltstore.OpenIn(cfg.DataDir)
+		if errors.Is(err, boltstore.ErrLocked) {
+			return fmt.Errorf("the embedded store in %s is in use, most likely by a running local server: stop the server first (Ctrl-C where `make run` runs), then try again", cfg.DataDir)
+		}
+		if err != nil {
+			return err
+		}
+		env.UseStores(db.Stores(), db.Close)
 	}
+	stores, err := env.Stores(ctx)
 	if err != nil {
 		return err
 	}

@@ -3,14 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/toolshed/toolshed/shared/auth"
-	"github.com/toolshed/toolshed/shared/backend"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
 	"github.com/toolshed/toolshed/shared/testenv/tooltest"
@@ -128,7 +126,7 @@ func TestRunExitStatus(t *testing.T) {
 // stop it instead of failing obscurely.
 func TestStoreInUse(t *testing.T) {
 	dir := t.TempDir()
-	db, err := boltstore.Open(filepath.Join(dir, backend.DBFile))
+	db, err := boltstore.OpenIn(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,15 +42,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolshed/toolshed/shared/family"
-	"github.com/toolshed/toolshed/shared/testenv/procmem"
 	"github.com/toolshed/toolshed/shared/repo"
-	"github.com/toolshed/toolshed/shared/testenv/repotest"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
+	"github.com/toolshed/toolshed/shared/testenv/procmem"
+	"github.com/toolshed/toolshed/shared/testenv/repotest"
 	"github.com/toolshed/toolshed/shared/toolkit"
 	"github.com/toolshed/toolshed/shared/tools/grep"
 	"github.com/toolshed/toolshed/shared/tools/repofiles"
+	"github.com/toolshed/toolshed/shared/wiring"
 )
 
 // class is one kind of query of the benchmark.
@@ -560,7 +560,7 @@ func pipeline(tools []toolkit.Tool) (*toolkit.Pipeline, error) {
 	for _, t := range tools {
 		limits[t.Name] = 1 << 30
 	}
-	return family.Pipeline(tools, family.PipelineOptions{RateLimits: limits, Log: slog.New(slog.DiscardHandler)})
+	return wiring.Pipeline(tools, wiring.PipelineOptions{RateLimits: limits, Log: slog.New(slog.DiscardHandler)})
 }
 
 func p50(ds []time.Duration) time.Duration {

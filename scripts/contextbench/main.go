@@ -48,9 +48,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
-	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/awscall"
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/repo"
@@ -106,11 +104,7 @@ func run(root, questionsFile string, verbose bool) error {
 	if err != nil {
 		return fmt.Errorf("ripgrep (rg) is needed for the baseline: apt-get install ripgrep (make ripgrep does): %w", err)
 	}
-	cfg, err := config.Load()
-	if err != nil {
-		return err
-	}
-	emb, err := embedding.FromConfig(ctx, cfg, func(ctx context.Context) (aws.Config, error) { return awsconfig.LoadDefaultConfig(ctx) })
+	emb, err := embedding.FromEnv(ctx, os.Getenv, awscall.LoadConfig)
 	if err != nil {
 		return err
 	}

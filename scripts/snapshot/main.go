@@ -30,9 +30,9 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/config"
-	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/wiring"
 )
 
 const usage = `usage:
@@ -55,7 +55,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if cfg.Bucket == "" {
 		return errors.New("TOOLSHED_BUCKET is not set: name the stack's snapshot bucket")
 	}
-	bucket, err := family.NewEnv(cfg, nil).S3(ctx)
+	bucket, err := wiring.NewEnv(cfg, nil).S3(ctx)
 	if err != nil {
 		return err
 	}

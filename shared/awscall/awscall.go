@@ -1,5 +1,6 @@
-// Package awscall says how a failed AWS call (DynamoDB, S3) failed, for
-// the adapters that map it once onto the storage errors of package store:
+// Package awscall bounds every AWS call (LoadConfig) and says how a failed
+// one (DynamoDB, S3) failed, for the adapters that map it once onto the
+// storage errors of package store:
 //
 //   - the service answered with an error (a refusal, throttling, a missing
 //     table or bucket, denied access): the request was decided, and a write

@@ -1,6 +1,9 @@
-// Package config reads Toolshed's settings from environment variables (and,
-// for the local server, flags that override them). Every setting has a
-// default that works on a developer's machine with no AWS account.
+// Package config reads Toolshed's process-wide settings from environment
+// variables (and, for the local server, flags that override them): where
+// to listen, which stores, bucket and repository, authentication, rate
+// limits, logging. Every setting has a default that works on a developer's
+// machine with no AWS account. A tool's own settings are declared in its
+// package (shared/settings).
 package config
 
 import (
@@ -38,45 +41,12 @@ type Config struct {
 	ToolFunctions  map[string]string // TOOLSHED_TOOL_FUNCTIONS, gateway: tool → Lambda function
 	LogLevel       slog.Level        // TOOLSHED_LOG_LEVEL: debug, info, warn, error
 	Metrics        bool              // TOOLSHED_METRICS: write EMF metrics (default on in Lambda)
-
-	FetchAllowedDomains []string // TOOLSHED_FETCH_ALLOWED_DOMAINS, web-fetch's allowlist (empty: all)
-	FetchRejectTypes    []string // TOOLSHED_FETCH_REJECT_TYPES, refused media types (nil: the defaults)
-	WorkspaceQuota      Quota    // TOOLSHED_WORKSPACE_QUOTA_BYTES, _FILES: file-io's per-tenant limits
-	// Embeddings for context_search (see shared/embedding).
-	Embedder        string // TOOLSHED_EMBEDDER: none, bedrock or openai
-	EmbedURL        string // TOOLSHED_EMBED_URL, OpenAI-compatible API base (…/v1)
-	EmbedModel      string // TOOLSHED_EMBED_MODEL, the OpenAI-compatible model
-	EmbedKey        string // TOOLSHED_EMBED_KEY, its bearer key
-	EmbedDimensions int    // TOOLSHED_EMBED_DIMENSIONS, vector size (Bedrock: 256, 512 or 1024)
 }
 
 // DefaultDataDir is the local server's data directory unless configured:
 // in the directory it starts in, which is often the repository it serves
 // (the repository tools never read it; see repo.Policy).
 const DefaultDataDir = ".toolshed"
-
-// Quota limits one tenant's file-io workspace.
-type Quota struct {
-	Bytes int64 // total size of the files
-	Files int   // number of files
-}
-
-// A tenant's workspace quota unless configured: 100 MiB in 1,000 files.
-const (
-	DefaultQuotaBytes = 100 << 20
-	DefaultQuotaFiles = 1000
-)
-
-// Embedders, the values of TOOLSHED_EMBEDDER.
-const (
-	EmbedderNone    = "none"
-	EmbedderBedrock = "bedrock"
-	EmbedderOpenAI  = "openai"
-)
-
-// defaultTitanDimensions is the Bedrock vector size unless
-// TOOLSHED_EMBED_DIMENSIONS says otherwise.
-const defaultTitanDimensions = 512
 
 // Tables names the DynamoDB tables.
 type Tables struct {
@@ -149,22 +119,6 @@ func FromEnv(getenv func(string) string) (Config, error) {
 			return c, fmt.Errorf("TOOLSHED_TOOL_FUNCTIONS: %w", err)
 		}
 	}
-	c.FetchAllowedDomains = list(getenv("TOOLSHED_FETCH_ALLOWED_DOMAINS"))
-	switch v := strings.TrimSpace(getenv("TOOLSHED_FETCH_REJECT_TYPES")); v {
-	case "":
-	case "none":
-		c.FetchRejectTypes = []string{}
-	default:
-		c.FetchRejectTypes = list(v)
-	}
-	quotaBytes, err := positive("TOOLSHED_WORKSPACE_QUOTA_BYTES", get("TOOLSHED_WORKSPACE_QUOTA_BYTES", strconv.Itoa(DefaultQuotaBytes)))
-	if err != nil {
-		return c, err
-	}
-	c.WorkspaceQuota.Bytes = int64(quotaBytes)
-	if c.WorkspaceQuota.Files, err = positive("TOOLSHED_WORKSPACE_QUOTA_FILES", get("TOOLSHED_WORKSPACE_QUOTA_FILES", strconv.Itoa(DefaultQuotaFiles))); err != nil {
-		return c, err
-	}
 	if err := c.LogLevel.UnmarshalText([]byte(get("TOOLSHED_LOG_LEVEL", "info"))); err != nil {
 		return c, fmt.Errorf("TOOLSHED_LOG_LEVEL: %w", err)
 	}
@@ -187,51 +141,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	if c.Metrics, err = strconv.ParseBool(get("TOOLSHED_METRICS", strconv.FormatBool(inLambda))); err != nil {
 		return c, fmt.Errorf("TOOLSHED_METRICS: %w", err)
 	}
-	if err := c.readEmbedder(get, inLambda); err != nil {
-		return c, err
-	}
 	return c, nil
-}
-
-// readEmbedder reads the embedding settings. Without TOOLSHED_EMBEDDER the
-// embedder is openai when TOOLSHED_EMBED_URL is set, bedrock in Lambda,
-// and none otherwise.
-func (c *Config) readEmbedder(get func(k, def string) string, inLambda bool) error {
-	def := EmbedderNone
-	switch {
-	case get("TOOLSHED_EMBED_URL", "") != "":
-		def = EmbedderOpenAI
-	case inLambda:
-		def = EmbedderBedrock
-	}
-	c.Embedder = get("TOOLSHED_EMBEDDER", def)
-	c.EmbedURL = get("TOOLSHED_EMBED_URL", "")
-	c.EmbedModel = get("TOOLSHED_EMBED_MODEL", "")
-	c.EmbedKey = get("TOOLSHED_EMBED_KEY", "")
-	if v := get("TOOLSHED_EMBED_DIMENSIONS", ""); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n <= 0 || n > 8192 {
-			return fmt.Errorf("TOOLSHED_EMBED_DIMENSIONS=%q: use a number of dimensions from 1 to 8192", v)
-		}
-		c.EmbedDimensions = n
-	}
-	switch c.Embedder {
-	case EmbedderNone:
-	case EmbedderBedrock:
-		if c.EmbedDimensions == 0 {
-			c.EmbedDimensions = defaultTitanDimensions
-		}
-		if c.EmbedDimensions != 256 && c.EmbedDimensions != 512 && c.EmbedDimensions != 1024 {
-			return fmt.Errorf("TOOLSHED_EMBED_DIMENSIONS=%d: Titan Text Embeddings V2 makes 256, 512 or 1024", c.EmbedDimensions)
-		}
-	case EmbedderOpenAI:
-		if c.EmbedURL == "" || c.EmbedModel == "" {
-			return fmt.Errorf("TOOLSHED_EMBEDDER=openai needs TOOLSHED_EMBED_URL (e.g. http://localhost:11434/v1) and TOOLSHED_EMBED_MODEL")
-		}
-	default:
-		return fmt.Errorf("TOOLSHED_EMBEDDER=%q: use none, bedrock or openai", c.Embedder)
-	}
-	return nil
 }
 
 // Load reads the configuration from the process environment.

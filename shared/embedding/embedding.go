@@ -12,34 +12,9 @@
 package embedding
 
 import (
-	"context"
-	"fmt"
 	"math/rand/v2"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/toolshed/toolshed/shared/config"
-	"github.com/toolshed/toolshed/shared/contextindex"
 )
-
-// FromConfig returns the configured embedder, or nil for none. awsConfig
-// loads the AWS configuration (only asked for Bedrock). An empty
-// cfg.Embedder is none.
-func FromConfig(ctx context.Context, cfg config.Config, awsConfig func(context.Context) (aws.Config, error)) (contextindex.Embedder, error) {
-	switch cfg.Embedder {
-	case config.EmbedderNone, "":
-		return nil, nil
-	case config.EmbedderBedrock:
-		ac, err := awsConfig(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return NewBedrock(NewBedrockClient(ac), cfg.EmbedDimensions), nil
-	case config.EmbedderOpenAI:
-		return NewOpenAI(OpenAIOptions{URL: cfg.EmbedURL, Model: cfg.EmbedModel, Key: cfg.EmbedKey, Dimensions: cfg.EmbedDimensions})
-	}
-	return nil, fmt.Errorf("unknown embedder %q", cfg.Embedder)
-}
 
 // Backoff is the wait before retry attempt n (1 for the first retry):
 // exponential from base, at most limit, with full jitter.

@@ -18,7 +18,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
-	"github.com/toolshed/toolshed/shared/config"
 )
 
 // vectorFor is what the test servers answer for a text: dims values
@@ -375,34 +374,5 @@ func TestOpenAIStopsWithTheContext(t *testing.T) {
 	_, err := e.Embed(ctx, []string{"a"})
 	if !errors.Is(err, context.DeadlineExceeded) || n.Load() != 1 {
 		t.Errorf("error %v after %d requests, want the deadline after 1", err, n.Load())
-	}
-}
-
-func TestFromConfig(t *testing.T) {
-	noAWS := func(context.Context) (aws.Config, error) { return aws.Config{}, errors.New("no AWS here") }
-	tests := []struct {
-		cfg   config.Config
-		model string
-	}{
-		{config.Config{}, ""},
-		{config.Config{Embedder: "none"}, ""},
-		{config.Config{Embedder: "openai", EmbedURL: "http://127.0.0.1:1/v1", EmbedModel: "m", EmbedDimensions: 64}, "m/64"},
-	}
-	for _, tt := range tests {
-		e, err := FromConfig(context.Background(), tt.cfg, noAWS)
-		if err != nil {
-			t.Fatalf("%+v: %v", tt.cfg, err)
-		}
-		if (e == nil) != (tt.model == "") || e != nil && e.Model() != tt.model {
-			t.Errorf("%+v: got %v", tt.cfg, e)
-		}
-	}
-	if _, err := FromConfig(context.Background(), config.Config{Embedder: "bedrock"}, noAWS); err == nil {
-		t.Error("bedrock without AWS configuration: no error")
-	}
-	b, err := FromConfig(context.Background(), config.Config{Embedder: "bedrock", EmbedDimensions: 1024},
-		func(context.Context) (aws.Config, error) { return aws.Config{Region: "eu-west-1"}, nil })
-	if err != nil || b.Model() != "amazon.titan-embed-text-v2:0/1024" {
-		t.Errorf("bedrock: %v, %v", b, err)
 	}
 }

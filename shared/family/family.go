@@ -1,12 +1,14 @@
-// Package family is how tools join Toolshed. Tools register in families: a
-// family names its tools, declares what its functions may touch when
-// deployed (Grants), and has one constructor that builds only the family's
-// own dependencies, on first use, from an Env. The local server builds every
-// family; a tool's Lambda function builds only the family of its tool.
+// Package family is how tools join Toolshed: declarations only. A family
+// names its tools, declares what its functions may touch when deployed
+// (Grants) and the settings they read (Settings), and has one constructor
+// that asks a wiring.Env for only the family's own dependencies. The local
+// server builds every family; a tool's Lambda function builds only the
+// family of its tool.
 //
 // Adding a tool is a contract in contracts/, a package with its Family, and
 // one line in shared/toolset. The CDK app derives each tool's function,
-// routes, timeout and IAM policy from the same Family and contract.
+// routes, timeout, environment and IAM policy from the same Family and
+// contract (shared/deploy).
 package family
 
 import (
@@ -14,7 +16,9 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/toolkit"
+	"github.com/toolshed/toolshed/shared/wiring"
 )
 
 // DefaultMemoryMB is the memory of a tool function whose family sets none.
@@ -31,10 +35,11 @@ type Family struct {
 	Grants []Grant
 	// Env is fixed configuration its functions get when deployed.
 	Env map[string]string
-	// Settings name the environment variables a deployment may set for its
-	// functions (allowlists, quotas, models): the CDK app copies each one
-	// that is set in the environment it synthesizes in.
-	Settings []string
+	// Settings are the family's own settings (allowlists, quotas, models),
+	// each declared once in the tool's package: the constructor reads them
+	// with env.Getenv, the CDK app passes on each one the deployment sets
+	// (shared/deploy), and the README lists them (a test checks).
+	Settings []settings.Setting
 	// ReadsRepositories says its tools read tenants' repositories, so its
 	// functions learn the deployment's default repository.
 	ReadsRepositories bool
@@ -42,7 +47,7 @@ type Family struct {
 	MemoryMB int
 	// New builds the family's tools. It must name exactly Tools, and should
 	// ask env only for what the family uses.
-	New func(ctx context.Context, env *Env) ([]toolkit.Tool, error)
+	New func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error)
 }
 
 // Memory returns the family's function memory in MB.
@@ -77,7 +82,7 @@ func Of(families []Family, tool string) (Family, bool) {
 // Build runs the constructors of the families and returns their tools.
 // With names, only the families of those tools are built and only those
 // tools returned; an unknown name is an error.
-func Build(ctx context.Context, families []Family, env *Env, names ...string) ([]toolkit.Tool, error) {
+func Build(ctx context.Context, families []Family, env *wiring.Env, names ...string) ([]toolkit.Tool, error) {
 	var chosen []Family
 	if len(names) == 0 {
 		chosen = families

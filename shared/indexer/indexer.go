@@ -34,6 +34,7 @@ import (
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/dynamostore"
+	"github.com/toolshed/toolshed/shared/wiring"
 )
 
 // Grants are what the deployed indexer may touch besides its stream
@@ -64,12 +65,12 @@ type Indexer struct {
 
 // New builds an Indexer from an Env: the bucket's indexes
 // (contextindex.BucketPrefix) and the configured embedder.
-func New(ctx context.Context, env *family.Env, snapshots Snapshots) (*Indexer, error) {
+func New(ctx context.Context, env *wiring.Env, snapshots Snapshots) (*Indexer, error) {
 	bucket, err := env.S3(ctx)
 	if err != nil {
 		return nil, err
 	}
-	emb, err := embedding.FromConfig(ctx, env.Config, env.AWS)
+	emb, err := embedding.FromEnv(ctx, env.Getenv, env.AWS)
 	if err != nil {
 		return nil, fmt.Errorf("embedder: %w", err)
 	}

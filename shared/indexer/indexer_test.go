@@ -17,9 +17,9 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/testenv/embedtest"
 	"github.com/toolshed/toolshed/shared/testenv/emulator"
-	"github.com/toolshed/toolshed/shared/objects"
 )
 
 // TestIndexer runs the tests that need S3 on one moto_server.

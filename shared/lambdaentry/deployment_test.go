@@ -14,13 +14,14 @@ import (
 
 	"github.com/toolshed/toolshed/contracts"
 	"github.com/toolshed/toolshed/shared/config"
-	"github.com/toolshed/toolshed/shared/testenv/emulator"
+	"github.com/toolshed/toolshed/shared/deploy"
 	"github.com/toolshed/toolshed/shared/family"
-	"github.com/toolshed/toolshed/shared/testenv/lambdatest"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/dynamostore"
 	"github.com/toolshed/toolshed/shared/testenv/dynamotest"
+	"github.com/toolshed/toolshed/shared/testenv/emulator"
+	"github.com/toolshed/toolshed/shared/testenv/lambdatest"
 	"github.com/toolshed/toolshed/shared/toolset"
 )
 
@@ -129,7 +130,7 @@ func (d *deployment) tool(tb testing.TB, name string) *lambdatest.Function {
 func toolFunctionName(tool string) string { return "toolshed-" + tool }
 
 // toolConfig is a tool function as infra/main.go deploys it, from the same
-// derivation (family.FunctionEnv, FunctionTimeout, Memory), with the
+// derivation (deploy.Env, deploy.Timeout, Memory), with the
 // emulators' tables and bucket (and the S3 endpoint that finds it).
 func (d *deployment) toolConfig(tb testing.TB, tool string) lambdatest.Config {
 	tb.Helper()
@@ -138,14 +139,14 @@ func (d *deployment) toolConfig(tb testing.TB, tool string) lambdatest.Config {
 	if !ok || !found {
 		tb.Fatalf("no family or contract serves %q", tool)
 	}
-	dep := family.Deployment{
+	dep := deploy.Deployment{
 		TableName: func(t config.Table) string { return d.tableName(tb, t) },
 		Getenv:    func(string) string { return "" },
 	}
-	if family.UsesBucket(fam.FunctionGrants(tool)) {
+	if family.UsesBucket(deploy.Grants(fam, tool)) {
 		dep.Bucket, _ = d.s3(tb)
 	}
-	env := fam.FunctionEnv(tool, dep)
+	env := deploy.Env(fam, tool, dep)
 	if dep.Bucket != "" {
 		_, env["TOOLSHED_S3_ENDPOINT"] = d.s3(tb)
 	}
@@ -153,7 +154,7 @@ func (d *deployment) toolConfig(tb testing.TB, tool string) lambdatest.Config {
 		Name:      toolFunctionName(tool),
 		Bootstrap: filepath.Join(bootstrapDir, "tool"),
 		Env:       env,
-		Timeout:   family.FunctionTimeout(c.TimeoutMs),
+		Timeout:   deploy.Timeout(c.TimeoutMs),
 		MemoryMB:  fam.Memory(),
 	}
 }

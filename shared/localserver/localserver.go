@@ -21,7 +21,9 @@ import (
 	"github.com/toolshed/toolshed/shared/mcpserver"
 	"github.com/toolshed/toolshed/shared/ratelimit"
 	"github.com/toolshed/toolshed/shared/store"
+	"github.com/toolshed/toolshed/shared/store/boltstore"
 	"github.com/toolshed/toolshed/shared/toolset"
+	"github.com/toolshed/toolshed/shared/wiring"
 )
 
 // Server is a built local server, ready to serve.
@@ -37,7 +39,14 @@ func (s *Server) Close() error { return s.close() }
 // Build assembles the handler for cfg. loopback says whether the listener is
 // on a loopback address, which decides whether auth may be off.
 func Build(ctx context.Context, cfg config.Config, log *slog.Logger, version string, loopback bool) (*Server, error) {
-	env := family.NewEnv(cfg, log)
+	env := wiring.NewEnv(cfg, log)
+	if cfg.Store == "bolt" {
+		db, err := boltstore.OpenIn(cfg.DataDir)
+		if err != nil {
+			return nil, fmt.Errorf("open storage: %w", err)
+		}
+		env.UseStores(db.Stores(), db.Close)
+	}
 	s, err := build(ctx, env, version, loopback)
 	if err != nil {
 		env.Close()
@@ -47,7 +56,7 @@ func Build(ctx context.Context, cfg config.Config, log *slog.Logger, version str
 	return s, nil
 }
 
-func build(ctx context.Context, env *family.Env, version string, loopback bool) (*Server, error) {
+func build(ctx context.Context, env *wiring.Env, version string, loopback bool) (*Server, error) {
 	cfg, log := env.Config, env.Log
 	stores, err := env.Stores(ctx)
 	if err != nil {
@@ -61,7 +70,7 @@ func build(ctx context.Context, env *family.Env, version string, loopback bool) 
 	if err != nil {
 		return nil, err
 	}
-	p, err := family.Pipeline(tools, family.PipelineOptions{
+	p, err := wiring.Pipeline(tools, wiring.PipelineOptions{
 		Limiter:    ratelimit.New(localCounters(cfg, stores), nil),
 		RateLimits: cfg.RateLimits,
 		Log:        log,

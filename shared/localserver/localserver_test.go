@@ -20,12 +20,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolshed/toolshed/contracts"
 	"github.com/toolshed/toolshed/shared/auth"
-	"github.com/toolshed/toolshed/shared/backend"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/localserver"
-	"github.com/toolshed/toolshed/shared/testenv/repotest"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
+	"github.com/toolshed/toolshed/shared/testenv/repotest"
 	"github.com/toolshed/toolshed/shared/toolset"
 )
 
@@ -391,7 +390,7 @@ func TestAuthMode(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			if tt.keys != "" {
-				db, err := boltstore.Open(filepath.Join(dir, backend.DBFile))
+				db, err := boltstore.OpenIn(dir)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -432,7 +431,7 @@ func TestAuthMode(t *testing.T) {
 // unknown and revoked keys get 401 with a clear message.
 func TestAuthWithKeys(t *testing.T) {
 	dir := t.TempDir()
-	db, err := boltstore.Open(filepath.Join(dir, backend.DBFile))
+	db, err := boltstore.OpenIn(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -496,7 +495,7 @@ func TestAuthWithKeys(t *testing.T) {
 // see or change the other's tasks or memory.
 func TestTenantIsolation(t *testing.T) {
 	dir := t.TempDir()
-	db, err := boltstore.Open(filepath.Join(dir, backend.DBFile))
+	db, err := boltstore.OpenIn(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -558,7 +557,7 @@ func TestTenantIsolation(t *testing.T) {
 // succeeds, and a foreign origin's preflight is refused without CORS.
 func TestBrowserCORS(t *testing.T) {
 	dir := t.TempDir()
-	db, err := boltstore.Open(filepath.Join(dir, backend.DBFile))
+	db, err := boltstore.OpenIn(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,9 +12,8 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/auth"
-	"github.com/toolshed/toolshed/shared/backend"
-	"github.com/toolshed/toolshed/shared/testenv/repotest"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
+	"github.com/toolshed/toolshed/shared/testenv/repotest"
 )
 
 // route is one of the three ways to call a tool over HTTP.
@@ -109,7 +108,7 @@ func TestTenantIsolationWithDataInsideTheRepository(t *testing.T) {
 			if err := os.MkdirAll(dataDir, 0o700); err != nil {
 				t.Fatal(err)
 			}
-			db, err := boltstore.Open(filepath.Join(dataDir, backend.DBFile))
+			db, err := boltstore.OpenIn(dataDir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -136,7 +135,7 @@ func TestTenantIsolationWithDataInsideTheRepository(t *testing.T) {
 			os.WriteFile(filepath.Join(repoDir, "notes.md"), []byte("zqxdiary in the open\n"), 0o644)
 			waitGrep(t, base, alice, "zqxdiary", 1)
 
-			inside := []string{dataName + "/workspace/bob/diary.txt", dataName + "/" + backend.DBFile, dataName + "/workspace", dataName}
+			inside := []string{dataName + "/workspace/bob/diary.txt", dataName + "/" + boltstore.File, dataName + "/workspace", dataName}
 			for _, r := range routes {
 				t.Run(r.name, func(t *testing.T) {
 					denied := "PATH_NOT_ALLOWED"

@@ -14,10 +14,11 @@ import (
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/ratelimit"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
+	"github.com/toolshed/toolshed/shared/testenv/tooltest"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
-	"github.com/toolshed/toolshed/shared/testenv/tooltest"
 	"github.com/toolshed/toolshed/shared/toolset"
+	"github.com/toolshed/toolshed/shared/wiring"
 )
 
 // exampleRepo is the repository the examples read (the repository tools'
@@ -40,13 +41,13 @@ func TestContractExamplesRun(t *testing.T) {
 		}
 		t.Cleanup(func() { db.Close() })
 		st := db.Stores()
-		env := family.NewEnv(config.Config{DataDir: dir, RepoDir: repoDir}, nil).UseStores(st)
+		env := wiring.NewEnv(config.Config{DataDir: dir, RepoDir: repoDir}, nil).UseStores(st, nil)
 		t.Cleanup(func() { env.Close() })
 		tools, err := family.Build(context.Background(), toolset.Families, env)
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := family.Pipeline(tools, family.PipelineOptions{
+		p, err := wiring.Pipeline(tools, wiring.PipelineOptions{
 			Limiter: ratelimit.New(st.Counters, nil),
 			Log:     slog.New(slog.DiscardHandler),
 		})

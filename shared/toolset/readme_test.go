@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/toolshed/toolshed/contracts"
@@ -45,5 +46,28 @@ func TestReadmeToolTable(t *testing.T) {
 	}
 	if len(listed) != len(set.Names()) {
 		t.Errorf("README lists %d tools, contracts define %d", len(listed), len(set.Names()))
+	}
+}
+
+// TestReadmeListsSettings keeps the README's configuration table true to
+// the declarations: each family's settings appear as the row their
+// declaration renders (name, default, meaning).
+func TestReadmeListsSettings(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(readme), "\n")
+	checked := 0
+	for _, f := range toolset.Families {
+		for _, s := range f.Settings {
+			checked++
+			if !slices.Contains(lines, s.Row()) {
+				t.Errorf("README's configuration table lacks the row of %s (family %s); it reads:\n%s", s.Name(), f.Name, s.Row())
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no family declares a setting: is the toolset empty?")
 	}
 }

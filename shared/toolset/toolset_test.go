@@ -12,6 +12,7 @@ import (
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/testenv/tooltest"
 	"github.com/toolshed/toolshed/shared/toolset"
+	"github.com/toolshed/toolshed/shared/wiring"
 )
 
 // TestFamilies checks the registry: every tool has a contract under its
@@ -23,7 +24,7 @@ func TestFamilies(t *testing.T) {
 		t.Fatal(err)
 	}
 	stores := tooltest.BoltStores(t)
-	env := family.NewEnv(config.Config{}, nil).UseStores(stores)
+	env := wiring.NewEnv(config.Config{}, nil).UseStores(stores, nil)
 
 	seen := map[string]string{}
 	for _, f := range toolset.Families {
@@ -65,7 +66,7 @@ func TestFamilies(t *testing.T) {
 // its family, only that tool.
 func TestBuildOneTool(t *testing.T) {
 	dir := t.TempDir()
-	env := family.NewEnv(config.Config{Store: "bolt", DataDir: dir}, nil)
+	env := wiring.NewEnv(config.Config{Store: "dynamodb", DynamoEndpoint: "http://127.0.0.1:1", DataDir: dir}, nil)
 	tools, err := family.Build(context.Background(), toolset.Families, env, "hello")
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +74,8 @@ func TestBuildOneTool(t *testing.T) {
 	if len(tools) != 1 || tools[0].Name != "hello" {
 		t.Fatalf("got %v, want just hello", tools)
 	}
-	// hello's family never asked for storage, so none was opened.
+	// hello's family never asked for storage, so none was opened (its
+	// endpoint refuses every connection) and nothing was written.
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("building hello created %v in the data directory", entries)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/objects"
 )
 
@@ -22,11 +21,11 @@ import (
 // writes wait on each other, and Lambda instances would race anyway.)
 type Bucket struct {
 	objects *objects.Bucket
-	quota   config.Quota
+	quota   Quota
 }
 
 // NewBucket returns the workspaces in the bucket.
-func NewBucket(b *objects.Bucket, quota config.Quota) *Bucket {
+func NewBucket(b *objects.Bucket, quota Quota) *Bucket {
 	return &Bucket{objects: b, quota: quota}
 }
 

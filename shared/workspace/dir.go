@@ -13,8 +13,6 @@ import (
 	"regexp"
 	"sync"
 	"syscall"
-
-	"github.com/toolshed/toolshed/shared/config"
 )
 
 // Dir keeps the workspaces in a local directory, one folder per tenant,
@@ -22,14 +20,14 @@ import (
 // serialized in the process, so its quota holds exactly.
 type Dir struct {
 	dir   string
-	quota config.Quota
+	quota Quota
 
 	locks tenantLocks
 }
 
 // NewDir returns the workspaces under dir (<data dir>/workspace), created
 // on first use.
-func NewDir(dir string, quota config.Quota) *Dir {
+func NewDir(dir string, quota Quota) *Dir {
 	return &Dir{dir: dir, quota: quota}
 }
 

@@ -18,7 +18,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/sandboxpath"
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
@@ -138,12 +137,18 @@ func tooLarge(p string) error {
 	return &Error{Kind: TooLarge, Path: p, Reason: "files are at most 1 MiB"}
 }
 
+// Quota limits one tenant's workspace.
+type Quota struct {
+	Bytes int64 // total size of the files
+	Files int   // number of files
+}
+
 // tally is what a tenant stores, as a backend walks or lists it before a
 // write to path: its files and their bytes, and the size of the file at
 // path if there is one.
 type tally struct {
 	path   string
-	used   config.Quota
+	used   Quota
 	old    int64 // the size of the file at path
 	exists bool  // whether there is one
 }
@@ -161,7 +166,7 @@ func (t *tally) add(name string, size int64) {
 // past quota. Only what the write adds counts: replacing a file passes the
 // file count, and a write no larger than the file it replaces passes the
 // byte count, even when the tenant is already past its quota.
-func (t *tally) allow(quota config.Quota, size int64) error {
+func (t *tally) allow(quota Quota, size int64) error {
 	switch {
 	case !t.exists && t.used.Files >= quota.Files:
 		return &Error{Kind: OverQuota, Path: t.path, Reason: fmt.Sprintf(

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/workspace"
 )
 
@@ -24,7 +23,7 @@ func kind(err error) workspace.Kind {
 // name a folder, whatever the caller of the package passes.
 func TestTenantsAreChecked(t *testing.T) {
 	base := t.TempDir()
-	d := workspace.NewDir(filepath.Join(base, "workspace"), config.Quota{Bytes: 1 << 20, Files: 10})
+	d := workspace.NewDir(filepath.Join(base, "workspace"), workspace.Quota{Bytes: 1 << 20, Files: 10})
 	ctx := context.Background()
 	for _, tenant := range []string{"", ".", "..", "../x", "a/b", "a\\b", "/abs", "a#b"} {
 		if err := d.Write(ctx, tenant, "f.txt", []byte("x")); kind(err) != workspace.Denied {
@@ -44,7 +43,7 @@ func TestTenantsAreChecked(t *testing.T) {
 // was made (the path is a folder) removes the temporary file.
 func TestFailedWritesLeaveNothing(t *testing.T) {
 	base := t.TempDir()
-	d := workspace.NewDir(base, config.Quota{Bytes: 1 << 20, Files: 10})
+	d := workspace.NewDir(base, workspace.Quota{Bytes: 1 << 20, Files: 10})
 	ctx := context.Background()
 	if err := d.Write(ctx, "alice", "dir/f.txt", []byte("x")); err != nil {
 		t.Fatal(err)
@@ -70,7 +69,7 @@ func TestFailedWritesLeaveNothing(t *testing.T) {
 // Sweep; a write whose context ended before its commit is not made.
 func TestInterruptedWritesLeaveNothing(t *testing.T) {
 	base := t.TempDir()
-	d := workspace.NewDir(base, config.Quota{Bytes: 1 << 20, Files: 2})
+	d := workspace.NewDir(base, workspace.Quota{Bytes: 1 << 20, Files: 2})
 	ctx := context.Background()
 	if err := d.Write(ctx, "alice", "notes/a.txt", []byte("kept")); err != nil {
 		t.Fatal(err)

@@ -96,6 +96,12 @@ type DB struct {
 	access *accessBuffer
 }
 
+// File is the store file inside a data directory (TOOLSHED_DATA_DIR).
+const File = "toolshed.db"
+
+// OpenIn opens the store file of the data directory dir.
+func OpenIn(dir string) (*DB, error) { return Open(filepath.Join(dir, File)) }
+
 // Open opens (creating if needed) the store file at path and its parent
 // directory.
 func Open(path string) (*DB, error) {

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolshed/toolshed/shared/testenv/emulator"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/testenv/emulator"
 )
 
 // ModTime is the modification time WriteDir gives every file.

@@ -22,13 +22,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/ratelimit"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
 	"github.com/toolshed/toolshed/shared/testenv/dynamotest"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
+	"github.com/toolshed/toolshed/shared/wiring"
 )
 
 // Backend makes fresh, empty stores of one kind.
@@ -79,7 +79,7 @@ func New(tb testing.TB, st store.Stores, tools []toolkit.Tool) *Harness {
 	for _, t := range tools {
 		limits[t.Name] = unlimited
 	}
-	p, err := family.Pipeline(tools, family.PipelineOptions{
+	p, err := wiring.Pipeline(tools, wiring.PipelineOptions{
 		Limiter:    ratelimit.New(st.Counters, nil),
 		RateLimits: limits,
 		Log:        slog.New(slog.DiscardHandler),

@@ -24,6 +24,7 @@ import (
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/toolkit"
+	"github.com/toolshed/toolshed/shared/wiring"
 )
 
 // Tool is the tool's name, as in contracts/.
@@ -45,8 +46,8 @@ var Family = family.Family{
 		family.Model(embedding.TitanV2),
 	},
 	MemoryMB: 1024,
-	Settings: []string{"TOOLSHED_EMBEDDER", "TOOLSHED_EMBED_URL", "TOOLSHED_EMBED_MODEL", "TOOLSHED_EMBED_KEY", "TOOLSHED_EMBED_DIMENSIONS"},
-	New: func(ctx context.Context, env *family.Env) ([]toolkit.Tool, error) {
+	Settings: embedding.Settings,
+	New: func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
 		s, err := FromEnv(ctx, env)
 		if err != nil {
 			return nil, err
@@ -66,12 +67,12 @@ func Tools(s *Service) []toolkit.Tool {
 // otherwise it builds them in process, under <data>/index (in memory when
 // there is no data directory), with the code of the repository the other
 // repository tools read (env.Repo).
-func FromEnv(ctx context.Context, env *family.Env) (*Service, error) {
+func FromEnv(ctx context.Context, env *wiring.Env) (*Service, error) {
 	st, err := env.Stores(ctx)
 	if err != nil {
 		return nil, err
 	}
-	emb, err := embedding.FromConfig(ctx, env.Config, env.AWS)
+	emb, err := embedding.FromEnv(ctx, env.Getenv, env.AWS)
 	if err != nil {
 		return nil, fmt.Errorf("embedder: %w", err)
 	}

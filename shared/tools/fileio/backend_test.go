@@ -13,13 +13,12 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/toolshed/toolshed/shared/config"
-	"github.com/toolshed/toolshed/shared/testenv/emulator"
 	"github.com/toolshed/toolshed/shared/objects"
+	"github.com/toolshed/toolshed/shared/testenv/emulator"
+	"github.com/toolshed/toolshed/shared/testenv/tooltest"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
 	"github.com/toolshed/toolshed/shared/tools/fileio"
-	"github.com/toolshed/toolshed/shared/testenv/tooltest"
 	"github.com/toolshed/toolshed/shared/workspace"
 )
 
@@ -30,12 +29,12 @@ const (
 )
 
 // generous is a quota no test reaches unless it means to.
-var generous = config.Quota{Bytes: 1 << 30, Files: 10000}
+var generous = workspace.Quota{Bytes: 1 << 30, Files: 10000}
 
 // backend is one place workspaces can live, made fresh for each test.
 type backend interface {
 	// files returns the workspaces with a quota.
-	files(t *testing.T, quota config.Quota) fileio.Files
+	files(t *testing.T, quota workspace.Quota) fileio.Files
 	// plant stores raw bytes as a tenant's file behind the tool's back.
 	plant(t *testing.T, tenant, path string, data []byte)
 	// stored lists every stored file as "<tenant>/<path>" with its bytes,
@@ -54,7 +53,7 @@ func newDirBackend(t *testing.T) *dirBackend {
 
 func (d *dirBackend) workspaces() string { return filepath.Join(d.base, "data", "workspace") }
 
-func (d *dirBackend) files(_ *testing.T, quota config.Quota) fileio.Files {
+func (d *dirBackend) files(_ *testing.T, quota workspace.Quota) fileio.Files {
 	return workspace.NewDir(d.workspaces(), quota)
 }
 
@@ -107,7 +106,7 @@ func newS3Backend(t *testing.T, m *emulator.Moto) *s3Backend {
 	return &s3Backend{client: s3.New(o), bucket: m.NewBucket(t)}
 }
 
-func (b *s3Backend) files(_ *testing.T, quota config.Quota) fileio.Files {
+func (b *s3Backend) files(_ *testing.T, quota workspace.Quota) fileio.Files {
 	return workspace.NewBucket(objects.New(b.client, b.bucket), quota)
 }
 
@@ -191,7 +190,7 @@ type env struct {
 	be backend
 }
 
-func newEnv(t *testing.T, be backend, quota config.Quota) env {
+func newEnv(t *testing.T, be backend, quota workspace.Quota) env {
 	t.Helper()
 	stores := tooltest.BoltStores(t)
 	return env{Harness: tooltest.New(t, stores, []toolkit.Tool{fileio.Tool(be.files(t, quota))}), be: be}

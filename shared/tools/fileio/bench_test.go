@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/workspace"
 )
 
@@ -18,7 +17,7 @@ func BenchmarkDir(b *testing.B) {
 	data := []byte(strings.Repeat("x", 4<<10))
 	for _, existing := range []int{0, 1000} {
 		b.Run(fmt.Sprintf("write-4KiB-among-%d-files", existing), func(b *testing.B) {
-			d := workspace.NewDir(b.TempDir(), config.Quota{Bytes: 1 << 30, Files: 10000})
+			d := workspace.NewDir(b.TempDir(), workspace.Quota{Bytes: 1 << 30, Files: 10000})
 			for i := range existing {
 				if err := d.Write(ctx, alice, fmt.Sprintf("f/%03d/%d.txt", i/100, i), data); err != nil {
 					b.Fatal(err)

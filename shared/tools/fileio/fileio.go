@@ -19,10 +19,11 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
+	"github.com/toolshed/toolshed/shared/wiring"
 	"github.com/toolshed/toolshed/shared/workspace"
 )
 
@@ -47,15 +48,15 @@ var (
 var Family = family.Family{
 	Name:     "file-io",
 	Tools:    []string{ToolName},
-	Settings: []string{"TOOLSHED_WORKSPACE_QUOTA_BYTES", "TOOLSHED_WORKSPACE_QUOTA_FILES"},
+	Settings: []settings.Setting{QuotaBytes, QuotaFiles},
 	Grants: []family.Grant{
 		family.Objects(workspace.Prefix, "s3:GetObject", "s3:PutObject"),
 		family.List(workspace.Prefix),
 	},
-	New: func(ctx context.Context, env *family.Env) ([]toolkit.Tool, error) {
-		quota := env.Config.WorkspaceQuota
-		if quota.Bytes <= 0 || quota.Files <= 0 {
-			quota = config.Quota{Bytes: config.DefaultQuotaBytes, Files: config.DefaultQuotaFiles}
+	New: func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
+		quota, err := quotaOf(env.Getenv)
+		if err != nil {
+			return nil, err
 		}
 		if env.Config.Bucket == "" {
 			dir := workspace.NewDir(filepath.Join(env.Config.DataDir, "workspace"), quota)
@@ -73,6 +74,24 @@ var Family = family.Family{
 		}
 		return []toolkit.Tool{Tool(workspace.NewBucket(bucket, quota))}, nil
 	},
+}
+
+// A tenant's workspace quota: 100 MiB in 1,000 files unless configured.
+var (
+	QuotaBytes = settings.New("TOOLSHED_WORKSPACE_QUOTA_BYTES", "104857600",
+		"bytes of files a tenant's file-io workspace may hold", settings.Positive)
+	QuotaFiles = settings.New("TOOLSHED_WORKSPACE_QUOTA_FILES", "1000",
+		"files a tenant's file-io workspace may hold", settings.Positive)
+)
+
+// quotaOf reads the workspace quota settings.
+func quotaOf(getenv func(string) string) (workspace.Quota, error) {
+	bytes, err := QuotaBytes.Get(getenv)
+	if err != nil {
+		return workspace.Quota{}, err
+	}
+	files, err := QuotaFiles.Get(getenv)
+	return workspace.Quota{Bytes: int64(bytes), Files: files}, err
 }
 
 // Tool returns file-io over files.

@@ -7,9 +7,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/tools/fileio"
+	"github.com/toolshed/toolshed/shared/workspace"
 )
 
 // deniedPaths try to leave the workspace: each is "Access denied" for
@@ -154,7 +154,7 @@ func testSizes(t *testing.T, be backend) {
 }
 
 func testQuotas(t *testing.T, be backend) {
-	e := newEnv(t, be, config.Quota{Bytes: 100, Files: 3})
+	e := newEnv(t, be, workspace.Quota{Bytes: 100, Files: 3})
 	e.write(t, alice, "a.txt", strings.Repeat("a", 40))
 	e.write(t, alice, "b.txt", strings.Repeat("b", 40))
 	overBytes := e.Call(alice, fileio.ToolName, writeArgs("c.txt", strings.Repeat("c", 21)))

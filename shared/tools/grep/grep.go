@@ -18,6 +18,7 @@ import (
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/textsearch"
+	"github.com/toolshed/toolshed/shared/wiring"
 
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
@@ -44,7 +45,7 @@ var Family = family.Family{
 	Grants:   []family.Grant{family.Objects(repo.Prefix, "s3:GetObject"), family.List(repo.Prefix)},
 	MemoryMB: 3008,
 	Env:      map[string]string{"GOMEMLIMIT": "2700MiB", "TOOLSHED_REPO_CACHE_MB": "2048"},
-	New: func(ctx context.Context, env *family.Env) ([]toolkit.Tool, error) {
+	New: func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
 		src, err := env.Repo(ctx)
 		if err != nil {
 			return nil, err

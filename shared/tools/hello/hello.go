@@ -8,13 +8,14 @@ import (
 
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/toolkit"
+	"github.com/toolshed/toolshed/shared/wiring"
 )
 
 // Family registers hello; it needs nothing from the outside world.
 var Family = family.Family{
 	Name:  "hello",
 	Tools: []string{"hello"},
-	New: func(context.Context, *family.Env) ([]toolkit.Tool, error) {
+	New: func(context.Context, *wiring.Env) ([]toolkit.Tool, error) {
 		return []toolkit.Tool{New()}, nil
 	},
 }

@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/toolshed/toolshed/shared/store"
+	"github.com/toolshed/toolshed/shared/testenv/tooltest"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/tools/memory"
-	"github.com/toolshed/toolshed/shared/testenv/tooltest"
 )
 
 // replayedWrite is write_memory_entry's result with its replayed flag.

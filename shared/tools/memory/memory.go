@@ -27,6 +27,7 @@ import (
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
+	"github.com/toolshed/toolshed/shared/wiring"
 )
 
 // Tool names, as in contracts/.
@@ -91,7 +92,7 @@ var Family = family.Family{
 		family.Table(config.MemoryTable, "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem").For(WriteTool),
 		family.Table(config.MemoryTable, "dynamodb:Query").For(ReadTool),
 	},
-	New: func(ctx context.Context, env *family.Env) ([]toolkit.Tool, error) {
+	New: func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
 		st, err := env.Stores(ctx)
 		if err != nil {
 			return nil, err

@@ -9,9 +9,9 @@ import (
 
 	"github.com/toolshed/toolshed/shared/cursor"
 	"github.com/toolshed/toolshed/shared/store"
+	"github.com/toolshed/toolshed/shared/testenv/tooltest"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/tools/memory"
-	"github.com/toolshed/toolshed/shared/testenv/tooltest"
 )
 
 // Tenants of the tests.

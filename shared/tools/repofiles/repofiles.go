@@ -28,6 +28,7 @@ import (
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolkit"
+	"github.com/toolshed/toolshed/shared/wiring"
 )
 
 // Tool names, as in contracts/.
@@ -86,7 +87,7 @@ var Family = family.Family{
 	},
 	MemoryMB: 512,
 	Env:      map[string]string{"GOMEMLIMIT": "440MiB"},
-	New: func(ctx context.Context, env *family.Env) ([]toolkit.Tool, error) {
+	New: func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
 		src, err := env.Repo(ctx)
 		if err != nil {
 			return nil, err

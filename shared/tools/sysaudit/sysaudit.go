@@ -29,6 +29,7 @@ import (
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
+	"github.com/toolshed/toolshed/shared/wiring"
 )
 
 // ToolName is the contract name of the tool.
@@ -87,7 +88,7 @@ type input struct {
 var Family = family.Family{
 	Name:  "sys-audit",
 	Tools: []string{ToolName},
-	New: func(context.Context, *family.Env) ([]toolkit.Tool, error) {
+	New: func(context.Context, *wiring.Env) ([]toolkit.Tool, error) {
 		return []toolkit.Tool{New(System())}, nil
 	},
 }

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/toolshed/toolshed/shared/tools/tasks"
 	"github.com/toolshed/toolshed/shared/testenv/tooltest"
+	"github.com/toolshed/toolshed/shared/tools/tasks"
 )
 
 // The benchmarks call the tools through the whole pipeline (rate-limit

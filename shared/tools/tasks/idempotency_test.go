@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/store"
+	"github.com/toolshed/toolshed/shared/testenv/tooltest"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/tools/tasks"
-	"github.com/toolshed/toolshed/shared/testenv/tooltest"
 )
 
 // replayedTask is a task as add_task returns it, with its replayed flag.

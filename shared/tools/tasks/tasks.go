@@ -25,6 +25,7 @@ import (
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
+	"github.com/toolshed/toolshed/shared/wiring"
 )
 
 // Tool names, as in contracts/.
@@ -50,7 +51,7 @@ var Family = family.Family{
 		family.Table(config.TasksTable, "dynamodb:GetItem", "dynamodb:UpdateItem").For(UpdateTool, CompleteTool),
 		family.Table(config.TasksTable, "dynamodb:DeleteItem").For(DeleteTool),
 	},
-	New: func(ctx context.Context, env *family.Env) ([]toolkit.Tool, error) {
+	New: func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
 		st, err := env.Stores(ctx)
 		if err != nil {
 			return nil, err

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/config"
-	"github.com/toolshed/toolshed/shared/family"
-	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/testenv/tooltest"
+	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/tools/webfetch"
+	"github.com/toolshed/toolshed/shared/wiring"
 )
 
 // fetchOK fetches a URL through the tool and returns the page.
@@ -297,7 +297,7 @@ func TestAllowlist(t *testing.T) {
 // test's own loopback server, which sees no request.
 func TestDefaultConfigRefusesLoopback(t *testing.T) {
 	l := newLab(t)
-	tools, err := webfetch.Family.New(context.Background(), family.NewEnv(config.Config{}, nil))
+	tools, err := webfetch.Family.New(context.Background(), wiring.NewEnv(config.Config{}, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,8 +19,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolshed/toolshed/shared/toolkit"
 	"github.com/toolshed/toolshed/shared/testenv/tooltest"
+	"github.com/toolshed/toolshed/shared/toolkit"
 	"github.com/toolshed/toolshed/shared/tools/webfetch"
 )
 

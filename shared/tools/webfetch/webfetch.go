@@ -26,7 +26,9 @@ import (
 	"fmt"
 
 	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/toolkit"
+	"github.com/toolshed/toolshed/shared/wiring"
 )
 
 // ToolName is the tool's name, as in contracts/web-fetch.json.
@@ -37,17 +39,41 @@ const ToolName = "web-fetch"
 var Family = family.Family{
 	Name:     "web-fetch",
 	Tools:    []string{ToolName},
-	Settings: []string{"TOOLSHED_FETCH_ALLOWED_DOMAINS", "TOOLSHED_FETCH_REJECT_TYPES"},
-	New: func(_ context.Context, env *family.Env) ([]toolkit.Tool, error) {
-		f, err := New(Options{
-			AllowedDomains: env.Config.FetchAllowedDomains,
-			RejectTypes:    env.Config.FetchRejectTypes,
-		})
+	Settings: []settings.Setting{AllowedDomains, RejectTypes},
+	New: func(_ context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
+		domains, err := AllowedDomains.Get(env.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		types, err := RejectTypes.Get(env.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		f, err := New(Options{AllowedDomains: domains, RejectTypes: types})
 		if err != nil {
 			return nil, err
 		}
 		return []toolkit.Tool{f.Tool()}, nil
 	},
+}
+
+// The settings of web-fetch.
+var (
+	AllowedDomains = settings.New("TOOLSHED_FETCH_ALLOWED_DOMAINS", "",
+		"web-fetch allowlist, comma-separated: `example.com` is that host only, `*.example.com` its subdomains (not `example.com` itself); empty allows every public host",
+		settings.List)
+	RejectTypes = settings.New("TOOLSHED_FETCH_REJECT_TYPES", "",
+		"media types web-fetch refuses, `image/*` or `text/csv`, replacing the default list (`application/octet-stream`, `image/*`, `audio/*`, `video/*`, `font/*`, archives); `none` refuses none",
+		rejectTypes).Shown("binary types")
+)
+
+// rejectTypes parses TOOLSHED_FETCH_REJECT_TYPES: "" is nil (the
+// defaults), "none" is no type.
+func rejectTypes(s string) ([]string, error) {
+	if s == "none" {
+		return []string{}, nil
+	}
+	return settings.List(s)
 }
 
 type input struct {

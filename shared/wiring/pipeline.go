@@ -1,4 +1,4 @@
-package family
+package wiring
 
 import (
 	"fmt"

@@ -1,4 +1,10 @@
-package family
+// Package wiring assembles a Toolshed process from its parts: the Env, a
+// lazy container of what tools are built from (settings, logger, clock,
+// storage, AWS clients, the bucket, the served repository), opened on first
+// use and shared by every family of the process; and Pipeline, the
+// pipeline over the built tools with their contracts, rate limits and
+// telemetry. Each functions/<name>/main.go wires its process with it.
+package wiring
 
 import (
 	"context"
@@ -6,20 +12,18 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"net"
+	"os"
 	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/toolshed/toolshed/shared/backend"
+	"github.com/toolshed/toolshed/shared/awscall"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/store"
+	"github.com/toolshed/toolshed/shared/store/dynamostore"
 )
 
 // Env is what a family's constructor may use: the settings, a logger, the
@@ -30,6 +34,9 @@ type Env struct {
 	Config config.Config
 	Log    *slog.Logger
 	Now    func() time.Time
+	// Getenv reads the tools' own settings (see shared/settings):
+	// os.Getenv unless a test says otherwise.
+	Getenv func(string) string
 
 	mu      sync.Mutex
 	openMu  sync.Mutex // held while the stores are opened (which may load the AWS config)
@@ -46,19 +53,27 @@ func NewEnv(cfg config.Config, log *slog.Logger) *Env {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Env{Config: cfg, Log: log, Now: time.Now}
+	return &Env{Config: cfg, Log: log, Now: time.Now, Getenv: os.Getenv}
 }
 
-// UseStores makes env hand out st instead of opening the configured
-// backend (tests, and servers that have opened the stores already).
-func (e *Env) UseStores(st store.Stores) *Env {
+// UseStores makes env hand out st instead of connecting to DynamoDB (the
+// embedded store a process has opened, or a test's); release, when not
+// nil, runs at Close after everything registered with OnClose since.
+func (e *Env) UseStores(st store.Stores, release func() error) *Env {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.stores = &st
+	if release != nil {
+		e.closers = append(e.closers, release)
+	}
 	return e
 }
 
-// Stores opens the configured storage backend on first use.
+// Stores returns the stores: those given to UseStores, or else DynamoDB
+// (TOOLSHED_STORE=dynamodb), connected on first use. The embedded bolt
+// file is opened by the processes that use it (the local server, the
+// apikeys script) and handed over with UseStores, so that no Lambda
+// function links it.
 func (e *Env) Stores(ctx context.Context) (store.Stores, error) {
 	e.openMu.Lock()
 	defer e.openMu.Unlock()
@@ -68,55 +83,31 @@ func (e *Env) Stores(ctx context.Context) (store.Stores, error) {
 	if opened != nil {
 		return *opened, nil
 	}
-	st, closeStores, err := backend.Open(ctx, e.Config, e.AWS)
+	if e.Config.Store != "dynamodb" {
+		return store.Stores{}, fmt.Errorf("open storage: TOOLSHED_STORE=%q is opened by the process (boltstore.OpenIn); this one connects to dynamodb only", e.Config.Store)
+	}
+	awsCfg, err := e.AWS(ctx)
 	if err != nil {
 		return store.Stores{}, fmt.Errorf("open storage: %w", err)
 	}
+	st := dynamostore.Connect(awsCfg, e.Config)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.stores = &st
-	e.closers = append(e.closers, closeStores)
 	return st, nil
 }
 
-// Bounds of every AWS call (DynamoDB, S3, Bedrock) a tool makes, so that a
-// dependency that hangs or refuses becomes STORAGE_ERROR (or
-// UPSTREAM_ERROR) well inside the tool's deadline, while a slow but
-// progressing transfer (a large snapshot download) is left alone.
-const (
-	// AttemptStall is how long one attempt may wait for the connection or
-	// for the next byte of the answer before it is abandoned and retried.
-	AttemptStall = 800 * time.Millisecond
-	// MaxAttempts bounds each call's attempts (the first and one retry).
-	MaxAttempts = 2
-	// MaxRetryBackoff bounds the jittered wait before a retry.
-	MaxRetryBackoff = 100 * time.Millisecond
-)
-
-// AWS loads the AWS SDK configuration (region, credentials, endpoints from
-// the environment) on first use, with the SDK's standard retryer (jittered
-// backoff, a retry quota that stops retries when a dependency keeps
-// failing) bounded to MaxAttempts and MaxRetryBackoff, and connections
-// that give up on an attempt stalled for AttemptStall.
+// AWS loads the AWS SDK configuration on first use, with every call
+// bounded (awscall.LoadConfig).
 func (e *Env) AWS(ctx context.Context) (aws.Config, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.aws != nil {
 		return *e.aws, nil
 	}
-	c, err := awsconfig.LoadDefaultConfig(ctx,
-		awsconfig.WithRetryer(func() aws.Retryer {
-			return retry.NewStandard(func(o *retry.StandardOptions) {
-				o.MaxAttempts = MaxAttempts
-				o.MaxBackoff = MaxRetryBackoff
-			})
-		}),
-		awsconfig.WithHTTPClient(awshttp.NewBuildableClient().
-			WithReadTimeout(AttemptStall).
-			WithDialerOptions(func(d *net.Dialer) { d.Timeout = AttemptStall })),
-	)
+	c, err := awscall.LoadConfig(ctx)
 	if err != nil {
-		return aws.Config{}, fmt.Errorf("load AWS config: %w", err)
+		return aws.Config{}, err
 	}
 	e.aws = &c
 	return c, nil

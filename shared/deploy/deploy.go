@@ -1,0 +1,121 @@
+// Package deploy derives what a deployment gives each tool function from
+// its family's declarations and its contract: the function's grants,
+// environment (with the chosen settings, checked) and timeout. The CDK app
+// uses it, and so do the tests that run the bootstraps as deployed.
+package deploy
+
+import (
+	"errors"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/settings"
+)
+
+// TimeoutMargin is what a tool function's Lambda timeout adds to its
+// contract's deadline: the pipeline answers TIMEOUT itself, with room left
+// for a cold start and for writing the answer.
+const TimeoutMargin = 3 * time.Second
+
+// CommonSettings are the process-wide settings (shared/config) a
+// deployment may choose for every tool function.
+var CommonSettings = []string{"TOOLSHED_RATE_LIMITS", "TOOLSHED_LOG_LEVEL"}
+
+// RepositorySettings are the process-wide settings a deployment may choose
+// for the functions that read repositories (the repository tools' and the
+// indexer's): the paths they never read, search or index.
+var RepositorySettings = []string{"TOOLSHED_REPO_DENY"}
+
+// Grants are the grants of the function serving tool: its rate counter
+// first (every tool function counts its calls), then the family's grants
+// for that tool.
+func Grants(f family.Family, tool string) []family.Grant {
+	return append([]family.Grant{family.Table(config.RateLimitsTable, "dynamodb:UpdateItem")}, f.GrantsFor(tool)...)
+}
+
+// Timeout is the Lambda timeout of a tool whose contract allows
+// timeoutMs: that deadline in whole seconds, plus TimeoutMargin.
+func Timeout(timeoutMs int) time.Duration {
+	return time.Duration(math.Ceil(float64(timeoutMs)/1000))*time.Second + TimeoutMargin
+}
+
+// Deployment is what a deployment (the CDK app, or a test standing in for
+// it) gives its tool functions.
+type Deployment struct {
+	// TableName names a table.
+	TableName func(config.Table) string
+	// Bucket is the S3 bucket.
+	Bucket string
+	// DefaultRepo is the tenant whose repository tenants without one read;
+	// "" for none.
+	DefaultRepo string
+	// Getenv reads the settings the deployment chose (os.Getenv when the
+	// CDK app synthesizes).
+	Getenv func(string) string
+}
+
+// Env is the environment of the function serving tool, and nothing more:
+// the tool, DynamoDB as the store, the name of each table the function is
+// granted, the bucket when it is granted any of it, the default repository
+// when the family reads repositories, and the settings (the family's fixed
+// Env, and the chosen CommonSettings and declared Settings, whose values
+// CheckSettings checks).
+func Env(f family.Family, tool string, d Deployment) map[string]string {
+	env := map[string]string{"TOOLSHED_TOOL": tool, "TOOLSHED_STORE": "dynamodb"}
+	grants := Grants(f, tool)
+	for _, g := range grants {
+		if g.Kind == family.TableGrant {
+			env[config.TableVars[g.Table]] = d.TableName(g.Table)
+		}
+	}
+	if family.UsesBucket(grants) {
+		env["TOOLSHED_BUCKET"] = d.Bucket
+	}
+	if f.ReadsRepositories && d.DefaultRepo != "" {
+		env["TOOLSHED_DEFAULT_REPO"] = d.DefaultRepo
+	}
+	for k, v := range f.Env {
+		env[k] = v
+	}
+	for _, name := range SettingNames(f) {
+		if v := d.Getenv(name); v != "" {
+			env[name] = v
+		}
+	}
+	return env
+}
+
+// CheckSettings checks the value of each declared setting the deployment
+// sets, so that a value the tool would refuse at start stops the
+// deployment instead.
+func CheckSettings(declared []settings.Setting, getenv func(string) string) error {
+	var errs []error
+	for _, s := range declared {
+		if v := getenv(s.Name()); v != "" {
+			errs = append(errs, s.Check(v))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// SettingNames are the settings a deployment may choose for the family's
+// functions: CommonSettings, RepositorySettings when it reads
+// repositories, and its declared Settings.
+func SettingNames(f family.Family) []string {
+	names := processSettings(f)
+	for _, s := range f.Settings {
+		names = append(names, s.Name())
+	}
+	return names
+}
+
+func processSettings(f family.Family) []string {
+	names := slices.Clone(CommonSettings)
+	if f.ReadsRepositories {
+		names = append(names, RepositorySettings...)
+	}
+	return names
+}

@@ -1,0 +1,145 @@
+package embedding
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/settings"
+)
+
+// Embedders, the values of TOOLSHED_EMBEDDER.
+const (
+	KindNone    = "none"
+	KindBedrock = "bedrock"
+	KindOpenAI  = "openai"
+)
+
+// defaultTitanDimensions is the Bedrock vector size unless
+// TOOLSHED_EMBED_DIMENSIONS says otherwise.
+const defaultTitanDimensions = 512
+
+// The embedding settings, read by context_search and the indexer alike so
+// that the vectors an index holds match the queries'.
+var (
+	Kind = settings.New("TOOLSHED_EMBEDDER", "",
+		"context_search embeddings: `none` (lexical), `bedrock` (Titan Text Embeddings V2), `openai` (any OpenAI-compatible endpoint)",
+		kind).Shown("`none` (Lambda: `bedrock`; `openai` when `TOOLSHED_EMBED_URL` is set)")
+	URL = settings.New("TOOLSHED_EMBED_URL", "",
+		"OpenAI-compatible API base: `https://api.openai.com/v1`, `http://localhost:11434/v1` (Ollama), `http://localhost:1234/v1` (LM Studio), a vLLM server",
+		settings.Text)
+	Model = settings.New("TOOLSHED_EMBED_MODEL", "",
+		"the embedding model of that endpoint, e.g. `text-embedding-3-small`, `nomic-embed-text` (required with `openai`)",
+		settings.Text)
+	Key = settings.New("TOOLSHED_EMBED_KEY", "",
+		"its API key, sent as a bearer token", settings.Text)
+	Dimensions = settings.New("TOOLSHED_EMBED_DIMENSIONS", "",
+		"vector size: 256, 512 or 1024 for Titan; asked of OpenAI models that take `dimensions`",
+		dimensions).Shown("Bedrock: `512`")
+)
+
+// Settings are the embedding settings, for the families and functions
+// that read them.
+var Settings = []settings.Setting{Kind, URL, Model, Key, Dimensions}
+
+// Choice is the configured embedder.
+type Choice struct {
+	Kind       string // KindNone, KindBedrock or KindOpenAI
+	URL, Model string // OpenAI
+	Key        string // OpenAI
+	Dimensions int    // 0: the model's own (OpenAI)
+}
+
+// Chosen reads the embedding settings with getenv. Without
+// TOOLSHED_EMBEDDER the embedder is openai when TOOLSHED_EMBED_URL is set,
+// bedrock in Lambda, and none otherwise.
+func Chosen(getenv func(string) string) (Choice, error) {
+	var c Choice
+	var errs [5]error
+	c.Kind, errs[0] = Kind.Get(getenv)
+	c.URL, errs[1] = URL.Get(getenv)
+	c.Model, errs[2] = Model.Get(getenv)
+	c.Key, errs[3] = Key.Get(getenv)
+	c.Dimensions, errs[4] = Dimensions.Get(getenv)
+	if err := errors.Join(errs[:]...); err != nil {
+		return Choice{}, err
+	}
+	if c.Kind == "" {
+		switch {
+		case c.URL != "":
+			c.Kind = KindOpenAI
+		case getenv("AWS_LAMBDA_FUNCTION_NAME") != "":
+			c.Kind = KindBedrock
+		default:
+			c.Kind = KindNone
+		}
+	}
+	return c, c.check()
+}
+
+func (c *Choice) check() error {
+	switch c.Kind {
+	case KindBedrock:
+		if c.Dimensions == 0 {
+			c.Dimensions = defaultTitanDimensions
+		}
+		if c.Dimensions != 256 && c.Dimensions != 512 && c.Dimensions != 1024 {
+			return fmt.Errorf("TOOLSHED_EMBED_DIMENSIONS=%d: Titan Text Embeddings V2 makes 256, 512 or 1024", c.Dimensions)
+		}
+	case KindOpenAI:
+		if c.URL == "" || c.Model == "" {
+			return fmt.Errorf("TOOLSHED_EMBEDDER=openai needs TOOLSHED_EMBED_URL (e.g. http://localhost:11434/v1) and TOOLSHED_EMBED_MODEL")
+		}
+	}
+	return nil
+}
+
+// FromEnv returns the embedder the settings choose (see Chosen), or nil
+// for none. awsConfig loads the AWS configuration (only asked for
+// Bedrock).
+func FromEnv(ctx context.Context, getenv func(string) string, awsConfig func(context.Context) (aws.Config, error)) (contextindex.Embedder, error) {
+	c, err := Chosen(getenv)
+	if err != nil {
+		return nil, err
+	}
+	return c.Open(ctx, awsConfig)
+}
+
+// Open returns the chosen embedder, or nil for none.
+func (c Choice) Open(ctx context.Context, awsConfig func(context.Context) (aws.Config, error)) (contextindex.Embedder, error) {
+	switch c.Kind {
+	case KindNone:
+		return nil, nil
+	case KindBedrock:
+		ac, err := awsConfig(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return NewBedrock(NewBedrockClient(ac), c.Dimensions), nil
+	case KindOpenAI:
+		return NewOpenAI(OpenAIOptions{URL: c.URL, Model: c.Model, Key: c.Key, Dimensions: c.Dimensions})
+	}
+	return nil, fmt.Errorf("unknown embedder %q", c.Kind)
+}
+
+func kind(s string) (string, error) {
+	switch s {
+	case "", KindNone, KindBedrock, KindOpenAI:
+		return s, nil
+	}
+	return "", fmt.Errorf("use none, bedrock or openai")
+}
+
+func dimensions(s string) (int, error) {
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 || n > 8192 {
+		return 0, fmt.Errorf("use a number of dimensions from 1 to 8192")
+	}
+	return n, nil
+}

@@ -1,0 +1,106 @@
+// Package settings declares the settings a tool reads from its
+// environment, each once: its variable, its default, how it is parsed and
+// what it means. The tool reads it with Get; the CDK app passes it to the
+// tool's functions by Name and checks the value with Check at synthesis;
+// the README's configuration table lists it from Row (a test keeps the two
+// equal). Process-wide settings (listen address, stores, logging) stay in
+// shared/config.
+package settings
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Setting is what a deployment and the documentation need of a declared
+// setting, whatever its type.
+type Setting interface {
+	// Name is the environment variable, e.g. TOOLSHED_FETCH_ALLOWED_DOMAINS.
+	Name() string
+	// Check reports whether value would be accepted.
+	Check(value string) error
+	// Row is the setting's line in the README's configuration table.
+	Row() string
+}
+
+// Var is one declared setting of type T.
+type Var[T any] struct {
+	name, def, doc string
+	shown          string // the default as the docs say it, when not def
+	parse          func(string) (T, error)
+}
+
+// New declares a setting: the environment variable name, the default as
+// written in the environment and in the docs ("" for none: parse then
+// receives ""), a sentence for the docs, and the parser.
+func New[T any](name, def, doc string, parse func(string) (T, error)) Var[T] {
+	return Var[T]{name: name, def: def, doc: doc, parse: parse}
+}
+
+// Shown returns the declaration with the docs saying text for its default
+// (markdown), where the default is not one value: "`none` (Lambda:
+// `bedrock`)".
+func (v Var[T]) Shown(text string) Var[T] {
+	v.shown = text
+	return v
+}
+
+// Name is the environment variable.
+func (v Var[T]) Name() string { return v.name }
+
+// Get reads the setting with getenv (os.Getenv in a process): the value,
+// trimmed, or the default when it is unset or blank. The error names the
+// variable and says what it takes.
+func (v Var[T]) Get(getenv func(string) string) (T, error) {
+	raw := strings.TrimSpace(getenv(v.name))
+	if raw == "" {
+		raw = v.def
+	}
+	t, err := v.parse(raw)
+	if err != nil {
+		return t, fmt.Errorf("%s=%q: %w", v.name, raw, err)
+	}
+	return t, nil
+}
+
+// Check reports whether value (as it would be set) is accepted.
+func (v Var[T]) Check(value string) error {
+	_, err := v.Get(func(string) string { return value })
+	return err
+}
+
+// Row is the README configuration table's row for the setting.
+func (v Var[T]) Row() string {
+	def := v.shown
+	if def == "" && v.def != "" {
+		def = "`" + v.def + "`"
+	}
+	if def != "" {
+		def += " "
+	}
+	return fmt.Sprintf("| `%s` | %s| %s |", v.name, def, v.doc)
+}
+
+// List parses a comma-separated list, dropping blanks; "" is nil.
+func List(s string) ([]string, error) {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// Positive parses a positive whole number.
+func Positive(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("use a positive whole number")
+	}
+	return n, nil
+}
+
+// Text takes the value as it is.
+func Text(s string) (string, error) { return s, nil }

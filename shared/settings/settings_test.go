@@ -1,0 +1,65 @@
+package settings_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/toolshed/toolshed/shared/settings"
+)
+
+func TestGet(t *testing.T) {
+	quota := settings.New("TOOLSHED_X_QUOTA", "10", "a quota", settings.Positive)
+	hosts := settings.New("TOOLSHED_X_HOSTS", "", "hosts", settings.List)
+	tests := []struct {
+		name    string
+		env     map[string]string
+		quota   int
+		hosts   []string
+		wantErr string
+	}{
+		{"defaults", nil, 10, nil, ""},
+		{"blank is the default", map[string]string{"TOOLSHED_X_QUOTA": "  "}, 10, nil, ""},
+		{"set", map[string]string{"TOOLSHED_X_QUOTA": " 7 ", "TOOLSHED_X_HOSTS": "a.com, ,b.com"}, 7, []string{"a.com", "b.com"}, ""},
+		{"bad number", map[string]string{"TOOLSHED_X_QUOTA": "-1"}, 0, nil, `TOOLSHED_X_QUOTA="-1": use a positive whole number`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			getenv := func(k string) string { return tt.env[k] }
+			q, err := quota.Get(getenv)
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("error %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || q != tt.quota {
+				t.Fatalf("quota %d, %v; want %d", q, err, tt.quota)
+			}
+			h, err := hosts.Get(getenv)
+			if err != nil || !slices.Equal(h, tt.hosts) {
+				t.Fatalf("hosts %q, %v; want %q", h, err, tt.hosts)
+			}
+		})
+	}
+}
+
+func TestCheckAndRow(t *testing.T) {
+	quota := settings.New("TOOLSHED_X_QUOTA", "10", "a quota", settings.Positive)
+	var s settings.Setting = quota
+	if err := s.Check("3"); err != nil {
+		t.Errorf("Check(3): %v", err)
+	}
+	if err := s.Check("three"); err == nil || !strings.Contains(err.Error(), "TOOLSHED_X_QUOTA") {
+		t.Errorf("Check(three) = %v, want an error naming the variable", err)
+	}
+	if got, want := s.Row(), "| `TOOLSHED_X_QUOTA` | `10` | a quota |"; got != want {
+		t.Errorf("Row() = %q, want %q", got, want)
+	}
+	if got, want := settings.New("TOOLSHED_Y", "", "no default", settings.Text).Row(), "| `TOOLSHED_Y` | | no default |"; got != want {
+		t.Errorf("Row() = %q, want %q", got, want)
+	}
+	if got, want := quota.Shown("ten").Row(), "| `TOOLSHED_X_QUOTA` | ten | a quota |"; got != want {
+		t.Errorf("Row() = %q, want %q", got, want)
+	}
+}
