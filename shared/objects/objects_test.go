@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolshed/toolshed/shared/testenv/emulator"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/store"
+	"github.com/toolshed/toolshed/shared/testenv/emulator"
 )
 
 // TestBucket runs the package on moto_server: reads and writes, their
