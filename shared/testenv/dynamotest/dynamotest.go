@@ -27,9 +27,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/toolshed/toolshed/shared/testenv/emulator"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/dynamostore"
+	"github.com/toolshed/toolshed/shared/testenv/emulator"
 )
 
 // dynaliteCLI is the package's "bin" entry (node_modules/dynalite/package.json).
