@@ -38,6 +38,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3notifications"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 	"github.com/toolshed/toolshed/shared/config"
@@ -47,6 +48,7 @@ import (
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/store/dynamostore"
 	"github.com/toolshed/toolshed/shared/toolset"
 )
 
@@ -63,24 +65,11 @@ const (
 	indexerDir    = "indexer"
 )
 
-// tableSpec describes one DynamoDB table.
-type tableSpec struct {
-	Key     config.Table
-	PK      string // partition key (string)
-	SK      string // sort key, "" for none
-	SKType  awsdynamodb.AttributeType
-	TTL     string // TTL attribute, "" for none
-	Durable bool   // data table: point-in-time recovery and RETAIN; otherwise DESTROY
-	Stream  bool   // a NEW_IMAGE stream that the indexer reads
-}
-
-// tableSpecs lists every table of the stack.
-var tableSpecs = []tableSpec{
-	{Key: config.TasksTable, PK: "tenant", SK: "id", SKType: awsdynamodb.AttributeType_NUMBER, Durable: true},
-	{Key: config.MemoryTable, PK: "pk", SK: "id", SKType: awsdynamodb.AttributeType_STRING, Durable: true, Stream: true},
-	{Key: config.RateLimitsTable, PK: "pk", TTL: "ttl"},
-	{Key: config.AccessTable, PK: "tenant", SK: "path", SKType: awsdynamodb.AttributeType_STRING, Durable: true},
-	{Key: config.APIKeysTable, PK: "hash", Durable: true},
+// attributeTypes are the CDK names of the key attribute types.
+var attributeTypes = map[types.ScalarAttributeType]awsdynamodb.AttributeType{
+	types.ScalarAttributeTypeS: awsdynamodb.AttributeType_STRING,
+	types.ScalarAttributeTypeN: awsdynamodb.AttributeType_NUMBER,
+	types.ScalarAttributeTypeB: awsdynamodb.AttributeType_BINARY,
 }
 
 // Settings of the two non-tool functions. The gateway's timeout is API
@@ -175,9 +164,9 @@ func NewToolshedStack(scope constructs.Construct, id string, props *ToolshedStac
 	}
 	stack := awscdk.NewStack(scope, &id, &sprops)
 
-	tables := make(map[config.Table]awsdynamodb.Table, len(tableSpecs))
-	for _, spec := range tableSpecs {
-		tables[spec.Key] = newTable(stack, spec)
+	tables := make(map[config.Table]awsdynamodb.Table, len(dynamostore.Schemas))
+	for _, schema := range dynamostore.Schemas {
+		tables[schema.Table] = newTable(stack, schema)
 	}
 
 	bucket := awss3.NewBucket(stack, jsii.String("SnapshotBucket"), &awss3.BucketProps{
@@ -279,11 +268,11 @@ func newIndexer(stack awscdk.Stack, buildDir string, tables map[config.Table]aws
 	for _, g := range indexer.Grants {
 		fn.AddToRolePolicy(statement(stack, g, tables, bucket))
 	}
-	for _, spec := range tableSpecs {
-		if !spec.Stream {
+	for _, schema := range dynamostore.Schemas {
+		if !schema.Stream {
 			continue
 		}
-		fn.AddEventSource(awslambdaeventsources.NewDynamoEventSource(tables[spec.Key], &awslambdaeventsources.DynamoEventSourceProps{
+		fn.AddEventSource(awslambdaeventsources.NewDynamoEventSource(tables[schema.Table], &awslambdaeventsources.DynamoEventSourceProps{
 			StartingPosition:        awslambda.StartingPosition_TRIM_HORIZON,
 			BatchSize:               jsii.Number(streamBatchSize),
 			BisectBatchOnError:      jsii.Bool(true),
@@ -322,29 +311,34 @@ func indexerEnv(bucket awss3.Bucket) map[string]*string {
 	return env
 }
 
-// newTable creates one on-demand DynamoDB table from its spec.
-func newTable(stack awscdk.Stack, spec tableSpec) awsdynamodb.Table {
+// newTable creates one on-demand DynamoDB table as its schema declares it.
+func newTable(stack awscdk.Stack, schema dynamostore.TableSchema) awsdynamodb.Table {
 	props := &awsdynamodb.TableProps{
-		PartitionKey:  &awsdynamodb.Attribute{Name: jsii.String(spec.PK), Type: awsdynamodb.AttributeType_STRING},
+		PartitionKey:  cdkAttribute(schema.PartitionKey),
 		BillingMode:   awsdynamodb.BillingMode_PAY_PER_REQUEST,
 		RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
 	}
-	if spec.SK != "" {
-		props.SortKey = &awsdynamodb.Attribute{Name: jsii.String(spec.SK), Type: spec.SKType}
+	if schema.SortKey.Name != "" {
+		props.SortKey = cdkAttribute(schema.SortKey)
 	}
-	if spec.TTL != "" {
-		props.TimeToLiveAttribute = jsii.String(spec.TTL)
+	if schema.TTLAttribute != "" {
+		props.TimeToLiveAttribute = jsii.String(schema.TTLAttribute)
 	}
-	if spec.Stream {
+	if schema.Stream {
 		props.Stream = awsdynamodb.StreamViewType_NEW_IMAGE
 	}
-	if spec.Durable {
+	if schema.Durable {
 		props.RemovalPolicy = awscdk.RemovalPolicy_RETAIN
 		props.PointInTimeRecoverySpecification = &awsdynamodb.PointInTimeRecoverySpecification{
 			PointInTimeRecoveryEnabled: jsii.Bool(true),
 		}
 	}
-	return awsdynamodb.NewTable(stack, jsii.String(string(spec.Key)+"Table"), props)
+	return awsdynamodb.NewTable(stack, jsii.String(string(schema.Table)+"Table"), props)
+}
+
+// cdkAttribute is a key attribute as CDK names it.
+func cdkAttribute(k dynamostore.KeyAttr) *awsdynamodb.Attribute {
+	return &awsdynamodb.Attribute{Name: jsii.String(k.Name), Type: attributeTypes[k.Type]}
 }
 
 // snapshotLifecycle keeps old snapshots for days: scripts/snapshot tags a

@@ -24,6 +24,7 @@ import (
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/settings"
+	"github.com/toolshed/toolshed/shared/store/dynamostore"
 	"github.com/toolshed/toolshed/shared/toolset"
 )
 
@@ -77,8 +78,8 @@ const notificationHandlers = 1
 // streamTables counts the tables whose stream the indexer reads.
 func streamTables() int {
 	n := 0
-	for _, spec := range tableSpecs {
-		if spec.Stream {
+	for _, tbl := range dynamostore.Schemas {
+		if tbl.Stream {
 			n++
 		}
 	}
@@ -204,8 +205,8 @@ func functionID(t *testing.T, name string) string {
 func tableIDs(t *testing.T) map[config.Table]string {
 	t.Helper()
 	out := map[config.Table]string{}
-	for _, spec := range tableSpecs {
-		out[spec.Key] = logicalID(t, string(spec.Key)+"Table")
+	for _, tbl := range dynamostore.Schemas {
+		out[tbl.Table] = logicalID(t, string(tbl.Table)+"Table")
 	}
 	return out
 }
@@ -333,7 +334,7 @@ func TestResourceCounts(t *testing.T) {
 		{"AWS::IAM::Role", functions + notificationHandlers},
 		{"AWS::Lambda::EventSourceMapping", streamTables()},
 		{"Custom::S3BucketNotifications", 1},
-		{"AWS::DynamoDB::Table", len(tableSpecs)},
+		{"AWS::DynamoDB::Table", len(dynamostore.Schemas)},
 		{"AWS::S3::Bucket", 1},
 		{"AWS::ApiGatewayV2::Api", 1},
 		{"AWS::ApiGatewayV2::Stage", 1},
@@ -707,34 +708,15 @@ func TestGatewayPolicy(t *testing.T) {
 	}
 }
 
+// TestTables: each table is deployed as dynamostore.Schemas declares it.
 func TestTables(t *testing.T) {
-	type key struct{ name, typ string }
-	tests := []struct {
-		table  config.Table
-		pk     key
-		sk     *key
-		pitr   bool
-		retain bool
-		ttl    string
-		stream string
-	}{
-		{config.TasksTable, key{"tenant", "S"}, &key{"id", "N"}, true, true, "", ""},
-		{config.MemoryTable, key{"pk", "S"}, &key{"id", "S"}, true, true, "", "NEW_IMAGE"},
-		{config.RateLimitsTable, key{"pk", "S"}, nil, false, false, "ttl", ""},
-		{config.AccessTable, key{"tenant", "S"}, &key{"path", "S"}, true, true, "", ""},
-		{config.APIKeysTable, key{"hash", "S"}, nil, true, true, "", ""},
-	}
 	ids := tableIDs(t)
-	for _, tt := range tests {
-		t.Run(string(tt.table), func(t *testing.T) {
-			r := synth.Resources[ids[tt.table]]
+	for _, tbl := range dynamostore.Schemas {
+		t.Run(string(tbl.Table), func(t *testing.T) {
+			r := synth.Resources[ids[tbl.Table]]
 			p := r.Properties
-			wantKeys := []any{map[string]any{"AttributeName": tt.pk.name, "KeyType": "HASH"}}
-			wantAttrs := []any{map[string]any{"AttributeName": tt.pk.name, "AttributeType": tt.pk.typ}}
-			if tt.sk != nil {
-				wantKeys = append(wantKeys, map[string]any{"AttributeName": tt.sk.name, "KeyType": "RANGE"})
-				wantAttrs = append(wantAttrs, map[string]any{"AttributeName": tt.sk.name, "AttributeType": tt.sk.typ})
-			}
+			// The SDK's types marshal with CloudFormation's property names.
+			wantKeys, wantAttrs := tbl.KeySchema(), tbl.AttributeDefinitions()
 			if !equalJSON(p["KeySchema"], wantKeys) {
 				t.Errorf("KeySchema: got %v, want %v", p["KeySchema"], wantKeys)
 			}
@@ -744,29 +726,50 @@ func TestTables(t *testing.T) {
 			if p["BillingMode"] != "PAY_PER_REQUEST" {
 				t.Errorf("BillingMode: got %v, want PAY_PER_REQUEST", p["BillingMode"])
 			}
-			pitr, _ := p["PointInTimeRecoverySpecification"].(map[string]any)
-			if got := pitr["PointInTimeRecoveryEnabled"] == true; got != tt.pitr {
-				t.Errorf("point-in-time recovery: got %v, want %v", got, tt.pitr)
+			if p["GlobalSecondaryIndexes"] != nil || p["LocalSecondaryIndexes"] != nil {
+				t.Errorf("secondary indexes: got %v, %v; the schema declares none", p["GlobalSecondaryIndexes"], p["LocalSecondaryIndexes"])
 			}
-			wantPolicy := "Delete"
-			if tt.retain {
-				wantPolicy = "Retain"
-			}
-			if r.DeletionPolicy != wantPolicy || r.UpdateReplacePolicy != wantPolicy {
-				t.Errorf("DeletionPolicy/UpdateReplacePolicy: got %s/%s, want %s", r.DeletionPolicy, r.UpdateReplacePolicy, wantPolicy)
-			}
-			stream, _ := p["StreamSpecification"].(map[string]any)
-			if got, _ := stream["StreamViewType"].(string); got != tt.stream {
-				t.Errorf("stream: got %q, want %q", got, tt.stream)
-			}
-			ttl, _ := p["TimeToLiveSpecification"].(map[string]any)
-			if tt.ttl == "" && ttl != nil {
-				t.Errorf("TimeToLiveSpecification: got %v, want none", ttl)
-			}
-			if tt.ttl != "" && !equalJSON(ttl, map[string]any{"AttributeName": tt.ttl, "Enabled": true}) {
-				t.Errorf("TimeToLiveSpecification: got %v, want attribute %q enabled", ttl, tt.ttl)
-			}
+			checkDurable(t, r, tbl.Durable)
+			checkStreamAndTTL(t, p, tbl)
 		})
+	}
+}
+
+// checkDurable: a durable table has point-in-time recovery and is kept
+// when the stack goes; another is deleted with it.
+func checkDurable(t *testing.T, r cfnResource, durable bool) {
+	t.Helper()
+	pitr, _ := r.Properties["PointInTimeRecoverySpecification"].(map[string]any)
+	if got := pitr["PointInTimeRecoveryEnabled"] == true; got != durable {
+		t.Errorf("point-in-time recovery: got %v, want %v", got, durable)
+	}
+	wantPolicy := "Delete"
+	if durable {
+		wantPolicy = "Retain"
+	}
+	if r.DeletionPolicy != wantPolicy || r.UpdateReplacePolicy != wantPolicy {
+		t.Errorf("DeletionPolicy/UpdateReplacePolicy: got %s/%s, want %s", r.DeletionPolicy, r.UpdateReplacePolicy, wantPolicy)
+	}
+}
+
+// checkStreamAndTTL: the table's stream (NEW_IMAGE) and TTL attribute are
+// those tbl declares.
+func checkStreamAndTTL(t *testing.T, p map[string]any, tbl dynamostore.TableSchema) {
+	t.Helper()
+	wantStream := ""
+	if tbl.Stream {
+		wantStream = "NEW_IMAGE"
+	}
+	stream, _ := p["StreamSpecification"].(map[string]any)
+	if got, _ := stream["StreamViewType"].(string); got != wantStream {
+		t.Errorf("stream: got %q, want %q", got, wantStream)
+	}
+	ttl, _ := p["TimeToLiveSpecification"].(map[string]any)
+	if tbl.TTLAttribute == "" && ttl != nil {
+		t.Errorf("TimeToLiveSpecification: got %v, want none", ttl)
+	}
+	if tbl.TTLAttribute != "" && !equalJSON(ttl, map[string]any{"AttributeName": tbl.TTLAttribute, "Enabled": true}) {
+		t.Errorf("TimeToLiveSpecification: got %v, want attribute %q enabled", ttl, tbl.TTLAttribute)
 	}
 }
 
@@ -1150,14 +1153,14 @@ func TestIndexer(t *testing.T) {
 	}
 
 	mappings := resourcesOfType("AWS::Lambda::EventSourceMapping")
-	for _, spec := range tableSpecs {
-		if !spec.Stream {
+	for _, tbl := range dynamostore.Schemas {
+		if !tbl.Stream {
 			continue
 		}
 		found := false
 		for _, m := range mappings {
 			p := m.Properties
-			if !equalJSON(p["EventSourceArn"], streamArn(spec.Key)) {
+			if !equalJSON(p["EventSourceArn"], streamArn(tbl.Table)) {
 				continue
 			}
 			found = true
@@ -1175,12 +1178,12 @@ func TestIndexer(t *testing.T) {
 			}
 			for _, c := range checks {
 				if !equalJSON(c.got, c.want) {
-					t.Errorf("%s stream mapping %s: got %v, want %v", spec.Key, c.field, c.got, c.want)
+					t.Errorf("%s stream mapping %s: got %v, want %v", tbl.Table, c.field, c.got, c.want)
 				}
 			}
 		}
 		if !found {
-			t.Errorf("no event source mapping reads the %s stream", spec.Key)
+			t.Errorf("no event source mapping reads the %s stream", tbl.Table)
 		}
 	}
 
@@ -1227,9 +1230,9 @@ func TestIndexer(t *testing.T) {
 		}
 		want[key] = append(want[key], g.Actions...)
 	}
-	for _, spec := range tableSpecs {
-		if spec.Stream {
-			key, _ := json.Marshal(streamArn(spec.Key))
+	for _, tbl := range dynamostore.Schemas {
+		if tbl.Stream {
+			key, _ := json.Marshal(streamArn(tbl.Table))
 			want[string(key)] = []string{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator"}
 		}
 	}

@@ -142,11 +142,7 @@ const maxIndexObject = 4 << 30
 
 // Get implements Blobs with a conditional GET (If-None-Match).
 func (b *S3Blobs) Get(ctx context.Context, key, etag string) ([]byte, string, error) {
-	data, tag, err := b.Bucket.Read(ctx, b.Prefix+key, etag, maxIndexObject)
-	if errors.Is(err, objects.ErrNotModified) {
-		return nil, etag, ErrNotModified
-	}
-	return data, tag, err
+	return b.Bucket.Read(ctx, b.Prefix+key, etag, maxIndexObject)
 }
 
 // Put implements Blobs with a conditional PUT (If-Match, If-None-Match).
@@ -162,9 +158,5 @@ func (b *S3Blobs) Put(ctx context.Context, key string, data []byte, match string
 	if strings.HasSuffix(key, ".json") {
 		o.ContentType = "application/json"
 	}
-	tag, err := b.Bucket.Put(ctx, b.Prefix+key, data, o)
-	if errors.Is(err, objects.ErrPrecondition) {
-		return "", fmt.Errorf("index object %s: %w", key, ErrPrecondition)
-	}
-	return tag, err
+	return b.Bucket.Put(ctx, b.Prefix+key, data, o)
 }

@@ -12,14 +12,17 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/toolshed/toolshed/shared/objects"
 )
 
-// Errors of Blobs.
+// Errors of Blobs: those of package objects, so that S3Blobs passes the
+// bucket's answers on as they are mapped there.
 var (
 	// ErrNotModified: the object still has the ETag the caller holds.
-	ErrNotModified = errors.New("not modified")
+	ErrNotModified = objects.ErrNotModified
 	// ErrPrecondition: a conditional write found another version.
-	ErrPrecondition = errors.New("precondition failed: the object changed")
+	ErrPrecondition = objects.ErrPrecondition
 )
 
 // IfAbsent is the Put condition "only when no object has the key".

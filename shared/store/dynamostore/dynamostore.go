@@ -1,6 +1,7 @@
 // Package dynamostore implements package store on DynamoDB (aws-sdk-go-v2).
 //
-// Tables and keys (the CDK stack defines the same):
+// Tables and keys (declared in Schemas, from which CreateTables and the CDK
+// stack make the tables):
 //
 //	Tasks       PK tenant (S), SK id (N). Item id = 0 of each tenant is its id
 //	            counter (attribute seq). Create = UpdateItem ADD seq, then a

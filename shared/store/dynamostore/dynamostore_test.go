@@ -2,12 +2,15 @@ package dynamostore_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/dynamostore"
 	"github.com/toolshed/toolshed/shared/testenv/dynamotest"
@@ -126,5 +129,33 @@ func TestCreateTablesFailure(t *testing.T) {
 	defer cancel()
 	if err := dynamostore.CreateTables(ctx, client, dynamotest.UniqueTables()); err == nil {
 		t.Fatal("CreateTables against a closed port succeeded")
+	}
+}
+
+// TestSchemas: Schemas declares each table of the configuration once, and
+// CreateTables makes it with the declared keys.
+func TestSchemas(t *testing.T) {
+	srv := dynamotest.Start(t)
+	tables := srv.NewTables(t)
+	if len(dynamostore.Schemas) != len(config.TableVars) {
+		t.Errorf("%d schemas for %d tables", len(dynamostore.Schemas), len(config.TableVars))
+	}
+	seen := map[config.Table]bool{}
+	for _, s := range dynamostore.Schemas {
+		t.Run(string(s.Table), func(t *testing.T) {
+			if _, ok := config.TableVars[s.Table]; !ok || seen[s.Table] {
+				t.Fatalf("%s: not a table of the configuration, or declared twice", s.Table)
+			}
+			seen[s.Table] = true
+			out, err := srv.Client().DescribeTable(t.Context(), &dynamodb.DescribeTableInput{TableName: aws.String(tables.Name(s.Table))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := json.Marshal([]any{out.Table.KeySchema, out.Table.AttributeDefinitions})
+			want, _ := json.Marshal([]any{s.KeySchema(), s.AttributeDefinitions()})
+			if string(got) != string(want) {
+				t.Errorf("keys and attributes %s, want %s", got, want)
+			}
+		})
 	}
 }

@@ -14,63 +14,43 @@ import (
 // tableWait bounds how long CreateTables waits for one table to be ACTIVE.
 const tableWait = 2 * time.Minute
 
-// keyAttr is one key attribute of a table.
-type keyAttr struct {
-	name string
-	typ  types.ScalarAttributeType
-}
-
-// tableSchema is a table's partition key and optional sort key.
-type tableSchema struct {
-	name string
-	pk   keyAttr
-	sk   *keyAttr
-}
-
-func schemas(t Tables) []tableSchema {
-	return []tableSchema{
-		{name: t.Tasks, pk: keyAttr{taskTenant, types.ScalarAttributeTypeS}, sk: &keyAttr{taskID, types.ScalarAttributeTypeN}},
-		{name: t.Memory, pk: keyAttr{memPK, types.ScalarAttributeTypeS}, sk: &keyAttr{memID, types.ScalarAttributeTypeS}},
-		{name: t.RateLimits, pk: keyAttr{ratePK, types.ScalarAttributeTypeS}},
-		{name: t.Access, pk: keyAttr{accessTenant, types.ScalarAttributeTypeS}, sk: &keyAttr{accessPath, types.ScalarAttributeTypeS}},
-		{name: t.APIKeys, pk: keyAttr{keyHash, types.ScalarAttributeTypeS}},
-	}
-}
-
-// CreateTables creates the five tables (on-demand billing) if they do not
-// exist and waits until each is ACTIVE. It is for tests and local runs
-// against a local DynamoDB; deployed tables come from the CDK stack, which
-// also sets TTL, point-in-time recovery and retention.
+// CreateTables creates the tables of Schemas (their keys, on-demand
+// billing) if they do not exist and waits until each is ACTIVE. It is for
+// tests and local runs against a local DynamoDB; deployed tables come from
+// the CDK stack, which builds them from Schemas too and also sets their
+// TTL, stream, point-in-time recovery and retention.
 func CreateTables(ctx context.Context, client *dynamodb.Client, t Tables) error {
-	for _, s := range schemas(t) {
-		if s.name == "" {
+	for _, s := range Schemas {
+		if t.Name(s.Table) == "" {
 			return fmt.Errorf("dynamodb create tables: a table name is empty: %+v", t)
 		}
-		attrs := []types.AttributeDefinition{{AttributeName: aws.String(s.pk.name), AttributeType: s.pk.typ}}
-		keys := []types.KeySchemaElement{{AttributeName: aws.String(s.pk.name), KeyType: types.KeyTypeHash}}
-		if s.sk != nil {
-			attrs = append(attrs, types.AttributeDefinition{AttributeName: aws.String(s.sk.name), AttributeType: s.sk.typ})
-			keys = append(keys, types.KeySchemaElement{AttributeName: aws.String(s.sk.name), KeyType: types.KeyTypeRange})
-		}
-		_, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
-			TableName:            aws.String(s.name),
-			AttributeDefinitions: attrs,
-			KeySchema:            keys,
-			BillingMode:          types.BillingModePayPerRequest,
-		})
-		var inUse *types.ResourceInUseException
-		if err != nil && !errors.As(err, &inUse) {
-			return fmt.Errorf("dynamodb create table %s: %w", s.name, err)
+		if err := createTable(ctx, client, t.Name(s.Table), s); err != nil {
+			return err
 		}
 	}
-	for _, s := range schemas(t) {
+	for _, s := range Schemas {
 		w := dynamodb.NewTableExistsWaiter(client, func(o *dynamodb.TableExistsWaiterOptions) {
 			o.MinDelay = 50 * time.Millisecond
 			o.MaxDelay = time.Second
 		})
-		if err := w.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(s.name)}, tableWait); err != nil {
-			return fmt.Errorf("dynamodb wait for table %s: %w", s.name, err)
+		if err := w.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(t.Name(s.Table))}, tableWait); err != nil {
+			return fmt.Errorf("dynamodb wait for table %s: %w", t.Name(s.Table), err)
 		}
+	}
+	return nil
+}
+
+// createTable creates the table name with the keys of s, unless it exists.
+func createTable(ctx context.Context, client *dynamodb.Client, name string, s TableSchema) error {
+	_, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String(name),
+		AttributeDefinitions: s.AttributeDefinitions(),
+		KeySchema:            s.KeySchema(),
+		BillingMode:          types.BillingModePayPerRequest,
+	})
+	var inUse *types.ResourceInUseException
+	if err != nil && !errors.As(err, &inUse) {
+		return fmt.Errorf("dynamodb create table %s: %w", name, err)
 	}
 	return nil
 }
