@@ -141,81 +141,109 @@ type monitored struct {
 
 // NewToolshedStack builds the Toolshed stack.
 func NewToolshedStack(scope constructs.Construct, id string, props *ToolshedStackProps) awscdk.Stack {
-	var sprops awscdk.StackProps
-	buildDir := defaultBuildDir
-	var defaultRepo string
-	retention := float64(defaultSnapshotRetentionDays)
-	origins := []string{"*"}
-	if props != nil {
-		sprops = props.StackProps
-		if props.BuildDir != "" {
-			buildDir = props.BuildDir
-		}
-		defaultRepo = props.DefaultRepo
-		if props.SnapshotRetentionDays > 0 {
-			retention = props.SnapshotRetentionDays
-		}
-		if len(props.AllowedOrigins) > 0 {
-			origins = props.AllowedOrigins
-		}
-	}
-	if abs, err := filepath.Abs(buildDir); err == nil {
-		buildDir = abs
-	}
-	stack := awscdk.NewStack(scope, &id, &sprops)
+	p := withDefaults(props)
+	stack := awscdk.NewStack(scope, &id, &p.StackProps)
 
 	tables := make(map[config.Table]awsdynamodb.Table, len(dynamostore.Schemas))
 	for _, schema := range dynamostore.Schemas {
 		tables[schema.Table] = newTable(stack, schema)
 	}
-
 	bucket := awss3.NewBucket(stack, jsii.String("SnapshotBucket"), &awss3.BucketProps{
 		BlockPublicAccess: awss3.BlockPublicAccess_BLOCK_ALL(),
 		EnforceSSL:        jsii.Bool(true),
 		Versioned:         jsii.Bool(true),
 		Encryption:        awss3.BucketEncryption_S3_MANAGED,
 		RemovalPolicy:     awscdk.RemovalPolicy_RETAIN,
-		LifecycleRules:    snapshotLifecycle(retention),
+		LifecycleRules:    snapshotLifecycle(p.SnapshotRetentionDays),
 	})
 
+	toolFns, watched := newToolFunctions(stack, p, tables, bucket)
+	gateway := newGateway(stack, p.BuildDir, toolFns)
+	authorizerFn := newAuthorizer(stack, p.BuildDir, tables)
+	indexerFn := newIndexer(stack, p.BuildDir, tables, bucket)
+	watched = append(watched,
+		monitored{Name: gatewayName, Fn: gateway, TimeoutSeconds: gatewayTimeoutSeconds},
+		monitored{Name: authorizerDir, Fn: authorizerFn, TimeoutSeconds: authorizerTimeoutSeconds},
+		monitored{Name: indexerDir, Fn: indexerFn, TimeoutSeconds: indexerTimeoutSeconds})
+
+	api := newHTTPAPI(stack, gateway, authorizerFn, toolFns, p.AllowedOrigins)
+	addOutputs(stack, api)
+	addMonitoring(stack, watched)
+	dependOnPolicyOnly(stack)
+	return stack
+}
+
+// withDefaults fills in what props leaves out, with the build folder made
+// absolute.
+func withDefaults(props *ToolshedStackProps) ToolshedStackProps {
+	var p ToolshedStackProps
+	if props != nil {
+		p = *props
+	}
+	if p.BuildDir == "" {
+		p.BuildDir = defaultBuildDir
+	}
+	if abs, err := filepath.Abs(p.BuildDir); err == nil {
+		p.BuildDir = abs
+	}
+	if p.SnapshotRetentionDays <= 0 {
+		p.SnapshotRetentionDays = defaultSnapshotRetentionDays
+	}
+	if len(p.AllowedOrigins) == 0 {
+		p.AllowedOrigins = []string{"*"}
+	}
+	return p
+}
+
+// newToolFunctions creates one function per tool (the shared tool
+// bootstrap), each with exactly its grants, in the order of tools.
+func newToolFunctions(stack awscdk.Stack, p ToolshedStackProps, tables map[config.Table]awsdynamodb.Table, bucket awss3.Bucket) ([]awslambda.Function, []monitored) {
+	fns := make([]awslambda.Function, len(tools))
 	var watched []monitored
-	toolFns := make([]awslambda.Function, len(tools))
-	toolFnNames := make(map[string]interface{}, len(tools))
 	for i, tool := range tools {
-		fn := newFunction(stack, buildDir, functionSpec{
+		fn := newFunction(stack, p.BuildDir, functionSpec{
 			ID:             constructID(tool.Name),
 			Dir:            toolDir,
 			TimeoutSeconds: tool.TimeoutSeconds,
 			MemoryMB:       tool.MemoryMB,
-			Env:            toolEnv(tool, tables, bucket, defaultRepo),
+			Env:            toolEnv(tool, tables, bucket, p.DefaultRepo),
 		})
 		for _, g := range tool.Grants {
 			fn.AddToRolePolicy(statement(stack, g, tables, bucket))
 		}
-		toolFns[i] = fn
-		toolFnNames[tool.Name] = fn.FunctionName()
+		fns[i] = fn
 		watched = append(watched, monitored{Name: tool.Name, Fn: fn, TimeoutSeconds: tool.TimeoutSeconds})
 	}
+	return fns, watched
+}
 
-	gatewayEnv := map[string]*string{"TOOLSHED_TOOL_FUNCTIONS": stack.ToJsonString(toolFnNames, nil)}
+// newGateway creates the MCP endpoint's function, which may invoke each
+// tool function (toolFns, in the order of tools) and no other.
+func newGateway(stack awscdk.Stack, buildDir string, toolFns []awslambda.Function) awslambda.Function {
+	names := make(map[string]interface{}, len(tools))
+	var invokable []*string
+	for i, fn := range toolFns {
+		names[tools[i].Name] = fn.FunctionName()
+		invokable = append(invokable, fn.FunctionArn(), jsii.String(*fn.FunctionArn()+":*"))
+	}
 	gateway := newFunction(stack, buildDir, functionSpec{
 		ID:             "Gateway",
 		Dir:            gatewayName,
 		TimeoutSeconds: gatewayTimeoutSeconds,
 		MemoryMB:       gatewayMemoryMB,
-		Env:            gatewayEnv,
+		Env:            map[string]*string{"TOOLSHED_TOOL_FUNCTIONS": stack.ToJsonString(names, nil)},
 	})
-	var invokable []*string
-	for _, fn := range toolFns {
-		invokable = append(invokable, fn.FunctionArn(), jsii.String(*fn.FunctionArn()+":*"))
-	}
 	gateway.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Actions:   jsii.Strings("lambda:InvokeFunction"),
 		Resources: &invokable,
 	}))
-	watched = append(watched, monitored{Name: gatewayName, Fn: gateway, TimeoutSeconds: gatewayTimeoutSeconds})
+	return gateway
+}
 
-	authorizerFn := newFunction(stack, buildDir, functionSpec{
+// newAuthorizer creates the Lambda authorizer, which reads the API keys
+// table and nothing else.
+func newAuthorizer(stack awscdk.Stack, buildDir string, tables map[config.Table]awsdynamodb.Table) awslambda.Function {
+	fn := newFunction(stack, buildDir, functionSpec{
 		ID:             "Authorizer",
 		Dir:            authorizerDir,
 		TimeoutSeconds: authorizerTimeoutSeconds,
@@ -225,17 +253,15 @@ func NewToolshedStack(scope constructs.Construct, id string, props *ToolshedStac
 			config.TableVars[config.APIKeysTable]: tables[config.APIKeysTable].TableName(),
 		},
 	})
-	authorizerFn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+	fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Actions:   jsii.Strings("dynamodb:GetItem"),
 		Resources: jsii.Strings(*tables[config.APIKeysTable].TableArn()),
 	}))
-	watched = append(watched, monitored{Name: authorizerDir, Fn: authorizerFn, TimeoutSeconds: authorizerTimeoutSeconds})
+	return fn
+}
 
-	indexerFn := newIndexer(stack, buildDir, tables, bucket)
-	watched = append(watched, monitored{Name: indexerDir, Fn: indexerFn, TimeoutSeconds: indexerTimeoutSeconds})
-
-	api := newHTTPAPI(stack, gateway, authorizerFn, toolFns, origins)
-
+// addOutputs outputs the URLs a user connects to.
+func addOutputs(stack awscdk.Stack, api awsapigatewayv2.HttpApi) {
 	awscdk.NewCfnOutput(stack, jsii.String("ApiUrl"), &awscdk.CfnOutputProps{
 		Value:       api.Url(),
 		Description: jsii.String("Base URL of the HTTP API"),
@@ -248,10 +274,6 @@ func NewToolshedStack(scope constructs.Construct, id string, props *ToolshedStac
 		Value:       awscdk.Fn_Join(jsii.String(""), jsii.Strings(*api.Url(), "v1/tools/")),
 		Description: jsii.String("Prefix of the per-tool HTTP/JSON endpoints"),
 	})
-
-	addMonitoring(stack, watched)
-	dependOnPolicyOnly(stack)
-	return stack
 }
 
 // newIndexer creates the indexer function: its grants from

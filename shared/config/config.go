@@ -122,26 +122,32 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	if err := c.LogLevel.UnmarshalText([]byte(get("TOOLSHED_LOG_LEVEL", "info"))); err != nil {
 		return c, fmt.Errorf("TOOLSHED_LOG_LEVEL: %w", err)
 	}
-	if c.RepoRefresh, err = time.ParseDuration(get("TOOLSHED_REPO_REFRESH", "5s")); err != nil || c.RepoRefresh <= 0 {
-		return c, fmt.Errorf("TOOLSHED_REPO_REFRESH=%q: use a positive duration such as 5s", getenv("TOOLSHED_REPO_REFRESH"))
-	}
-	if c.RepoMaxMB, err = positive("TOOLSHED_REPO_MAX_MB", get("TOOLSHED_REPO_MAX_MB", "500")); err != nil {
-		return c, err
-	}
-	if c.RepoCacheMB, err = positive("TOOLSHED_REPO_CACHE_MB", get("TOOLSHED_REPO_CACHE_MB", "1024")); err != nil {
-		return c, err
-	}
-	c.RepoDeny = list(getenv("TOOLSHED_REPO_DENY")) // checked by repo.ParseDeny when the repository opens
-	if c.RepoWatch = get("TOOLSHED_REPO_WATCH", "auto"); c.RepoWatch != "auto" && c.RepoWatch != "poll" {
-		return c, fmt.Errorf("TOOLSHED_REPO_WATCH=%q: use auto (file-system events) or poll (stat revalidation)", c.RepoWatch)
-	}
-	if c.RepoPoll, err = time.ParseDuration(get("TOOLSHED_REPO_POLL", "2s")); err != nil || c.RepoPoll < 100*time.Millisecond {
-		return c, fmt.Errorf("TOOLSHED_REPO_POLL=%q: use a duration of at least 100ms, such as 2s", getenv("TOOLSHED_REPO_POLL"))
-	}
 	if c.Metrics, err = strconv.ParseBool(get("TOOLSHED_METRICS", strconv.FormatBool(inLambda))); err != nil {
 		return c, fmt.Errorf("TOOLSHED_METRICS: %w", err)
 	}
-	return c, nil
+	return c, c.readRepository(get)
+}
+
+// readRepository reads the settings of the served repository.
+func (c *Config) readRepository(get func(k, def string) string) error {
+	var err error
+	if c.RepoRefresh, err = time.ParseDuration(get("TOOLSHED_REPO_REFRESH", "5s")); err != nil || c.RepoRefresh <= 0 {
+		return fmt.Errorf("TOOLSHED_REPO_REFRESH=%q: use a positive duration such as 5s", get("TOOLSHED_REPO_REFRESH", ""))
+	}
+	if c.RepoMaxMB, err = positive("TOOLSHED_REPO_MAX_MB", get("TOOLSHED_REPO_MAX_MB", "500")); err != nil {
+		return err
+	}
+	if c.RepoCacheMB, err = positive("TOOLSHED_REPO_CACHE_MB", get("TOOLSHED_REPO_CACHE_MB", "1024")); err != nil {
+		return err
+	}
+	c.RepoDeny = list(get("TOOLSHED_REPO_DENY", "")) // checked by repo.ParseDeny when the repository opens
+	if c.RepoWatch = get("TOOLSHED_REPO_WATCH", "auto"); c.RepoWatch != "auto" && c.RepoWatch != "poll" {
+		return fmt.Errorf("TOOLSHED_REPO_WATCH=%q: use auto (file-system events) or poll (stat revalidation)", c.RepoWatch)
+	}
+	if c.RepoPoll, err = time.ParseDuration(get("TOOLSHED_REPO_POLL", "2s")); err != nil || c.RepoPoll < 100*time.Millisecond {
+		return fmt.Errorf("TOOLSHED_REPO_POLL=%q: use a duration of at least 100ms, such as 2s", get("TOOLSHED_REPO_POLL", ""))
+	}
+	return nil
 }
 
 // Load reads the configuration from the process environment.
