@@ -45,6 +45,7 @@ import (
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/tenant"
 )
 
 // stackName is the CloudFormation stack name of the app.
@@ -691,8 +692,8 @@ func main() {
 	}
 	defaultRepo, _ := app.Node().TryGetContext(jsii.String("defaultRepo")).(string)
 	if defaultRepo != "" {
-		if err := repo.CheckName("defaultRepo", defaultRepo); err != nil {
-			fmt.Fprintln(os.Stderr, "infra:", err)
+		if err := tenant.Check(defaultRepo); err != nil {
+			fmt.Fprintln(os.Stderr, "infra: defaultRepo:", err)
 			os.Exit(1)
 		}
 	}

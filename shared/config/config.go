@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/toolshed/toolshed/shared/tenant"
 )
 
 // Config is every setting.
@@ -139,6 +141,9 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	if c.Auth != "auto" && c.Auth != "keys" && c.Auth != "off" {
 		return c, fmt.Errorf("TOOLSHED_AUTH=%q: use auto, keys or off", c.Auth)
 	}
+	if err := c.checkTenants(); err != nil {
+		return c, err
+	}
 	var err error
 	if c.RateLimits, err = parseLimits(getenv("TOOLSHED_RATE_LIMITS")); err != nil {
 		return c, err
@@ -191,6 +196,21 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	return c, nil
+}
+
+// checkTenants refuses a local tenant or a default repository that no API
+// key could ever reach: both are tenants.
+func (c *Config) checkTenants() error {
+	if err := tenant.Check(c.LocalTenant); err != nil {
+		return fmt.Errorf("TOOLSHED_LOCAL_TENANT: %w", err)
+	}
+	if c.DefaultRepo == "" {
+		return nil
+	}
+	if err := tenant.Check(c.DefaultRepo); err != nil {
+		return fmt.Errorf("TOOLSHED_DEFAULT_REPO: %w", err)
+	}
+	return nil
 }
 
 // readEmbedder reads the embedding settings. Without TOOLSHED_EMBEDDER the
