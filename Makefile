@@ -110,6 +110,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzResolve -fuzztime $(FUZZTIME) ./shared/sandboxpath/
 	$(GO) test -run '^$$' -fuzz FuzzClean -fuzztime $(FUZZTIME) ./shared/pathpolicy/
 	$(GO) test -run '^$$' -fuzz FuzzSearch -fuzztime $(FUZZTIME) ./shared/textsearch/
+	$(GO) test -run '^$$' -fuzz FuzzTenant -fuzztime $(FUZZTIME) ./shared/tenant/
 
 ## clean: build output only; .toolshed (your local data) is kept
 clean:

@@ -49,6 +49,7 @@ import (
 	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/store/dynamostore"
+	"github.com/toolshed/toolshed/shared/tenant"
 	"github.com/toolshed/toolshed/shared/toolset"
 )
 
@@ -720,8 +721,8 @@ func main() {
 	}
 	defaultRepo, _ := app.Node().TryGetContext(jsii.String("defaultRepo")).(string)
 	if defaultRepo != "" {
-		if err := repo.CheckName("defaultRepo", defaultRepo); err != nil {
-			fmt.Fprintln(os.Stderr, "infra:", err)
+		if err := tenant.Check(defaultRepo); err != nil {
+			fmt.Fprintln(os.Stderr, "infra: defaultRepo:", err)
 			os.Exit(1)
 		}
 	}

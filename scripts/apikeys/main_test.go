@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"regexp"
 	"strings"
 	"testing"
@@ -11,6 +12,8 @@ import (
 	"github.com/toolshed/toolshed/shared/auth"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
+	"github.com/toolshed/toolshed/shared/tenant"
+	"github.com/toolshed/toolshed/shared/testenv/tenanttest"
 	"github.com/toolshed/toolshed/shared/testenv/tooltest"
 )
 
@@ -57,6 +60,21 @@ func TestCreateListRevoke(t *testing.T) {
 		if err := command(ctx, keys, bad, &out, now); err == nil {
 			t.Errorf("%v succeeded", bad)
 		}
+	}
+}
+
+// TestCreateFollowsTheTenantRule: create takes exactly the tenants package
+// tenant accepts, and a refused tenant's error carries the rule.
+func TestCreateFollowsTheTenantRule(t *testing.T) {
+	keys := tooltest.BoltStores(t).APIKeys
+	create := func(t *testing.T, tenantName string) error {
+		return command(t.Context(), keys, []string{"create", "-tenant", tenantName, "-name", "laptop"}, io.Discard, now)
+	}
+	tenanttest.Agree(t, "apikeys create -tenant", func(t *testing.T, s string) bool {
+		return create(t, s) == nil
+	})
+	if err := create(t, "a+b"); err == nil || !strings.Contains(err.Error(), tenant.Check("a+b").Error()) {
+		t.Errorf("create -tenant a+b: %v, want the tenant rule", err)
 	}
 }
 

@@ -32,6 +32,7 @@ import (
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/tenant"
 	"github.com/toolshed/toolshed/shared/wiring"
 )
 
@@ -76,26 +77,26 @@ func command(ctx context.Context, bucket *objects.Bucket, s settings, args []str
 	}
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	tenant := fs.String("tenant", "", "the tenant whose repository this is")
+	owner := fs.String("tenant", "", "the tenant whose repository this is")
 	dir := fs.String("dir", ".", "push: the repository's directory (a git checkout)")
 	max := fs.Int("max-mb", s.MaxMB, "push: refuse repositories whose files total more than this many MB")
 	to := fs.String("to", "", "rollback: the commit to point at")
 	if err := fs.Parse(args[1:]); err != nil || fs.NArg() != 0 {
 		return errors.New(usage)
 	}
-	if err := repo.CheckName("tenant", *tenant); err != nil {
+	if err := tenant.Check(*owner); err != nil {
 		return fmt.Errorf("%w\n%s", err, usage)
 	}
 	switch args[0] {
 	case "push":
-		return push(ctx, bucket, *tenant, *dir, int64(*max)<<20, s, out, now())
+		return push(ctx, bucket, *owner, *dir, int64(*max)<<20, s, out, now())
 	case "list":
-		list, err := repo.List(ctx, bucket, *tenant)
+		list, err := repo.List(ctx, bucket, *owner)
 		if err != nil {
 			return err
 		}
 		if len(list) == 0 {
-			fmt.Fprintf(out, "%s has no snapshots\n", *tenant)
+			fmt.Fprintf(out, "%s has no snapshots\n", *owner)
 			return nil
 		}
 		w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
@@ -109,11 +110,11 @@ func command(ctx context.Context, bucket *objects.Bucket, s settings, args []str
 		}
 		return w.Flush()
 	case "rollback":
-		p, err := repo.Rollback(ctx, bucket, *tenant, *to, now())
+		p, err := repo.Rollback(ctx, bucket, *owner, *to, now())
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "%s now reads commit %s (%d files, %d bytes)\n", *tenant, p.Commit, p.Files, p.Bytes)
+		fmt.Fprintf(out, "%s now reads commit %s (%d files, %d bytes)\n", *owner, p.Commit, p.Files, p.Bytes)
 		return nil
 	default:
 		return errors.New(usage)

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -14,7 +16,9 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/tenant"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
+	"github.com/toolshed/toolshed/shared/testenv/tenanttest"
 )
 
 // TestPushListRollback runs the CLI against moto_server on a real git
@@ -129,6 +133,26 @@ func TestPushListRollback(t *testing.T) {
 		if _, err := cli(bad...); err == nil {
 			t.Errorf("%q succeeded", bad)
 		}
+	}
+}
+
+// TestTenantFlag: -tenant follows package tenant's rule (push -tenant a+b
+// once published a snapshot no API key could reach), and a refused
+// tenant's error carries the rule.
+func TestTenantFlag(t *testing.T) {
+	notGit := t.TempDir()
+	push := func(t *testing.T, tenantName string) error {
+		err := command(t.Context(), nil, settings{MaxMB: 1}, []string{"push", "-tenant", tenantName, "-dir", notGit}, io.Discard, time.Now)
+		if err == nil {
+			t.Fatalf("push -tenant %q from %s (not a git checkout) succeeded", tenantName, notGit)
+		}
+		return err
+	}
+	tenanttest.Agree(t, "snapshot -tenant", func(t *testing.T, s string) bool {
+		return !errors.Is(push(t, s), tenant.ErrInvalid)
+	})
+	if err := push(t, "a+b"); !strings.Contains(err.Error(), tenant.Check("a+b").Error()) {
+		t.Errorf("push -tenant a+b: %v, want the tenant rule", err)
 	}
 }
 

@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/store"
+	"github.com/toolshed/toolshed/shared/tenant"
 	"github.com/toolshed/toolshed/shared/toolerr"
-	"github.com/toolshed/toolshed/shared/toolkit"
 )
 
 // KeyPrefix starts every key so that leaked keys are easy to recognise.
@@ -57,8 +57,9 @@ func Resolve(ctx context.Context, keys store.APIKeys, key string) (string, error
 		return "", fmt.Errorf("look up API key: %w", err)
 	case k.Revoked:
 		return "", toolerr.New(toolerr.Unauthorized, "API key %q was revoked", k.Name)
-	case !toolkit.ValidTenant(k.Tenant):
-		return "", fmt.Errorf("API key %q has an invalid tenant %q", k.Name, k.Tenant)
+	}
+	if err := tenant.Check(k.Tenant); err != nil {
+		return "", fmt.Errorf("API key %q: %w", k.Name, err)
 	}
 	return k.Tenant, nil
 }
@@ -82,17 +83,17 @@ type Fixed struct{ Tenant string }
 // Authenticate implements httpapi.Authenticator.
 func (a Fixed) Authenticate(*http.Request) (string, error) { return a.Tenant, nil }
 
-// Create stores a new key for tenant and returns the key itself, which is
-// shown once and never stored.
-func Create(ctx context.Context, keys store.APIKeys, tenant, name string, now time.Time) (string, store.APIKey, error) {
-	if !toolkit.ValidTenant(tenant) {
-		return "", store.APIKey{}, fmt.Errorf("tenant %q: use 1-64 letters, digits, '.', '_' or '-'", tenant)
+// Create stores a new key for the tenant owner and returns the key
+// itself, which is shown once and never stored.
+func Create(ctx context.Context, keys store.APIKeys, owner, name string, now time.Time) (string, store.APIKey, error) {
+	if err := tenant.Check(owner); err != nil {
+		return "", store.APIKey{}, err
 	}
 	if strings.TrimSpace(name) == "" {
 		return "", store.APIKey{}, fmt.Errorf("a key needs a name")
 	}
 	key := NewKey()
-	rec := store.APIKey{Hash: store.HashKey(key), Tenant: tenant, Name: name, CreatedAt: now.UTC()}
+	rec := store.APIKey{Hash: store.HashKey(key), Tenant: owner, Name: name, CreatedAt: now.UTC()}
 	if err := keys.Create(ctx, rec); err != nil {
 		return "", store.APIKey{}, fmt.Errorf("store API key: %w", err)
 	}

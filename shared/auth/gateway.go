@@ -7,8 +7,8 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 	"github.com/toolshed/toolshed/shared/store"
+	"github.com/toolshed/toolshed/shared/tenant"
 	"github.com/toolshed/toolshed/shared/toolerr"
-	"github.com/toolshed/toolshed/shared/toolkit"
 )
 
 // Context keys the authorizer passes to the functions behind API Gateway.
@@ -32,11 +32,11 @@ func (Gateway) Authenticate(r *http.Request) (string, error) {
 	if msg, _ := rc.Authorizer.Lambda[ContextError].(string); msg != "" {
 		return "", toolerr.New(toolerr.Unauthorized, "%s", msg)
 	}
-	tenant, _ := rc.Authorizer.Lambda[ContextTenant].(string)
-	if !toolkit.ValidTenant(tenant) {
+	owner, _ := rc.Authorizer.Lambda[ContextTenant].(string)
+	if !tenant.Valid(owner) {
 		return "", toolerr.New(toolerr.Unauthorized, "the authorizer gave no valid tenant")
 	}
-	return tenant, nil
+	return owner, nil
 }
 
 // Authorizer is the API Gateway HTTP API Lambda authorizer (simple

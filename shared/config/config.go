@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/toolshed/toolshed/shared/tenant"
 )
 
 // Config is every setting.
@@ -109,6 +111,9 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	if c.Auth != "auto" && c.Auth != "keys" && c.Auth != "off" {
 		return c, fmt.Errorf("TOOLSHED_AUTH=%q: use auto, keys or off", c.Auth)
 	}
+	if err := c.checkTenants(); err != nil {
+		return c, err
+	}
 	var err error
 	if c.RateLimits, err = parseLimits(getenv("TOOLSHED_RATE_LIMITS")); err != nil {
 		return c, err
@@ -126,6 +131,21 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		return c, fmt.Errorf("TOOLSHED_METRICS: %w", err)
 	}
 	return c, c.readRepository(get)
+}
+
+// checkTenants refuses a local tenant or a default repository that no API
+// key could ever reach: both are tenants.
+func (c *Config) checkTenants() error {
+	if err := tenant.Check(c.LocalTenant); err != nil {
+		return fmt.Errorf("TOOLSHED_LOCAL_TENANT: %w", err)
+	}
+	if c.DefaultRepo == "" {
+		return nil
+	}
+	if err := tenant.Check(c.DefaultRepo); err != nil {
+		return fmt.Errorf("TOOLSHED_DEFAULT_REPO: %w", err)
+	}
+	return nil
 }
 
 // readRepository reads the settings of the served repository.

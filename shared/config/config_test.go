@@ -1,9 +1,92 @@
 package config_test
 
 import (
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
 	"github.com/toolshed/toolshed/shared/config"
 )
 
 func from(env map[string]string) (config.Config, error) {
 	return config.FromEnv(func(k string) string { return env[k] })
+}
+
+func TestDefaults(t *testing.T) {
+	c, err := from(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"addr", c.Addr, "127.0.0.1:8000"},
+		{"data dir", c.DataDir, config.DefaultDataDir},
+		{"store", c.Store, "bolt"},
+		{"auth", c.Auth, "auto"},
+		{"local tenant", c.LocalTenant, "local"},
+		{"repo dir", c.RepoDir, "."},
+		{"repo refresh", c.RepoRefresh, 5 * time.Second},
+		{"repo max MB", c.RepoMaxMB, 500},
+		{"repo cache MB", c.RepoCacheMB, 1024},
+		{"repo watch", c.RepoWatch, "auto"},
+		{"repo poll", c.RepoPoll, 2 * time.Second},
+		{"log level", c.LogLevel, slog.LevelInfo},
+		{"metrics", c.Metrics, false},
+		{"tasks table", c.Tables.Tasks, "toolshed-tasks"},
+	}
+	for _, ck := range checks {
+		if ck.got != ck.want {
+			t.Errorf("%s: %v, want %v", ck.name, ck.got, ck.want)
+		}
+	}
+	if c, _ := from(map[string]string{"AWS_LAMBDA_FUNCTION_NAME": "f"}); !c.Metrics {
+		t.Error("metrics are off in Lambda by default")
+	}
+}
+
+func TestRefused(t *testing.T) {
+	tests := []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"TOOLSHED_STORE": "sqlite"}, "use bolt or dynamodb"},
+		{map[string]string{"TOOLSHED_AUTH": "maybe"}, "use auto, keys or off"},
+		{map[string]string{"TOOLSHED_RATE_LIMITS": "hello=0"}, "tool=positive-number"},
+		{map[string]string{"TOOLSHED_TOOL_FUNCTIONS": "{"}, "TOOLSHED_TOOL_FUNCTIONS"},
+		{map[string]string{"TOOLSHED_LOG_LEVEL": "loud"}, "TOOLSHED_LOG_LEVEL"},
+		{map[string]string{"TOOLSHED_METRICS": "sometimes"}, "TOOLSHED_METRICS"},
+		{map[string]string{"TOOLSHED_REPO_REFRESH": "-1s"}, "positive duration"},
+		{map[string]string{"TOOLSHED_REPO_MAX_MB": "0"}, "TOOLSHED_REPO_MAX_MB"},
+		{map[string]string{"TOOLSHED_REPO_WATCH": "inotify"}, "use auto"},
+		{map[string]string{"TOOLSHED_REPO_POLL": "10ms"}, "at least 100ms"},
+		{map[string]string{"TOOLSHED_LOCAL_TENANT": "a+b"}, "TOOLSHED_LOCAL_TENANT"},
+	}
+	for _, tt := range tests {
+		if _, err := from(tt.env); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%v: error %v, want one saying %q", tt.env, err, tt.want)
+		}
+	}
+}
+
+func TestLists(t *testing.T) {
+	c, err := from(map[string]string{
+		"TOOLSHED_RATE_LIMITS":     " hello=600, add_task=120 ,",
+		"TOOLSHED_ALLOWED_ORIGINS": "https://a.example, ,https://b.example",
+		"TOOLSHED_REPO_DENY":       "*.sqlite,private/",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.RateLimits["hello"] != 600 || c.RateLimits["add_task"] != 120 || len(c.RateLimits) != 2 {
+		t.Errorf("rate limits %v", c.RateLimits)
+	}
+	if strings.Join(c.Origins, " ") != "https://a.example https://b.example" {
+		t.Errorf("origins %q", c.Origins)
+	}
+	if strings.Join(c.RepoDeny, " ") != "*.sqlite private/" {
+		t.Errorf("repo deny %q", c.RepoDeny)
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/objects"
+	"github.com/toolshed/toolshed/shared/tenant"
 )
 
 // Errors of Blobs: those of package objects, so that S3Blobs passes the
@@ -72,13 +73,26 @@ func NewStore(b Blobs) *Store { return &Store{blobs: b} }
 // PointerFile is the name of the pointer to the current code index.
 const PointerFile = "current.json"
 
-var safeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+// commitName is what a commit may look like: one segment of a key.
+var commitName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
-// checkNames refuses names that would not stay one path segment.
-func checkNames(names ...string) error {
-	for _, n := range names {
-		if !safeName.MatchString(n) {
-			return fmt.Errorf("index key segment %q is not 1-128 letters, digits, '.', '_' or '-'", n)
+// checkCommit refuses a commit that would not stay one segment of a key.
+func checkCommit(commit string) error {
+	if !commitName.MatchString(commit) {
+		return fmt.Errorf("index key segment %q is not 1-128 letters, digits, '.', '_' or '-'", commit)
+	}
+	return nil
+}
+
+// checkKey refuses the first segment of a key, the tenant owner (the rule
+// of package tenant), and commits that would not stay one segment.
+func checkKey(owner string, commits ...string) error {
+	if err := tenant.Check(owner); err != nil {
+		return fmt.Errorf("index key: %w", err)
+	}
+	for _, c := range commits {
+		if err := checkCommit(c); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -87,7 +101,7 @@ func checkNames(names ...string) error {
 // SaveCode writes a code index, its files first and the pointer last, so
 // readers never see a pointer to a partial index.
 func (s *Store) SaveCode(ctx context.Context, tenant string, ix *CodeIndex) error {
-	if err := checkNames(tenant, ix.Commit); err != nil {
+	if err := checkKey(tenant, ix.Commit); err != nil {
 		return err
 	}
 	writers := ix.writers()
@@ -143,7 +157,7 @@ func (s *Store) Prune(tenant, keep string) error {
 // caller holds, ErrNotModified says it is still current. A tenant without
 // a code index gets an error wrapping fs.ErrNotExist.
 func (s *Store) Pointer(ctx context.Context, tenant, etag string) (Pointer, string, error) {
-	if err := checkNames(tenant); err != nil {
+	if err := checkKey(tenant); err != nil {
 		return Pointer{}, "", err
 	}
 	raw, tag, err := s.blobs.Get(ctx, tenant+"/"+PointerFile, etag)
@@ -154,7 +168,7 @@ func (s *Store) Pointer(ctx context.Context, tenant, etag string) (Pointer, stri
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return Pointer{}, "", fmt.Errorf("%s/%s: %w", tenant, PointerFile, err)
 	}
-	if err := checkNames(p.Commit); err != nil {
+	if err := checkCommit(p.Commit); err != nil {
 		return Pointer{}, "", fmt.Errorf("%s/%s: %w", tenant, PointerFile, err)
 	}
 	return p, tag, nil
@@ -162,7 +176,7 @@ func (s *Store) Pointer(ctx context.Context, tenant, etag string) (Pointer, stri
 
 // LoadCode reads one code index.
 func (s *Store) LoadCode(ctx context.Context, tenant, commit string) (*CodeIndex, error) {
-	if err := checkNames(tenant, commit); err != nil {
+	if err := checkKey(tenant, commit); err != nil {
 		return nil, err
 	}
 	ix, err := DecodeCodeIndex(func(name string) ([]byte, error) {
@@ -200,7 +214,7 @@ func memoryKey(tenant, model string) string {
 // model, with ETag revalidation as Pointer. None yet is an empty set with
 // ETag "".
 func (s *Store) MemoryVectors(ctx context.Context, tenant, model, etag string) (*Vectors, string, error) {
-	if err := checkNames(tenant); err != nil {
+	if err := checkKey(tenant); err != nil {
 		return nil, "", err
 	}
 	raw, tag, err := s.blobs.Get(ctx, memoryKey(tenant, model), etag)
@@ -224,7 +238,7 @@ func (s *Store) MemoryVectors(ctx context.Context, tenant, model, etag string) (
 // stored ones still have the ETag etag ("" when there were none); a lost
 // race is ErrPrecondition.
 func (s *Store) SaveMemoryVectors(ctx context.Context, tenant string, v *Vectors, etag string) (string, error) {
-	if err := checkNames(tenant); err != nil {
+	if err := checkKey(tenant); err != nil {
 		return "", err
 	}
 	match := etag

@@ -34,6 +34,7 @@ import (
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/dynamostore"
+	"github.com/toolshed/toolshed/shared/tenant"
 	"github.com/toolshed/toolshed/shared/wiring"
 )
 
@@ -113,11 +114,11 @@ func (ix *Indexer) Handle(ctx context.Context, raw json.RawMessage) (any, error)
 }
 
 // repoOf returns <repo> of a snapshots/<repo>/current.json key (the
-// object whose creation publishes a snapshot).
+// object whose creation publishes a snapshot); <repo> is a tenant.
 func repoOf(key string) (string, bool) {
 	rest, ok := strings.CutPrefix(key, repo.Prefix)
 	name, ok2 := strings.CutSuffix(rest, "/"+repo.PointerName)
-	return name, ok && ok2 && name != "" && !strings.Contains(name, "/")
+	return name, ok && ok2 && tenant.Valid(name)
 }
 
 // handleS3 indexes each published snapshot of the event.
@@ -239,7 +240,7 @@ func entryOf(img map[string]events.DynamoDBAttributeValue) (store.MemoryEntry, b
 	}
 	e := store.MemoryEntry{Tenant: str("tenant"), File: str("file"), ID: str("id"), Content: str("content")}
 	created, err := time.Parse(time.RFC3339Nano, str("created_at"))
-	if err != nil || e.Tenant == "" || e.File == "" || e.ID == "" {
+	if err != nil || !tenant.Valid(e.Tenant) || e.File == "" || !store.ValidMemoryID(e.ID) {
 		return store.MemoryEntry{}, false
 	}
 	e.CreatedAt = created

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/objects"
+	"github.com/toolshed/toolshed/shared/tenant"
 )
 
 // Lifecycle tagging: a zip that is no longer current is tagged
@@ -34,14 +35,14 @@ const (
 	metaCreated = "created"
 )
 
-// namePattern is what tenant names and commit ids may look like: they
-// become parts of object keys.
-var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}$`)
+// commitPattern is what commit ids may look like: they become parts of
+// object keys. (Tenants follow package tenant.)
+var commitPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}$`)
 
-// CheckName refuses a tenant or commit that cannot be part of a key.
-func CheckName(what, name string) error {
-	if !namePattern.MatchString(name) || strings.Contains(name, "..") {
-		return fmt.Errorf("%s %q: use letters, digits, '.', '_', '+' and '-' (at most 128, no '..')", what, name)
+// checkCommit refuses a commit that cannot be part of a key.
+func checkCommit(commit string) error {
+	if !commitPattern.MatchString(commit) || strings.Contains(commit, "..") {
+		return fmt.Errorf("commit %q: use letters, digits, '.', '_', '+' and '-' (at most 128, no '..')", commit)
 	}
 	return nil
 }
@@ -69,10 +70,10 @@ type Published struct {
 // tenant's pointer to it: a reader sees the old snapshot or the new one,
 // never half of one. The previous zip is tagged retired.
 func Publish(ctx context.Context, b *objects.Bucket, in PublishInput) (Published, error) {
-	if err := CheckName("tenant", in.Tenant); err != nil {
+	if err := tenant.Check(in.Tenant); err != nil {
 		return Published{}, err
 	}
-	if err := CheckName("commit", in.Commit); err != nil {
+	if err := checkCommit(in.Commit); err != nil {
 		return Published{}, err
 	}
 	var zipData bytes.Buffer
@@ -151,22 +152,23 @@ type SnapshotInfo struct {
 	Current  bool
 }
 
-// List returns the tenant's snapshots, newest first, marking the current one.
-func List(ctx context.Context, b *objects.Bucket, tenant string) ([]SnapshotInfo, error) {
-	if err := CheckName("tenant", tenant); err != nil {
+// List returns the snapshots of the tenant owner, newest first, marking
+// the current one.
+func List(ctx context.Context, b *objects.Bucket, owner string) ([]SnapshotInfo, error) {
+	if err := tenant.Check(owner); err != nil {
 		return nil, err
 	}
-	cur, _, err := ReadPointer(ctx, b, tenant)
+	cur, _, err := ReadPointer(ctx, b, owner)
 	if err != nil {
 		return nil, err
 	}
-	objs, err := b.List(ctx, TenantPrefix(tenant))
+	objs, err := b.List(ctx, TenantPrefix(owner))
 	if err != nil {
 		return nil, err
 	}
 	var out []SnapshotInfo
 	for _, o := range objs {
-		commit, ok := strings.CutSuffix(strings.TrimPrefix(o.Key, TenantPrefix(tenant)), ".zip")
+		commit, ok := strings.CutSuffix(strings.TrimPrefix(o.Key, TenantPrefix(owner)), ".zip")
 		if !ok || strings.Contains(commit, "/") {
 			continue
 		}
@@ -201,12 +203,16 @@ func List(ctx context.Context, b *objects.Bucket, tenant string) ([]SnapshotInfo
 // ErrNoSnapshot means a rollback target does not exist.
 var ErrNoSnapshot = errors.New("no such snapshot")
 
-// Rollback moves the tenant's pointer to the snapshot of commit, or, when
-// commit is "", to the newest snapshot older than the current one. The
-// snapshot left is tagged retired and the one chosen current again.
-func Rollback(ctx context.Context, b *objects.Bucket, tenant, commit string, now time.Time) (Pointer, error) {
+// Rollback moves the pointer of the tenant owner to the snapshot of
+// commit, or, when commit is "", to the newest snapshot older than the
+// current one. The snapshot left is tagged retired and the one chosen
+// current again.
+func Rollback(ctx context.Context, b *objects.Bucket, owner, commit string, now time.Time) (Pointer, error) {
+	if err := tenant.Check(owner); err != nil {
+		return Pointer{}, err
+	}
 	if commit == "" {
-		list, err := List(ctx, b, tenant)
+		list, err := List(ctx, b, owner)
 		if err != nil {
 			return Pointer{}, err
 		}
@@ -216,10 +222,10 @@ func Rollback(ctx context.Context, b *objects.Bucket, tenant, commit string, now
 		}
 		commit = list[i+1].Commit
 	}
-	if err := CheckName("commit", commit); err != nil {
+	if err := checkCommit(commit); err != nil {
 		return Pointer{}, err
 	}
-	key := ZipKey(tenant, commit)
+	key := ZipKey(owner, commit)
 	head, err := b.Head(ctx, key)
 	if errors.Is(err, objects.ErrNotFound) {
 		return Pointer{}, fmt.Errorf("%w: %s", ErrNoSnapshot, key)
@@ -233,7 +239,7 @@ func Rollback(ctx context.Context, b *objects.Bucket, tenant, commit string, now
 	if err := b.Tag(ctx, key, StateTag, Current); err != nil {
 		return Pointer{}, err
 	}
-	prev, err := movePointer(ctx, b, tenant, p)
+	prev, err := movePointer(ctx, b, owner, p)
 	if err != nil {
 		return Pointer{}, err
 	}

@@ -39,6 +39,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -319,3 +320,10 @@ func NewMemoryEntry(tenant, file, content string, now time.Time) MemoryEntry {
 func NewMemoryID(now time.Time) string {
 	return fmt.Sprintf("%019d-%016x", now.UnixNano(), rand.Uint64())
 }
+
+// memoryIDPattern is the shape of the ids NewMemoryID makes.
+var memoryIDPattern = regexp.MustCompile(`^[0-9]{19}-[0-9a-f]{16}$`)
+
+// ValidMemoryID reports whether s has the shape of the ids NewMemoryID
+// makes (what a read_memory cursor may carry, say).
+func ValidMemoryID(s string) bool { return memoryIDPattern.MatchString(s) }

@@ -3,7 +3,6 @@ package store_test
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -40,7 +39,6 @@ func TestPageLimit(t *testing.T) {
 }
 
 func TestNewMemoryID(t *testing.T) {
-	shape := regexp.MustCompile(`^[0-9]{19}-[0-9a-f]{16}$`)
 	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	times := []time.Time{
 		time.Unix(0, 1),
@@ -52,7 +50,7 @@ func TestNewMemoryID(t *testing.T) {
 	var ids []string
 	for _, at := range times {
 		id := store.NewMemoryID(at)
-		if !shape.MatchString(id) {
+		if !store.ValidMemoryID(id) {
 			t.Fatalf("NewMemoryID(%s) = %q, wrong shape", at, id)
 		}
 		ids = append(ids, id)

@@ -2,5 +2,6 @@
 // developer scripts stand up around Toolshed: the emulators (dynalite,
 // moto_server), the Lambda runtime harness, the store conformance suite,
 // repositories to serve, embedding and tool test servers, a process's
-// memory. No runtime package imports them (TestRuntimeDoesNotImportTestenv).
+// memory, the tenant strings every tenant check is run over. No runtime
+// package imports them (TestRuntimeDoesNotImportTestenv).
 package testenv

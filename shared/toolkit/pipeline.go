@@ -12,6 +12,7 @@ import (
 	"github.com/toolshed/toolshed/shared/caller"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/store"
+	"github.com/toolshed/toolshed/shared/tenant"
 	"github.com/toolshed/toolshed/shared/toolerr"
 )
 
@@ -152,7 +153,7 @@ func (p *Pipeline) run(ctx context.Context, name string, req Request, notes *[]s
 			With("tool", req.Tool).With("available", p.Names())
 	}
 	c, _ := p.contracts.Get(name)
-	if !ValidTenant(req.Tenant) {
+	if !tenant.Valid(req.Tenant) {
 		return ran{}, toolerr.New(toolerr.AccessDenied, "the request carries no valid tenant")
 	}
 	// The contract's deadline covers everything the call costs, from when

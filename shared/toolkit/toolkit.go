@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"regexp"
 
 	"github.com/toolshed/toolshed/shared/toolerr"
 )
@@ -116,9 +115,3 @@ func goTypeName(k reflect.Kind) string {
 		return "value of the type the schema gives"
 	}
 }
-
-var tenantPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-
-// ValidTenant reports whether s can be used as a tenant id: 1-64 of
-// letters, digits, '.', '_' and '-' (never '#', which separates key parts).
-func ValidTenant(s string) bool { return tenantPattern.MatchString(s) }

@@ -19,7 +19,7 @@ import (
 	"strings"
 
 	"github.com/toolshed/toolshed/shared/sandboxpath"
-	"github.com/toolshed/toolshed/shared/toolkit"
+	"github.com/toolshed/toolshed/shared/tenant"
 )
 
 // MaxFileBytes is the largest file read or written (1 MiB).
@@ -69,13 +69,14 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// prefix returns the key prefix of a tenant's sandbox, Prefix + "<tenant>/".
-// Tenants are checked again here: one must never name another's folder.
-func prefix(tenant string) (string, error) {
-	if !toolkit.ValidTenant(tenant) {
-		return "", &Error{Kind: Denied, Reason: "the request carries no valid tenant"}
+// prefix returns the key prefix of the sandbox of the tenant owner,
+// Prefix + "<owner>/". Tenants are checked again here: one must never name
+// another's folder.
+func prefix(owner string) (string, error) {
+	if err := tenant.Check(owner); err != nil {
+		return "", &Error{Kind: Denied, Reason: "the request carries no valid tenant", Err: err}
 	}
-	return Prefix + tenant + "/", nil
+	return Prefix + owner + "/", nil
 }
 
 // resolve checks a path for a tenant and returns the file's key.

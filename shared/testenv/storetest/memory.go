@@ -2,16 +2,12 @@ package storetest
 
 import (
 	"fmt"
-	"regexp"
 	"testing"
 
 	"github.com/toolshed/toolshed/shared/store"
 )
 
 func runMemory(t *testing.T, newStores func(t *testing.T) store.Stores) {
-	// The shape of store.NewMemoryID.
-	memoryIDPattern := regexp.MustCompile(`^[0-9]{19}-[0-9a-f]{16}$`)
-
 	t.Run("AppendAndListInOrder", func(t *testing.T) {
 		mem := newStores(t).Memory
 		ctx, clk := t.Context(), newClock()
@@ -24,8 +20,8 @@ func runMemory(t *testing.T, newStores func(t *testing.T) store.Stores) {
 			if e.Tenant != "acme" || e.File != "notes.md" || e.Content != content || !e.CreatedAt.Equal(now) {
 				t.Fatalf("appended entry = %+v", e)
 			}
-			if !memoryIDPattern.MatchString(e.ID) {
-				t.Fatalf("entry id %q does not match %s", e.ID, memoryIDPattern)
+			if !store.ValidMemoryID(e.ID) {
+				t.Fatalf("entry id %q does not have the shape of store.NewMemoryID", e.ID)
 			}
 			appended = append(appended, e)
 		}

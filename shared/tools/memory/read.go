@@ -3,7 +3,6 @@ package memory
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"time"
 
 	"github.com/toolshed/toolshed/shared/cursor"
@@ -15,9 +14,6 @@ import (
 // cursorKind tags read_memory cursors; the position is the last entry id
 // shown.
 const cursorKind = "m"
-
-// entryID matches the ids store.NewMemoryID makes.
-var entryID = regexp.MustCompile(`^[0-9]{19}-[0-9a-f]{16}$`)
 
 type readInput struct {
 	File   string     `json:"file"`
@@ -71,7 +67,7 @@ func decodeCursor(c string) (string, error) {
 	if c == "" {
 		return "", nil
 	}
-	return cursor.Decode(cursorKind, c, entryID.MatchString)
+	return cursor.Decode(cursorKind, c, store.ValidMemoryID)
 }
 
 func plural(n int, one, many string) string {
