@@ -6,12 +6,16 @@ package deploy
 
 import (
 	"errors"
+	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"time"
 
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/secrets"
 	"github.com/toolshed/toolshed/shared/settings"
 )
 
@@ -52,8 +56,8 @@ type Deployment struct {
 	// DefaultRepo is the tenant whose repository tenants without one read;
 	// "" for none.
 	DefaultRepo string
-	// Getenv reads the settings the deployment chose (os.Getenv when the
-	// CDK app synthesizes).
+	// Getenv reads the settings the deployment chose (the CDK app: from
+	// its context, never from the environment it synthesizes in).
 	Getenv func(string) string
 }
 
@@ -61,8 +65,7 @@ type Deployment struct {
 // the tool, DynamoDB as the store, the name of each table the function is
 // granted, the bucket when it is granted any of it, the default repository
 // when the family reads repositories, and the settings (the family's fixed
-// Env, and the chosen CommonSettings and declared Settings, whose values
-// CheckSettings checks).
+// Env, and the chosen process-wide and declared settings, see SettingsEnv).
 func Env(f family.Family, tool string, d Deployment) map[string]string {
 	env := map[string]string{"TOOLSHED_TOOL": tool, "TOOLSHED_STORE": "dynamodb"}
 	grants := Grants(f, tool)
@@ -80,25 +83,93 @@ func Env(f family.Family, tool string, d Deployment) map[string]string {
 	for k, v := range f.Env {
 		env[k] = v
 	}
-	for _, name := range SettingNames(f) {
-		if v := d.Getenv(name); v != "" {
+	maps.Copy(env, SettingsEnv(processSettings(f), f.Settings, d.Getenv))
+	return env
+}
+
+// SettingsEnv is the environment that gives a function the settings the
+// deployment chose (getenv) among names (process-wide settings) and
+// declared: each as chosen, except a secret, whose value is never written
+// into the deployment: secrets.EnvVar names the parameter the function
+// reads it from at start (see SecretParameters).
+func SettingsEnv(names []string, declared []settings.Setting, getenv func(string) string) map[string]string {
+	env := map[string]string{}
+	for _, name := range names {
+		if v := getenv(name); v != "" {
 			env[name] = v
 		}
+	}
+	for _, s := range declared {
+		if v := getenv(s.Name()); v != "" && !s.IsSecret() {
+			env[s.Name()] = v
+		}
+	}
+	if params := SecretParameters(declared, getenv); len(params) > 0 {
+		env[secrets.EnvVar] = secrets.Encode(params)
 	}
 	return env
 }
 
-// CheckSettings checks the value of each declared setting the deployment
-// sets, so that a value the tool would refuse at start stops the
-// deployment instead.
+// SecretParameters maps each secret setting of declared that the
+// deployment chose to the parameter its value is read from (the chosen
+// value is a reference, secrets.ParseRef; one that is not is left out, and
+// CheckSettings refuses it).
+func SecretParameters(declared []settings.Setting, getenv func(string) string) map[string]string {
+	params := map[string]string{}
+	for _, s := range declared {
+		if !s.IsSecret() {
+			continue
+		}
+		if name, err := secrets.ParseRef(getenv(s.Name())); err == nil {
+			params[s.Name()] = name
+		}
+	}
+	return params
+}
+
+// CheckSettings checks the value of each setting the deployment chose, so
+// that a value a function would refuse at start stops the deployment
+// instead: a declared setting's with its declaration (a secret's must be
+// a reference to its parameter, never the secret itself), and the
+// process-wide settings as the functions read them.
 func CheckSettings(declared []settings.Setting, getenv func(string) string) error {
 	var errs []error
 	for _, s := range declared {
-		if v := getenv(s.Name()); v != "" {
+		v := getenv(s.Name())
+		switch {
+		case v == "":
+		case s.IsSecret():
+			if _, err := secrets.ParseRef(v); err != nil {
+				errs = append(errs, fmt.Errorf("%s is a secret: %w", s.Name(), err))
+			}
+		default:
 			errs = append(errs, s.Check(v))
 		}
 	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, checkProcessSettings(getenv))...)
+}
+
+// checkProcessSettings reads the chosen process-wide settings (and only
+// those) as a function reads them at start.
+func checkProcessSettings(getenv func(string) string) error {
+	chosen := func(name string) string {
+		if slices.Contains(ProcessSettings(), name) {
+			return getenv(name)
+		}
+		return ""
+	}
+	cfg, err := config.FromEnv(chosen)
+	if err != nil {
+		return err
+	}
+	_, err = repo.ParseDeny(cfg.RepoDeny)
+	return err
+}
+
+// ProcessSettings are every process-wide setting a deployment may choose
+// (for some of its functions): CommonSettings and RepositorySettings.
+func ProcessSettings() []string {
+	return slices.Concat(CommonSettings, RepositorySettings)
 }
 
 // SettingNames are the settings a deployment may choose for the family's

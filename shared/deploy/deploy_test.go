@@ -9,6 +9,7 @@ import (
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/deploy"
 	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/secrets"
 	"github.com/toolshed/toolshed/shared/settings"
 )
 
@@ -21,10 +22,13 @@ var voice = settings.New("ECHO_VOICE", "tenor", "the voice", func(s string) (str
 
 var errTone = errors.New("use bass or tenor")
 
+// token is a secret setting.
+var token = settings.New("ECHO_TOKEN", "", "the token", settings.Text).Secret()
+
 var echo = family.Family{Name: "echo", Tools: []string{"echo"}, ReadsRepositories: true,
 	Grants:   []family.Grant{family.Objects("workspace/", "s3:GetObject")},
 	Env:      map[string]string{"ECHO_MODE": "loud"},
-	Settings: []settings.Setting{voice}}
+	Settings: []settings.Setting{voice, token}}
 
 func TestEnv(t *testing.T) {
 	chosen := map[string]string{"ECHO_VOICE": "bass", "TOOLSHED_RATE_LIMITS": "echo=5", "TOOLSHED_REPO_DENY": "*.db", "OTHER": "x"}
@@ -40,29 +44,52 @@ func TestEnv(t *testing.T) {
 	if !maps.Equal(got, want) {
 		t.Errorf("got %v\nwant %v", got, want)
 	}
-	if names, want := deploy.SettingNames(echo), "TOOLSHED_RATE_LIMITS TOOLSHED_LOG_LEVEL TOOLSHED_REPO_DENY ECHO_VOICE"; strings.Join(names, " ") != want {
+	if names, want := deploy.SettingNames(echo), "TOOLSHED_RATE_LIMITS TOOLSHED_LOG_LEVEL TOOLSHED_REPO_DENY ECHO_VOICE ECHO_TOKEN"; strings.Join(names, " ") != want {
 		t.Errorf("SettingNames = %v, want %s", names, want)
+	}
+}
+
+// TestSecretSettings: a secret setting reaches the function as the name
+// of its parameter, in secrets.EnvVar, never as a value; anything but a
+// reference is refused and never written.
+func TestSecretSettings(t *testing.T) {
+	for _, tt := range []struct {
+		chosen string
+		want   map[string]string // the settings' part of the environment
+	}{
+		{"ssm:/echo/token", map[string]string{secrets.EnvVar: `{"ECHO_TOKEN":"/echo/token"}`}},
+		{"plain-secret-value", map[string]string{}},
+		{"", map[string]string{}},
+	} {
+		getenv := func(k string) string { return map[string]string{"ECHO_TOKEN": tt.chosen}[k] }
+		if got := deploy.SettingsEnv(nil, echo.Settings, getenv); !maps.Equal(got, tt.want) {
+			t.Errorf("%q: environment %v, want %v", tt.chosen, got, tt.want)
+		}
 	}
 }
 
 func TestCheckSettings(t *testing.T) {
 	for _, tt := range []struct {
-		value   string
+		name    string
+		chosen  map[string]string
 		wantErr string
 	}{
-		{"", ""},
-		{"bass", ""},
-		{"alto", `ECHO_VOICE="alto": use bass or tenor`},
+		{"nothing chosen", nil, ""},
+		{"valid", map[string]string{"ECHO_VOICE": "bass", "ECHO_TOKEN": "ssm:/echo/token",
+			"TOOLSHED_RATE_LIMITS": "echo=5", "TOOLSHED_LOG_LEVEL": "debug", "TOOLSHED_REPO_DENY": "*.db"}, ""},
+		{"declared setting", map[string]string{"ECHO_VOICE": "alto"}, `ECHO_VOICE="alto": use bass or tenor`},
+		{"a secret's value", map[string]string{"ECHO_TOKEN": "hunter2"}, "ECHO_TOKEN is a secret: a secret is never written into the deployment"},
+		{"rate limits", map[string]string{"TOOLSHED_RATE_LIMITS": "echo=lots"}, `TOOLSHED_RATE_LIMITS: "echo=lots" is not tool=positive-number`},
+		{"log level", map[string]string{"TOOLSHED_LOG_LEVEL": "loud"}, "TOOLSHED_LOG_LEVEL"},
+		{"repository deny list", map[string]string{"TOOLSHED_REPO_DENY": "a\\b"}, "TOOLSHED_REPO_DENY"},
+		{"a process setting no deployment chooses", map[string]string{"TOOLSHED_STORE": "postgres"}, ""},
 	} {
-		err := deploy.CheckSettings(echo.Settings, func(k string) string {
-			if k == "ECHO_VOICE" {
-				return tt.value
+		t.Run(tt.name, func(t *testing.T) {
+			err := deploy.CheckSettings(echo.Settings, func(k string) string { return tt.chosen[k] })
+			if got := errString(err); tt.wantErr == "" && got != "" || !strings.Contains(got, tt.wantErr) {
+				t.Errorf("error %q, want one containing %q", got, tt.wantErr)
 			}
-			return ""
 		})
-		if got := errString(err); got != tt.wantErr {
-			t.Errorf("%q: error %q, want %q", tt.value, got, tt.wantErr)
-		}
 	}
 }
 

@@ -35,7 +35,7 @@ var (
 		"the embedding model of that endpoint, e.g. `text-embedding-3-small`, `nomic-embed-text` (required with `openai`)",
 		settings.Text)
 	Key = settings.New("TOOLSHED_EMBED_KEY", "",
-		"its API key, sent as a bearer token", settings.Text)
+		"its API key, sent as a bearer token", settings.Text).Secret()
 	Dimensions = settings.New("TOOLSHED_EMBED_DIMENSIONS", "",
 		"vector size: 256, 512 or 1024 for Titan; asked of OpenAI models that take `dimensions`",
 		dimensions).Shown("Bedrock: `512`")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/auth"
+	"github.com/toolshed/toolshed/shared/secrets"
 	"github.com/toolshed/toolshed/shared/testenv/lambdatest"
 	"github.com/toolshed/toolshed/shared/testenv/tooltest"
 )
@@ -227,6 +228,11 @@ func testInitErrors(t *testing.T, d *deployment) {
 			cfg.Env["TOOLSHED_TOOL_FUNCTIONS"] = "hello=f"
 			return cfg
 		}(), "TOOLSHED_TOOL_FUNCTIONS"},
+		{"tool: a secret setting's parameter cannot be read", func() lambdatest.Config {
+			cfg := tool(map[string]string{secrets.EnvVar: secrets.Encode(map[string]string{"TOOLSHED_EMBED_KEY": "/toolshed/missing"})})
+			_, cfg.Env["AWS_ENDPOINT_URL_SSM"] = d.s3(t) // moto_server serves Parameter Store too
+			return cfg
+		}(), "read TOOLSHED_EMBED_KEY from parameter /toolshed/missing"},
 		{"authorizer: bad configuration", func() lambdatest.Config {
 			cfg := d.authorizerConfig()
 			cfg.Env["TOOLSHED_RATE_LIMITS"] = "hello=lots"

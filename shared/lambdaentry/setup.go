@@ -7,8 +7,11 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
+	"github.com/toolshed/toolshed/shared/awscall"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/gcsettings"
+	"github.com/toolshed/toolshed/shared/secrets"
 	"github.com/toolshed/toolshed/shared/telemetry"
 )
 
@@ -16,14 +19,30 @@ import (
 func InLambda() bool { return os.Getenv("AWS_LAMBDA_RUNTIME_API") != "" }
 
 // Setup begins every function's main: the GC settings for the function's
-// memory, the configuration and the JSON logger. A configuration that
-// cannot be read ends the process (FatalIf).
+// memory, the configuration, the JSON logger, and the secret settings the
+// deployment named (shared/secrets), read into the environment before any
+// tool reads its settings. A configuration that cannot be read, or a
+// secret that cannot, ends the process (FatalIf).
 func Setup() (*slog.Logger, config.Config) {
 	gcsettings.Apply(os.Getenv)
 	cfg, err := config.Load()
 	log := telemetry.NewLogger(os.Stdout, cfg.LogLevel)
 	FatalIf(log, "configuration", err)
+	FatalIf(log, "secret settings", loadSecrets(context.Background()))
 	return log, cfg
+}
+
+// loadSecrets reads the secret settings from Parameter Store into the
+// environment; it loads the AWS configuration only when there are any.
+func loadSecrets(ctx context.Context) error {
+	if os.Getenv(secrets.EnvVar) == "" {
+		return nil
+	}
+	awsCfg, err := awscall.LoadConfig(ctx)
+	if err != nil {
+		return err
+	}
+	return secrets.Load(ctx, os.Getenv, os.Setenv, secrets.SSM(ssm.NewFromConfig(awsCfg)))
 }
 
 // Metrics is where a function writes its EMF metrics: stdout when

@@ -3,8 +3,10 @@
 // what it means. The tool reads it with Get; the CDK app passes it to the
 // tool's functions by Name and checks the value with Check at synthesis;
 // the README's configuration table lists it from Row (a test keeps the two
-// equal). Process-wide settings (listen address, stores, logging) stay in
-// shared/config.
+// equal). A setting marked Secret (an API key) is never written into a
+// deployment: the deployment names where the function reads it at start
+// (shared/secrets). Process-wide settings (listen address, stores,
+// logging) stay in shared/config.
 package settings
 
 import (
@@ -22,12 +24,15 @@ type Setting interface {
 	Check(value string) error
 	// Row is the setting's line in the README's configuration table.
 	Row() string
+	// IsSecret reports whether the value is a secret (see Var.Secret).
+	IsSecret() bool
 }
 
 // Var is one declared setting of type T.
 type Var[T any] struct {
 	name, def, doc string
 	shown          string // the default as the docs say it, when not def
+	secret         bool
 	parse          func(string) (T, error)
 }
 
@@ -45,6 +50,17 @@ func (v Var[T]) Shown(text string) Var[T] {
 	v.shown = text
 	return v
 }
+
+// Secret returns the declaration marked secret: a deployment never holds
+// its value, only the name of the parameter the function reads it from
+// (shared/secrets), and the docs say so.
+func (v Var[T]) Secret() Var[T] {
+	v.secret = true
+	return v
+}
+
+// IsSecret reports whether the setting is marked Secret.
+func (v Var[T]) IsSecret() bool { return v.secret }
 
 // Name is the environment variable.
 func (v Var[T]) Name() string { return v.name }
@@ -79,7 +95,11 @@ func (v Var[T]) Row() string {
 	if def != "" {
 		def += " "
 	}
-	return fmt.Sprintf("| `%s` | %s| %s |", v.name, def, v.doc)
+	doc := v.doc
+	if v.secret {
+		doc += "; a secret: deployed, name an SSM SecureString parameter instead (`-c " + v.name + "=ssm:/name`)"
+	}
+	return fmt.Sprintf("| `%s` | %s| %s |", v.name, def, doc)
 }
 
 // List parses a comma-separated list, dropping blanks; "" is nil.

@@ -62,4 +62,14 @@ func TestCheckAndRow(t *testing.T) {
 	if got, want := quota.Shown("ten").Row(), "| `TOOLSHED_X_QUOTA` | ten | a quota |"; got != want {
 		t.Errorf("Row() = %q, want %q", got, want)
 	}
+	if s.IsSecret() {
+		t.Error("a setting is secret unless marked")
+	}
+	token := settings.New("TOOLSHED_X_TOKEN", "", "a token", settings.Text).Secret()
+	if !token.IsSecret() {
+		t.Error("Secret() did not mark the setting")
+	}
+	if got, want := token.Row(), "| `TOOLSHED_X_TOKEN` | | a token; a secret: deployed, name an SSM SecureString parameter instead (`-c TOOLSHED_X_TOKEN=ssm:/name`) |"; got != want {
+		t.Errorf("Row() = %q, want %q", got, want)
+	}
 }

@@ -1,0 +1,99 @@
+// Package secrets gives a deployed function the values of its secret
+// settings (an embedder's API key, and any setting declared
+// settings.Var.Secret) without writing them into the deployment. The
+// deployment names an AWS Systems Manager Parameter Store parameter per
+// secret (a SecureString, `-c TOOLSHED_EMBED_KEY=ssm:/toolshed/embed-key`);
+// the function's environment carries only those names, in EnvVar; and the
+// function reads the values once, at start (Load), into its own
+// environment, where the setting's readers find them as if set there.
+package secrets
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
+)
+
+// EnvVar is the environment variable of a deployed function that maps
+// each of its secret settings to the parameter holding its value, as a
+// JSON object: {"TOOLSHED_EMBED_KEY":"/toolshed/embed-key"}.
+const EnvVar = "TOOLSHED_SECRET_PARAMETERS"
+
+// RefPrefix starts a deployment's value of a secret setting: the rest is
+// the parameter's name.
+const RefPrefix = "ssm:"
+
+// parameterName is what Parameter Store accepts as a name: letters,
+// digits and _.-/, with a leading / when the name has a path.
+var parameterName = regexp.MustCompile(`^(/[A-Za-z0-9_.\-]+)+$|^[A-Za-z0-9_.\-]+$`)
+
+// ParseRef returns the parameter name in ref ("ssm:/toolshed/embed-key"),
+// or why ref is not one.
+func ParseRef(ref string) (string, error) {
+	name, ok := strings.CutPrefix(ref, RefPrefix)
+	if !ok {
+		return "", fmt.Errorf("a secret is never written into the deployment: store it as an SSM SecureString parameter and give %s/its/name", RefPrefix)
+	}
+	if len(name) > 1011 || !parameterName.MatchString(name) {
+		return "", fmt.Errorf("%q is not a parameter name: use letters, digits and _.-/, e.g. %s/toolshed/embed-key", name, RefPrefix)
+	}
+	return name, nil
+}
+
+// Encode is EnvVar's value for settings → parameter names.
+func Encode(params map[string]string) string {
+	b, _ := json.Marshal(params) // a map of strings always encodes
+	return string(b)
+}
+
+// Fetch returns the decrypted value of a parameter.
+type Fetch func(ctx context.Context, name string) (string, error)
+
+// Load reads EnvVar with getenv and, for each setting it names, fetches
+// the parameter's value and sets the setting to it with setenv. Without
+// EnvVar it does nothing (and never calls fetch).
+func Load(ctx context.Context, getenv func(string) string, setenv func(string, string) error, fetch Fetch) error {
+	raw := getenv(EnvVar)
+	if raw == "" {
+		return nil
+	}
+	var params map[string]string
+	if err := json.Unmarshal([]byte(raw), &params); err != nil {
+		return fmt.Errorf("%s: %w", EnvVar, err)
+	}
+	settings := make([]string, 0, len(params))
+	for s := range params {
+		settings = append(settings, s)
+	}
+	sort.Strings(settings)
+	for _, s := range settings {
+		v, err := fetch(ctx, params[s])
+		if err != nil {
+			return fmt.Errorf("read %s from parameter %s: %w", s, params[s], err)
+		}
+		if err := setenv(s, v); err != nil {
+			return fmt.Errorf("set %s: %w", s, err)
+		}
+	}
+	return nil
+}
+
+// SSM fetches parameters from Parameter Store, decrypted.
+func SSM(client *ssm.Client) Fetch {
+	return func(ctx context.Context, name string) (string, error) {
+		out, err := client.GetParameter(ctx, &ssm.GetParameterInput{Name: aws.String(name), WithDecryption: aws.Bool(true)})
+		if err != nil {
+			return "", err
+		}
+		if out.Parameter == nil {
+			return "", fmt.Errorf("parameter %s: no value in the answer", name)
+		}
+		return aws.ToString(out.Parameter.Value), nil
+	}
+}

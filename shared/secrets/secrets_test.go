@@ -1,0 +1,113 @@
+package secrets_test
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
+	"github.com/aws/aws-sdk-go-v2/service/ssm/types"
+	"github.com/toolshed/toolshed/shared/secrets"
+	"github.com/toolshed/toolshed/shared/testenv/emulator"
+)
+
+func TestParseRef(t *testing.T) {
+	tests := []struct {
+		ref, want, wantErr string
+	}{
+		{"ssm:/toolshed/embed-key", "/toolshed/embed-key", ""},
+		{"ssm:embed_key.v2", "embed_key.v2", ""},
+		{"sk-live-1234", "", "never written into the deployment"},
+		{"ssm:", "", "is not a parameter name"},
+		{"ssm:toolshed/embed-key", "", "is not a parameter name"},
+		{"ssm:/toolshed//key", "", "is not a parameter name"},
+		{"ssm:/key with space", "", "is not a parameter name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.ref, func(t *testing.T) {
+			got, err := secrets.ParseRef(tt.ref)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("got %q, %v; want an error about %q", got, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Errorf("got %q, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestLoad(t *testing.T) {
+	stored := map[string]string{"/toolshed/embed-key": "sk-one", "/toolshed/other": "two"}
+	fetch := func(_ context.Context, name string) (string, error) {
+		v, ok := stored[name]
+		if !ok {
+			return "", errors.New("ParameterNotFound")
+		}
+		return v, nil
+	}
+	tests := []struct {
+		name    string
+		env     string // EnvVar's value
+		want    map[string]string
+		wantErr string
+	}{
+		{"none", "", map[string]string{}, ""},
+		{"two", secrets.Encode(map[string]string{"A_KEY": "/toolshed/embed-key", "B_KEY": "/toolshed/other"}),
+			map[string]string{"A_KEY": "sk-one", "B_KEY": "two"}, ""},
+		{"missing parameter", `{"A_KEY":"/toolshed/gone"}`, nil, "read A_KEY from parameter /toolshed/gone: ParameterNotFound"},
+		{"not JSON", `A_KEY=/x`, nil, secrets.EnvVar},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := map[string]string{}
+			setenv := func(k, v string) error { got[k] = v; return nil }
+			getenv := func(k string) string {
+				if k == secrets.EnvVar {
+					return tt.env
+				}
+				return ""
+			}
+			err := secrets.Load(context.Background(), getenv, setenv, fetch)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want one about %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || !maps.Equal(got, tt.want) {
+				t.Errorf("set %v, %v; want %v", got, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestSSM reads a SecureString parameter from Parameter Store on moto_server.
+func TestSSM(t *testing.T) {
+	moto := emulator.StartMoto(t)
+	client := ssm.New(ssm.Options{
+		Region:       "us-east-1",
+		Credentials:  credentials.NewStaticCredentialsProvider("dummy", "dummy", ""),
+		BaseEndpoint: aws.String(moto.Endpoint),
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := client.PutParameter(ctx, &ssm.PutParameterInput{Name: aws.String("/toolshed/embed-key"),
+		Value: aws.String("sk-secret"), Type: types.ParameterTypeSecureString}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := secrets.SSM(client)(ctx, "/toolshed/embed-key")
+	if err != nil || got != "sk-secret" {
+		t.Errorf("got %q, %v; want the decrypted value", got, err)
+	}
+	if _, err := secrets.SSM(client)(ctx, "/toolshed/none"); err == nil {
+		t.Error("a missing parameter: no error")
+	}
+}
