@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"net/http"
+	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
@@ -18,9 +19,10 @@ const (
 )
 
 // Gateway reads the tenant that the API Gateway Lambda authorizer put in the
-// request context. The authorizer lets requests with a bad key through with
-// an error instead of a tenant, so that callers get a 401 with a clear
-// message (HTTP APIs cannot customise the authorizer's own 403).
+// request context. On the routes where the authorizer lets a refused
+// credential through (PassesRefusals: the MCP endpoint), it carries an
+// error instead of a tenant, so that the function answers 401 with the
+// reason (HTTP APIs cannot customise the authorizer's own answers).
 type Gateway struct{}
 
 // Authenticate implements httpapi.Authenticator.
@@ -39,11 +41,39 @@ func (Gateway) Authenticate(r *http.Request) (string, error) {
 	return owner, nil
 }
 
+// PassesRefusals reports whether the authorizer lets a refused credential
+// through to the route (its "METHOD /path" key), for the function to answer
+// 401 itself: only the MCP endpoint, whose protocol wants the reason and,
+// with OAuth, a WWW-Authenticate header that API Gateway cannot send. On
+// every other route (a tool's) a refusal is final at the edge, so no tool
+// function runs for an unauthenticated request. The two kinds of route
+// need authorizers of their own, since API Gateway caches an answer per
+// authorizer and credential, whatever the route.
+func PassesRefusals(routeKey string) bool {
+	_, path, _ := strings.Cut(routeKey, " ")
+	return path == "/mcp"
+}
+
 // Authorizer is the API Gateway HTTP API Lambda authorizer (simple
-// responses). A valid key yields its tenant in the context. A missing,
-// unknown or revoked key is let through with ContextError so that the
-// function answers 401 with the reason; only a storage failure denies.
+// responses). A valid credential yields its tenant in the context. A
+// missing, malformed, unknown or revoked one is denied (API Gateway
+// answers 403 and invokes nothing), except on the routes that pass
+// refusals, where it goes through with ContextError. A credential that
+// cannot be checked (storage trouble) fails the invocation: API Gateway
+// answers 500 and never guesses a tenant.
 type Authorizer struct{ Keys store.APIKeys }
+
+// Decide is the authorizer's decision on an Authorization header: the
+// tenant of a valid credential, or an Unauthorized error saying why it is
+// refused, or another error when it cannot be checked. Credentials are API
+// keys; an OAuth access token would be decided here too.
+func (a Authorizer) Decide(ctx context.Context, header string) (string, error) {
+	key, err := BearerToken(header)
+	if err != nil {
+		return "", err
+	}
+	return Resolve(ctx, a.Keys, key)
+}
 
 // Handle is the Lambda handler.
 func (a Authorizer) Handle(ctx context.Context, req events.APIGatewayV2CustomAuthorizerV2Request) (events.APIGatewayV2CustomAuthorizerSimpleResponse, error) {
@@ -51,20 +81,19 @@ func (a Authorizer) Handle(ctx context.Context, req events.APIGatewayV2CustomAut
 	if header == "" && len(req.IdentitySource) > 0 {
 		header = req.IdentitySource[0]
 	}
-	key, err := BearerToken(header)
+	owner, err := a.Decide(ctx, header)
 	if err == nil {
-		var tenant string
-		tenant, err = Resolve(ctx, a.Keys, key)
-		if err == nil {
-			return events.APIGatewayV2CustomAuthorizerSimpleResponse{
-				IsAuthorized: true, Context: map[string]any{ContextTenant: tenant},
-			}, nil
-		}
+		return events.APIGatewayV2CustomAuthorizerSimpleResponse{
+			IsAuthorized: true, Context: map[string]any{ContextTenant: owner},
+		}, nil
 	}
 	te := toolerr.From(err)
 	if te.Code != toolerr.Unauthorized {
 		// Storage trouble: deny rather than guess, and let Lambda log it.
 		return events.APIGatewayV2CustomAuthorizerSimpleResponse{IsAuthorized: false}, err
+	}
+	if !PassesRefusals(req.RouteKey) {
+		return events.APIGatewayV2CustomAuthorizerSimpleResponse{IsAuthorized: false}, nil
 	}
 	return events.APIGatewayV2CustomAuthorizerSimpleResponse{
 		IsAuthorized: true, Context: map[string]any{ContextError: te.Message},

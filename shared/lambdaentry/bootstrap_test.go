@@ -171,13 +171,19 @@ func testAuthorizer(t *testing.T, d *deployment) {
 		want         string // the whole simple response
 	}{
 		{"known key", "Bearer " + good, `{"isAuthorized":true,"context":{"tenant":"acme"}}`},
-		{"unknown key", "Bearer tsk_unknown", `{"isAuthorized":true,"context":{"authError":"unknown API key"}}`},
-		{"revoked key", "Bearer " + revoked, `{"isAuthorized":true,"context":{"authError":"API key \"old\" was revoked"}}`},
-		{"not a bearer token", "Basic dXNlcjpwYXNz", `{"isAuthorized":true,"context":{"authError":"malformed Authorization header: expected Bearer <key>"}}`},
+		{"unknown key", "Bearer tsk_unknown", `{"isAuthorized":false}`},
+		{"revoked key", "Bearer " + revoked, `{"isAuthorized":false}`},
+		{"not a bearer token", "Basic dXNlcjpwYXNz", `{"isAuthorized":false}`},
+		{"on /mcp: unknown key", "Bearer tsk_unknown", `{"isAuthorized":true,"context":{"authError":"unknown API key"}}`},
+		{"on /mcp: revoked key", "Bearer " + revoked, `{"isAuthorized":true,"context":{"authError":"API key \"old\" was revoked"}}`},
+		{"on /mcp: not a bearer token", "Basic dXNlcjpwYXNz", `{"isAuthorized":true,"context":{"authError":"malformed Authorization header: expected Bearer <key>"}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			event := strings.ReplaceAll(string(fixture(t, "authorizer-request.json")), "Bearer KEY_PLACEHOLDER", tt.header)
+			if strings.HasPrefix(tt.name, "on /mcp") {
+				event = strings.ReplaceAll(event, "POST /v1/tools/hello", "POST /mcp")
+			}
 			resp := invoke(t, fn, []byte(event))
 			if resp.FunctionError != "" || string(resp.Payload) != tt.want {
 				t.Errorf("got %s %s, want %s", resp.FunctionError, resp.Payload, tt.want)

@@ -189,36 +189,60 @@ func TestAuthorizer(t *testing.T) {
 	tests := []struct {
 		header     string
 		wantTenant string
-		wantErr    string
+		wantErr    string // the reason a refusal carries on /mcp
 	}{
 		{"Bearer " + good, "acme", ""},
 		{"bearer " + good, "acme", ""},
 		{"Bearer " + revoked, "", `API key "old" was revoked`},
 		{"Bearer tsk_nope", "", "unknown API key"},
 		{"Basic dXNlcjpwYXNz", "", "malformed Authorization header"},
+		{"Bearer ", "", "malformed Authorization header"},
 		{"", "", "missing API key"},
 	}
 	for _, tt := range tests {
-		raw := strings.ReplaceAll(string(fixture(t, "authorizer-request.json")), "Bearer KEY_PLACEHOLDER", tt.header)
-		var req events.APIGatewayV2CustomAuthorizerV2Request
-		if err := json.Unmarshal([]byte(raw), &req); err != nil {
-			t.Fatal(err)
+		// A refusal is final on a tool's routes and passes, with its
+		// reason, to the MCP endpoint's function.
+		for _, route := range []string{"POST /v1/tools/hello", "POST /mcp/tool/hello", "POST /mcp"} {
+			raw := strings.ReplaceAll(string(fixture(t, "authorizer-request.json")), "Bearer KEY_PLACEHOLDER", tt.header)
+			var req events.APIGatewayV2CustomAuthorizerV2Request
+			if err := json.Unmarshal([]byte(raw), &req); err != nil {
+				t.Fatal(err)
+			}
+			req.RouteKey = route
+			if tt.header == "" {
+				req.IdentitySource = nil
+				delete(req.Headers, "authorization")
+			}
+			resp, err := a.Handle(ctx, req)
+			if err != nil {
+				t.Fatalf("%q on %s: %v", tt.header, route, err)
+			}
+			tenant, _ := resp.Context[auth.ContextTenant].(string)
+			msg, _ := resp.Context[auth.ContextError].(string)
+			var ok bool
+			switch {
+			case tt.wantTenant != "":
+				ok = resp.IsAuthorized && tenant == tt.wantTenant && len(resp.Context) == 1
+			case route == "POST /mcp":
+				ok = resp.IsAuthorized && strings.HasPrefix(msg, tt.wantErr) && len(resp.Context) == 1
+			default:
+				ok = !resp.IsAuthorized && len(resp.Context) == 0
+			}
+			if !ok {
+				t.Errorf("%q on %s: authorized %v, context %v; want tenant %q or refusal %q",
+					tt.header, route, resp.IsAuthorized, resp.Context, tt.wantTenant, tt.wantErr)
+			}
 		}
-		if tt.header == "" {
-			req.IdentitySource = nil
-			delete(req.Headers, "authorization")
-		}
-		resp, err := a.Handle(ctx, req)
-		if err != nil {
-			t.Fatalf("%q: %v", tt.header, err)
-		}
-		if !resp.IsAuthorized {
-			t.Errorf("%q: denied; bad keys should pass through with an error for a clear 401", tt.header)
-		}
-		tenant, _ := resp.Context[auth.ContextTenant].(string)
-		msg, _ := resp.Context[auth.ContextError].(string)
-		if tenant != tt.wantTenant || !strings.HasPrefix(msg, tt.wantErr) || (tt.wantErr == "" && msg != "") {
-			t.Errorf("%q: tenant %q error %q, want %q %q", tt.header, tenant, msg, tt.wantTenant, tt.wantErr)
+	}
+}
+
+func TestPassesRefusals(t *testing.T) {
+	for route, want := range map[string]bool{
+		"POST /mcp": true, "GET /mcp": true, "DELETE /mcp": true,
+		"POST /mcp/tool/hello": false, "POST /v1/tools/hello": false, "POST /v1/tools/mcp": false, "GET /healthz": false,
+	} {
+		if got := auth.PassesRefusals(route); got != want {
+			t.Errorf("PassesRefusals(%q) = %v, want %v", route, got, want)
 		}
 	}
 }
