@@ -4,28 +4,34 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 	"github.com/aws/jsii-runtime-go"
+	"github.com/toolshed/toolshed/shared/auth"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/deploy"
+	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/secrets"
 	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/store/dynamostore"
 	"github.com/toolshed/toolshed/shared/toolset"
+	"github.com/toolshed/toolshed/shared/workspace"
 )
 
 // Synthesis starts node (jsii) and takes seconds, so TestMain synthesizes the
@@ -54,12 +60,29 @@ type cfnOutput struct {
 	Value any `json:"Value"`
 }
 
-// The stack under test has a default repository and keeps old snapshots
-// 45 days.
+// The stack under test has a default repository, keeps old snapshots 45
+// days, and chose some of the functions' settings (a secret among them);
+// the environment it synthesizes in sets every declared setting
+// (shellValue), which must reach no function.
 const (
 	testDefaultRepo   = "demo"
 	testRetentionDays = 45
+	testKeyParameter  = "/toolshed/test/embed-key"
+	shellValue        = "from-the-shell-not-the-context"
 )
+
+// testContext is the CDK context of the stack under test.
+var testContext = map[string]string{
+	"defaultRepo":                    testDefaultRepo,
+	"snapshotRetentionDays":          "45",
+	"TOOLSHED_FETCH_ALLOWED_DOMAINS": "docs.python.org,*.go.dev",
+	"TOOLSHED_EMBEDDER":              "openai",
+	"TOOLSHED_EMBED_URL":             "https://api.openai.com/v1",
+	"TOOLSHED_EMBED_MODEL":           "text-embedding-3-small",
+	"TOOLSHED_EMBED_KEY":             "ssm:" + testKeyParameter,
+	"TOOLSHED_RATE_LIMITS":           "hello=600",
+	"TOOLSHED_REPO_DENY":             "*.sqlite",
+}
 
 // allFunctionDirs are the build folders the stack expects.
 var allFunctionDirs = []string{gatewayName, authorizerDir, indexerDir, toolDir}
@@ -126,20 +149,32 @@ func runTests(m *testing.M) int {
 	}
 	defer os.RemoveAll(outDir)
 
-	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(outDir)})
-	stack = NewToolshedStack(app, stackName, &ToolshedStackProps{BuildDir: buildDir, DefaultRepo: testDefaultRepo, SnapshotRetentionDays: testRetentionDays})
-	template = assertions.Template_FromStack(stack, nil)
-
-	raw, err := json.Marshal(template.ToJSON())
+	for _, s := range declaredSettings(toolset.Families) {
+		os.Setenv(s.Name(), shellValue)
+	}
+	opts, err := readOptions(testContext)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if err := json.Unmarshal(raw, &synth); err != nil {
+	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(outDir)})
+	stack = NewToolshedStack(app, stackName, &ToolshedStackProps{BuildDir: buildDir, Options: &opts})
+	template = assertions.Template_FromStack(stack, nil)
+	if synth, err = decode(template); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return m.Run()
+}
+
+// decode decodes a synthesized template for plain Go checks.
+func decode(tmpl assertions.Template) (cfnTemplate, error) {
+	var out cfnTemplate
+	raw, err := json.Marshal(tmpl.ToJSON())
+	if err != nil {
+		return out, err
+	}
+	return out, json.Unmarshal(raw, &out)
 }
 
 // writePlaceholderBuild creates <dir>/<function>/bootstrap for every function.
@@ -237,7 +272,8 @@ func asList(v any) []any {
 
 // statements returns the statements of every policy attached to the role
 // of function fnID, as written in the template (actions, resources and
-// conditions), leaving out the X-Ray grant on "*" that active tracing adds.
+// conditions), leaving out the X-Ray grant on "*" that active tracing adds
+// and the writing of the function's own log group (TestLogPermissions).
 func statements(t *testing.T, fnID string) []map[string]any {
 	t.Helper()
 	fn := synth.Resources[fnID]
@@ -256,7 +292,7 @@ func statements(t *testing.T, fnID string) []map[string]any {
 		found = true
 		for _, s := range asList(p.Properties["PolicyDocument"].(map[string]any)["Statement"]) {
 			stmt := s.(map[string]any)
-			if isXRay(actionsOf(stmt)) && equalJSON(stmt["Resource"], "*") {
+			if isXRay(actionsOf(stmt)) && equalJSON(stmt["Resource"], "*") || equalJSON(stmt, logWriting(fnID)) {
 				continue
 			}
 			out = append(out, stmt)
@@ -266,6 +302,14 @@ func statements(t *testing.T, fnID string) []map[string]any {
 		t.Fatalf("function %s: no policy attached to role %s", fnID, roleID)
 	}
 	return out
+}
+
+// logWriting is the statement that lets function fnID write its own log
+// group, and nothing else.
+func logWriting(fnID string) map[string]any {
+	lg, _ := synth.Resources[fnID].Properties["LoggingConfig"].(map[string]any)["LogGroup"].(map[string]any)
+	return map[string]any{"Action": []any{"logs:CreateLogStream", "logs:PutLogEvents"}, "Effect": "Allow",
+		"Resource": getAttArn(fmt.Sprint(lg["Ref"]))}
 }
 
 // actionsOf returns a statement's actions as a list.
@@ -325,23 +369,33 @@ func TestResourceCounts(t *testing.T) {
 	for _, tool := range tools {
 		routeNames += 1 + len(tool.Aliases)
 	}
+	alarms := 3*functions + // errors, throttles, duration of each function
+		3*len(tools) + // each tool's error rate, p99 and rate-limited share (EMF)
+		2 + // the HTTP API's 5xx share and latency
+		len(dynamostore.Schemas) + // each table's throttles
+		2 // the indexer's failure queue and iterator age
 	tests := []struct {
 		typ  string
 		want int
 	}{
 		{"AWS::Lambda::Function", functions + notificationHandlers},
-		{"AWS::Logs::LogGroup", functions},
+		{"AWS::Logs::LogGroup", functions + 1}, // and the HTTP API's access log
 		{"AWS::IAM::Role", functions + notificationHandlers},
 		{"AWS::Lambda::EventSourceMapping", streamTables()},
+		{"AWS::Lambda::EventInvokeConfig", 1}, // the indexer's, for S3's events
+		{"AWS::SQS::Queue", 1},
 		{"Custom::S3BucketNotifications", 1},
 		{"AWS::DynamoDB::Table", len(dynamostore.Schemas)},
 		{"AWS::S3::Bucket", 1},
 		{"AWS::ApiGatewayV2::Api", 1},
 		{"AWS::ApiGatewayV2::Stage", 1},
-		{"AWS::ApiGatewayV2::Authorizer", 1},
+		{"AWS::ApiGatewayV2::Authorizer", 2},               // the tools' routes', /mcp's
 		{"AWS::ApiGatewayV2::Integration", 1 + len(tools)}, // the gateway and each tool
 		{"AWS::ApiGatewayV2::Route", 4 + 2*routeNames},     // 3 on /mcp, /healthz, 2 per name
-		{"AWS::CloudWatch::Alarm", 3 * functions},          // errors, throttles, duration
+		{"AWS::CloudWatch::Alarm", alarms},
+		{"AWS::SNS::Topic", 1},
+		{"AWS::SNS::Subscription", 0}, // without -c alarmEmail
+		{"AWS::Logs::QueryDefinition", len(savedQueries)},
 		{"AWS::CloudWatch::Dashboard", 1},
 	}
 	for _, tt := range tests {
@@ -453,9 +507,13 @@ func TestEnvironment(t *testing.T) {
 				want[k] = v
 			}
 			for _, name := range deploy.SettingNames(tool.Family) {
-				if v := os.Getenv(name); v != "" {
+				if v := testContext[name]; v != "" {
 					want[name] = v
 				}
+			}
+			if tool.Family.Name == "contextsearch" { // the secret, as the name of its parameter
+				delete(want, embedding.Key.Name())
+				want[secrets.EnvVar] = `{"TOOLSHED_EMBED_KEY":"` + testKeyParameter + `"}`
 			}
 			if got := env(t, tool.Name); !equalJSON(got, want) {
 				t.Errorf("environment:\n got %v\nwant %v", got, want)
@@ -465,9 +523,11 @@ func TestEnvironment(t *testing.T) {
 	// Anchors independent of the derivation.
 	for name, want := range map[string]map[string]any{
 		"hello": {"TOOLSHED_TOOL": "hello", "TOOLSHED_STORE": "dynamodb",
-			"TOOLSHED_RATE_TABLE": ref(ids[config.RateLimitsTable])},
-		"add_task": {"TOOLSHED_TOOL": "add_task", "TOOLSHED_STORE": "dynamodb",
+			"TOOLSHED_RATE_TABLE": ref(ids[config.RateLimitsTable]), "TOOLSHED_RATE_LIMITS": "hello=600"},
+		"add_task": {"TOOLSHED_TOOL": "add_task", "TOOLSHED_STORE": "dynamodb", "TOOLSHED_RATE_LIMITS": "hello=600",
 			"TOOLSHED_RATE_TABLE": ref(ids[config.RateLimitsTable]), "TOOLSHED_TASKS_TABLE": ref(ids[config.TasksTable])},
+		"web-fetch": {"TOOLSHED_TOOL": "web-fetch", "TOOLSHED_STORE": "dynamodb", "TOOLSHED_RATE_LIMITS": "hello=600",
+			"TOOLSHED_RATE_TABLE": ref(ids[config.RateLimitsTable]), "TOOLSHED_FETCH_ALLOWED_DOMAINS": "docs.python.org,*.go.dev"},
 	} {
 		if got := env(t, name); !equalJSON(got, want) {
 			t.Errorf("%s environment:\n got %v\nwant %v", name, got, want)
@@ -517,9 +577,17 @@ func TestEnvironment(t *testing.T) {
 		}
 	})
 
+	// The indexer embeds with context_search's embedder, from the same
+	// settings, and reads only what the repository tools may.
 	t.Run("indexer", func(t *testing.T) {
-		want := map[string]any{"TOOLSHED_BUCKET": ref(bucketID), "TOOLSHED_EMBEDDER": "bedrock"}
-		if got := env(t, "indexer"); !equalJSON(got, want) {
+		want := map[string]any{"TOOLSHED_BUCKET": ref(bucketID), "TOOLSHED_REPO_DENY": "*.sqlite", secrets.EnvVar: `{"TOOLSHED_EMBED_KEY":"` + testKeyParameter + `"}`}
+		search := env(t, "context_search")
+		for _, s := range embedding.Settings {
+			if v, ok := search[s.Name()]; ok {
+				want[s.Name()] = v
+			}
+		}
+		if got := env(t, "indexer"); !equalJSON(got, want) || want["TOOLSHED_EMBEDDER"] != "openai" {
 			t.Errorf("environment:\n got %v\nwant %v", got, want)
 		}
 	})
@@ -528,9 +596,13 @@ func TestEnvironment(t *testing.T) {
 func TestRoutes(t *testing.T) {
 	routes := resourcesOfType("AWS::ApiGatewayV2::Route")
 	integrations := resourcesOfType("AWS::ApiGatewayV2::Integration")
-	var authorizerRef string
-	for id := range resourcesOfType("AWS::ApiGatewayV2::Authorizer") {
-		authorizerRef = id
+	// The tools' routes refuse at the edge; /mcp's passes refusals to the
+	// gateway; each has its own authorizer (and cache).
+	authorizerOf := func(routeKey string) string {
+		if auth.PassesRefusals(routeKey) {
+			return authorizerID(t, "McpAuthorizer")
+		}
+		return authorizerID(t, "ToolAuthorizer")
 	}
 
 	// route key → function name it must reach
@@ -588,8 +660,8 @@ func TestRoutes(t *testing.T) {
 				if got := r.Properties["AuthorizationType"]; got != "CUSTOM" {
 					t.Errorf("AuthorizationType: got %v, want CUSTOM", got)
 				}
-				if got := r.Properties["AuthorizerId"]; !equalJSON(got, ref(authorizerRef)) {
-					t.Errorf("AuthorizerId: got %v, want Ref %s", got, authorizerRef)
+				if got, want := r.Properties["AuthorizerId"], ref(authorizerOf(key)); !equalJSON(got, want) {
+					t.Errorf("AuthorizerId: got %v, want %v", got, want)
 				}
 			}
 			// Target is "integrations/" + Ref(integration).
@@ -613,20 +685,37 @@ func TestRoutes(t *testing.T) {
 	}
 }
 
+// authorizerID returns the logical id of the HTTP API's authorizer named id.
+func authorizerID(t *testing.T, id string) string {
+	t.Helper()
+	a := stack.Node().TryFindChild(jsii.String("HttpApi")).Node().TryFindChild(jsii.String(id))
+	if a == nil {
+		t.Fatalf("no authorizer %s", id)
+	}
+	return *stack.GetLogicalId(a.Node().DefaultChild().(awscdk.CfnElement))
+}
+
 func TestAuthorizer(t *testing.T) {
-	must(t, func() {
-		template.HasResourceProperties(jsii.String("AWS::ApiGatewayV2::Authorizer"), &map[string]any{
+	authorizers := resourcesOfType("AWS::ApiGatewayV2::Authorizer")
+	for _, id := range []string{"ToolAuthorizer", "McpAuthorizer"} {
+		a, ok := authorizers[authorizerID(t, id)]
+		if !ok {
+			t.Fatalf("%s is not an authorizer", id)
+		}
+		for field, want := range map[string]any{
 			"AuthorizerType":                 "REQUEST",
 			"AuthorizerPayloadFormatVersion": "2.0",
 			"EnableSimpleResponses":          true,
 			"IdentitySource":                 []any{"$request.header.Authorization"},
-			"AuthorizerResultTtlInSeconds":   30,
-		})
-	})
-	for _, a := range resourcesOfType("AWS::ApiGatewayV2::Authorizer") {
+			"AuthorizerResultTtlInSeconds":   authorizerCacheSeconds,
+		} {
+			if got := a.Properties[field]; !equalJSON(got, want) {
+				t.Errorf("%s %s: got %v, want %v", id, field, got, want)
+			}
+		}
 		uri, _ := json.Marshal(a.Properties["AuthorizerUri"])
 		if want, _ := json.Marshal(getAttArn(functionID(t, "authorizer"))); !strings.Contains(string(uri), string(want)) {
-			t.Errorf("AuthorizerUri %s does not invoke the authorizer function", uri)
+			t.Errorf("%s: AuthorizerUri %s does not invoke the authorizer function", id, uri)
 		}
 	}
 }
@@ -808,9 +897,14 @@ func TestSnapshotBucket(t *testing.T) {
 	})
 }
 
-// TestSnapshotLifecycle: retired snapshots and old versions under
-// snapshots/ expire after the retention; nothing else does.
-func TestSnapshotLifecycle(t *testing.T) {
+// TestBucketLifecycle: retired snapshots and old versions under
+// snapshots/ expire after the retention; replaced workspace files and
+// indexes soon after; incomplete uploads are aborted; nothing else expires.
+func TestBucketLifecycle(t *testing.T) {
+	replaced := func(id, prefix string, days float64) map[string]any {
+		return map[string]any{"Id": id, "Status": "Enabled", "Prefix": prefix,
+			"NoncurrentVersionExpiration": map[string]any{"NoncurrentDays": days}, "ExpiredObjectDeleteMarker": true}
+	}
 	must(t, func() {
 		template.HasResourceProperties(jsii.String("AWS::S3::Bucket"), &map[string]any{
 			"LifecycleConfiguration": map[string]any{"Rules": []any{
@@ -819,14 +913,19 @@ func TestSnapshotLifecycle(t *testing.T) {
 					"TagFilters":       []any{map[string]any{"Key": repo.StateTag, "Value": repo.Retired}},
 					"ExpirationInDays": testRetentionDays,
 				},
-				map[string]any{
-					"Id": "ExpireOldSnapshotVersions", "Status": "Enabled", "Prefix": repo.Prefix,
-					"NoncurrentVersionExpiration": map[string]any{"NoncurrentDays": testRetentionDays},
-					"ExpiredObjectDeleteMarker":   true,
-				},
+				replaced("ExpireOldSnapshotVersions", repo.Prefix, testRetentionDays),
+				replaced("ExpireOldWorkspaceVersions", workspace.Prefix, replacedObjectDays),
+				replaced("ExpireOldIndexVersions", contextindex.BucketPrefix, replacedObjectDays),
+				map[string]any{"Id": "AbortIncompleteUploads", "Status": "Enabled",
+					"AbortIncompleteMultipartUpload": map[string]any{"DaysAfterInitiation": incompleteUploadDays}},
 			}},
 		})
 	})
+}
+
+// TestDefaultRepository: only the functions that read snapshots (or the
+// indexes built from them) learn the default repository.
+func TestDefaultRepository(t *testing.T) {
 	// Only the functions that read snapshots (or the indexes built from
 	// them) learn the default repository.
 	for _, tool := range tools {
@@ -896,7 +995,7 @@ func TestLogGroups(t *testing.T) {
 
 func TestAlarms(t *testing.T) {
 	alarms := resourcesOfType("AWS::CloudWatch::Alarm")
-	timeouts := map[string]float64{"gateway": 30, "authorizer": 5, "indexer": 900}
+	timeouts := map[string]float64{"gateway": gatewayTimeoutSeconds, "authorizer": authorizerTimeoutSeconds, "indexer": indexerTimeoutSeconds}
 	for _, tool := range tools {
 		timeouts[tool.Name] = tool.TimeoutSeconds
 	}
@@ -920,6 +1019,9 @@ func TestAlarms(t *testing.T) {
 				}
 				metric, _ := p["MetricName"].(string)
 				w, ok := want[metric]
+				if metric == "IteratorAge" { // TestIndexerFailures
+					continue
+				}
 				if !ok {
 					t.Errorf("unexpected alarm on %s", metric)
 					continue
@@ -1096,7 +1198,7 @@ func TestToolSpecsFromContract(t *testing.T) {
 	}
 	got := specs[0]
 	rateCounter := family.Table(config.RateLimitsTable, "dynamodb:UpdateItem")
-	want := toolSpec{Name: "echo", Aliases: []string{"say"}, TimeoutSeconds: 16, MemoryMB: 1024,
+	want := toolSpec{Name: "echo", Aliases: []string{"say"}, TimeoutSeconds: 16, DeadlineMs: 12500, MemoryMB: 1024,
 		Grants: []family.Grant{rateCounter, family.Objects("workspace/", "s3:GetObject")}}
 	if !equalJSON(got, want) || got.Family.Name != "echo" {
 		t.Errorf("got %+v\nwant %+v", got, want)
@@ -1237,12 +1339,24 @@ func TestIndexer(t *testing.T) {
 		}
 	}
 	want[`"*"`] = []string{"dynamodb:ListStreams"} // Lambda's stream reader needs it; it has no resource type
+	// Sending what failed to the failure queue, and reading the secret.
+	queue, _ := json.Marshal(getAttArn(logicalID(t, "IndexerFailureQueue")))
+	want[string(queue)] = []string{"sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage"}
+	want[parameterArnJSON(testKeyParameter)] = []string{"ssm:GetParameter"}
 	for k := range want {
 		slices.Sort(want[k])
 	}
 	if !equalJSON(got, want) {
 		t.Errorf("indexer policy:\n got %v\nwant %v", got, want)
 	}
+}
+
+// parameterArnJSON is the ARN of the SSM parameter name, as the template
+// writes it.
+func parameterArnJSON(name string) string {
+	b, _ := json.Marshal(map[string]any{"Fn::Join": []any{"", []any{"arn:", ref("AWS::Partition"), ":ssm:", ref("AWS::Region"),
+		":", ref("AWS::AccountId"), ":parameter/" + strings.TrimPrefix(name, "/")}}})
+	return string(b)
 }
 
 // corsConfiguration returns the HTTP API's CorsConfiguration in a template.
@@ -1256,6 +1370,33 @@ func corsConfiguration(t *testing.T, tmpl cfnTemplate) map[string]any {
 	}
 	t.Fatal("no AWS::ApiGatewayV2::Api in the template")
 	return nil
+}
+
+// variant is a second stack, synthesized once, from another context:
+// origins of its own, an alarm email, no reserved concurrency, a route
+// throttle for hello.
+var variant = sync.OnceValues(func() (cfnTemplate, error) {
+	opts, err := readOptions(map[string]string{
+		"allowedOrigins":      "https://a.example, https://b.example:8443",
+		"alarmEmail":          "ops@example.com",
+		"reservedConcurrency": "off",
+		"routeThrottles":      "hello=3:6",
+	})
+	if err != nil {
+		return cfnTemplate{}, err
+	}
+	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(filepath.Join(buildDir, "variant.out"))})
+	return decode(assertions.Template_FromStack(NewToolshedStack(app, stackName, &ToolshedStackProps{BuildDir: buildDir, Options: &opts}), nil))
+})
+
+// variantTemplate returns the variant stack's template.
+func variantTemplate(t *testing.T) cfnTemplate {
+	t.Helper()
+	tmpl, err := variant()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tmpl
 }
 
 // TestCORS: the HTTP API answers browsers with the policy the local server
@@ -1275,68 +1416,95 @@ func TestCORS(t *testing.T) {
 	if got := corsConfiguration(t, synth); !equalJSON(got, want("*")) {
 		t.Errorf("default CorsConfiguration:\n got %v\nwant %v", got, want("*"))
 	}
-
 	// With -c allowedOrigins=…, exactly those origins.
-	app := awscdk.NewApp(&awscdk.AppProps{
-		Outdir:  jsii.String(t.TempDir()),
-		Context: &map[string]any{"allowedOrigins": "https://a.example, https://b.example:8443"},
-	})
-	origins, err := contextOrigins(app)
-	if err != nil {
-		t.Fatal(err)
-	}
-	other := NewToolshedStack(app, stackName, &ToolshedStackProps{BuildDir: buildDir, AllowedOrigins: origins})
-	raw, err := json.Marshal(assertions.Template_FromStack(other, nil).ToJSON())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tmpl cfnTemplate
-	if err := json.Unmarshal(raw, &tmpl); err != nil {
-		t.Fatal(err)
-	}
-	if got, w := corsConfiguration(t, tmpl), want("https://a.example", "https://b.example:8443"); !equalJSON(got, w) {
+	if got, w := corsConfiguration(t, variantTemplate(t)), want("https://a.example", "https://b.example:8443"); !equalJSON(got, w) {
 		t.Errorf("CorsConfiguration with allowedOrigins:\n got %v\nwant %v", got, w)
 	}
 }
 
-// TestContextOrigins: allowedOrigins takes comma-separated origins as a
-// browser sends them, or * alone; anything else stops the synthesis.
-func TestContextOrigins(t *testing.T) {
+// TestOptions: the app's options come from the context; an unknown key or
+// a value an option or a function would refuse stops the synthesis, with
+// the key named.
+func TestOptions(t *testing.T) {
 	tests := []struct {
-		value   any // nil: not given
-		want    []string
+		name    string
+		ctx     map[string]string
+		check   func(options) bool // when there is no error
 		wantErr string
 	}{
-		{nil, nil, ""},
-		{"*", []string{"*"}, ""},
-		{"https://a.example", []string{"https://a.example"}, ""},
-		{" https://a.example , http://localhost:6274,", []string{"https://a.example", "http://localhost:6274"}, ""},
-		{"https://a.example/", nil, "is not an origin"},
-		{"https://a.example/app", nil, "is not an origin"},
-		{"a.example", nil, "is not an origin"},
-		{"ftp://a.example", nil, "is not an origin"},
-		{"https://user@a.example", nil, "is not an origin"},
-		{"*,https://a.example", nil, "stands alone"},
-		{" , ", nil, "names no origin"},
-		{float64(3), nil, "use comma-separated origins"},
+		{"defaults", nil, func(o options) bool {
+			return o.DefaultRepo == "" && o.SnapshotRetentionDays == 30 && slices.Equal(o.AllowedOrigins, []string{"*"}) &&
+				o.AlarmEmail == "" && o.Throttle == throttle{100, 200} && len(o.RouteThrottles) == 0 &&
+				!o.Concurrency.Off && len(o.Settings) == 0
+		}, ""},
+		{"every option", map[string]string{"defaultRepo": "acme", "snapshotRetentionDays": "7", "allowedOrigins": " https://a.example , http://localhost:6274,",
+			"alarmEmail": "ops@example.com", "throttleRate": "10", "throttleBurst": "20", "routeThrottles": "grep_codebase=5:10, hello=1:2",
+			"reservedConcurrency": "grep_codebase=3,gateway=0"}, func(o options) bool {
+			return o.DefaultRepo == "acme" && o.SnapshotRetentionDays == 7 &&
+				slices.Equal(o.AllowedOrigins, []string{"https://a.example", "http://localhost:6274"}) && o.AlarmEmail == "ops@example.com" &&
+				o.Throttle == throttle{10, 20} && o.RouteThrottles["grep_codebase"] == throttle{5, 10} && o.RouteThrottles["hello"] == throttle{1, 2} &&
+				o.Concurrency.of("grep_codebase", 10) == 3 && o.Concurrency.of("gateway", 20) == 0 && o.Concurrency.of("context_search", 10) == 10
+		}, ""},
+		{"settings by their names", map[string]string{"TOOLSHED_FETCH_ALLOWED_DOMAINS": "a.example", "TOOLSHED_LOG_LEVEL": "debug"}, func(o options) bool {
+			return len(o.Settings) == 2 && o.Settings["TOOLSHED_FETCH_ALLOWED_DOMAINS"] == "a.example" && o.Settings["TOOLSHED_LOG_LEVEL"] == "debug"
+		}, ""},
+		{"no reservations", map[string]string{"reservedConcurrency": "off"}, func(o options) bool {
+			return o.Concurrency.of("grep_codebase", 10) == 0 && o.Concurrency.of("gateway", 20) == 0
+		}, ""},
+		{"CDK's own keys are not the app's", map[string]string{"@aws-cdk/core:newStyleStackSynthesis": "true", "cli-telemetry": "false", "aws:cdk:enable-path-metadata": "true"}, nil, ""},
+		{"unknown key", map[string]string{"alarmEmial": "ops@example.com"}, nil, `unknown context key "alarmEmial"`},
+		{"unknown setting", map[string]string{"TOOLSHED_FETCH_ALLOWED_DOMAIN": "a.example"}, nil, `unknown context key "TOOLSHED_FETCH_ALLOWED_DOMAIN"`},
+		{"a setting a function refuses", map[string]string{"TOOLSHED_WORKSPACE_QUOTA_FILES": "many"}, nil, "TOOLSHED_WORKSPACE_QUOTA_FILES"},
+		{"a secret's value", map[string]string{"TOOLSHED_EMBED_KEY": "sk-live-123"}, nil, "TOOLSHED_EMBED_KEY is a secret"},
+		{"rate limits", map[string]string{"TOOLSHED_RATE_LIMITS": "hello=lots"}, nil, "TOOLSHED_RATE_LIMITS"},
+		{"default repository", map[string]string{"defaultRepo": "../x"}, nil, "defaultRepo"},
+		{"retention", map[string]string{"snapshotRetentionDays": "0"}, nil, "snapshotRetentionDays"},
+		{"origin with a path", map[string]string{"allowedOrigins": "https://a.example/app"}, nil, "is not an origin"},
+		{"origin without a scheme", map[string]string{"allowedOrigins": "a.example"}, nil, "is not an origin"},
+		{"origin with a user", map[string]string{"allowedOrigins": "https://user@a.example"}, nil, "is not an origin"},
+		{"* with others", map[string]string{"allowedOrigins": "*,https://a.example"}, nil, "stands alone"},
+		{"no origin", map[string]string{"allowedOrigins": " , "}, nil, "no origin named"},
+		{"email", map[string]string{"alarmEmail": "ops at example"}, nil, "alarmEmail"},
+		{"throttle", map[string]string{"throttleRate": "-1"}, nil, "throttleRate"},
+		{"route throttle shape", map[string]string{"routeThrottles": "hello=5"}, nil, "use tool=rate:burst"},
+		{"route throttle tool", map[string]string{"routeThrottles": "nope=5:10"}, nil, `no tool is named "nope"`},
+		{"concurrency value", map[string]string{"reservedConcurrency": "gateway=-1"}, nil, "use off, or name=N"},
+		{"concurrency name", map[string]string{"reservedConcurrency": "nope=1"}, nil, `no function is named "nope"`},
 	}
 	for _, tt := range tests {
-		t.Run(fmt.Sprint(tt.value), func(t *testing.T) {
-			ctx := map[string]any{}
-			if tt.value != nil {
-				ctx["allowedOrigins"] = tt.value
-			}
-			got, err := contextOrigins(awscdk.NewApp(&awscdk.AppProps{Context: &ctx}))
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := readOptions(tt.ctx)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("got %v, %v; want an error about %q", got, err, tt.wantErr)
+					t.Fatalf("error %v, want one about %q", err, tt.wantErr)
 				}
 				return
 			}
-			if err != nil || !slices.Equal(got, tt.want) {
-				t.Errorf("got %q, %v; want %q", got, err, tt.want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.check != nil && !tt.check(got) {
+				t.Errorf("got %+v", got)
 			}
 		})
+	}
+}
+
+// TestContextValues: the app reads its keys from the CDK context as
+// strings, whatever JSON type cdk.json gives them.
+func TestContextValues(t *testing.T) {
+	app := awscdk.NewApp(&awscdk.AppProps{Context: &map[string]any{
+		"snapshotRetentionDays": 7, "allowedOrigins": []any{"https://a.example", "https://b.example"},
+		"TOOLSHED_METRICS": true, "@aws-cdk/x:flag": true,
+	}})
+	got, err := contextValues(app)
+	want := map[string]string{"snapshotRetentionDays": "7", "allowedOrigins": "https://a.example,https://b.example", "TOOLSHED_METRICS": "true"}
+	if err != nil || !maps.Equal(got, want) {
+		t.Errorf("got %v, %v; want %v", got, err, want)
+	}
+	bad := awscdk.NewApp(&awscdk.AppProps{Context: &map[string]any{"defaultRepo": map[string]any{"a": 1}}})
+	if _, err := contextValues(bad); err == nil || !strings.Contains(err.Error(), "context defaultRepo") {
+		t.Errorf("an object: error %v", err)
 	}
 }
 

@@ -21,7 +21,8 @@ const toolDir = "tool"
 type toolSpec struct {
 	Name           string
 	Aliases        []string
-	TimeoutSeconds float64
+	TimeoutSeconds float64 // the function's: the contract's deadline and deploy.TimeoutMargin
+	DeadlineMs     float64 // the contract's timeoutMs
 	MemoryMB       float64
 	Grants         []family.Grant // the rate counter first, then the family's grants for this tool
 	Family         family.Family  `json:"-"` // holds its constructor, which has no JSON
@@ -75,6 +76,7 @@ func toolSpecs(families []family.Family, set *schema.Set) ([]toolSpec, error) {
 				Name:           name,
 				Aliases:        c.Aliases,
 				TimeoutSeconds: deploy.Timeout(c.TimeoutMs).Seconds(),
+				DeadlineMs:     float64(c.TimeoutMs),
 				MemoryMB:       float64(f.Memory()),
 				Grants:         grants,
 				Family:         f,

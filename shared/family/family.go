@@ -45,6 +45,11 @@ type Family struct {
 	ReadsRepositories bool
 	// MemoryMB is its functions' memory; 0 means DefaultMemoryMB.
 	MemoryMB int
+	// Concurrency is the reserved concurrency of each of its functions
+	// when deployed: at most that many run at once, so that a flood of
+	// calls to a heavy tool cannot take every execution the account has;
+	// 0 means none reserved.
+	Concurrency int
 	// New builds the family's tools. It must name exactly Tools, and should
 	// ask env only for what the family uses.
 	New func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error)

@@ -19,6 +19,19 @@ import (
 // Namespace is the CloudWatch metrics namespace.
 const Namespace = "Toolshed"
 
+// The metrics of each call, in Namespace with the dimension ToolDimension
+// (and Via for the calls the gateway forwards), and the events of its log
+// lines; the deployment's alarms, dashboard and saved queries read them.
+const (
+	ToolDimension      = "Tool"
+	MetricInvocations  = "Invocations"
+	MetricErrors       = "Errors" // server-side failures only (5xx codes)
+	MetricRateLimited  = "RateLimited"
+	MetricDuration     = "Duration" // milliseconds
+	CallEvent          = "tool_call"
+	ForwardedCallEvent = "tool_forward"
+)
+
 // NewLogger returns the JSON slog logger every binary uses.
 func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
@@ -39,7 +52,7 @@ var _ toolkit.Observer = (*Observer)(nil)
 // NewObserver logs to log and, when emf is not nil, writes one EMF JSON
 // line per call to it (in Lambda: stdout, which CloudWatch Logs ingests).
 func NewObserver(log *slog.Logger, emf io.Writer) *Observer {
-	return &Observer{log: log, emf: emf, event: "tool_call", now: time.Now}
+	return &Observer{log: log, emf: emf, event: CallEvent, now: time.Now}
 }
 
 // NewGatewayObserver observes the calls the deployed gateway forwards to
@@ -47,7 +60,7 @@ func NewObserver(log *slog.Logger, emf io.Writer) *Observer {
 // carry the dimensions Tool and Via=gateway, so they are not counted again
 // with the tool functions' own metrics.
 func NewGatewayObserver(log *slog.Logger, emf io.Writer) *Observer {
-	return &Observer{log: log, emf: emf, event: "tool_forward", via: "gateway", now: time.Now}
+	return &Observer{log: log, emf: emf, event: ForwardedCallEvent, via: "gateway", now: time.Now}
 }
 
 // Observe implements toolkit.Observer.
@@ -89,7 +102,7 @@ func (o *Observer) writeEMF(r toolkit.Record, ms float64) {
 		}
 		return 0
 	}
-	dims := []string{"Tool"}
+	dims := []string{ToolDimension}
 	if o.via != "" {
 		dims = append(dims, "Via")
 	}
@@ -100,18 +113,18 @@ func (o *Observer) writeEMF(r toolkit.Record, ms float64) {
 				"Namespace":  Namespace,
 				"Dimensions": [][]string{dims},
 				"Metrics": []map[string]string{
-					{"Name": "Invocations", "Unit": "Count"},
-					{"Name": "Errors", "Unit": "Count"},
-					{"Name": "RateLimited", "Unit": "Count"},
-					{"Name": "Duration", "Unit": "Milliseconds"},
+					{"Name": MetricInvocations, "Unit": "Count"},
+					{"Name": MetricErrors, "Unit": "Count"},
+					{"Name": MetricRateLimited, "Unit": "Count"},
+					{"Name": MetricDuration, "Unit": "Milliseconds"},
 				},
 			}},
 		},
-		"Tool":        r.Tool,
-		"Invocations": 1,
-		"Errors":      boolNum(r.Code != "" && toolerr.Lookup(r.Code).HTTPStatus >= 500),
-		"RateLimited": boolNum(r.Code == toolerr.RateLimited),
-		"Duration":    ms,
+		ToolDimension:     r.Tool,
+		MetricInvocations: 1,
+		MetricErrors:      boolNum(r.Code != "" && toolerr.Lookup(r.Code).HTTPStatus >= 500),
+		MetricRateLimited: boolNum(r.Code == toolerr.RateLimited),
+		MetricDuration:    ms,
 	}
 	if o.via != "" {
 		rec["Via"] = o.via

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"net/http"
 	"os/exec"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 )
 
@@ -26,8 +28,9 @@ threading.Thread(target=watch, daemon=True).start()
 from moto.server import main
 main(["-H", "127.0.0.1", "-p", sys.argv[1]])`
 
-// Moto is a running moto_server: a real implementation of the S3 API
-// (conditional GET and PUT, ETags, listing) on loopback.
+// Moto is a running moto_server on loopback: a real implementation of the
+// S3 API (conditional GET and PUT, ETags, listing), and of CloudFormation
+// and Parameter Store as far as the tests use them.
 type Moto struct {
 	// Endpoint is the base URL, e.g. http://127.0.0.1:40123.
 	Endpoint string
@@ -81,4 +84,39 @@ func (m *Moto) NewBucket(t testing.TB) string {
 		t.Fatalf("emulator: create bucket %s: %v", name, err)
 	}
 	return name
+}
+
+// CloudFormation returns a CloudFormation client for the server (dummy
+// static credentials, region us-east-1, one attempt per call).
+func (m *Moto) CloudFormation() *cloudformation.Client {
+	return cloudformation.New(cloudformation.Options{
+		Region:           "us-east-1",
+		Credentials:      credentials.NewStaticCredentialsProvider("dummy", "dummy", ""),
+		BaseEndpoint:     aws.String(m.Endpoint),
+		RetryMaxAttempts: 1,
+	})
+}
+
+// CreateStack creates a stack named name whose outputs are outputs (and
+// whose one resource is an SNS topic), as a deployment leaves them.
+func (m *Moto) CreateStack(t testing.TB, name string, outputs map[string]string) {
+	t.Helper()
+	tmpl := map[string]any{
+		"Resources": map[string]any{"Topic": map[string]any{"Type": "AWS::SNS::Topic"}},
+		"Outputs":   map[string]any{},
+	}
+	for k, v := range outputs {
+		tmpl["Outputs"].(map[string]any)[k] = map[string]any{"Value": v}
+	}
+	body, err := json.Marshal(tmpl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := m.CloudFormation().CreateStack(ctx, &cloudformation.CreateStackInput{
+		StackName: aws.String(name), TemplateBody: aws.String(string(body)),
+	}); err != nil {
+		t.Fatalf("emulator: create stack %s: %v", name, err)
+	}
 }

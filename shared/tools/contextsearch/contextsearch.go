@@ -46,7 +46,9 @@ var Family = family.Family{
 		family.Model(embedding.TitanV2),
 	},
 	MemoryMB: 1024,
-	Settings: embedding.Settings,
+	// Each search may embed its query (Bedrock's quota is per account).
+	Concurrency: 10,
+	Settings:    embedding.Settings,
 	New: func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
 		s, err := FromEnv(ctx, env)
 		if err != nil {

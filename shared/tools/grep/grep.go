@@ -44,7 +44,9 @@ var Family = family.Family{
 	// ListBucket makes S3 answer a missing pointer 404 (not 403).
 	Grants:   []family.Grant{family.Objects(repo.Prefix, "s3:GetObject"), family.List(repo.Prefix)},
 	MemoryMB: 3008,
-	Env:      map[string]string{"GOMEMLIMIT": "2700MiB", "TOOLSHED_REPO_CACHE_MB": "2048"},
+	// 3 GB each: at most ten at once (about 30 GB-seconds a second).
+	Concurrency: 10,
+	Env:         map[string]string{"GOMEMLIMIT": "2700MiB", "TOOLSHED_REPO_CACHE_MB": "2048"},
 	New: func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
 		src, err := env.Repo(ctx)
 		if err != nil {

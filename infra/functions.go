@@ -1,0 +1,274 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/deploy"
+	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/settings"
+)
+
+// Build folders (and names, in logs and on the dashboard) of the functions
+// that are not tools.
+const (
+	gatewayName   = "gateway"
+	authorizerDir = "authorizer"
+	indexerDir    = "indexer"
+)
+
+// otherFunctionNames are the functions that are not tools.
+var otherFunctionNames = []string{gatewayName, authorizerDir, indexerDir}
+
+// Settings of the functions that are not tools. The gateway's timeout is
+// below API Gateway's 30 s integration limit, so that the gateway answers
+// (and logs) a call that runs long instead of API Gateway cutting it off;
+// every tool's is below the gateway's. The authorizer and the gateway get a
+// floor of reserved concurrency: whatever floods the tools, they still run.
+const (
+	gatewayTimeoutSeconds    = 29
+	gatewayMemoryMB          = 512
+	gatewayConcurrency       = 20
+	authorizerTimeoutSeconds = 5
+	authorizerMemoryMB       = 256
+	authorizerConcurrency    = 20
+	authorizerCacheSeconds   = 30
+	// The indexer builds whole code indexes: Lambda's longest timeout,
+	// and memory (so CPU) for chunking and BM25 statistics; two at once
+	// at most (S3 retries a throttled event for up to asyncEventAge).
+	indexerTimeoutSeconds = 900
+	indexerMemoryMB       = 2048
+	indexerConcurrency    = 2
+)
+
+// functionSpec is what newFunction needs to create one Lambda function.
+type functionSpec struct {
+	Name           string // the tool's or function's name (logs, dashboard, concurrency)
+	ID             string // construct id prefix, e.g. "AddTask"
+	Dir            string // folder under the build folder
+	TimeoutSeconds float64
+	MemoryMB       float64
+	Concurrency    int // reserved concurrency, as declared (0: none)
+	Env            map[string]*string
+}
+
+// monitored is a function with the timeout its duration alarm compares against.
+type monitored struct {
+	Name           string
+	Fn             awslambda.Function
+	TimeoutSeconds float64
+}
+
+// newFunction creates an arm64 provided.al2023 function with X-Ray
+// tracing, its own log group (logGroupName, kept for a month) and its own
+// role, which may write to that log group and nothing else until its
+// grants are added. It is watched by the alarms and the dashboard.
+func (d *deployment) newFunction(spec functionSpec) awslambda.Function {
+	logs := awslogs.NewLogGroup(d.stack, jsii.String(spec.ID+"Logs"), &awslogs.LogGroupProps{
+		LogGroupName:  jsii.String(d.logGroupName(spec.Name)),
+		Retention:     logRetention,
+		RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
+	})
+	role := awsiam.NewRole(d.stack, jsii.String(spec.ID+"Role"), &awsiam.RoleProps{
+		AssumedBy:   awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
+		Description: jsii.String("Toolshed " + spec.Name + " function"),
+	})
+	logs.GrantWrite(role)
+	props := &awslambda.FunctionProps{
+		Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
+		Architecture: awslambda.Architecture_ARM_64(),
+		Handler:      jsii.String("bootstrap"),
+		Code:         awslambda.Code_FromAsset(jsii.String(filepath.Join(d.buildDir, spec.Dir)), nil),
+		MemorySize:   jsii.Number(spec.MemoryMB),
+		Timeout:      awscdk.Duration_Seconds(jsii.Number(spec.TimeoutSeconds)),
+		Tracing:      awslambda.Tracing_ACTIVE,
+		LogGroup:     logs,
+		Role:         role,
+		Environment:  &spec.Env,
+	}
+	if n := d.opts.Concurrency.of(spec.Name, spec.Concurrency); n > 0 {
+		props.ReservedConcurrentExecutions = jsii.Number(float64(n))
+	}
+	fn := awslambda.NewFunction(d.stack, jsii.String(spec.ID+"Function"), props)
+	d.watched = append(d.watched, monitored{Name: spec.Name, Fn: fn, TimeoutSeconds: spec.TimeoutSeconds})
+	return fn
+}
+
+// logGroupName is the log group of the named function (or of the API's
+// access log): the stack's prefix (outputs.go) and the name.
+func (d *deployment) logGroupName(name string) string {
+	return "/" + *d.stack.StackName() + "/" + name
+}
+
+// newToolFunctions creates one function per tool (the shared tool
+// bootstrap), each with exactly its grants, in the order of tools.
+func (d *deployment) newToolFunctions() {
+	d.toolFns = make([]awslambda.Function, len(tools))
+	for i, tool := range tools {
+		fn := d.newFunction(functionSpec{
+			Name:           tool.Name,
+			ID:             constructID(tool.Name),
+			Dir:            toolDir,
+			TimeoutSeconds: tool.TimeoutSeconds,
+			MemoryMB:       tool.MemoryMB,
+			Concurrency:    tool.Family.Concurrency,
+			Env:            d.toolEnv(tool),
+		})
+		for _, g := range tool.Grants {
+			fn.AddToRolePolicy(d.statement(g))
+		}
+		d.grantSecrets(fn, tool.Family.Settings)
+		d.toolFns[i] = fn
+	}
+}
+
+// newGateway creates the MCP endpoint's function, which may invoke each
+// tool function and no other.
+func (d *deployment) newGateway() {
+	names := make(map[string]interface{}, len(tools))
+	var invokable []*string
+	for i, fn := range d.toolFns {
+		names[tools[i].Name] = fn.FunctionName()
+		invokable = append(invokable, fn.FunctionArn(), jsii.String(*fn.FunctionArn()+":*"))
+	}
+	d.gateway = d.newFunction(functionSpec{
+		Name:           gatewayName,
+		ID:             "Gateway",
+		Dir:            gatewayName,
+		TimeoutSeconds: gatewayTimeoutSeconds,
+		MemoryMB:       gatewayMemoryMB,
+		Concurrency:    gatewayConcurrency,
+		Env:            map[string]*string{"TOOLSHED_TOOL_FUNCTIONS": d.stack.ToJsonString(names, nil)},
+	})
+	d.gateway.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:   jsii.Strings("lambda:InvokeFunction"),
+		Resources: &invokable,
+	}))
+}
+
+// newAuthorizer creates the Lambda authorizer, which reads the API keys
+// table and nothing else.
+func (d *deployment) newAuthorizer() {
+	keys := d.tables[config.APIKeysTable]
+	d.authorizer = d.newFunction(functionSpec{
+		Name:           authorizerDir,
+		ID:             "Authorizer",
+		Dir:            authorizerDir,
+		TimeoutSeconds: authorizerTimeoutSeconds,
+		MemoryMB:       authorizerMemoryMB,
+		Concurrency:    authorizerConcurrency,
+		Env: map[string]*string{
+			"TOOLSHED_STORE":                      jsii.String("dynamodb"),
+			config.TableVars[config.APIKeysTable]: keys.TableName(),
+		},
+	})
+	d.authorizer.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:   jsii.Strings("dynamodb:GetItem"),
+		Resources: jsii.Strings(*keys.TableArn()),
+	}))
+}
+
+// toolEnv is a tool function's environment, as deploy.Env describes it,
+// with the stack's table and bucket names and the settings the
+// deployment chose.
+func (d *deployment) toolEnv(tool toolSpec) map[string]*string {
+	return jsiiEnv(deploy.Env(tool.Family, tool.Name, deploy.Deployment{
+		TableName:   func(t config.Table) string { return *d.tables[t].TableName() },
+		Bucket:      *d.bucket.BucketName(),
+		DefaultRepo: d.opts.DefaultRepo,
+		Getenv:      d.setting,
+	}))
+}
+
+// setting is the value the deployment chose for a function's setting.
+func (d *deployment) setting(name string) string { return d.opts.Settings[name] }
+
+// grantSecrets lets fn read the parameters of the secret settings among
+// declared that the deployment chose (deploy.SecretParameters).
+func (d *deployment) grantSecrets(fn awslambda.Function, declared []settings.Setting) {
+	for _, name := range deploy.SecretParameters(declared, d.setting) {
+		fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Actions: jsii.Strings("ssm:GetParameter"),
+			Resources: jsii.Strings(fmt.Sprintf("arn:%s:ssm:%s:%s:parameter/%s",
+				*d.stack.Partition(), *d.stack.Region(), *d.stack.Account(), trimSlash(name))),
+		}))
+	}
+}
+
+func trimSlash(s string) string {
+	if len(s) > 0 && s[0] == '/' {
+		return s[1:]
+	}
+	return s
+}
+
+func jsiiEnv(env map[string]string) map[string]*string {
+	out := make(map[string]*string, len(env))
+	for k, v := range env {
+		out[k] = jsii.String(v)
+	}
+	return out
+}
+
+// statement turns a family grant into an IAM statement on exactly its resource.
+func (d *deployment) statement(g family.Grant) awsiam.PolicyStatement {
+	props := &awsiam.PolicyStatementProps{Actions: jsii.Strings(g.Actions...)}
+	switch g.Kind {
+	case family.TableGrant:
+		props.Resources = jsii.Strings(*d.tables[g.Table].TableArn())
+	case family.ObjectGrant:
+		props.Resources = jsii.Strings(*d.bucket.ArnForObjects(jsii.String(g.Prefix + "*")))
+	case family.ListGrant:
+		props.Resources = jsii.Strings(*d.bucket.BucketArn())
+		props.Conditions = &map[string]interface{}{
+			"StringLike": map[string]interface{}{"s3:prefix": []string{g.Prefix + "*"}},
+		}
+	case family.ModelGrant:
+		props.Resources = jsii.Strings(fmt.Sprintf("arn:%s:bedrock:%s::foundation-model/%s",
+			*d.stack.Partition(), *d.stack.Region(), g.Model))
+	}
+	return awsiam.NewPolicyStatement(props)
+}
+
+// dependOnPolicyOnly leaves each Lambda function's DependsOn with only its
+// role's policy (so it never runs before it may do its work). CDK also
+// lists the role, on which the function already depends through
+// Fn::GetAtt; cfn-lint reports that redundancy (W3005). It covers the
+// functions CDK adds itself (the bucket notifications handler) too.
+func dependOnPolicyOnly(stack awscdk.Stack) {
+	for _, c := range *stack.Node().FindAll(constructs.ConstructOrder_PREORDER) {
+		cfnFn, ok := c.(awscdk.CfnResource)
+		if !ok || *cfnFn.CfnResourceType() != "AWS::Lambda::Function" {
+			continue
+		}
+		role := roleOf(cfnFn.Node().Scope())
+		if role == nil {
+			continue
+		}
+		if policy := role.Node().TryFindChild(jsii.String("DefaultPolicy")); policy != nil {
+			cfnPolicy := policy.Node().DefaultChild().(awscdk.CfnElement)
+			cfnFn.AddOverride(jsii.String("DependsOn"), []*string{stack.GetLogicalId(cfnPolicy)})
+		}
+	}
+}
+
+// roleOf returns the role of a function construct: ours (newFunction's),
+// or the child role of one CDK makes.
+func roleOf(fn constructs.IConstruct) constructs.IConstruct {
+	if l2, ok := fn.(awslambda.Function); ok && l2.Role() != nil {
+		return l2.Role()
+	}
+	for _, id := range []string{"ServiceRole", "Role"} {
+		if role := fn.Node().TryFindChild(jsii.String(id)); role != nil {
+			return role
+		}
+	}
+	return nil
+}

@@ -1,0 +1,73 @@
+// Package stackoutputs names the outputs of the deployed Toolshed stack,
+// which the CDK app (infra) writes and the scripts that act on a
+// deployment (scripts/apikeys, scripts/snapshot) read, and reads them from
+// CloudFormation, so that a user needs only the stack's name.
+package stackoutputs
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
+	"github.com/toolshed/toolshed/shared/config"
+)
+
+// DefaultStack is the stack the CDK app deploys unless told otherwise.
+const DefaultStack = "Toolshed"
+
+// The stack's outputs besides the tables' (see Table).
+const (
+	APIURL        = "ApiUrl"              // base URL of the HTTP API
+	MCPURL        = "McpUrl"              // the MCP endpoint
+	ToolsURL      = "ToolsUrl"            // prefix of /v1/tools/<name>
+	Bucket        = "SnapshotBucket"      // the bucket: snapshots, indexes, workspaces
+	DashboardURL  = "DashboardUrl"        // the CloudWatch dashboard
+	LogGroups     = "LogGroupPrefix"      // every function's log group is this prefix and the function's name
+	AccessLogs    = "AccessLogGroup"      // the HTTP API's access log
+	Indexer       = "IndexerFunction"     // the indexer's function name
+	IndexerFailed = "IndexerFailureQueue" // URL of the queue of index events that failed
+	AlarmTopic    = "AlarmTopicArn"       // the SNS topic every alarm notifies
+)
+
+// Table is the output naming a DynamoDB table, e.g. "ApiKeysTable".
+func Table(t config.Table) string { return string(t) + "Table" }
+
+// Outputs are a stack's outputs, by name.
+type Outputs struct {
+	Stack  string
+	Values map[string]string
+}
+
+// Get returns an output, or an error naming the stack and what it lacks.
+func (o Outputs) Get(name string) (string, error) {
+	v, ok := o.Values[name]
+	if !ok || v == "" {
+		have := make([]string, 0, len(o.Values))
+		for k := range o.Values {
+			have = append(have, k)
+		}
+		sort.Strings(have)
+		return "", fmt.Errorf("stack %s has no output %s (it has %s): deploy this version of the stack first",
+			o.Stack, name, strings.Join(have, ", "))
+	}
+	return v, nil
+}
+
+// Read returns the outputs of a deployed stack.
+func Read(ctx context.Context, client cloudformation.DescribeStacksAPIClient, stack string) (Outputs, error) {
+	out, err := client.DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: aws.String(stack)})
+	if err != nil {
+		return Outputs{}, fmt.Errorf("read the outputs of stack %s: %w", stack, err)
+	}
+	if len(out.Stacks) != 1 {
+		return Outputs{}, fmt.Errorf("read the outputs of stack %s: %d stacks answered", stack, len(out.Stacks))
+	}
+	o := Outputs{Stack: stack, Values: map[string]string{}}
+	for _, kv := range out.Stacks[0].Outputs {
+		o.Values[aws.ToString(kv.OutputKey)] = aws.ToString(kv.OutputValue)
+	}
+	return o, nil
+}
