@@ -10,7 +10,7 @@ CDK := $(CURDIR)/node_modules/.bin/cdk
 export CDK_DISABLE_VERSION_CHECK := 1
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 
-.PHONY: run test test-go test-infra lint build synth deploy diff bench bench-grep bench-mcp bench-lambda contextbench fuzz clean ripgrep
+.PHONY: run test test-go test-infra lint build synth bootstrap deploy diff bench bench-grep bench-mcp bench-lambda contextbench fuzz clean ripgrep
 
 ## run: the local MCP server on http://127.0.0.1:8000 (every tool, embedded storage)
 run:
@@ -52,16 +52,23 @@ build:
 	    -ldflags='$(LDFLAGS)' -o build/$$f/bootstrap ./functions/$$f || exit 1; \
 	done
 
-## synth: CloudFormation template in infra/cdk.out (works offline)
+## synth: CloudFormation template in infra/cdk.out (works offline);
+## deployment options and settings go in ARGS as -c key=value (or in
+## infra/cdk.json's "context"; see README, "Deploy to AWS")
 synth: build node_modules
-	cd infra && $(CDK) synth --quiet --no-notices
+	cd infra && $(CDK) synth --quiet --no-notices $(ARGS)
+
+## bootstrap: once per AWS account and region, before the first deploy
+## (CDK's staging bucket and roles); needs AWS credentials
+bootstrap: build node_modules
+	cd infra && $(CDK) bootstrap --no-notices $(ARGS)
 
 ## diff / deploy: need AWS credentials
 diff: build node_modules
-	cd infra && $(CDK) diff --no-notices
+	cd infra && $(CDK) diff --no-notices $(ARGS)
 
 deploy: build node_modules
-	cd infra && $(CDK) deploy --no-notices --require-approval broadening
+	cd infra && $(CDK) deploy --no-notices --require-approval broadening $(ARGS)
 
 ## bench: latency and throughput benchmarks (see README for figures)
 bench: node_modules

@@ -457,6 +457,9 @@ func TestFunctions(t *testing.T) {
 			if _, other := otherFunctions[name]; w.timeout >= gatewayTimeoutSeconds && !other {
 				t.Errorf("timeout %g s is not below the gateway's %d s", w.timeout, gatewayTimeoutSeconds)
 			}
+			if name == gatewayName && w.timeout >= 30 {
+				t.Errorf("the gateway's timeout %g s is not below API Gateway's 30 s", w.timeout)
+			}
 		})
 	}
 }
@@ -824,13 +827,16 @@ func TestTables(t *testing.T) {
 	}
 }
 
-// checkDurable: a durable table has point-in-time recovery and is kept
-// when the stack goes; another is deleted with it.
+// checkDurable: a durable table has point-in-time recovery and deletion
+// protection, and is kept when the stack goes; another is deleted with it.
 func checkDurable(t *testing.T, r cfnResource, durable bool) {
 	t.Helper()
 	pitr, _ := r.Properties["PointInTimeRecoverySpecification"].(map[string]any)
 	if got := pitr["PointInTimeRecoveryEnabled"] == true; got != durable {
 		t.Errorf("point-in-time recovery: got %v, want %v", got, durable)
+	}
+	if got := r.Properties["DeletionProtectionEnabled"] == true; got != durable {
+		t.Errorf("deletion protection: got %v, want %v", got, durable)
 	}
 	wantPolicy := "Delete"
 	if durable {
@@ -984,6 +990,8 @@ func TestBucketAndModelGrants(t *testing.T) {
 	}
 }
 
+// TestLogGroups: every log group keeps its lines a month, and is named
+// after its function under the stack's prefix (the LogGroupPrefix output).
 func TestLogGroups(t *testing.T) {
 	must(t, func() {
 		template.AllResources(jsii.String("AWS::Logs::LogGroup"), &map[string]any{
@@ -991,6 +999,12 @@ func TestLogGroups(t *testing.T) {
 			"Properties":     map[string]any{"RetentionInDays": 30},
 		})
 	})
+	for _, name := range append(slices.Clone(otherFunctionNames), toolset.Tools()...) {
+		lg, _ := synth.Resources[functionID(t, name)].Properties["LoggingConfig"].(map[string]any)["LogGroup"].(map[string]any)
+		if got := synth.Resources[fmt.Sprint(lg["Ref"])].Properties["LogGroupName"]; got != "/Toolshed/"+name {
+			t.Errorf("%s logs to %v, want /Toolshed/%s", name, got, name)
+		}
+	}
 }
 
 func TestAlarms(t *testing.T) {
@@ -1059,39 +1073,6 @@ func TestDashboard(t *testing.T) {
 				}
 			}
 		}
-	}
-}
-
-func TestOutputs(t *testing.T) {
-	tests := []struct {
-		name, suffix string
-	}{
-		{"ApiUrl", "/"},
-		{"McpUrl", "/mcp"},
-		{"ToolsUrl", "/v1/tools/"},
-	}
-	apiID := logicalID(t, "HttpApi")
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			must(t, func() {
-				template.HasOutput(jsii.String(tt.name), &map[string]any{})
-			})
-			out, ok := synth.Outputs[tt.name]
-			if !ok {
-				t.Fatalf("no output %s", tt.name)
-			}
-			join, _ := out.Value.(map[string]any)["Fn::Join"].([]any)
-			if len(join) != 2 {
-				t.Fatalf("%s is not a Fn::Join: %v", tt.name, out.Value)
-			}
-			parts := join[1].([]any)
-			if !slices.ContainsFunc(parts, func(p any) bool { return equalJSON(p, ref(apiID)) }) {
-				t.Errorf("%s does not reference the HTTP API: %v", tt.name, parts)
-			}
-			if last, _ := parts[len(parts)-1].(string); last != tt.suffix {
-				t.Errorf("%s ends with %q, want %q", tt.name, last, tt.suffix)
-			}
-		})
 	}
 }
 
