@@ -69,8 +69,8 @@ func StartGateway() {
 	inv, err := lambdainvoke.New(awslambda.NewFromConfig(awsCfg), set, cfg.ToolFunctions,
 		telemetry.NewGatewayObserver(log, metrics(cfg)))
 	fatalIf(log, "tool functions", err)
-	srv := mcpserver.NewServer(mcpserver.Config{Name: "toolshed", Version: Version, Tools: inv.Served(), Invoker: inv, Log: log})
-	h := httpapi.New(httpapi.Config{Invoker: inv, Auth: auth.Gateway{}, MCP: mcpserver.Handler(srv), RequestID: RequestID,
+	srv := mcpserver.New(mcpserver.Config{Name: "toolshed", Version: Version, Tools: inv, Log: log})
+	h := httpapi.New(httpapi.Config{Invoker: inv, Auth: auth.Gateway{}, MCP: srv, RequestID: RequestID,
 		MaxResponse: MaxHTTPBody, Log: log})
 	lambda.Start(HTTPHandler(h))
 }
