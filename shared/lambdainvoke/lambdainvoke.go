@@ -44,7 +44,7 @@ func New(api API, contracts *schema.Set, functions map[string]string, obs toolki
 	}
 	served, err := toolkit.NewServedTools(contracts, names)
 	if err != nil {
-		return nil, fmt.Errorf("function map: %w", err)
+		return nil, fmt.Errorf("function map names %w", err)
 	}
 	return &Invoker{ServedTools: served, api: api, functions: functions, observer: obs, now: time.Now}, nil
 }

@@ -27,16 +27,17 @@ type ServedTools struct {
 }
 
 // NewServedTools serves the tools named: each must be the canonical name
-// of a contract in contracts, and named once.
+// of a contract in contracts, and named once. An error starts with the
+// quoted name, for the caller to say what named it.
 func NewServedTools(contracts *schema.Set, names []string) (ServedTools, error) {
 	s := ServedTools{contracts: contracts, byName: map[string]*schema.Contract{}}
 	for _, n := range names {
 		c, ok := contracts.Get(n)
 		if !ok || c.Name != n {
-			return ServedTools{}, fmt.Errorf("tool %q has no contract in contracts/", n)
+			return ServedTools{}, fmt.Errorf("%q has no contract in contracts/", n)
 		}
 		if _, dup := s.byName[n]; dup {
-			return ServedTools{}, fmt.Errorf("tool %q is served twice", n)
+			return ServedTools{}, fmt.Errorf("%q is named twice", n)
 		}
 		s.byName[n] = c
 		s.names = append(s.names, n)

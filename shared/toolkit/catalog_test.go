@@ -23,9 +23,9 @@ func TestServedTools(t *testing.T) {
 		names   []string
 		wantErr string
 	}{
-		{"no contract", []string{"ghost"}, `tool "ghost" has no contract`},
-		{"an alias", []string{"echo-alias"}, `tool "echo-alias" has no contract`},
-		{"twice", []string{"echo", "echo"}, `tool "echo" is served twice`},
+		{"no contract", []string{"ghost"}, `"ghost" has no contract`},
+		{"an alias", []string{"echo-alias"}, `"echo-alias" has no contract`},
+		{"twice", []string{"echo", "echo"}, `"echo" is named twice`},
 	}
 	for _, tt := range refused {
 		t.Run(tt.name, func(t *testing.T) {

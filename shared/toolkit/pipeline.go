@@ -58,7 +58,7 @@ func NewPipeline(contracts *schema.Set, tools []Tool, opts Options) (*Pipeline, 
 	}
 	served, err := NewServedTools(contracts, names)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("tool %w", err)
 	}
 	p.ServedTools = served
 	for tool, n := range opts.LimitOverrides {
