@@ -69,7 +69,7 @@ func writeError(w http.ResponseWriter, status int, id json.RawMessage, code int6
 // turns any non-2xx answer into a transport error instead of the JSON-RPC
 // error it carries). Refusals of the message itself (parse errors, invalid
 // requests, notifications and responses that cannot be accepted) are 400
-// in every revision; see strictHandler.
+// in every revision; see Server.Serve.
 func callStatus(code int64, version string) int {
 	if !modern(version) {
 		return http.StatusOK
@@ -89,7 +89,7 @@ func callStatus(code int64, version string) int {
 func modern(version string) bool { return version >= "2026-07-28" }
 
 // plainErrors is a safety net around the SDK handler: should the SDK answer
-// an error as text/plain (its http.Error paths that strictHandler does not
+// an error as text/plain (its http.Error paths that Server.Serve does not
 // pre-empt, such as a Last-Event-ID header on a POST), the text becomes the
 // message of a JSON-RPC error with the same HTTP status, echoing the
 // request's id. Every other answer passes through untouched.
