@@ -1,7 +1,7 @@
 // Package envelope renders a toolkit.Outcome in the shapes Toolshed's routes
 // promise: the /v1 envelope of POST /v1/tools/{name}, the task-API envelope
-// of POST /mcp/tool/{name}, and the JSON text of an MCP tools/call result
-// with isError: true.
+// of POST /mcp/tool/{name}, the JSON text of an MCP tools/call result
+// with isError: true, and the JSON-RPC error of a refusal on /mcp.
 package envelope
 
 import (

@@ -31,10 +31,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/toolshed/toolshed/shared/caller"
 	"github.com/toolshed/toolshed/shared/envelope"
-	"github.com/toolshed/toolshed/shared/mcpserver"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
@@ -356,9 +354,9 @@ func rpcError(w http.ResponseWriter, status int, out toolkit.Outcome) {
 	code := int64(info.JSONRPCCode)
 	switch {
 	case status >= 500:
-		code = jsonrpc.CodeInternalError
+		code = envelope.RPCInternalError
 	case code == 0 || out.Error.Code == toolerr.InvalidInput:
-		code = jsonrpc.CodeInvalidRequest
+		code = envelope.RPCInvalidRequest
 	}
 	data := map[string]any{"code": out.Error.Code, "requestId": out.RequestID}
 	for k, v := range out.Error.Details {
@@ -367,7 +365,7 @@ func rpcError(w http.ResponseWriter, status int, out toolkit.Outcome) {
 	if out.Error.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(out.Error.RetryAfter))
 	}
-	mcpserver.WriteError(w, status, code, out.Error.Message, data)
+	envelope.WriteRPCError(w, status, nil, code, out.Error.Message, data)
 }
 
 func badJSON(err error) error {

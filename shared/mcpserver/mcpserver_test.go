@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/toolshed/toolshed/contracts"
 	"github.com/toolshed/toolshed/shared/auth"
 	"github.com/toolshed/toolshed/shared/httpapi"
@@ -96,40 +95,6 @@ func post(t *testing.T, h http.Handler, body string) int {
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	return rec.Code
-}
-
-func TestWriteError(t *testing.T) {
-	tests := []struct {
-		name       string
-		status     int
-		code       int64
-		message    string
-		data       map[string]any
-		wantStatus int
-		wantBody   string
-	}{
-		{"unauthorized", http.StatusUnauthorized, jsonrpc.CodeInvalidRequest, "missing API key", map[string]any{"code": "UNAUTHORIZED"},
-			401, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"missing API key","data":{"code":"UNAUTHORIZED"}}}`},
-		{"no data", http.StatusNotFound, jsonrpc.CodeMethodNotFound, "no route", nil,
-			404, `{"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"no route"}}`},
-		{"data JSON cannot encode", http.StatusForbidden, jsonrpc.CodeInvalidRequest, "x", map[string]any{"f": func() {}},
-			500, `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			rec := httptest.NewRecorder()
-			mcpserver.WriteError(rec, tt.status, tt.code, tt.message, tt.data)
-			if rec.Code != tt.wantStatus {
-				t.Errorf("status %d, want %d", rec.Code, tt.wantStatus)
-			}
-			if got := rec.Header().Get("Content-Type"); got != "application/json" {
-				t.Errorf("Content-Type %q", got)
-			}
-			if got := strings.TrimSpace(rec.Body.String()); got != tt.wantBody {
-				t.Errorf("body\n got %s\nwant %s", got, tt.wantBody)
-			}
-		})
-	}
 }
 
 // observed records the pipeline's calls.

@@ -44,7 +44,7 @@ import (
 // Valid notifications go on to the SDK, which answers 202.
 func (s *Server) Serve(w http.ResponseWriter, r *http.Request, body []byte) {
 	if !acceptsJSONAndSSE(r.Header.Values("Accept")) {
-		WriteError(w, http.StatusNotAcceptable, jsonrpc.CodeInvalidRequest,
+		writeError(w, http.StatusNotAcceptable, nil, jsonrpc.CodeInvalidRequest,
 			"Accept must list both application/json and text/event-stream", nil)
 		return
 	}
