@@ -57,9 +57,12 @@ func (i *Invoker) Invoke(ctx context.Context, req toolkit.Request) toolkit.Outco
 // invoke forwards one call. When the call fails here (rather than in the
 // tool), the outcome's Cause says why, for the log only.
 func (i *Invoker) invoke(ctx context.Context, req toolkit.Request) toolkit.Outcome {
-	name, ok := i.Has(req.Tool)
-	if !ok {
-		return toolkit.Fail(req.Tool, req.RequestID, toolerr.New(toolerr.ToolNotFound, "no tool named %q is served here", req.Tool))
+	name, err := i.Resolve(ctx, req.Tool)
+	if err != nil {
+		if name == "" {
+			name = req.Tool
+		}
+		return toolkit.Fail(name, req.RequestID, err)
 	}
 	fail := func(err error) toolkit.Outcome { return toolkit.Fail(name, req.RequestID, err) }
 	req.Tool = name

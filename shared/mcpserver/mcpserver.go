@@ -93,7 +93,7 @@ func New(cfg Config) *Server {
 	for _, c := range cfg.Tools.Served() {
 		srv.AddTool(toolFor(c), handlerFor(c.Name, cfg.Tools))
 	}
-	srv.AddReceivingMiddleware(checkCall(cfg.Tools), validLogLevel)
+	srv.AddReceivingMiddleware(checkCall(cfg.Tools), listVisible, validLogLevel)
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{
 			Stateless:                  true,
@@ -157,6 +157,20 @@ func Result(out toolkit.Outcome) *mcp.CallToolResult {
 // for unknown tools, not -32601, which MCP clients read as tools/call
 // itself being unsupported (contracts/errors.json). Arguments that are an object but do not fit the tool's
 // inputSchema are the tool's to refuse, as an isError result.
+// listVisible leaves out of tools/list the tools the request may not see
+// (caller.CheckTool: the client's selection, its token's scopes).
+func listVisible(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		list, ok := res.(*mcp.ListToolsResult)
+		if method != "tools/list" || err != nil || !ok {
+			return res, err
+		}
+		list.Tools = slices.DeleteFunc(slices.Clone(list.Tools), func(t *mcp.Tool) bool { return caller.CheckTool(ctx, t.Name) != nil })
+		return list, nil
+	}
+}
+
 func checkCall(inv toolkit.Invoker) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
@@ -173,7 +187,11 @@ func checkCall(inv toolkit.Invoker) mcp.Middleware {
 			if args := bytes.TrimSpace(p.Arguments); len(args) > 0 && args[0] != '{' && !bytes.Equal(args, []byte("null")) {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: `params.arguments: must be an object`}
 			}
-			if _, served := inv.Has(p.Name); !served {
+			canonical, served := inv.Has(p.Name)
+			if e := toolerr.From(caller.CheckTool(ctx, canonical)); served && e != nil && e.Code == toolerr.ToolNotFound {
+				served = false // not among the tools this request may see
+			}
+			if !served {
 				info := toolerr.Lookup(toolerr.ToolNotFound)
 				data, err := json.Marshal(map[string]any{"code": toolerr.ToolNotFound, "tool": p.Name})
 				if err != nil {

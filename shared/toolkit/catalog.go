@@ -1,10 +1,13 @@
 package toolkit
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
+	"github.com/toolshed/toolshed/shared/caller"
 	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/toolerr"
 )
 
 // Catalog is a set of tools that can be listed and called: an Invoker for
@@ -56,6 +59,31 @@ func (s ServedTools) Has(name string) (canonical string, ok bool) {
 	}
 	_, ok = s.byName[c.Name]
 	return c.Name, ok
+}
+
+// Resolve names the served tool a request asks for (its canonical name or
+// an alias) and checks that the request may call it (caller.CheckTool):
+// the canonical name, or TOOL_NOT_FOUND or the filter's error. The
+// canonical name is "" when no served tool has the name.
+func (s ServedTools) Resolve(ctx context.Context, name string) (string, error) {
+	canonical, ok := s.Has(name)
+	if !ok {
+		return "", toolerr.New(toolerr.ToolNotFound, "no tool named %q is served here", name).
+			With("tool", name).With("available", s.Visible(ctx))
+	}
+	return canonical, caller.CheckTool(ctx, canonical)
+}
+
+// Visible returns the canonical names of the served tools the request in
+// ctx may see, sorted.
+func (s ServedTools) Visible(ctx context.Context) []string {
+	var out []string
+	for _, n := range s.names {
+		if caller.CheckTool(ctx, n) == nil {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // Names returns the canonical names of the served tools, sorted.

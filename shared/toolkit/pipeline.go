@@ -80,9 +80,12 @@ func (p *Pipeline) Invoke(ctx context.Context, req Request) Outcome {
 }
 
 func (p *Pipeline) invoke(ctx context.Context, req Request) Outcome {
-	name := req.Tool
-	if canonical, ok := p.Has(req.Tool); ok {
-		name = canonical
+	name, err := p.Resolve(ctx, req.Tool)
+	if err != nil {
+		if name == "" {
+			name = req.Tool
+		}
+		return Fail(name, req.RequestID, err)
 	}
 	var notes []string
 	res, err := p.run(ctx, name, req, &notes)
@@ -100,11 +103,7 @@ type ran struct {
 }
 
 func (p *Pipeline) run(ctx context.Context, name string, req Request, notes *[]string) (ran, error) {
-	c, ok := p.contract(name)
-	if !ok {
-		return ran{}, toolerr.New(toolerr.ToolNotFound, "no tool named %q is served here", req.Tool).
-			With("tool", req.Tool).With("available", p.Names())
-	}
+	c, _ := p.contract(name)
 	handler := p.handlers[name]
 	if !tenant.Valid(req.Tenant) {
 		return ran{}, toolerr.New(toolerr.AccessDenied, "the request carries no valid tenant")
