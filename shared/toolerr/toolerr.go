@@ -17,7 +17,7 @@ import (
 	"github.com/toolshed/toolshed/shared/store"
 )
 
-// Code is a canonical error code (seed 004 names).
+// Code is a canonical error code (contracts/errors.json).
 type Code string
 
 // The codes of contracts/errors.json.

@@ -39,7 +39,7 @@ func TestVocabularyMatchesErrorsJSON(t *testing.T) {
 		}
 	}
 	if toolerr.Lookup(toolerr.StorageError).LegacyCode != "DATABASE_ERROR" || toolerr.Lookup(toolerr.InvalidInput).LegacyCode != "VALIDATION_ERROR" {
-		t.Error("seed 002 names do not match")
+		t.Error("the task-API envelope's names do not match")
 	}
 }
 

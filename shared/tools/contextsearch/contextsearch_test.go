@@ -47,7 +47,7 @@ type index struct {
 	Chunks       int    `json:"chunks"`
 }
 
-// seedDiscoveries are seed 001's three discoveries.
+// seedDiscoveries are the three discoveries of context_search's specification.
 var seedDiscoveries = []string{
 	`{"timestamp":"2025-01-15T10:00:00Z","type":"pattern","module":"auth","session":"s-3","content":"Use JWT tokens stored in httpOnly cookies for auth"}`,
 	`{"timestamp":"2025-01-14T10:00:00Z","type":"pattern","module":"auth","session":"s-2","content":"Implement token refresh with mutex locks to prevent race conditions"}`,
