@@ -140,7 +140,7 @@ func (h harness) fixture(t *testing.T, tenant string) {
 	h.write(t, tenant, contextindex.BestPracticesFile, "Prefer small, reviewed pull requests.")
 }
 
-// TestSeedExamples is the acceptance of seed 001's two examples on a
+// TestSeedExamples is the acceptance of the specification's two examples on a
 // tenant holding the seed's three discoveries among 32 others, on both
 // stores.
 func TestSeedExamples(t *testing.T) {
