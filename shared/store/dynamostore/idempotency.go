@@ -180,14 +180,9 @@ func (o once[T]) settle(ctx context.Context, claim map[string]types.AttributeVal
 // makes the write.
 func (o once[T]) takeOverAndWrite(ctx context.Context, owner string) (v T, err error) {
 	newOwner := newOwner()
-	_, err = o.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 aws.String(o.table),
-		Key:                       o.claim,
-		UpdateExpression:          aws.String("SET #owner = :new, #at = :now"),
-		ConditionExpression:       aws.String("#owner = :old AND attribute_not_exists(#result)"),
-		ExpressionAttributeNames:  map[string]string{"#owner": claimOwner, "#at": claimAt, "#result": claimResult},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":new": attrS(newOwner), ":old": attrS(owner), ":now": attrTime(o.now)},
-	})
+	err = o.updateHeldClaim(ctx, owner, "SET #owner = :new, #at = :now",
+		map[string]string{"#at": claimAt},
+		map[string]types.AttributeValue{":new": attrS(newOwner), ":now": attrTime(o.now)})
 	if isConditionFailed(err) {
 		return v, errLostRace // another request took it over or recorded a result
 	}
@@ -218,28 +213,33 @@ func (o once[T]) writeOwned(ctx context.Context, owner string) (T, error) {
 // It is best-effort: the write has been made and is answered either way,
 // and a later request with the key finds it by its key attribute.
 func (o once[T]) record(ctx context.Context, owner, id string) {
-	_, _ = o.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 aws.String(o.table),
-		Key:                       o.claim,
-		UpdateExpression:          aws.String("SET #result = :id"),
-		ConditionExpression:       aws.String("#owner = :owner AND attribute_not_exists(#result)"),
-		ExpressionAttributeNames:  map[string]string{"#owner": claimOwner, "#result": claimResult},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":owner": attrS(owner), ":id": attrS(id)},
-	})
+	_ = o.updateHeldClaim(ctx, owner, "SET #result = :id",
+		map[string]string{}, map[string]types.AttributeValue{":id": attrS(id)})
 }
 
 // release makes a claim whose write failed free to take over at once (its
 // time becomes the zero time). Best-effort: if it fails, the takeover
 // delay frees the claim.
 func (o once[T]) release(ctx context.Context, owner string) {
-	_, _ = o.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	_ = o.updateHeldClaim(ctx, owner, "SET #at = :zero",
+		map[string]string{"#at": claimAt}, map[string]types.AttributeValue{":zero": attrTime(time.Time{})})
+}
+
+// updateHeldClaim applies update to the claim on the condition that owner
+// holds it and it records no result yet. names and values are the
+// update's own attribute names and values (the condition adds its own).
+func (o once[T]) updateHeldClaim(ctx context.Context, owner, update string, names map[string]string, values map[string]types.AttributeValue) error {
+	names["#owner"], names["#result"] = claimOwner, claimResult
+	values[":owner"] = attrS(owner)
+	_, err := o.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(o.table),
 		Key:                       o.claim,
-		UpdateExpression:          aws.String("SET #at = :zero"),
+		UpdateExpression:          aws.String(update),
 		ConditionExpression:       aws.String("#owner = :owner AND attribute_not_exists(#result)"),
-		ExpressionAttributeNames:  map[string]string{"#owner": claimOwner, "#at": claimAt, "#result": claimResult},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":owner": attrS(owner), ":zero": attrTime(time.Time{})},
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
 	})
+	return err
 }
 
 // claimItem is a claim that owner made at at: its primary key (claim)
