@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/toolshed/toolshed/shared/testenv/emulator"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/dynamostore"
 	"github.com/toolshed/toolshed/shared/testenv/dynamotest"
+	"github.com/toolshed/toolshed/shared/testenv/emulator"
 )
 
 // TestFailuresSayWhich: each way DynamoDB fails is told apart, on the real

@@ -12,15 +12,15 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/contextindex"
-	"github.com/toolshed/toolshed/shared/testenv/embedtest"
-	"github.com/toolshed/toolshed/shared/testenv/emulator"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo"
-	"github.com/toolshed/toolshed/shared/testenv/repotest"
 	"github.com/toolshed/toolshed/shared/store"
+	"github.com/toolshed/toolshed/shared/testenv/embedtest"
+	"github.com/toolshed/toolshed/shared/testenv/emulator"
+	"github.com/toolshed/toolshed/shared/testenv/repotest"
+	"github.com/toolshed/toolshed/shared/testenv/tooltest"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/tools/contextsearch"
-	"github.com/toolshed/toolshed/shared/testenv/tooltest"
 )
 
 // clock is a settable clock.

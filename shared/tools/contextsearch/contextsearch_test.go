@@ -11,12 +11,12 @@ import (
 	"testing"
 
 	"github.com/toolshed/toolshed/shared/contextindex"
-	"github.com/toolshed/toolshed/shared/testenv/embedtest"
 	"github.com/toolshed/toolshed/shared/store"
+	"github.com/toolshed/toolshed/shared/testenv/embedtest"
+	"github.com/toolshed/toolshed/shared/testenv/tooltest"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/tools/contextsearch"
 	"github.com/toolshed/toolshed/shared/tools/memory"
-	"github.com/toolshed/toolshed/shared/testenv/tooltest"
 )
 
 type result struct {

@@ -10,12 +10,12 @@ import (
 	"testing"
 
 	"github.com/toolshed/toolshed/shared/repo"
-	"github.com/toolshed/toolshed/shared/testenv/repotest"
 	"github.com/toolshed/toolshed/shared/store"
+	"github.com/toolshed/toolshed/shared/testenv/repotest"
+	"github.com/toolshed/toolshed/shared/testenv/tooltest"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/tools/memory"
 	"github.com/toolshed/toolshed/shared/tools/repofiles"
-	"github.com/toolshed/toolshed/shared/testenv/tooltest"
 )
 
 const (
