@@ -170,7 +170,7 @@ func shorten(s string) string {
 type Info struct {
 	Code        Code   `json:"code"`
 	HTTPStatus  int    `json:"httpStatus"`
-	TaskAPICode  string `json:"taskApiCode"`
+	TaskAPICode string `json:"taskApiCode"`
 	JSONRPCCode int    `json:"jsonrpcCode,omitempty"`
 	Description string `json:"description"`
 }
