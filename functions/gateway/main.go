@@ -66,8 +66,8 @@ func serveLambda() {
 	inv, err := lambdainvoke.New(awslambda.NewFromConfig(awsCfg), set, cfg.ToolFunctions,
 		telemetry.NewGatewayObserver(log, lambdaentry.Metrics(cfg)))
 	lambdaentry.FatalIf(log, "tool functions", err)
-	srv := mcpserver.NewServer(mcpserver.Config{Name: "toolshed", Version: version, Tools: inv.Served(), Invoker: inv, Log: log})
-	h := httpapi.New(httpapi.Config{Invoker: inv, Auth: auth.Gateway{}, MCP: mcpserver.Handler(srv),
+	srv := mcpserver.New(mcpserver.Config{Name: "toolshed", Version: version, Tools: inv, Log: log})
+	h := httpapi.New(httpapi.Config{Invoker: inv, Auth: auth.Gateway{}, MCP: srv,
 		RequestID: lambdaentry.RequestID, MaxResponse: lambdaentry.MaxHTTPBody, Log: log})
 	lambda.Start(lambdaentry.HTTPHandler(h))
 }

@@ -40,3 +40,33 @@ func NewRequestID() string {
 	rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }
+
+// ToolFilter decides whether one request may see and call a tool: nil, or
+// the error (in the error vocabulary) that a call of it answers.
+type ToolFilter func(tool string) error
+
+type filterKey struct{}
+
+// WithToolFilter returns ctx in which every tool must also pass f: the
+// tools a client selected, the scopes of its token. Filters add up.
+func WithToolFilter(ctx context.Context, f ToolFilter) context.Context {
+	if prev, ok := ctx.Value(filterKey{}).(ToolFilter); ok {
+		inner := f
+		f = func(tool string) error {
+			if err := prev(tool); err != nil {
+				return err
+			}
+			return inner(tool)
+		}
+	}
+	return context.WithValue(ctx, filterKey{}, f)
+}
+
+// CheckTool reports whether the request in ctx may see and call tool: nil
+// unless a filter refuses it.
+func CheckTool(ctx context.Context, tool string) error {
+	if f, ok := ctx.Value(filterKey{}).(ToolFilter); ok {
+		return f(tool)
+	}
+	return nil
+}

@@ -1,6 +1,7 @@
 // Package envelope renders a toolkit.Outcome in the shapes Toolshed's routes
-// promise: the /v1/tools envelope of seed 003, the task-API envelope of seed
-// 002 used on /mcp/tool, and the JSON text of an MCP error result (seed 001).
+// promise: the /v1 envelope of POST /v1/tools/{name}, the task-API envelope
+// of POST /mcp/tool/{name}, the JSON text of an MCP tools/call result
+// with isError: true, and the JSON-RPC error of a refusal on /mcp.
 package envelope
 
 import (
@@ -8,7 +9,7 @@ import (
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
 
-// V1 is the seed 003 envelope: {"tool","ok","result"} or
+// V1 is the envelope of POST /v1/tools/{name}: {"tool","ok","result"} or
 // {"tool","ok":false,"error","code","details","retryAfter","requestId"}.
 type V1 struct {
 	Tool       string         `json:"tool"`
@@ -21,9 +22,11 @@ type V1 struct {
 	RequestID  string         `json:"requestId,omitempty"`
 }
 
-// Legacy is the seed 002 envelope: {"success":true,"data","message"} or
-// {"success":false,"error","code","details"} with seed 002's code names.
-type Legacy struct {
+// TaskAPI is the task-API envelope of POST /mcp/tool/{name}:
+// {"success":true,"data","message"} or {"success":false,"error","code",
+// "details"}, with the task API's own code names (toolerr's TaskAPICode,
+// e.g. VALIDATION_ERROR for INVALID_INPUT).
+type TaskAPI struct {
 	Success    bool           `json:"success"`
 	Data       any            `json:"data,omitempty"`
 	Message    string         `json:"message,omitempty"`
@@ -34,8 +37,8 @@ type Legacy struct {
 	RequestID  string         `json:"requestId,omitempty"`
 }
 
-// ToolError is the JSON text of an MCP result with isError: true, the shape
-// seed 001 shows: {"error":"message","code":"CODE",...}.
+// ToolError is the JSON text of an MCP tools/call result with isError:
+// true: {"error":"message","code":"CODE",...}.
 type ToolError struct {
 	Error      string         `json:"error"`
 	Code       toolerr.Code   `json:"code"`
@@ -52,7 +55,7 @@ func Status(o toolkit.Outcome) int {
 	return toolerr.Lookup(o.Error.Code).HTTPStatus
 }
 
-// ToV1 renders the seed 003 envelope.
+// ToV1 renders the /v1 envelope.
 func ToV1(o toolkit.Outcome) V1 {
 	if o.Error == nil {
 		return V1{Tool: o.Tool, OK: true, Result: o.Result}
@@ -61,12 +64,12 @@ func ToV1(o toolkit.Outcome) V1 {
 		RetryAfter: o.Error.RetryAfter, RequestID: o.RequestID}
 }
 
-// ToLegacy renders the seed 002 envelope.
-func ToLegacy(o toolkit.Outcome) Legacy {
+// ToTaskAPI renders the task-API envelope.
+func ToTaskAPI(o toolkit.Outcome) TaskAPI {
 	if o.Error == nil {
-		return Legacy{Success: true, Data: o.Result, Message: o.Message}
+		return TaskAPI{Success: true, Data: o.Result, Message: o.Message}
 	}
-	return Legacy{Error: o.Error.Message, Code: toolerr.Lookup(o.Error.Code).LegacyCode,
+	return TaskAPI{Error: o.Error.Message, Code: toolerr.Lookup(o.Error.Code).TaskAPICode,
 		Details: o.Error.Details, RetryAfter: o.Error.RetryAfter, RequestID: o.RequestID}
 }
 

@@ -151,7 +151,7 @@ func TestCORS(t *testing.T) {
 
 // failureCode reads the vocabulary code from any route's failure envelope
 // (data.code of a JSON-RPC error, code otherwise; ACCESS_DENIED,
-// UNAUTHORIZED and NOT_FOUND read the same in seed 002's names, and
+// UNAUTHORIZED and NOT_FOUND read the same in the task API's names, and
 // INVALID_INPUT is VALIDATION_ERROR there).
 func failureCode(t *testing.T, body []byte) string {
 	t.Helper()

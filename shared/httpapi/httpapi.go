@@ -1,14 +1,15 @@
-// Package httpapi is Toolshed's HTTP surface: POST /v1/tools/{name} (seed
-// 003 envelope), POST /mcp/tool/{name} (seed 002 envelope), POST /mcp (the
-// MCP handler, mounted from shared/mcpserver) and GET /healthz.
+// Package httpapi is Toolshed's HTTP surface: POST /v1/tools/{name} (the
+// /v1 envelope), POST /mcp/tool/{name} (the task-API envelope), POST /mcp
+// (the MCP server of shared/mcpserver) and GET /healthz.
 //
 // Every response carries X-Request-Id, and every failure — including 401,
 // 403, 404, 405, 413 and 415 — is written in the envelope of the route the
-// request was aimed at: the /v1 envelope under /v1/, the seed 002 envelope
+// request was aimed at: the /v1 envelope under /v1/, the task-API envelope
 // under /mcp/tool/, a JSON-RPC error on /mcp, and {"error","code",
-// "requestId"} elsewhere. The rules for bodies are the same on every POST
-// route: Content-Type absent or application/json (else 415), at most
-// MaxBody bytes (else 413 SIZE_LIMIT_EXCEEDED).
+// "requestId"} elsewhere. The HTTP rules are applied here, once, for every
+// route: the method (else 405), the Content-Type (else 415: application/json
+// on /mcp, application/json or none on the tool routes) and a body of at
+// most MaxBody bytes (else 413 SIZE_LIMIT_EXCEEDED), read once.
 //
 // On the local server an origin guard (guard.go) refuses foreign Hosts and
 // Origins with 403, and pages from allowed origins get CORS (cors.go):
@@ -30,18 +31,22 @@ import (
 	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/toolshed/toolshed/shared/caller"
 	"github.com/toolshed/toolshed/shared/envelope"
-	"github.com/toolshed/toolshed/shared/mcpserver"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
 
-// DefaultMaxBody bounds request bodies (file-io writes up to 1 MiB of
-// content, which JSON escaping can grow).
+// DefaultMaxBody bounds request bodies on every route (file-io writes up
+// to 1 MiB of content, which JSON escaping can grow).
 const DefaultMaxBody = 4 << 20
+
+// MCP answers POST /mcp: one request whose body has been read and checked
+// against the HTTP rules. *mcpserver.Server is one.
+type MCP interface {
+	Serve(w http.ResponseWriter, r *http.Request, body []byte)
+}
 
 // Authenticator resolves the tenant of a request. A *toolerr.Error with
 // UNAUTHORIZED is answered with 401.
@@ -53,7 +58,7 @@ type Authenticator interface {
 type Config struct {
 	Invoker toolkit.Invoker
 	Auth    Authenticator
-	MCP     http.Handler // nil: /mcp is not served (tool functions)
+	MCP     MCP // nil: /mcp is not served (tool functions)
 	// RequestID returns the id of a request; nil generates a random one.
 	RequestID func(r *http.Request) string
 	// Guard rejects requests whose Host or Origin are not allowed, and
@@ -85,12 +90,12 @@ func New(cfg Config) http.Handler {
 	}
 	s := &server{cfg: cfg}
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/tools/{name}", s.authed(s.withBody(s.v1)))
+	mux.HandleFunc("POST /v1/tools/{name}", s.authed(s.withBody(jsonOrNoType, s.v1)))
 	mux.HandleFunc("/v1/tools/{name}", s.methodNotAllowed(http.MethodPost))
-	mux.HandleFunc("POST /mcp/tool/{name}", s.authed(s.withBody(s.legacy)))
+	mux.HandleFunc("POST /mcp/tool/{name}", s.authed(s.withBody(jsonOrNoType, s.taskAPI)))
 	mux.HandleFunc("/mcp/tool/{name}", s.methodNotAllowed(http.MethodPost))
 	if cfg.MCP != nil {
-		mux.HandleFunc("POST /mcp", s.authed(s.mcp))
+		mux.HandleFunc("POST /mcp", s.authed(s.withBody(jsonType, cfg.MCP.Serve)))
 		mux.HandleFunc("/mcp", s.methodNotAllowed(http.MethodPost))
 	}
 	mux.HandleFunc("GET /healthz", s.health)
@@ -191,36 +196,37 @@ func (s *server) authed(next http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-// acceptable applies the rules every POST body follows: Content-Type
-// absent or application/json (415 otherwise) and a declared length within
-// MaxBody (413 otherwise). It answers the refusal itself.
-func (s *server) acceptable(w http.ResponseWriter, r *http.Request) bool {
-	if ct := r.Header.Get("Content-Type"); ct != "" {
-		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
-			s.fail(w, r, http.StatusUnsupportedMediaType, toolerr.New(toolerr.InvalidInput,
-				"Content-Type: must be application/json, got %q", ct))
-			return false
-		}
-	}
-	if r.ContentLength > s.cfg.MaxBody {
-		s.tooLarge(w, r)
-		return false
-	}
-	return true
-}
+// typeRule says which Content-Type a route accepts for a POST body.
+type typeRule int
 
-func (s *server) tooLarge(w http.ResponseWriter, r *http.Request) {
-	s.fail(w, r, http.StatusRequestEntityTooLarge, toolerr.New(toolerr.SizeLimitExceeded,
-		"request body: larger than the %d-byte limit", s.cfg.MaxBody).With("limitBytes", s.cfg.MaxBody))
-}
+const (
+	// jsonOrNoType accepts application/json or no Content-Type at all
+	// (the tool routes).
+	jsonOrNoType typeRule = iota
+	// jsonType accepts application/json only (/mcp: the Streamable HTTP
+	// transport sends it, and the SDK requires it).
+	jsonType
+)
 
-// withBody reads the body (bounded) of an acceptable request for next.
-func (s *server) withBody(next func(w http.ResponseWriter, r *http.Request, body []byte)) http.HandlerFunc {
+// withBody applies the rules every POST body follows — the Content-Type
+// its route accepts (415 otherwise) and at most MaxBody bytes (413
+// otherwise; a declared length is refused before reading) — and runs next
+// with the body, read once. It answers a refusal itself.
+func (s *server) withBody(rule typeRule, next func(w http.ResponseWriter, r *http.Request, body []byte)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if !s.acceptable(w, r) {
+		ct := r.Header.Get("Content-Type")
+		if ct != "" || rule == jsonType {
+			if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+				s.fail(w, r, http.StatusUnsupportedMediaType, toolerr.New(toolerr.InvalidInput,
+					"Content-Type: must be application/json, got %q", ct))
+				return
+			}
+		}
+		if r.ContentLength > s.cfg.MaxBody {
+			s.tooLarge(w, r)
 			return
 		}
-		body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, s.cfg.MaxBody))
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
 		if err != nil {
 			var mbe *http.MaxBytesError
 			if errors.As(err, &mbe) {
@@ -232,6 +238,11 @@ func (s *server) withBody(next func(w http.ResponseWriter, r *http.Request, body
 		}
 		next(w, r, body)
 	}
+}
+
+func (s *server) tooLarge(w http.ResponseWriter, r *http.Request) {
+	s.fail(w, r, http.StatusRequestEntityTooLarge, toolerr.New(toolerr.SizeLimitExceeded,
+		"request body: larger than the %d-byte limit", s.cfg.MaxBody).With("limitBytes", s.cfg.MaxBody))
 }
 
 // v1 serves POST /v1/tools/{name} with body {"args":{...}}.
@@ -268,28 +279,16 @@ func v1Args(body []byte) (json.RawMessage, error) {
 	return req["args"], nil
 }
 
-// legacy serves POST /mcp/tool/{name} whose body is the arguments object.
-func (s *server) legacy(w http.ResponseWriter, r *http.Request, body []byte) {
+// taskAPI serves POST /mcp/tool/{name} whose body is the arguments object,
+// answered in the task-API envelope.
+func (s *server) taskAPI(w http.ResponseWriter, r *http.Request, body []byte) {
 	var err error
 	if len(bytes.TrimSpace(body)) > 0 && !json.Valid(body) {
 		var v any
 		err = badJSON(json.Unmarshal(body, &v))
 	}
 	out := s.invoke(r, body, err)
-	writeOutcome(w, out, envelope.ToLegacy(out))
-}
-
-// mcp hands an acceptable request to the MCP handler, which reads the
-// body itself (once) within the same bound.
-func (s *server) mcp(w http.ResponseWriter, r *http.Request) {
-	if !s.acceptable(w, r) {
-		return
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
-	if r.Header.Get("Content-Type") == "" {
-		r.Header.Set("Content-Type", "application/json")
-	}
-	s.cfg.MCP.ServeHTTP(w, r)
+	writeOutcome(w, out, envelope.ToTaskAPI(out))
 }
 
 // invoke runs the tool named in the path with args, unless reading the
@@ -338,7 +337,7 @@ func (s *server) fail(w http.ResponseWriter, r *http.Request, status int, e *too
 	case strings.HasPrefix(path, "/v1/"):
 		writeStatus(w, status, out, envelope.ToV1(out))
 	case strings.HasPrefix(path, "/mcp/tool/"):
-		writeStatus(w, status, out, envelope.ToLegacy(out))
+		writeStatus(w, status, out, envelope.ToTaskAPI(out))
 	case path == "/mcp" || strings.HasPrefix(path, "/mcp/"):
 		rpcError(w, status, out)
 	default:
@@ -355,9 +354,9 @@ func rpcError(w http.ResponseWriter, status int, out toolkit.Outcome) {
 	code := int64(info.JSONRPCCode)
 	switch {
 	case status >= 500:
-		code = jsonrpc.CodeInternalError
+		code = envelope.RPCInternalError
 	case code == 0 || out.Error.Code == toolerr.InvalidInput:
-		code = jsonrpc.CodeInvalidRequest
+		code = envelope.RPCInvalidRequest
 	}
 	data := map[string]any{"code": out.Error.Code, "requestId": out.RequestID}
 	for k, v := range out.Error.Details {
@@ -366,7 +365,7 @@ func rpcError(w http.ResponseWriter, status int, out toolkit.Outcome) {
 	if out.Error.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(out.Error.RetryAfter))
 	}
-	mcpserver.WriteError(w, status, code, out.Error.Message, data)
+	envelope.WriteRPCError(w, status, nil, code, out.Error.Message, data)
 }
 
 func badJSON(err error) error {

@@ -72,7 +72,7 @@ func TestV1Envelope(t *testing.T) {
 	}
 }
 
-func TestLegacyEnvelope(t *testing.T) {
+func TestTaskAPIEnvelope(t *testing.T) {
 	h := newHandler(t, nil)
 	r := do(t, h, "POST", "/mcp/tool/hello", "application/json", `{"name": "World"}`)
 	if r.status != 200 || r.body["success"] != true || r.body["message"] != "Greeting created" {
@@ -102,16 +102,17 @@ func TestBadInput(t *testing.T) {
 		{"unknown field", "POST", "/v1/tools/hello", "application/json", `{"args": {"name": "a", "nam": "b"}}`, 400, "INVALID_INPUT", "nam: is not an accepted field"},
 		{"args outside envelope", "POST", "/v1/tools/hello", "application/json", `{"name": "World"}`, 400, "INVALID_INPUT", "name: is not an accepted field; send tool arguments"},
 		{"malformed JSON", "POST", "/v1/tools/hello", "application/json", `{"args": {"name": "x"`, 400, "INVALID_INPUT", "request body: malformed JSON"},
-		{"malformed legacy", "POST", "/mcp/tool/hello", "application/json", `{"name":`, 400, "VALIDATION_ERROR", "request body: malformed JSON"},
+		{"malformed task-API body", "POST", "/mcp/tool/hello", "application/json", `{"name":`, 400, "VALIDATION_ERROR", "request body: malformed JSON"},
 		{"body is an array", "POST", "/v1/tools/hello", "application/json", `[]`, 400, "INVALID_INPUT", "request body: must be a JSON object"},
 		{"huge body", "POST", "/v1/tools/hello", "application/json", `{"args": {"name": "` + strings.Repeat("a", 70<<10) + `"}}`, 413, "SIZE_LIMIT_EXCEEDED", "request body: larger than"},
 		{"wrong content type", "POST", "/v1/tools/hello", "text/plain", `{"args": {"name": "x"}}`, 415, "INVALID_INPUT", "Content-Type: must be application/json"},
 		{"form content type", "POST", "/v1/tools/hello", "application/x-www-form-urlencoded", `name=x`, 415, "INVALID_INPUT", "Content-Type"},
 		{"json with charset", "POST", "/v1/tools/hello", "application/json; charset=utf-8", `{"args": {}}`, 400, "INVALID_INPUT", "name: is required"},
+		{"no content type", "POST", "/v1/tools/hello", "", `{"args": {}}`, 400, "INVALID_INPUT", "name: is required"},
 		{"duplicate args", "POST", "/v1/tools/hello", "application/json", `{"args": {"name": "a"}, "args": {"name": "b"}}`, 400, "INVALID_INPUT", `request body: malformed JSON: duplicate key "args"`},
 		{"duplicate argument", "POST", "/mcp/tool/hello", "application/json", `{"name": "a", "name": "b"}`, 400, "VALIDATION_ERROR", `arguments are not valid JSON: duplicate key "name"`},
 		{"unknown tool", "POST", "/v1/tools/nope", "application/json", `{"args": {}}`, 404, "TOOL_NOT_FOUND", `no tool named "nope"`},
-		{"unknown tool legacy", "POST", "/mcp/tool/nope", "application/json", `{}`, 404, "NOT_FOUND", `no tool named "nope"`},
+		{"unknown tool, task API", "POST", "/mcp/tool/nope", "application/json", `{}`, 404, "NOT_FOUND", `no tool named "nope"`},
 		{"GET a tool", "GET", "/v1/tools/hello", "", ``, 405, "INVALID_INPUT", "method GET is not allowed on /v1/tools/hello; use POST"},
 		{"unknown route", "POST", "/v2/tools/hello", "application/json", `{}`, 404, "RESOURCE_NOT_FOUND", "no route"},
 	}
@@ -139,7 +140,7 @@ func TestRateLimitedHasRetryAfter(t *testing.T) {
 	}
 	r = do(t, h, "POST", "/mcp/tool/hello", "application/json", `{"name": "x"}`)
 	if r.status != 429 || r.body["code"] != "RATE_LIMITED" || r.body["retryAfter"] != float64(2) {
-		t.Errorf("legacy: got %d %v", r.status, r.body)
+		t.Errorf("task API: got %d %v", r.status, r.body)
 	}
 }
 
@@ -205,11 +206,15 @@ func (keyAuth) Authenticate(r *http.Request) (string, error) {
 	return "t1", nil
 }
 
-// mcpOK stands in for the MCP handler: it answers every request it gets.
-var mcpOK = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// mcpStub stands in for the MCP server: it answers every request it gets.
+type mcpStub struct{}
+
+func (mcpStub) Serve(w http.ResponseWriter, _ *http.Request, _ []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
-})
+}
+
+var mcpOK = mcpStub{}
 
 // TestEveryFailureUsesTheRouteEnvelope: whatever goes wrong and wherever,
 // the answer is JSON in the envelope of the route aimed at, with the
@@ -242,10 +247,10 @@ func TestEveryFailureUsesTheRouteEnvelope(t *testing.T) {
 			}
 		}},
 		{"/mcp/tool/hello", func(t *testing.T, b map[string]any, f failure, id string) {
-			legacy := map[string]string{"UNAUTHORIZED": "UNAUTHORIZED", "ACCESS_DENIED": "ACCESS_DENIED",
+			taskCode := map[string]string{"UNAUTHORIZED": "UNAUTHORIZED", "ACCESS_DENIED": "ACCESS_DENIED",
 				"INVALID_INPUT": "VALIDATION_ERROR", "SIZE_LIMIT_EXCEEDED": "VALIDATION_ERROR", "RESOURCE_NOT_FOUND": "NOT_FOUND"}[f.code]
-			if b["success"] != false || b["code"] != legacy || b["requestId"] != id || b["error"] == "" {
-				t.Errorf("not a seed 002 failure envelope (want code %s): %v", legacy, b)
+			if b["success"] != false || b["code"] != taskCode || b["requestId"] != id || b["error"] == "" {
+				t.Errorf("not a task-API failure envelope (want code %s): %v", taskCode, b)
 			}
 		}},
 		{"/mcp", func(t *testing.T, b map[string]any, f failure, id string) {

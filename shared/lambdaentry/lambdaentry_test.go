@@ -135,8 +135,8 @@ func gatewayFunction(t *testing.T) lambdaentry.Handler {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := mcpserver.NewServer(mcpserver.Config{Name: "toolshed", Version: "test", Tools: inv.Served(), Invoker: inv})
-	return lambdaentry.HTTPHandler(httpapi.New(httpapi.Config{Invoker: inv, Auth: auth.Gateway{}, MCP: mcpserver.Handler(srv), RequestID: lambdaentry.RequestID}))
+	srv := mcpserver.New(mcpserver.Config{Name: "toolshed", Version: "test", Tools: inv})
+	return lambdaentry.HTTPHandler(httpapi.New(httpapi.Config{Invoker: inv, Auth: auth.Gateway{}, MCP: srv, RequestID: lambdaentry.RequestID}))
 }
 
 func TestGatewayInvokesToolFunctions(t *testing.T) {

@@ -24,104 +24,68 @@ type API interface {
 	Invoke(ctx context.Context, in *lambda.InvokeInput, opts ...func(*lambda.Options)) (*lambda.InvokeOutput, error)
 }
 
-// Invoker calls tool functions by name.
+// Invoker calls tool functions by name. It is a toolkit.Catalog.
 type Invoker struct {
+	toolkit.ServedTools
 	api       API
 	functions map[string]string // canonical tool name → function name or ARN
-	contracts *schema.Set
 	observer  toolkit.Observer
 	now       func() time.Time
 }
 
-var _ toolkit.Invoker = (*Invoker)(nil)
+var _ toolkit.Catalog = (*Invoker)(nil)
 
 // New returns an invoker for the tools in functions; obs (which may be
 // nil) sees every forwarded call.
 func New(api API, contracts *schema.Set, functions map[string]string, obs toolkit.Observer) (*Invoker, error) {
+	names := make([]string, 0, len(functions))
 	for name := range functions {
-		if c, ok := contracts.Get(name); !ok || c.Name != name {
-			return nil, fmt.Errorf("function map names %q, which has no contract", name)
-		}
+		names = append(names, name)
 	}
-	return &Invoker{api: api, functions: functions, contracts: contracts, observer: obs, now: time.Now}, nil
+	served, err := toolkit.NewServedTools(contracts, names)
+	if err != nil {
+		return nil, fmt.Errorf("function map names %w", err)
+	}
+	return &Invoker{ServedTools: served, api: api, functions: functions, observer: obs, now: time.Now}, nil
 }
 
-// Served returns the contracts of the tools that have a function, sorted.
-func (i *Invoker) Served() []*schema.Contract {
-	var out []*schema.Contract
-	for _, n := range i.contracts.Names() {
-		if _, ok := i.functions[n]; ok {
-			c, _ := i.contracts.Get(n)
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// Names implements toolkit.Invoker.
-func (i *Invoker) Names() []string {
-	names := make([]string, 0, len(i.functions))
-	for _, c := range i.Served() {
-		names = append(names, c.Name)
-	}
-	return names
-}
-
-// Has implements toolkit.Invoker.
-func (i *Invoker) Has(name string) (string, bool) {
-	c, ok := i.contracts.Get(name)
-	if !ok {
-		return "", false
-	}
-	_, ok = i.functions[c.Name]
-	return c.Name, ok
-}
-
-// Invoke implements toolkit.Invoker.
+// Invoke implements toolkit.Invoker: it forwards the call, observed.
 func (i *Invoker) Invoke(ctx context.Context, req toolkit.Request) toolkit.Outcome {
-	start := i.now()
-	out, cause := i.invoke(ctx, req)
-	if i.observer != nil {
-		rec := toolkit.Record{Tool: out.Tool, Tenant: req.Tenant, RequestID: req.RequestID, Duration: i.now().Sub(start), Cause: cause}
-		if out.Error != nil {
-			rec.Code = out.Error.Code
-		}
-		i.observer.Observe(ctx, rec)
-	}
-	return out
+	return toolkit.Observe(ctx, i.observer, i.now, req, func() toolkit.Outcome { return i.invoke(ctx, req) })
 }
 
 // invoke forwards one call. When the call fails here (rather than in the
-// tool), it also returns the cause, for the log only.
-func (i *Invoker) invoke(ctx context.Context, req toolkit.Request) (toolkit.Outcome, error) {
-	fail := func(tool string, err error) (toolkit.Outcome, error) {
-		return toolkit.Fail(tool, req.RequestID, err), err
+// tool), the outcome's Cause says why, for the log only.
+func (i *Invoker) invoke(ctx context.Context, req toolkit.Request) toolkit.Outcome {
+	name, err := i.Resolve(ctx, req.Tool)
+	if err != nil {
+		if name == "" {
+			name = req.Tool
+		}
+		return toolkit.Fail(name, req.RequestID, err)
 	}
-	name, ok := i.Has(req.Tool)
-	if !ok {
-		return fail(req.Tool, toolerr.New(toolerr.ToolNotFound, "no tool named %q is served here", req.Tool))
-	}
+	fail := func(err error) toolkit.Outcome { return toolkit.Fail(name, req.RequestID, err) }
 	req.Tool = name
 	payload, err := json.Marshal(req)
 	if err != nil {
-		return fail(name, fmt.Errorf("encode invocation: %w", err))
+		return fail(fmt.Errorf("encode invocation: %w", err))
 	}
 	fn := i.functions[name]
 	res, err := i.api.Invoke(ctx, &lambda.InvokeInput{FunctionName: &fn, Payload: payload})
 	if err != nil {
-		return fail(name, invokeError(name, fn, err))
+		return fail(invokeError(name, fn, err))
 	}
 	if res.FunctionError != nil {
-		return fail(name, fmt.Errorf("function %s failed (%s): %s", fn, *res.FunctionError, res.Payload))
+		return fail(fmt.Errorf("function %s failed (%s): %s", fn, *res.FunctionError, res.Payload))
 	}
 	var out toolkit.Outcome
 	if err := json.Unmarshal(res.Payload, &out); err != nil {
-		return fail(name, fmt.Errorf("decode outcome of %s: %w", fn, err))
+		return fail(fmt.Errorf("decode outcome of %s: %w", fn, err))
 	}
 	if !out.OK && out.Error == nil {
-		return fail(name, fmt.Errorf("function %s returned an outcome with neither result nor error", fn))
+		return fail(fmt.Errorf("function %s returned an outcome with neither result nor error", fn))
 	}
-	return out, nil
+	return out
 }
 
 func invokeError(tool, fn string, err error) error {

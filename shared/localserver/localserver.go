@@ -78,8 +78,8 @@ func build(ctx context.Context, env *wiring.Env, version string, loopback bool) 
 	if err != nil {
 		return nil, err
 	}
-	srv := mcpserver.NewServer(mcpserver.Config{Name: "toolshed", Version: version, Tools: p.Served(), Invoker: p, Log: log})
-	hc := httpapi.Config{Invoker: p, Auth: authn, MCP: mcpserver.Handler(srv), Status: env.Status, Log: log}
+	srv := mcpserver.New(mcpserver.Config{Name: "toolshed", Version: version, Tools: p, Log: log})
+	hc := httpapi.Config{Invoker: p, Auth: authn, MCP: srv, Status: env.Status, Log: log}
 	if loopback {
 		hc.Guard = &httpapi.OriginGuard{Origins: cfg.Origins}
 	}

@@ -7,54 +7,14 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/toolshed/toolshed/shared/envelope"
 )
 
-// WriteError answers a request to /mcp that failed before any JSON-RPC
-// message was read from it with a JSON-RPC 2.0 error response whose id is
-// null: {"jsonrpc":"2.0","id":null,"error":{"code","message","data"}}, as
-// application/json with the given HTTP status. Use it for failures outside
-// the MCP layer on the /mcp route (authentication 401, the origin guard's
-// 403, an unknown path under /mcp), so that every answer on /mcp is a
-// JSON-RPC error object an MCP client can read. The Streamable HTTP spec
-// allows exactly this: an HTTP error status whose body is a JSON-RPC error
-// without an id.
-//
-// code is a JSON-RPC error code: jsonrpc.CodeInvalidRequest (-32600, from
-// the SDK's jsonrpc package) fits most HTTP-level refusals; the error
-// vocabulary's code goes in data, e.g. data = {"code": "UNAUTHORIZED"}.
-// data may be nil.
-func WriteError(w http.ResponseWriter, status int, code int64, message string, data map[string]any) {
-	writeError(w, status, nil, code, message, data)
-}
-
-// writeError writes one JSON-RPC error response. id is the request's id as
-// it appeared on the wire (already validated as a string or an int64), or
-// nil for null.
+// writeError writes one JSON-RPC error response (envelope.WriteRPCError).
+// id is the request's id as it appeared on the wire (already validated as
+// a string or an int64), or nil for null.
 func writeError(w http.ResponseWriter, status int, id json.RawMessage, code int64, message string, data map[string]any) {
-	type rpcError struct {
-		Code    int64          `json:"code"`
-		Message string         `json:"message"`
-		Data    map[string]any `json:"data,omitempty"`
-	}
-	if id == nil {
-		id = json.RawMessage("null")
-	}
-	body, err := json.Marshal(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   rpcError        `json:"error"`
-	}{"2.0", id, rpcError{code, message, data}})
-	if err != nil {
-		// data holds something JSON cannot encode: a bug in the caller.
-		// Still answer with a JSON-RPC error, without the data.
-		body = []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}`)
-		status = http.StatusInternalServerError
-	}
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Del("Content-Length")
-	w.WriteHeader(status)
-	w.Write(append(body, '\n'))
+	envelope.WriteRPCError(w, status, id, code, message, data)
 }
 
 // callStatus is the HTTP status for a JSON-RPC error answering a
@@ -69,7 +29,7 @@ func writeError(w http.ResponseWriter, status int, id json.RawMessage, code int6
 // turns any non-2xx answer into a transport error instead of the JSON-RPC
 // error it carries). Refusals of the message itself (parse errors, invalid
 // requests, notifications and responses that cannot be accepted) are 400
-// in every revision; see strictHandler.
+// in every revision; see Server.Serve.
 func callStatus(code int64, version string) int {
 	if !modern(version) {
 		return http.StatusOK
@@ -89,7 +49,7 @@ func callStatus(code int64, version string) int {
 func modern(version string) bool { return version >= "2026-07-28" }
 
 // plainErrors is a safety net around the SDK handler: should the SDK answer
-// an error as text/plain (its http.Error paths that strictHandler does not
+// an error as text/plain (its http.Error paths that Server.Serve does not
 // pre-empt, such as a Last-Event-ID header on a POST), the text becomes the
 // message of a JSON-RPC error with the same HTTP status, echoing the
 // request's id. Every other answer passes through untouched.

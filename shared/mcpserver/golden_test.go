@@ -19,7 +19,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/tools/txtar"
 
-	"github.com/toolshed/toolshed/shared/caller"
 	"github.com/toolshed/toolshed/shared/mcpserver"
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
@@ -84,7 +83,8 @@ var exchanges = []exchange{
 	{name: "notification-with-id", about: "A notification method sent with an id.", call: &rpc{id: 12, method: "notifications/initialized"}},
 	{name: "tools-call-without-params", about: "tools/call needs params.", call: &rpc{id: 13, method: "tools/call"}},
 
-	// HTTP-level refusals.
+	// HTTP-level refusals: httpapi's rules for every route, answered in the
+	// /mcp route's JSON-RPC envelope.
 	{name: "http-get", about: "GET opens no stream on a stateless server.", verb: http.MethodGet},
 	{name: "http-delete", about: "There are no sessions to delete.", verb: http.MethodDelete},
 	{name: "content-type-text", about: "The body must be sent as application/json.",
@@ -162,15 +162,13 @@ func TestGolden(t *testing.T) {
 	checkNoStaleFiles(t, want)
 }
 
-// newHandler serves hello from the real contracts, as the gateway does,
-// with a caller identity on every request (httpapi's job in production).
+// newHandler serves hello from the real contracts behind httpapi, as the
+// gateway does, with the same caller identity on every request.
 func newHandler(t *testing.T) http.Handler {
 	t.Helper()
-	mcpHandler := helloHandler(t, mcpserver.Config{Name: "toolshed", Version: "golden", MaxBody: goldenMaxBody}, toolkit.Options{})
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx := caller.With(r.Context(), caller.Identity{Tenant: "golden", RequestID: "req-golden"})
-		mcpHandler.ServeHTTP(w, r.WithContext(ctx))
-	})
+	hc := as("golden", "req-golden")
+	hc.MaxBody = goldenMaxBody
+	return helloHandler(t, mcpserver.Config{Name: "toolshed", Version: "golden"}, toolkit.Options{}, hc)
 }
 
 // record sends ex under version v and renders the exchange as a txtar file.

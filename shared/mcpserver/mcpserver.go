@@ -1,20 +1,23 @@
 // Package mcpserver serves the tools over the Model Context Protocol with the
-// official Go SDK: a stateless Streamable HTTP handler that answers with
+// official Go SDK: a stateless Streamable HTTP server that answers with
 // plain JSON (no SSE, as API Gateway buffers responses). Every served tool is
-// registered from its contract; tools/call goes through a toolkit.Invoker, so
-// the same pipeline validates and runs the call as on the HTTP routes.
+// registered from its contract; tools/call goes through the catalog's
+// Invoker, so the same pipeline validates and runs the call as on the other
+// routes.
 //
-// In front of the SDK sits a strict pre-validation handler (strict.go): it
-// reads the body once, refuses what JSON-RPC 2.0 and the Streamable HTTP
-// transport refuse, and answers every failure with a JSON-RPC error object
-// as application/json (errors.go). Only well-formed single messages reach
-// the SDK.
+// The server answers POST /mcp behind shared/httpapi, which applies the HTTP
+// rules of every route (method, Content-Type, body size) and reads the body
+// once. What reaches Server.Serve is checked as JSON-RPC only (strict.go):
+// one well-formed JSON-RPC 2.0 message with a valid id, a method this server
+// answers and params of the right shape. Every refusal is a JSON-RPC error
+// object sent as application/json (errors.go); only well-formed single
+// messages reach the SDK, whose registered handlers answer them.
 //
 // A stateless deployment cannot deliver notifications outside the response
 // to the request they belong to, so the server advertises none: no
 // tools.listChanged, no resource subscriptions, no logging. A 2026-07-28
 // client that opens subscriptions/listen anyway is acknowledged with an
-// empty filter and the listen completes at once (see NewServer).
+// empty filter and the listen completes at once (see New).
 package mcpserver
 
 import (
@@ -35,35 +38,22 @@ import (
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
 
-// DefaultMaxBody bounds the body of a POST to /mcp when Config.MaxBody is
-// zero (the SDK's default, and httpapi's for the tool routes).
-const DefaultMaxBody = 4 << 20
-
 // Config describes the server.
 type Config struct {
 	Name    string // server name reported at initialize
 	Version string
-	// Tools are the contracts of the served tools; tools/list keeps this
-	// order, so pass them sorted for a deterministic listing.
-	Tools   []*schema.Contract
-	Invoker toolkit.Invoker
+	// Tools are the served tools: tools/list lists them in the order of
+	// their Served contracts (sorted by name), tools/call calls them.
+	Tools toolkit.Catalog
 	// Log receives the server's own records. The SDK's records go to it
 	// too, lowered to DEBUG (see debugOnly).
 	Log *slog.Logger
-	// MaxBody bounds a request body in bytes; 0 means DefaultMaxBody.
-	// Larger bodies are answered 413 with data.code SIZE_LIMIT_EXCEEDED.
-	MaxBody int64
 }
 
-// Server is the MCP server with every tool registered, ready to be served
-// by Handler.
+// Server is the MCP server with every tool registered, ready to Serve.
 type Server struct {
-	mcp      *mcp.Server
-	versions []string // protocol versions served, newest first
-	maxBody  int64
-	log      *slog.Logger // the SDK's logger, already lowered to DEBUG
-	inv      toolkit.Invoker
-	maxArgs  map[string]int // tool → the most argument bytes it accepts
+	sdk      http.Handler // the SDK's stateless JSON Streamable HTTP handler
+	versions []string     // protocol versions served, newest first
 }
 
 // Instructions tell agents how to use the server.
@@ -71,7 +61,7 @@ const Instructions = "Toolshed serves tools to agents. Each tool validates its a
 	"the inputSchema shown in tools/list; failures come back as isError results whose text is " +
 	`{"error":"...","code":"CODE"}. RATE_LIMITED results carry retryAfter seconds.`
 
-// NewServer returns the MCP server with every tool registered.
+// New returns the MCP server with every tool registered.
 //
 // Capabilities are set explicitly, because the SDK's defaults promise
 // notifications a stateless server cannot deliver: it advertises logging
@@ -84,7 +74,11 @@ const Instructions = "Toolshed serves tools to agents. Each tool validates its a
 // server agreed to honour, and a server ending a subscription SHOULD send a
 // successful subscriptions/listen response), so the client learns that
 // nothing will ever be streamed instead of waiting for it.
-func NewServer(cfg Config) *Server {
+//
+// The SDK's handler does not bound the body again (httpapi has read it
+// within its limit) and leaves loopback Host checks to httpapi's origin
+// guard, so that deployed and local behave alike.
+func New(cfg Config) *Server {
 	log := cfg.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -96,36 +90,19 @@ func NewServer(cfg Config) *Server {
 			Logger:       sdkLog,
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: false}},
 		})
-	for _, c := range cfg.Tools {
-		srv.AddTool(toolFor(c), handlerFor(c.Name, cfg.Invoker))
+	for _, c := range cfg.Tools.Served() {
+		srv.AddTool(toolFor(c), handlerFor(c.Name, cfg.Tools))
 	}
-	srv.AddReceivingMiddleware(checkCall(cfg.Invoker), validLogLevel)
-	maxBody := cfg.MaxBody
-	if maxBody <= 0 {
-		maxBody = DefaultMaxBody
-	}
-	maxArgs := map[string]int{}
-	for _, c := range cfg.Tools {
-		maxArgs[c.Name] = c.MaxInputBytes
-	}
-	return &Server{mcp: srv, versions: mcp.SupportedProtocolVersions(), maxBody: maxBody, log: sdkLog,
-		inv: cfg.Invoker, maxArgs: maxArgs}
-}
-
-// Handler returns the /mcp handler for srv: the strict pre-validation of
-// strict.go in front of the SDK's stateless JSON Streamable HTTP handler.
-// GET and DELETE answer 405 with Allow: POST. Loopback Host checks are left
-// to httpapi's guard so that deployed and local behave alike.
-func Handler(srv *Server) http.Handler {
-	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.mcp },
+	srv.AddReceivingMiddleware(checkCall(cfg.Tools), listVisible, validLogLevel)
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{
 			Stateless:                  true,
 			JSONResponse:               true,
 			DisableLocalhostProtection: true,
-			MaxRequestBodyBytes:        srv.maxBody,
-			Logger:                     srv.log,
+			MaxRequestBodyBytes:        -1,
+			Logger:                     sdkLog,
 		})
-	return &strictHandler{next: sdk, maxBody: srv.maxBody, versions: srv.versions, inv: srv.inv, maxArgs: srv.maxArgs}
+	return &Server{sdk: sdk, versions: mcp.SupportedProtocolVersions()}
 }
 
 func toolFor(c *schema.Contract) *mcp.Tool {
@@ -177,9 +154,23 @@ func Result(out toolkit.Outcome) *mcp.CallToolResult {
 // are not an object (-32602, invalid params: the SDK passes both on), and
 // answers a call of a tool that is not served with a JSON-RPC error
 // carrying TOOL_NOT_FOUND in its data. The number is the MCP spec's -32602
-// for unknown tools (contracts/errors.json explains why not seed 000's
-// -32601). Arguments that are an object but do not fit the tool's
+// for unknown tools, not -32601, which MCP clients read as tools/call
+// itself being unsupported (contracts/errors.json). Arguments that are an object but do not fit the tool's
 // inputSchema are the tool's to refuse, as an isError result.
+// listVisible leaves out of tools/list the tools the request may not see
+// (caller.CheckTool: the client's selection, its token's scopes).
+func listVisible(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		list, ok := res.(*mcp.ListToolsResult)
+		if method != "tools/list" || err != nil || !ok {
+			return res, err
+		}
+		list.Tools = slices.DeleteFunc(slices.Clone(list.Tools), func(t *mcp.Tool) bool { return caller.CheckTool(ctx, t.Name) != nil })
+		return list, nil
+	}
+}
+
 func checkCall(inv toolkit.Invoker) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
@@ -196,7 +187,11 @@ func checkCall(inv toolkit.Invoker) mcp.Middleware {
 			if args := bytes.TrimSpace(p.Arguments); len(args) > 0 && args[0] != '{' && !bytes.Equal(args, []byte("null")) {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: `params.arguments: must be an object`}
 			}
-			if _, served := inv.Has(p.Name); !served {
+			canonical, served := inv.Has(p.Name)
+			if e := toolerr.From(caller.CheckTool(ctx, canonical)); served && e != nil && e.Code == toolerr.ToolNotFound {
+				served = false // not among the tools this request may see
+			}
+			if !served {
 				info := toolerr.Lookup(toolerr.ToolNotFound)
 				data, err := json.Marshal(map[string]any{"code": toolerr.ToolNotFound, "tool": p.Name})
 				if err != nil {

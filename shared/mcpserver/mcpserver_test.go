@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/toolshed/toolshed/contracts"
-	"github.com/toolshed/toolshed/shared/caller"
+	"github.com/toolshed/toolshed/shared/auth"
+	"github.com/toolshed/toolshed/shared/httpapi"
 	"github.com/toolshed/toolshed/shared/mcpserver"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/toolkit"
@@ -34,7 +34,7 @@ func TestSDKLogsAtDebug(t *testing.T) {
 		t.Run(tt.level.String(), func(t *testing.T) {
 			var buf bytes.Buffer
 			log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: tt.level}))
-			h := helloHandler(t, mcpserver.Config{Name: "toolshed", Version: "test", Log: log}, toolkit.Options{})
+			h := helloHandler(t, mcpserver.Config{Name: "toolshed", Version: "test", Log: log}, toolkit.Options{}, as("t", "r"))
 			for _, body := range []string{
 				`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
 				`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"hello","arguments":{"name":"World"}}}`,
@@ -62,10 +62,11 @@ func TestSDKLogsAtDebug(t *testing.T) {
 	}
 }
 
-// helloHandler serves hello from the real contracts: cfg names the server
-// (and sets its logger and body limit where a test needs them), opts are
-// the pipeline's options.
-func helloHandler(t *testing.T, cfg mcpserver.Config, opts toolkit.Options) http.Handler {
+// helloHandler serves hello from the real contracts behind httpapi, as the
+// gateway does: cfg names the server (and sets its logger where a test
+// needs it), opts are the pipeline's options, and hc says who calls (and
+// the body limit where a test needs one).
+func helloHandler(t *testing.T, cfg mcpserver.Config, opts toolkit.Options, hc httpapi.Config) http.Handler {
 	t.Helper()
 	set, err := schema.Load(contracts.FS)
 	if err != nil {
@@ -75,8 +76,14 @@ func helloHandler(t *testing.T, cfg mcpserver.Config, opts toolkit.Options) http
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Tools, cfg.Invoker = p.Served(), p
-	return mcpserver.Handler(mcpserver.NewServer(cfg))
+	cfg.Tools = p
+	hc.Invoker, hc.MCP = p, mcpserver.New(cfg)
+	return httpapi.New(hc)
+}
+
+// as makes every request come from tenant with requestID.
+func as(tenant, requestID string) httpapi.Config {
+	return httpapi.Config{Auth: auth.Fixed{Tenant: tenant}, RequestID: func(*http.Request) string { return requestID }}
 }
 
 func post(t *testing.T, h http.Handler, body string) int {
@@ -85,44 +92,9 @@ func post(t *testing.T, h http.Handler, body string) int {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-	req = req.WithContext(caller.With(req.Context(), caller.Identity{Tenant: "t", RequestID: "r"}))
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	return rec.Code
-}
-
-func TestWriteError(t *testing.T) {
-	tests := []struct {
-		name       string
-		status     int
-		code       int64
-		message    string
-		data       map[string]any
-		wantStatus int
-		wantBody   string
-	}{
-		{"unauthorized", http.StatusUnauthorized, jsonrpc.CodeInvalidRequest, "missing API key", map[string]any{"code": "UNAUTHORIZED"},
-			401, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"missing API key","data":{"code":"UNAUTHORIZED"}}}`},
-		{"no data", http.StatusNotFound, jsonrpc.CodeMethodNotFound, "no route", nil,
-			404, `{"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"no route"}}`},
-		{"data JSON cannot encode", http.StatusForbidden, jsonrpc.CodeInvalidRequest, "x", map[string]any{"f": func() {}},
-			500, `{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			rec := httptest.NewRecorder()
-			mcpserver.WriteError(rec, tt.status, tt.code, tt.message, tt.data)
-			if rec.Code != tt.wantStatus {
-				t.Errorf("status %d, want %d", rec.Code, tt.wantStatus)
-			}
-			if got := rec.Header().Get("Content-Type"); got != "application/json" {
-				t.Errorf("Content-Type %q", got)
-			}
-			if got := strings.TrimSpace(rec.Body.String()); got != tt.wantBody {
-				t.Errorf("body\n got %s\nwant %s", got, tt.wantBody)
-			}
-		})
-	}
 }
 
 // observed records the pipeline's calls.
@@ -131,16 +103,16 @@ type observed []toolkit.Record
 func (o *observed) Observe(_ context.Context, r toolkit.Record) { *o = append(*o, r) }
 
 // TestOversizedArguments: a tools/call whose arguments are larger than the
-// tool accepts is refused as the pipeline refuses it (an isError result
-// with SIZE_LIMIT_EXCEEDED, counted and observed), under the caller's id.
+// tool accepts (but within the body limit) goes through the SDK's handler
+// to the pipeline, which refuses it (an isError result with
+// SIZE_LIMIT_EXCEEDED, counted and observed), under the caller's id.
 func TestOversizedArguments(t *testing.T) {
 	var seen observed
-	h := helloHandler(t, mcpserver.Config{Name: "t", Version: "1"}, toolkit.Options{Observer: &seen})
+	h := helloHandler(t, mcpserver.Config{Name: "t", Version: "1"}, toolkit.Options{Observer: &seen}, as("t1", "r1"))
 	body := `{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"hello","arguments":{"name":"` + strings.Repeat("a", 3<<20) + `"}}}`
 	req := httptest.NewRequest("POST", "/mcp", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	req = req.WithContext(caller.With(req.Context(), caller.Identity{Tenant: "t1", RequestID: "r1"}))
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	var resp struct {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"slices"
 	"strconv"
@@ -15,25 +14,20 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/toolshed/toolshed/shared/caller"
 	"github.com/toolshed/toolshed/shared/schema"
-	"github.com/toolshed/toolshed/shared/toolerr"
-	"github.com/toolshed/toolshed/shared/toolkit"
 )
 
-// strictHandler is the pre-validation in front of the SDK's handler. It
-// checks the HTTP request, reads the body once (at most maxBody bytes),
-// checks that the body is exactly one JSON-RPC 2.0 message this server can
-// accept, and only then hands the same bytes to the SDK. Every refusal is
-// a JSON-RPC error object sent as application/json; it echoes the
-// request's id when the message has a valid one, and is null otherwise.
+// Serve answers one POST to /mcp whose body httpapi has read, within its
+// size limit and with its Content-Type checked. It checks that the body is
+// exactly one JSON-RPC 2.0 message this server can accept and only then
+// hands it to the SDK, whose registered handlers answer it (every
+// tools/call included). Every refusal is a JSON-RPC error object sent as
+// application/json; it echoes the request's id when the message has a
+// valid one, and is null otherwise.
 //
 // The answers, in the order the checks run:
 //
-//	not POST                        405 -32600 (Allow: POST)
-//	Content-Type not JSON           415 -32600
 //	Accept lacks JSON or SSE        406 -32600
-//	body over maxBody               413 -32002 data.code SIZE_LIMIT_EXCEEDED
 //	not one well-formed JSON value  400 -32700 (also: invalid UTF-8,
 //	                                 duplicate keys, trailing data)
 //	batch, not an object, bad       400 -32600
@@ -48,43 +42,10 @@ import (
 //	 where the method needs them
 //
 // Valid notifications go on to the SDK, which answers 202.
-type strictHandler struct {
-	next     http.Handler
-	maxBody  int64
-	versions []string // protocol versions served
-	inv      toolkit.Invoker
-	maxArgs  map[string]int // tool → the most argument bytes it accepts
-}
-
-func (h *strictHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		WriteError(w, http.StatusMethodNotAllowed, jsonrpc.CodeInvalidRequest,
-			fmt.Sprintf("method %s is not allowed: send each JSON-RPC message as a POST", r.Method), nil)
-		return
-	}
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		WriteError(w, http.StatusUnsupportedMediaType, jsonrpc.CodeInvalidRequest,
-			fmt.Sprintf("Content-Type must be application/json, got %q", r.Header.Get("Content-Type")), nil)
-		return
-	}
+func (s *Server) Serve(w http.ResponseWriter, r *http.Request, body []byte) {
 	if !acceptsJSONAndSSE(r.Header.Values("Accept")) {
-		WriteError(w, http.StatusNotAcceptable, jsonrpc.CodeInvalidRequest,
+		writeError(w, http.StatusNotAcceptable, nil, jsonrpc.CodeInvalidRequest,
 			"Accept must list both application/json and text/event-stream", nil)
-		return
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.maxBody))
-	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			info := toolerr.Lookup(toolerr.SizeLimitExceeded)
-			WriteError(w, info.HTTPStatus, int64(info.JSONRPCCode),
-				fmt.Sprintf("request body is larger than the %d-byte limit", tooLarge.Limit),
-				map[string]any{"code": toolerr.SizeLimitExceeded, "limitBytes": tooLarge.Limit})
-			return
-		}
-		WriteError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest,
-			fmt.Sprintf("request body could not be read: %v", err), nil)
 		return
 	}
 	version := r.Header.Get("Mcp-Protocol-Version")
@@ -93,58 +54,21 @@ func (h *strictHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, rej.status(version), rej.id, rej.code, rej.message, nil)
 		return
 	}
-	if version != "" && !slices.Contains(h.versions, version) {
+	if version != "" && !slices.Contains(s.versions, version) {
 		writeError(w, http.StatusBadRequest, msg.id, mcp.CodeUnsupportedProtocolVersion,
 			fmt.Sprintf("protocol version %q is not supported", version),
-			map[string]any{"supported": h.versions, "requested": version})
+			map[string]any{"supported": s.versions, "requested": version})
 		return
 	}
 	if rej := checkMethod(msg, version); rej != nil {
 		writeError(w, rej.status(version), rej.id, rej.code, rej.message, nil)
 		return
 	}
-	if msg.method == "tools/call" && h.oversized(w, r, msg) {
-		return
-	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	pw := &plainErrors{w: w, id: msg.id}
-	h.next.ServeHTTP(pw, r)
+	s.sdk.ServeHTTP(pw, r)
 	pw.finish()
-}
-
-// oversized answers a tools/call whose arguments are larger than the tool
-// accepts without handing it to the SDK, which would decode them many
-// times over (the largest body a request may have, four at a time, took a
-// server past a gigabyte). The call still goes through the pipeline, which
-// refuses it at once with SIZE_LIMIT_EXCEEDED — counted, logged and
-// rendered as the isError result the SDK would have returned.
-func (h *strictHandler) oversized(w http.ResponseWriter, r *http.Request, msg message) bool {
-	var p struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}
-	if msg.id == nil || json.Unmarshal(msg.params, &p) != nil {
-		return false // a notification gets no answer: the SDK handles it
-	}
-	limit, ok := h.maxArgs[p.Name]
-	if !ok || len(p.Arguments) <= limit {
-		return false
-	}
-	id := caller.From(r.Context())
-	out := h.inv.Invoke(r.Context(), toolkit.Request{Tool: p.Name, Args: p.Arguments, Tenant: id.Tenant, RequestID: id.RequestID})
-	resp, err := json.Marshal(struct {
-		JSONRPC string              `json:"jsonrpc"`
-		ID      json.RawMessage     `json:"id"`
-		Result  *mcp.CallToolResult `json:"result"`
-	}{"2.0", msg.id, Result(out)})
-	if err != nil {
-		return false
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	w.Write(resp)
-	return true
 }
 
 // acceptsJSONAndSSE reports whether an Accept header lists both
@@ -169,12 +93,11 @@ func acceptsJSONAndSSE(values []string) bool {
 	return jsonOK && sseOK
 }
 
-// message is what strictHandler needs to know of a JSON-RPC message.
+// message is what Serve needs to know of a JSON-RPC message.
 type message struct {
 	id        json.RawMessage // as sent: a JSON string or an int64 literal; nil if absent
 	method    string
 	hasParams bool
-	params    json.RawMessage
 }
 
 // rejection is a message the server refuses: a JSON-RPC error code and
@@ -239,9 +162,10 @@ func parseMessage(body []byte) (message, *rejection) {
 	if err := json.Unmarshal(rawMethod, &msg.method); err != nil || msg.method == "" {
 		return invalid(`"method" must be a non-empty string`)
 	}
-	msg.params, msg.hasParams = fields["params"]
+	var params json.RawMessage
+	params, msg.hasParams = fields["params"]
 	if msg.hasParams {
-		switch bytes.TrimLeft(msg.params, " \t\r\n")[0] {
+		switch bytes.TrimLeft(params, " \t\r\n")[0] {
 		case '{':
 		case '[':
 			return message{}, &rejection{id: msg.id, code: jsonrpc.CodeInvalidParams,

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"slices"
 	"time"
 
 	"github.com/toolshed/toolshed/shared/caller"
@@ -28,24 +27,6 @@ type Decision struct {
 	RetryAfter time.Duration
 }
 
-// Observer receives one Record per call (logging and metrics).
-type Observer interface {
-	Observe(ctx context.Context, r Record)
-}
-
-// Record describes one finished call.
-type Record struct {
-	Tool      string
-	Tenant    string
-	RequestID string
-	Duration  time.Duration
-	Code      toolerr.Code // empty on success
-	Cause     error        // the underlying error, for logs only
-	// Notes are what went wrong without failing the call (the rate
-	// limiter's storage, say), for logs only.
-	Notes []string
-}
-
 // Options configure a Pipeline. Zero values mean: no rate limiting, no
 // observation, the contract's limits, the real clock.
 type Options struct {
@@ -55,32 +36,32 @@ type Options struct {
 	Now            func() time.Time
 }
 
-// Pipeline runs the tools it was built with. It implements Invoker.
+// Pipeline runs the tools it was built with. It is a Catalog.
 type Pipeline struct {
-	contracts *schema.Set
-	handlers  map[string]Handler // canonical name → handler
-	opts      Options
+	ServedTools
+	handlers map[string]Handler // canonical name → handler
+	opts     Options
 }
 
-var _ Invoker = (*Pipeline)(nil)
+var _ Catalog = (*Pipeline)(nil)
 
 // NewPipeline joins handlers with their contracts. Every tool must have a
 // contract; tools without a handler are simply not served.
 func NewPipeline(contracts *schema.Set, tools []Tool, opts Options) (*Pipeline, error) {
-	p := &Pipeline{contracts: contracts, handlers: map[string]Handler{}, opts: opts}
+	p := &Pipeline{handlers: map[string]Handler{}, opts: opts}
 	if p.opts.Now == nil {
 		p.opts.Now = time.Now
 	}
+	names := make([]string, 0, len(tools))
 	for _, t := range tools {
-		c, ok := contracts.Get(t.Name)
-		if !ok || c.Name != t.Name {
-			return nil, fmt.Errorf("tool %q has no contract in contracts/", t.Name)
-		}
-		if _, dup := p.handlers[t.Name]; dup {
-			return nil, fmt.Errorf("tool %q registered twice", t.Name)
-		}
+		names = append(names, t.Name)
 		p.handlers[t.Name] = t.Handler
 	}
+	served, err := NewServedTools(contracts, names)
+	if err != nil {
+		return nil, fmt.Errorf("tool %w", err)
+	}
+	p.ServedTools = served
 	for tool, n := range opts.LimitOverrides {
 		if _, ok := p.handlers[tool]; !ok {
 			return nil, fmt.Errorf("rate limit override for %q: no such tool is served", tool)
@@ -92,52 +73,27 @@ func NewPipeline(contracts *schema.Set, tools []Tool, opts Options) (*Pipeline, 
 	return p, nil
 }
 
-// Has reports whether a tool or alias is served and its canonical name.
-func (p *Pipeline) Has(name string) (string, bool) {
-	c, ok := p.contracts.Get(name)
-	if !ok {
-		return "", false
-	}
-	_, served := p.handlers[c.Name]
-	return c.Name, served
-}
-
-// Served returns the contracts of the served tools, sorted by name.
-func (p *Pipeline) Served() []*schema.Contract {
-	var out []*schema.Contract
-	for _, n := range p.contracts.Names() {
-		if _, ok := p.handlers[n]; ok {
-			c, _ := p.contracts.Get(n)
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// Invoke runs one call through the whole pipeline. It never panics and
-// always returns an Outcome.
+// Invoke runs one call through the whole pipeline, observed. It never
+// panics and always returns an Outcome.
 func (p *Pipeline) Invoke(ctx context.Context, req Request) Outcome {
-	start := p.opts.Now()
-	name := req.Tool
-	if canonical, ok := p.Has(req.Tool); ok {
-		name = canonical
+	return Observe(ctx, p.opts.Observer, p.opts.Now, req, func() Outcome { return p.invoke(ctx, req) })
+}
+
+func (p *Pipeline) invoke(ctx context.Context, req Request) Outcome {
+	name, err := p.Resolve(ctx, req.Tool)
+	if err != nil {
+		if name == "" {
+			name = req.Tool
+		}
+		return Fail(name, req.RequestID, err)
 	}
 	var notes []string
 	res, err := p.run(ctx, name, req, &notes)
-	var out Outcome
+	out := Outcome{Tool: name, OK: true, Result: res.data, Message: res.message, RequestID: req.RequestID}
 	if err != nil {
 		out = Fail(name, req.RequestID, err)
-	} else {
-		out = Outcome{Tool: name, OK: true, Result: res.data, Message: res.message, RequestID: req.RequestID}
 	}
-	if p.opts.Observer != nil {
-		rec := Record{Tool: name, Tenant: req.Tenant, RequestID: req.RequestID, Duration: p.opts.Now().Sub(start), Notes: notes}
-		if out.Error != nil {
-			rec.Code = out.Error.Code
-			rec.Cause = err
-		}
-		p.opts.Observer.Observe(ctx, rec)
-	}
+	out.Notes = notes
 	return out
 }
 
@@ -147,12 +103,8 @@ type ran struct {
 }
 
 func (p *Pipeline) run(ctx context.Context, name string, req Request, notes *[]string) (ran, error) {
-	handler, ok := p.handlers[name]
-	if !ok {
-		return ran{}, toolerr.New(toolerr.ToolNotFound, "no tool named %q is served here", req.Tool).
-			With("tool", req.Tool).With("available", p.Names())
-	}
-	c, _ := p.contracts.Get(name)
+	c, _ := p.contract(name)
+	handler := p.handlers[name]
 	if !tenant.Valid(req.Tenant) {
 		return ran{}, toolerr.New(toolerr.AccessDenied, "the request carries no valid tenant")
 	}
@@ -312,14 +264,4 @@ func timeoutError(ctx context.Context, tool string, cause error) *toolerr.Error 
 	}
 	e.Cause = cause
 	return e
-}
-
-// Names implements Invoker.
-func (p *Pipeline) Names() []string {
-	names := make([]string, 0, len(p.handlers))
-	for n := range p.handlers {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
 }

@@ -33,6 +33,11 @@ type Outcome struct {
 	Message   string          `json:"message,omitempty"`
 	Error     *ErrorBody      `json:"error,omitempty"`
 	RequestID string          `json:"requestId,omitempty"`
+	// Cause is the underlying error of a failure and Notes what went wrong
+	// without failing the call: both for the log only (see Record), never
+	// sent.
+	Cause error    `json:"-"`
+	Notes []string `json:"-"`
 }
 
 // ErrorBody is a failure in the vocabulary, safe to show callers.
@@ -43,10 +48,11 @@ type ErrorBody struct {
 	RetryAfter int            `json:"retryAfter,omitempty"`
 }
 
-// Fail builds a failed outcome from any error, mapped onto the vocabulary.
+// Fail builds a failed outcome from any error, mapped onto the vocabulary;
+// err itself is kept as the Cause.
 func Fail(tool, requestID string, err error) Outcome {
 	te := toolerr.From(err)
-	return Outcome{Tool: tool, RequestID: requestID, Error: &ErrorBody{
+	return Outcome{Tool: tool, RequestID: requestID, Cause: err, Error: &ErrorBody{
 		Code: te.Code, Message: te.Message, Details: te.Details, RetryAfter: te.RetryAfter,
 	}}
 }
@@ -71,7 +77,8 @@ type Call struct {
 }
 
 // Result is a successful tool result; Message is the human-readable line of
-// the seed 002 envelope (a default is used when empty).
+// the task-API envelope of POST /mcp/tool/{name} (a default is used when
+// empty).
 type Result struct {
 	Data    any
 	Message string

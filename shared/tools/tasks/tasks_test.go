@@ -155,7 +155,7 @@ var taskTests = []struct {
 	{"complete", testComplete},
 	{"delete", testDelete},
 	{"not found", testNotFound},
-	{"seed 002 envelope", testLegacyEnvelope},
+	{"task-API envelope", testTaskAPIEnvelope},
 	{"hostile task ids", testHostileIDs},
 	{"tenant isolation", testTenantIsolation},
 	{"list order and filter", testListOrderAndFilter},
@@ -434,25 +434,25 @@ func testNotFound(t *testing.T, st store.Stores) {
 	}
 }
 
-// testLegacyEnvelope checks what /mcp/tool/{name} renders: seed 002's
-// shapes and names.
-func testLegacyEnvelope(t *testing.T, st store.Stores) {
+// testTaskAPIEnvelope checks what POST /mcp/tool/{name} renders: the
+// task-API envelope's shapes and code names.
+func testTaskAPIEnvelope(t *testing.T, st store.Stores) {
 	e := newEnv(t, st)
 	o := e.Call(alice, tasks.AddTool, `{"title": "Test task", "description": "Test description"}`)
-	b, _ := json.Marshal(envelope.ToLegacy(o))
+	b, _ := json.Marshal(envelope.ToTaskAPI(o))
 	want := `{"success":true,"data":{"id":1,"title":"Test task","description":"Test description","status":"pending",` +
 		`"created_at":"2025-01-15T10:00:00Z","updated_at":"2025-01-15T10:00:00Z","completed_at":null},"message":"Task created successfully"}`
 	if string(b) != want {
 		t.Errorf("success envelope\n got %s\nwant %s", b, want)
 	}
 	o = e.Call(alice, tasks.CompleteTool, `{"task_id": 42}`)
-	b, _ = json.Marshal(envelope.ToLegacy(o))
+	b, _ = json.Marshal(envelope.ToTaskAPI(o))
 	want = `{"success":false,"error":"Task 42 not found","code":"NOT_FOUND","details":{"task_id":42},"requestId":"test"}`
 	if string(b) != want {
 		t.Errorf("not-found envelope\n got %s\nwant %s", b, want)
 	}
 	o = e.Call(alice, tasks.AddTool, `{"title": " "}`)
-	if env := envelope.ToLegacy(o); env.Success || env.Code != "VALIDATION_ERROR" {
+	if env := envelope.ToTaskAPI(o); env.Success || env.Code != "VALIDATION_ERROR" {
 		t.Errorf("invalid input envelope: %+v", env)
 	}
 }
