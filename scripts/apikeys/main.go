@@ -1,12 +1,15 @@
 // Command apikeys creates, lists, revokes and deletes Toolshed API keys. Keys are
 // stored only as SHA-256 hashes; a new key is printed once and cannot be
 // shown again. It uses the same storage settings as the server
-// (TOOLSHED_STORE, TOOLSHED_DATA_DIR, TOOLSHED_APIKEYS_TABLE, ...).
+// (TOOLSHED_STORE, TOOLSHED_DATA_DIR, TOOLSHED_APIKEYS_TABLE, ...), or,
+// with -stack NAME, the API keys table of that deployed stack (read from
+// its outputs with the usual AWS credentials and region).
 //
 //	go run ./scripts/apikeys create -tenant acme -name laptop
 //	go run ./scripts/apikeys list
 //	go run ./scripts/apikeys revoke <id>
 //	go run ./scripts/apikeys delete <id>
+//	go run ./scripts/apikeys -stack Toolshed create -tenant acme -name laptop
 //
 // The embedded store is locked while the local server runs: stop it first.
 package main
@@ -24,36 +27,48 @@ import (
 
 	"github.com/toolshed/toolshed/shared/auth"
 	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/stackoutputs"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
 	"github.com/toolshed/toolshed/shared/wiring"
 )
 
 const usage = `usage:
-  apikeys create -tenant TENANT -name NAME   create a key (printed once)
-  apikeys list                               list keys (id = hash prefix)
-  apikeys revoke ID                          revoke the key whose id (hash prefix) is ID
-  apikeys delete ID                          delete the key whose id is ID
+  apikeys [-stack NAME] create -tenant TENANT -name NAME   create a key (printed once)
+  apikeys [-stack NAME] list                               list keys (id = hash prefix)
+  apikeys [-stack NAME] revoke ID                          revoke the key whose id (hash prefix) is ID
+  apikeys [-stack NAME] delete ID                          delete the key whose id is ID
+
+-stack NAME uses the API keys table of that deployed stack (from its
+outputs; needs AWS credentials and its region); without it, the store the
+local server uses (TOOLSHED_STORE, TOOLSHED_DATA_DIR, TOOLSHED_APIKEYS_TABLE).
 
 Keys give access to one tenant's data. The local server requires keys while
 any unrevoked key exists; with none (or TOOLSHED_AUTH=off) it serves tenant
 "local" on loopback without keys.`
 
 func main() {
-	os.Exit(run(context.Background(), os.Args[1:], config.Load, os.Stdout, os.Stderr))
+	ctx := context.Background()
+	load := func(stack string) (config.Config, error) { return stackoutputs.Config(ctx, stack, os.Getenv) }
+	os.Exit(run(ctx, os.Args[1:], load, os.Stdout, os.Stderr))
 }
 
-// run is main with its inputs passed in; it returns the exit status.
-func run(ctx context.Context, args []string, load func() (config.Config, error), out, errOut io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprintln(errOut, usage)
-		return 2
-	}
-	if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
+// run is main with its inputs passed in; it returns the exit status. load
+// reads the configuration, pointed at the deployed stack it names ("":
+// none).
+func run(ctx context.Context, args []string, load func(stack string) (config.Config, error), out, errOut io.Writer) int {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help") {
 		fmt.Fprintln(out, usage)
 		return 0
 	}
-	if err := open(ctx, args, load, out); err != nil {
+	global := flag.NewFlagSet("apikeys", flag.ContinueOnError)
+	global.SetOutput(io.Discard)
+	stack := global.String("stack", "", "the deployed stack whose API keys table to use")
+	if err := global.Parse(args); err != nil || global.NArg() == 0 {
+		fmt.Fprintln(errOut, usage)
+		return 2
+	}
+	if err := open(ctx, global.Args(), func() (config.Config, error) { return load(*stack) }, out); err != nil {
 		fmt.Fprintln(errOut, "apikeys:", err)
 		return 1
 	}

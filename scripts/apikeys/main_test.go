@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -11,8 +13,12 @@ import (
 
 	"github.com/toolshed/toolshed/shared/auth"
 	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/stackoutputs"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
+	"github.com/toolshed/toolshed/shared/store/dynamostore"
 	"github.com/toolshed/toolshed/shared/tenant"
+	"github.com/toolshed/toolshed/shared/testenv/dynamotest"
+	"github.com/toolshed/toolshed/shared/testenv/emulator"
 	"github.com/toolshed/toolshed/shared/testenv/tenanttest"
 	"github.com/toolshed/toolshed/shared/testenv/tooltest"
 )
@@ -115,7 +121,12 @@ func TestRevokeTwiceAndDelete(t *testing.T) {
 
 func TestRunExitStatus(t *testing.T) {
 	dir := t.TempDir()
-	load := func() (config.Config, error) { return config.Config{Store: "bolt", DataDir: dir}, nil }
+	load := func(stack string) (config.Config, error) {
+		if stack != "" {
+			return config.Config{}, errors.New("no stack " + stack)
+		}
+		return config.Config{Store: "bolt", DataDir: dir}, nil
+	}
 	tests := []struct {
 		name       string
 		args       []string
@@ -123,11 +134,14 @@ func TestRunExitStatus(t *testing.T) {
 		wantOut    string
 		wantErr    string
 	}{
-		{"help", []string{"-h"}, 0, "apikeys create -tenant TENANT", ""},
-		{"help word", []string{"help"}, 0, "apikeys delete ID", ""},
+		{"help", []string{"-h"}, 0, "apikeys [-stack NAME] create -tenant TENANT", ""},
+		{"help word", []string{"help"}, 0, "apikeys [-stack NAME] delete ID", ""},
 		{"no command", nil, 2, "", "usage:"},
 		{"list", []string{"list"}, 0, "ID  TENANT", ""},
 		{"unknown command", []string{"frobnicate"}, 1, "", "usage:"},
+		{"unknown flag", []string{"-stak", "x", "list"}, 2, "", "usage:"},
+		{"a stack, no command", []string{"-stack", "Toolshed"}, 2, "", "usage:"},
+		{"the stack is read", []string{"-stack", "Gone", "list"}, 1, "", "no stack Gone"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -149,9 +163,47 @@ func TestStoreInUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	load := func() (config.Config, error) { return config.Config{Store: "bolt", DataDir: dir}, nil }
+	load := func(string) (config.Config, error) { return config.Config{Store: "bolt", DataDir: dir}, nil }
 	var out, errOut bytes.Buffer
 	if status := run(context.Background(), []string{"list"}, load, &out, &errOut); status != 1 || !strings.Contains(errOut.String(), "stop the server first") {
 		t.Errorf("status %d, stderr %q", status, errOut.String())
+	}
+}
+
+// TestStack: with -stack, the keys go to the API keys table the deployed
+// stack's outputs name (CloudFormation and DynamoDB emulated), and keys
+// created there resolve there.
+func TestStack(t *testing.T) {
+	dynamo := dynamotest.Start(t)
+	tables := dynamo.NewTables(t)
+	moto := emulator.StartMoto(t)
+	outputs := map[string]string{stackoutputs.Bucket: "unused"}
+	for table := range config.TableVars {
+		outputs[stackoutputs.Table(table)] = "unused"
+	}
+	outputs[stackoutputs.Table(config.APIKeysTable)] = tables.APIKeys
+	moto.CreateStack(t, "Toolshed", outputs)
+	for k, v := range map[string]string{"AWS_ENDPOINT_URL_CLOUDFORMATION": moto.Endpoint, "TOOLSHED_DYNAMODB_ENDPOINT": dynamo.Endpoint,
+		"AWS_ACCESS_KEY_ID": "dummy", "AWS_SECRET_ACCESS_KEY": "dummy", "AWS_REGION": "us-east-1"} {
+		t.Setenv(k, v)
+	}
+	load := func(stack string) (config.Config, error) { return stackoutputs.Config(t.Context(), stack, os.Getenv) }
+
+	var out, errOut bytes.Buffer
+	if status := run(t.Context(), []string{"-stack", "Toolshed", "create", "-tenant", "acme", "-name", "ci"}, load, &out, &errOut); status != 0 {
+		t.Fatalf("create: status %d: %s", status, errOut.String())
+	}
+	key := regexp.MustCompile(`tsk_[A-Za-z0-9_-]{43}`).FindString(out.String())
+	keys := dynamostore.New(dynamo.Client(), tables).APIKeys
+	if owner, err := auth.Resolve(t.Context(), keys, key); err != nil || owner != "acme" {
+		t.Errorf("the key in the stack's table resolves to %q, %v", owner, err)
+	}
+	out.Reset()
+	if status := run(t.Context(), []string{"-stack", "Toolshed", "list"}, load, &out, &errOut); status != 0 || !strings.Contains(out.String(), "acme") {
+		t.Errorf("list: status %d, %q %q", status, out.String(), errOut.String())
+	}
+	errOut.Reset()
+	if status := run(t.Context(), []string{"-stack", "Missing", "list"}, load, &out, &errOut); status != 1 || !strings.Contains(errOut.String(), "stack Missing") {
+		t.Errorf("a stack that does not exist: status %d, %q", status, errOut.String())
 	}
 }

@@ -7,13 +7,14 @@
 // snapshot. list shows a tenant's snapshots and rollback moves the pointer
 // back.
 //
-//	go run ./scripts/snapshot push -tenant acme [-dir .] [-max-mb 500]
-//	go run ./scripts/snapshot list -tenant acme
-//	go run ./scripts/snapshot rollback -tenant acme [-to COMMIT]
+//	go run ./scripts/snapshot -stack Toolshed push -tenant acme [-dir .] [-max-mb 500]
+//	go run ./scripts/snapshot -stack Toolshed list -tenant acme
+//	go run ./scripts/snapshot -stack Toolshed rollback -tenant acme [-to COMMIT]
 //
-// The bucket is TOOLSHED_BUCKET (the stack's SnapshotBucket output);
-// credentials and region come from the usual AWS settings, and
-// TOOLSHED_S3_ENDPOINT points it at an emulator.
+// The bucket is the SnapshotBucket output of the deployed stack -stack
+// names, or TOOLSHED_BUCKET without -stack; credentials and region come
+// from the usual AWS settings, and TOOLSHED_S3_ENDPOINT points it at an
+// emulator.
 package main
 
 import (
@@ -32,14 +33,18 @@ import (
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/stackoutputs"
 	"github.com/toolshed/toolshed/shared/tenant"
 	"github.com/toolshed/toolshed/shared/wiring"
 )
 
 const usage = `usage:
-  snapshot push -tenant TENANT [-dir DIR] [-max-mb N]   publish DIR (default .) as TENANT's repository
-  snapshot list -tenant TENANT                          list TENANT's snapshots (* = current)
-  snapshot rollback -tenant TENANT [-to COMMIT]         point TENANT at COMMIT (default: the previous snapshot)`
+  snapshot [-stack NAME] push -tenant TENANT [-dir DIR] [-max-mb N]   publish DIR (default .) as TENANT's repository
+  snapshot [-stack NAME] list -tenant TENANT                          list TENANT's snapshots (* = current)
+  snapshot [-stack NAME] rollback -tenant TENANT [-to COMMIT]         point TENANT at COMMIT (default: the previous snapshot)
+
+-stack NAME uses the bucket of that deployed stack (its SnapshotBucket
+output; needs AWS credentials and its region); without it, TOOLSHED_BUCKET.`
 
 func main() {
 	if err := run(context.Background(), os.Args[1:], os.Stdout); err != nil {
@@ -48,14 +53,23 @@ func main() {
 	}
 }
 
+// run reads -stack, the configuration (pointed at that stack) and runs
+// the command.
 func run(ctx context.Context, args []string, out io.Writer) error {
-	cfg, err := config.Load()
+	global := flag.NewFlagSet("snapshot", flag.ContinueOnError)
+	global.SetOutput(io.Discard)
+	stack := global.String("stack", "", "the deployed stack whose bucket to use")
+	if err := global.Parse(args); err != nil {
+		return errors.New(usage)
+	}
+	cfg, err := stackoutputs.Config(ctx, *stack, os.Getenv)
 	if err != nil {
 		return err
 	}
 	if cfg.Bucket == "" {
-		return errors.New("TOOLSHED_BUCKET is not set: name the stack's snapshot bucket")
+		return errors.New("no bucket: name the deployed stack (-stack Toolshed) or set TOOLSHED_BUCKET")
 	}
+	args = global.Args()
 	bucket, err := wiring.NewEnv(cfg, nil).S3(ctx)
 	if err != nil {
 		return err

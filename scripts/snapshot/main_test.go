@@ -15,7 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/stackoutputs"
 	"github.com/toolshed/toolshed/shared/tenant"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 	"github.com/toolshed/toolshed/shared/testenv/tenanttest"
@@ -163,4 +165,48 @@ func gitRun(t *testing.T, dir string, args ...string) string {
 		t.Fatalf("git %v: %v: %s", args, err, out)
 	}
 	return string(out)
+}
+
+// TestStack: with -stack, the CLI uses the bucket the deployed stack's
+// outputs name (CloudFormation and S3 on moto_server); a stack without
+// the output, or no stack and no TOOLSHED_BUCKET, is refused with the
+// reason.
+func TestStack(t *testing.T) {
+	s3 := repotest.StartS3(t)
+	outputs := map[string]string{stackoutputs.Bucket: s3.Bucket}
+	for table := range config.TableVars {
+		outputs[stackoutputs.Table(table)] = "unused"
+	}
+	s3.Moto.CreateStack(t, "Toolshed", outputs)
+	s3.Moto.CreateStack(t, "Old", map[string]string{stackoutputs.APIURL: "https://old.example/"})
+	for k, v := range map[string]string{"AWS_ENDPOINT_URL_CLOUDFORMATION": s3.Moto.Endpoint, "TOOLSHED_S3_ENDPOINT": s3.Moto.Endpoint,
+		"AWS_ACCESS_KEY_ID": "dummy", "AWS_SECRET_ACCESS_KEY": "dummy", "AWS_REGION": "us-east-1", "TOOLSHED_BUCKET": ""} {
+		t.Setenv(k, v)
+	}
+	s3.Publish(t, "acme", "abc123", repotest.WriteDir(t, map[string]string{"README.md": "# Demo\n"}))
+
+	tests := []struct {
+		args    []string
+		want    string // in the output
+		wantErr string
+	}{
+		{[]string{"-stack", "Toolshed", "list", "-tenant", "acme"}, "*  abc123", ""},
+		{[]string{"-stack", "Toolshed", "list", "-tenant", "other"}, "other has no snapshots", ""},
+		{[]string{"-stack", "Old", "list", "-tenant", "acme"}, "", "stack Old has no output SnapshotBucket"},
+		{[]string{"list", "-tenant", "acme"}, "", "name the deployed stack (-stack Toolshed) or set TOOLSHED_BUCKET"},
+		{[]string{"-stak", "Toolshed", "list"}, "", "usage:"},
+	}
+	for _, tt := range tests {
+		var out bytes.Buffer
+		err := run(t.Context(), tt.args, &out)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("%v: error %v, want one about %q", tt.args, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || !strings.Contains(out.String(), tt.want) {
+			t.Errorf("%v: %q, %v; want %q", tt.args, out.String(), err, tt.want)
+		}
+	}
 }

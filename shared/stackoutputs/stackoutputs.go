@@ -12,6 +12,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
+	"github.com/toolshed/toolshed/shared/awscall"
 	"github.com/toolshed/toolshed/shared/config"
 )
 
@@ -70,4 +71,51 @@ func Read(ctx context.Context, client cloudformation.DescribeStacksAPIClient, st
 		o.Values[aws.ToString(kv.OutputKey)] = aws.ToString(kv.OutputValue)
 	}
 	return o, nil
+}
+
+// Load reads the outputs of a deployed stack with the AWS settings of the
+// environment (credentials, region, AWS_ENDPOINT_URL_CLOUDFORMATION).
+func Load(ctx context.Context, stack string) (Outputs, error) {
+	cfg, err := awscall.LoadConfig(ctx)
+	if err != nil {
+		return Outputs{}, err
+	}
+	return Read(ctx, cloudformation.NewFromConfig(cfg), stack)
+}
+
+// Getenv returns getenv with the settings that point a process at the
+// stack: DynamoDB as the store, and the stack's tables and bucket.
+func (o Outputs) Getenv(getenv func(string) string) (func(string) string, error) {
+	env := map[string]string{"TOOLSHED_STORE": "dynamodb"}
+	var err error
+	if env["TOOLSHED_BUCKET"], err = o.Get(Bucket); err != nil {
+		return nil, err
+	}
+	for t, name := range config.TableVars {
+		if env[name], err = o.Get(Table(t)); err != nil {
+			return nil, err
+		}
+	}
+	return func(k string) string {
+		if v, ok := env[k]; ok {
+			return v
+		}
+		return getenv(k)
+	}, nil
+}
+
+// Config reads the configuration with getenv, pointed at the deployed
+// stack named stack (see Getenv) unless stack is "".
+func Config(ctx context.Context, stack string, getenv func(string) string) (config.Config, error) {
+	if stack == "" {
+		return config.FromEnv(getenv)
+	}
+	o, err := Load(ctx, stack)
+	if err != nil {
+		return config.Config{}, err
+	}
+	if getenv, err = o.Getenv(getenv); err != nil {
+		return config.Config{}, err
+	}
+	return config.FromEnv(getenv)
 }

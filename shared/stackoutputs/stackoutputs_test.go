@@ -40,3 +40,38 @@ func TestRead(t *testing.T) {
 		t.Errorf("a missing stack: %v", err)
 	}
 }
+
+// TestConfig: with a stack's name, the configuration points at its
+// DynamoDB tables and bucket, read from its outputs through the AWS
+// settings of the environment; without one, it is the environment's.
+func TestConfig(t *testing.T) {
+	moto := emulator.StartMoto(t)
+	outputs := map[string]string{stackoutputs.Bucket: "the-bucket"}
+	for table := range config.TableVars {
+		outputs[stackoutputs.Table(table)] = "Toolshed-" + string(table)
+	}
+	moto.CreateStack(t, "Toolshed", outputs)
+	moto.CreateStack(t, "Old", map[string]string{stackoutputs.APIURL: "https://old.example/"})
+	t.Setenv("AWS_ENDPOINT_URL_CLOUDFORMATION", moto.Endpoint)
+	t.Setenv("AWS_ACCESS_KEY_ID", "dummy")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "dummy")
+	t.Setenv("AWS_REGION", "us-east-1")
+	env := map[string]string{"TOOLSHED_STORE": "bolt", "TOOLSHED_APIKEYS_TABLE": "local-keys", "TOOLSHED_LOG_LEVEL": "debug"}
+	getenv := func(k string) string { return env[k] }
+
+	cfg, err := stackoutputs.Config(t.Context(), "Toolshed", getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := config.Tables{Tasks: "Toolshed-Tasks", Memory: "Toolshed-Memory", RateLimits: "Toolshed-RateLimits",
+		Access: "Toolshed-Access", APIKeys: "Toolshed-ApiKeys"}
+	if cfg.Store != "dynamodb" || cfg.Tables != want || cfg.Bucket != "the-bucket" || cfg.LogLevel.String() != "DEBUG" {
+		t.Errorf("got store %s, tables %+v, bucket %s, log level %s", cfg.Store, cfg.Tables, cfg.Bucket, cfg.LogLevel)
+	}
+	if cfg, err := stackoutputs.Config(t.Context(), "", getenv); err != nil || cfg.Store != "bolt" || cfg.Tables.APIKeys != "local-keys" {
+		t.Errorf("without a stack: %+v, %v", cfg, err)
+	}
+	if _, err := stackoutputs.Config(t.Context(), "Old", getenv); err == nil || !strings.Contains(err.Error(), "stack Old has no output SnapshotBucket") {
+		t.Errorf("a stack of an older version: %v", err)
+	}
+}
