@@ -509,7 +509,13 @@ func TestEnvironment(t *testing.T) {
 			for k, v := range tool.Family.Env {
 				want[k] = v
 			}
-			for _, name := range deploy.SettingNames(tool.Family) {
+			// The settings every tool function may be given, the
+			// repository tools' and the family's own.
+			names := slices.Clone(deploy.CommonSettings)
+			if tool.Family.ReadsRepositories {
+				names = append(names, deploy.RepositorySettings...)
+			}
+			for _, name := range append(names, settingNames(tool.Family.Settings)...) {
 				if v := testContext[name]; v != "" {
 					want[name] = v
 				}

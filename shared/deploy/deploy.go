@@ -172,17 +172,9 @@ func ProcessSettings() []string {
 	return slices.Concat(CommonSettings, RepositorySettings)
 }
 
-// SettingNames are the settings a deployment may choose for the family's
-// functions: CommonSettings, RepositorySettings when it reads
-// repositories, and its declared Settings.
-func SettingNames(f family.Family) []string {
-	names := processSettings(f)
-	for _, s := range f.Settings {
-		names = append(names, s.Name())
-	}
-	return names
-}
-
+// processSettings are the process-wide settings a deployment may choose
+// for the family's functions: CommonSettings, and RepositorySettings when
+// it reads repositories.
 func processSettings(f family.Family) []string {
 	names := slices.Clone(CommonSettings)
 	if f.ReadsRepositories {
