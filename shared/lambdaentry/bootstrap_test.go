@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolshed/toolshed/shared/auth"
 	"github.com/toolshed/toolshed/shared/secrets"
 	"github.com/toolshed/toolshed/shared/testenv/lambdatest"
 	"github.com/toolshed/toolshed/shared/testenv/tooltest"
@@ -152,18 +151,7 @@ func testContractExamples(t *testing.T, d *deployment) {
 }
 
 func testAuthorizer(t *testing.T, d *deployment) {
-	ctx := context.Background()
-	good, _, err := auth.Create(ctx, d.stores.APIKeys, "acme", "ci", time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	revoked, rec, err := auth.Create(ctx, d.stores.APIKeys, "acme", "old", time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := d.stores.APIKeys.Revoke(ctx, rec.Hash, time.Now()); err != nil {
-		t.Fatal(err)
-	}
+	good, revoked := d.keys(t)
 	fn := d.start(t, d.authorizerConfig())
 
 	tests := []struct {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/contracts"
+	"github.com/toolshed/toolshed/shared/auth"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/deploy"
 	"github.com/toolshed/toolshed/shared/family"
@@ -215,6 +216,25 @@ func (d *deployment) s3(tb testing.TB) (bucket, endpoint string) {
 		d.bucket = d.moto.NewBucket(d.tb)
 	}
 	return d.bucket, d.moto.Endpoint
+}
+
+// keys creates two keys of tenant acme in the API keys table: good, and
+// revoked (named "old").
+func (d *deployment) keys(tb testing.TB) (good, revoked string) {
+	tb.Helper()
+	ctx := context.Background()
+	good, _, err := auth.Create(ctx, d.stores.APIKeys, "acme", "ci", time.Now())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	revoked, rec, err := auth.Create(ctx, d.stores.APIKeys, "acme", "old", time.Now())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := d.stores.APIKeys.Revoke(ctx, rec.Hash, time.Now()); err != nil {
+		tb.Fatal(err)
+	}
+	return good, revoked
 }
 
 // invoke runs one invocation and fails the test if it cannot.

@@ -1,13 +1,10 @@
 package lambdaentry_test
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/toolshed/toolshed/shared/auth"
 	"github.com/toolshed/toolshed/shared/testenv/lambdatest"
 )
 
@@ -83,18 +80,7 @@ func routeEvent(t *testing.T, name, routeKey, header, body string, authorizer ma
 // and the reason.
 func TestEdgeDeniesUnauthenticated(t *testing.T) {
 	d := newDeployment(t)
-	ctx := context.Background()
-	good, _, err := auth.Create(ctx, d.stores.APIKeys, "acme", "ci", time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	revoked, rec, err := auth.Create(ctx, d.stores.APIKeys, "acme", "old", time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := d.stores.APIKeys.Revoke(ctx, rec.Hash, time.Now()); err != nil {
-		t.Fatal(err)
-	}
+	good, revoked := d.keys(t)
 	hello := d.tool(t, "hello")
 	gw := d.start(t, d.gatewayConfig(t, map[string]string{"hello": hello.Name}))
 	e := edge{authorizer: d.start(t, d.authorizerConfig()), routes: map[string]*lambdatest.Function{
