@@ -57,9 +57,9 @@ func runTests(m *testing.M) int {
 	return m.Run()
 }
 
-// The deployed settings infra/main.go gives the gateway and the authorizer.
+// The deployed settings infra/functions.go gives the gateway and the authorizer.
 const (
-	gatewayTimeout     = 30 * time.Second
+	gatewayTimeout     = 29 * time.Second
 	gatewayMemoryMB    = 512
 	authorizerTimeout  = 5 * time.Second
 	authorizerMemoryMB = 256
