@@ -90,3 +90,41 @@ func TestLists(t *testing.T) {
 		t.Errorf("repo deny %q", c.RepoDeny)
 	}
 }
+
+func TestOAuth(t *testing.T) {
+	c, err := from(map[string]string{"TOOLSHED_OAUTH_ISSUER": "https://idp.example/pool", "TOOLSHED_PUBLIC_URL": "https://tools.example/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := config.OAuth{Issuer: "https://idp.example/pool", TenantClaim: "sub", ReadScope: "toolshed:read", FullScope: "toolshed:full"}
+	if c.OAuth != want || !c.OAuth.On() || c.PublicURL != "https://tools.example" {
+		t.Errorf("got %+v, public URL %q; want %+v, https://tools.example", c.OAuth, c.PublicURL, want)
+	}
+	if c, _ := from(nil); c.OAuth.On() {
+		t.Error("OAuth is on without an issuer")
+	}
+	lambda := map[string]string{"AWS_LAMBDA_FUNCTION_NAME": "f", "TOOLSHED_OAUTH_ISSUER": "https://idp.example"}
+	refused := []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"TOOLSHED_OAUTH_ISSUER": "http://idp.example"}, "use https"},
+		{map[string]string{"TOOLSHED_OAUTH_ISSUER": "https://idp.example?x=1"}, "without user, query or fragment"},
+		{map[string]string{"TOOLSHED_OAUTH_ISSUER": "idp.example"}, "use https"},
+		{map[string]string{"TOOLSHED_PUBLIC_URL": "https://tools.example/api"}, "origin only"},
+		{map[string]string{"TOOLSHED_PUBLIC_URL": "http://tools.example"}, "use https"},
+		{lambda, "TOOLSHED_PUBLIC_URL is required"},
+		{map[string]string{"TOOLSHED_OAUTH_ISSUER": "https://idp.example", "TOOLSHED_AUTH": "off"}, "contradicts"},
+		{map[string]string{"TOOLSHED_OAUTH_ISSUER": "https://idp.example", "TOOLSHED_OAUTH_READ_SCOPE": "toolshed:full"}, "name two scopes"},
+		{map[string]string{"TOOLSHED_OAUTH_ISSUER": "https://idp.example", "TOOLSHED_OAUTH_FULL_SCOPE": `a"b`}, "no spaces, quotes"},
+	}
+	for _, tt := range refused {
+		if _, err := from(tt.env); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%v: error %v, want one saying %q", tt.env, err, tt.want)
+		}
+	}
+	local, err := from(map[string]string{"TOOLSHED_OAUTH_ISSUER": "http://127.0.0.1:9000", "TOOLSHED_PUBLIC_URL": "http://localhost:8000"})
+	if err != nil || local.PublicURL != "http://localhost:8000" {
+		t.Errorf("loopback issuer and public URL: %v, %q", err, local.PublicURL)
+	}
+}
