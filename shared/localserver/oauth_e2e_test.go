@@ -1,11 +1,9 @@
 package localserver_test
 
 import (
-	"context"
 	"io"
 	"net/http"
-	"os/exec"
-	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -28,23 +26,7 @@ func TestOAuthEndToEnd(t *testing.T) {
 	resource := base + "/mcp"
 
 	t.Run("TypeScript SDK client", func(t *testing.T) {
-		root, err := filepath.Abs(filepath.Join("..", ".."))
-		if err != nil {
-			t.Fatal(err)
-		}
-		node, err := exec.LookPath("node")
-		if err != nil {
-			t.Fatalf("node is required for the OAuth end-to-end test: %v", err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, node, filepath.Join("scripts", "sdkclient", "oauth.mjs"), resource, as.Issuer, "4")
-		cmd.Dir = root
-		out, err := cmd.CombinedOutput()
-		t.Logf("oauth.mjs:\n%s", out)
-		if err != nil {
-			t.Fatalf("oauth.mjs failed: %v", err)
-		}
+		out := runSDKScript(t, "oauth.mjs", resource, as.Issuer, strconv.Itoa(ttl))
 		for _, want := range []string{
 			`POST RS /mcp initialize 401 WWW-Authenticate: Bearer resource_metadata="` + base + `/.well-known/oauth-protected-resource/mcp"`,
 			"GET RS /.well-known/oauth-protected-resource/mcp 200",
@@ -106,7 +88,8 @@ type authAnswer struct {
 	body      string
 }
 
-// postAuth POSTs a JSON body with an Authorization header.
+// postAuth POSTs a JSON body with an Authorization header (none when
+// authorization is "").
 func postAuth(t *testing.T, url, authorization, body string) authAnswer {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
@@ -115,7 +98,9 @@ func postAuth(t *testing.T, url, authorization, body string) authAnswer {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Authorization", authorization)
+	if authorization != "" {
+		req.Header.Set("Authorization", authorization)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
