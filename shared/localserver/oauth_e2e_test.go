@@ -1,13 +1,19 @@
 package localserver_test
 
 import (
+	"context"
+	"fmt"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"github.com/toolshed/toolshed/shared/testenv/oidctest"
 )
 
@@ -16,8 +22,9 @@ import (
 // drives it with the official TypeScript SDK client (scripts/sdkclient/
 // oauth.mjs): discovery from the 401, registration, authorization code
 // with PKCE, the token for the resource, tools/list and tools/call, expiry
-// and refresh, a key rotated at the issuer. Then tokens of the issuer's
-// machine client: the read-only scope, and a token for another resource.
+// and refresh, a key rotated at the issuer; and with the Go SDK's
+// authorization code handler. Then tokens of the issuer's machine client:
+// the read-only scope, and a token for another resource.
 // Every request and status is logged (go test -v shows them).
 func TestOAuthEndToEnd(t *testing.T) {
 	const ttl = 4 // seconds: the test waits for one expiry
@@ -40,6 +47,46 @@ func TestOAuthEndToEnd(t *testing.T) {
 		} {
 			if !strings.Contains(string(out), want) {
 				t.Errorf("the flow lacks %q", want)
+			}
+		}
+	})
+
+	t.Run("Go SDK client", func(t *testing.T) {
+		const redirect = "http://127.0.0.1:9/callback" // never listened on: the browser stops there
+		h, err := sdkauth.NewAuthorizationCodeHandler(&sdkauth.AuthorizationCodeHandlerConfig{
+			DynamicClientRegistrationConfig: &sdkauth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
+				ClientName: "Toolshed Go SDK end-to-end test", RedirectURIs: []string{redirect},
+				GrantTypes: []string{"authorization_code", "refresh_token"}, ResponseTypes: []string{"code"}, TokenEndpointAuthMethod: "none",
+			}},
+			RedirectURL:              redirect,
+			AuthorizationCodeFetcher: browser(redirect),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := t.Context()
+		client := mcp.NewClient(&mcp.Implementation{Name: "toolshed-oauth-e2e-go", Version: "1"}, nil)
+		session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: resource, OAuthHandler: h}, nil)
+		if err != nil {
+			t.Fatalf("connect with the Go SDK's authorization code handler: %v", err)
+		}
+		defer session.Close()
+		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "hello", Arguments: map[string]any{"name": "Go SDK"}})
+		if err != nil || res.IsError {
+			t.Fatalf("tools/call: %+v, %v", res, err)
+		}
+		t.Logf("Go SDK client: authorized, tools/call hello answered %v", res.StructuredContent)
+	})
+
+	t.Run("loopback needs a credential on every route", func(t *testing.T) {
+		challenge := `Bearer resource_metadata="` + base + `/.well-known/oauth-protected-resource/mcp"`
+		for path, body := range map[string]string{
+			"/mcp":            `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+			"/v1/tools/hello": `{"args":{"name":"x"}}`,
+			"/mcp/tool/hello": `{"name":"x"}`,
+		} {
+			if a := postAuth(t, base+path, "", body); a.status != 401 || a.challenge != challenge {
+				t.Errorf("%s without a credential: %d %q %s", path, a.status, a.challenge, a.body)
 			}
 		}
 	})
@@ -111,4 +158,38 @@ func postAuth(t *testing.T, url, authorization, body string) authAnswer {
 		t.Fatal(err)
 	}
 	return authAnswer{resp.StatusCode, resp.Header.Get("WWW-Authenticate"), string(b)}
+}
+
+// browser is a headless browser for the Go SDK's authorization code
+// handler: it follows the authorization URL's redirects with cookies (the
+// test authorization server logs in and consents at once) up to redirect,
+// and returns what that redirect carries.
+func browser(redirect string) sdkauth.AuthorizationCodeFetcher {
+	return func(ctx context.Context, args *sdkauth.AuthorizationArgs) (*sdkauth.AuthorizationResult, error) {
+		jar, err := cookiejar.New(nil)
+		if err != nil {
+			return nil, err
+		}
+		c := &http.Client{Jar: jar, CheckRedirect: func(req *http.Request, _ []*http.Request) error {
+			if strings.HasPrefix(req.URL.String(), redirect) {
+				return http.ErrUseLastResponse
+			}
+			return nil
+		}}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, args.URL, nil)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		resp.Body.Close()
+		back, err := resp.Location()
+		if err != nil {
+			return nil, fmt.Errorf("authorization ended with %s, not a redirect: %w", resp.Status, err)
+		}
+		q := back.Query()
+		return &sdkauth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}, nil
+	}
 }
