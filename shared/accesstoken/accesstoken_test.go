@@ -155,3 +155,29 @@ func TestMetadataMustNameTheIssuer(t *testing.T) {
 		t.Errorf("got %v, want the metadata's issuer refused", err)
 	}
 }
+
+// TestConcurrentChecksFetchOnce: checks that need the keys at the same
+// time wait for one fetch and share it.
+func TestConcurrentChecksFetchOnce(t *testing.T) {
+	iss := issuertest.Start(t)
+	v := newVerifier(iss, &clock{t: time.Now()})
+	token := longLived(t, iss)
+	var wg sync.WaitGroup
+	errs := make(chan error, 20)
+	for range 20 {
+		wg.Go(func() {
+			_, err := v.Verify(context.Background(), token, audience)
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if n := iss.KeySetFetches(); n != 1 {
+		t.Errorf("%d key set fetches for 20 concurrent checks, want 1", n)
+	}
+}

@@ -32,7 +32,7 @@ type keySource struct {
 	mu      sync.Mutex        // guards what follows
 	set     []jose.JSONWebKey // the signing keys last fetched
 	fetched time.Time         // when set was fetched
-	tried   time.Time         // when the last fetch started, whatever came of it
+	tried   time.Time         // when the last fetch ended, whatever came of it
 	lastErr error             // why the last fetch failed, or nil
 }
 
@@ -43,8 +43,9 @@ func newKeySource(opts Options) *keySource {
 
 // key returns the signing key named kid for alg. A key set older than
 // maxAge, or one lacking kid, is fetched again unless the last fetch
-// started less than minRefresh ago; while the issuer cannot be reached, a
-// key already known is still used.
+// ended less than minRefresh ago; while the issuer cannot be reached, a
+// key already known is still used. A check that comes while a fetch is
+// under way waits for it (refresh).
 func (s *keySource) key(ctx context.Context, kid string, alg string) (jose.JSONWebKey, error) {
 	s.mu.Lock()
 	set, fetched, tried, lastErr := s.set, s.fetched, s.tried, s.lastErr
@@ -70,7 +71,7 @@ func (s *keySource) key(ctx context.Context, kid string, alg string) (jose.JSONW
 	return find(fresh, kid, alg)
 }
 
-// refresh fetches the key set, unless a fetch started after seen (while
+// refresh fetches the key set, unless a fetch ended after seen (while
 // this one waited for its turn): then it answers what that one got.
 func (s *keySource) refresh(ctx context.Context, seen time.Time) ([]jose.JSONWebKey, error) {
 	select {
@@ -88,13 +89,12 @@ func (s *keySource) refresh(ctx context.Context, seen time.Time) ([]jose.JSONWeb
 		}
 		return set, nil
 	}
-	s.tried = s.now()
 	s.mu.Unlock()
 
 	set, err := s.fetch(ctx)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.lastErr = err
+	s.tried, s.lastErr = s.now(), err
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
