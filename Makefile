@@ -118,6 +118,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzClean -fuzztime $(FUZZTIME) ./shared/pathpolicy/
 	$(GO) test -run '^$$' -fuzz FuzzSearch -fuzztime $(FUZZTIME) ./shared/textsearch/
 	$(GO) test -run '^$$' -fuzz FuzzTenant -fuzztime $(FUZZTIME) ./shared/tenant/
+	$(GO) test -run '^$$' -fuzz FuzzAuthorization -fuzztime $(FUZZTIME) ./shared/oauth/
 
 ## clean: build output only; .toolshed (your local data) is kept
 clean:

@@ -23,8 +23,10 @@ import (
 	"github.com/toolshed/toolshed/shared/lambdainvoke"
 	"github.com/toolshed/toolshed/shared/localserver"
 	"github.com/toolshed/toolshed/shared/mcpserver"
+	"github.com/toolshed/toolshed/shared/oauth"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/telemetry"
+	"github.com/toolshed/toolshed/shared/wiring"
 )
 
 // version is the build's version (make build sets it with -ldflags).
@@ -55,7 +57,10 @@ func main() {
 }
 
 // serveLambda is the deployed gateway: the MCP endpoint, with each
-// tools/call sent to that tool's function (TOOLSHED_TOOL_FUNCTIONS).
+// tools/call sent to that tool's function (TOOLSHED_TOOL_FUNCTIONS). The
+// API key authorizer has checked the caller, unless an issuer is set
+// (TOOLSHED_OAUTH_ISSUER): then the gateway checks access tokens and API
+// keys itself (oauth.Protect).
 func serveLambda() {
 	log, cfg := lambdaentry.Setup()
 	set, err := schema.Load(contracts.FS)
@@ -67,7 +72,9 @@ func serveLambda() {
 		telemetry.NewGatewayObserver(log, lambdaentry.Metrics(cfg)))
 	lambdaentry.FatalIf(log, "tool functions", err)
 	srv := mcpserver.New(mcpserver.Config{Name: "toolshed", Version: version, Tools: inv, Log: log})
-	h := httpapi.New(httpapi.Config{Invoker: inv, Auth: auth.Gateway{}, MCP: srv,
-		RequestID: lambdaentry.RequestID, MaxResponse: lambdaentry.MaxHTTPBody, Log: log})
-	lambda.Start(lambdaentry.HTTPHandler(h))
+	hc := httpapi.Config{Invoker: inv, Auth: auth.Gateway{}, MCP: srv,
+		RequestID: lambdaentry.RequestID, MaxResponse: lambdaentry.MaxHTTPBody, Log: log}
+	_, err = oauth.Protect(context.Background(), &hc, cfg, wiring.NewEnv(cfg, log), inv.Served())
+	lambdaentry.FatalIf(log, "OAuth", err)
+	lambda.Start(lambdaentry.HTTPHandler(httpapi.New(hc)))
 }

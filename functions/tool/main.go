@@ -1,7 +1,10 @@
 // Command tool is the Lambda function of every tool: one artifact, deployed
 // once per tool, with TOOLSHED_TOOL naming the tool the function serves.
 // Only that tool's family is built, from what the family asks of the Env;
-// the stores are DynamoDB.
+// the stores are DynamoDB. Its HTTP routes trust the API key authorizer,
+// or with an issuer (TOOLSHED_OAUTH_ISSUER) check access tokens and API
+// keys themselves (oauth.Protect); direct invocations come from the
+// gateway, which has checked the caller.
 package main
 
 import (
@@ -13,6 +16,7 @@ import (
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/httpapi"
 	"github.com/toolshed/toolshed/shared/lambdaentry"
+	"github.com/toolshed/toolshed/shared/oauth"
 	"github.com/toolshed/toolshed/shared/ratelimit"
 	"github.com/toolshed/toolshed/shared/toolset"
 	"github.com/toolshed/toolshed/shared/wiring"
@@ -36,7 +40,9 @@ func main() {
 		Metrics:    lambdaentry.Metrics(cfg),
 	})
 	lambdaentry.FatalIf(log, "build pipeline", err)
-	h := httpapi.New(httpapi.Config{Invoker: p, Auth: auth.Gateway{}, RequestID: lambdaentry.RequestID,
-		MaxResponse: lambdaentry.MaxHTTPBody, Log: log})
-	lambda.Start(lambdaentry.ToolHandler(p, h))
+	hc := httpapi.Config{Invoker: p, Auth: auth.Gateway{}, RequestID: lambdaentry.RequestID,
+		MaxResponse: lambdaentry.MaxHTTPBody, Log: log}
+	_, err = oauth.Protect(ctx, &hc, cfg, env, p.Served())
+	lambdaentry.FatalIf(log, "OAuth", err)
+	lambda.Start(lambdaentry.ToolHandler(p, httpapi.New(hc)))
 }

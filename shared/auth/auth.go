@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolshed/toolshed/shared/httpapi"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/tenant"
 	"github.com/toolshed/toolshed/shared/toolerr"
@@ -68,12 +69,13 @@ func Resolve(ctx context.Context, keys store.APIKeys, key string) (string, error
 type Keys struct{ Store store.APIKeys }
 
 // Authenticate implements httpapi.Authenticator.
-func (a Keys) Authenticate(r *http.Request) (string, error) {
+func (a Keys) Authenticate(r *http.Request) (httpapi.Grant, error) {
 	key, err := BearerToken(r.Header.Get("Authorization"))
 	if err != nil {
-		return "", err
+		return httpapi.Grant{}, err
 	}
-	return Resolve(r.Context(), a.Store, key)
+	owner, err := Resolve(r.Context(), a.Store, key)
+	return httpapi.Grant{Tenant: owner}, err
 }
 
 // Fixed gives every request one tenant. It is only used by the local server
@@ -81,7 +83,9 @@ func (a Keys) Authenticate(r *http.Request) (string, error) {
 type Fixed struct{ Tenant string }
 
 // Authenticate implements httpapi.Authenticator.
-func (a Fixed) Authenticate(*http.Request) (string, error) { return a.Tenant, nil }
+func (a Fixed) Authenticate(*http.Request) (httpapi.Grant, error) {
+	return httpapi.Grant{Tenant: a.Tenant}, nil
+}
 
 // Create stores a new key for the tenant owner and returns the key
 // itself, which is shown once and never stored.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
+	"github.com/toolshed/toolshed/shared/httpapi"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/tenant"
 	"github.com/toolshed/toolshed/shared/toolerr"
@@ -26,19 +27,19 @@ const (
 type Gateway struct{}
 
 // Authenticate implements httpapi.Authenticator.
-func (Gateway) Authenticate(r *http.Request) (string, error) {
+func (Gateway) Authenticate(r *http.Request) (httpapi.Grant, error) {
 	rc, ok := core.GetAPIGatewayV2ContextFromContext(r.Context())
 	if !ok || rc.Authorizer == nil || rc.Authorizer.Lambda == nil {
-		return "", toolerr.New(toolerr.Unauthorized, "no authorizer context: the route is not protected by the Toolshed authorizer")
+		return httpapi.Grant{}, toolerr.New(toolerr.Unauthorized, "no authorizer context: the route is not protected by the Toolshed authorizer")
 	}
 	if msg, _ := rc.Authorizer.Lambda[ContextError].(string); msg != "" {
-		return "", toolerr.New(toolerr.Unauthorized, "%s", msg)
+		return httpapi.Grant{}, toolerr.New(toolerr.Unauthorized, "%s", msg)
 	}
 	owner, _ := rc.Authorizer.Lambda[ContextTenant].(string)
 	if !tenant.Valid(owner) {
-		return "", toolerr.New(toolerr.Unauthorized, "the authorizer gave no valid tenant")
+		return httpapi.Grant{}, toolerr.New(toolerr.Unauthorized, "the authorizer gave no valid tenant")
 	}
-	return owner, nil
+	return httpapi.Grant{Tenant: owner}, nil
 }
 
 // PassesRefusals reports whether the authorizer lets a refused credential

@@ -39,6 +39,8 @@ type Config struct {
 	Auth           string            // TOOLSHED_AUTH: "auto" (default), "keys" or "off" (loopback only)
 	LocalTenant    string            // TOOLSHED_LOCAL_TENANT, tenant when auth is off (local)
 	Origins        []string          // TOOLSHED_ALLOWED_ORIGINS, extra browser origins
+	PublicURL      string            // TOOLSHED_PUBLIC_URL, the server's public origin (locally: http://<listen address>)
+	OAuth          OAuth             // TOOLSHED_OAUTH_*, OAuth access tokens beside API keys (oauth.go)
 	Tool           string            // TOOLSHED_TOOL, the tool a Lambda tool function serves
 	ToolFunctions  map[string]string // TOOLSHED_TOOL_FUNCTIONS, gateway: tool → Lambda function
 	LogLevel       slog.Level        // TOOLSHED_LOG_LEVEL: debug, info, warn, error
@@ -129,6 +131,9 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	}
 	if c.Metrics, err = strconv.ParseBool(get("TOOLSHED_METRICS", strconv.FormatBool(inLambda))); err != nil {
 		return c, fmt.Errorf("TOOLSHED_METRICS: %w", err)
+	}
+	if err := c.readOAuth(get, inLambda); err != nil {
+		return c, err
 	}
 	return c, c.readRepository(get)
 }

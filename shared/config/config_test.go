@@ -63,6 +63,15 @@ func TestRefused(t *testing.T) {
 		{map[string]string{"TOOLSHED_REPO_WATCH": "inotify"}, "use auto"},
 		{map[string]string{"TOOLSHED_REPO_POLL": "10ms"}, "at least 100ms"},
 		{map[string]string{"TOOLSHED_LOCAL_TENANT": "a+b"}, "TOOLSHED_LOCAL_TENANT"},
+		{map[string]string{"TOOLSHED_OAUTH_ISSUER": "http://idp.example"}, "use https"},
+		{map[string]string{"TOOLSHED_OAUTH_ISSUER": "https://idp.example?x=1"}, "without user, query or fragment"},
+		{map[string]string{"TOOLSHED_OAUTH_ISSUER": "idp.example"}, "use https"},
+		{map[string]string{"TOOLSHED_PUBLIC_URL": "https://tools.example/api"}, "origin only"},
+		{map[string]string{"TOOLSHED_PUBLIC_URL": "http://tools.example"}, "use https"},
+		{map[string]string{"AWS_LAMBDA_FUNCTION_NAME": "f", "TOOLSHED_OAUTH_ISSUER": "https://idp.example"}, "TOOLSHED_PUBLIC_URL is required"},
+		{map[string]string{"TOOLSHED_OAUTH_ISSUER": "https://idp.example", "TOOLSHED_AUTH": "off"}, "contradicts"},
+		{map[string]string{"TOOLSHED_OAUTH_ISSUER": "https://idp.example", "TOOLSHED_OAUTH_READ_SCOPE": "toolshed:full"}, "name two scopes"},
+		{map[string]string{"TOOLSHED_OAUTH_ISSUER": "https://idp.example", "TOOLSHED_OAUTH_FULL_SCOPE": `a"b`}, "no spaces, quotes"},
 	}
 	for _, tt := range tests {
 		if _, err := from(tt.env); err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -88,5 +97,23 @@ func TestLists(t *testing.T) {
 	}
 	if strings.Join(c.RepoDeny, " ") != "*.sqlite private/" {
 		t.Errorf("repo deny %q", c.RepoDeny)
+	}
+}
+
+func TestOAuth(t *testing.T) {
+	c, err := from(map[string]string{"TOOLSHED_OAUTH_ISSUER": "https://idp.example/pool", "TOOLSHED_PUBLIC_URL": "https://tools.example/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := config.OAuth{Issuer: "https://idp.example/pool", TenantClaim: "sub", ReadScope: "toolshed:read", FullScope: "toolshed:full"}
+	if c.OAuth != want || !c.OAuth.On() || c.PublicURL != "https://tools.example" {
+		t.Errorf("got %+v, public URL %q; want %+v, https://tools.example", c.OAuth, c.PublicURL, want)
+	}
+	if c, _ := from(nil); c.OAuth.On() {
+		t.Error("OAuth is on without an issuer")
+	}
+	local, err := from(map[string]string{"TOOLSHED_OAUTH_ISSUER": "http://127.0.0.1:9000", "TOOLSHED_PUBLIC_URL": "http://localhost:8000"})
+	if err != nil || local.PublicURL != "http://localhost:8000" {
+		t.Errorf("loopback issuer and public URL: %v, %q", err, local.PublicURL)
 	}
 }

@@ -1,6 +1,8 @@
 // Package httpapi is Toolshed's HTTP surface: POST /v1/tools/{name} (the
 // /v1 envelope), POST /mcp/tool/{name} (the task-API envelope), POST /mcp
-// (the MCP server of shared/mcpserver) and GET /healthz.
+// (the MCP server of shared/mcpserver) and GET /healthz; with OAuth, the
+// protected resource metadata at GET /.well-known/oauth-protected-resource
+// (metadata.go), open to anyone.
 //
 // Every response carries X-Request-Id, and every failure — including 401,
 // 403, 404, 405, 413 and 415 — is written in the envelope of the route the
@@ -31,6 +33,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"github.com/toolshed/toolshed/shared/caller"
 	"github.com/toolshed/toolshed/shared/envelope"
 	"github.com/toolshed/toolshed/shared/schema"
@@ -48,10 +51,19 @@ type MCP interface {
 	Serve(w http.ResponseWriter, r *http.Request, body []byte)
 }
 
-// Authenticator resolves the tenant of a request. A *toolerr.Error with
-// UNAUTHORIZED is answered with 401.
+// Authenticator resolves who is calling. A *toolerr.Error with
+// UNAUTHORIZED is answered with 401 (and its Challenge in
+// WWW-Authenticate).
 type Authenticator interface {
-	Authenticate(r *http.Request) (tenant string, err error)
+	Authenticate(r *http.Request) (Grant, error)
+}
+
+// Grant is what a request's credential allows: its tenant and, for a
+// credential that serves only some tools (an OAuth token's scopes), the
+// filter of those tools.
+type Grant struct {
+	Tenant string
+	Tools  caller.ToolFilter // nil: every tool
 }
 
 // Config wires a Handler.
@@ -74,7 +86,11 @@ type Config struct {
 	// Status adds to GET /healthz's {"status":"ok"} (nil: nothing), e.g.
 	// how far the local code indexes are.
 	Status func() map[string]any
-	Log    *slog.Logger
+	// ProtectedResource is served, to anyone, at the well-known URLs of
+	// OAuth protected resource metadata (RFC 9728; metadata.go) when the
+	// server takes OAuth access tokens; nil: it takes none.
+	ProtectedResource *oauthex.ProtectedResourceMetadata
+	Log               *slog.Logger
 }
 
 // New returns the HTTP handler.
@@ -116,6 +132,10 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id := caller.Identity{RequestID: s.cfg.RequestID(r), Accepted: time.Now()}
 	w.Header().Set("X-Request-Id", id.RequestID)
 	r = r.WithContext(caller.With(r.Context(), id))
+	if s.cfg.ProtectedResource != nil && isMetadataPath(r.URL.Path) {
+		s.resourceMetadata(w, r) // open to every origin: no guard
+		return
+	}
 	if s.cfg.Guard != nil {
 		if msg, ok := s.cfg.Guard.Check(r); !ok {
 			s.fail(w, r, http.StatusForbidden, toolerr.New(toolerr.AccessDenied, "%s", msg))
@@ -178,7 +198,7 @@ func (s *server) authed(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		id := caller.From(r.Context())
 		actx, cancel := context.WithTimeout(r.Context(), AuthTimeout)
-		tenant, err := s.cfg.Auth.Authenticate(r.WithContext(actx))
+		grant, err := s.cfg.Auth.Authenticate(r.WithContext(actx))
 		cancel()
 		if err != nil {
 			te := toolerr.From(err)
@@ -191,8 +211,12 @@ func (s *server) authed(next http.HandlerFunc) http.HandlerFunc {
 			s.fail(w, r, toolerr.Lookup(te.Code).HTTPStatus, te)
 			return
 		}
-		id.Tenant = tenant
-		next(w, r.WithContext(caller.With(r.Context(), id)))
+		id.Tenant = grant.Tenant
+		ctx := caller.With(r.Context(), id)
+		if grant.Tools != nil {
+			ctx = caller.WithToolFilter(ctx, grant.Tools)
+		}
+		next(w, r.WithContext(ctx))
 	}
 }
 
@@ -362,9 +386,7 @@ func rpcError(w http.ResponseWriter, status int, out toolkit.Outcome) {
 	for k, v := range out.Error.Details {
 		data[k] = v
 	}
-	if out.Error.RetryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(out.Error.RetryAfter))
-	}
+	setErrorHeaders(w, out)
 	envelope.WriteRPCError(w, status, nil, code, out.Error.Message, data)
 }
 
@@ -385,10 +407,22 @@ func writeOutcome(w http.ResponseWriter, out toolkit.Outcome, body any) {
 }
 
 func writeStatus(w http.ResponseWriter, status int, out toolkit.Outcome, body any) {
-	if out.Error != nil && out.Error.RetryAfter > 0 {
+	setErrorHeaders(w, out)
+	writeJSON(w, status, body)
+}
+
+// setErrorHeaders gives the answer to a failure its Retry-After and
+// WWW-Authenticate headers, when it has them.
+func setErrorHeaders(w http.ResponseWriter, out toolkit.Outcome) {
+	if out.Error == nil {
+		return
+	}
+	if out.Error.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(out.Error.RetryAfter))
 	}
-	writeJSON(w, status, body)
+	if out.Error.Challenge != "" {
+		w.Header().Set("WWW-Authenticate", out.Error.Challenge)
+	}
 }
 
 func writeJSON(w http.ResponseWriter, status int, body any) {

@@ -199,11 +199,11 @@ func FuzzV1Body(f *testing.F) {
 // keyAuth lets requests with "Authorization: Bearer good" through as t1.
 type keyAuth struct{}
 
-func (keyAuth) Authenticate(r *http.Request) (string, error) {
+func (keyAuth) Authenticate(r *http.Request) (httpapi.Grant, error) {
 	if r.Header.Get("Authorization") != "Bearer good" {
-		return "", toolerr.New(toolerr.Unauthorized, "missing API key: send Authorization: Bearer <key>")
+		return httpapi.Grant{}, toolerr.New(toolerr.Unauthorized, "missing API key: send Authorization: Bearer <key>")
 	}
-	return "t1", nil
+	return httpapi.Grant{Tenant: "t1"}, nil
 }
 
 // mcpStub stands in for the MCP server: it answers every request it gets.

@@ -19,6 +19,7 @@ import (
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/httpapi"
 	"github.com/toolshed/toolshed/shared/mcpserver"
+	"github.com/toolshed/toolshed/shared/oauth"
 	"github.com/toolshed/toolshed/shared/ratelimit"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
@@ -62,10 +63,6 @@ func build(ctx context.Context, env *wiring.Env, version string, loopback bool) 
 	if err != nil {
 		return nil, err
 	}
-	authn, authOn, err := authenticator(ctx, cfg, stores, loopback)
-	if err != nil {
-		return nil, err
-	}
 	tools, err := family.Build(ctx, toolset.Families, env)
 	if err != nil {
 		return nil, err
@@ -79,7 +76,14 @@ func build(ctx context.Context, env *wiring.Env, version string, loopback bool) 
 		return nil, err
 	}
 	srv := mcpserver.New(mcpserver.Config{Name: "toolshed", Version: version, Tools: p, Log: log})
-	hc := httpapi.Config{Invoker: p, Auth: authn, MCP: srv, Status: env.Status, Log: log}
+	hc := httpapi.Config{Invoker: p, MCP: srv, Status: env.Status, Log: log}
+	authOn, err := oauth.Protect(ctx, &hc, cfg, env, p.Served())
+	if err == nil && !authOn {
+		hc.Auth, authOn, err = authenticator(ctx, cfg, stores, loopback)
+	}
+	if err != nil {
+		return nil, err
+	}
 	if loopback {
 		hc.Guard = &httpapi.OriginGuard{Origins: cfg.Origins}
 	}
@@ -137,6 +141,9 @@ func Run(ctx context.Context, cfg config.Config, log *slog.Logger, version strin
 // Serve is Run on an existing listener (tests pass a free port).
 func Serve(ctx context.Context, ln net.Listener, cfg config.Config, log *slog.Logger, version string) error {
 	loopback := IsLoopback(ln.Addr())
+	if cfg.PublicURL == "" {
+		cfg.PublicURL = "http://" + ln.Addr().String()
+	}
 	s, err := Build(ctx, cfg, log, version, loopback)
 	if err != nil {
 		ln.Close()
@@ -154,7 +161,7 @@ func Serve(ctx context.Context, ln net.Listener, cfg config.Config, log *slog.Lo
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	log.Info("toolshed listening", "addr", ln.Addr().String(), "mcp", "http://"+ln.Addr().String()+"/mcp",
-		"auth", map[bool]string{true: "api keys", false: "off (loopback)"}[s.AuthOn], "store", cfg.Store)
+		"auth", map[bool]string{true: "api keys", false: "off (loopback)"}[s.AuthOn], "oauth_issuer", cfg.OAuth.Issuer, "store", cfg.Store)
 	select {
 	case err := <-errc:
 		return err

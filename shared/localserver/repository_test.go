@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,19 +31,12 @@ type answer struct {
 
 func post(t *testing.T, url, key, body string) []byte {
 	t.Helper()
-	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
+	authorization := ""
 	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
+		authorization = "Bearer " + key
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
 	var raw json.RawMessage
-	if err := json.NewDecoder(resp.Body).Decode(&raw); err != nil {
+	if err := json.Unmarshal([]byte(postAuth(t, url, authorization, body).body), &raw); err != nil {
 		t.Fatalf("%s: %v", url, err)
 	}
 	return raw

@@ -48,11 +48,42 @@ func filtered(h http.Handler, f caller.ToolFilter) http.Handler {
 }
 
 func answer(h http.Handler, body string) string {
+	return serveMCP(h, body).Body.String()
+}
+
+// TestScopeRefusal: a tools/call that the request's credential may not
+// make (the filter's ACCESS_DENIED carries a WWW-Authenticate challenge) is
+// answered before the SDK with HTTP 403, the challenge and a JSON-RPC error
+// echoing the id, so that an MCP client can ask for the scope; tools/list
+// and calls the filter lets through are untouched.
+func TestScopeRefusal(t *testing.T) {
+	h := helloHandler(t, mcpserver.Config{Name: "t", Version: "1"}, toolkit.Options{}, as("t1", "r1"))
+	const challenge = `Bearer error="insufficient_scope", scope="toolshed:full"`
+	scoped := filtered(h, func(string) error {
+		e := toolerr.New(toolerr.AccessDenied, "hello needs scope toolshed:full").With("requiredScope", "toolshed:full")
+		e.Challenge = challenge
+		return e
+	})
+	call := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"hello","arguments":{"name":"x"}}}`
+	rec := serveMCP(scoped, call)
+	want := `{"jsonrpc":"2.0","id":7,"error":{"code":-32000,"message":"hello needs scope toolshed:full","data":{"code":"ACCESS_DENIED","requiredScope":"toolshed:full"}}}`
+	if rec.Code != http.StatusForbidden || rec.Header().Get("WWW-Authenticate") != challenge || strings.TrimSpace(rec.Body.String()) != want {
+		t.Errorf("got %d %q %s\nwant 403 %q %s", rec.Code, rec.Header().Get("WWW-Authenticate"), rec.Body, challenge, want)
+	}
+	if rec := serveMCP(scoped, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); rec.Code != http.StatusOK || rec.Header().Get("WWW-Authenticate") != "" {
+		t.Errorf("tools/list: %d %v", rec.Code, rec.Header())
+	}
+	if rec := serveMCP(scoped, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope"}}`); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "TOOL_NOT_FOUND") {
+		t.Errorf("unknown tool: %d %s", rec.Code, rec.Body)
+	}
+}
+
+func serveMCP(h http.Handler, body string) *httptest.ResponseRecorder {
 	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
-	return rec.Body.String()
+	return rec
 }

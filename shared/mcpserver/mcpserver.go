@@ -52,8 +52,9 @@ type Config struct {
 
 // Server is the MCP server with every tool registered, ready to Serve.
 type Server struct {
-	sdk      http.Handler // the SDK's stateless JSON Streamable HTTP handler
-	versions []string     // protocol versions served, newest first
+	sdk      http.Handler    // the SDK's stateless JSON Streamable HTTP handler
+	versions []string        // protocol versions served, newest first
+	tools    toolkit.Catalog // for the credential's refusals of a tools/call (strict.go)
 }
 
 // Instructions tell agents how to use the server.
@@ -102,7 +103,7 @@ func New(cfg Config) *Server {
 			MaxRequestBodyBytes:        -1,
 			Logger:                     sdkLog,
 		})
-	return &Server{sdk: sdk, versions: mcp.SupportedProtocolVersions()}
+	return &Server{sdk: sdk, versions: mcp.SupportedProtocolVersions(), tools: cfg.Tools}
 }
 
 func toolFor(c *schema.Contract) *mcp.Tool {

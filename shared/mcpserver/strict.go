@@ -14,7 +14,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolshed/toolshed/shared/caller"
 	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/toolerr"
 )
 
 // Serve answers one POST to /mcp whose body httpapi has read, within its
@@ -40,6 +42,9 @@ import (
 //	                                 id null for a notification
 //	params an array, or missing     -32602 (status as for -32601)
 //	 where the method needs them
+//	tools/call of a tool the        403 -32000 ACCESS_DENIED with the
+//	 credential's scopes do not      refusal's WWW-Authenticate (see
+//	 reach                           credentialRefusal)
 //
 // Valid notifications go on to the SDK, which answers 202.
 func (s *Server) Serve(w http.ResponseWriter, r *http.Request, body []byte) {
@@ -62,6 +67,15 @@ func (s *Server) Serve(w http.ResponseWriter, r *http.Request, body []byte) {
 	}
 	if rej := checkMethod(msg, version); rej != nil {
 		writeError(w, rej.status(version), rej.id, rej.code, rej.message, nil)
+		return
+	}
+	if e := s.credentialRefusal(r, msg); e != nil {
+		w.Header().Set("WWW-Authenticate", e.Challenge)
+		data := map[string]any{"code": e.Code}
+		for k, v := range e.Details {
+			data[k] = v
+		}
+		writeError(w, http.StatusForbidden, msg.id, int64(toolerr.Lookup(e.Code).JSONRPCCode), e.Message, data)
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
@@ -98,6 +112,7 @@ type message struct {
 	id        json.RawMessage // as sent: a JSON string or an int64 literal; nil if absent
 	method    string
 	hasParams bool
+	params    json.RawMessage // as sent, when hasParams
 }
 
 // rejection is a message the server refuses: a JSON-RPC error code and
@@ -162,10 +177,9 @@ func parseMessage(body []byte) (message, *rejection) {
 	if err := json.Unmarshal(rawMethod, &msg.method); err != nil || msg.method == "" {
 		return invalid(`"method" must be a non-empty string`)
 	}
-	var params json.RawMessage
-	params, msg.hasParams = fields["params"]
+	msg.params, msg.hasParams = fields["params"]
 	if msg.hasParams {
-		switch bytes.TrimLeft(params, " \t\r\n")[0] {
+		switch bytes.TrimLeft(msg.params, " \t\r\n")[0] {
 		case '{':
 		case '[':
 			return message{}, &rejection{id: msg.id, code: jsonrpc.CodeInvalidParams,
@@ -284,4 +298,32 @@ func checkMethod(msg message, version string) *rejection {
 		return &rejection{id: msg.id, code: jsonrpc.CodeInvalidParams, message: fmt.Sprintf("%q needs params", msg.method)}
 	}
 	return nil
+}
+
+// credentialRefusal is the refusal of a tools/call whose tool the
+// request's credential does not reach: a token lacking the scope the tool
+// needs (caller.CheckTool's ACCESS_DENIED carrying a challenge). It is
+// answered here, before the SDK runs, with HTTP 403 and WWW-Authenticate,
+// because an MCP client asks for more scope only on an HTTP 403; the SDK
+// would answer 200. The filter's other refusals stay the SDK's (checkCall,
+// the tool's isError result). Nothing is run here.
+func (s *Server) credentialRefusal(r *http.Request, msg message) *toolerr.Error {
+	if msg.method != "tools/call" {
+		return nil
+	}
+	var p struct {
+		Name string `json:"name"`
+	}
+	if json.Unmarshal(msg.params, &p) != nil {
+		return nil // the SDK refuses params it cannot read
+	}
+	canonical, served := s.tools.Has(p.Name)
+	if !served {
+		return nil
+	}
+	te := toolerr.From(caller.CheckTool(r.Context(), canonical))
+	if te == nil || te.Challenge == "" {
+		return nil
+	}
+	return te
 }

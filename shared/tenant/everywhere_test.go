@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"net/http/httptest"
 	"net/url"
 	"testing"
 	"time"
@@ -20,10 +21,12 @@ import (
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/indexer"
+	"github.com/toolshed/toolshed/shared/oauth"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/tenant"
+	"github.com/toolshed/toolshed/shared/testenv/issuertest"
 	"github.com/toolshed/toolshed/shared/testenv/tenanttest"
 	"github.com/toolshed/toolshed/shared/testenv/tooltest"
 	"github.com/toolshed/toolshed/shared/toolkit"
@@ -168,5 +171,20 @@ func TestIndexerAgrees(t *testing.T) {
 			t.Errorf("indexer: %q opened %v, error %v", s, rec.opened[s], err)
 		}
 		return rec.opened[s]
+	})
+}
+
+func TestOAuthTokensAgree(t *testing.T) {
+	iss := issuertest.Start(t)
+	rs, err := oauth.New(oauth.Config{PublicURL: "https://tools.example", Keys: auth.Keys{Store: tooltest.BoltStores(t).APIKeys},
+		OAuth: config.OAuth{Issuer: iss.URL, TenantClaim: "sub", ReadScope: "r", FullScope: "f"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tenanttest.Agree(t, "an access token's tenant claim", func(t *testing.T, s string) bool {
+		req := httptest.NewRequest("POST", "/mcp", nil)
+		req.Header.Set("Authorization", "Bearer "+iss.Token(t, iss.Claims("https://tools.example/mcp", s, "f")))
+		g, err := rs.Authenticate(req)
+		return err == nil && g.Tenant == s
 	})
 }

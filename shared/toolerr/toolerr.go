@@ -43,7 +43,11 @@ type Error struct {
 	Message    string
 	Details    map[string]any
 	RetryAfter int // seconds; set for RATE_LIMITED and some STORAGE_ERRORs
-	Cause      error
+	// Challenge is the WWW-Authenticate value of an HTTP answer refusing a
+	// bearer credential (RFC 6750 §3): set on UNAUTHORIZED, and on
+	// ACCESS_DENIED for a token lacking a scope; never in a body.
+	Challenge string
+	Cause     error
 }
 
 // New returns an error with a code and a caller-facing message.

@@ -46,6 +46,7 @@ type ErrorBody struct {
 	Message    string         `json:"message"`
 	Details    map[string]any `json:"details,omitempty"`
 	RetryAfter int            `json:"retryAfter,omitempty"`
+	Challenge  string         `json:"-"` // WWW-Authenticate of the HTTP answer (toolerr.Error.Challenge)
 }
 
 // Fail builds a failed outcome from any error, mapped onto the vocabulary;
@@ -53,7 +54,7 @@ type ErrorBody struct {
 func Fail(tool, requestID string, err error) Outcome {
 	te := toolerr.From(err)
 	return Outcome{Tool: tool, RequestID: requestID, Cause: err, Error: &ErrorBody{
-		Code: te.Code, Message: te.Message, Details: te.Details, RetryAfter: te.RetryAfter,
+		Code: te.Code, Message: te.Message, Details: te.Details, RetryAfter: te.RetryAfter, Challenge: te.Challenge,
 	}}
 }
 
