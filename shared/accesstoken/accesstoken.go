@@ -10,6 +10,13 @@
 // "aud" names the audience asked for, "exp" is present and not passed, and
 // "nbf" and "iat" are not in the future, each with Leeway.
 //
+// One option, ScopeAudience, is for issuers that bind a token to its
+// resource through its scopes instead of "aud" (Cognito's access tokens
+// have no "aud", and their scopes are "<resource server>/<name>"): a token
+// without "aud" is then taken as naming the audience when at least one of
+// its scopes is "<audience>/<name>". A token with "aud" is checked as
+// always.
+//
 // The JWK set is found through the issuer's metadata (RFC 8414, or OpenID
 // Connect discovery), fetched on first use and kept (keys.go); a token
 // naming a key the set lacks makes it fetch the set again, at most once
@@ -79,14 +86,18 @@ type Options struct {
 	// is used before it is fetched again (0: one hour).
 	MinRefresh, MaxAge time.Duration
 	Now                func() time.Time // nil: time.Now
+	// ScopeAudience accepts a token without "aud" whose scopes bind it to
+	// the audience (see the package comment); false: "aud" is required.
+	ScopeAudience bool
 }
 
 // Verifier checks the access tokens of one issuer. It is safe for
 // concurrent use.
 type Verifier struct {
-	issuer string
-	now    func() time.Time
-	keys   *keySource
+	issuer        string
+	now           func() time.Time
+	keys          *keySource
+	scopeAudience bool
 }
 
 // New returns a Verifier for opts.Issuer. It fetches nothing until a token
@@ -104,7 +115,7 @@ func New(opts Options) *Verifier {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Verifier{issuer: opts.Issuer, now: opts.Now, keys: newKeySource(opts)}
+	return &Verifier{issuer: opts.Issuer, now: opts.Now, keys: newKeySource(opts), scopeAudience: opts.ScopeAudience}
 }
 
 // Warm fetches the issuer's metadata and keys ahead of the first token,
@@ -134,19 +145,25 @@ func (v *Verifier) Verify(ctx context.Context, token, audience string) (Claims, 
 	if err := tok.Claims(key.Key, &std, &all); err != nil {
 		return Claims{}, invalid("the signature does not verify with the issuer's key %q", head.KeyID)
 	}
-	if err := v.check(std, audience); err != nil {
+	granted := scopes(all)
+	if err := v.check(std, granted, audience); err != nil {
 		return Claims{}, err
 	}
-	return Claims{Subject: std.Subject, Scopes: scopes(all), Expiry: std.Expiry.Time(), claims: all}, nil
+	return Claims{Subject: std.Subject, Scopes: granted, Expiry: std.Expiry.Time(), claims: all}, nil
 }
 
-// check applies the claim rules to a token whose signature verified.
-func (v *Verifier) check(std jwt.Claims, audience string) error {
+// check applies the claim rules to a token whose signature verified and
+// that grants scopes.
+func (v *Verifier) check(std jwt.Claims, scopes []string, audience string) error {
 	switch {
 	case std.Expiry == nil:
 		return invalid(`the token has no "exp"`)
-	case len(std.Audience) == 0:
+	case len(std.Audience) == 0 && !v.scopeAudience:
 		return invalid(`the token has no "aud": it must name this resource, %s`, audience)
+	case len(std.Audience) == 0 && !scopeOf(scopes, audience):
+		return invalid(`the token has no "aud" and no scope of this resource (%s/…)`, audience)
+	case len(std.Audience) == 0:
+		std.Audience = jwt.Audience{audience} // bound to it by its scopes
 	}
 	err := std.ValidateWithLeeway(jwt.Expected{Issuer: v.issuer, AnyAudience: jwt.Audience{audience}, Time: v.now()}, Leeway)
 	switch {
@@ -187,6 +204,14 @@ func scopes(claims map[string]any) []string {
 		return out
 	}
 	return nil
+}
+
+// scopeOf reports whether one of scopes is "<audience>/<name>".
+func scopeOf(scopes []string, audience string) bool {
+	return slices.ContainsFunc(scopes, func(s string) bool {
+		name, ok := strings.CutPrefix(s, audience+"/")
+		return ok && name != ""
+	})
 }
 
 // HasScope reports whether the token grants scope.

@@ -181,3 +181,51 @@ func TestConcurrentChecksFetchOnce(t *testing.T) {
 		t.Errorf("%d key set fetches for 20 concurrent checks, want 1", n)
 	}
 }
+
+// TestScopeAudience: with ScopeAudience, a token without "aud" is accepted
+// only when one of its scopes is "<audience>/<name>"; a token with "aud"
+// is checked as in the default mode, which still refuses every token
+// without "aud".
+func TestScopeAudience(t *testing.T) {
+	iss := issuertest.Start(t)
+	tests := []struct {
+		name   string
+		aud    any // nil: no "aud"
+		scope  string
+		byAud  bool // accepted in the default mode
+		byScope bool // accepted with ScopeAudience
+	}{
+		{"aud, no scope", audience, "", true, true},
+		{"other aud, a scope of this resource", "https://other.example/mcp", audience + "/toolshed:full", false, false},
+		{"no aud, a scope of this resource", nil, audience + "/toolshed:full", false, true},
+		{"no aud, one scope of this resource among others", nil, "openid https://other.example/api/x " + audience + "/toolshed:read", false, true},
+		{"no aud, bare scopes", nil, "toolshed:full", false, false},
+		{"no aud, no scope", nil, "", false, false},
+		{"no aud, a scope of another resource", nil, "https://other.example/mcp/toolshed:full", false, false},
+		{"no aud, a scope of a resource this one prefixes", nil, audience + "x/toolshed:full", false, false},
+		{"no aud, the resource itself as a scope", nil, audience + "/", false, false},
+	}
+	byAud := accesstoken.New(accesstoken.Options{Issuer: iss.URL})
+	byScope := accesstoken.New(accesstoken.Options{Issuer: iss.URL, ScopeAudience: true})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			claims := iss.Claims(audience, "alice")
+			delete(claims, "aud")
+			if tt.aud != nil {
+				claims["aud"] = tt.aud
+			}
+			claims["scope"] = tt.scope
+			token := iss.Token(t, claims)
+			for _, mode := range []struct {
+				v    *accesstoken.Verifier
+				name string
+				want bool
+			}{{byAud, "default", tt.byAud}, {byScope, "ScopeAudience", tt.byScope}} {
+				_, err := mode.v.Verify(context.Background(), token, audience)
+				if (err == nil) != mode.want || (err != nil && !errors.Is(err, accesstoken.ErrInvalid)) {
+					t.Errorf("%s: got %v, want accepted %v", mode.name, err, mode.want)
+				}
+			}
+		})
+	}
+}

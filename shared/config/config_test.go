@@ -72,6 +72,7 @@ func TestRefused(t *testing.T) {
 		{map[string]string{"TOOLSHED_OAUTH_ISSUER": "https://idp.example", "TOOLSHED_AUTH": "off"}, "contradicts"},
 		{map[string]string{"TOOLSHED_OAUTH_ISSUER": "https://idp.example", "TOOLSHED_OAUTH_READ_SCOPE": "toolshed:full"}, "name two scopes"},
 		{map[string]string{"TOOLSHED_OAUTH_ISSUER": "https://idp.example", "TOOLSHED_OAUTH_FULL_SCOPE": `a"b`}, "no spaces, quotes"},
+		{map[string]string{"TOOLSHED_OAUTH_ISSUER": "https://idp.example", "TOOLSHED_OAUTH_AUDIENCE": "client_id"}, "use aud (the default) or scope"},
 	}
 	for _, tt := range tests {
 		if _, err := from(tt.env); err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -105,7 +106,7 @@ func TestOAuth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := config.OAuth{Issuer: "https://idp.example/pool", TenantClaim: "sub", ReadScope: "toolshed:read", FullScope: "toolshed:full"}
+	want := config.OAuth{Issuer: "https://idp.example/pool", TenantClaim: "sub", ReadScope: "toolshed:read", FullScope: "toolshed:full", Audience: "aud"}
 	if c.OAuth != want || !c.OAuth.On() || c.PublicURL != "https://tools.example" {
 		t.Errorf("got %+v, public URL %q; want %+v, https://tools.example", c.OAuth, c.PublicURL, want)
 	}

@@ -16,7 +16,18 @@ type OAuth struct {
 	TenantClaim string // TOOLSHED_OAUTH_TENANT_CLAIM, the access token claim naming the tenant (sub)
 	ReadScope   string // TOOLSHED_OAUTH_READ_SCOPE, the scope serving only the read-only tools (toolshed:read)
 	FullScope   string // TOOLSHED_OAUTH_FULL_SCOPE, the scope serving every tool (toolshed:full)
+	// Audience is TOOLSHED_OAUTH_AUDIENCE, how a token names this resource:
+	// AudienceClaim (the default), or AudienceScope for issuers that bind
+	// it through scopes instead (Cognito: no "aud", scopes
+	// "<resource>/<name>"; see shared/accesstoken).
+	Audience string
 }
+
+// The values of TOOLSHED_OAUTH_AUDIENCE.
+const (
+	AudienceClaim = "aud"   // the token's "aud" names the resource
+	AudienceScope = "scope" // or, without "aud", its scopes are the resource's
+)
 
 // On reports whether access tokens are accepted.
 func (o OAuth) On() bool { return o.Issuer != "" }
@@ -32,6 +43,7 @@ func (c *Config) readOAuth(get func(k, def string) string, inLambda bool) error 
 		TenantClaim: get("TOOLSHED_OAUTH_TENANT_CLAIM", "sub"),
 		ReadScope:   get("TOOLSHED_OAUTH_READ_SCOPE", "toolshed:read"),
 		FullScope:   get("TOOLSHED_OAUTH_FULL_SCOPE", "toolshed:full"),
+		Audience:    get("TOOLSHED_OAUTH_AUDIENCE", AudienceClaim),
 	}
 	if c.PublicURL != "" {
 		if err := checkURL(c.PublicURL, false); err != nil {
@@ -49,6 +61,8 @@ func (c *Config) readOAuth(get func(k, def string) string, inLambda bool) error 
 		return errors.New("TOOLSHED_PUBLIC_URL is required with TOOLSHED_OAUTH_ISSUER: tokens are issued for <public URL>/mcp")
 	case c.Auth == "off":
 		return errors.New("TOOLSHED_AUTH=off contradicts TOOLSHED_OAUTH_ISSUER: with an issuer every request needs a token or an API key")
+	case c.OAuth.Audience != AudienceClaim && c.OAuth.Audience != AudienceScope:
+		return fmt.Errorf("TOOLSHED_OAUTH_AUDIENCE=%q: use %s (the default) or %s", c.OAuth.Audience, AudienceClaim, AudienceScope)
 	case c.OAuth.ReadScope == c.OAuth.FullScope:
 		return fmt.Errorf("TOOLSHED_OAUTH_READ_SCOPE and TOOLSHED_OAUTH_FULL_SCOPE are both %q: name two scopes", c.OAuth.FullScope)
 	}

@@ -14,6 +14,10 @@
 //     resource_metadata="…" (and error="invalid_token" when a credential
 //     was sent), and for a tool beyond the token's scopes, 403 with
 //     error="insufficient_scope" and the scope it needs.
+//   - An issuer that binds tokens to the resource through scopes rather
+//     than "aud" (Cognito) is taken with TOOLSHED_OAUTH_AUDIENCE=scope: a
+//     token without "aud" must then carry a scope "<resource>/<name>", and
+//     the read and full scopes must both be such scopes.
 //   - The tenant is a claim of the token (sub unless configured), held to
 //     the one tenant rule (shared/tenant).
 //   - Scopes: the full scope serves every tool; the read scope only the
@@ -73,6 +77,12 @@ func New(cfg Config) (*ResourceServer, error) {
 	if !cfg.OAuth.On() || cfg.PublicURL == "" || cfg.Keys == nil {
 		return nil, errors.New("oauth: an issuer, the public URL and the API key authenticator are required")
 	}
+	resource := cfg.PublicURL + "/mcp"
+	scopeAudience := cfg.OAuth.Audience == config.AudienceScope
+	if scopeAudience && !(resourceScope(cfg.OAuth.ReadScope, resource) && resourceScope(cfg.OAuth.FullScope, resource)) {
+		return nil, fmt.Errorf("oauth: with TOOLSHED_OAUTH_AUDIENCE=%s the read and full scopes must be %s/<name>, not %q and %q",
+			config.AudienceScope, resource, cfg.OAuth.ReadScope, cfg.OAuth.FullScope)
+	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
@@ -81,14 +91,24 @@ func New(cfg Config) (*ResourceServer, error) {
 		readOnly[c.Name] = c.Annotations.ReadOnlyHint
 	}
 	return &ResourceServer{
-		resource:    cfg.PublicURL + "/mcp",
+		resource:    resource,
 		metadataURL: cfg.PublicURL + httpapi.MetadataPath,
 		settings:    cfg.OAuth,
-		tokens:      accesstoken.New(accesstoken.Options{Issuer: cfg.OAuth.Issuer, Client: cfg.Client}),
+		tokens: accesstoken.New(accesstoken.Options{Issuer: cfg.OAuth.Issuer, Client: cfg.Client,
+			ScopeAudience: scopeAudience}),
 		keys:        cfg.Keys,
 		readOnly:    readOnly,
 		log:         cfg.Log,
 	}, nil
+}
+
+// resourceScope reports whether scope is one of resource's,
+// "<resource>/<name>": with the audience bound through scopes, every scope
+// that serves tools must be, so that no token of another resource can
+// carry one.
+func resourceScope(scope, resource string) bool {
+	name, ok := strings.CutPrefix(scope, resource+"/")
+	return ok && name != ""
 }
 
 // Metadata is the protected resource metadata (RFC 9728 §2).
