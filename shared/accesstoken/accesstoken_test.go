@@ -189,10 +189,10 @@ func TestConcurrentChecksFetchOnce(t *testing.T) {
 func TestScopeAudience(t *testing.T) {
 	iss := issuertest.Start(t)
 	tests := []struct {
-		name   string
-		aud    any // nil: no "aud"
-		scope  string
-		byAud  bool // accepted in the default mode
+		name    string
+		aud     any // nil: no "aud"
+		scope   string
+		byAud   bool // accepted in the default mode
 		byScope bool // accepted with ScopeAudience
 	}{
 		{"aud, no scope", audience, "", true, true},

@@ -96,9 +96,9 @@ func New(cfg Config) (*ResourceServer, error) {
 		settings:    cfg.OAuth,
 		tokens: accesstoken.New(accesstoken.Options{Issuer: cfg.OAuth.Issuer, Client: cfg.Client,
 			ScopeAudience: scopeAudience}),
-		keys:        cfg.Keys,
-		readOnly:    readOnly,
-		log:         cfg.Log,
+		keys:     cfg.Keys,
+		readOnly: readOnly,
+		log:      cfg.Log,
 	}, nil
 }
 
