@@ -12,6 +12,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 	"github.com/toolshed/toolshed/shared/auth"
 	"github.com/toolshed/toolshed/shared/cors"
+	"github.com/toolshed/toolshed/shared/httpapi"
 )
 
 // The routes of each tool name and alias: POST <prefix><name>.
@@ -50,7 +51,9 @@ var accessLogFormat = map[string]string{
 // /mcp/tool/<name>. Every route except /healthz has a Lambda authorizer;
 // those of a tool's routes refuse at the edge, that of /mcp lets a refusal
 // through for the gateway to answer (auth.PassesRefusals), and the two are
-// apart so that neither's cached answers serve the other's routes. Pages
+// apart so that neither's cached answers serve the other's routes. With
+// OAuth no route has one, and the metadata routes go to the gateway
+// (routeAuthorizers). Pages
 // from origins get CORS (see corsPreflight); the stage throttles and logs
 // every request.
 func (d *deployment) newHTTPAPI() {
@@ -59,20 +62,17 @@ func (d *deployment) newHTTPAPI() {
 		Description:   jsii.String("Toolshed MCP and tool endpoints"),
 		CorsPreflight: corsPreflight(d.opts.AllowedOrigins),
 	})
-	refusing := d.newAuthorizerOf("ToolAuthorizer")
-	passing := d.newAuthorizerOf("McpAuthorizer")
-	authorizerOf := func(method awsapigatewayv2.HttpMethod, path string) awsapigatewayv2.IHttpRouteAuthorizer {
-		if auth.PassesRefusals(string(method) + " " + path) {
-			return passing
-		}
-		return refusing
-	}
-
+	authorizerOf := d.routeAuthorizers()
 	gatewayIntegration := awsapigatewayv2integrations.NewHttpLambdaIntegration(jsii.String("GatewayIntegration"), d.gateway, nil)
 	for _, m := range mcpMethods {
 		d.addRoute(m, "/mcp", gatewayIntegration, authorizerOf(m, "/mcp"))
 	}
 	d.addRoute(awsapigatewayv2.HttpMethod_GET, "/healthz", gatewayIntegration, nil)
+	if d.opts.OAuth.on() {
+		for _, path := range httpapi.MetadataPaths {
+			d.addRoute(awsapigatewayv2.HttpMethod_GET, path, gatewayIntegration, nil)
+		}
+	}
 
 	throttled := map[awsapigatewayv2.CfnRoute]throttle{} // the routes with throttles of their own
 	for i, tool := range tools {
@@ -90,6 +90,26 @@ func (d *deployment) newHTTPAPI() {
 		}
 	}
 	d.configureStage(throttled)
+}
+
+// routeAuthorizers returns the authorizer of each route. With OAuth, none:
+// an authorizer with an identity source answers a request without one a
+// bare 401, before the function could send WWW-Authenticate, so the
+// functions check credentials themselves. Else the tools' routes refuse
+// at the edge and /mcp's passes refusals to the gateway, each with its own
+// authorizer (and cache).
+func (d *deployment) routeAuthorizers() func(awsapigatewayv2.HttpMethod, string) awsapigatewayv2.IHttpRouteAuthorizer {
+	if d.opts.OAuth.on() {
+		return func(awsapigatewayv2.HttpMethod, string) awsapigatewayv2.IHttpRouteAuthorizer { return nil }
+	}
+	refusing := d.newAuthorizerOf("ToolAuthorizer")
+	passing := d.newAuthorizerOf("McpAuthorizer")
+	return func(method awsapigatewayv2.HttpMethod, path string) awsapigatewayv2.IHttpRouteAuthorizer {
+		if auth.PassesRefusals(string(method) + " " + path) {
+			return passing
+		}
+		return refusing
+	}
 }
 
 // newAuthorizerOf creates a Lambda authorizer (simple responses) of the

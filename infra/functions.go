@@ -169,10 +169,7 @@ func (d *deployment) newAuthorizer() {
 			config.TableVars[config.APIKeysTable]: keys.TableName(),
 		},
 	})
-	d.authorizer.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Actions:   jsii.Strings("dynamodb:GetItem"),
-		Resources: jsii.Strings(*keys.TableArn()),
-	}))
+	d.authorizer.AddToRolePolicy(d.readAPIKeys())
 }
 
 // toolEnv is a tool function's environment, as deploy.Env describes it,

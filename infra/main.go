@@ -76,6 +76,8 @@ type deployment struct {
 	watched    []monitored // every function, for the alarms and the dashboard
 	alarms     awssns.Topic
 	dashboard  awscloudwatch.Dashboard
+	// extraOutputs are outputs of the parts a deployment asked for (OAuth).
+	extraOutputs []output
 }
 
 // NewToolshedStack builds the Toolshed stack.
@@ -87,9 +89,12 @@ func NewToolshedStack(scope constructs.Construct, id string, props *ToolshedStac
 	d.newStorage()
 	d.newToolFunctions()
 	d.newGateway()
-	d.newAuthorizer()
+	if !d.opts.OAuth.on() { // else the functions check credentials themselves
+		d.newAuthorizer()
+	}
 	d.newIndexer()
 	d.newHTTPAPI()
+	d.addOAuth()
 	d.addMonitoring()
 	d.addOutputs()
 	dependOnPolicyOnly(stack)

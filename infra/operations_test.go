@@ -326,7 +326,7 @@ func TestLogPermissions(t *testing.T) {
 			for _, s := range asList(p.Properties["PolicyDocument"].(map[string]any)["Statement"]) {
 				stmt := s.(map[string]any)
 				if slices.ContainsFunc(actionsOf(stmt), func(a string) bool { return strings.HasPrefix(a, "logs:") }) {
-					if !equalJSON(stmt, logWriting(id)) {
+					if !equalJSON(stmt, logWriting(synth, id)) {
 						t.Errorf("%s: a logs statement other than writing its own group: %v", id, stmt)
 					}
 					found++

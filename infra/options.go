@@ -46,7 +46,8 @@ var (
 
 // appOptions are the options above, in the README's order.
 var appOptions = []settings.Setting{defaultRepoOption, retentionOption, originsOption, alarmEmailOption,
-	throttleRateOption, throttleBurstOption, routeThrottlesOption, concurrencyOption}
+	throttleRateOption, throttleBurstOption, routeThrottlesOption, concurrencyOption,
+	oauthIssuerOption, oauthOption, callbackURLsOption, domainPrefixOption}
 
 // options is a deployment's configuration, read and checked.
 type options struct {
@@ -57,6 +58,7 @@ type options struct {
 	Throttle              throttle            // every route's
 	RouteThrottles        map[string]throttle // by tool, overriding the derived ones
 	Concurrency           concurrency
+	OAuth                 oauthOptions
 	// Settings are the functions' settings the deployment chose, by name.
 	Settings map[string]string
 }
@@ -91,7 +93,7 @@ var appKey = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
 // would refuse, fails with every problem named.
 func readOptions(ctx map[string]string) (options, error) {
 	get := func(k string) string { return ctx[k] }
-	known := slices.Concat(settingNames(appOptions), settingNames(declaredSettings(toolset.Families)), deploy.ProcessSettings())
+	known := slices.Concat(settingNames(appOptions), settingNames(declaredSettings(toolset.Families)), deploy.ProcessSettings(), oauthSettings)
 	var errs []error
 	for _, k := range sortedKeys(ctx) {
 		if appKey.MatchString(k) && !slices.Contains(known, k) {
@@ -99,7 +101,7 @@ func readOptions(ctx map[string]string) (options, error) {
 		}
 	}
 	var o options
-	var errOpts [8]error
+	var errOpts [9]error
 	o.DefaultRepo, errOpts[0] = defaultRepoOption.Get(get)
 	o.SnapshotRetentionDays, errOpts[1] = retentionOption.Get(get)
 	o.AllowedOrigins, errOpts[2] = originsOption.Get(get)
@@ -108,6 +110,7 @@ func readOptions(ctx map[string]string) (options, error) {
 	o.Throttle.Burst, errOpts[5] = throttleBurstOption.Get(get)
 	o.RouteThrottles, errOpts[6] = routeThrottlesOption.Get(get)
 	o.Concurrency, errOpts[7] = concurrencyOption.Get(get)
+	o.OAuth, errOpts[8] = readOAuthOptions(get)
 	errs = append(errs, errOpts[:]...)
 	if err := deploy.CheckSettings(declaredSettings(toolset.Families), get); err != nil {
 		errs = append(errs, fmt.Errorf("a setting would stop the functions from starting: %w", err))

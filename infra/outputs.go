@@ -16,7 +16,8 @@ type output struct {
 // addOutputs outputs what a user or a script acting on the deployment
 // needs (shared/stackoutputs names them): the URLs to connect to, the
 // bucket and the tables, where to look (dashboard, log groups) and what
-// to subscribe to (the alarm topic).
+// to subscribe to (the alarm topic), and those of the parts a deployment
+// asked for (extraOutputs: OAuth's).
 func (d *deployment) addOutputs() {
 	url := func(suffix string) *string {
 		return awscdk.Fn_Join(jsii.String(""), jsii.Strings(*d.api.Url(), suffix))
@@ -38,7 +39,7 @@ func (d *deployment) addOutputs() {
 	for _, schema := range dynamostore.Schemas {
 		outputs = append(outputs, output{stackoutputs.Table(schema.Table), "DynamoDB table " + string(schema.Table), d.tables[schema.Table].TableName()})
 	}
-	for _, o := range outputs {
+	for _, o := range append(outputs, d.extraOutputs...) {
 		// The construct's id is not the output's name, which may be that of
 		// a resource's construct ("SnapshotBucket").
 		out := awscdk.NewCfnOutput(d.stack, jsii.String(o.name+"Output"), &awscdk.CfnOutputProps{

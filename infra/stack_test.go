@@ -205,9 +205,12 @@ func must(t *testing.T, check func()) {
 }
 
 // resourcesOfType returns logical id → resource for one CloudFormation type.
-func resourcesOfType(typ string) map[string]cfnResource {
+func resourcesOfType(typ string) map[string]cfnResource { return resourcesIn(synth, typ) }
+
+// resourcesIn returns logical id → resource for one CloudFormation type in tmpl.
+func resourcesIn(tmpl cfnTemplate, typ string) map[string]cfnResource {
 	out := map[string]cfnResource{}
-	for id, r := range synth.Resources {
+	for id, r := range tmpl.Resources {
 		if r.Type == typ {
 			out[id] = r
 		}
@@ -276,7 +279,13 @@ func asList(v any) []any {
 // and the writing of the function's own log group (TestLogPermissions).
 func statements(t *testing.T, fnID string) []map[string]any {
 	t.Helper()
-	fn := synth.Resources[fnID]
+	return statementsIn(t, synth, fnID)
+}
+
+// statementsIn is statements of function fnID in tmpl.
+func statementsIn(t *testing.T, tmpl cfnTemplate, fnID string) []map[string]any {
+	t.Helper()
+	fn := tmpl.Resources[fnID]
 	role, ok := fn.Properties["Role"].(map[string]any)["Fn::GetAtt"].([]any)
 	if !ok {
 		t.Fatalf("function %s: role is not a GetAtt: %v", fnID, fn.Properties["Role"])
@@ -285,14 +294,14 @@ func statements(t *testing.T, fnID string) []map[string]any {
 
 	var out []map[string]any
 	found := false
-	for _, p := range resourcesOfType("AWS::IAM::Policy") {
+	for _, p := range resourcesIn(tmpl, "AWS::IAM::Policy") {
 		if !slices.ContainsFunc(asList(p.Properties["Roles"]), func(r any) bool { return equalJSON(r, ref(roleID)) }) {
 			continue
 		}
 		found = true
 		for _, s := range asList(p.Properties["PolicyDocument"].(map[string]any)["Statement"]) {
 			stmt := s.(map[string]any)
-			if isXRay(actionsOf(stmt)) && equalJSON(stmt["Resource"], "*") || equalJSON(stmt, logWriting(fnID)) {
+			if isXRay(actionsOf(stmt)) && equalJSON(stmt["Resource"], "*") || equalJSON(stmt, logWriting(tmpl, fnID)) {
 				continue
 			}
 			out = append(out, stmt)
@@ -306,8 +315,8 @@ func statements(t *testing.T, fnID string) []map[string]any {
 
 // logWriting is the statement that lets function fnID write its own log
 // group, and nothing else.
-func logWriting(fnID string) map[string]any {
-	lg, _ := synth.Resources[fnID].Properties["LoggingConfig"].(map[string]any)["LogGroup"].(map[string]any)
+func logWriting(tmpl cfnTemplate, fnID string) map[string]any {
+	lg, _ := tmpl.Resources[fnID].Properties["LoggingConfig"].(map[string]any)["LogGroup"].(map[string]any)
 	return map[string]any{"Action": []any{"logs:CreateLogStream", "logs:PutLogEvents"}, "Effect": "Allow",
 		"Resource": getAttArn(fmt.Sprint(lg["Ref"]))}
 }
@@ -1211,23 +1220,28 @@ func TestToolSpecsFromContract(t *testing.T) {
 }
 
 // TestCfnLint runs cfn-lint (installed on the development and CI machines)
-// on the synthesized template: no errors, and no warnings either.
+// on the synthesized templates (the default, the variant, and both OAuth
+// modes'): no errors, and no warnings either.
 func TestCfnLint(t *testing.T) {
 	lint, err := exec.LookPath("cfn-lint")
 	if err != nil {
 		t.Fatalf("cfn-lint is not on PATH (%v); install it with pip install cfn-lint==1.51.0", err)
 	}
-	raw, err := json.MarshalIndent(template.ToJSON(), "", " ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "Toolshed.template.json")
-	if err := os.WriteFile(path, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(lint, "--format", "parseable", path).CombinedOutput()
-	if err != nil {
-		t.Errorf("cfn-lint found problems (%v):\n%s", err, out)
+	templates := map[string]any{"default": template.ToJSON(), "variant": synthesizedOf(t, variant).raw,
+		"oauthIssuer": synthesizedOf(t, withIssuer).raw, "oauth=cognito": synthesizedOf(t, withCognito).raw}
+	for name, tmpl := range templates {
+		raw, err := json.MarshalIndent(tmpl, "", " ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "Toolshed.template.json")
+		if err := os.WriteFile(path, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(lint, "--format", "parseable", path).CombinedOutput()
+		if err != nil {
+			t.Errorf("cfn-lint found problems in the %s template (%v):\n%s", name, err, out)
+		}
 	}
 }
 
@@ -1359,31 +1373,51 @@ func corsConfiguration(t *testing.T, tmpl cfnTemplate) map[string]any {
 	return nil
 }
 
-// variant is a second stack, synthesized once, from another context:
-// origins of its own, an alarm email, no reserved concurrency, a route
-// throttle for hello.
-var variant = sync.OnceValues(func() (cfnTemplate, error) {
-	opts, err := readOptions(map[string]string{
-		"allowedOrigins":      "https://a.example, https://b.example:8443",
-		"alarmEmail":          "ops@example.com",
-		"reservedConcurrency": "off",
-		"routeThrottles":      "hello=3:6",
+// synthesized is a stack synthesized from a context of its own: its
+// template as written, and decoded.
+type synthesized struct {
+	raw  any
+	tmpl cfnTemplate
+}
+
+// synthesizeOnce returns a function that synthesizes a stack from ctx, in
+// its own output folder, the first time it is called.
+func synthesizeOnce(out string, ctx map[string]string) func() (synthesized, error) {
+	return sync.OnceValues(func() (synthesized, error) {
+		opts, err := readOptions(ctx)
+		if err != nil {
+			return synthesized{}, err
+		}
+		app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(filepath.Join(buildDir, out))})
+		tmpl := assertions.Template_FromStack(NewToolshedStack(app, stackName, &ToolshedStackProps{BuildDir: buildDir, Options: &opts}), nil)
+		decoded, err := decode(tmpl)
+		return synthesized{raw: tmpl.ToJSON(), tmpl: decoded}, err
 	})
-	if err != nil {
-		return cfnTemplate{}, err
-	}
-	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(filepath.Join(buildDir, "variant.out"))})
-	return decode(assertions.Template_FromStack(NewToolshedStack(app, stackName, &ToolshedStackProps{BuildDir: buildDir, Options: &opts}), nil))
+}
+
+// variant is a second stack: origins of its own, an alarm email, no
+// reserved concurrency, a route throttle for hello.
+var variant = synthesizeOnce("variant.out", map[string]string{
+	"allowedOrigins":      "https://a.example, https://b.example:8443",
+	"alarmEmail":          "ops@example.com",
+	"reservedConcurrency": "off",
+	"routeThrottles":      "hello=3:6",
 })
+
+// synthesizedOf returns a stack synthesized by one of the functions above.
+func synthesizedOf(t *testing.T, of func() (synthesized, error)) synthesized {
+	t.Helper()
+	s, err := of()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
 
 // variantTemplate returns the variant stack's template.
 func variantTemplate(t *testing.T) cfnTemplate {
 	t.Helper()
-	tmpl, err := variant()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tmpl
+	return synthesizedOf(t, variant).tmpl
 }
 
 // TestCORS: the HTTP API answers browsers with the policy the local server

@@ -1,6 +1,9 @@
 package httpapi
 
-import "net/http"
+import (
+	"net/http"
+	"slices"
+)
 
 // MetadataPath is where an OAuth client finds the protected resource
 // metadata of <public URL>/mcp (RFC 9728 §3.1: the well-known path
@@ -11,7 +14,11 @@ const (
 	metadataRoot = "/.well-known/oauth-protected-resource"
 )
 
-func isMetadataPath(path string) bool { return path == MetadataPath || path == metadataRoot }
+// MetadataPaths are the two paths that answer the metadata (the deployed
+// HTTP API routes them to the gateway without an authorizer).
+var MetadataPaths = []string{metadataRoot, MetadataPath}
+
+func isMetadataPath(path string) bool { return slices.Contains(MetadataPaths, path) }
 
 // resourceMetadata answers the protected resource metadata without
 // credentials and to any origin: it is public, and browser-based MCP

@@ -33,6 +33,16 @@ const (
 	AlarmTopic    = "AlarmTopicArn"       // the SNS topic every alarm notifies
 )
 
+// The outputs of a deployment that takes OAuth access tokens: the issuer,
+// and with the stack's Cognito user pool (oauth=cognito) the pool, the
+// app client MCP clients use and the authorization endpoint.
+const (
+	OAuthIssuer       = "OAuthIssuer"
+	UserPool          = "UserPoolId"
+	OAuthClient       = "OAuthClientId"
+	OAuthAuthorizeURL = "OAuthAuthorizeUrl"
+)
+
 // Table is the output naming a DynamoDB table, e.g. "ApiKeysTable".
 func Table(t config.Table) string { return string(t) + "Table" }
 
