@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/toolshed/toolshed/shared/auth"
 	"github.com/toolshed/toolshed/shared/testenv/lambdatest"
 	"github.com/toolshed/toolshed/shared/testenv/tooltest"
@@ -170,9 +171,9 @@ func testAuthorizer(t *testing.T, d *deployment) {
 		want         string // the whole simple response
 	}{
 		{"known key", "Bearer " + good, `{"isAuthorized":true,"context":{"tenant":"acme"}}`},
-		{"unknown key", "Bearer tsk_unknown", `{"isAuthorized":true,"context":{"authError":"unknown API key"}}`},
-		{"revoked key", "Bearer " + revoked, `{"isAuthorized":true,"context":{"authError":"API key \"old\" was revoked"}}`},
-		{"not a bearer token", "Basic dXNlcjpwYXNz", `{"isAuthorized":true,"context":{"authError":"malformed Authorization header: expected Bearer <key>"}}`},
+		{"unknown key", "Bearer tsk_unknown", refusal("unknown API key")},
+		{"revoked key", "Bearer " + revoked, refusal(`API key "old" was revoked`)},
+		{"not a bearer token", "Basic dXNlcjpwYXNz", refusal("malformed Authorization header: expected Bearer <key>")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -259,6 +260,19 @@ func testInitErrors(t *testing.T, d *deployment) {
 			}
 		})
 	}
+}
+
+// refusal is the authorizer's simple response letting a request with a bad
+// key through to the function, which answers 401 with why and how to get a
+// key.
+func refusal(why string) string {
+	b, err := json.Marshal(events.APIGatewayV2CustomAuthorizerSimpleResponse{
+		IsAuthorized: true, Context: map[string]any{auth.ContextError: why + "; " + auth.KeyHelp},
+	})
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
 }
 
 // testGatewayToTool: the gateway's Lambda client reaches the tool functions

@@ -152,7 +152,7 @@ func Serve(ctx context.Context, ln net.Listener, cfg config.Config, log *slog.Lo
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	go func() { errc <- hs.Serve(httpapi.Listener(ln, s.Handler)) }()
 	log.Info("toolshed listening", "addr", ln.Addr().String(), "mcp", "http://"+ln.Addr().String()+"/mcp",
 		"auth", map[bool]string{true: "api keys", false: "off (loopback)"}[s.AuthOn], "store", cfg.Store)
 	select {

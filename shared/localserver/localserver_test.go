@@ -487,6 +487,9 @@ func TestAuthWithKeys(t *testing.T) {
 			if tt.status == 401 && (body.Code != "UNAUTHORIZED" || resp.Header.Get("WWW-Authenticate") == "") {
 				t.Errorf("401 without code or WWW-Authenticate: %+v", body)
 			}
+			if tt.status == 401 && !strings.HasSuffix(body.Error, auth.KeyHelp) {
+				t.Errorf("401 that does not say how to get a key: %q", body.Error)
+			}
 		})
 	}
 }
