@@ -28,6 +28,7 @@ func TestBootstraps(t *testing.T) {
 	t.Run("authorizer", func(t *testing.T) { testAuthorizer(t, d) })
 	t.Run("init errors", func(t *testing.T) { testInitErrors(t, d) })
 	t.Run("gateway to tool", func(t *testing.T) { testGatewayToTool(t, d) })
+	t.Run("smoke test through an HTTP API", func(t *testing.T) { testSmoke(t, d) })
 }
 
 func testToolAPIGatewayEvents(t *testing.T, d *deployment) {
@@ -264,15 +265,17 @@ func testInitErrors(t *testing.T, d *deployment) {
 
 // refusal is the authorizer's simple response letting a request with a bad
 // key through to the function, which answers 401 with why and how to get a
-// key.
+// key; encoded as the runtime client encodes it (no HTML escaping).
 func refusal(why string) string {
-	b, err := json.Marshal(events.APIGatewayV2CustomAuthorizerSimpleResponse{
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(events.APIGatewayV2CustomAuthorizerSimpleResponse{
 		IsAuthorized: true, Context: map[string]any{auth.ContextError: why + "; " + auth.KeyHelp},
-	})
-	if err != nil {
+	}); err != nil {
 		panic(err)
 	}
-	return string(b)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // testGatewayToTool: the gateway's Lambda client reaches the tool functions

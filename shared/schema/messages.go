@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
@@ -123,29 +122,14 @@ func leaf(ve *jsonschema.ValidationError) []toolerr.FieldError {
 // contract says nothing about it.
 func contractMessage(doc any, location string) (msg string, ok bool) {
 	_, pointer, found := strings.Cut(location, "#")
-	if !found || pointer == "" {
+	cut := strings.LastIndex(pointer, "/")
+	if !found || cut < 0 {
 		return "", false
 	}
-	parts := strings.Split(strings.TrimPrefix(pointer, "/"), "/")
-	node := doc
-	for _, p := range parts[:len(parts)-1] {
-		p = strings.ReplaceAll(strings.ReplaceAll(p, "~1", "/"), "~0", "~")
-		switch n := node.(type) {
-		case map[string]any:
-			node = n[p]
-		case []any:
-			i, err := strconv.Atoi(p)
-			if err != nil || i < 0 || i >= len(n) {
-				return "", false
-			}
-			node = n[i]
-		default:
-			return "", false
-		}
-	}
+	node, _ := lookup(doc, pointer[:cut])
 	obj, _ := node.(map[string]any)
-	messages, _ := obj["x-error"].(map[string]any)
-	msg, _ = messages[parts[len(parts)-1]].(string)
+	words, _ := obj["x-error"].(map[string]any)
+	msg, _ = words[pointer[cut+1:]].(string)
 	return msg, msg != ""
 }
 

@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -199,4 +200,16 @@ func Contains(got, want any, root string) (string, bool) {
 		wb, _ := json.Marshal(want)
 		return root, string(g) == string(wb)
 	}
+}
+
+// InternetReachable reports whether example.com answers on port 443.
+// Examples that need the internet must succeed where it does, and fail
+// with UPSTREAM_ERROR where it does not.
+func InternetReachable() bool {
+	conn, err := net.DialTimeout("tcp", "example.com:443", 3*time.Second)
+	if err != nil {
+		return false
+	}
+	conn.Close()
+	return true
 }

@@ -1,0 +1,42 @@
+package localserver_test
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/toolshed/toolshed/shared/smoke"
+	"github.com/toolshed/toolshed/shared/testenv/tooltest"
+)
+
+// TestSmoke runs the smoke test (scripts/smoke) against the local server
+// over the example repository: every tool's first contract example on the
+// three routes, the envelopes and output schemas checked.
+func TestSmoke(t *testing.T) {
+	repoDir, err := filepath.Abs("../toolset/testdata/example-repo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := startServer(t, map[string]string{"TOOLSHED_REPO_DIR": repoDir})
+	report, err := smoke.Run(context.Background(), smoke.Options{URL: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table strings.Builder
+	report.WriteTable(&table)
+	t.Logf("smoke test of the local server:\n%s", table.String())
+	if !report.OK() {
+		t.Error("the smoke test found problems (above)")
+	}
+	if !slices.Equal(report.Tools, served) || len(report.Calls) != len(served)*len(smoke.Routes) {
+		t.Errorf("checked %v in %d calls, want %v on %d routes", report.Tools, len(report.Calls), served, len(smoke.Routes))
+	}
+	online := tooltest.InternetReachable()
+	for _, c := range report.Calls {
+		if online && strings.HasPrefix(c.Outcome, "UPSTREAM_ERROR") {
+			t.Errorf("%s on %s: %s, yet this machine reaches the internet", c.Tool, c.Route, c.Outcome)
+		}
+	}
+}
