@@ -97,8 +97,8 @@ func (d *deployment) httpAPI(t *testing.T) *lambdatest.HTTPAPI {
 func testSelectionDeployed(t *testing.T, base, key string) {
 	tests := []struct {
 		name, path, header, value, body string
-		status                           int
-		want, absent                     string
+		status                          int
+		want, absent                    string
 	}{
 		{"subset", "/mcp", "X-MCP-Tools", "grep_codebase,read_file", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
 			200, `"name":"read_file"`, `"name":"hello"`},
