@@ -34,18 +34,18 @@ func serve(t *testing.T, h http.Handler) string {
 	return ln.Addr().String()
 }
 
-// helloAPI serves hello and an MCP stub on every route.
-func helloAPI(t *testing.T, log *slog.Logger) http.Handler {
+// helloAPI serves hello (and the MCP stub on /mcp) with cfg.
+func helloAPI(t *testing.T, cfg httpapi.Config) http.Handler {
 	t.Helper()
 	set, err := schema.Load(contracts.FS)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := toolkit.NewPipeline(set, []toolkit.Tool{hello.New()}, toolkit.Options{})
-	if err != nil {
+	if cfg.Invoker, err = toolkit.NewPipeline(set, []toolkit.Tool{hello.New()}, toolkit.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	return httpapi.New(httpapi.Config{Invoker: p, Auth: auth.Fixed{Tenant: "t1"}, MCP: mcpOK, Log: log})
+	cfg.MCP = mcpOK
+	return httpapi.New(cfg)
 }
 
 // rawExchange writes request as it is to addr and reads the answer.
@@ -95,7 +95,7 @@ func envelopeOf(body []byte) string {
 // redirected (http.ServeMux would answer 307): it is a 404 in the JSON
 // envelope of the route its canonical form names, which it mentions.
 func TestNonCanonicalPaths(t *testing.T) {
-	addr := serve(t, helloAPI(t, nil))
+	addr := serve(t, helloAPI(t, httpapi.Config{Auth: auth.Fixed{Tenant: "t1"}}))
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	tests := []struct {
 		path, envelope, canonical string
@@ -136,7 +136,7 @@ func TestNonCanonicalPaths(t *testing.T) {
 // is answered in JSON in the envelope of the route aimed at, with a
 // request id, never in text/plain.
 func TestRequestsNetHTTPRefuses(t *testing.T) {
-	addr := serve(t, helloAPI(t, nil))
+	addr := serve(t, helloAPI(t, httpapi.Config{Auth: auth.Fixed{Tenant: "t1"}}))
 	tests := []struct {
 		name, request string
 		status        int
@@ -170,9 +170,7 @@ func TestRequestsNetHTTPRefuses(t *testing.T) {
 func TestProbesAreLoggedAtDebug(t *testing.T) {
 	var logs strings.Builder
 	log := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	set, _ := schema.Load(contracts.FS)
-	p, _ := toolkit.NewPipeline(set, []toolkit.Tool{hello.New()}, toolkit.Options{})
-	h := httpapi.New(httpapi.Config{Invoker: p, Auth: keyAuth{}, MCP: mcpOK, Log: log})
+	h := helloAPI(t, httpapi.Config{Auth: keyAuth{}, Log: log})
 	tests := []struct {
 		method, path, auth string
 		level              string
