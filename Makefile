@@ -13,7 +13,7 @@ CDK := $(CURDIR)/node_modules/.bin/cdk
 export CDK_DISABLE_VERSION_CHECK := 1
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 
-.PHONY: run test test-go test-infra lint build synth deploy diff bench bench-grep bench-mcp bench-lambda contextbench fuzz clean ripgrep help
+.PHONY: run test test-go test-infra lint build synth deploy diff smoke bench bench-grep bench-mcp bench-lambda contextbench fuzz clean ripgrep help
 
 ## run: the local MCP server on http://127.0.0.1:8000 (every tool, embedded storage;
 ## flags in ARGS, e.g. ARGS="-repo ~/src/myapp"; ARGS=-h lists them)
@@ -66,6 +66,12 @@ diff: build node_modules
 
 deploy: build node_modules
 	cd infra && $(CDK) deploy --no-notices --require-approval broadening
+
+## smoke: call each tool's first contract example on the three routes of a
+## running server and check the answers (URL=http://127.0.0.1:8000; a key in TOOLSHED_KEY)
+URL ?= http://127.0.0.1:8000
+smoke:
+	$(GO) run ./scripts/smoke -url $(URL)
 
 ## bench: latency and throughput benchmarks (see README for figures)
 bench: node_modules
