@@ -85,38 +85,14 @@ func open(ctx context.Context, args []string, load func() (config.Config, error)
 	return command(ctx, stores.APIKeys, args, out, time.Now)
 }
 
+// command runs one command (args[0], with its arguments) on keys.
 func command(ctx context.Context, keys store.APIKeys, args []string, out io.Writer, now func() time.Time) error {
 	switch args[0] {
 	case "create":
-		fs := flag.NewFlagSet("create", flag.ContinueOnError)
-		tenant := fs.String("tenant", "", "tenant the key belongs to")
-		name := fs.String("name", "", "a name to recognise the key by")
-		if err := fs.Parse(args[1:]); err != nil {
-			return err
-		}
-		key, rec, err := auth.Create(ctx, keys, *tenant, *name, now())
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(out, "created key %s for tenant %s (%s)\n\n  %s\n\nStore it now: it is not kept and cannot be shown again.\n",
-			id(rec), rec.Tenant, rec.Name, key)
-		return nil
+		return createKey(ctx, keys, args[1:], out, now)
 	case "list":
-		all, err := keys.List(ctx)
-		if err != nil {
-			return err
-		}
-		w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
-		fmt.Fprintln(w, "ID\tTENANT\tNAME\tCREATED\tREVOKED")
-		for _, k := range all {
-			revoked := "-"
-			if k.Revoked && k.RevokedAt != nil {
-				revoked = k.RevokedAt.UTC().Format(time.RFC3339)
-			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", id(k), k.Tenant, k.Name, k.CreatedAt.UTC().Format(time.RFC3339), revoked)
-		}
-		return w.Flush()
-	case "revoke":
+		return listKeys(ctx, keys, out)
+	case "revoke", "delete":
 		if len(args) != 2 {
 			return errors.New(usage)
 		}
@@ -124,32 +100,71 @@ func command(ctx context.Context, keys store.APIKeys, args []string, out io.Writ
 		if err != nil {
 			return err
 		}
-		if k.Revoked && k.RevokedAt != nil {
-			fmt.Fprintf(out, "key %s (%s, tenant %s) was already revoked at %s; nothing changed\n",
-				id(k), k.Name, k.Tenant, k.RevokedAt.UTC().Format(time.RFC3339))
-			return nil
+		if args[0] == "revoke" {
+			return revokeKey(ctx, keys, k, out, now)
 		}
-		if _, err := keys.Revoke(ctx, k.Hash, now()); err != nil {
-			return err
-		}
-		fmt.Fprintf(out, "revoked key %s (%s, tenant %s)\n", id(k), k.Name, k.Tenant)
-		return nil
-	case "delete":
-		if len(args) != 2 {
-			return errors.New(usage)
-		}
-		k, err := find(ctx, keys, args[1])
-		if err != nil {
-			return err
-		}
-		if _, err := keys.Delete(ctx, k.Hash); err != nil {
-			return err
-		}
-		fmt.Fprintf(out, "deleted key %s (%s, tenant %s); the tenant's data is kept\n", id(k), k.Name, k.Tenant)
-		return nil
+		return deleteKey(ctx, keys, k, out)
 	default:
 		return errors.New(usage)
 	}
+}
+
+// createKey creates a key with the flags in args and prints it.
+func createKey(ctx context.Context, keys store.APIKeys, args []string, out io.Writer, now func() time.Time) error {
+	fs := flag.NewFlagSet("create", flag.ContinueOnError)
+	tenant := fs.String("tenant", "", "tenant the key belongs to")
+	name := fs.String("name", "", "a name to recognise the key by")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	key, rec, err := auth.Create(ctx, keys, *tenant, *name, now())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "created key %s for tenant %s (%s)\n\n  %s\n\nStore it now: it is not kept and cannot be shown again.\n",
+		id(rec), rec.Tenant, rec.Name, key)
+	return nil
+}
+
+// listKeys prints a table of the keys.
+func listKeys(ctx context.Context, keys store.APIKeys, out io.Writer) error {
+	all, err := keys.List(ctx)
+	if err != nil {
+		return err
+	}
+	w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tTENANT\tNAME\tCREATED\tREVOKED")
+	for _, k := range all {
+		revoked := "-"
+		if k.Revoked && k.RevokedAt != nil {
+			revoked = k.RevokedAt.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", id(k), k.Tenant, k.Name, k.CreatedAt.UTC().Format(time.RFC3339), revoked)
+	}
+	return w.Flush()
+}
+
+// revokeKey revokes k unless it already is.
+func revokeKey(ctx context.Context, keys store.APIKeys, k store.APIKey, out io.Writer, now func() time.Time) error {
+	if k.Revoked && k.RevokedAt != nil {
+		fmt.Fprintf(out, "key %s (%s, tenant %s) was already revoked at %s; nothing changed\n",
+			id(k), k.Name, k.Tenant, k.RevokedAt.UTC().Format(time.RFC3339))
+		return nil
+	}
+	if _, err := keys.Revoke(ctx, k.Hash, now()); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "revoked key %s (%s, tenant %s)\n", id(k), k.Name, k.Tenant)
+	return nil
+}
+
+// deleteKey deletes k (its tenant's data stays).
+func deleteKey(ctx context.Context, keys store.APIKeys, k store.APIKey, out io.Writer) error {
+	if _, err := keys.Delete(ctx, k.Hash); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "deleted key %s (%s, tenant %s); the tenant's data is kept\n", id(k), k.Name, k.Tenant)
+	return nil
 }
 
 // id is the short public id of a key: the first 12 hex digits of its hash.

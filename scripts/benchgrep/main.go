@@ -122,39 +122,45 @@ func run(root string, subsetSize, runs int) error {
 		return fmt.Errorf("S3 open: %w", err)
 	}
 
-	failed := false
-	ok, err := compareServer(root, runs)
+	ok, err := compareAll(root, subDir, subsetSize, fullFiles, runs)
 	if err != nil {
 		return err
 	}
-	failed = failed || !ok
-
-	subSnap, err := zipSnapshot(subDir, nil)
-	if err != nil {
-		return err
-	}
-	ok, err = compare(fmt.Sprintf("%d-file subset of %s", subsetSize, root), subDir, subSnap, runs)
-	if err != nil {
-		return err
-	}
-	failed = failed || !ok
-	if err := readFileP50(subDir, runs*50); err != nil {
-		return err
-	}
-
-	fullZip, err := zipSnapshot(root, fullFiles)
-	if err != nil {
-		return err
-	}
-	ok, err = compare(root, root, fullZip, runs)
-	if err != nil {
-		return err
-	}
-	failed = failed || !ok
-	if failed {
+	if !ok {
 		return fmt.Errorf("match counts differ from ripgrep, or the local server missed its target")
 	}
 	return nil
+}
+
+// compareAll compares the tool with rg on the local server serving root,
+// on a zip snapshot of the subset in subDir (and times read_file there),
+// and on a zip snapshot of root's files. It reports whether every
+// comparison passed; all of them run either way.
+func compareAll(root, subDir string, subsetSize int, fullFiles []*repo.File, runs int) (bool, error) {
+	serverOK, err := compareServer(root, runs)
+	if err != nil {
+		return false, err
+	}
+	subSnap, err := zipSnapshot(subDir, nil)
+	if err != nil {
+		return false, err
+	}
+	subsetOK, err := compare(fmt.Sprintf("%d-file subset of %s", subsetSize, root), subDir, subSnap, runs)
+	if err != nil {
+		return false, err
+	}
+	if err := readFileP50(subDir, runs*50); err != nil {
+		return false, err
+	}
+	fullZip, err := zipSnapshot(root, fullFiles)
+	if err != nil {
+		return false, err
+	}
+	fullOK, err := compare(root, root, fullZip, runs)
+	if err != nil {
+		return false, err
+	}
+	return serverOK && subsetOK && fullOK, nil
 }
 
 // serverTarget is the local server's time at most, as a share of rg's.
@@ -170,88 +176,145 @@ func compareServer(root string, runs int) (bool, error) {
 		return false, err
 	}
 	defer os.RemoveAll(tmp)
-	bin := filepath.Join(tmp, "toolshed")
-	if out, err := exec.Command("go", "build", "-o", bin, "./functions/gateway").CombinedOutput(); err != nil {
-		return false, fmt.Errorf("build the local server: %v\n%s", err, out)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	srv, err := startServer(root, tmp)
 	if err != nil {
 		return false, err
 	}
-	addr := l.Addr().String()
-	l.Close()
-	cmd := exec.Command(bin, "-addr", addr, "-repo", root, "-data", filepath.Join(tmp, "data"))
-	cmd.Env = append(os.Environ(), "TOOLSHED_AUTH=off", "TOOLSHED_RATE_LIMITS=grep_codebase=1000000,context_search=1000000")
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		return false, err
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	url := "http://" + addr + "/v1/tools/" + grep.Tool
+	defer srv.stop()
 	client := &http.Client{Timeout: time.Minute}
-	started := time.Now()
-	for { // the first call waits for the view's first walk
-		res, err := callServer(client, url, classes[0])
-		if err == nil && res.ok {
-			break
-		}
-		if time.Since(started) > 2*time.Minute {
-			return false, fmt.Errorf("the local server did not answer: %v %+v\n%s", err, res, logs.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	first := time.Since(started)
-	// Measure the server at rest, as a user's steady state: once
-	// context_search's index of the tree (built in the background from
-	// the start) is ready, rg gets the machine's cores as the server does.
-	for !indexReady(client, "http://"+addr+"/v1/tools/context_search") {
-		if time.Since(started) > 10*time.Minute {
-			return false, fmt.Errorf("context_search's index was not ready after 10 minutes\n%s", logs.String())
-		}
-		time.Sleep(time.Second)
+	first, ready, err := srv.waitReady(client)
+	if err != nil {
+		return false, err
 	}
 	fmt.Printf("%s through the local server (%s, /v1/tools/%s over HTTP, as a client of make run), %d runs per query, warm;\n"+
 		"first grep answer %s after start, measured once context_search's index was ready (%s after start):\n",
-		root, addr, grep.Tool, runs, ms(first), ms(time.Since(started)))
-	fmt.Printf("  %-16s %-22s %10s %10s %7s %10s %10s\n", "class", "pattern", "/v1 p50", "rg p50", "ratio", "tool count", "rg count")
+		root, srv.addr, grep.Tool, runs, ms(first), ms(ready))
+	printHeader("/v1 p50")
 	ok := true
 	for _, c := range classes {
-		if _, err := callServer(client, url, c); err != nil { // warm what the class needs (folded copies)
-			return false, err
-		}
-		var times []time.Duration
-		var total int
-		for range runs {
-			t0 := time.Now()
-			res, err := callServer(client, url, c)
-			times = append(times, time.Since(t0))
-			if err != nil || !res.ok {
-				return false, fmt.Errorf("%s: %v %+v", c.name, err, res)
-			}
-			total = res.total
-		}
-		rgTime, rgCount, err := ripgrep(root, c, runs)
+		classOK, err := srv.compareClass(client, root, c, runs)
 		if err != nil {
 			return false, err
 		}
-		tp := p50(times)
-		ratio := float64(tp) / float64(rgTime)
-		mark := ""
-		if total != rgCount {
-			mark, ok = "  COUNTS DIFFER", false
-		}
-		if ratio > serverTarget {
-			mark, ok = mark+fmt.Sprintf("  OVER %.2fx", serverTarget), false
-		}
-		fmt.Printf("  %-16s %-22q %10s %10s %6.2fx %10d %10d%s\n", c.name, c.pattern, ms(tp), ms(rgTime), ratio, total, rgCount, mark)
+		ok = ok && classOK
 	}
-	hwm, err := procmem.PeakRSS(cmd.Process.Pid)
+	hwm, err := procmem.PeakRSS(srv.cmd.Process.Pid)
 	if err != nil {
 		return false, err
 	}
 	fmt.Printf("  local server peak memory (VmHWM) holding the view (and building context_search's index): %d MB\n\n", hwm>>20)
 	return ok, nil
+}
+
+// localServer is the gateway binary running as the local server.
+type localServer struct {
+	addr string
+	cmd  *exec.Cmd
+	logs bytes.Buffer // its output
+}
+
+// startServer builds the gateway binary in tmp and starts it serving root
+// on a free loopback port, with its data in tmp, without keys and
+// without rate limits that a benchmark would reach.
+func startServer(root, tmp string) (*localServer, error) {
+	bin := filepath.Join(tmp, "toolshed")
+	if out, err := exec.Command("go", "build", "-o", bin, "./functions/gateway").CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("build the local server: %v\n%s", err, out)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	s := &localServer{addr: l.Addr().String()}
+	l.Close()
+	s.cmd = exec.Command(bin, "-addr", s.addr, "-repo", root, "-data", filepath.Join(tmp, "data"))
+	s.cmd.Env = append(os.Environ(), "TOOLSHED_AUTH=off", "TOOLSHED_RATE_LIMITS=grep_codebase=1000000,context_search=1000000")
+	s.cmd.Stdout, s.cmd.Stderr = &s.logs, &s.logs
+	if err := s.cmd.Start(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// stop ends the server.
+func (s *localServer) stop() { s.cmd.Process.Kill(); s.cmd.Wait() }
+
+// toolURL is where the server serves a tool on /v1.
+func (s *localServer) toolURL(tool string) string { return "http://" + s.addr + "/v1/tools/" + tool }
+
+// waitReady waits for the server's first grep answer (after the view's
+// first walk), then for context_search's index of the tree (built in the
+// background from the start), so that the server is measured at rest, as
+// a user's steady state, and rg gets the machine's cores as the server
+// does. It returns how long after the start each came.
+func (s *localServer) waitReady(client *http.Client) (first, ready time.Duration, err error) {
+	started := time.Now()
+	for {
+		res, err := callServer(client, s.toolURL(grep.Tool), classes[0])
+		if err == nil && res.ok {
+			break
+		}
+		if time.Since(started) > 2*time.Minute {
+			return 0, 0, fmt.Errorf("the local server did not answer: %v %+v\n%s", err, res, s.logs.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	first = time.Since(started)
+	for !indexReady(client, s.toolURL("context_search")) {
+		if time.Since(started) > 10*time.Minute {
+			return 0, 0, fmt.Errorf("context_search's index was not ready after 10 minutes\n%s", s.logs.String())
+		}
+		time.Sleep(time.Second)
+	}
+	return first, time.Since(started), nil
+}
+
+// compareClass times a class on the server (warm) and on rg in root, and
+// prints its row. It reports whether the counts agree and the server met
+// serverTarget.
+func (s *localServer) compareClass(client *http.Client, root string, c class, runs int) (bool, error) {
+	url := s.toolURL(grep.Tool)
+	if _, err := callServer(client, url, c); err != nil { // warm what the class needs (folded copies)
+		return false, err
+	}
+	var times []time.Duration
+	var total int
+	for range runs {
+		t0 := time.Now()
+		res, err := callServer(client, url, c)
+		times = append(times, time.Since(t0))
+		if err != nil || !res.ok {
+			return false, fmt.Errorf("%s: %v %+v", c.name, err, res)
+		}
+		total = res.total
+	}
+	rgTime, rgCount, err := ripgrep(root, c, runs)
+	if err != nil {
+		return false, err
+	}
+	tp := p50(times)
+	ok := total == rgCount
+	mark := ""
+	if !ok {
+		mark = "  COUNTS DIFFER"
+	}
+	if ratio := float64(tp) / float64(rgTime); ratio > serverTarget {
+		mark, ok = mark+fmt.Sprintf("  OVER %.2fx", serverTarget), false
+	}
+	printRow(c, tp, rgTime, total, rgCount, mark)
+	return ok, nil
+}
+
+// printHeader prints the head of a comparison table whose tool column is
+// toolColumn.
+func printHeader(toolColumn string) {
+	fmt.Printf("  %-16s %-22s %10s %10s %7s %10s %10s\n", "class", "pattern", toolColumn, "rg p50", "ratio", "tool count", "rg count")
+}
+
+// printRow prints a class's row of a comparison table: the tool's and
+// rg's p50, their ratio and counts, and mark.
+func printRow(c class, tool, rg time.Duration, toolCount, rgCount int, mark string) {
+	fmt.Printf("  %-16s %-22q %10s %10s %6.2fx %10d %10d%s\n", c.name, c.pattern, ms(tool), ms(rg), float64(tool)/float64(rg), toolCount, rgCount, mark)
 }
 
 // indexReady reports whether context_search says its code index is ready.
@@ -406,7 +469,7 @@ func compare(title, dir string, snap repo.View, runs int) (bool, error) {
 	}
 	files, _ := snap.Searchable(context.Background())
 	fmt.Printf("%s: %d searchable files, %d runs per query, warm\n", title, len(files), runs)
-	fmt.Printf("  %-16s %-22s %10s %10s %7s %10s %10s\n", "class", "pattern", "tool p50", "rg p50", "ratio", "tool count", "rg count")
+	printHeader("tool p50")
 	same := true
 	for _, c := range classes {
 		var total int
@@ -433,7 +496,7 @@ func compare(title, dir string, snap repo.View, runs int) (bool, error) {
 		if total != rgCount {
 			mark, same = "  COUNTS DIFFER", false
 		}
-		fmt.Printf("  %-16s %-22q %10s %10s %6.2fx %10d %10d%s\n", c.name, c.pattern, ms(tp), ms(rp), float64(tp)/float64(rp), total, rgCount, mark)
+		printRow(c, tp, rp, total, rgCount, mark)
 	}
 	fmt.Println()
 	return same, nil

@@ -88,95 +88,143 @@ func run(duration time.Duration, rounds, starts int) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
+	bare, toolshed, err := buildServers(dir)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("bench-mcp: %s per run, median of %d rounds, GOMAXPROCS of the servers = cores (%s)\n\n", duration, rounds, cores())
+	m, err := measureAll(bare, toolshed, dir, duration, rounds, starts)
+	if err != nil {
+		return err
+	}
+	m.print()
+	fmt.Println()
+	if !m.meetTargets() {
+		return errors.New("a target was missed")
+	}
+	return nil
+}
+
+// buildServers builds both servers into dir.
+func buildServers(dir string) (bare, toolshed *server, err error) {
 	for pkg, out := range map[string]string{"./functions/gateway": "toolshed", "./scripts/benchmcp/bare": "bare"} {
 		if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, out), pkg).CombinedOutput(); err != nil {
-			return fmt.Errorf("build %s: %v\n%s", pkg, err, out)
+			return nil, nil, fmt.Errorf("build %s: %v\n%s", pkg, err, out)
 		}
 	}
-	bare := &server{name: "bare go-sdk", bin: filepath.Join(dir, "bare"), path: "/",
+	bare = &server{name: "bare go-sdk", bin: filepath.Join(dir, "bare"), path: "/",
 		args: func(addr string) []string { return []string{"-addr", addr} }}
-	toolshed := &server{name: "toolshed", bin: filepath.Join(dir, "toolshed"), path: "/mcp",
+	toolshed = &server{name: "toolshed", bin: filepath.Join(dir, "toolshed"), path: "/mcp",
 		args: func(addr string) []string { return []string{"-addr", addr, "-data", filepath.Join(dir, "data")} },
 		env:  []string{"TOOLSHED_RATE_LIMITS=hello=1000000000", "TOOLSHED_LOG_LEVEL=info"}}
+	return bare, toolshed, nil
+}
 
-	fmt.Printf("bench-mcp: %s per run, median of %d rounds, GOMAXPROCS of the servers = cores (%s)\n\n", duration, rounds, cores())
+// load is what wrk measured of one load: req/s, and the p50 and p99
+// latency in ms.
+type load struct{ rate, p50, p99 float64 }
 
-	startBare, err := startToReady(bare, starts)
-	if err != nil {
-		return err
+// measurements is all that run measures of both servers.
+type measurements struct {
+	bare1, toolshed1, bare32, toolshed32 load // MCP tools/call at 1 and 32 connections
+	v1at32                               load // Toolshed's /v1 at 32 connections
+	startBare, startToolshed             float64
+	rssBare, rssToolshed, rssWorst       int64
+	worst                                string // what worstInputs sent
+}
+
+// measureAll measures both servers: start to ready, then each load
+// alternating over rounds of duration, then peak memory under the load and
+// after the worst inputs. dir holds wrk's scripts.
+func measureAll(bare, toolshed *server, dir string, duration time.Duration, rounds, starts int) (m measurements, err error) {
+	if m.startBare, err = startToReady(bare, starts); err != nil {
+		return m, err
 	}
-	startTS, err := startToReady(toolshed, starts)
-	if err != nil {
-		return err
+	if m.startToolshed, err = startToReady(toolshed, starts); err != nil {
+		return m, err
 	}
-
 	for _, s := range []*server{bare, toolshed} {
 		if err := s.start(); err != nil {
-			return err
+			return m, err
 		}
 		defer s.stop()
 	}
-	script := filepath.Join(dir, "call.lua")
-	if err := os.WriteFile(script, fmt.Appendf(nil, wrkScript, call), 0o644); err != nil {
-		return err
+	script, v1Script, err := writeScripts(dir)
+	if err != nil {
+		return m, err
 	}
-	v1Script := filepath.Join(dir, "v1.lua")
-	if err := os.WriteFile(v1Script, fmt.Appendf(nil, wrkScript, `{"args":{"name":"World"}}`), 0o644); err != nil {
-		return err
-	}
-
-	type result struct{ rate, p50, p99 float64 }
-	measure := func(s *server, path, script string, conns int) (result, error) {
-		var rates, p50s, p99s []float64
-		for range rounds {
-			r, err := wrk(s.addr, path, script, conns, duration)
-			if err != nil {
-				return result{}, fmt.Errorf("%s: %w", s.name, err)
-			}
-			rates, p50s, p99s = append(rates, r.rate), append(p50s, r.p50), append(p99s, r.p99)
-		}
-		return result{median(rates), median(p50s), median(p99s)}, nil
-	}
-	var b1, t1, b32, t32, v32 result
-	for _, m := range []struct {
-		out    *result
+	for _, l := range []struct {
+		out    *load
 		s      *server
 		path   string
 		script string
 		conns  int
 	}{
-		{&b1, bare, bare.path, script, 1}, {&t1, toolshed, toolshed.path, script, 1},
-		{&b32, bare, bare.path, script, 32}, {&t32, toolshed, toolshed.path, script, 32},
-		{&v32, toolshed, "/v1/tools/hello", v1Script, 32},
+		{&m.bare1, bare, bare.path, script, 1}, {&m.toolshed1, toolshed, toolshed.path, script, 1},
+		{&m.bare32, bare, bare.path, script, 32}, {&m.toolshed32, toolshed, toolshed.path, script, 32},
+		{&m.v1at32, toolshed, "/v1/tools/hello", v1Script, 32},
 	} {
-		if *m.out, err = measure(m.s, m.path, m.script, m.conns); err != nil {
-			return err
+		if *l.out, err = measureLoad(l.s, l.path, l.script, l.conns, rounds, duration); err != nil {
+			return m, err
 		}
 	}
-	rssBare, _ := procmem.PeakRSS(bare.cmd.Process.Pid)
-	rssTS, _ := procmem.PeakRSS(toolshed.cmd.Process.Pid)
-	worst, err := worstInputs(toolshed)
-	if err != nil {
-		return err
+	m.rssBare, _ = procmem.PeakRSS(bare.cmd.Process.Pid)
+	m.rssToolshed, _ = procmem.PeakRSS(toolshed.cmd.Process.Pid)
+	if m.worst, err = worstInputs(toolshed); err != nil {
+		return m, err
 	}
-	rssWorst, _ := procmem.PeakRSS(toolshed.cmd.Process.Pid)
+	m.rssWorst, _ = procmem.PeakRSS(toolshed.cmd.Process.Pid)
+	return m, nil
+}
 
+// writeScripts writes wrk's scripts into dir: the MCP tools/call and the
+// /v1 call of hello.
+func writeScripts(dir string) (mcp, v1 string, err error) {
+	mcp = filepath.Join(dir, "call.lua")
+	if err := os.WriteFile(mcp, fmt.Appendf(nil, wrkScript, call), 0o644); err != nil {
+		return "", "", err
+	}
+	v1 = filepath.Join(dir, "v1.lua")
+	if err := os.WriteFile(v1, fmt.Appendf(nil, wrkScript, `{"args":{"name":"World"}}`), 0o644); err != nil {
+		return "", "", err
+	}
+	return mcp, v1, nil
+}
+
+// measureLoad runs one load on s rounds times and keeps the medians.
+func measureLoad(s *server, path, script string, conns, rounds int, duration time.Duration) (load, error) {
+	var rates, p50s, p99s []float64
+	for range rounds {
+		r, err := wrk(s.addr, path, script, conns, duration)
+		if err != nil {
+			return load{}, fmt.Errorf("%s: %w", s.name, err)
+		}
+		rates, p50s, p99s = append(rates, r.rate), append(p50s, r.p50), append(p99s, r.p99)
+	}
+	return load{median(rates), median(p50s), median(p99s)}, nil
+}
+
+// print prints the table of measurements, with Toolshed's ratio to bare.
+func (m measurements) print() {
 	fmt.Printf("%-36s %14s %14s %8s\n", "measure", "bare go-sdk", "toolshed", "ratio")
 	row := func(name string, b, t float64, unit string) {
 		fmt.Printf("%-36s %11.2f %-2s %11.2f %-2s %7.2fx\n", name, b, unit, t, unit, t/b)
 	}
-	row("MCP tools/call, 1 conn: req/s", b1.rate, t1.rate, "")
-	row("MCP tools/call, 1 conn: p50", b1.p50, t1.p50, "ms")
-	row("MCP tools/call, 1 conn: p99", b1.p99, t1.p99, "ms")
-	row("MCP tools/call, 32 conns: req/s", b32.rate, t32.rate, "")
-	row("MCP tools/call, 32 conns: p50", b32.p50, t32.p50, "ms")
-	row("MCP tools/call, 32 conns: p99", b32.p99, t32.p99, "ms")
-	row("/v1/tools/hello, 32 conns: req/s", b32.rate, v32.rate, "")
-	row("start to ready (median)", startBare, startTS, "ms")
-	row("peak RSS", float64(rssBare)/(1<<20), float64(rssTS)/(1<<20), "MB")
-	fmt.Printf("%-36s %14s %11.2f MB  (%s)\n", "peak RSS after the worst inputs", "", float64(rssWorst)/(1<<20), worst)
+	row("MCP tools/call, 1 conn: req/s", m.bare1.rate, m.toolshed1.rate, "")
+	row("MCP tools/call, 1 conn: p50", m.bare1.p50, m.toolshed1.p50, "ms")
+	row("MCP tools/call, 1 conn: p99", m.bare1.p99, m.toolshed1.p99, "ms")
+	row("MCP tools/call, 32 conns: req/s", m.bare32.rate, m.toolshed32.rate, "")
+	row("MCP tools/call, 32 conns: p50", m.bare32.p50, m.toolshed32.p50, "ms")
+	row("MCP tools/call, 32 conns: p99", m.bare32.p99, m.toolshed32.p99, "ms")
+	row("/v1/tools/hello, 32 conns: req/s", m.bare32.rate, m.v1at32.rate, "")
+	row("start to ready (median)", m.startBare, m.startToolshed, "ms")
+	row("peak RSS", float64(m.rssBare)/(1<<20), float64(m.rssToolshed)/(1<<20), "MB")
+	fmt.Printf("%-36s %14s %11.2f MB  (%s)\n", "peak RSS after the worst inputs", "", float64(m.rssWorst)/(1<<20), m.worst)
+}
 
-	fmt.Println()
+// meetTargets prints whether each target is met, and reports whether all
+// are.
+func (m measurements) meetTargets() bool {
 	ok := true
 	check := func(name string, pass bool, got string) {
 		mark := "PASS"
@@ -185,14 +233,12 @@ func run(duration time.Duration, rounds, starts int) error {
 		}
 		fmt.Printf("%s  %-52s %s\n", mark, name, got)
 	}
+	b1, t1, b32, t32, v32 := m.bare1, m.toolshed1, m.bare32, m.toolshed32, m.v1at32
 	check(fmt.Sprintf("p50 at 1 conn ≤ %.2f× bare", maxP50Ratio1), t1.p50 <= maxP50Ratio1*b1.p50, fmt.Sprintf("%.2fx", t1.p50/b1.p50))
 	check(fmt.Sprintf("MCP req/s at 32 conns ≥ %.1f× bare", minRateRatio32), t32.rate >= minRateRatio32*b32.rate, fmt.Sprintf("%.2fx", t32.rate/b32.rate))
 	check(fmt.Sprintf("/v1 req/s ≥ %.1f× bare MCP req/s", minV1RateRatio), v32.rate >= minV1RateRatio*b32.rate, fmt.Sprintf("%.2fx", v32.rate/b32.rate))
-	check(fmt.Sprintf("start to ready ≤ %.0f ms", maxStartReadyMs), startTS <= maxStartReadyMs, fmt.Sprintf("%.1f ms", startTS))
-	if !ok {
-		return errors.New("a target was missed")
-	}
-	return nil
+	check(fmt.Sprintf("start to ready ≤ %.0f ms", maxStartReadyMs), m.startToolshed <= maxStartReadyMs, fmt.Sprintf("%.1f ms", m.startToolshed))
+	return ok
 }
 
 // worstInputs sends the largest requests Toolshed accepts, four at a time:
@@ -325,8 +371,8 @@ var (
 )
 
 // wrk runs one load and returns req/s and the p50 and p99 latency in ms.
-func wrk(addr, path, script string, conns int, d time.Duration) (struct{ rate, p50, p99 float64 }, error) {
-	var r struct{ rate, p50, p99 float64 }
+func wrk(addr, path, script string, conns int, d time.Duration) (load, error) {
+	var r load
 	threads := min(conns, 2)
 	ctx, cancel := context.WithTimeout(context.Background(), d+30*time.Second)
 	defer cancel()

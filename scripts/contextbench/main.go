@@ -104,13 +104,9 @@ func run(root, questionsFile string, verbose bool) error {
 	if err != nil {
 		return fmt.Errorf("ripgrep (rg) is needed for the baseline: apt-get install ripgrep (make ripgrep does): %w", err)
 	}
-	emb, err := embedding.FromEnv(ctx, os.Getenv, awscall.LoadConfig)
+	emb, err := embedding.FromEnv(ctx, os.Getenv, awscall.LoadConfig) // nil: none configured
 	if err != nil {
 		return err
-	}
-	model := ""
-	if emb != nil {
-		model = emb.Model()
 	}
 	goVersion, _ := os.ReadFile(filepath.Join(root, "..", "VERSION"))
 	fmt.Printf("machine: %d CPUs, GOMAXPROCS %d, %s; %s\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), firstLine(rgVersion))
@@ -122,9 +118,39 @@ func run(root, questionsFile string, verbose bool) error {
 		return err
 	}
 	defer view.Close()
-	files, err := view.Searchable(ctx)
+	paths, err := corpusPaths(ctx, view, qs)
 	if err != nil {
 		return err
+	}
+	live, corpus := buildIndex(view, emb)
+	defer live.Close()
+	systems, err := rankAll(ctx, corpus, emb, root, paths, qs)
+	if err != nil {
+		return err
+	}
+	res := newResults(qs, systems)
+	if verbose {
+		res.printQuestions()
+	}
+	res.printTable()
+	res.printGoals()
+	return nil
+}
+
+// modelOf is emb's model, "" without an embedder.
+func modelOf(emb contextindex.Embedder) string {
+	if emb == nil {
+		return ""
+	}
+	return emb.Model()
+}
+
+// corpusPaths returns the paths of view's searchable files, and fails when
+// a question's relevant file is not one of them (a wrong label).
+func corpusPaths(ctx context.Context, view *repo.Local, qs []question) ([]string, error) {
+	files, err := view.Searchable(ctx)
+	if err != nil {
+		return nil, err
 	}
 	paths := make([]string, len(files))
 	inCorpus := make(map[string]bool, len(files))
@@ -135,27 +161,30 @@ func run(root, questionsFile string, verbose bool) error {
 	for _, q := range qs {
 		for _, rel := range q.Relevant {
 			if !inCorpus[rel] {
-				return fmt.Errorf("question %q: relevant file %s is not in the corpus (a wrong label)", q.Question, rel)
+				return nil, fmt.Errorf("question %q: relevant file %s is not in the corpus (a wrong label)", q.Question, rel)
 			}
 		}
 	}
+	return paths, nil
+}
 
-	// Toolshed's index, built as the server builds it.
+// buildIndex builds Toolshed's index of view as the server builds it
+// (contextindex.Live), prints its size, build time and memory, and
+// returns it with the corpus to search. The caller closes the index.
+func buildIndex(view *repo.Local, emb contextindex.Embedder) (*contextindex.Live, *contextindex.Corpus) {
 	var before, after runtime.MemStats
 	settle()
 	runtime.ReadMemStats(&before)
 	start := time.Now()
 	live := contextindex.NewLive(view, contextindex.LiveOptions{Embedder: emb})
-	defer live.Close()
-	lexicalReady := time.Duration(0)
 	for {
 		p := live.State().Progress
 		if p.State == contextindex.StateReady && p.Version == view.Version() {
-			lexicalReady = time.Since(start)
 			break
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+	lexicalReady := time.Since(start)
 	live.Settle()
 	build := time.Since(start)
 	st := live.State()
@@ -168,70 +197,53 @@ func run(root, questionsFile string, verbose bool) error {
 	fmt.Printf("index: %d files, %d chunks (sum of len(Segment.Docs): %d, %d part(s)); built in %s",
 		st.Progress.FilesIndexed, st.Progress.Chunks, docs, len(st.Parts), build.Round(time.Millisecond))
 	if emb != nil {
-		fmt.Printf(" (lexical ready after %s, then embedding with %s)", lexicalReady.Round(time.Millisecond), model)
+		fmt.Printf(" (lexical ready after %s, then embedding with %s)", lexicalReady.Round(time.Millisecond), emb.Model())
 	}
 	fmt.Println()
 	fmt.Printf("memory: index %.0f MB of heap (after a double GC, beyond the repository view's files); heap in use %.0f MB\n",
 		float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/1e6, float64(after.HeapAlloc)/1e6)
-	corpus := contextindex.NewPartsCorpus(model, st.Parts, st.Vectors)
+	corpus := contextindex.NewPartsCorpus(modelOf(emb), st.Parts, st.Vectors)
 	if emb != nil {
 		fmt.Printf("vectors: %d of %d chunks\n", corpus.Vectors(), corpus.Len())
 	}
+	return live, corpus
+}
 
-	// The systems, each a ranking of files per question.
-	type system struct {
-		name  string
-		ranks [][]string
-		times []time.Duration
-	}
-	search := func(vectors [][]float32) system {
-		s := system{ranks: make([][]string, len(qs))}
-		for pass := range 2 { // the first warms up
-			s.times = s.times[:0]
-			for i, q := range qs {
-				query := contextindex.Query{Text: q.Question, Limit: searchLimit}
-				if vectors != nil {
-					query.Vector = vectors[i]
-				}
-				t0 := time.Now()
-				hits, _ := corpus.Search(query)
-				s.times = append(s.times, time.Since(t0))
-				if pass == 1 {
-					var ranked []string
-					for _, h := range hits {
-						if !slices.Contains(ranked, h.Doc.Path) {
-							ranked = append(ranked, h.Doc.Path)
-						}
-					}
-					s.ranks[i] = ranked
-				}
-			}
-		}
-		return s
-	}
-	lexical := search(nil)
+// system is one way of answering the questions: a ranking of files per
+// question, and for Toolshed, the time of each search.
+type system struct {
+	name  string
+	ranks [][]string
+	times []time.Duration
+}
+
+// rankAll answers the questions with Toolshed (lexical, and hybrid with an
+// embedder) and with the rg baseline over paths in root, and prints
+// Toolshed's latency and the baseline's time. The baseline comes last.
+func rankAll(ctx context.Context, corpus *contextindex.Corpus, emb contextindex.Embedder, root string, paths []string, qs []question) ([]*system, error) {
+	lexical := search(corpus, qs, nil)
 	lexical.name = "toolshed"
-	systems := []*system{&lexical}
+	systems := []*system{lexical}
 	if emb != nil {
 		vectors := make([][]float32, len(qs))
 		for i, q := range qs {
+			var err error
 			if vectors[i], err = contextindex.EmbedQuery(ctx, emb, q.Question); err != nil {
-				return fmt.Errorf("embed question %q: %w", q.Question, err)
+				return nil, fmt.Errorf("embed question %q: %w", q.Question, err)
 			}
 		}
-		hybrid := search(vectors)
+		hybrid := search(corpus, qs, vectors)
 		hybrid.name = "toolshed-hybrid"
 		lexical.name = "toolshed-lexical"
-		systems = append(systems, &hybrid)
+		systems = append(systems, hybrid)
 	}
 	t0 := time.Now()
 	baseRanks, err := baseline(root, paths, qs)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	baseTime := time.Since(t0)
 	systems = append(systems, &system{name: "rg-baseline", ranks: baseRanks})
-
 	for _, s := range systems {
 		if s.times == nil {
 			continue
@@ -242,104 +254,179 @@ func run(root, questionsFile string, verbose bool) error {
 			t[len(t)/2].Round(10*time.Microsecond), t[len(t)-1].Round(10*time.Microsecond))
 	}
 	fmt.Printf("baseline: %d rg counts over %d files in %s\n", len(uniq(allWords(qs))), len(paths), baseTime.Round(time.Millisecond))
+	return systems, nil
+}
 
-	// Per question: the rank of the first relevant file in each system.
-	rank := func(ranked []string, q question) int {
-		for i, p := range ranked {
-			if i >= depth {
-				break
+// search answers each question with context_search's ranking (with the
+// question's vector, when vectors is not nil), turned into files: the
+// first occurrence of a file's chunk gives its rank. It searches twice,
+// the first time to warm up, and times the second.
+func search(corpus *contextindex.Corpus, qs []question, vectors [][]float32) *system {
+	s := &system{ranks: make([][]string, len(qs))}
+	for pass := range 2 {
+		s.times = s.times[:0]
+		for i, q := range qs {
+			query := contextindex.Query{Text: q.Question, Limit: searchLimit}
+			if vectors != nil {
+				query.Vector = vectors[i]
 			}
-			if slices.Contains(q.Relevant, p) {
-				return i + 1
-			}
-		}
-		return 0
-	}
-	ranks := make([][]int, len(systems)) // system → question → rank (0: not in the first ten)
-	for si, s := range systems {
-		ranks[si] = make([]int, len(qs))
-		for qi, q := range qs {
-			ranks[si][qi] = rank(s.ranks[qi], q)
-		}
-	}
-	base := len(systems) - 1 // the baseline
-	if verbose {
-		fmt.Println()
-		for qi, q := range qs {
-			var rs []string
-			for si, s := range systems {
-				r := "-"
-				if ranks[si][qi] > 0 {
-					r = strconv.Itoa(ranks[si][qi])
+			t0 := time.Now()
+			hits, _ := corpus.Search(query)
+			s.times = append(s.times, time.Since(t0))
+			if pass == 1 {
+				var ranked []string
+				for _, h := range hits {
+					if !slices.Contains(ranked, h.Doc.Path) {
+						ranked = append(ranked, h.Doc.Path)
+					}
 				}
-				rs = append(rs, fmt.Sprintf("%s %2s", s.name, r))
-			}
-			fmt.Printf("[%s] %s  %q\n", q.Class, strings.Join(rs, "  "), q.Question)
-			fmt.Printf("    relevant: %s\n", strings.Join(q.Relevant, ", "))
-			for _, s := range systems {
-				fmt.Printf("    %s top 5: %s\n", s.name, strings.Join(s.ranks[qi][:min(5, len(s.ranks[qi]))], ", "))
+				s.ranks[i] = ranked
 			}
 		}
 	}
+	return s
+}
 
-	// The table.
-	type score struct{ r5, r10, mrr float64 }
-	measure := func(si int, class string) (score, int) {
-		var sc score
-		n := 0
+// results are the systems' answers to the questions.
+type results struct {
+	qs      []question
+	systems []*system // the baseline last
+	ranks   [][]int   // system → question → rank of the first relevant file (0: not in the first ten)
+}
+
+func newResults(qs []question, systems []*system) results {
+	r := results{qs: qs, systems: systems, ranks: make([][]int, len(systems))}
+	for si, s := range systems {
+		r.ranks[si] = make([]int, len(qs))
 		for qi, q := range qs {
-			if class != "" && q.Class != class {
-				continue
-			}
-			n++
-			r := ranks[si][qi]
-			if r > 0 && r <= 5 {
-				sc.r5++
-			}
-			if r > 0 {
-				sc.r10++
-				sc.mrr += 1 / float64(r)
-			}
+			r.ranks[si][qi] = firstRelevant(s.ranks[qi], q)
 		}
-		if n > 0 {
-			sc.r5, sc.r10, sc.mrr = sc.r5/float64(n), sc.r10/float64(n), sc.mrr/float64(n)
-		}
-		return sc, n
 	}
+	return r
+}
+
+// firstRelevant is the rank of the first of q's relevant files in ranked,
+// 0 when none is in the first depth.
+func firstRelevant(ranked []string, q question) int {
+	for i, p := range ranked {
+		if i >= depth {
+			break
+		}
+		if slices.Contains(q.Relevant, p) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// printQuestions prints, per question, each system's rank of the first
+// relevant file, the relevant files and each system's top 5.
+func (r results) printQuestions() {
+	fmt.Println()
+	for qi, q := range r.qs {
+		var rs []string
+		for si, s := range r.systems {
+			rank := "-"
+			if r.ranks[si][qi] > 0 {
+				rank = strconv.Itoa(r.ranks[si][qi])
+			}
+			rs = append(rs, fmt.Sprintf("%s %2s", s.name, rank))
+		}
+		fmt.Printf("[%s] %s  %q\n", q.Class, strings.Join(rs, "  "), q.Question)
+		fmt.Printf("    relevant: %s\n", strings.Join(q.Relevant, ", "))
+		for _, s := range r.systems {
+			fmt.Printf("    %s top 5: %s\n", s.name, strings.Join(s.ranks[qi][:min(5, len(s.ranks[qi]))], ", "))
+		}
+	}
+}
+
+// score is a system's figures over some questions.
+type score struct{ r5, r10, mrr float64 }
+
+// measure returns system si's score over the questions of class ("": all)
+// and how many there are.
+func (r results) measure(si int, class string) (score, int) {
+	var sc score
+	n := 0
+	for qi, q := range r.qs {
+		if class != "" && q.Class != class {
+			continue
+		}
+		n++
+		rank := r.ranks[si][qi]
+		if rank > 0 && rank <= 5 {
+			sc.r5++
+		}
+		if rank > 0 {
+			sc.r10++
+			sc.mrr += 1 / float64(rank)
+		}
+	}
+	if n > 0 {
+		sc.r5, sc.r10, sc.mrr = sc.r5/float64(n), sc.r10/float64(n), sc.mrr/float64(n)
+	}
+	return sc, n
+}
+
+// printTable prints each system's scores per class and overall, then how
+// each of Toolshed's systems stands to the baseline.
+func (r results) printTable() {
 	fmt.Println()
 	fmt.Println("recall@k: share of questions with a relevant file among the first k files; MRR@10: mean 1/rank of the first relevant file (0 past 10)")
 	fmt.Printf("%-14s %3s  %-17s %6s %6s %7s\n", "class", "n", "system", "R@5", "R@10", "MRR@10")
-	var verdicts, notAhead []string
+	var verdicts []string
 	for _, class := range append(slices.Clone(classes), "") {
-		label := class
-		if class == "" {
-			label = "overall"
-		}
-		for si, s := range systems {
-			sc, n := measure(si, class)
+		label := classLabel(class)
+		for si, s := range r.systems {
+			sc, n := r.measure(si, class)
 			if si == 0 {
 				fmt.Printf("%-14s %3d  %-17s %6.3f %6.3f %7.3f\n", label, n, s.name, sc.r5, sc.r10, sc.mrr)
 			} else {
 				fmt.Printf("%-14s %3s  %-17s %6.3f %6.3f %7.3f\n", "", "", s.name, sc.r5, sc.r10, sc.mrr)
 			}
 		}
-		b, _ := measure(base, class)
-		for si := range base {
-			sc, _ := measure(si, class)
-			d := [3]float64{sc.r5 - b.r5, sc.r10 - b.r10, sc.mrr - b.mrr}
-			verdict := compare(d)
+		for si := range r.base() {
+			d := r.againstBaseline(si, class)
 			verdicts = append(verdicts, fmt.Sprintf("%-14s %s %s the baseline (R@5 %+.3f, R@10 %+.3f, MRR@10 %+.3f)",
-				label+":", systems[si].name, verdict, d[0], d[1], d[2]))
-			if si == 0 && class != "" && verdict != "ahead of" {
-				notAhead = append(notAhead, class+" "+strings.TrimSuffix(verdict, " of"))
-			}
+				label+":", r.systems[si].name, compare(d), d[0], d[1], d[2]))
 		}
 	}
 	fmt.Println()
 	for _, v := range verdicts {
 		fmt.Println(v)
 	}
-	lex, _ := measure(0, "")
+}
+
+// classLabel names a class ("": all the questions) in the table.
+func classLabel(class string) string {
+	if class == "" {
+		return "overall"
+	}
+	return class
+}
+
+// base is the baseline's index among the systems.
+func (r results) base() int { return len(r.systems) - 1 }
+
+// againstBaseline returns system si's differences from the baseline in
+// R@5, R@10 and MRR@10 over the questions of class ("": all).
+func (r results) againstBaseline(si int, class string) [3]float64 {
+	sc, _ := r.measure(si, class)
+	b, _ := r.measure(r.base(), class)
+	return [3]float64{sc.r5 - b.r5, sc.r10 - b.r10, sc.mrr - b.mrr}
+}
+
+// printGoals prints whether Toolshed's lexical search meets its goals:
+// ahead of the baseline in every class, and recall@5 of 0.70 overall; and
+// for how many questions its chunks came from fewer than depth files.
+func (r results) printGoals() {
+	var notAhead []string
+	for _, class := range classes {
+		if verdict := compare(r.againstBaseline(0, class)); verdict != "ahead of" {
+			notAhead = append(notAhead, class+" "+strings.TrimSuffix(verdict, " of"))
+		}
+	}
+	lex, _ := r.measure(0, "")
 	goal := "meets"
 	if lex.r5 < 0.7 {
 		goal = "misses"
@@ -351,15 +438,14 @@ func run(root, questionsFile string, verbose bool) error {
 	}
 	fmt.Printf("goal: overall lexical recall@5 %.3f %s the target of 0.70\n", lex.r5, goal)
 	short := 0
-	for _, r := range systems[0].ranks {
-		if len(r) < depth {
+	for _, ranked := range r.systems[0].ranks {
+		if len(ranked) < depth {
 			short++
 		}
 	}
 	if short > 0 {
 		fmt.Printf("note: for %d question(s), Toolshed's %d chunks came from fewer than %d files\n", short, searchLimit, depth)
 	}
-	return nil
 }
 
 // compare says how a system stands to the baseline, from its differences

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -32,57 +33,22 @@ const chunksMagic = "TSCHK3\n"
 // repository's files, and the file read goes.
 func (ix *CodeIndex) writeChunks(w io.Writer) error {
 	docs := ix.Segment.Docs
-	paths := make([]string, 0, len(ix.Files))
-	for p := range ix.Files {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
-	fileOf := make(map[string]int, len(paths))
-	mods := make(map[string]time.Time, len(paths))
-	for i, p := range paths {
-		fileOf[p] = i
-	}
-	for _, d := range docs {
-		mods[d.Path] = d.Date
-	}
-	var kinds []string
-	kindOf := map[string]int{}
+	paths := slices.Sorted(maps.Keys(ix.Files))
 	b := []byte(chunksMagic)
 	b = appendString(b, ix.Commit)
 	b = binary.AppendVarint(b, ix.BuiltAt.UnixNano())
-	b = binary.AppendUvarint(b, uint64(len(paths)))
-	for _, p := range paths {
-		sum, err := hex.DecodeString(ix.Files[p])
-		if err != nil || len(sum) != 32 {
-			return fmt.Errorf("encode chunks: the hash of %s is not a SHA-256", p)
-		}
-		b = appendString(b, p)
-		b = append(b, sum...)
-		b = binary.AppendVarint(b, unixNano(mods[p]))
+	b, err := ix.appendFiles(b, paths)
+	if err != nil {
+		return err
 	}
-	for _, d := range docs {
-		if _, ok := kindOf[d.Type]; !ok {
-			kindOf[d.Type] = len(kinds)
-			kinds = append(kinds, d.Type)
-		}
-	}
+	kinds, kindOf := chunkKinds(docs)
 	b = binary.AppendUvarint(b, uint64(len(kinds)))
 	for _, k := range kinds {
 		b = appendString(b, k)
 	}
-	b = binary.AppendUvarint(b, uint64(len(docs)))
-	for _, d := range docs {
-		fi, ok := fileOf[d.Path]
-		if !ok {
-			return fmt.Errorf("encode chunks: chunk %s of a file the index does not list", d.ID)
-		}
-		b = binary.AppendUvarint(b, uint64(fi))
-		b = binary.AppendUvarint(b, uint64(d.Start))
-		b = binary.AppendUvarint(b, uint64(d.End-d.Start))
-		b = binary.AppendUvarint(b, uint64(d.From+1)) // -1: unknown
-		b = binary.AppendUvarint(b, uint64(kindOf[d.Type]))
-		b = appendString(b, d.Name)
-		b = binary.AppendUvarint(b, uint64(len(d.Content)))
+	b, err = appendChunkHeads(b, docs, paths, kindOf)
+	if err != nil {
+		return err
 	}
 	if _, err := w.Write(b); err != nil {
 		return err
@@ -95,6 +61,66 @@ func (ix *CodeIndex) writeChunks(w io.Writer) error {
 	return nil
 }
 
+// appendFiles appends the number of files and, for each of paths, the
+// path, the SHA-256 of its content and its modification time (that of its
+// chunks).
+func (ix *CodeIndex) appendFiles(b []byte, paths []string) ([]byte, error) {
+	mods := make(map[string]time.Time, len(paths))
+	for _, d := range ix.Segment.Docs {
+		mods[d.Path] = d.Date
+	}
+	b = binary.AppendUvarint(b, uint64(len(paths)))
+	for _, p := range paths {
+		sum, err := hex.DecodeString(ix.Files[p])
+		if err != nil || len(sum) != 32 {
+			return nil, fmt.Errorf("encode chunks: the hash of %s is not a SHA-256", p)
+		}
+		b = appendString(b, p)
+		b = append(b, sum...)
+		b = binary.AppendVarint(b, unixNano(mods[p]))
+	}
+	return b, nil
+}
+
+// chunkKinds lists the kinds of docs in the order they first come, and
+// each kind's place in that list.
+func chunkKinds(docs []Doc) ([]string, map[string]int) {
+	var kinds []string
+	kindOf := map[string]int{}
+	for _, d := range docs {
+		if _, ok := kindOf[d.Type]; !ok {
+			kindOf[d.Type] = len(kinds)
+			kinds = append(kinds, d.Type)
+		}
+	}
+	return kinds, kindOf
+}
+
+// appendChunkHeads appends the number of chunks and each chunk's file
+// (its place in paths), lines, byte offset plus one, kind, name and
+// length.
+func appendChunkHeads(b []byte, docs []Doc, paths []string, kindOf map[string]int) ([]byte, error) {
+	fileOf := make(map[string]int, len(paths))
+	for i, p := range paths {
+		fileOf[p] = i
+	}
+	b = binary.AppendUvarint(b, uint64(len(docs)))
+	for _, d := range docs {
+		fi, ok := fileOf[d.Path]
+		if !ok {
+			return nil, fmt.Errorf("encode chunks: chunk %s of a file the index does not list", d.ID)
+		}
+		b = binary.AppendUvarint(b, uint64(fi))
+		b = binary.AppendUvarint(b, uint64(d.Start))
+		b = binary.AppendUvarint(b, uint64(d.End-d.Start))
+		b = binary.AppendUvarint(b, uint64(d.From+1)) // -1: unknown
+		b = binary.AppendUvarint(b, uint64(kindOf[d.Type]))
+		b = appendString(b, d.Name)
+		b = binary.AppendUvarint(b, uint64(len(d.Content)))
+	}
+	return b, nil
+}
+
 // decodeChunks reads chunks.bin into an index without its lexical
 // statistics (the segment has only its documents). The chunks' texts are
 // substrings of raw: the caller must never change it.
@@ -105,34 +131,69 @@ func decodeChunks(raw []byte) (*CodeIndex, error) {
 	r := reader{buf: raw[len(chunksMagic):]}
 	ix := &CodeIndex{Commit: string(r.bytes(r.uvarint(math.MaxUint16)))}
 	ix.BuiltAt = time.Unix(0, r.varint()).UTC()
-	nfiles := r.uvarint(uint64(len(raw)))
-	type file struct {
-		path string
-		mod  time.Time
-	}
-	files := make([]file, 0, nfiles)
-	ix.Files = make(map[string]string, nfiles)
-	for range nfiles {
-		p := string(r.bytes(r.uvarint(math.MaxUint16)))
-		sum := r.bytes(32)
-		mod := r.varint()
-		files = append(files, file{path: p, mod: fromUnixNano(mod)})
-		ix.Files[p] = hex.EncodeToString(sum)
-	}
+	var files []chunkFile
+	ix.Files, files = readChunkFiles(&r, uint64(len(raw)))
 	kinds := make([]string, r.uvarint(256))
 	for i := range kinds {
 		kinds[i] = string(r.bytes(r.uvarint(256)))
 	}
-	n := r.uvarint(uint64(len(raw)))
-	type span struct{ off, n int }
-	docs := make([]Doc, 0, n)
-	spans := make([]span, 0, n)
+	docs, sizes := readChunkHeads(&r, files, kinds, uint64(len(raw)))
+	if r.err != nil {
+		return nil, fmt.Errorf("%s: %w", ChunksFile, r.err)
+	}
+	total := 0
+	for _, n := range sizes {
+		total += n
+	}
+	if len(r.buf) != total {
+		return nil, fmt.Errorf("%s: the chunks' text is %d bytes, the chunks say %d", ChunksFile, len(r.buf), total)
+	}
+	// Every chunk's content is a substring of the text, which the caller
+	// hands over and never writes again.
+	all := unsafe.String(unsafe.SliceData(r.buf), len(r.buf))
 	off := 0
+	for i, n := range sizes {
+		docs[i].Content = all[off : off+n]
+		off += n
+	}
+	ix.Segment = &Segment{Docs: docs}
+	return ix, nil
+}
+
+// chunkFile is a file of chunks.bin, as its chunks refer to it.
+type chunkFile struct {
+	path string
+	mod  time.Time
+}
+
+// readChunkFiles reads the number of files (at most maxFiles) and each
+// file. It returns each path's content hash, and the files in order.
+func readChunkFiles(r *reader, maxFiles uint64) (map[string]string, []chunkFile) {
+	n := r.uvarint(maxFiles)
+	files := make([]chunkFile, 0, n)
+	hashes := make(map[string]string, n)
+	for range n {
+		p := string(r.bytes(r.uvarint(math.MaxUint16)))
+		sum := r.bytes(32)
+		mod := r.varint()
+		files = append(files, chunkFile{path: p, mod: fromUnixNano(mod)})
+		hashes[p] = hex.EncodeToString(sum)
+	}
+	return hashes, files
+}
+
+// readChunkHeads reads the number of chunks (at most maxChunks) and each
+// chunk's head. It returns the chunks without their content, and the
+// length of each one's content.
+func readChunkHeads(r *reader, files []chunkFile, kinds []string, maxChunks uint64) ([]Doc, []int) {
+	n := r.uvarint(maxChunks)
+	docs := make([]Doc, 0, n)
+	sizes := make([]int, 0, n)
 	for range n {
 		if r.err != nil {
 			break
 		}
-		fi, start, lines, from, kind := r.uvarint(nfiles-1), r.uvarint(math.MaxUint32), r.uvarint(math.MaxUint32),
+		fi, start, lines, from, kind := r.uvarint(uint64(len(files))-1), r.uvarint(math.MaxUint32), r.uvarint(math.MaxUint32),
 			r.uvarint(math.MaxUint32), r.uvarint(uint64(max(len(kinds)-1, 0)))
 		name := string(r.bytes(r.uvarint(math.MaxUint16)))
 		size := r.uvarint(codechunk.MaxChunkBytes)
@@ -144,23 +205,9 @@ func decodeChunks(raw []byte) (*CodeIndex, error) {
 			Start: int(start), End: int(start + lines), From: int(from) - 1}
 		d.ID = fmt.Sprintf("%s:%d-%d", d.Path, d.Start, d.End)
 		docs = append(docs, d)
-		spans = append(spans, span{off, int(size)})
-		off += int(size)
+		sizes = append(sizes, int(size))
 	}
-	if r.err != nil {
-		return nil, fmt.Errorf("%s: %w", ChunksFile, r.err)
-	}
-	if len(r.buf) != off {
-		return nil, fmt.Errorf("%s: the chunks' text is %d bytes, the chunks say %d", ChunksFile, len(r.buf), off)
-	}
-	// Every chunk's content is a substring of the text, which the caller
-	// hands over and never writes again.
-	all := unsafe.String(unsafe.SliceData(r.buf), len(r.buf))
-	for i, sp := range spans {
-		docs[i].Content = all[sp.off : sp.off+sp.n]
-	}
-	ix.Segment = &Segment{Docs: docs}
-	return ix, nil
+	return docs, sizes
 }
 
 func appendString(b []byte, s string) []byte {

@@ -62,31 +62,52 @@ type BuildStats struct {
 // embedded. prev may be nil.
 func BuildCode(ctx context.Context, prev *CodeIndex, snap Snapshot, emb Embedder, now time.Time) (*CodeIndex, BuildStats, error) {
 	st := BuildStats{Files: len(snap.Files)}
+	ix := &CodeIndex{BuiltAt: now.UTC(), Files: make(map[string]string, len(snap.Files))}
+	docs, rechunked, err := ix.chunkFiles(ctx, prev, snap)
+	st.Rechunked = rechunked
+	if err != nil {
+		return nil, st, err
+	}
+	ix.Commit = snap.Commit
+	if ix.Commit == "" {
+		ix.Commit = ix.version()
+	}
+	ix.Segment = NewSegment(docs)
+	st.Chunks = len(docs)
+	if emb != nil {
+		st.Embedded, err = ix.embed(ctx, prev, emb)
+		if err != nil {
+			return nil, st, err
+		}
+	}
+	return ix, st, nil
+}
+
+// chunkFiles records the content hash of each of snap's files in ix.Files
+// and returns their chunks, in path order: a file whose hash is the same
+// in prev keeps prev's chunks (unless prev is Outdated), and the others
+// are cut anew. It also returns how many files were cut anew.
+func (ix *CodeIndex) chunkFiles(ctx context.Context, prev *CodeIndex, snap Snapshot) (docs []Doc, rechunked int, err error) {
 	old := map[string][]Doc{}
 	if prev != nil {
 		for _, d := range prev.Segment.Docs {
 			old[d.Path] = append(old[d.Path], d)
 		}
 	}
-	ix := &CodeIndex{BuiltAt: now.UTC(), Files: make(map[string]string, len(snap.Files))}
-	var docs []Doc
 	files := slices.Clone(snap.Files)
 	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
-			return nil, st, err
+			return nil, rechunked, err
 		}
-		content := f.Content
-		if content == nil {
-			var err error
-			if content, err = fs.ReadFile(snap.FS, f.Path); err != nil {
-				return nil, st, fmt.Errorf("read %s: %w", f.Path, err)
-			}
+		content, err := readContent(snap, f)
+		if err != nil {
+			return nil, rechunked, err
 		}
 		sum := sha256.Sum256(content)
 		h := hex.EncodeToString(sum[:])
 		if _, dup := ix.Files[f.Path]; dup {
-			return nil, st, fmt.Errorf("file %s is listed twice", f.Path)
+			return nil, rechunked, fmt.Errorf("file %s is listed twice", f.Path)
 		}
 		ix.Files[f.Path] = h
 		if prev != nil && !prev.Outdated && prev.Files[f.Path] == h {
@@ -96,36 +117,44 @@ func BuildCode(ctx context.Context, prev *CodeIndex, snap Snapshot, emb Embedder
 			}
 			continue
 		}
-		st.Rechunked++
+		rechunked++
 		// The chunks share the content's memory: a snapshot's files never
 		// change, and a file read here is never written to.
 		for _, c := range codechunk.Split(f.Path, unsafe.String(unsafe.SliceData(content), len(content))) {
 			docs = append(docs, CodeDoc(c, f.ModTime))
 		}
 	}
-	ix.Commit = snap.Commit
-	if ix.Commit == "" {
-		ix.Commit = ix.version()
+	return docs, rechunked, nil
+}
+
+// readContent returns f's content: the one it carries, or else the file
+// read from snap.FS.
+func readContent(snap Snapshot, f File) ([]byte, error) {
+	if f.Content != nil {
+		return f.Content, nil
 	}
-	ix.Segment = NewSegment(docs)
-	st.Chunks = len(docs)
-	if emb != nil {
-		hashes := ix.Segment.hashes()
-		ix.Vectors = NewVectors(emb.Model())
-		if prev != nil && prev.Vectors != nil && prev.Vectors.Model == emb.Model() {
-			ix.Vectors = prev.Vectors.Subset(hashes)
-		}
-		texts := make([]string, len(docs))
-		for i, d := range docs {
-			texts[i] = d.EmbedText()
-		}
-		n, err := ix.Vectors.EmbedMissing(ctx, emb, texts, EmbedBatch)
-		st.Embedded = n
-		if err != nil {
-			return nil, st, err
-		}
+	content, err := fs.ReadFile(snap.FS, f.Path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", f.Path, err)
 	}
-	return ix, st, nil
+	return content, nil
+}
+
+// embed gives ix the vectors of its chunks: those whose text hash has a
+// vector in prev (same model) keep it, and the others are embedded. It
+// returns how many texts it sent to emb.
+func (ix *CodeIndex) embed(ctx context.Context, prev *CodeIndex, emb Embedder) (int, error) {
+	hashes := ix.Segment.hashes()
+	ix.Vectors = NewVectors(emb.Model())
+	if prev != nil && prev.Vectors != nil && prev.Vectors.Model == emb.Model() {
+		ix.Vectors = prev.Vectors.Subset(hashes)
+	}
+	docs := ix.Segment.Docs
+	texts := make([]string, len(docs))
+	for i, d := range docs {
+		texts[i] = d.EmbedText()
+	}
+	return ix.Vectors.EmbedMissing(ctx, emb, texts, EmbedBatch)
 }
 
 // version names a working tree by its files: "tree-" and 16 hex digits of

@@ -172,13 +172,20 @@ func (s *Segment) withPrefix(p string, fn func(term string)) {
 // documents, keeping the order of the parts and of the documents in each.
 // Nothing is tokenized again: the postings are renumbered.
 func MergeSegments(parts []Part) *Segment {
+	docs, lens, renumber := liveDocs(parts)
+	return &Segment{Docs: docs, lex: mergeLexicons(parts, renumber, lens)}
+}
+
+// liveDocs returns the live documents of parts in order, their field
+// lengths, and per part, each document's number among them (-1 when dead).
+func liveDocs(parts []Part) ([]Doc, [][numFields]uint32, [][]int32) {
 	n := 0
 	for _, p := range parts {
 		n += len(p.Seg.Docs)
 	}
 	docs := make([]Doc, 0, n)
 	lens := make([][numFields]uint32, 0, n)
-	renumber := make([][]int32, len(parts)) // per part, old document → new, -1 when dead
+	renumber := make([][]int32, len(parts))
 	for pi, p := range parts {
 		renumber[pi] = make([]int32, len(p.Seg.Docs))
 		for i, d := range p.Seg.Docs {
@@ -191,9 +198,14 @@ func MergeSegments(parts []Part) *Segment {
 			lens = append(lens, p.Seg.lex.lens[i])
 		}
 	}
-	docs, lens = slices.Clip(docs), slices.Clip(lens)
-	// Walk the parts' sorted terms together.
-	next := make([]int, len(parts))
+	return slices.Clip(docs), slices.Clip(lens), renumber
+}
+
+// mergeLexicons joins the parts' lexicons into one over the documents
+// numbered by renumber, whose field lengths are lens: it walks the parts'
+// sorted terms together, and a term left with no live document goes.
+func mergeLexicons(parts []Part, renumber [][]int32, lens [][numFields]uint32) *lexicon {
+	next := make([]int, len(parts)) // per part, its next term
 	arenaSize, termsCap := 0, 0
 	for _, p := range parts {
 		arenaSize += len(p.Seg.lex.arena)
@@ -202,13 +214,8 @@ func MergeSegments(parts []Part) *Segment {
 	lx := &lexicon{lens: lens, terms: make([]string, 0, termsCap), dfs: make([]uint32, 0, termsCap), offs: []uint32{0}}
 	enc := postingEncoder{arena: make([]byte, 0, arenaSize)}
 	for {
-		term, done := "", true
-		for pi, p := range parts {
-			if next[pi] < len(p.Seg.lex.terms) && (done || p.Seg.lex.terms[next[pi]] < term) {
-				term, done = p.Seg.lex.terms[next[pi]], false
-			}
-		}
-		if done {
+		term, ok := smallestNextTerm(parts, next)
+		if !ok {
 			break
 		}
 		enc.last = 0
@@ -235,7 +242,19 @@ func MergeSegments(parts []Part) *Segment {
 	}
 	lx.terms, lx.dfs, lx.offs = slices.Clip(lx.terms), slices.Clip(lx.dfs), slices.Clip(lx.offs)
 	lx.arena = slices.Clone(enc.arena) // exactly its size: the arena is most of an index
-	return &Segment{Docs: docs, lex: lx}
+	return lx
+}
+
+// smallestNextTerm returns the smallest of the parts' next terms, and
+// false when every part's terms are done.
+func smallestNextTerm(parts []Part, next []int) (string, bool) {
+	term, found := "", false
+	for pi, p := range parts {
+		if next[pi] < len(p.Seg.lex.terms) && (!found || p.Seg.lex.terms[next[pi]] < term) {
+			term, found = p.Seg.lex.terms[next[pi]], true
+		}
+	}
+	return term, found
 }
 
 // ---- encoding ----

@@ -462,6 +462,14 @@ func (c *Collection) bm25(words []string, allowed []bool, sc *scratch) lexicalRa
 		}
 		touched = touched[:0]
 	}
+	c.order(out)
+	sc.ranked, sc.touched = out.ranked, touched // grown: kept for the next search
+	return out
+}
+
+// order weighs down the scores of tests in the code (testPrior) and sorts
+// the ranked documents best first, the earlier document first on a tie.
+func (c *Collection) order(out lexicalRanking) {
 	for _, g := range out.ranked {
 		if d := c.doc(g); d.Source == SourceCode && isTest(d.Path) {
 			out.scores[g] *= testPrior
@@ -473,8 +481,6 @@ func (c *Collection) bm25(words []string, allowed []bool, sc *scratch) lexicalRa
 		}
 		return cmp.Compare(a, b)
 	})
-	sc.ranked, sc.touched = out.ranked, touched // grown: kept for the next search
-	return out
 }
 
 // cosine returns the fusionDepth allowed documents most similar to the

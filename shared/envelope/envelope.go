@@ -24,7 +24,7 @@ type V1 struct {
 
 // TaskAPI is the task-API envelope of POST /mcp/tool/{name}:
 // {"success":true,"data","message"} or {"success":false,"error","code",
-// "details"}, with the task API's own code names (toolerr's LegacyCode,
+// "details"}, with the task API's own code names (toolerr's TaskAPICode,
 // e.g. VALIDATION_ERROR for INVALID_INPUT).
 type TaskAPI struct {
 	Success    bool           `json:"success"`
@@ -69,7 +69,7 @@ func ToTaskAPI(o toolkit.Outcome) TaskAPI {
 	if o.Error == nil {
 		return TaskAPI{Success: true, Data: o.Result, Message: o.Message}
 	}
-	return TaskAPI{Error: o.Error.Message, Code: toolerr.Lookup(o.Error.Code).LegacyCode,
+	return TaskAPI{Error: o.Error.Message, Code: toolerr.Lookup(o.Error.Code).TaskAPICode,
 		Details: o.Error.Details, RetryAfter: o.Error.RetryAfter, RequestID: o.RequestID}
 }
 

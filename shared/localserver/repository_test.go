@@ -23,7 +23,7 @@ type route struct {
 }
 
 // answer is a tool's answer on any route: ok, the canonical error code
-// (seed 002's on /mcp/tool) and the whole body.
+// (the task-API envelope's on /mcp/tool) and the whole body.
 type answer struct {
 	ok   bool
 	code string
@@ -140,7 +140,7 @@ func TestTenantIsolationWithDataInsideTheRepository(t *testing.T) {
 				t.Run(r.name, func(t *testing.T) {
 					denied := "PATH_NOT_ALLOWED"
 					if r.name == "mcp/tool" {
-						denied = "ACCESS_DENIED" // seed 002's name
+						denied = "ACCESS_DENIED" // the task-API envelope's name
 					}
 					for _, p := range inside {
 						for _, tool := range []string{"read_file", "read_repo_file"} {

@@ -17,8 +17,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
-// ExcludedDirs are the folders search never enters, at any depth (seed
-// 001's excluded paths).
+// ExcludedDirs are the folders search never enters, at any depth (the
+// excluded paths of the repository tools' contracts).
 var ExcludedDirs = []string{"node_modules", ".git", "dist", "build", ".next", ".context"}
 
 // File is one searchable file of a snapshot.

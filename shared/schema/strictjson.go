@@ -66,13 +66,7 @@ type duplicate struct {
 // nested deeper than maxDepth levels. Keys are compared as a decoder reads
 // them: escapes decoded, invalid UTF-8 replaced.
 func scanObjects(raw []byte, maxDepth int) (dup *duplicate, tooDeep bool) {
-	type level struct {
-		keys      map[string]bool // nil for an array
-		key       string          // an object's latest key
-		index     int             // an array's current element
-		expectKey bool
-	}
-	var open []level
+	var open []scanLevel
 	for i := 0; i < len(raw); i++ {
 		switch raw[i] {
 		case '{', '[':
@@ -80,9 +74,9 @@ func scanObjects(raw []byte, maxDepth int) (dup *duplicate, tooDeep bool) {
 				return nil, true
 			}
 			if raw[i] == '{' {
-				open = append(open, level{keys: map[string]bool{}, expectKey: true})
+				open = append(open, scanLevel{keys: map[string]bool{}, expectKey: true})
 			} else {
-				open = append(open, level{})
+				open = append(open, scanLevel{})
 			}
 		case '}', ']':
 			open = open[:len(open)-1]
@@ -93,29 +87,12 @@ func scanObjects(raw []byte, maxDepth int) (dup *duplicate, tooDeep bool) {
 				top.index++
 			}
 		case '"':
-			end := i + 1
-			for raw[end] != '"' {
-				if raw[end] == '\\' {
-					end++
-				}
-				end++
-			}
+			end := stringEnd(raw, i)
 			if n := len(open); n > 0 && open[n-1].expectKey {
 				top := &open[n-1]
-				key := string(raw[i+1 : end])
-				if bytes.IndexByte(raw[i:end], '\\') >= 0 || !utf8.ValidString(key) {
-					json.Unmarshal(raw[i:end+1], &key) // valid JSON: cannot fail
-				}
+				key := decodeKey(raw[i : end+1])
 				if top.keys[key] {
-					path := ""
-					for _, l := range open[:n-1] {
-						if l.keys != nil {
-							path = join(path, l.key)
-						} else {
-							path += "[" + strconv.Itoa(l.index) + "]"
-						}
-					}
-					return &duplicate{key: key, path: path}, false
+					return &duplicate{key: key, path: levelsPath(open[:n-1])}, false
 				}
 				top.keys[key] = true
 				top.key = key
@@ -125,6 +102,51 @@ func scanObjects(raw []byte, maxDepth int) (dup *duplicate, tooDeep bool) {
 		}
 	}
 	return nil, false
+}
+
+// scanLevel is an array or object that scanObjects is in.
+type scanLevel struct {
+	keys      map[string]bool // nil for an array
+	key       string          // an object's latest key
+	index     int             // an array's current element
+	expectKey bool
+}
+
+// levelsPath names the value that the open levels lead to, as field errors
+// do.
+func levelsPath(open []scanLevel) string {
+	path := ""
+	for _, l := range open {
+		if l.keys != nil {
+			path = join(path, l.key)
+		} else {
+			path += "[" + strconv.Itoa(l.index) + "]"
+		}
+	}
+	return path
+}
+
+// stringEnd returns the index of the quote that ends the JSON string whose
+// opening quote is raw[start].
+func stringEnd(raw []byte, start int) int {
+	end := start + 1
+	for raw[end] != '"' {
+		if raw[end] == '\\' {
+			end++
+		}
+		end++
+	}
+	return end
+}
+
+// decodeKey returns the key that the quoted JSON string is, as a decoder
+// reads it: escapes decoded, invalid UTF-8 replaced.
+func decodeKey(quoted []byte) string {
+	key := string(quoted[1 : len(quoted)-1])
+	if bytes.IndexByte(quoted, '\\') >= 0 || !utf8.ValidString(key) {
+		json.Unmarshal(quoted, &key) // valid JSON: cannot fail
+	}
+	return key
 }
 
 func describe(path string) string {

@@ -17,7 +17,7 @@ import (
 	"github.com/toolshed/toolshed/shared/store"
 )
 
-// Code is a canonical error code (seed 004 names).
+// Code is a canonical error code (contracts/errors.json).
 type Code string
 
 // The codes of contracts/errors.json.
@@ -170,7 +170,7 @@ func shorten(s string) string {
 type Info struct {
 	Code        Code   `json:"code"`
 	HTTPStatus  int    `json:"httpStatus"`
-	LegacyCode  string `json:"legacyCode"`
+	TaskAPICode string `json:"taskApiCode"`
 	JSONRPCCode int    `json:"jsonrpcCode,omitempty"`
 	Description string `json:"description"`
 }
@@ -202,7 +202,7 @@ func Lookup(code Code) Info {
 	if err != nil {
 		// errors.json is embedded and checked by tests; this cannot happen
 		// in a built binary, but never fail an error path because of it.
-		return Info{Code: Internal, HTTPStatus: 500, LegacyCode: "INTERNAL_ERROR", JSONRPCCode: -32603}
+		return Info{Code: Internal, HTTPStatus: 500, TaskAPICode: "INTERNAL_ERROR", JSONRPCCode: -32603}
 	}
 	if i, ok := m[code]; ok {
 		return i

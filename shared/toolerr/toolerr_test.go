@@ -28,7 +28,7 @@ func TestVocabularyMatchesErrorsJSON(t *testing.T) {
 	}
 	for _, c := range codes {
 		info, ok := v[c]
-		if !ok || info.HTTPStatus < 400 || info.LegacyCode == "" {
+		if !ok || info.HTTPStatus < 400 || info.TaskAPICode == "" {
 			t.Errorf("%s: %+v", c, info)
 		}
 	}
@@ -38,8 +38,8 @@ func TestVocabularyMatchesErrorsJSON(t *testing.T) {
 			t.Errorf("%s: HTTP %d, want %d", c, got, status)
 		}
 	}
-	if toolerr.Lookup(toolerr.StorageError).LegacyCode != "DATABASE_ERROR" || toolerr.Lookup(toolerr.InvalidInput).LegacyCode != "VALIDATION_ERROR" {
-		t.Error("seed 002 names do not match")
+	if toolerr.Lookup(toolerr.StorageError).TaskAPICode != "DATABASE_ERROR" || toolerr.Lookup(toolerr.InvalidInput).TaskAPICode != "VALIDATION_ERROR" {
+		t.Error("the task-API envelope's names do not match")
 	}
 }
 

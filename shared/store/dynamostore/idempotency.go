@@ -82,87 +82,114 @@ type once[T any] struct {
 	find func(ctx context.Context) (T, string, bool, error)
 }
 
+// errLostRace is what a try says when another request made, took over
+// or settled the claim between its read and its write: read it again.
+var errLostRace = errors.New("the idempotency claim changed while read")
+
 // run makes the write once per key. It returns what the write made, or
 // what an earlier one with the key made (replayed).
 func (o once[T]) run(ctx context.Context) (v T, replayed bool, err error) {
 	for range claimTries {
-		out, err := o.client.GetItem(ctx, &dynamodb.GetItemInput{
-			TableName:      aws.String(o.table),
-			Key:            o.claim,
-			ConsistentRead: aws.Bool(true),
-		})
-		if err != nil {
-			return v, false, storageErr("get idempotency claim", err)
+		v, replayed, err = o.try(ctx)
+		if !errors.Is(err, errLostRace) {
+			return v, replayed, err
 		}
-		if out.Item == nil {
-			owner := newOwner()
-			_, err := o.client.PutItem(ctx, &dynamodb.PutItemInput{
-				TableName:                aws.String(o.table),
-				Item:                     claimItem(o.claim, o.key, owner, o.now),
-				ConditionExpression:      aws.String("attribute_not_exists(#key)"),
-				ExpressionAttributeNames: map[string]string{"#key": claimKey},
-			})
-			if isConditionFailed(err) {
-				continue // another request claimed it first: read it
-			}
-			if err != nil {
-				// Even if it was applied, no task or entry was made: the
-				// claim alone is invisible, and a retry resolves it.
-				return v, false, storageErr("put idempotency claim", err)
-			}
-			v, err = o.writeOwned(ctx, owner)
-			return v, false, err
-		}
+	}
+	var none T
+	return none, false, fmt.Errorf("dynamodb idempotency claim: it changed %d times while read: %w", claimTries,
+		&store.InProgressError{RetryAfter: time.Second})
+}
 
-		it := item{m: out.Item}
-		key, owner, at := it.str(claimKey), it.str(claimOwner), it.time(claimAt)
-		result := it.optStr(claimResult)
-		if it.err != nil {
-			return v, false, storageErr("decode idempotency claim", it.err)
-		}
-		if key != o.key {
-			return v, false, storageErr("idempotency claim", fmt.Errorf("the claim holds another key whose hash is the same"))
-		}
-		if result != nil {
-			v, err = o.load(ctx, *result)
-			return v, true, err
-		}
-		// Pending: the request that claimed the key is still running, or
-		// ended without recording its write (which it may have made).
-		made, id, found, err := o.find(ctx)
-		if err != nil {
-			return v, false, storageErr("find write by idempotency key", err)
-		}
-		if found {
-			o.record(ctx, owner, id)
-			return made, true, nil
-		}
-		if age := o.now.Sub(at); age < takeoverDelay {
-			// (A claim from the future, by a clock ahead of ours, is waited
-			// for no longer than a claim made now.)
-			wait := min(takeoverDelay-age, takeoverDelay)
-			return v, false, fmt.Errorf("dynamodb idempotency claim: %w", &store.InProgressError{RetryAfter: wait})
-		}
-		newOwner := newOwner()
-		_, err = o.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName:                 aws.String(o.table),
-			Key:                       o.claim,
-			UpdateExpression:          aws.String("SET #owner = :new, #at = :now"),
-			ConditionExpression:       aws.String("#owner = :old AND attribute_not_exists(#result)"),
-			ExpressionAttributeNames:  map[string]string{"#owner": claimOwner, "#at": claimAt, "#result": claimResult},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":new": attrS(newOwner), ":old": attrS(owner), ":now": attrTime(o.now)},
-		})
-		if isConditionFailed(err) {
-			continue // another request took it over or recorded a result
-		}
-		if err != nil {
-			return v, false, storageErr("take over idempotency claim", err) // as for the put above
-		}
-		v, err = o.writeOwned(ctx, newOwner)
+// try reads the claim once and acts on it: it claims a free key and makes
+// the write, or settles a claim that is there (settle).
+func (o once[T]) try(ctx context.Context) (v T, replayed bool, err error) {
+	out, err := o.client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(o.table),
+		Key:            o.claim,
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return v, false, storageErr("get idempotency claim", err)
+	}
+	if out.Item == nil {
+		v, err = o.claimAndWrite(ctx)
 		return v, false, err
 	}
-	return v, false, fmt.Errorf("dynamodb idempotency claim: it changed %d times while read: %w", claimTries,
-		&store.InProgressError{RetryAfter: time.Second})
+	return o.settle(ctx, out.Item)
+}
+
+// claimAndWrite claims a free key and makes the write.
+func (o once[T]) claimAndWrite(ctx context.Context) (v T, err error) {
+	owner := newOwner()
+	_, err = o.client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:                aws.String(o.table),
+		Item:                     claimItem(o.claim, o.key, owner, o.now),
+		ConditionExpression:      aws.String("attribute_not_exists(#key)"),
+		ExpressionAttributeNames: map[string]string{"#key": claimKey},
+	})
+	if isConditionFailed(err) {
+		return v, errLostRace // another request claimed it first
+	}
+	if err != nil {
+		// Even if it was applied, no task or entry was made: the claim
+		// alone is invisible, and a retry resolves it.
+		return v, storageErr("put idempotency claim", err)
+	}
+	return o.writeOwned(ctx, owner)
+}
+
+// settle acts on the claim that is there (claim, as read): it replays the
+// write the claim records, or one found by its key; fails with an
+// InProgressError while a pending claim is younger than takeoverDelay;
+// and takes an older one over and makes the write.
+func (o once[T]) settle(ctx context.Context, claim map[string]types.AttributeValue) (v T, replayed bool, err error) {
+	it := item{m: claim}
+	key, owner, at := it.str(claimKey), it.str(claimOwner), it.time(claimAt)
+	result := it.optStr(claimResult)
+	if it.err != nil {
+		return v, false, storageErr("decode idempotency claim", it.err)
+	}
+	if key != o.key {
+		return v, false, storageErr("idempotency claim", fmt.Errorf("the claim holds another key whose hash is the same"))
+	}
+	if result != nil {
+		v, err = o.load(ctx, *result)
+		return v, true, err
+	}
+	// Pending: the request that claimed the key is still running, or
+	// ended without recording its write (which it may have made).
+	made, id, found, err := o.find(ctx)
+	if err != nil {
+		return v, false, storageErr("find write by idempotency key", err)
+	}
+	if found {
+		o.record(ctx, owner, id)
+		return made, true, nil
+	}
+	if age := o.now.Sub(at); age < takeoverDelay {
+		// (A claim from the future, by a clock ahead of ours, is waited
+		// for no longer than a claim made now.)
+		wait := min(takeoverDelay-age, takeoverDelay)
+		return v, false, fmt.Errorf("dynamodb idempotency claim: %w", &store.InProgressError{RetryAfter: wait})
+	}
+	v, err = o.takeOverAndWrite(ctx, owner)
+	return v, false, err
+}
+
+// takeOverAndWrite takes over the pending claim that owner holds and
+// makes the write.
+func (o once[T]) takeOverAndWrite(ctx context.Context, owner string) (v T, err error) {
+	newOwner := newOwner()
+	err = o.updateHeldClaim(ctx, owner, "SET #owner = :new, #at = :now",
+		map[string]string{"#at": claimAt},
+		map[string]types.AttributeValue{":new": attrS(newOwner), ":now": attrTime(o.now)})
+	if isConditionFailed(err) {
+		return v, errLostRace // another request took it over or recorded a result
+	}
+	if err != nil {
+		return v, storageErr("take over idempotency claim", err) // as for the put in claimAndWrite
+	}
+	return o.writeOwned(ctx, newOwner)
 }
 
 // writeOwned makes the write under a claim that owner holds and records
@@ -186,28 +213,33 @@ func (o once[T]) writeOwned(ctx context.Context, owner string) (T, error) {
 // It is best-effort: the write has been made and is answered either way,
 // and a later request with the key finds it by its key attribute.
 func (o once[T]) record(ctx context.Context, owner, id string) {
-	_, _ = o.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 aws.String(o.table),
-		Key:                       o.claim,
-		UpdateExpression:          aws.String("SET #result = :id"),
-		ConditionExpression:       aws.String("#owner = :owner AND attribute_not_exists(#result)"),
-		ExpressionAttributeNames:  map[string]string{"#owner": claimOwner, "#result": claimResult},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":owner": attrS(owner), ":id": attrS(id)},
-	})
+	_ = o.updateHeldClaim(ctx, owner, "SET #result = :id",
+		map[string]string{}, map[string]types.AttributeValue{":id": attrS(id)})
 }
 
 // release makes a claim whose write failed free to take over at once (its
 // time becomes the zero time). Best-effort: if it fails, the takeover
 // delay frees the claim.
 func (o once[T]) release(ctx context.Context, owner string) {
-	_, _ = o.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	_ = o.updateHeldClaim(ctx, owner, "SET #at = :zero",
+		map[string]string{"#at": claimAt}, map[string]types.AttributeValue{":zero": attrTime(time.Time{})})
+}
+
+// updateHeldClaim applies update to the claim on the condition that owner
+// holds it and it records no result yet. names and values are the
+// update's own attribute names and values (the condition adds its own).
+func (o once[T]) updateHeldClaim(ctx context.Context, owner, update string, names map[string]string, values map[string]types.AttributeValue) error {
+	names["#owner"], names["#result"] = claimOwner, claimResult
+	values[":owner"] = attrS(owner)
+	_, err := o.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(o.table),
 		Key:                       o.claim,
-		UpdateExpression:          aws.String("SET #at = :zero"),
+		UpdateExpression:          aws.String(update),
 		ConditionExpression:       aws.String("#owner = :owner AND attribute_not_exists(#result)"),
-		ExpressionAttributeNames:  map[string]string{"#owner": claimOwner, "#at": claimAt, "#result": claimResult},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":owner": attrS(owner), ":zero": attrTime(time.Time{})},
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
 	})
+	return err
 }
 
 // claimItem is a claim that owner made at at: its primary key (claim)

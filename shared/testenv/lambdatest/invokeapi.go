@@ -63,41 +63,21 @@ func (s *Service) Add(fn *Function) {
 // Close stops serving.
 func (s *Service) Close() error { return s.srv.Close() }
 
+// handleInvoke serves one invocation: it checks the request, hands the
+// payload to the function's Runtime API and answers with what the
+// function returned.
 func (s *Service) handleInvoke(w http.ResponseWriter, r *http.Request) {
 	if !s.signedForLambda(r) {
 		writeServiceError(w, http.StatusForbidden, "InvalidSignatureException",
 			"the request is not signed with AWS Signature Version 4 for lambda in "+s.region)
 		return
 	}
-	name := r.PathValue("name")
-	if q := r.URL.Query().Get("Qualifier"); q != "" && q != "$LATEST" {
-		writeServiceError(w, http.StatusNotFound, "ResourceNotFoundException",
-			"Function not found: "+FunctionArn(s.region, functionName(name))+":"+q)
-		return
-	}
-	s.mu.Lock()
-	fn, ok := s.functions[functionName(name)]
-	s.mu.Unlock()
+	fn, ok := s.function(w, r)
 	if !ok {
-		writeServiceError(w, http.StatusNotFound, "ResourceNotFoundException",
-			"Function not found: "+FunctionArn(s.region, functionName(name)))
 		return
 	}
-	payload, err := io.ReadAll(io.LimitReader(r.Body, MaxRequestBytes+1))
-	if err != nil {
-		writeServiceError(w, http.StatusBadRequest, "InvalidRequestContentException", "could not read the request: "+err.Error())
-		return
-	}
-	if len(payload) > MaxRequestBytes {
-		writeServiceError(w, http.StatusRequestEntityTooLarge, "RequestTooLargeException",
-			fmt.Sprintf("Request must be smaller than %d bytes for the InvokeFunction operation", MaxRequestBytes))
-		return
-	}
-	if len(payload) == 0 {
-		payload = []byte("{}")
-	}
-	if !json.Valid(payload) {
-		writeServiceError(w, http.StatusBadRequest, "InvalidRequestContentException", "Could not parse request body into json")
+	payload, ok := readPayload(w, r)
+	if !ok {
 		return
 	}
 	switch t := r.Header.Get("X-Amz-Invocation-Type"); t {
@@ -124,6 +104,48 @@ func (s *Service) handleInvoke(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(http.StatusOK)
 	w.Write(resp.Payload) //nolint:errcheck
+}
+
+// function returns the function that r invokes; when there is none, it
+// answers r and reports false.
+func (s *Service) function(w http.ResponseWriter, r *http.Request) (*Function, bool) {
+	name := r.PathValue("name")
+	if q := r.URL.Query().Get("Qualifier"); q != "" && q != "$LATEST" {
+		writeServiceError(w, http.StatusNotFound, "ResourceNotFoundException",
+			"Function not found: "+FunctionArn(s.region, functionName(name))+":"+q)
+		return nil, false
+	}
+	s.mu.Lock()
+	fn, ok := s.functions[functionName(name)]
+	s.mu.Unlock()
+	if !ok {
+		writeServiceError(w, http.StatusNotFound, "ResourceNotFoundException",
+			"Function not found: "+FunctionArn(s.region, functionName(name)))
+	}
+	return fn, ok
+}
+
+// readPayload returns r's payload, "{}" when it is empty; when it is too
+// large or not JSON, it answers r and reports false.
+func readPayload(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	payload, err := io.ReadAll(io.LimitReader(r.Body, MaxRequestBytes+1))
+	if err != nil {
+		writeServiceError(w, http.StatusBadRequest, "InvalidRequestContentException", "could not read the request: "+err.Error())
+		return nil, false
+	}
+	if len(payload) > MaxRequestBytes {
+		writeServiceError(w, http.StatusRequestEntityTooLarge, "RequestTooLargeException",
+			fmt.Sprintf("Request must be smaller than %d bytes for the InvokeFunction operation", MaxRequestBytes))
+		return nil, false
+	}
+	if len(payload) == 0 {
+		payload = []byte("{}")
+	}
+	if !json.Valid(payload) {
+		writeServiceError(w, http.StatusBadRequest, "InvalidRequestContentException", "Could not parse request body into json")
+		return nil, false
+	}
+	return payload, true
 }
 
 // signedForLambda checks the SigV4 credential scope: <key>/<date>/<region>/lambda/aws4_request.

@@ -7,120 +7,132 @@ import (
 	"github.com/toolshed/toolshed/shared/store"
 )
 
-func runMemory(t *testing.T, newStores func(t *testing.T) store.Stores) {
-	t.Run("AppendAndListInOrder", func(t *testing.T) {
-		mem := newStores(t).Memory
-		ctx, clk := t.Context(), newClock()
-		var appended []store.MemoryEntry
-		for i := range 5 {
-			now := clk.next()
-			content := fmt.Sprintf("note %d\nwith lines and ünïcode", i)
-			e, err := mem.Append(ctx, "acme", "notes.md", store.NewEntry{Content: content}, now)
-			noErr(t, err, "append")
-			if e.Tenant != "acme" || e.File != "notes.md" || e.Content != content || !e.CreatedAt.Equal(now) {
-				t.Fatalf("appended entry = %+v", e)
-			}
-			if !store.ValidMemoryID(e.ID) {
-				t.Fatalf("entry id %q does not have the shape of store.NewMemoryID", e.ID)
-			}
-			appended = append(appended, e)
-		}
-		page, err := mem.List(ctx, "acme", "notes.md", store.MemoryQuery{})
-		noErr(t, err, "list")
-		if page.Next != "" {
-			t.Fatalf("next = %q, want none", page.Next)
-		}
-		sameEntries(t, page.Entries, appended)
-	})
+// memoryChecks check store.Memory without idempotency keys.
+var memoryChecks = []check{
+	{"AppendAndListInOrder", memoryAppendAndListInOrder},
+	{"SameTimeAppendsAreUnique", memorySameTimeAppendsAreUnique},
+	{"Paging", memoryPaging},
+	{"FilesAndTenantsAreSeparate", memoryFilesAndTenantsAreSeparate},
+}
 
-	t.Run("SameTimeAppendsAreUnique", func(t *testing.T) {
-		mem := newStores(t).Memory
-		ctx := t.Context()
-		now := newClock().next()
-		seen := map[string]bool{}
-		for i := range 20 {
-			e, err := mem.Append(ctx, "acme", "f", store.NewEntry{Content: fmt.Sprint(i)}, now)
-			noErr(t, err, "append")
-			if seen[e.ID] {
-				t.Fatalf("id %s issued twice", e.ID)
-			}
-			seen[e.ID] = true
+func memoryAppendAndListInOrder(t *testing.T, st store.Stores) {
+	mem, ctx, clk := st.Memory, t.Context(), newClock()
+	var appended []store.MemoryEntry
+	for i := range 5 {
+		now := clk.next()
+		content := fmt.Sprintf("note %d\nwith lines and ünïcode", i)
+		e, err := mem.Append(ctx, "acme", "notes.md", store.NewEntry{Content: content}, now)
+		noErr(t, err, "append")
+		if e.Tenant != "acme" || e.File != "notes.md" || e.Content != content || !e.CreatedAt.Equal(now) {
+			t.Fatalf("appended entry = %+v", e)
 		}
-		page, err := mem.List(ctx, "acme", "f", store.MemoryQuery{})
-		noErr(t, err, "list")
-		if len(page.Entries) != 20 {
-			t.Fatalf("listed %d entries, want 20", len(page.Entries))
+		if !store.ValidMemoryID(e.ID) {
+			t.Fatalf("entry id %q does not have the shape of store.NewMemoryID", e.ID)
 		}
-	})
+		appended = append(appended, e)
+	}
+	page, err := mem.List(ctx, "acme", "notes.md", store.MemoryQuery{})
+	noErr(t, err, "list")
+	if page.Next != "" {
+		t.Fatalf("next = %q, want none", page.Next)
+	}
+	sameEntries(t, page.Entries, appended)
+}
 
-	t.Run("Paging", func(t *testing.T) {
-		mem := newStores(t).Memory
-		ctx, clk := t.Context(), newClock()
-		const n = 113 // more than the default limit
-		var appended []store.MemoryEntry
-		for i := range n {
-			e, err := mem.Append(ctx, "acme", "log", store.NewEntry{Content: fmt.Sprintf("entry %d", i)}, clk.next())
-			noErr(t, err, "append")
-			appended = append(appended, e)
-			// Another file and tenant interleaved: never in the listing.
-			if i%10 == 0 {
-				_, err = mem.Append(ctx, "acme", "log2", store.NewEntry{Content: "other file"}, clk.next())
-				noErr(t, err, "append other file")
-				_, err = mem.Append(ctx, "other", "log", store.NewEntry{Content: "other tenant"}, clk.next())
-				noErr(t, err, "append other tenant")
-			}
+func memorySameTimeAppendsAreUnique(t *testing.T, st store.Stores) {
+	mem, ctx := st.Memory, t.Context()
+	now := newClock().next()
+	seen := map[string]bool{}
+	for i := range 20 {
+		e, err := mem.Append(ctx, "acme", "f", store.NewEntry{Content: fmt.Sprint(i)}, now)
+		noErr(t, err, "append")
+		if seen[e.ID] {
+			t.Fatalf("id %s issued twice", e.ID)
 		}
-		for _, limit := range []int{1, 10, 56, n, n + 1} {
-			t.Run(fmt.Sprintf("limit=%d", limit), func(t *testing.T) {
-				got := collectEntries(t, mem, "acme", "log", store.MemoryQuery{Limit: limit})
-				sameEntries(t, got, appended)
-			})
-		}
-		t.Run("after", func(t *testing.T) {
-			got := collectEntries(t, mem, "acme", "log", store.MemoryQuery{Limit: 20, After: appended[49].ID})
-			sameEntries(t, got, appended[50:])
-			// A cursor that is not an entry id still works by order.
-			got = collectEntries(t, mem, "acme", "log", store.MemoryQuery{Limit: 20, After: appended[49].ID + "~"})
-			sameEntries(t, got, appended[50:])
-			got = collectEntries(t, mem, "acme", "log", store.MemoryQuery{After: appended[n-1].ID})
-			sameEntries(t, got, nil)
+		seen[e.ID] = true
+	}
+	page, err := mem.List(ctx, "acme", "f", store.MemoryQuery{})
+	noErr(t, err, "list")
+	if len(page.Entries) != 20 {
+		t.Fatalf("listed %d entries, want 20", len(page.Entries))
+	}
+}
+
+func memoryPaging(t *testing.T, st store.Stores) {
+	mem := st.Memory
+	const n = 113 // more than the default limit
+	appended := appendInterleaved(t, mem, n)
+	for _, limit := range []int{1, 10, 56, n, n + 1} {
+		t.Run(fmt.Sprintf("limit=%d", limit), func(t *testing.T) {
+			got := collectEntries(t, mem, "acme", "log", store.MemoryQuery{Limit: limit})
+			sameEntries(t, got, appended)
 		})
-		t.Run("default limit", func(t *testing.T) {
-			page, err := mem.List(ctx, "acme", "log", store.MemoryQuery{})
-			noErr(t, err, "list")
-			if len(page.Entries) != store.DefaultLimit || page.Next != appended[store.DefaultLimit-1].ID {
-				t.Fatalf("default page: %d entries, next %q", len(page.Entries), page.Next)
-			}
-		})
+	}
+	t.Run("after", func(t *testing.T) {
+		got := collectEntries(t, mem, "acme", "log", store.MemoryQuery{Limit: 20, After: appended[49].ID})
+		sameEntries(t, got, appended[50:])
+		// A cursor that is not an entry id still works by order.
+		got = collectEntries(t, mem, "acme", "log", store.MemoryQuery{Limit: 20, After: appended[49].ID + "~"})
+		sameEntries(t, got, appended[50:])
+		got = collectEntries(t, mem, "acme", "log", store.MemoryQuery{After: appended[n-1].ID})
+		sameEntries(t, got, nil)
 	})
-
-	t.Run("FilesAndTenantsAreSeparate", func(t *testing.T) {
-		mem := newStores(t).Memory
-		ctx, clk := t.Context(), newClock()
-		writes := []struct{ tenant, file string }{
-			{"alpha", "a.md"}, {"alpha", "b.md"}, {"beta", "a.md"},
-			// "#" joins tenant and file in some keys: these must not meet.
-			{"x#y", "z"}, {"x", "y#z"},
-		}
-		for _, w := range writes {
-			_, err := mem.Append(ctx, w.tenant, w.file, store.NewEntry{Content: w.tenant + "/" + w.file}, clk.next())
-			noErr(t, err, "append")
-		}
-		for _, w := range writes {
-			page, err := mem.List(ctx, w.tenant, w.file, store.MemoryQuery{})
-			noErr(t, err, "list")
-			if len(page.Entries) != 1 || page.Entries[0].Content != w.tenant+"/"+w.file {
-				t.Fatalf("list %s %s = %+v, want only its own entry", w.tenant, w.file, page.Entries)
-			}
-		}
-		page, err := mem.List(ctx, "gamma", "a.md", store.MemoryQuery{})
+	t.Run("default limit", func(t *testing.T) {
+		page, err := mem.List(t.Context(), "acme", "log", store.MemoryQuery{})
 		noErr(t, err, "list")
-		if len(page.Entries) != 0 || page.Next != "" {
-			t.Fatalf("unknown tenant lists %+v", page.Entries)
+		if len(page.Entries) != store.DefaultLimit || page.Next != appended[store.DefaultLimit-1].ID {
+			t.Fatalf("default page: %d entries, next %q", len(page.Entries), page.Next)
 		}
 	})
+}
 
-	t.Run("IdempotencyKey", func(t *testing.T) { runMemoryIdempotency(t, newStores) })
+// appendInterleaved appends n entries to acme's file "log" and returns
+// them. Entries of another file and of another tenant are appended in
+// between: they must never show up in the listing.
+func appendInterleaved(t *testing.T, mem store.Memory, n int) []store.MemoryEntry {
+	t.Helper()
+	ctx, clk := t.Context(), newClock()
+	var appended []store.MemoryEntry
+	for i := range n {
+		e, err := mem.Append(ctx, "acme", "log", store.NewEntry{Content: fmt.Sprintf("entry %d", i)}, clk.next())
+		noErr(t, err, "append")
+		appended = append(appended, e)
+		if i%10 == 0 {
+			_, err = mem.Append(ctx, "acme", "log2", store.NewEntry{Content: "other file"}, clk.next())
+			noErr(t, err, "append other file")
+			_, err = mem.Append(ctx, "other", "log", store.NewEntry{Content: "other tenant"}, clk.next())
+			noErr(t, err, "append other tenant")
+		}
+	}
+	return appended
+}
+
+// tenantFile is a tenant's memory file.
+type tenantFile struct{ tenant, file string }
+
+func memoryFilesAndTenantsAreSeparate(t *testing.T, st store.Stores) {
+	mem, ctx, clk := st.Memory, t.Context(), newClock()
+	writes := []tenantFile{
+		{"alpha", "a.md"}, {"alpha", "b.md"}, {"beta", "a.md"},
+		// "#" joins tenant and file in some keys: these must not meet.
+		{"x#y", "z"}, {"x", "y#z"},
+	}
+	for _, w := range writes {
+		_, err := mem.Append(ctx, w.tenant, w.file, store.NewEntry{Content: w.tenant + "/" + w.file}, clk.next())
+		noErr(t, err, "append")
+	}
+	for _, w := range writes {
+		page, err := mem.List(ctx, w.tenant, w.file, store.MemoryQuery{})
+		noErr(t, err, "list")
+		if len(page.Entries) != 1 || page.Entries[0].Content != w.tenant+"/"+w.file {
+			t.Fatalf("list %s %s = %+v, want only its own entry", w.tenant, w.file, page.Entries)
+		}
+	}
+	page, err := mem.List(ctx, "gamma", "a.md", store.MemoryQuery{})
+	noErr(t, err, "list")
+	if len(page.Entries) != 0 || page.Next != "" {
+		t.Fatalf("unknown tenant lists %+v", page.Entries)
+	}
 }
 
 // sameEntries fails unless got and want hold the same entries in order.

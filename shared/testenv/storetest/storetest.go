@@ -17,14 +17,49 @@ import (
 	"github.com/toolshed/toolshed/shared/store"
 )
 
+// A check is one named case of the suite. It gets fresh, empty stores of
+// its own.
+type check struct {
+	name string
+	run  func(t *testing.T, st store.Stores)
+}
+
+// A group is a named table of checks, run as one subtest, with groups of
+// its own run after its checks.
+type group struct {
+	name   string
+	checks []check
+	groups []group
+}
+
+// suite is the whole conformance suite, one group per store.
+var suite = []group{
+	{name: "Tasks", checks: taskChecks, groups: []group{{name: "IdempotencyKey", checks: taskIdempotencyChecks}}},
+	{name: "Memory", checks: memoryChecks, groups: []group{{name: "IdempotencyKey", checks: memoryIdempotencyChecks}}},
+	{name: "Counters", checks: counterChecks},
+	{name: "Access", checks: accessChecks},
+	{name: "APIKeys", checks: apiKeyChecks},
+}
+
 // Run runs the whole suite. newStores must return empty stores, isolated
 // from those of other calls.
 func Run(t *testing.T, newStores func(t *testing.T) store.Stores) {
-	t.Run("Tasks", func(t *testing.T) { runTasks(t, newStores) })
-	t.Run("Memory", func(t *testing.T) { runMemory(t, newStores) })
-	t.Run("Counters", func(t *testing.T) { runCounters(t, newStores) })
-	t.Run("Access", func(t *testing.T) { runAccess(t, newStores) })
-	t.Run("APIKeys", func(t *testing.T) { runAPIKeys(t, newStores) })
+	for _, g := range suite {
+		runGroup(t, g, newStores)
+	}
+}
+
+// runGroup runs g as a subtest of t: each check in a subtest of its own
+// with fresh stores, then g's groups.
+func runGroup(t *testing.T, g group, newStores func(t *testing.T) store.Stores) {
+	t.Run(g.name, func(t *testing.T) {
+		for _, c := range g.checks {
+			t.Run(c.name, func(t *testing.T) { c.run(t, newStores(t)) })
+		}
+		for _, sub := range g.groups {
+			runGroup(t, sub, newStores)
+		}
+	})
 }
 
 // clock hands out strictly increasing times with sub-microsecond parts in a
@@ -48,6 +83,19 @@ func (c *clock) next() time.Time {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// atOnce calls write(0), …, write(n-1) concurrently and returns their
+// results and errors in that order.
+func atOnce[T any](n int, write func(i int) (T, error)) ([]T, []error) {
+	got := make([]T, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { got[i], errs[i] = write(i) })
+	}
+	wg.Wait()
+	return got, errs
+}
 
 // wantErr fails unless err wraps target.
 func wantErr(t *testing.T, err, target error, what string) {

@@ -1,4 +1,4 @@
-// Package contextsearch implements context_search (seed 001): hybrid
+// Package contextsearch implements context_search: hybrid
 // lexical and embedding search over a tenant's discoveries (memory
 // entries), session notes and code.
 //

@@ -47,7 +47,7 @@ type index struct {
 	Chunks       int    `json:"chunks"`
 }
 
-// seedDiscoveries are seed 001's three discoveries.
+// seedDiscoveries are the three discoveries of context_search's specification.
 var seedDiscoveries = []string{
 	`{"timestamp":"2025-01-15T10:00:00Z","type":"pattern","module":"auth","session":"s-3","content":"Use JWT tokens stored in httpOnly cookies for auth"}`,
 	`{"timestamp":"2025-01-14T10:00:00Z","type":"pattern","module":"auth","session":"s-2","content":"Implement token refresh with mutex locks to prevent race conditions"}`,
@@ -140,7 +140,7 @@ func (h harness) fixture(t *testing.T, tenant string) {
 	h.write(t, tenant, contextindex.BestPracticesFile, "Prefer small, reviewed pull requests.")
 }
 
-// TestSeedExamples is the acceptance of seed 001's two examples on a
+// TestSeedExamples is the acceptance of the specification's two examples on a
 // tenant holding the seed's three discoveries among 32 others, on both
 // stores.
 func TestSeedExamples(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
 
-// Seed 001's texts.
+// The messages the contract names.
 const (
 	msgQueryTooShort = "Query must be at least 3 characters"
 	msgNothingFound  = "No embeddings found. Run initial session to generate context."

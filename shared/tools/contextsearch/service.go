@@ -256,34 +256,45 @@ func (s *Service) corpus(ctx context.Context, tenant string) (*contextindex.Corp
 	if s.o.Embedder != nil {
 		model = s.o.Embedder.Model()
 	}
-	var code *contextindex.Collection
-	var progress *contextindex.Progress
+	code, progress, codeNotice, err := s.codeCollection(ctx, tenant, ts, model)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	notice = cmp.Or(notice, codeNotice)
+	return contextindex.Join(s.memoryCollection(ctx, tenant, ts, model), code), progress, notice, nil
+}
+
+// codeCollection returns the tenant's code index as a collection, with how
+// far it is (both nil when there is none) and a notice when it could not
+// be refreshed. A local repository's is its live index; otherwise the
+// stored index is refreshed into ts. The caller holds ts.mu.
+func (s *Service) codeCollection(ctx context.Context, tenant string, ts *tenantState, model string) (*contextindex.Collection, *contextindex.Progress, string, error) {
 	if s.o.Repo != nil {
 		st, err := s.localCode(ctx, tenant)
-		if err != nil {
+		if err != nil || st == nil {
 			return nil, nil, "", err
 		}
-		if st != nil {
-			code, progress = st.Collection(), &st.Progress
-		}
-	} else {
-		n, err := s.held(ctx, ts.code != nil, "code index", tenant, func(ctx context.Context) error {
-			return s.refreshCode(ctx, tenant, ts)
-		})
-		if err != nil {
-			return nil, nil, "", err
-		}
-		notice = cmp.Or(notice, n)
-		if ts.code != nil {
-			if ts.codeColl == nil || ts.codeCollOf != ts.code {
-				ts.codeColl = contextindex.NewCollection(model, []contextindex.Part{{Seg: ts.code.Segment}}, ts.code.Vectors)
-				ts.codeCollOf = ts.code
-			}
-			code = ts.codeColl
-			n := len(ts.code.Files)
-			progress = &contextindex.Progress{State: contextindex.StateReady, FilesIndexed: n, FilesTotal: n, Chunks: len(ts.code.Segment.Docs)}
-		}
+		return st.Collection(), &st.Progress, "", nil
 	}
+	notice, err := s.held(ctx, ts.code != nil, "code index", tenant, func(ctx context.Context) error {
+		return s.refreshCode(ctx, tenant, ts)
+	})
+	if err != nil || ts.code == nil {
+		return nil, nil, notice, err
+	}
+	if ts.codeColl == nil || ts.codeCollOf != ts.code {
+		ts.codeColl = contextindex.NewCollection(model, []contextindex.Part{{Seg: ts.code.Segment}}, ts.code.Vectors)
+		ts.codeCollOf = ts.code
+	}
+	n := len(ts.code.Files)
+	progress := &contextindex.Progress{State: contextindex.StateReady, FilesIndexed: n, FilesTotal: n, Chunks: len(ts.code.Segment.Docs)}
+	return ts.codeColl, progress, notice, nil
+}
+
+// memoryCollection returns the tenant's memory entries, refreshed into ts,
+// as a collection: with their vectors when there is an embedder (entries
+// without one are sent to be embedded). The caller holds ts.mu.
+func (s *Service) memoryCollection(ctx context.Context, tenant string, ts *tenantState, model string) *contextindex.Collection {
 	if s.o.Embedder != nil {
 		if err := s.refreshVectors(ctx, tenant, ts); err != nil {
 			// Vectors are an improvement, not a requirement: rank lexically.
@@ -301,7 +312,7 @@ func (s *Service) corpus(ctx context.Context, tenant string) (*contextindex.Corp
 		ts.memColl = contextindex.NewCollection(model, []contextindex.Part{{Seg: ts.memSeg}}, ts.vectors)
 		ts.memCollOf = of
 	}
-	return contextindex.Join(ts.memColl, code), progress, notice, nil
+	return ts.memColl
 }
 
 // localCode returns the live code index of the repository the tenant

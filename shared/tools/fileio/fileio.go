@@ -1,4 +1,4 @@
-// Package fileio implements the file-io tool (seed 003): read_file and
+// Package fileio implements the file-io tool: read_file and
 // write_file of UTF-8 text files in the caller's own workspace, a sandbox
 // per tenant kept by package workspace (a local directory through os.Root,
 // or an S3 prefix when TOOLSHED_BUCKET is set).

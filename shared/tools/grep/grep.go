@@ -1,4 +1,4 @@
-// Package grep implements grep_codebase (seed 001): a regular expression
+// Package grep implements grep_codebase: a regular expression
 // search over the searchable files of the tenant's repository snapshot
 // (repo.Snapshot.Searchable: .gitignore respected, node_modules/, .git/,
 // dist/, build/, .next/, .context/, hidden files and binary files

@@ -1,4 +1,4 @@
-// Package hello implements the hello tool (seed 000): a greeting that proves
+// Package hello implements the hello tool: a greeting that proves
 // an agent can reach Toolshed. It has no side effects.
 package hello
 

@@ -1,5 +1,5 @@
 // Package memory implements the memory tools over store.Memory:
-// write_memory_entry (seed 000) appends one entry to a memory file, and
+// write_memory_entry appends one entry to a memory file, and
 // read_memory pages through a file's entries. Render gives a file's entries
 // as one text, for read_repo_file on .claude/memory/<file>.
 //
@@ -36,7 +36,7 @@ const (
 	ReadTool  = "read_memory"
 )
 
-// MaxEntryBytes is the largest entry (seed 000: 5 KB).
+// MaxEntryBytes is the largest entry (5 KB).
 const MaxEntryBytes = 5120
 
 // format is how a memory file's entries are written.

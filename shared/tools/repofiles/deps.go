@@ -385,13 +385,37 @@ var (
 )
 
 func pythonDeps(fsys fs.FS, p string, data []byte) []dependency {
-	src := string(data)
-	type pyRef struct {
-		pos   int
-		level int      // leading dots
-		mod   string   // dotted module
-		names []string // from … import names
+	var out []dependency
+	for _, r := range pythonImports(string(data)) {
+		if found := r.resolve(fsys, p); len(found) > 0 {
+			for _, f := range found {
+				out = append(out, dependency{Path: f, Type: depImport})
+			}
+			continue
+		}
+		if r.level > 0 {
+			spec := strings.Repeat(".", r.level) + r.mod
+			if r.mod == "" && len(r.names) > 0 {
+				spec += r.names[0]
+			}
+			out = append(out, dependency{Path: spec, Type: depUnresolved, Note: "no file of the repository matches"})
+		} else {
+			out = append(out, dependency{Path: strings.Split(r.mod, ".")[0], Type: depExternal})
+		}
 	}
+	return out
+}
+
+// pyRef is one module a Python file imports.
+type pyRef struct {
+	pos   int
+	level int      // leading dots
+	mod   string   // dotted module
+	names []string // from … import names
+}
+
+// pythonImports returns the modules that src imports, in order.
+func pythonImports(src string) []pyRef {
 	var refs []pyRef
 	for _, m := range pyImport.FindAllStringSubmatchIndex(src, -1) {
 		for _, part := range strings.Split(src[m[2]:m[3]], ",") {
@@ -410,51 +434,39 @@ func pythonDeps(fsys fs.FS, p string, data []byte) []dependency {
 		refs = append(refs, pyRef{pos: m[0], level: m[3] - m[2], mod: src[m[4]:m[5]], names: names})
 	}
 	slices.SortStableFunc(refs, func(a, b pyRef) int { return a.pos - b.pos })
+	return refs
+}
 
-	var out []dependency
-	for _, r := range refs {
-		modPath := strings.ReplaceAll(r.mod, ".", "/")
-		var roots []string
-		if r.level > 0 {
-			dir := path.Dir(p)
-			for range r.level - 1 {
-				dir = path.Dir(dir)
-			}
-			roots = []string{dir}
-		} else {
-			roots = []string{".", "src"}
+// resolve returns the repository's files that r, imported by the file at
+// p, names: the module and any submodules among its names. A relative
+// import is looked for from p's package, an absolute one at the root and
+// then in src.
+func (r pyRef) resolve(fsys fs.FS, p string) []string {
+	modPath := strings.ReplaceAll(r.mod, ".", "/")
+	roots := []string{".", "src"}
+	if r.level > 0 {
+		dir := path.Dir(p)
+		for range r.level - 1 {
+			dir = path.Dir(dir)
 		}
-		var found []string
-		for _, root := range roots {
-			base := path.Join(root, modPath)
-			if f, ok := resolvePython(fsys, base); ok && modPath != "" {
+		roots = []string{dir}
+	}
+	var found []string
+	for _, root := range roots {
+		base := path.Join(root, modPath)
+		if f, ok := resolvePython(fsys, base); ok && modPath != "" {
+			found = append(found, f)
+		}
+		for _, n := range r.names { // submodules: from pkg import mod
+			if f, ok := resolvePython(fsys, path.Join(base, n)); ok {
 				found = append(found, f)
 			}
-			for _, n := range r.names { // submodules: from pkg import mod
-				if f, ok := resolvePython(fsys, path.Join(base, n)); ok {
-					found = append(found, f)
-				}
-			}
-			if len(found) > 0 {
-				break
-			}
 		}
-		switch {
-		case len(found) > 0:
-			for _, f := range found {
-				out = append(out, dependency{Path: f, Type: depImport})
-			}
-		case r.level > 0:
-			spec := strings.Repeat(".", r.level) + r.mod
-			if r.mod == "" && len(r.names) > 0 {
-				spec += r.names[0]
-			}
-			out = append(out, dependency{Path: spec, Type: depUnresolved, Note: "no file of the repository matches"})
-		default:
-			out = append(out, dependency{Path: strings.Split(r.mod, ".")[0], Type: depExternal})
+		if len(found) > 0 {
+			break
 		}
 	}
-	return out
+	return found
 }
 
 // resolvePython finds base.py or base/__init__.py.

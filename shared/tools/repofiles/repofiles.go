@@ -1,11 +1,11 @@
 // Package repofiles implements the tools that read single files of a
 // tenant's repository snapshot (shared/repo):
 //
-//   - read_repo_file (seed 000): only the seed's allowed paths, never its
+//   - read_repo_file: only the allowed paths of its contract, never the
 //     denied ones, at most 100 KB; .claude/memory/<file> shows the
 //     committed file followed by the entries appended with
 //     write_memory_entry.
-//   - read_file (seed 001): any project file but node_modules/ and what the
+//   - read_file: any project file but node_modules/ and what the
 //     repository's policy denies (.env*, secrets*, *.key, *.pem, .git/,
 //     the server's data directory), at most 1 MB, with language, line count, module, role
 //     and modification time, and optionally its level-1 imports that
@@ -37,14 +37,14 @@ const (
 	ReadFileTool     = "read_file"
 )
 
-// Size limits of the seeds.
+// Size limits of the two tools' contracts.
 const (
 	RepoFileMaxBytes = 100 << 10 // read_repo_file: 100 KB
 	FileMaxBytes     = 1 << 20   // read_file: 1 MB
 )
 
-// RepoFilePolicy is seed 000's allow list for read_repo_file. The seed's
-// "dir/*" entries name safe folders: everything below them may be read, at
+// RepoFilePolicy is read_repo_file's allow list. Its "dir/*" entries name
+// safe folders: everything below them may be read, at
 // any depth. Its denied patterns (.env*, secrets*, *.key, *.pem, .git/)
 // are the repository's deny list (repo.DefaultDeny), which the view
 // applies to every repository tool.
@@ -57,7 +57,7 @@ var RepoFilePolicy = pathpolicy.MustNew(pathpolicy.Options{
 	MaxBytes: RepoFileMaxBytes,
 })
 
-// FilePolicy is seed 001's rule for read_file: besides the repository's
+// FilePolicy is read_file's rule: besides the repository's
 // deny list, which the view applies (.env files and .git/ among it),
 // never node_modules/, anywhere in the path.
 var FilePolicy = pathpolicy.MustNew(pathpolicy.Options{

@@ -1,4 +1,4 @@
-// Package sysaudit implements the sys-audit tool (seed 003, alias
+// Package sysaudit implements the sys-audit tool (alias
 // adam-sys-audit): it reports on the machine the tool server runs on.
 //
 // Commands:

@@ -562,7 +562,7 @@ func TestDiffBaseline(t *testing.T) {
 			}},
 		},
 		{
-			name: "seed 003 software baseline",
+			name: "the contract's software baseline",
 			baseline: func() any {
 				return json.RawMessage(`{"os_version":"Ubuntu 22.04.3 LTS","kernel":"5.15.0-78-generic","python_version":"3.11.4","packages":["fastapi==0.103.2"]}`)
 			},

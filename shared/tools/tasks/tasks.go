@@ -1,4 +1,4 @@
-// Package tasks implements the task tools of seed 002 over store.Tasks:
+// Package tasks implements the task tools over store.Tasks:
 // add_task, list_tasks, update_task, complete_task and delete_task.
 //
 // Beyond what the contracts' input schemas check, the tools enforce the
@@ -120,7 +120,8 @@ func taskID(n schema.Int) (int64, error) {
 	return int64(n), nil
 }
 
-// notFound is the seed 002 NOT_FOUND error for a task id.
+// notFound is the RESOURCE_NOT_FOUND error for a task id (NOT_FOUND in
+// the task-API envelope).
 func notFound(id int64) error {
 	return toolerr.New(toolerr.ResourceNotFound, "Task %d not found", id).With("task_id", id)
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/toolshed/toolshed/shared/toolerr"
 )
 
-// Limits of seed 002, in characters (Unicode code points, as JSON Schema
+// Limits of the task tools' contracts, in characters (Unicode code points, as JSON Schema
 // counts maxLength), after trimming.
 const (
 	maxTitle       = 255

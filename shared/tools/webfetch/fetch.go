@@ -20,7 +20,7 @@ import (
 	"github.com/toolshed/toolshed/shared/toolerr"
 )
 
-// Limits of a fetch (seed 003 and DESIGN §6).
+// Limits of a fetch (its contract, and the design's network rules).
 const (
 	// MaxBodyBytes is the largest body, counted after decompression.
 	MaxBodyBytes = 5 << 20

@@ -1,5 +1,4 @@
-// Package webfetch implements the web-fetch tool (seed 003, command
-// fetch_url): an HTTP GET of a public http(s) URL that returns the status,
+// Package webfetch implements the web-fetch tool (command fetch_url): an HTTP GET of a public http(s) URL that returns the status,
 // headers and text of the response, built so that a caller cannot use it
 // to reach anything but the public internet (SSRF).
 //
