@@ -189,5 +189,5 @@ func codeOn(route string, code toolerr.Code) string {
 	if code == "" || route != RouteTaskAPI {
 		return string(code)
 	}
-	return toolerr.Lookup(code).LegacyCode
+	return toolerr.Lookup(code).TaskAPICode
 }
