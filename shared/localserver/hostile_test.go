@@ -229,7 +229,7 @@ func TestHostileRawRequests(t *testing.T) {
 func TestBodyOverTheLimitIsReadable(t *testing.T) {
 	addr := strings.TrimPrefix(startServer(t, nil), "http://")
 	body := []byte(`{"args":{"name":"` + strings.Repeat("a", 8<<20) + `"}}`)
-	// The code in each route's vocabulary: seed 002 calls it VALIDATION_ERROR.
+	// The code in each route's vocabulary: the task API calls it VALIDATION_ERROR.
 	codes := map[string]string{"/v1/tools/hello": "SIZE_LIMIT_EXCEEDED", "/mcp/tool/hello": "VALIDATION_ERROR", "/mcp": "SIZE_LIMIT_EXCEEDED"}
 	for path, code := range codes {
 		for _, framing := range []string{fmt.Sprintf("Content-Length: %d", len(body)), "Transfer-Encoding: chunked"} {

@@ -77,7 +77,7 @@ type Example struct {
 	// Bind takes input fields from what the setup calls answered: a field
 	// name → a JSON pointer into the list of their results ("/0/id": the
 	// id the first setup call answered). Input holds the value a fresh
-	// tenant gets, as the seeds show it; BoundInput is the input for any
+	// tenant gets, as the specification shows it; BoundInput is the input for any
 	// tenant (a smoke test's, which has tasks already).
 	Bind      map[string]string `json:"bind,omitempty"`
 	Input     json.RawMessage   `json:"input"`
