@@ -67,13 +67,19 @@ func (c *jsonConn) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Write sends what the server writes, but for net/http's own refusal,
+// which it replaces with the handler's answer. Either way the next request
+// starts a new head.
 func (c *jsonConn) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	head := c.head
-	c.head = nil
+	c.head = c.head[:0]
+	status, text, refused := parseRefusal(p)
+	if refused {
+		head = bytes.Clone(head)
+	}
 	c.mu.Unlock()
-	status, text, ok := parseRefusal(p)
-	if !ok {
+	if !refused {
 		return c.Conn.Write(p)
 	}
 	if _, err := c.Conn.Write(c.answer(head, status, text)); err != nil {
@@ -82,12 +88,20 @@ func (c *jsonConn) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// maxRefusal bounds the writes that may be a refusal of net/http (a status
+// line, the refusalHeaders and a line of text), so that answers, however
+// large, pass without being searched.
+const maxRefusal = 512
+
 // parseRefusal reads net/http's own refusal: its status and text.
 func parseRefusal(p []byte) (status int, text string, ok bool) {
+	if len(p) > maxRefusal || !bytes.HasPrefix(p, []byte("HTTP/1.1 ")) {
+		return 0, "", false
+	}
 	line, rest, found := bytes.Cut(p, []byte(refusalHeaders))
 	code, _, _ := strings.Cut(strings.TrimPrefix(string(line), "HTTP/1.1 "), " ")
 	status, err := strconv.Atoi(code)
-	if !found || !bytes.HasPrefix(line, []byte("HTTP/1.1 ")) || err != nil || status < 400 {
+	if !found || err != nil || status < 400 {
 		return 0, "", false
 	}
 	return status, string(rest), true
