@@ -9,7 +9,14 @@
 // "requestId"} elsewhere. The HTTP rules are applied here, once, for every
 // route: the method (else 405), the Content-Type (else 415: application/json
 // on /mcp, application/json or none on the tool routes) and a body of at
-// most MaxBody bytes (else 413 SIZE_LIMIT_EXCEEDED), read once.
+// most MaxBody bytes (else 413 SIZE_LIMIT_EXCEEDED), read once. Paths are
+// matched as sent: one that is not canonical is a 404, never a redirect
+// (edges.go); requests net/http refuses itself are answered in JSON too
+// when the server listens through Listener (malformed.go).
+//
+// A client may narrow the tools of its requests (toolselect.go): a subset
+// (X-MCP-Tools, ?tools=) or the read-only ones (X-MCP-Readonly,
+// /mcp/readonly), as request-scoped tool filters (caller.WithToolFilter).
 //
 // On the local server an origin guard (guard.go) refuses foreign Hosts and
 // Origins with 403, and pages from allowed origins get CORS (cors.go):
