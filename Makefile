@@ -4,17 +4,21 @@
 SHELL := /bin/bash
 GO ?= go
 FUNCTIONS := $(notdir $(wildcard functions/*))
-VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+# The build's version, in every binary's -version and the MCP serverInfo:
+# the tag (v1.2.0), or the tag, commits since and commit (v1.2.0-3-gabc1234),
+# or the commit alone before any tag; -dirty with uncommitted changes.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 CDK := $(CURDIR)/node_modules/.bin/cdk
 export CDK_DISABLE_VERSION_CHECK := 1
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 
-.PHONY: run test test-go test-infra lint build synth bootstrap deploy diff bench bench-grep bench-mcp bench-lambda contextbench fuzz clean ripgrep
+.PHONY: run test test-go test-infra lint build synth bootstrap deploy diff smoke bench bench-grep bench-mcp bench-lambda contextbench fuzz clean ripgrep help
 
-## run: the local MCP server on http://127.0.0.1:8000 (every tool, embedded storage)
+## run: the local MCP server on http://127.0.0.1:8000 (every tool, embedded storage;
+## flags in ARGS, e.g. ARGS="-repo ~/src/myapp"; ARGS=-h lists them)
 run:
-	$(GO) build -o build/local/toolshed ./functions/gateway
+	$(GO) build -ldflags='-X main.version=$(VERSION)' -o build/local/toolshed ./functions/gateway
 	exec ./build/local/toolshed $(ARGS)
 
 ## test: every test — Go unit, contract, MCP client, store conformance on both
@@ -70,6 +74,12 @@ diff: build node_modules
 deploy: build node_modules
 	cd infra && $(CDK) deploy --no-notices --require-approval broadening $(ARGS)
 
+## smoke: call each tool's first contract example on the three routes of a
+## running server and check the answers (URL=http://127.0.0.1:8000; a key in TOOLSHED_KEY)
+URL ?= http://127.0.0.1:8000
+smoke:
+	$(GO) run ./scripts/smoke -url $(URL)
+
 ## bench: latency and throughput benchmarks (see README for figures)
 bench: node_modules
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./shared/localserver/ ./shared/tools/tasks/ ./shared/tools/webfetch/ ./shared/tools/fileio/ ./shared/textsearch/
@@ -123,3 +133,9 @@ fuzz:
 ## clean: build output only; .toolshed (your local data) is kept
 clean:
 	rm -rf build infra/cdk.out
+
+## help: this list (each target's "## target: what it does" above it)
+help:
+	@awk '/^## / { sub(/^## /, ""); if (cont) printf "  %-14s %s\n", "", $$0; \
+	  else { i = index($$0, ": "); printf "  %-14s %s\n", substr($$0, 1, i - 1), substr($$0, i + 2) } \
+	  cont = 1; next } { cont = 0 }' $(MAKEFILE_LIST)

@@ -8,11 +8,17 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/toolshed/toolshed/shared/auth"
 	"github.com/toolshed/toolshed/shared/awscall"
+	"github.com/toolshed/toolshed/shared/cmdline"
 	"github.com/toolshed/toolshed/shared/lambdaentry"
 	"github.com/toolshed/toolshed/shared/store/dynamostore"
 )
 
+// version is the build's version (make sets it with -ldflags).
+var version = "dev"
+
 func main() {
+	cmdline.Command{Name: "authorizer", Version: version, Readme: "README.md#build-and-deploy",
+		Summary: "the API Gateway Lambda authorizer: a bearer API key to its tenant; run by Lambda, it takes its settings from the environment"}.Parse()
 	log, cfg := lambdaentry.Setup()
 	awsCfg, err := awscall.LoadConfig(context.Background())
 	lambdaentry.FatalIf(log, "load AWS config", err)

@@ -16,6 +16,7 @@ import (
 	awslambda "github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/toolshed/toolshed/contracts"
 	"github.com/toolshed/toolshed/shared/auth"
+	"github.com/toolshed/toolshed/shared/cmdline"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/gcsettings"
 	"github.com/toolshed/toolshed/shared/httpapi"
@@ -29,8 +30,11 @@ import (
 	"github.com/toolshed/toolshed/shared/wiring"
 )
 
-// version is the build's version (make build sets it with -ldflags).
+// version is the build's version (make sets it with -ldflags).
 var version = "dev"
+
+var command = cmdline.Command{Name: "gateway", Version: version, Readme: "README.md#configuration",
+	Summary: "the MCP endpoint; outside Lambda, the local server with every tool in process (make run)"}
 
 func main() {
 	if lambdaentry.InLambda() {
@@ -44,9 +48,9 @@ func main() {
 		os.Exit(2)
 	}
 	flag.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address (env TOOLSHED_ADDR)")
-	flag.StringVar(&cfg.DataDir, "data", cfg.DataDir, "data directory for the embedded store (env TOOLSHED_DATA_DIR)")
+	flag.StringVar(&cfg.DataDir, "data", cfg.DataDir, "data directory: the embedded store, workspaces, indexes (env TOOLSHED_DATA_DIR)")
 	flag.StringVar(&cfg.RepoDir, "repo", cfg.RepoDir, "repository directory the repository tools serve when TOOLSHED_BUCKET is unset (env TOOLSHED_REPO_DIR)")
-	flag.Parse()
+	command.Parse()
 	log := telemetry.NewLogger(os.Stdout, cfg.LogLevel)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

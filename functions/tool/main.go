@@ -13,6 +13,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/toolshed/toolshed/shared/auth"
+	"github.com/toolshed/toolshed/shared/cmdline"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/httpapi"
 	"github.com/toolshed/toolshed/shared/lambdaentry"
@@ -22,7 +23,12 @@ import (
 	"github.com/toolshed/toolshed/shared/wiring"
 )
 
+// version is the build's version (make sets it with -ldflags).
+var version = "dev"
+
 func main() {
+	cmdline.Command{Name: "tool", Version: version, Readme: "README.md#build-and-deploy",
+		Summary: "the Lambda function of one tool (TOOLSHED_TOOL names it); run by Lambda, it takes its settings from the environment"}.Parse()
 	log, cfg := lambdaentry.Setup()
 	ctx := context.Background()
 	if cfg.Tool == "" {

@@ -35,11 +35,11 @@ func NewKey() string {
 // BearerToken extracts the key from an Authorization header value.
 func BearerToken(header string) (string, error) {
 	if header == "" {
-		return "", toolerr.New(toolerr.Unauthorized, "missing API key: send Authorization: Bearer <key>")
+		return "", unauthorized("missing API key: send Authorization: Bearer <key>")
 	}
 	scheme, token, ok := strings.Cut(header, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
-		return "", toolerr.New(toolerr.Unauthorized, "malformed Authorization header: expected Bearer <key>")
+		return "", unauthorized("malformed Authorization header: expected Bearer <key>")
 	}
 	return strings.TrimSpace(token), nil
 }
@@ -49,7 +49,7 @@ func Resolve(ctx context.Context, keys store.APIKeys, key string) (string, error
 	k, err := keys.Lookup(ctx, store.HashKey(key))
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return "", toolerr.New(toolerr.Unauthorized, "unknown API key")
+		return "", unauthorized("unknown API key")
 	case errors.Is(err, store.ErrStorage) || errors.Is(err, context.DeadlineExceeded):
 		e := toolerr.New(toolerr.StorageError, "the API key could not be checked: its storage is unavailable; try again")
 		e.Cause = fmt.Errorf("look up API key: %w", err)
@@ -57,7 +57,7 @@ func Resolve(ctx context.Context, keys store.APIKeys, key string) (string, error
 	case err != nil:
 		return "", fmt.Errorf("look up API key: %w", err)
 	case k.Revoked:
-		return "", toolerr.New(toolerr.Unauthorized, "API key %q was revoked", k.Name)
+		return "", unauthorized(fmt.Sprintf("API key %q was revoked", k.Name))
 	}
 	if err := tenant.Check(k.Tenant); err != nil {
 		return "", fmt.Errorf("API key %q: %w", k.Name, err)

@@ -11,7 +11,14 @@
 // "requestId"} elsewhere. The HTTP rules are applied here, once, for every
 // route: the method (else 405), the Content-Type (else 415: application/json
 // on /mcp, application/json or none on the tool routes) and a body of at
-// most MaxBody bytes (else 413 SIZE_LIMIT_EXCEEDED), read once.
+// most MaxBody bytes (else 413 SIZE_LIMIT_EXCEEDED), read once. Paths are
+// matched as sent: one that is not canonical is a 404, never a redirect
+// (edges.go); requests net/http refuses itself are answered in JSON too
+// when the server listens through Listener (malformed.go).
+//
+// A client may narrow the tools of its requests (toolselect.go): a subset
+// (X-MCP-Tools, ?tools=) or the read-only ones (X-MCP-Readonly,
+// /mcp/readonly), as request-scoped tool filters (caller.WithToolFilter).
 //
 // On the local server an origin guard (guard.go) refuses foreign Hosts and
 // Origins with 403, and pages from allowed origins get CORS (cors.go):
@@ -68,7 +75,7 @@ type Grant struct {
 
 // Config wires a Handler.
 type Config struct {
-	Invoker toolkit.Invoker
+	Invoker toolkit.Catalog
 	Auth    Authenticator
 	MCP     MCP // nil: /mcp is not served (tool functions)
 	// RequestID returns the id of a request; nil generates a random one.
@@ -104,15 +111,17 @@ func New(cfg Config) http.Handler {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	s := &server{cfg: cfg}
+	s := &server{cfg: cfg, selection: newToolSelection(cfg.Invoker)}
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/tools/{name}", s.authed(s.withBody(jsonOrNoType, s.v1)))
+	mux.HandleFunc("POST /v1/tools/{name}", s.authed(s.withSelection(s.withBody(jsonOrNoType, s.v1))))
 	mux.HandleFunc("/v1/tools/{name}", s.methodNotAllowed(http.MethodPost))
-	mux.HandleFunc("POST /mcp/tool/{name}", s.authed(s.withBody(jsonOrNoType, s.taskAPI)))
+	mux.HandleFunc("POST /mcp/tool/{name}", s.authed(s.withSelection(s.withBody(jsonOrNoType, s.taskAPI))))
 	mux.HandleFunc("/mcp/tool/{name}", s.methodNotAllowed(http.MethodPost))
 	if cfg.MCP != nil {
-		mux.HandleFunc("POST /mcp", s.authed(s.withBody(jsonType, cfg.MCP.Serve)))
-		mux.HandleFunc("/mcp", s.methodNotAllowed(http.MethodPost))
+		for _, path := range []string{"/mcp", ReadonlyPath} {
+			mux.HandleFunc("POST "+path, s.authed(s.withSelection(s.withBody(jsonType, cfg.MCP.Serve))))
+			mux.HandleFunc(path, s.methodNotAllowed(http.MethodPost))
+		}
 	}
 	mux.HandleFunc("GET /healthz", s.health)
 	mux.HandleFunc("/healthz", s.methodNotAllowed(http.MethodGet))
@@ -122,8 +131,9 @@ func New(cfg Config) http.Handler {
 }
 
 type server struct {
-	cfg Config
-	mux *http.ServeMux
+	cfg       Config
+	mux       *http.ServeMux
+	selection toolSelection // the tools a request asks for (toolselect.go)
 }
 
 // ServeHTTP gives every request its id, then applies the origin guard and
@@ -132,6 +142,10 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id := caller.Identity{RequestID: s.cfg.RequestID(r), Accepted: time.Now()}
 	w.Header().Set("X-Request-Id", id.RequestID)
 	r = r.WithContext(caller.With(r.Context(), id))
+	if bad, ok := r.Context().Value(malformedKey{}).(malformed); ok { // malformed.go
+		s.fail(w, r, bad.status, bad.err)
+		return
+	}
 	if s.cfg.ProtectedResource != nil && isMetadataPath(r.URL.Path) {
 		s.resourceMetadata(w, r) // open to every origin: no guard
 		return
@@ -144,6 +158,10 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if answerCORS(w, r) { // a preflight
 			return
 		}
+	}
+	if canonical := canonicalPath(r.URL.Path); canonical != r.URL.Path {
+		s.nonCanonical(w, r, canonical)
+		return
 	}
 	if s.cfg.MaxResponse > 0 {
 		s.serveLimited(w, r)
@@ -176,7 +194,8 @@ func (s *server) routes() string {
 		}
 		return "this function serves " + strings.Join(routes, ", ")
 	}
-	return fmt.Sprintf("Toolshed serves POST /mcp, POST /v1/tools/{name}, POST /mcp/tool/{name} and GET /healthz; tools: %s",
+	return fmt.Sprintf("Toolshed serves POST /mcp, POST %s, POST /v1/tools/{name}, POST /mcp/tool/{name} and GET /healthz; tools: %s",
+		ReadonlyPath,
 		strings.Join(names, ", "))
 }
 
@@ -264,9 +283,13 @@ func (s *server) withBody(rule typeRule, next func(w http.ResponseWriter, r *htt
 	}
 }
 
+// tooLarge answers 413 and closes the connection once the client has
+// sent the rest of the body (drain), so that it can read the answer.
 func (s *server) tooLarge(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Connection", "close")
 	s.fail(w, r, http.StatusRequestEntityTooLarge, toolerr.New(toolerr.SizeLimitExceeded,
 		"request body: larger than the %d-byte limit", s.cfg.MaxBody).With("limitBytes", s.cfg.MaxBody))
+	drain(w, r)
 }
 
 // v1 serves POST /v1/tools/{name} with body {"args":{...}}.
@@ -348,11 +371,7 @@ func (s *server) toolName(r *http.Request) string {
 // the envelope of the route it was aimed at, and logs it.
 func (s *server) fail(w http.ResponseWriter, r *http.Request, status int, e *toolerr.Error) {
 	id := caller.From(r.Context())
-	level := slog.LevelInfo
-	if status == http.StatusUnauthorized || status == http.StatusForbidden {
-		level = slog.LevelWarn
-	}
-	s.cfg.Log.Log(r.Context(), level, "request refused", "event", "http_error", "status", status,
+	s.cfg.Log.Log(r.Context(), refusalLevel(r, status), "request refused", "event", "http_error", "status", status,
 		"code", e.Code, "method", r.Method, "path", r.URL.Path, "request_id", id.RequestID,
 		"remote", r.RemoteAddr, "error", e.Message)
 

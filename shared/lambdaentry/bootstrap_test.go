@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/toolshed/toolshed/shared/auth"
 	"github.com/toolshed/toolshed/shared/secrets"
 	"github.com/toolshed/toolshed/shared/testenv/lambdatest"
 	"github.com/toolshed/toolshed/shared/testenv/tooltest"
@@ -27,6 +29,7 @@ func TestBootstraps(t *testing.T) {
 	t.Run("authorizer", func(t *testing.T) { testAuthorizer(t, d) })
 	t.Run("init errors", func(t *testing.T) { testInitErrors(t, d) })
 	t.Run("gateway to tool", func(t *testing.T) { testGatewayToTool(t, d) })
+	t.Run("smoke test through an HTTP API", func(t *testing.T) { testSmoke(t, d) })
 }
 
 func testToolAPIGatewayEvents(t *testing.T, d *deployment) {
@@ -162,9 +165,9 @@ func testAuthorizer(t *testing.T, d *deployment) {
 		{"unknown key", "Bearer tsk_unknown", `{"isAuthorized":false}`},
 		{"revoked key", "Bearer " + revoked, `{"isAuthorized":false}`},
 		{"not a bearer token", "Basic dXNlcjpwYXNz", `{"isAuthorized":false}`},
-		{"on /mcp: unknown key", "Bearer tsk_unknown", `{"isAuthorized":true,"context":{"authError":"unknown API key"}}`},
-		{"on /mcp: revoked key", "Bearer " + revoked, `{"isAuthorized":true,"context":{"authError":"API key \"old\" was revoked"}}`},
-		{"on /mcp: not a bearer token", "Basic dXNlcjpwYXNz", `{"isAuthorized":true,"context":{"authError":"malformed Authorization header: expected Bearer <key>"}}`},
+		{"on /mcp: unknown key", "Bearer tsk_unknown", refusal("unknown API key")},
+		{"on /mcp: revoked key", "Bearer " + revoked, refusal(`API key "old" was revoked`)},
+		{"on /mcp: not a bearer token", "Basic dXNlcjpwYXNz", refusal("malformed Authorization header: expected Bearer <key>")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -259,6 +262,21 @@ func testInitErrors(t *testing.T, d *deployment) {
 			}
 		})
 	}
+}
+
+// refusal is the authorizer's simple response letting a request with a bad
+// key through to the function, which answers 401 with why and how to get a
+// key; encoded as the runtime client encodes it (no HTML escaping).
+func refusal(why string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(events.APIGatewayV2CustomAuthorizerSimpleResponse{
+		IsAuthorized: true, Context: map[string]any{auth.ContextError: why + "; " + auth.KeyHelp},
+	}); err != nil {
+		panic(err)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // testGatewayToTool: the gateway's Lambda client reaches the tool functions

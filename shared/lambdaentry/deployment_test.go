@@ -27,8 +27,12 @@ import (
 )
 
 // bootstrapDir holds the functions' bootstraps, built for the host by
-// TestMain as `make build` builds them for Lambda: tool, gateway, authorizer.
+// TestMain as `make build` builds them for Lambda (version testVersion):
+// tool, gateway, authorizer, indexer.
 var bootstrapDir string
+
+// testVersion is the version the bootstraps are built with, as make sets it.
+const testVersion = "v0.0.0-test"
 
 func TestMain(m *testing.M) {
 	os.Exit(runTests(m))
@@ -46,8 +50,8 @@ func runTests(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	build := exec.Command("go", "build", "-tags", "lambda.norpc", "-ldflags=-s -w", "-o", dir+string(filepath.Separator),
-		"./functions/tool", "./functions/gateway", "./functions/authorizer")
+	build := exec.Command("go", "build", "-tags", "lambda.norpc", "-ldflags=-s -w -X main.version="+testVersion,
+		"-o", dir+string(filepath.Separator), "./functions/tool", "./functions/gateway", "./functions/authorizer", "./functions/indexer")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build the bootstraps: %v\n%s", err, out)

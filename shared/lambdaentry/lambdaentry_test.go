@@ -259,6 +259,7 @@ func (b bigInvoker) Invoke(_ context.Context, req toolkit.Request) toolkit.Outco
 }
 func (bigInvoker) Has(name string) (string, bool) { return name, true }
 func (bigInvoker) Names() []string                { return []string{"big"} }
+func (bigInvoker) Served() []*schema.Contract     { return nil }
 
 // TestResultsThatDoNotFitALambdaResponse: a direct invocation whose outcome
 // would pass Lambda's 6 MB answers SIZE_LIMIT_EXCEEDED instead of failing

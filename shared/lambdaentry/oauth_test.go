@@ -64,7 +64,7 @@ func TestBootstrapsWithOAuth(t *testing.T) {
 		{"gateway, no credentials", gw, bearer(t, "mcp-call-hello.json", "", "", call("hello", `{"name":"x"}`)), 401,
 			`Bearer resource_metadata="` + metadataURL + `"`, `{"error":{"data":{"code":"UNAUTHORIZED"}}}`},
 		{"gateway, an authorizer's tenant is not trusted", gw, withRoute(t, "mcp-call-hello.json", "", call("hello", `{"name":"x"}`), "acme"), 401,
-			`Bearer resource_metadata="` + metadataURL + `", error="invalid_token"`, `{"error":{"message":"unknown API key"}}`},
+			`Bearer resource_metadata="` + metadataURL + `", error="invalid_token"`, `{"error":{"message":` + jsonString(t, "unknown API key; "+auth.KeyHelp) + `}}`},
 		{"gateway, token", gw, bearer(t, "mcp-call-hello.json", "", full, call("hello", `{"name":"x"}`)), 200, "",
 			`{"result":{"structuredContent":{"greeting":"Hello, x!"}}}`},
 		{"gateway, API key", gw, bearer(t, "mcp-call-hello.json", "", "Bearer "+key, call("hello", `{"name":"k"}`)), 200, "",
@@ -132,4 +132,14 @@ func header(headers map[string]string, name string) string {
 		}
 	}
 	return ""
+}
+
+// jsonString is s as a JSON string.
+func jsonString(t *testing.T, s string) string {
+	t.Helper()
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

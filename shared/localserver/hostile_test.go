@@ -1,11 +1,14 @@
 package localserver_test
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httputil"
 	"strings"
 	"testing"
 	"time"
@@ -82,13 +85,16 @@ func hostileRPC() map[string]string {
 // TestHostileRequests sends well over a thousand hostile requests to the
 // real local server and checks the promises that hold for every one of
 // them: JSON back (never text/plain), an X-Request-Id, no 5xx, no
-// malformed JSON-RPC answered with a result, no answer much larger than
-// its question, and no call held past its deadline.
+// redirect (paths that are not canonical included), no malformed JSON-RPC
+// answered with a result, no answer much larger than its question, and no
+// call held past its deadline.
 func TestHostileRequests(t *testing.T) {
 	base := startServer(t, map[string]string{"TOOLSHED_RATE_LIMITS": "hello=1000000,add_task=1000000,sys-audit=1000000"})
-	client := &http.Client{Timeout: 30 * time.Second}
+	client := &http.Client{Timeout: 30 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	paths := []string{"/mcp", "/v1/tools/hello", "/mcp/tool/hello", "/v1/tools/add_task", "/mcp/tool/sys-audit",
-		"/v1/tools/nope", "/mcp/tool/../hello", "/healthz", "/", "/mcp/extra", "/v1/tools/hello/x"}
+		"/v1/tools/nope", "/mcp/tool/../hello", "/healthz", "/", "/mcp/extra", "/v1/tools/hello/x", "/mcp/readonly",
+		"//v1/tools/hello", "/v1/./tools/hello", "/v1/tools/..", "/mcp/../mcp"}
 	methods := []string{"POST", "GET", "PUT", "DELETE", "PATCH", "OPTIONS"}
 	contentTypes := []string{"application/json", "", "text/plain", "application/x-www-form-urlencoded", "application/json; charset=utf-8"}
 	accepts := []string{"application/json, text/event-stream", "", "text/html"}
@@ -154,6 +160,8 @@ func TestHostileRequests(t *testing.T) {
 		switch {
 		case resp.StatusCode >= 500:
 			t.Errorf("%s: server error %s", where, clip(body))
+		case resp.StatusCode >= 300 && resp.StatusCode < 400:
+			t.Errorf("%s: a redirect to %q", where, resp.Header.Get("Location"))
 		case resp.Header.Get("X-Request-Id") == "":
 			t.Errorf("%s: no X-Request-Id", where)
 		case resp.StatusCode == http.StatusAccepted && len(body) == 0:
@@ -182,4 +190,91 @@ func clip(b []byte) string {
 		return string(b[:300]) + "…"
 	}
 	return string(b)
+}
+
+// TestHostileRawRequests: requests net/http itself refuses before any
+// handler runs (a bad escape in the path, a malformed request line or
+// header, an unknown transfer coding, headers over the limit) are answered
+// in JSON with a request id on every route path, never in text/plain.
+func TestHostileRawRequests(t *testing.T) {
+	addr := strings.TrimPrefix(startServer(t, nil), "http://")
+	var lines []string
+	for _, path := range []string{"/mcp", "/mcp/readonly", "/v1/tools/hello", "/mcp/tool/hello", "/healthz", ""} {
+		for _, bad := range []string{"/%zz", "%", "/%2", "/%zz?x=1", "/a b"} {
+			lines = append(lines, "POST "+path+bad+" HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}")
+		}
+		lines = append(lines,
+			"POST "+path+"/ HTTP/1.1\r\nHost: 127.0.0.1\r\nno colon here\r\n\r\n",
+			"POST "+path+"/ HTTP/1.1\r\n\r\n",
+			"POST "+path+"/ HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: gzip\r\n\r\n",
+			"POST "+path+"/ HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: "+strings.Repeat("a", 2<<20)+"\r\n\r\n",
+			"POST "+path+"/ HTTP/9.9\r\nHost: 127.0.0.1\r\n\r\n")
+	}
+	for _, line := range lines {
+		resp, body, err := rawRequest(addr, line, nil)
+		where := clip([]byte(line))
+		switch {
+		case err != nil:
+			t.Errorf("%q: %v", where, err)
+		case resp.StatusCode < 400 || resp.Header.Get("X-Request-Id") == "" || resp.Header.Get("Content-Type") != "application/json" || !json.Valid(body):
+			t.Errorf("%q: %d %q (id %q) %s", where, resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("X-Request-Id"), clip(body))
+		}
+	}
+	t.Logf("%d raw requests, each answered in JSON", len(lines))
+}
+
+// TestBodyOverTheLimitIsReadable: a client that writes a whole 8 MB body
+// before it reads (with a length or chunked) can write it all and then read
+// the JSON 413 SIZE_LIMIT_EXCEEDED, instead of a reset connection.
+func TestBodyOverTheLimitIsReadable(t *testing.T) {
+	addr := strings.TrimPrefix(startServer(t, nil), "http://")
+	body := []byte(`{"args":{"name":"` + strings.Repeat("a", 8<<20) + `"}}`)
+	// The code in each route's vocabulary: the task API calls it VALIDATION_ERROR.
+	codes := map[string]string{"/v1/tools/hello": "SIZE_LIMIT_EXCEEDED", "/mcp/tool/hello": "VALIDATION_ERROR", "/mcp": "SIZE_LIMIT_EXCEEDED"}
+	for path, code := range codes {
+		for _, framing := range []string{fmt.Sprintf("Content-Length: %d", len(body)), "Transfer-Encoding: chunked"} {
+			head := "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
+				"Accept: application/json, text/event-stream\r\n" + framing + "\r\n\r\n"
+			resp, answer, err := rawRequest(addr, head, body)
+			if err != nil {
+				t.Errorf("%s, %s: %v", path, framing, err)
+				continue
+			}
+			if resp.StatusCode != http.StatusRequestEntityTooLarge || !bytes.Contains(answer, []byte(`"`+code+`"`)) ||
+				resp.Header.Get("Content-Type") != "application/json" {
+				t.Errorf("%s, %s: %d %s", path, framing, resp.StatusCode, clip(answer))
+			}
+		}
+	}
+}
+
+// rawRequest writes head and then body (chunked when head says so) to a
+// new connection to addr, all of it, before reading the answer.
+func rawRequest(addr, head string, body []byte) (*http.Response, []byte, error) {
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(30 * time.Second))
+	w := bufio.NewWriter(conn)
+	w.WriteString(head)
+	if strings.Contains(head, "chunked") {
+		cw := httputil.NewChunkedWriter(w)
+		cw.Write(body)
+		cw.Close()
+		w.WriteString("\r\n")
+	} else {
+		w.Write(body)
+	}
+	if err := w.Flush(); err != nil {
+		return nil, nil, fmt.Errorf("writing the request: %w", err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the answer: %w", err)
+	}
+	defer resp.Body.Close()
+	answer, err := io.ReadAll(resp.Body)
+	return resp, answer, err
 }

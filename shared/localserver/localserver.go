@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/toolshed/toolshed/shared/mcpserver"
 	"github.com/toolshed/toolshed/shared/oauth"
 	"github.com/toolshed/toolshed/shared/ratelimit"
+	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
 	"github.com/toolshed/toolshed/shared/toolset"
@@ -159,8 +161,10 @@ func Serve(ctx context.Context, ln net.Listener, cfg config.Config, log *slog.Lo
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	go func() { errc <- hs.Serve(httpapi.Listener(ln, s.Handler)) }()
+	repository, data := serving(cfg)
 	log.Info("toolshed listening", "addr", ln.Addr().String(), "mcp", "http://"+ln.Addr().String()+"/mcp",
+		"version", version, "repository", repository, "data", data,
 		"auth", map[bool]string{true: "api keys", false: "off (loopback)"}[s.AuthOn], "oauth_issuer", cfg.OAuth.Issuer, "store", cfg.Store)
 	select {
 	case err := <-errc:
@@ -174,6 +178,25 @@ func Serve(ctx context.Context, ln net.Listener, cfg config.Config, log *slog.Lo
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
+}
+
+// serving names what the server serves, for its start-up line: the
+// repository (a directory, or the snapshots in the bucket) and the data
+// directory, as absolute paths.
+func serving(cfg config.Config) (repository, data string) {
+	repository = "s3://" + cfg.Bucket + "/" + repo.Prefix
+	if cfg.Bucket == "" {
+		repository = absolute(cfg.RepoDir)
+	}
+	return repository, absolute(cfg.DataDir)
+}
+
+// absolute is dir as an absolute path, or as given if it has none.
+func absolute(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return dir
 }
 
 // IsLoopback reports whether addr is a loopback TCP address.

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -487,6 +488,9 @@ func TestAuthWithKeys(t *testing.T) {
 			if tt.status == 401 && (body.Code != "UNAUTHORIZED" || resp.Header.Get("WWW-Authenticate") == "") {
 				t.Errorf("401 without code or WWW-Authenticate: %+v", body)
 			}
+			if tt.status == 401 && !strings.HasSuffix(body.Error, auth.KeyHelp) {
+				t.Errorf("401 that does not say how to get a key: %q", body.Error)
+			}
 		})
 	}
 }
@@ -672,4 +676,49 @@ func TestHealthReportsCodeIndexes(t *testing.T) {
 		ix.FilesIndexed != ix.FilesTotal || ix.Chunks == 0 {
 		t.Errorf("ready index: %+v", ix)
 	}
+}
+
+// TestStartUpLine: the line the server logs when it listens names its
+// version, the repository and the data directory it serves, as absolute
+// paths.
+func TestStartUpLine(t *testing.T) {
+	repoDir, dataDir := t.TempDir(), t.TempDir()
+	cfg, err := config.FromEnv(func(k string) string {
+		return map[string]string{"TOOLSHED_REPO_DIR": repoDir, "TOOLSHED_DATA_DIR": dataDir}[k]
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var logs strings.Builder
+	log := slog.New(slog.NewJSONHandler(&lockedWriter{w: &logs, mu: &mu}, nil))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- localserver.Serve(ctx, ln, cfg, log, "v1.2.3") }()
+	defer func() { cancel(); <-done }()
+	waitHealthy(t, "http://"+ln.Addr().String())
+
+	want := map[string]any{"version": "v1.2.3", "repository": repoDir, "data": dataDir}
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		mu.Lock()
+		lines := strings.Split(logs.String(), "\n")
+		mu.Unlock()
+		for _, line := range lines {
+			var l map[string]any
+			if json.Unmarshal([]byte(line), &l) != nil || l["msg"] != "toolshed listening" {
+				continue
+			}
+			for k, v := range want {
+				if l[k] != v {
+					t.Errorf("%s: %v, want %v (line %s)", k, l[k], v, line)
+				}
+			}
+			return
+		}
+	}
+	t.Fatalf("no start-up line in %s", logs.String())
 }

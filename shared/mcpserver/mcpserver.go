@@ -151,13 +151,6 @@ func Result(out toolkit.Outcome) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}
 }
 
-// checkCall refuses tools/call params that name no tool or whose arguments
-// are not an object (-32602, invalid params: the SDK passes both on), and
-// answers a call of a tool that is not served with a JSON-RPC error
-// carrying TOOL_NOT_FOUND in its data. The number is the MCP spec's -32602
-// for unknown tools, not -32601, which MCP clients read as tools/call
-// itself being unsupported (contracts/errors.json). Arguments that are an object but do not fit the tool's
-// inputSchema are the tool's to refuse, as an isError result.
 // listVisible leaves out of tools/list the tools the request may not see
 // (caller.CheckTool: the client's selection, its token's scopes).
 func listVisible(next mcp.MethodHandler) mcp.MethodHandler {
@@ -172,6 +165,19 @@ func listVisible(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
+// checkCall refuses tools/call params that name no tool or whose arguments
+// are not an object (-32602, invalid params: the SDK passes both on), and
+// answers a call of a tool that is not served with a JSON-RPC error
+// carrying TOOL_NOT_FOUND in its data. The number is the MCP spec's -32602
+// for unknown tools, not -32601, which MCP clients read as tools/call
+// itself being unsupported (contracts/errors.json). Arguments that are an
+// object but do not fit the tool's inputSchema are the tool's to refuse, as
+// an isError result.
+//
+// A call may name a tool by an alias (adam-sys-audit for sys-audit), as on
+// the other routes: the SDK registers each tool under its canonical name
+// only, so the call is passed on under that name. tools/list shows the
+// canonical names.
 func checkCall(inv toolkit.Invoker) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
@@ -204,6 +210,7 @@ func checkCall(inv toolkit.Invoker) mcp.Middleware {
 					Data:    data,
 				}
 			}
+			p.Name = canonical
 			return next(ctx, method, req)
 		}
 	}

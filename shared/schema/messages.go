@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
@@ -20,37 +19,58 @@ var (
 
 // invalidInput turns a schema validation error into INVALID_INPUT. The
 // message names the first field at fault; details list every leaf problem.
-// schema is the raw schema validated against: a pattern's failure is told
-// by the "x-error" of the schema object holding it, never by the regular
-// expression.
+// schema is the raw schema validated against: where it says in words what a
+// failed keyword means ("x-error", see contractMessage), that is the
+// problem's message.
 func invalidInput(err error, schema json.RawMessage) error {
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
 		return toolerr.New(toolerr.InvalidInput, "invalid arguments: %v", err)
 	}
+	var doc any
+	if err := json.Unmarshal(schema, &doc); err != nil {
+		doc = nil // cannot happen: the schema compiled; the messages are then the validator's
+	}
 	var problems []toolerr.FieldError
-	collect(ve, schema, &problems)
+	collect(ve, doc, &problems)
 	if len(problems) == 0 {
 		problems = []toolerr.FieldError{{Field: "arguments", Message: ve.Message}}
 	}
-	slices.SortStableFunc(problems, func(a, b toolerr.FieldError) int { return strings.Compare(a.Field, b.Field) })
+	// Named fields first, by name; problems of the arguments as a whole
+	// (the contract's words for an anyOf, say) after them.
+	whole := func(p toolerr.FieldError) bool { return p.Field == "arguments" }
+	slices.SortStableFunc(problems, func(a, b toolerr.FieldError) int {
+		switch {
+		case whole(a) && !whole(b):
+			return 1
+		case whole(b) && !whole(a):
+			return -1
+		}
+		return strings.Compare(a.Field, b.Field)
+	})
 	problems = slices.Compact(problems)
 	return toolerr.Fields(problems)
 }
 
 // collect walks the error tree down to its leaves. Leaves under an anyOf or
-// oneOf are all reported since any branch could be the one meant.
-func collect(ve *jsonschema.ValidationError, schema json.RawMessage, out *[]toolerr.FieldError) {
+// oneOf are all reported since any branch could be the one meant, unless
+// the contract words the failure of the anyOf itself: a failure the
+// contract words is one problem, whatever failed beneath it.
+func collect(ve *jsonschema.ValidationError, doc any, out *[]toolerr.FieldError) {
+	if msg, ok := contractMessage(doc, ve.AbsoluteKeywordLocation); ok {
+		*out = append(*out, toolerr.FieldError{Field: fieldName(ve.InstanceLocation), Message: msg})
+		return
+	}
 	if len(ve.Causes) > 0 {
 		for _, c := range ve.Causes {
-			collect(c, schema, out)
+			collect(c, doc, out)
 		}
 		return
 	}
-	*out = append(*out, leaf(ve, schema)...)
+	*out = append(*out, leaf(ve)...)
 }
 
-func leaf(ve *jsonschema.ValidationError, schema json.RawMessage) []toolerr.FieldError {
+func leaf(ve *jsonschema.ValidationError) []toolerr.FieldError {
 	field := fieldName(ve.InstanceLocation)
 	msg := ve.Message
 	keyword := ve.KeywordLocation[strings.LastIndex(ve.KeywordLocation, "/")+1:]
@@ -80,7 +100,8 @@ func leaf(ve *jsonschema.ValidationError, schema json.RawMessage) []toolerr.Fiel
 			}
 		}
 	case "pattern":
-		msg = patternMessage(schema, ve.KeywordLocation)
+		// Never the regular expression; a contract should word it (x-error).
+		msg = "is not in the accepted form (see the tool's input schema)"
 	case "type":
 		msg = strings.Replace(msg, "expected ", "must be of type ", 1)
 	case "enum":
@@ -89,37 +110,27 @@ func leaf(ve *jsonschema.ValidationError, schema json.RawMessage) []toolerr.Fiel
 	return []toolerr.FieldError{{Field: field, Message: msg}}
 }
 
-// patternMessage is the "x-error" of the schema object whose pattern
-// failed (keywordLocation is a JSON pointer into schema ending in
-// "/pattern"), or a sentence that says only that the form is wrong.
-func patternMessage(schema json.RawMessage, keywordLocation string) string {
-	const fallback = "is not in the accepted form (see the tool's input schema)"
-	var node any
-	if json.Unmarshal(schema, &node) != nil {
-		return fallback
+// contractMessage is the message a contract gives for the failure of one
+// keyword: the schema object holding the keyword may carry
+//
+//	"x-error": {"<keyword>": "<what is wrong, in words>", ...}
+//
+// e.g. {"pattern": "must be a relative path inside the repository"} next
+// to a pattern, or {"anyOf": "give a title or a description"} next to an
+// anyOf. location is the failed keyword's absolute location (a JSON
+// pointer into doc after the '#', through any $ref); ok is false when the
+// contract says nothing about it.
+func contractMessage(doc any, location string) (msg string, ok bool) {
+	_, pointer, found := strings.Cut(location, "#")
+	cut := strings.LastIndex(pointer, "/")
+	if !found || cut < 0 {
+		return "", false
 	}
-	parts := strings.Split(strings.TrimPrefix(keywordLocation, "/"), "/")
-	for _, p := range parts[:len(parts)-1] {
-		p = strings.ReplaceAll(strings.ReplaceAll(p, "~1", "/"), "~0", "~")
-		switch n := node.(type) {
-		case map[string]any:
-			node = n[p]
-		case []any:
-			i, err := strconv.Atoi(p)
-			if err != nil || i < 0 || i >= len(n) {
-				return fallback
-			}
-			node = n[i]
-		default:
-			return fallback
-		}
-	}
-	if obj, ok := node.(map[string]any); ok {
-		if m, ok := obj["x-error"].(string); ok && m != "" {
-			return m
-		}
-	}
-	return fallback
+	node, _ := lookup(doc, pointer[:cut])
+	obj, _ := node.(map[string]any)
+	words, _ := obj["x-error"].(map[string]any)
+	msg, _ = words[pointer[cut+1:]].(string)
+	return msg, msg != ""
 }
 
 // fieldName turns a JSON pointer ("/baseline/cpu") into "baseline.cpu".

@@ -12,6 +12,7 @@ import (
 	"math"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -71,13 +72,19 @@ type RateLimit struct {
 // cannot be reached, it must fail with UPSTREAM_ERROR instead. An
 // EmptyRepository example runs for a tenant whose repository has no files.
 type Example struct {
-	Name      string          `json:"name"`
-	Setup     []Call          `json:"setup,omitempty"`
-	Input     json.RawMessage `json:"input"`
-	Output    json.RawMessage `json:"output,omitempty"`
-	Error     toolerr.Code    `json:"error,omitempty"`
-	CheckedBy string          `json:"checkedBy,omitempty"`
-	Internet  bool            `json:"internet,omitempty"`
+	Name  string `json:"name"`
+	Setup []Call `json:"setup,omitempty"`
+	// Bind takes input fields from what the setup calls answered: a field
+	// name → a JSON pointer into the list of their results ("/0/id": the
+	// id the first setup call answered). Input holds the value a fresh
+	// tenant gets, as the specification shows it; BoundInput is the input for any
+	// tenant (a smoke test's, which has tasks already).
+	Bind      map[string]string `json:"bind,omitempty"`
+	Input     json.RawMessage   `json:"input"`
+	Output    json.RawMessage   `json:"output,omitempty"`
+	Error     toolerr.Code      `json:"error,omitempty"`
+	CheckedBy string            `json:"checkedBy,omitempty"`
+	Internet  bool              `json:"internet,omitempty"`
 	// EmptyRepository runs the example over a repository with no files.
 	EmptyRepository bool `json:"emptyRepository,omitempty"`
 }
@@ -86,6 +93,59 @@ type Example struct {
 // example's input.
 func (e Example) SchemaRejects() bool {
 	return e.Error == toolerr.InvalidInput && e.CheckedBy != "tool"
+}
+
+// BoundInput is the example's input with its Bind fields taken from the
+// setup calls' results, in the order of Setup.
+func (e Example) BoundInput(setupResults []json.RawMessage) (json.RawMessage, error) {
+	if len(e.Bind) == 0 {
+		return e.Input, nil
+	}
+	var input map[string]json.RawMessage
+	if err := json.Unmarshal(e.Input, &input); err != nil {
+		return nil, fmt.Errorf("example %q: bind needs an object input: %w", e.Name, err)
+	}
+	results, err := json.Marshal(setupResults)
+	if err != nil {
+		return nil, err
+	}
+	var doc any
+	if err := json.Unmarshal(results, &doc); err != nil {
+		return nil, err
+	}
+	for field, pointer := range e.Bind {
+		v, ok := lookup(doc, pointer)
+		if !ok {
+			return nil, fmt.Errorf("example %q: bind %s: the setup results have nothing at %s", e.Name, field, pointer)
+		}
+		if input[field], err = json.Marshal(v); err != nil {
+			return nil, err
+		}
+	}
+	return json.Marshal(input)
+}
+
+// lookup follows a JSON pointer ("/0/id"; "" is doc itself) into doc.
+func lookup(doc any, pointer string) (any, bool) {
+	if pointer == "" {
+		return doc, doc != nil
+	}
+	for _, p := range strings.Split(strings.TrimPrefix(pointer, "/"), "/") {
+		p = strings.ReplaceAll(strings.ReplaceAll(p, "~1", "/"), "~0", "~")
+		switch n := doc.(type) {
+		case map[string]any:
+			doc = n[p]
+		case []any:
+			i, err := strconv.Atoi(p)
+			if err != nil || i < 0 || i >= len(n) {
+				return nil, false
+			}
+			doc = n[i]
+		default:
+			return nil, false
+		}
+	}
+	return doc, doc != nil
 }
 
 // Call is a tool invocation used by an example's setup.

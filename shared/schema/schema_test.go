@@ -146,42 +146,26 @@ func TestFieldMessages(t *testing.T) {
 	}
 }
 
-// TestPatternsAreToldInWords: a pattern that fails says what is wrong in
-// words (its schema's "x-error"), never as the regular expression, and
-// every pattern of every contract has those words.
-func TestPatternsAreToldInWords(t *testing.T) {
+// TestContractsWordFailures: a keyword whose failure the contract words
+// ("x-error": {"<keyword>": "..."} next to it) fails with those words,
+// never as the regular expression or the anyOf's branches, also through a
+// $ref; every pattern of every contract has words, and every x-error names
+// keywords of its own schema object.
+func TestContractsWordFailures(t *testing.T) {
 	set := load(t)
 	tests := []struct{ tool, args, want string }{
 		{"read_file", `{"path":"../../etc/passwd"}`, "path: must be a relative path inside the repository"},
 		{"read_file", `{"path":"src\\index.ts"}`, "path: must not contain backslashes or control characters"},
 		{"read_repo_file", `{"path":"docs/my notes.md"}`, "path: may only hold letters, digits"},
 		{"write_memory_entry", `{"file":"best_practices.md","content":"   "}`, "content: must not be empty or only whitespace"},
+		{"update_task", `{"task_id":1}`, "arguments: give a title or a description (or both) to change"},
 	}
 	for _, tt := range tests {
 		c, _ := set.Get(tt.tool)
 		_, err := c.PrepareInput(json.RawMessage(tt.args))
-		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "^") {
+		if err == nil || !strings.HasPrefix(err.Error(), "INVALID_INPUT: "+tt.want) || strings.Contains(err.Error(), "^") ||
+			strings.Contains(err.Error(), "more problem") {
 			t.Errorf("%s %s: %v, want %q", tt.tool, tt.args, err, tt.want)
-		}
-	}
-	var walk func(tool string, node any)
-	walk = func(tool string, node any) {
-		switch n := node.(type) {
-		case map[string]any:
-			if _, ok := n["pattern"].(string); ok {
-				if m, _ := n["x-error"].(string); m == "" {
-					t.Errorf("%s: a pattern without an x-error: %v", tool, n["pattern"])
-				}
-			}
-			for k, v := range n {
-				if k != "examples" {
-					walk(tool, v)
-				}
-			}
-		case []any:
-			for _, v := range n {
-				walk(tool, v)
-			}
 		}
 	}
 	for _, name := range set.Names() {
@@ -190,7 +174,55 @@ func TestPatternsAreToldInWords(t *testing.T) {
 		if err := json.Unmarshal(c.InputSchema, &schema); err != nil {
 			t.Fatal(err)
 		}
-		walk(name, schema)
+		checkWords(t, name, schema)
+	}
+}
+
+// TestWordsThroughRef: the words of a keyword in $defs apply where a $ref
+// leads to it.
+func TestWordsThroughRef(t *testing.T) {
+	doc := `{"name":"t","title":"T","description":"d","timeoutMs":1,"rateLimit":{"requestsPerMinute":1},
+		"annotations":{"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false},
+		"outputSchema":{"type":"object"},"examples":[],
+		"inputSchema":{"type":"object","properties":{"id":{"$ref":"#/$defs/id"}},
+			"$defs":{"id":{"type":"string","pattern":"^[a-z]+$","x-error":{"pattern":"must be lower-case letters"}}}}}`
+	c, err := schema.Parse([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.PrepareInput(json.RawMessage(`{"id":"A1"}`))
+	if want := "INVALID_INPUT: id: must be lower-case letters"; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}
+
+// checkWords fails the test for a pattern without words, or an x-error that
+// is not an object of words for keywords of its own schema object.
+func checkWords(t *testing.T, tool string, node any) {
+	t.Helper()
+	switch n := node.(type) {
+	case map[string]any:
+		words, hasWords := n["x-error"].(map[string]any)
+		if _, ok := n["x-error"]; ok && !hasWords {
+			t.Errorf("%s: x-error must be an object of keyword: words, got %v", tool, n["x-error"])
+		}
+		for k, v := range words {
+			if s, _ := v.(string); s == "" || n[k] == nil {
+				t.Errorf("%s: x-error %q: %v, for a keyword that is not beside it", tool, k, v)
+			}
+		}
+		if _, ok := n["pattern"].(string); ok && words["pattern"] == nil {
+			t.Errorf("%s: a pattern without words (x-error): %v", tool, n["pattern"])
+		}
+		for k, v := range n {
+			if k != "examples" && k != "x-error" {
+				checkWords(t, tool, v)
+			}
+		}
+	case []any:
+		for _, v := range n {
+			checkWords(t, tool, v)
+		}
 	}
 }
 

@@ -5,10 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"net"
 	"path/filepath"
+	"reflect"
 	"testing"
-	"time"
 
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/family"
@@ -32,7 +31,7 @@ const exampleRepo = "testdata/example-repo"
 // against the outputSchema). Examples that reach the internet must fail
 // with UPSTREAM_ERROR where it cannot be reached.
 func TestContractExamplesRun(t *testing.T) {
-	online := internetReachable()
+	online := tooltest.InternetReachable()
 	newPipeline := func(t *testing.T, repoDir string) *toolkit.Pipeline {
 		dir := t.TempDir()
 		db, err := boltstore.Open(filepath.Join(dir, "t.db"))
@@ -69,11 +68,22 @@ func TestContractExamplesRun(t *testing.T) {
 				}
 				p := newPipeline(t, repoDir)
 				ctx := context.Background()
+				var results []json.RawMessage
 				for i, s := range ex.Setup {
 					out := p.Invoke(ctx, toolkit.Request{Tool: s.Tool, Args: s.Args, Tenant: "examples", RequestID: fmt.Sprint("setup-", i)})
 					if !out.OK {
 						t.Fatalf("setup %d (%s) failed: %+v", i, s.Tool, out.Error)
 					}
+					results = append(results, out.Result)
+				}
+				// In a fresh store, what bind takes from the setup is what
+				// the input says.
+				input, err := ex.BoundInput(results)
+				var got, want any
+				json.Unmarshal(input, &got)
+				json.Unmarshal(ex.Input, &want)
+				if err != nil || !reflect.DeepEqual(got, want) {
+					t.Fatalf("bound input %s (%v), want the example's %s", input, err, ex.Input)
 				}
 				out := p.Invoke(ctx, toolkit.Request{Tool: c.Name, Args: ex.Input, Tenant: "examples", RequestID: "example"})
 				if ex.Internet && !online {
@@ -102,14 +112,4 @@ func TestContractExamplesRun(t *testing.T) {
 			})
 		}
 	}
-}
-
-// internetReachable reports whether example.com answers on port 443.
-func internetReachable() bool {
-	conn, err := net.DialTimeout("tcp", "example.com:443", 3*time.Second)
-	if err != nil {
-		return false
-	}
-	conn.Close()
-	return true
 }

@@ -8,7 +8,7 @@
 //	resp, err := fn.Invoke(ctx, []byte(`{"tool":"hello",...}`))
 //	// resp.Payload, resp.FunctionError ("" or "Unhandled"), resp.ErrorType
 //
-// It has three parts:
+// It has four parts:
 //
 //   - Runtime serves the Runtime API (version 2018-06-01) a bootstrap polls
 //     through AWS_LAMBDA_RUNTIME_API: GET /runtime/invocation/next with the
@@ -24,6 +24,9 @@
 //   - Service serves the Invoke API (POST /2015-03-31/functions/{name}/
 //     invocations) for a set of Functions, so code that calls Lambda with
 //     the AWS SDK reaches them through AWS_ENDPOINT_URL_LAMBDA.
+//   - HTTPAPI stands in for an API Gateway HTTP API: HTTP requests become
+//     payload format 2.0 events for the Function of their route, after its
+//     Lambda authorizer, and the functions' responses become the answers.
 //
 // Functions never scale out: each is one execution environment, and one
 // that crashed or timed out stays down (every later invocation fails with

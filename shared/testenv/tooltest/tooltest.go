@@ -17,12 +17,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/toolshed/toolshed/shared/ratelimit"
+	"github.com/toolshed/toolshed/shared/smoke"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
 	"github.com/toolshed/toolshed/shared/testenv/dynamotest"
@@ -198,5 +201,36 @@ func Contains(got, want any, root string) (string, bool) {
 		g, _ := json.Marshal(got)
 		wb, _ := json.Marshal(want)
 		return root, string(g) == string(wb)
+	}
+}
+
+// InternetReachable reports whether example.com answers on port 443.
+// Examples that need the internet must succeed where it does, and fail
+// with UPSTREAM_ERROR where it does not.
+func InternetReachable() bool {
+	conn, err := net.DialTimeout("tcp", "example.com:443", 3*time.Second)
+	if err != nil {
+		return false
+	}
+	conn.Close()
+	return true
+}
+
+// CheckSmoke logs a smoke test's table (what names the server checked)
+// and fails tb for every problem it found, and for an example that needs
+// the internet answered UPSTREAM_ERROR where this machine reaches it.
+func CheckSmoke(tb testing.TB, what string, r smoke.Report) {
+	tb.Helper()
+	var table strings.Builder
+	r.WriteTable(&table)
+	tb.Logf("smoke test of %s:\n%s", what, table.String())
+	if !r.OK() {
+		tb.Error("the smoke test found problems (above)")
+	}
+	online := InternetReachable()
+	for _, c := range r.Calls {
+		if online && strings.HasPrefix(c.Outcome, string(toolerr.UpstreamError)) {
+			tb.Errorf("%s on %s: %s, yet this machine reaches the internet", c.Tool, c.Route, c.Outcome)
+		}
 	}
 }

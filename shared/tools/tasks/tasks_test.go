@@ -311,7 +311,7 @@ func testUpdateRejects(t *testing.T, st store.Stores) {
 		args  string
 		field string
 	}{
-		{"nothing to change", `{"task_id":1}`, "is required"},
+		{"nothing to change", `{"task_id":1}`, "give a title or a description"},
 		{"no task_id", `{"title":"x"}`, "task_id"},
 		{"empty title", `{"task_id":1,"title":""}`, "title"},
 		{"whitespace title", `{"task_id":1,"title":"   "}`, "title"},

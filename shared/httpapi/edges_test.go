@@ -1,0 +1,201 @@
+package httpapi_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolshed/toolshed/contracts"
+	"github.com/toolshed/toolshed/shared/auth"
+	"github.com/toolshed/toolshed/shared/httpapi"
+	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/toolkit"
+	"github.com/toolshed/toolshed/shared/tools/hello"
+)
+
+// serve runs h on a real loopback server, with httpapi.Listener, as the
+// local server does; it stops when the test ends.
+func serve(t *testing.T, h http.Handler) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(httpapi.Listener(ln, h))
+	t.Cleanup(func() { srv.Close() })
+	return ln.Addr().String()
+}
+
+// helloAPI serves hello (and the MCP stub on /mcp) with cfg.
+func helloAPI(t *testing.T, cfg httpapi.Config) http.Handler {
+	t.Helper()
+	set, err := schema.Load(contracts.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Invoker, err = toolkit.NewPipeline(set, []toolkit.Tool{hello.New()}, toolkit.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	cfg.MCP = mcpOK
+	return httpapi.New(cfg)
+}
+
+// rawExchange writes request as it is to addr and reads the answer.
+func rawExchange(t *testing.T, addr, request string) (*http.Response, []byte) {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(conn, request); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("%q: %v", request, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, body
+}
+
+// envelopeOf names the envelope a JSON error body is in.
+func envelopeOf(body []byte) string {
+	var b map[string]any
+	if json.Unmarshal(body, &b) != nil {
+		return "not JSON"
+	}
+	switch {
+	case b["jsonrpc"] == "2.0" && b["error"] != nil:
+		return "json-rpc"
+	case b["ok"] == false:
+		return "v1"
+	case b["success"] == false:
+		return "task-api"
+	case b["code"] != nil:
+		return "plain"
+	}
+	return "unknown"
+}
+
+// TestNonCanonicalPaths: a path with empty, "." or ".." segments is never
+// redirected (http.ServeMux would answer 307): it is a 404 in the JSON
+// envelope of the route its canonical form names, which it mentions.
+func TestNonCanonicalPaths(t *testing.T) {
+	addr := serve(t, helloAPI(t, httpapi.Config{Auth: auth.Fixed{Tenant: "t1"}}))
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	tests := []struct {
+		path, envelope, canonical string
+	}{
+		{"//v1/tools/hello", "v1", "/v1/tools/hello"},
+		{"/v1/./tools/hello", "v1", "/v1/tools/hello"},
+		{"/v1/tools/hello/.", "v1", "/v1/tools/hello"},
+		{"/v1/tools/..", "plain", "/v1"},
+		{"/mcp/../mcp", "json-rpc", "/mcp"},
+		{"/mcp/tool/../tool/hello", "task-api", "/mcp/tool/hello"},
+		{"/mcp/tool/../hello", "json-rpc", "/mcp/hello"},
+		{"/healthz/../healthz", "plain", "/healthz"},
+	}
+	for _, tt := range tests {
+		for _, method := range []string{"GET", "POST"} {
+			req, err := http.NewRequest(method, "http://"+addr+tt.path, strings.NewReader(`{"args":{"name":"x"}}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 404 || resp.Header.Get("Location") != "" || resp.Header.Get("Content-Type") != "application/json" ||
+				envelopeOf(body) != tt.envelope || !strings.Contains(string(body), "did you mean "+tt.canonical) {
+				t.Errorf("%s %s: %d (Location %q, %s) %s; want 404 in the %s envelope naming %s", method, tt.path, resp.StatusCode,
+					resp.Header.Get("Location"), resp.Header.Get("Content-Type"), body, tt.envelope, tt.canonical)
+			}
+		}
+	}
+}
+
+// TestRequestsNetHTTPRefuses: what net/http refuses before any handler (a
+// bad escape, a malformed request line or header, too many header bytes)
+// is answered in JSON in the envelope of the route aimed at, with a
+// request id, never in text/plain.
+func TestRequestsNetHTTPRefuses(t *testing.T) {
+	addr := serve(t, helloAPI(t, httpapi.Config{Auth: auth.Fixed{Tenant: "t1"}}))
+	tests := []struct {
+		name, request string
+		status        int
+		envelope      string
+	}{
+		{"bad escape, /v1", "POST /v1/tools/%zz HTTP/1.1\r\nHost: x\r\n\r\n", 400, "v1"},
+		{"bad escape, task API", "POST /mcp/tool/he%llo HTTP/1.1\r\nHost: x\r\n\r\n", 400, "task-api"},
+		{"bad escape, /mcp", "POST /mcp/%zz HTTP/1.1\r\nHost: x\r\n\r\n", 400, "json-rpc"},
+		{"bad escape, elsewhere", "GET /%zz HTTP/1.1\r\nHost: x\r\n\r\n", 400, "plain"},
+		{"bad escape in the query", "GET /v1/tools/hello?x=%zz HTTP/1.1\r\nHost: x\r\n\r\n", 405, "v1"},
+		{"header without a colon", "POST /v1/tools/hello HTTP/1.1\r\nHost: x\r\nnonsense\r\n\r\n", 400, "v1"},
+		{"no Host", "POST /mcp HTTP/1.1\r\n\r\n", 400, "json-rpc"},
+		{"not HTTP", "HELLO\r\n\r\n", 400, "plain"},
+		{"headers over the limit", "GET /v1/tools/hello HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 2<<20) + "\r\n\r\n", 431, "v1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := rawExchange(t, addr, tt.request)
+			if resp.StatusCode != tt.status || resp.Header.Get("Content-Type") != "application/json" ||
+				resp.Header.Get("X-Request-Id") == "" || envelopeOf(body) != tt.envelope {
+				t.Errorf("%d %s (id %q) %s; want %d in the %s envelope", resp.StatusCode, resp.Header.Get("Content-Type"),
+					resp.Header.Get("X-Request-Id"), body, tt.status, tt.envelope)
+			}
+		})
+	}
+}
+
+// TestProbesAreLoggedAtDebug: what clients send in passing (GET and DELETE
+// on /mcp, OAuth discovery) is refused as always but logged at DEBUG;
+// other refusals at INFO, 401 and 403 at WARN.
+func TestProbesAreLoggedAtDebug(t *testing.T) {
+	var logs strings.Builder
+	log := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	h := helloAPI(t, httpapi.Config{Auth: keyAuth{}, Log: log})
+	tests := []struct {
+		method, path, auth string
+		level              string
+	}{
+		{"GET", "/mcp", "Bearer good", "DEBUG"},
+		{"DELETE", "/mcp", "Bearer good", "DEBUG"},
+		{"GET", "/mcp/readonly", "Bearer good", "DEBUG"},
+		{"GET", "/.well-known/oauth-protected-resource", "", "DEBUG"},
+		{"GET", "/.well-known/oauth-protected-resource/mcp", "", "DEBUG"},
+		{"GET", "/.well-known/oauth-authorization-server", "", "DEBUG"},
+		{"GET", "/.well-known/openid-configuration", "", "DEBUG"},
+		{"GET", "/mcp/.well-known/openid-configuration", "", "DEBUG"},
+		{"PUT", "/mcp", "Bearer good", "INFO"},
+		{"POST", "/.well-known/oauth-authorization-server", "", "INFO"},
+		{"GET", "/elsewhere", "", "INFO"},
+		{"POST", "/mcp", "", "WARN"},
+	}
+	for _, tt := range tests {
+		logs.Reset()
+		req := httptest.NewRequest(tt.method, tt.path, strings.NewReader(`{}`))
+		req.Header.Set("Authorization", tt.auth)
+		h.ServeHTTP(httptest.NewRecorder(), req)
+		var line struct{ Level, Event string }
+		if err := json.Unmarshal([]byte(logs.String()), &line); err != nil || line.Event != "http_error" || line.Level != tt.level {
+			t.Errorf("%s %s: logged %q, want one http_error line at %s", tt.method, tt.path, logs.String(), tt.level)
+		}
+	}
+}
