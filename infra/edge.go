@@ -64,8 +64,10 @@ func (d *deployment) newHTTPAPI() {
 	})
 	authorizerOf := d.routeAuthorizers()
 	gatewayIntegration := awsapigatewayv2integrations.NewHttpLambdaIntegration(jsii.String("GatewayIntegration"), d.gateway, nil)
-	for _, m := range mcpMethods {
-		d.addRoute(m, "/mcp", gatewayIntegration, authorizerOf(m, "/mcp"))
+	for _, path := range auth.MCPPaths {
+		for _, m := range mcpMethods {
+			d.addRoute(m, path, gatewayIntegration, authorizerOf(m, path))
+		}
 	}
 	d.addRoute(awsapigatewayv2.HttpMethod_GET, "/healthz", gatewayIntegration, nil)
 	if d.opts.OAuth.on() {

@@ -361,7 +361,10 @@ func isXRay(actions []string) bool {
 
 // expectedRouteKeys lists every route the API must have.
 func expectedRouteKeys() []string {
-	keys := []string{"POST /mcp", "GET /mcp", "DELETE /mcp", "GET /healthz"}
+	keys := []string{"GET /healthz"}
+	for _, path := range auth.MCPPaths {
+		keys = append(keys, "POST "+path, "GET "+path, "DELETE "+path)
+	}
 	for _, tool := range tools {
 		for _, name := range append([]string{tool.Name}, tool.Aliases...) {
 			keys = append(keys, "POST /v1/tools/"+name, "POST /mcp/tool/"+name)
@@ -398,9 +401,9 @@ func TestResourceCounts(t *testing.T) {
 		{"AWS::S3::Bucket", 1},
 		{"AWS::ApiGatewayV2::Api", 1},
 		{"AWS::ApiGatewayV2::Stage", 1},
-		{"AWS::ApiGatewayV2::Authorizer", 2},               // the tools' routes', /mcp's
-		{"AWS::ApiGatewayV2::Integration", 1 + len(tools)}, // the gateway and each tool
-		{"AWS::ApiGatewayV2::Route", 4 + 2*routeNames},     // 3 on /mcp, /healthz, 2 per name
+		{"AWS::ApiGatewayV2::Authorizer", 2},                                  // the tools' routes', /mcp's
+		{"AWS::ApiGatewayV2::Integration", 1 + len(tools)},                    // the gateway and each tool
+		{"AWS::ApiGatewayV2::Route", 1 + 3*len(auth.MCPPaths) + 2*routeNames}, // /healthz, 3 on each MCP path, 2 per name
 		{"AWS::CloudWatch::Alarm", alarms},
 		{"AWS::SNS::Topic", 1},
 		{"AWS::SNS::Subscription", 0}, // without -c alarmEmail
@@ -624,11 +627,11 @@ func TestRoutes(t *testing.T) {
 	}
 
 	// route key → function name it must reach
-	want := map[string]string{
-		"POST /mcp":    "gateway",
-		"GET /mcp":     "gateway",
-		"DELETE /mcp":  "gateway",
-		"GET /healthz": "gateway",
+	want := map[string]string{"GET /healthz": "gateway"}
+	for _, path := range auth.MCPPaths {
+		for _, m := range []string{"POST", "GET", "DELETE"} {
+			want[m+" "+path] = "gateway"
+		}
 	}
 	for _, tool := range tools {
 		for _, name := range append([]string{tool.Name}, tool.Aliases...) {

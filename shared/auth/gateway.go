@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -52,8 +53,11 @@ func (Gateway) Authenticate(r *http.Request) (httpapi.Grant, error) {
 // authorizer and credential, whatever the route.
 func PassesRefusals(routeKey string) bool {
 	_, path, _ := strings.Cut(routeKey, " ")
-	return path == "/mcp"
+	return slices.Contains(MCPPaths, path)
 }
+
+// MCPPaths are the MCP endpoint's paths: /mcp and its read-only view.
+var MCPPaths = []string{"/mcp", "/mcp/readonly"}
 
 // Authorizer is the API Gateway HTTP API Lambda authorizer (simple
 // responses). A valid credential yields its tenant in the context. A
