@@ -265,3 +265,21 @@ func timeoutError(ctx context.Context, tool string, cause error) *toolerr.Error 
 	e.Cause = cause
 	return e
 }
+
+// AnswerShare is the part of what is left of a call's time that Gathering
+// keeps for answering: encoding the result and checking it against the
+// contract's output schema.
+const AnswerShare = 5
+
+// Gathering returns the context for work whose partial result is still an
+// answer (grep's matches, read_file's dependencies): it ends when ctx
+// does, or earlier, once all but an AnswerShare of the time ctx has left is
+// spent, so that the call answers with what was gathered by then instead
+// of TIMEOUT. A ctx without a deadline gives a context that ends with it.
+func Gathering(ctx context.Context) (context.Context, context.CancelFunc) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return context.WithCancel(ctx)
+	}
+	return context.WithDeadline(ctx, deadline.Add(-time.Until(deadline)/AnswerShare))
+}

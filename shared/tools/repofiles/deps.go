@@ -2,10 +2,13 @@ package repofiles
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"go/parser"
 	"go/token"
+	"io"
 	"io/fs"
 	"path"
 	"regexp"
@@ -13,13 +16,20 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/toolshed/toolshed/shared/toolerr"
 )
 
-// Bounds of the dependencies in one read_file answer.
+// Bounds of the dependencies in one read_file answer. They are applied
+// while the dependencies are gathered: a file's imports are read from its
+// first DepsScanBytes, each import is resolved once, and gathering stops at
+// the DepsMaxListed-th entry or when the call's time for it runs out.
 const (
-	DepMaxBytes   = 100 << 10 // content of one dependency
-	DepsMaxBytes  = 2 << 20   // content of all of them together
-	DepsMaxListed = 200       // entries listed
+	DepMaxBytes    = 100 << 10 // content of one dependency
+	DepsMaxBytes   = 2 << 20   // content of all of them together
+	DepsMaxListed  = 200       // entries listed
+	DepsScanBytes  = 256 << 10 // bytes of the file read for its imports
+	configMaxBytes = 256 << 10 // bytes of a go.mod or tsconfig.json read to resolve imports
 )
 
 // Dependency types.
@@ -46,64 +56,120 @@ type ref struct {
 	spec, kind string
 }
 
-// dependencies resolves the level-1 imports of a file and loads the
-// content of those that are files of the repository, within the bounds.
-func dependencies(fsys fs.FS, p string, data []byte, lang string) []dependency {
-	var deps []dependency
+// gathered is what dependencies found: the list, and why it may miss some
+// of the file's imports ("" when it misses none).
+type gathered struct {
+	deps []dependency
+	cut  string
+}
+
+// gatherer collects the dependencies of the file at from: one entry per
+// path (the first reference winning, never the file itself), each loaded
+// within the bounds, until the list is full or ctx ends.
+type gatherer struct {
+	ctx    context.Context
+	fsys   fs.FS
+	seen   map[string]bool // keys of the entries listed
+	deps   []dependency
+	loaded int    // bytes of content loaded
+	head   string // set when only the head of the file was read for imports
+	stop   string // set when gathering stopped early, saying why
+}
+
+// dependencies resolves the level-1 imports of the file at p (its content
+// data, its language lang) and loads the content of those that are files of
+// the repository. Work stops at the bounds above and when ctx ends; what
+// was found by then is the answer, with the reason it may be incomplete.
+func dependencies(ctx context.Context, fsys fs.FS, p string, data []byte, lang string) gathered {
+	g := &gatherer{ctx: ctx, fsys: fsys, seen: map[string]bool{p: true}, deps: []dependency{}}
+	if len(data) > DepsScanBytes {
+		data = data[:bytes.LastIndexByte(data[:DepsScanBytes], '\n')+1]
+		g.head = fmt.Sprintf("imports were looked for in the first %d bytes of the file only", len(data))
+	}
 	switch lang {
 	case "go":
-		deps = goDeps(fsys, p, data)
+		goDeps(g, p, data)
 	case "typescript", "javascript":
-		deps = jsDeps(fsys, p, data)
+		jsDeps(g, p, data)
 	case "python":
-		deps = pythonDeps(fsys, p, data)
-	default:
-		return []dependency{}
+		pythonDeps(g, p, data)
 	}
-	// One entry per path, the first reference winning; never the file itself.
-	seen := map[string]bool{p: true}
-	out := make([]dependency, 0, len(deps))
-	total := 0
-	for _, d := range deps {
-		key := d.Path
-		if d.Type == depExternal || d.Type == depUnresolved {
-			key = d.Type + ":" + d.Path
+	var why []string
+	for _, s := range []string{g.head, g.stop} {
+		if s != "" {
+			why = append(why, s)
 		}
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		if len(out) == DepsMaxListed {
-			break
-		}
-		d.Level = 1
-		if d.Type != depExternal && d.Type != depUnresolved {
-			total = load(fsys, &d, total)
-		}
-		out = append(out, d)
 	}
-	return out
+	return gathered{deps: g.deps, cut: strings.Join(why, "; ")}
+}
+
+// more reports whether gathering goes on: nothing stopped it and the call
+// still has time.
+func (g *gatherer) more() bool {
+	if g.stop == "" && g.ctx.Err() != nil {
+		g.stop = "the time for this call ran out while imports were resolved: those resolved by then are listed"
+	}
+	return g.stop == ""
+}
+
+// add lists d unless an entry for the same path is listed already, and
+// loads its content when it is a file of the repository. It reports
+// whether gathering goes on.
+func (g *gatherer) add(d dependency) bool {
+	key := d.Path
+	if d.Type == depExternal || d.Type == depUnresolved {
+		key = d.Type + ":" + d.Path
+	}
+	if g.seen[key] {
+		return g.more()
+	}
+	if len(g.deps) == DepsMaxListed {
+		g.stop = fmt.Sprintf("the file has more dependencies than the %d listed", DepsMaxListed)
+		return false
+	}
+	g.seen[key] = true
+	d.Level = 1
+	if d.Type != depExternal && d.Type != depUnresolved {
+		g.load(&d)
+	}
+	g.deps = append(g.deps, d)
+	return g.more()
 }
 
 // load reads a dependency's content when the policy allows it and the
-// bounds leave room, or says why not in Note. It returns the new total.
-func load(fsys fs.FS, d *dependency, total int) int {
-	f, err := FilePolicy.Read(fsys, d.Path)
+// bounds leave room, or says why not in Note.
+func (g *gatherer) load(d *dependency) {
+	if g.loaded >= DepsMaxBytes {
+		d.Note = fmt.Sprintf("content left out: the dependencies already hold %d bytes (limit %d)", g.loaded, DepsMaxBytes)
+		return
+	}
+	f, err := depPolicy.Read(g.fsys, d.Path)
+	var te *toolerr.Error
 	switch {
+	case errors.As(err, &te) && te.Code == toolerr.SizeLimitExceeded:
+		d.Note = fmt.Sprintf("content left out: over the %d-byte limit for one dependency", DepMaxBytes)
 	case err != nil:
 		d.Note = "not read: " + err.Error()
-	case len(f.Data) > DepMaxBytes:
-		d.Note = fmt.Sprintf("content left out: %d bytes, over the %d-byte limit for one dependency", len(f.Data), DepMaxBytes)
-	case total+len(f.Data) > DepsMaxBytes:
-		d.Note = fmt.Sprintf("content left out: the dependencies already hold %d bytes (limit %d)", total, DepsMaxBytes)
+	case g.loaded+len(f.Data) > DepsMaxBytes:
+		d.Note = fmt.Sprintf("content left out: the dependencies already hold %d bytes (limit %d)", g.loaded, DepsMaxBytes)
 	case !utf8.Valid(f.Data):
 		d.Note = "content left out: not UTF-8 text"
 	default:
 		c := string(f.Data)
 		d.Content = &c
-		return total + len(f.Data)
+		g.loaded += len(f.Data)
 	}
-	return total
+}
+
+// readHead reads at most max bytes from the start of the file name: enough
+// of a go.mod or tsconfig.json to resolve imports, however large it is.
+func readHead(fsys fs.FS, name string, max int64) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, max))
 }
 
 // isFile reports whether p is a regular file of fsys (not a link).
@@ -119,33 +185,42 @@ func isFile(fsys fs.FS, p string) bool {
 
 // goDeps resolves imports inside the module whose go.mod is nearest above
 // the file: each such import brings every non-test file of its package.
-func goDeps(fsys fs.FS, p string, data []byte) []dependency {
+// Each import path is resolved once.
+func goDeps(g *gatherer, p string, data []byte) {
 	f, err := parser.ParseFile(token.NewFileSet(), p, data, parser.ImportsOnly)
 	if f == nil {
-		return []dependency{{Path: p, Type: depUnresolved, Note: "imports could not be parsed: " + fmt.Sprint(err)}}
+		g.add(dependency{Path: p, Type: depUnresolved, Note: "imports could not be parsed: " + fmt.Sprint(err)})
+		return
 	}
-	modDir, modPath := goModule(fsys, path.Dir(p))
-	var out []dependency
+	modDir, modPath := goModule(g.fsys, path.Dir(p))
+	done := map[string]bool{}
 	for _, imp := range f.Imports {
 		ip, err := strconv.Unquote(imp.Path.Value)
-		if err != nil {
+		if err != nil || done[ip] {
 			continue
+		}
+		done[ip] = true
+		if !g.more() {
+			return
 		}
 		rest, inModule := strings.CutPrefix(ip, modPath)
 		if modPath == "" || !inModule || (rest != "" && !strings.HasPrefix(rest, "/")) {
-			out = append(out, dependency{Path: ip, Type: depExternal})
+			if !g.add(dependency{Path: ip, Type: depExternal}) {
+				return
+			}
 			continue
 		}
 		dir := path.Join(modDir, strings.TrimPrefix(rest, "/"))
-		files := goFiles(fsys, dir)
-		if len(files) == 0 {
-			out = append(out, dependency{Path: ip, Type: depUnresolved, Note: "no Go files in " + dir})
+		files := goFiles(g.fsys, dir)
+		if len(files) == 0 && !g.add(dependency{Path: ip, Type: depUnresolved, Note: "no Go files in " + dir}) {
+			return
 		}
 		for _, gf := range files {
-			out = append(out, dependency{Path: gf, Type: depImport})
+			if !g.add(dependency{Path: gf, Type: depImport}) {
+				return
+			}
 		}
 	}
-	return out
 }
 
 // goModule finds the nearest go.mod at or above dir and returns its folder
@@ -154,7 +229,7 @@ var moduleLine = regexp.MustCompile(`(?m)^\s*module\s+"?([^\s"]+)"?`)
 
 func goModule(fsys fs.FS, dir string) (string, string) {
 	for {
-		if data, err := fs.ReadFile(fsys, path.Join(dir, "go.mod")); err == nil {
+		if data, err := readHead(fsys, path.Join(dir, "go.mod"), configMaxBytes); err == nil {
 			if m := moduleLine.FindSubmatch(data); m != nil {
 				return dir, string(m[1])
 			}
@@ -267,7 +342,7 @@ type tsconfig struct {
 func readTSConfig(fsys fs.FS) (tsconfig, bool) {
 	var c tsconfig
 	for _, name := range []string{"tsconfig.json", "jsconfig.json"} {
-		data, err := fs.ReadFile(fsys, name)
+		data, err := readHead(fsys, name, configMaxBytes)
 		if err != nil {
 			continue
 		}
@@ -281,32 +356,53 @@ func readTSConfig(fsys fs.FS) (tsconfig, bool) {
 
 var trailingComma = regexp.MustCompile(`,(\s*[}\]])`)
 
-func jsDeps(fsys fs.FS, p string, data []byte) []dependency {
-	cfg, hasCfg := readTSConfig(fsys)
-	var out []dependency
+func jsDeps(g *gatherer, p string, data []byte) {
+	cfg, hasCfg := readTSConfig(g.fsys)
+	done := map[string]bool{}
 	for _, r := range jsRefs(string(data)) {
-		target, ok := "", false
-		switch {
-		case r.spec == "." || r.spec == ".." || strings.HasPrefix(r.spec, "./") || strings.HasPrefix(r.spec, "../"):
-			target, ok = resolveScript(fsys, path.Join(path.Dir(p), r.spec))
-			if !ok {
-				out = append(out, dependency{Path: r.spec, Type: depUnresolved, Note: "no file of the repository matches"})
-				continue
-			}
-		case hasCfg:
-			target, ok = resolveTSPaths(fsys, cfg, r.spec)
-		}
-		if !ok {
-			out = append(out, dependency{Path: packageName(r.spec), Type: depExternal})
+		if done[r.spec] {
 			continue
 		}
-		out = append(out, dependency{Path: target, Type: r.kind})
+		done[r.spec] = true
+		if !g.more() {
+			return
+		}
+		var d dependency
+		switch target, ok := resolveJS(g.ctx, g.fsys, cfg, hasCfg, p, r.spec); {
+		case ok:
+			d = dependency{Path: target, Type: r.kind}
+		case isRelative(r.spec):
+			d = dependency{Path: r.spec, Type: depUnresolved, Note: "no file of the repository matches"}
+		default:
+			d = dependency{Path: packageName(r.spec), Type: depExternal}
+		}
+		if !g.add(d) {
+			return
+		}
 	}
-	return out
 }
 
-// resolveTSPaths applies tsconfig's paths and baseUrl to a bare import.
-func resolveTSPaths(fsys fs.FS, c tsconfig, spec string) (string, bool) {
+// isRelative reports whether an import names a path from the importing
+// file ("./x", "../x", ".", "..") rather than a package.
+func isRelative(spec string) bool {
+	return spec == "." || spec == ".." || strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../")
+}
+
+// resolveJS finds the file of the repository that spec, imported by the
+// file at p, names: relative to p, or through tsconfig's paths and baseUrl.
+func resolveJS(ctx context.Context, fsys fs.FS, cfg tsconfig, hasCfg bool, p, spec string) (string, bool) {
+	switch {
+	case isRelative(spec):
+		return resolveScript(fsys, path.Join(path.Dir(p), spec))
+	case hasCfg:
+		return resolveTSPaths(ctx, fsys, cfg, spec)
+	}
+	return "", false
+}
+
+// resolveTSPaths applies tsconfig's paths and baseUrl to a bare import,
+// until ctx ends.
+func resolveTSPaths(ctx context.Context, fsys fs.FS, c tsconfig, spec string) (string, bool) {
 	base := c.CompilerOptions.BaseURL
 	if base == "" {
 		base = "."
@@ -322,6 +418,9 @@ func resolveTSPaths(fsys fs.FS, c tsconfig, spec string) (string, bool) {
 			continue
 		}
 		for _, t := range targets {
+			if ctx.Err() != nil {
+				return "", false
+			}
 			if f, ok := resolveScript(fsys, path.Join(base, strings.Replace(t, "*", star, 1))); ok {
 				return f, true
 			}
@@ -384,26 +483,37 @@ var (
 	pyFrom   = regexp.MustCompile(`(?m)^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\(?([\w \t,*]*)`)
 )
 
-func pythonDeps(fsys fs.FS, p string, data []byte) []dependency {
-	var out []dependency
+func pythonDeps(g *gatherer, p string, data []byte) {
+	done := map[string]bool{}
 	for _, r := range pythonImports(string(data)) {
-		if found := r.resolve(fsys, p); len(found) > 0 {
+		key := fmt.Sprint(r.level, r.mod, r.names)
+		if done[key] {
+			continue
+		}
+		done[key] = true
+		if !g.more() {
+			return
+		}
+		if found := r.resolve(g.ctx, g.fsys, p); len(found) > 0 {
 			for _, f := range found {
-				out = append(out, dependency{Path: f, Type: depImport})
+				if !g.add(dependency{Path: f, Type: depImport}) {
+					return
+				}
 			}
 			continue
 		}
+		d := dependency{Path: strings.Split(r.mod, ".")[0], Type: depExternal}
 		if r.level > 0 {
 			spec := strings.Repeat(".", r.level) + r.mod
 			if r.mod == "" && len(r.names) > 0 {
 				spec += r.names[0]
 			}
-			out = append(out, dependency{Path: spec, Type: depUnresolved, Note: "no file of the repository matches"})
-		} else {
-			out = append(out, dependency{Path: strings.Split(r.mod, ".")[0], Type: depExternal})
+			d = dependency{Path: spec, Type: depUnresolved, Note: "no file of the repository matches"}
+		}
+		if !g.add(d) {
+			return
 		}
 	}
-	return out
 }
 
 // pyRef is one module a Python file imports.
@@ -440,8 +550,8 @@ func pythonImports(src string) []pyRef {
 // resolve returns the repository's files that r, imported by the file at
 // p, names: the module and any submodules among its names. A relative
 // import is looked for from p's package, an absolute one at the root and
-// then in src.
-func (r pyRef) resolve(fsys fs.FS, p string) []string {
+// then in src. It stops when ctx ends.
+func (r pyRef) resolve(ctx context.Context, fsys fs.FS, p string) []string {
 	modPath := strings.ReplaceAll(r.mod, ".", "/")
 	roots := []string{".", "src"}
 	if r.level > 0 {
@@ -458,6 +568,9 @@ func (r pyRef) resolve(fsys fs.FS, p string) []string {
 			found = append(found, f)
 		}
 		for _, n := range r.names { // submodules: from pkg import mod
+			if ctx.Err() != nil {
+				return found
+			}
 			if f, ok := resolvePython(fsys, path.Join(base, n)); ok {
 				found = append(found, f)
 			}

@@ -39,9 +39,10 @@ type metadataJSON struct {
 }
 
 type readFileOutput struct {
-	File         fileJSON     `json:"file"`
-	Dependencies []dependency `json:"dependencies"`
-	Metadata     metadataJSON `json:"metadata"`
+	File             fileJSON     `json:"file"`
+	Dependencies     []dependency `json:"dependencies"`
+	DependenciesNote string       `json:"dependenciesNote,omitempty"`
+	Metadata         metadataJSON `json:"metadata"`
 }
 
 // readFile serves read_file.
@@ -69,7 +70,10 @@ func (s service) readFile(ctx context.Context, call toolkit.Call, in readFileInp
 		},
 	}
 	if in.IncludeDeps && in.MaxDepth >= 1 {
-		out.Dependencies = dependencies(snap, f.Path, f.Data, lang)
+		gctx, cancel := toolkit.Gathering(ctx)
+		got := dependencies(gctx, snap, f.Path, f.Data, lang)
+		cancel()
+		out.Dependencies, out.DependenciesNote = got.deps, got.cut
 	}
 	if _, err := s.access.Record(ctx, call.Tenant, f.Path, s.now()); err != nil {
 		return toolkit.Result{}, fmt.Errorf("count the read of %s: %w", f.Path, err)
@@ -77,6 +81,9 @@ func (s service) readFile(ctx context.Context, call toolkit.Call, in readFileInp
 	msg := fmt.Sprintf("Read %s (%d bytes, %d lines)", f.Path, out.File.Size, out.File.Lines)
 	if in.IncludeDeps && in.MaxDepth >= 1 {
 		msg += fmt.Sprintf(" with %d dependencies", len(out.Dependencies))
+		if out.DependenciesNote != "" {
+			msg += " (" + out.DependenciesNote + ")"
+		}
 	}
 	return toolkit.Result{Data: out, Message: msg}, nil
 }

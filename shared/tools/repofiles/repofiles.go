@@ -61,9 +61,19 @@ var RepoFilePolicy = pathpolicy.MustNew(pathpolicy.Options{
 // deny list, which the view applies (.env files and .git/ among it),
 // never node_modules/, anywhere in the path.
 var FilePolicy = pathpolicy.MustNew(pathpolicy.Options{
-	Deny:     []string{"**/node_modules"},
+	Deny:     fileDeny,
 	MaxBytes: FileMaxBytes,
 })
+
+// depPolicy is FilePolicy for the dependencies read_file loads: a file
+// over DepMaxBytes is left out before it is read.
+var depPolicy = pathpolicy.MustNew(pathpolicy.Options{
+	Deny:     fileDeny,
+	MaxBytes: DepMaxBytes,
+})
+
+// fileDeny is what read_file never reads beside the repository's deny list.
+var fileDeny = []string{"**/node_modules"}
 
 // Family registers the two tools. Both read snapshots; read_repo_file also
 // reads memory entries, and read_file counts accesses.
