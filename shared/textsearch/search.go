@@ -41,11 +41,14 @@ type Match struct {
 	Before, After []string
 }
 
-// Result is what Search found.
+// Result is what Search found. When its context ended before every file
+// was searched, Complete is false, and Total and FilesSearched are what was
+// counted by then: lower bounds.
 type Result struct {
-	Matches       []Match // the first Limit matches, in file order then line order
-	Total         int     // every matching line
-	FilesSearched int
+	Matches       []Match // the first Limit matches found, in file order then line order
+	Total         int     // the matching lines counted
+	FilesSearched int     // the files searched to their end
+	Complete      bool    // every file was searched
 }
 
 // hit is a matching line of a file: its byte range and position.
@@ -54,19 +57,22 @@ type hit struct {
 	line, column int // 1-based; line is set only for kept hits
 }
 
-// fileHits is what one file yielded: the count and the first hits.
+// fileHits is what one file yielded: the count and the first hits, and
+// whether the file was searched to its end.
 type fileHits struct {
-	count int
-	hits  []hit
+	count    int
+	hits     []hit
+	searched bool
 }
 
 // Search looks for q in files (and only those Include accepts), a worker
 // per core, and returns the first Limit matches in the order of files.
 //
 // When ctx is done, each worker stops at the end of the window it is
-// searching (see windowBudget) and Search returns ctx.Err() once every
-// worker has returned.
-func Search(ctx context.Context, files []*repo.File, q *Query, o Options) (Result, error) {
+// searching (see windowBudget), and once every worker has returned Search
+// answers with what was found by then, Complete false: the matches of the
+// files (and the windows of files) searched, in file order.
+func Search(ctx context.Context, files []*repo.File, q *Query, o Options) Result {
 	if o.Context == 0 {
 		o.Context = DefaultContext
 	}
@@ -98,12 +104,11 @@ func Search(ctx context.Context, files []*repo.File, q *Query, o Options) (Resul
 		})
 	}
 	wg.Wait()
-	// A worker stops early only once done is closed, and then Err is set.
-	if err := ctx.Err(); err != nil {
-		return Result{}, err
-	}
-	res := Result{FilesSearched: len(files), Matches: []Match{}}
+	res := Result{Matches: []Match{}}
 	for i, fr := range results {
+		if fr.searched {
+			res.FilesSearched++
+		}
 		res.Total += fr.count
 		for _, h := range fr.hits {
 			if len(res.Matches) < o.Limit {
@@ -111,7 +116,8 @@ func Search(ctx context.Context, files []*repo.File, q *Query, o Options) (Resul
 			}
 		}
 	}
-	return res, nil
+	res.Complete = res.FilesSearched == len(files)
+	return res
 }
 
 // isDone reports whether done (a context's Done channel, nil for a
@@ -133,7 +139,7 @@ var windowSearched func(n int)
 // searches a window of whole lines at a time and stops early, with what
 // it has, once done is closed.
 func (q *Query) searchFile(done <-chan struct{}, f *repo.File, keep int) fileHits {
-	var fr fileHits
+	fr := fileHits{searched: true}
 	if !q.mayMatch(f) {
 		return fr
 	}
@@ -153,7 +159,8 @@ func (q *Query) searchFile(done <-chan struct{}, f *repo.File, keep int) fileHit
 	}
 	for a := 0; a < len(data); {
 		if a > 0 && isDone(done) {
-			break // the caller looked just before the first window
+			fr.searched = false // the caller looked just before the first window
+			break
 		}
 		b := windowEnd(data, a, q.window)
 		switch {

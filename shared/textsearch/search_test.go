@@ -88,9 +88,9 @@ func searchText(t *testing.T, pattern string, caseSensitive bool, text string) (
 	}
 	search := func() ([]string, int) {
 		files := []*repo.File{{Path: "f", Data: []byte(text)}}
-		res, err := textsearch.Search(context.Background(), files, q, textsearch.Options{Limit: 1 << 20})
-		if err != nil {
-			t.Fatal(err)
+		res := textsearch.Search(context.Background(), files, q, textsearch.Options{Limit: 1 << 20})
+		if !res.Complete || res.FilesSearched != 1 {
+			t.Fatalf("search without a deadline: complete %v, %d files searched", res.Complete, res.FilesSearched)
 		}
 		var out []string
 		for _, m := range res.Matches {

@@ -10,20 +10,20 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
-	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/tools/grep"
 )
 
 // TestTimeoutLeavesNothingRunning: pathological patterns over a
-// repository large enough to take far longer than the deadline answer
-// TIMEOUT (or a complete result), and when the answer comes no goroutine
-// of the search, the walk or the tool is still working: nothing burns CPU
-// for an answer nobody reads.
+// repository large enough to take far longer than the deadline answer with
+// what they found by then (incomplete, counts as lower bounds) or a
+// complete result, never TIMEOUT; and when the answer comes no goroutine of
+// the search, the walk or the tool is still working: nothing burns CPU for
+// an answer nobody reads.
 func TestTimeoutLeavesNothingRunning(t *testing.T) {
 	files := map[string]string{}
 	line := "aaaa bbbb (cccc) [dddd] x = y + z; // some ordinary text here\n"
-	for i := range 40 {
-		files[fmt.Sprintf("src/f%02d.txt", i)] = strings.Repeat(line, 1600) // 100 KB each, 4 MB in all
+	for i := range 200 {
+		files[fmt.Sprintf("src/f%03d.txt", i)] = strings.Repeat(line, 1600) // 100 KB each, 20 MB in all
 	}
 	src := repotest.Local(t, repotest.WriteDir(t, files))
 	h := harness(t, src)
@@ -32,25 +32,54 @@ func TestTimeoutLeavesNothingRunning(t *testing.T) {
 	for i := 1; len(alternation)+len(fmt.Sprintf("|[a-c]x%d", i)) <= 200; i++ {
 		alternation += fmt.Sprintf("|[a-c]x%d", i)
 	}
-	patterns := []string{
-		`(?s).*q`,
-		`((.*)(.*)(.*)(.*))+q`,
-		`(a|aa)*q`,
-		alternation,
+	patterns := []struct {
+		pattern string
+		matches bool // every line holds a match
+	}{
+		{`(?s).*`, true},
+		{`.`, true},
+		{`(?s).*q`, false},
+		{`((.*)(.*)(.*)(.*))+q`, false},
+		{`(a|aa)*q`, false},
+		{alternation, false},
 	}
 	// Warm the view, then search under a deadline far below the work.
 	h.OK(t, tenant, grep.Tool, `{"pattern":"ordinary"}`, nil)
+	incomplete := 0
 	for _, p := range patterns {
-		args, _ := json.Marshal(map[string]any{"pattern": p})
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+		args, _ := json.Marshal(map[string]any{"pattern": p.pattern, "limit": 1})
+		ctx, cancel := context.WithTimeout(context.Background(), 40*time.Millisecond)
 		o := h.CallContext(ctx, tenant, grep.Tool, string(args))
 		cancel()
-		if !o.OK && o.Error.Code != toolerr.Timeout {
-			t.Errorf("%s: %+v, want a result or TIMEOUT", p, o.Error)
+		if !o.OK {
+			t.Errorf("%s: %+v, want what the search found", p.pattern, o.Error)
+			continue
+		}
+		var out struct {
+			Matches       []json.RawMessage
+			TotalMatches  int
+			FilesSearched int
+			Incomplete    bool
+			Message       string
+		}
+		if err := json.Unmarshal(o.Result, &out); err != nil {
+			t.Fatal(err)
+		}
+		if out.Incomplete {
+			incomplete++
+			if !strings.Contains(out.Message, "lower bounds") || out.FilesSearched >= len(files) {
+				t.Errorf("%s: incomplete after %d files with the message %q", p.pattern, out.FilesSearched, out.Message)
+			}
+		}
+		if p.matches && (len(out.Matches) != 1 || out.TotalMatches < 1) {
+			t.Errorf("%s: %d matches shown, %d counted; want the first found", p.pattern, len(out.Matches), out.TotalMatches)
 		}
 		if n := working(); n != 0 {
-			t.Errorf("%s: %d goroutines still working after the answer:\n%s", p, n, stacks())
+			t.Errorf("%s: %d goroutines still working after the answer:\n%s", p.pattern, n, stacks())
 		}
+	}
+	if incomplete == 0 {
+		t.Errorf("no search of 20 MB stopped at a 40 ms deadline: the test no longer tests the incomplete answer")
 	}
 }
 

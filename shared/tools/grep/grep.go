@@ -91,6 +91,7 @@ type output struct {
 	TotalMatches  int         `json:"totalMatches"`
 	FilesSearched int         `json:"filesSearched"`
 	SearchTime    int64       `json:"searchTime"`
+	Incomplete    bool        `json:"incomplete,omitempty"`
 	Message       string      `json:"message,omitempty"`
 }
 
@@ -114,29 +115,43 @@ func (s service) grep(ctx context.Context, call toolkit.Call, in input) (toolkit
 	if err != nil {
 		return toolkit.Result{}, fmt.Errorf("list searchable files: %w", err)
 	}
-	res, err := textsearch.Search(ctx, files, q, textsearch.Options{Limit: int(in.Limit), Include: include})
-	if err != nil {
-		return toolkit.Result{}, err
-	}
+	// What was found when the time ran out is the answer (even if the
+	// last window searched ends past the deadline: an answer beats TIMEOUT).
+	gctx, cancel := toolkit.Gathering(ctx)
+	res := textsearch.Search(gctx, files, q, textsearch.Options{Limit: int(in.Limit), Include: include})
+	cancel()
 	out := output{
 		Matches:       make([]matchJSON, len(res.Matches)),
 		Pattern:       in.Pattern,
 		TotalMatches:  res.Total,
 		FilesSearched: res.FilesSearched,
 		SearchTime:    time.Since(started).Milliseconds(),
+		Incomplete:    !res.Complete,
 	}
 	for i, m := range res.Matches {
 		out.Matches[i] = matchJSON{File: m.File, Line: m.Line, Column: m.Column, Text: m.Text, Context: contextJSON{m.Before, m.After}}
 	}
+	out.Message = message(in.Pattern, res)
 	msg := fmt.Sprintf("Found %d matches in %d files searched", res.Total, res.FilesSearched)
-	switch {
-	case res.Total == 0:
-		out.Message = fmt.Sprintf("No matches found for pattern '%s'", in.Pattern)
+	if res.Total == 0 || !res.Complete {
 		msg = out.Message
-	case res.Total > len(res.Matches):
-		out.Message = fmt.Sprintf("Showing the first %d of %d matches; raise limit (up to 100) or narrow the pattern or filePattern", len(res.Matches), res.Total)
 	}
 	return toolkit.Result{Data: out, Message: msg}, nil
+}
+
+// message is the output's message: what there is to say about res beyond
+// its numbers, or "".
+func message(pattern string, res textsearch.Result) string {
+	switch {
+	case !res.Complete:
+		return fmt.Sprintf("The search stopped at its time limit after %d files: totalMatches (%d) and filesSearched are lower bounds, "+
+			"narrow the pattern or filePattern for a complete count", res.FilesSearched, res.Total)
+	case res.Total == 0:
+		return fmt.Sprintf("No matches found for pattern '%s'", pattern)
+	case res.Total > len(res.Matches):
+		return fmt.Sprintf("Showing the first %d of %d matches; raise limit (up to 100) or narrow the pattern or filePattern", len(res.Matches), res.Total)
+	}
+	return ""
 }
 
 // fileFilter turns filePattern into a path filter. As with ripgrep's
