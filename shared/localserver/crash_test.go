@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
+	"github.com/toolshed/toolshed/shared/workspace"
 )
 
 // ledger is what the writers were told was done.
@@ -236,17 +237,27 @@ func (l *ledger) check(t *testing.T, srv *serverProcess, data, round string) {
 			t.Errorf("unacknowledged file %s is half there (%d bytes)", path, len(got.Contents))
 		}
 	}
-	// Nothing an interrupted write left is on disk (the restart swept it).
+	// Nothing an interrupted write left is on disk (the restart swept it),
+	// and the workspace holds only files the writers wrote.
 	for _, p := range leftovers(data) {
 		t.Errorf("left by an interrupted write: %s", p)
 	}
+	ws := filepath.Join(data, "workspace", "acme")
+	filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(ws, p)
+		if _, tried := l.tried[filepath.ToSlash(rel)]; err == nil && !d.IsDir() && !tried {
+			t.Errorf("a file no writer wrote is in the workspace: %s", rel)
+		}
+		return err
+	})
 }
 
-// leftovers lists the temporary files of interrupted writes under data.
+// leftovers lists the temporary files of interrupted writes under data:
+// what the staging folder holds.
 func leftovers(data string) []string {
 	var out []string
-	filepath.WalkDir(filepath.Join(data, "workspace"), func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && (strings.Contains(p, "/.toolshed-tmp/") || strings.HasSuffix(p, ".tmp")) {
+	filepath.WalkDir(filepath.Join(data, "workspace", workspace.Staging), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
 			out = append(out, p)
 		}
 		return err

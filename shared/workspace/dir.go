@@ -10,7 +10,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sync"
 	"syscall"
 )
@@ -18,12 +17,22 @@ import (
 // Dir keeps the workspaces in a local directory, one folder per tenant,
 // each opened with os.Root for every operation. Writes of one tenant are
 // serialized in the process, so its quota holds exactly.
+//
+// Writes in progress are staged in the folder Staging beside the
+// workspaces, which no tenant's path can reach, and renamed into the
+// workspace when complete.
 type Dir struct {
 	dir   string
 	quota Quota
 
 	locks tenantLocks
 }
+
+// Staging is the folder of Dir's directory that holds writes in progress.
+// No tenant is named like it (a tenant starts with a letter or digit), so
+// it lies outside every workspace: no path a tenant gives can name it, and
+// every name inside a workspace is a tenant's file. Sweep empties it.
+const Staging = ".staging"
 
 // NewDir returns the workspaces under dir (<data dir>/workspace), created
 // on first use.
@@ -37,11 +46,9 @@ const (
 	filePerm = 0o600
 )
 
-// open returns the root of a tenant's workspace, creating it if needed.
-func (d *Dir) open(tenant string) (*os.Root, error) {
-	if _, err := prefix(tenant); err != nil {
-		return nil, err
-	}
+// openAll returns the root of the folder holding every workspace and the
+// staging folder, creating it if needed.
+func (d *Dir) openAll() (*os.Root, error) {
 	if err := os.MkdirAll(d.dir, dirPerm); err != nil {
 		return nil, unavailable("", "cannot create the workspace folder", err)
 	}
@@ -49,7 +56,15 @@ func (d *Dir) open(tenant string) (*os.Root, error) {
 	if err != nil {
 		return nil, unavailable("", "cannot open the workspace folder", err)
 	}
-	defer all.Close()
+	return all, nil
+}
+
+// open returns the root of a tenant's workspace in all, creating it if
+// needed.
+func open(all *os.Root, tenant string) (*os.Root, error) {
+	if _, err := prefix(tenant); err != nil {
+		return nil, err
+	}
 	if err := all.Mkdir(tenant, dirPerm); err != nil && !errors.Is(err, fs.ErrExist) {
 		return nil, unavailable("", "cannot create the workspace", err)
 	}
@@ -65,7 +80,12 @@ func (d *Dir) Read(_ context.Context, tenant, p string) ([]byte, error) {
 	if _, err := resolve(tenant, p); err != nil {
 		return nil, err
 	}
-	root, err := d.open(tenant)
+	all, err := d.openAll()
+	if err != nil {
+		return nil, err
+	}
+	defer all.Close()
+	root, err := open(all, tenant)
 	if err != nil {
 		return nil, err
 	}
@@ -88,11 +108,15 @@ func (d *Dir) Read(_ context.Context, tenant, p string) ([]byte, error) {
 }
 
 // Write replaces (or creates) a tenant's file with data, creating parent
-// folders: data goes to a temporary file in the workspace's TempDir, is
-// synced, and is renamed over the file. The rename is the commit point: a
-// write whose context ended before it (its deadline passed while it waited
-// for the tenant's lock, say) is not made and returns the context's error;
-// once renamed, the write is made and returns nil.
+// folders: data goes to a temporary file in Staging, is synced, and is
+// renamed over the file. The rename is the commit point: a write whose
+// context ended before it (its deadline passed while it waited for the
+// tenant's lock, say) is not made and returns the context's error; once
+// renamed, the write is made and returns nil.
+//
+// The parent folders are made through the tenant's root, which refuses a
+// symbolic link that leads out of the workspace, so the rename (through
+// the root of every workspace, as it crosses from Staging) lands inside it.
 func (d *Dir) Write(ctx context.Context, tenant, p string, data []byte) error {
 	if _, err := resolve(tenant, p); err != nil {
 		return err
@@ -105,7 +129,12 @@ func (d *Dir) Write(ctx context.Context, tenant, p string, data []byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	root, err := d.open(tenant)
+	all, err := d.openAll()
+	if err != nil {
+		return err
+	}
+	defer all.Close()
+	root, err := open(all, tenant)
 	if err != nil {
 		return err
 	}
@@ -122,20 +151,20 @@ func (d *Dir) Write(ctx context.Context, tenant, p string, data []byte) error {
 	if err := root.MkdirAll(dir, dirPerm); err != nil {
 		return fsError(p, err, Conflict, fileInTheWay)
 	}
-	if err := root.MkdirAll(TempDir, dirPerm); err != nil {
-		return unavailable(p, "cannot create the temporary folder", err)
+	if err := all.MkdirAll(Staging, dirPerm); err != nil {
+		return unavailable(p, "cannot create the staging folder", err)
 	}
-	tmp := path.Join(TempDir, tempName())
-	if err := writeSynced(root, tmp, data); err != nil {
-		root.Remove(tmp)
-		return fsError(p, err, Conflict, fileInTheWay)
+	tmp := path.Join(Staging, tempName())
+	if err := writeSynced(all, tmp, data); err != nil {
+		all.Remove(tmp)
+		return fsError(p, err, Unavailable, "cannot write the file")
 	}
 	if err := ctx.Err(); err != nil {
-		root.Remove(tmp)
+		all.Remove(tmp)
 		return err
 	}
-	if err := root.Rename(tmp, p); err != nil {
-		root.Remove(tmp)
+	if err := all.Rename(tmp, path.Join(tenant, p)); err != nil {
+		all.Remove(tmp)
 		return fsError(p, err, Conflict, folderInTheWay)
 	}
 	// Make the rename itself durable.
@@ -146,24 +175,20 @@ func (d *Dir) Write(ctx context.Context, tenant, p string, data []byte) error {
 	return nil
 }
 
-// measure walks a workspace before a write to p and tallies the regular
-// files it holds (not those of TempDir, nor earlier versions' temporary
-// files). Symbolic links are not followed.
+// measure walks a workspace before a write to p and tallies every regular
+// file it holds. Symbolic links are not followed.
 func measure(root *os.Root, p string) (tally, error) {
 	t := tally{path: p}
 	err := fs.WalkDir(root.FS(), ".", func(name string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if name == TempDir {
-			return fs.SkipDir
-		}
-		if !e.Type().IsRegular() || legacyTemp.MatchString(e.Name()) {
+		if !e.Type().IsRegular() {
 			return nil
 		}
 		info, err := e.Info()
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil // removed meanwhile (another process's temporary file)
+			return nil // removed meanwhile (by hand, or by another process)
 		}
 		if err != nil {
 			return err
@@ -184,58 +209,26 @@ func tempName() string {
 	return hex.EncodeToString(b) + ".tmp"
 }
 
-// legacyTemp matches the temporary files earlier versions wrote next to the
-// file being written (".toolshed-<16 hex digits>.tmp").
-var legacyTemp = regexp.MustCompile(`^\.toolshed-[0-9a-f]{16}\.tmp$`)
-
-// Sweep removes what interrupted writes left in every workspace (each
-// TempDir, and the temporary files of earlier versions) and returns how
+// Sweep removes what interrupted writes left in Staging and returns how
 // many files it removed. The server runs it when it starts, before any
-// write.
+// write. It touches nothing inside a workspace: every file there is a
+// tenant's. (Earlier versions staged writes inside each workspace, in
+// .toolshed-tmp/ or as .toolshed-<16 hex digits>.tmp beside the file, names
+// a tenant could also write; what a crash left there stays, counted as the
+// tenant's.)
 func (d *Dir) Sweep() (int, error) {
-	tenants, err := os.ReadDir(d.dir)
+	staging := filepath.Join(d.dir, Staging)
+	entries, err := os.ReadDir(staging)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
 	}
 	if err != nil {
-		return 0, fmt.Errorf("sweep %s: %w", d.dir, err)
+		return 0, fmt.Errorf("sweep %s: %w", staging, err)
 	}
-	removed := 0
-	var errs []error
-	for _, t := range tenants {
-		if !t.IsDir() {
-			continue
-		}
-		root, err := os.OpenRoot(filepath.Join(d.dir, t.Name()))
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		err = fs.WalkDir(root.FS(), ".", func(name string, e fs.DirEntry, err error) error {
-			switch {
-			case err != nil:
-				return err
-			case name == TempDir || e.Type().IsRegular() && legacyTemp.MatchString(e.Name()):
-				if name == TempDir {
-					if entries, err := fs.ReadDir(root.FS(), name); err == nil {
-						removed += len(entries)
-					}
-					if err := root.RemoveAll(name); err != nil {
-						return err
-					}
-					return fs.SkipDir
-				}
-				removed++
-				return root.Remove(name)
-			}
-			return nil
-		})
-		if err != nil {
-			errs = append(errs, fmt.Errorf("sweep the workspace of %s: %w", t.Name(), err))
-		}
-		root.Close()
+	if err := os.RemoveAll(staging); err != nil {
+		return 0, fmt.Errorf("sweep %s: %w", staging, err)
 	}
-	return removed, errors.Join(errs...)
+	return len(entries), nil
 }
 
 // writeSynced creates name (it must not exist) with data, on disk.

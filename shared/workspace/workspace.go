@@ -5,18 +5,19 @@
 // live under the S3 prefix workspace/<tenant>/ of the deployment's bucket.
 //
 // Both backends apply the same rules: paths as package sandboxpath checks
-// them; files of at most MaxFileBytes; writes that replace a file whole
-// (a temporary file renamed over it locally, one PUT on S3), so a reader
-// sees the old or the new file, never a mix; parent folders created as
-// needed, and a file where a folder is needed (or the reverse) refused on
-// both; and a per-tenant quota of bytes and files, checked before each
-// write against what the tenant already stores.
+// them, every one of them a name of the tenant's (the server reserves none
+// inside a workspace, and never removes a tenant's file); files of at most
+// MaxFileBytes; writes that replace a file whole (a temporary file, staged
+// outside every workspace, renamed over it locally; one PUT on S3), so a
+// reader sees the old or the new file, never a mix; parent folders created
+// as needed, and a file where a folder is needed (or the reverse) refused
+// on both; and a per-tenant quota of bytes and files, checked before each
+// write against every file the tenant stores.
 package workspace
 
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/toolshed/toolshed/shared/sandboxpath"
 	"github.com/toolshed/toolshed/shared/tenant"
@@ -94,16 +95,8 @@ func resolve(tenant, p string) (string, error) {
 		}
 		return "", &Error{Kind: kind, Path: p, Reason: "the path " + e.Reason}
 	}
-	if first, _, _ := strings.Cut(p, "/"); first == TempDir {
-		return "", &Error{Kind: Denied, Path: p, Reason: "the path is reserved for the server's temporary files"}
-	}
 	return key, nil
 }
-
-// TempDir is the folder of a local workspace that holds writes in progress
-// (Dir): reserved, never read, written or counted by file-io, and emptied
-// when the server starts, so a write a crash interrupted leaves nothing.
-const TempDir = ".toolshed-tmp"
 
 // readFile reads the file at p from r, whose size the storage gives: a
 // file over MaxFileBytes is refused before it is read, and while it is read

@@ -64,33 +64,33 @@ func TestFailedWritesLeaveNothing(t *testing.T) {
 }
 
 // TestInterruptedWritesLeaveNothing: what an interrupted write leaves (a
-// file in the temporary folder, or next to the file as earlier versions
-// wrote it) is never read, never counted against the quota, and removed by
-// Sweep; a write whose context ended before its commit is not made.
+// file in the staging folder beside the workspaces) is never read, never
+// counted against the quota, and removed by Sweep, which removes nothing
+// else; a write whose context ended before its commit is not made.
 func TestInterruptedWritesLeaveNothing(t *testing.T) {
 	base := t.TempDir()
-	d := workspace.NewDir(base, workspace.Quota{Bytes: 1 << 20, Files: 2})
+	d := workspace.NewDir(base, workspace.Quota{Bytes: 1 << 20, Files: 3})
 	ctx := context.Background()
 	if err := d.Write(ctx, "alice", "notes/a.txt", []byte("kept")); err != nil {
 		t.Fatal(err)
 	}
-	// A crash's leftovers: a big temporary file, and an old-style one.
-	os.WriteFile(filepath.Join(base, "alice", workspace.TempDir, "0123456789abcdef.tmp"), make([]byte, 900<<10), 0o600)
-	os.WriteFile(filepath.Join(base, "alice", "notes", ".toolshed-0123456789abcdef.tmp"), []byte("half"), 0o600)
-
-	if _, err := d.Read(ctx, "alice", workspace.TempDir+"/0123456789abcdef.tmp"); kind(err) != workspace.Denied {
-		t.Errorf("reading the temporary folder: %v, want Denied", err)
+	// Names that look like temporary files are the tenant's own.
+	if err := d.Write(ctx, "alice", "notes/.toolshed-0123456789abcdef.tmp", []byte("mine")); err != nil {
+		t.Fatal(err)
 	}
-	if err := d.Write(ctx, "alice", workspace.TempDir+"/x.txt", []byte("x")); kind(err) != workspace.Denied {
-		t.Errorf("writing into the temporary folder: %v, want Denied", err)
+	// A crash's leftover: a big temporary file.
+	os.WriteFile(filepath.Join(base, workspace.Staging, "0123456789abcdef.tmp"), make([]byte, 900<<10), 0o600)
+
+	if _, err := d.Read(ctx, "alice", "../"+workspace.Staging+"/0123456789abcdef.tmp"); kind(err) != workspace.Denied {
+		t.Errorf("reading the staging folder: %v, want Denied", err)
 	}
 	// The 900 KiB leftover is not counted: 200 KiB more fit in 1 MiB.
 	if err := d.Write(ctx, "alice", "b.txt", make([]byte, 200<<10)); err != nil {
 		t.Errorf("a write within the quota, leftovers aside: %v", err)
 	}
 	n, err := d.Sweep()
-	if err != nil || n != 2 {
-		t.Errorf("sweep removed %d files, %v; want the 2 leftovers", n, err)
+	if err != nil || n != 1 {
+		t.Errorf("sweep removed %d files, %v; want the leftover", n, err)
 	}
 	var files []string
 	filepath.WalkDir(base, func(p string, e os.DirEntry, err error) error {
@@ -100,7 +100,7 @@ func TestInterruptedWritesLeaveNothing(t *testing.T) {
 		}
 		return err
 	})
-	if want := []string{"alice/b.txt", "alice/notes/a.txt"}; !slices.Equal(files, want) {
+	if want := []string{"alice/b.txt", "alice/notes/.toolshed-0123456789abcdef.tmp", "alice/notes/a.txt"}; !slices.Equal(files, want) {
 		t.Errorf("after the sweep: %v, want %v", files, want)
 	}
 

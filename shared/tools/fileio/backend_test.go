@@ -35,6 +35,9 @@ var generous = workspace.Quota{Bytes: 1 << 30, Files: 10000}
 type backend interface {
 	// files returns the workspaces with a quota.
 	files(t *testing.T, quota workspace.Quota) fileio.Files
+	// restart returns the workspaces as a server starting on the same
+	// storage opens them (locally: after Sweep).
+	restart(t *testing.T, quota workspace.Quota) fileio.Files
 	// plant stores raw bytes as a tenant's file behind the tool's back.
 	plant(t *testing.T, tenant, path string, data []byte)
 	// stored lists every stored file as "<tenant>/<path>" with its bytes,
@@ -55,6 +58,15 @@ func (d *dirBackend) workspaces() string { return filepath.Join(d.base, "data", 
 
 func (d *dirBackend) files(_ *testing.T, quota workspace.Quota) fileio.Files {
 	return workspace.NewDir(d.workspaces(), quota)
+}
+
+func (d *dirBackend) restart(t *testing.T, quota workspace.Quota) fileio.Files {
+	t.Helper()
+	dir := workspace.NewDir(d.workspaces(), quota)
+	if _, err := dir.Sweep(); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 func (d *dirBackend) plant(t *testing.T, tenant, path string, data []byte) {
@@ -108,6 +120,10 @@ func newS3Backend(t *testing.T, m *emulator.Moto) *s3Backend {
 
 func (b *s3Backend) files(_ *testing.T, quota workspace.Quota) fileio.Files {
 	return workspace.NewBucket(objects.New(b.client, b.bucket), quota)
+}
+
+func (b *s3Backend) restart(t *testing.T, quota workspace.Quota) fileio.Files {
+	return b.files(t, quota)
 }
 
 func (b *s3Backend) plant(t *testing.T, tenant, path string, data []byte) {
@@ -173,6 +189,7 @@ func TestBackends(t *testing.T) {
 		{"folders and files in the way", testInTheWay},
 		{"sizes and encodings", testSizes},
 		{"quotas", testQuotas},
+		{"every name is the tenant's", testEveryNameIsTheTenants},
 		{"concurrent writers", testConcurrentWriters},
 	}
 	for _, mk := range makers {
@@ -192,8 +209,13 @@ type env struct {
 
 func newEnv(t *testing.T, be backend, quota workspace.Quota) env {
 	t.Helper()
-	stores := tooltest.BoltStores(t)
-	return env{Harness: tooltest.New(t, stores, []toolkit.Tool{fileio.Tool(be.files(t, quota))}), be: be}
+	return newEnvOver(t, be, be.files(t, quota))
+}
+
+// newEnvOver is file-io over files, which be made.
+func newEnvOver(t *testing.T, be backend, files fileio.Files) env {
+	t.Helper()
+	return env{Harness: tooltest.New(t, tooltest.BoltStores(t), []toolkit.Tool{fileio.Tool(files)}), be: be}
 }
 
 type readResult struct {

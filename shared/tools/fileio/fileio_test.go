@@ -175,6 +175,30 @@ func testQuotas(t *testing.T, be backend) {
 	}
 }
 
+// testEveryNameIsTheTenants: names that look like the server's own
+// (temporary files of earlier versions, its staging folder) are a tenant's
+// files like any other: accepted, counted against the quota, readable, and
+// still there, whole, after a restart.
+func testEveryNameIsTheTenants(t *testing.T, be backend) {
+	quota := workspace.Quota{Bytes: 3 << 10, Files: 3}
+	e := newEnv(t, be, quota)
+	names := []string{"d0/.toolshed-0000000000000000.tmp", ".toolshed-tmp/x.txt", workspace.Staging + "/y.txt"}
+	for i, p := range names {
+		e.write(t, alice, p, strings.Repeat(string(rune('a'+i)), 1000))
+	}
+	fails(t, e.Call(alice, fileio.ToolName, writeArgs("d1/.toolshed-0123456789abcdef.tmp", "x")), toolerr.SizeLimitExceeded,
+		"Failed to write file", "workspace quota exceeded: 3 files of 3 already stored")
+	restarted := newEnvOver(t, be, be.restart(t, quota))
+	for i, p := range names {
+		if got := restarted.read(t, alice, p); got != strings.Repeat(string(rune('a'+i)), 1000) {
+			t.Errorf("%s after a restart: %d bytes %.10q", p, len(got), got)
+		}
+	}
+	if got, want := len(be.stored(t)), len(names); got != want {
+		t.Errorf("%d files stored after a restart: %v; want the %d written", got, sortedKeys(be.stored(t)), want)
+	}
+}
+
 // testConcurrentWriters: 100 writers replace one file at once while
 // readers keep reading it. Every read, and the file at the end, is one
 // writer's whole version.
