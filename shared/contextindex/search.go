@@ -178,6 +178,10 @@ type Query struct {
 	// Vector is the query's embedding, of the corpus's model; nil for a
 	// lexical search.
 	Vector []float32
+	// Done, when it closes (the call's time for the search is up), stops
+	// the lexical ranking after the query word it is at: the results then
+	// rank the documents by the words scored so far. nil: never.
+	Done <-chan struct{}
 }
 
 // Hit is one result.
@@ -215,7 +219,7 @@ func (c *Collection) search(q Query) []Hit {
 	sc := c.scratch()
 	defer c.release(sc)
 	allowed := c.filter(q, sc.allowed)
-	lexical := c.lexical(q.Text, allowed, sc)
+	lexical := c.lexical(q.Text, allowed, sc, q.Done)
 	if q.Vector == nil || c.nvecs == 0 {
 		keep := lexical.ranked
 		if q.Limit > 0 && len(keep) > q.Limit {
@@ -368,12 +372,13 @@ func (c *Collection) expand(word string) []expansion {
 	return out
 }
 
-// lexical ranks the allowed documents for the query text with BM25F.
-func (c *Collection) lexical(text string, allowed []bool, sc *scratch) lexicalRanking {
+// lexical ranks the allowed documents for the query text with BM25F,
+// until done closes.
+func (c *Collection) lexical(text string, allowed []bool, sc *scratch, done <-chan struct{}) lexicalRanking {
 	terms := QueryTerms(text)
 	slices.Sort(terms)
 	terms = slices.Compact(terms)
-	return c.bm25(terms, allowed, sc)
+	return c.bm25(terms, allowed, sc, done)
 }
 
 // scratch is the memory a search works in, one value per document of the
@@ -413,13 +418,17 @@ func (c *Collection) release(sc *scratch) {
 
 // bm25 scores the allowed documents against the query's words with BM25F.
 // For each query word a document scores its best matching term; the
-// document's score is the sum over the query's words.
-func (c *Collection) bm25(words []string, allowed []bool, sc *scratch) lexicalRanking {
+// document's score is the sum over the query's words. Once done closes, the
+// words left are not scored.
+func (c *Collection) bm25(words []string, allowed []bool, sc *scratch, done <-chan struct{}) lexicalRanking {
 	out := lexicalRanking{scores: sc.scores, cover: sc.cover, ranked: sc.ranked[:0]}
 	best := sc.best           // this word's best score per document
 	cover := sc.bestCov       // and its best coverage
 	touched := sc.touched[:0] // documents with a score for this word
 	for _, w := range words {
+		if closed(done) {
+			break
+		}
 		for _, e := range c.expand(w) {
 			df := c.df(e.term)
 			if df == 0 {
@@ -465,6 +474,16 @@ func (c *Collection) bm25(words []string, allowed []bool, sc *scratch) lexicalRa
 	c.order(out)
 	sc.ranked, sc.touched = out.ranked, touched // grown: kept for the next search
 	return out
+}
+
+// closed reports whether done (nil: never) is closed, without waiting.
+func closed(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
 }
 
 // order weighs down the scores of tests in the code (testPrior) and sorts

@@ -105,6 +105,20 @@ func TestSearchLexical(t *testing.T) {
 	}
 }
 
+// TestSearchStopsWhenDone: a query whose time is up scores no more of its
+// words; with time, every one.
+func TestSearchStopsWhenDone(t *testing.T) {
+	c := NewCorpus("", []*Segment{NewSegment(notes)})
+	done := make(chan struct{})
+	close(done)
+	if hits, _ := c.Search(Query{Text: "token refresh billing", Done: done}); len(hits) != 0 {
+		t.Errorf("after its time: %v, want nothing ranked", ids(hits))
+	}
+	if hits, _ := c.Search(Query{Text: "token refresh billing", Done: make(chan struct{})}); len(hits) == 0 {
+		t.Error("with time: nothing ranked")
+	}
+}
+
 func TestSearchTiesByDateThenID(t *testing.T) {
 	docs := []Doc{
 		{ID: "old", Source: SourceDiscovery, Type: TypeRule, Date: day(1), Content: "retry idempotent requests"},

@@ -104,10 +104,17 @@ func (s *Service) search(ctx context.Context, call toolkit.Call, in searchInput)
 			out.Notice = "Failed to generate query embedding; these results are lexical only. Use grep_codebase for exact text."
 		}
 	}
+	gctx, cancel := toolkit.Gathering(ctx)
+	q.Done = gctx.Done()
 	hits, mode := corpus.Search(q)
+	cut := gctx.Err() != nil
+	cancel()
 	out.Mode = mode
 	if out.Notice == "" {
 		out.Notice = stale
+	}
+	if cut && out.Notice == "" {
+		out.Notice = "The search stopped at its time limit: these results rank by the query words scored by then; a shorter query ranks by all of its words."
 	}
 	if building && out.Notice == "" {
 		out.Notice = fmt.Sprintf("The code index is being built (%d of %d files so far): these results come from what is indexed; grep_codebase searches every file now.",

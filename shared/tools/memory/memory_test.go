@@ -399,7 +399,7 @@ func testTenantIsolation(t *testing.T, st store.Stores) {
 		t.Errorf("bob with alice's cursor sees %+v", got.Entries)
 	}
 	for _, f := range memory.Files() {
-		text, err := memory.Render(context.Background(), e.mem, bob, f)
+		text, err := memory.Render(context.Background(), e.mem, bob, f, 1<<20)
 		if err != nil || text != "" {
 			t.Errorf("Render(bob, %s) = %q, %v", f, text, err)
 		}
@@ -423,7 +423,7 @@ func testRender(t *testing.T, st store.Stores) {
 	e := newEnv(t, st)
 	ctx := context.Background()
 	for _, f := range memory.Files() {
-		if text, err := memory.Render(ctx, e.mem, alice, f); err != nil || text != "" {
+		if text, err := memory.Render(ctx, e.mem, alice, f, 1<<20); err != nil || text != "" {
 			t.Errorf("empty %s renders as %q, %v", f, text, err)
 		}
 	}
@@ -437,20 +437,25 @@ func testRender(t *testing.T, st store.Stores) {
 		e.write(t, alice, fmt.Sprintf(`{"file":"best_practices.md","content":%q}`, c))
 	}
 	for _, mem := range []store.Memory{e.mem, smallPages{e.mem}} {
-		got, err := memory.Render(ctx, mem, alice, progress)
+		got, err := memory.Render(ctx, mem, alice, progress, 1<<20)
 		if want := strings.Join(lines, ""); err != nil || got != want {
 			t.Errorf("%T: jsonl renders as %q, %v; want %q", mem, got, err, want)
 		}
-		got, err = memory.Render(ctx, mem, alice, practices)
+		got, err = memory.Render(ctx, mem, alice, practices, 1<<20)
 		if want := "# One\n\ntext\n\n- two\n\nthree\n"; err != nil || got != want {
 			t.Errorf("%T: markdown renders as %q, %v; want %q", mem, got, err, want)
 		}
-		got, err = memory.Render(ctx, mem, alice, decisions)
+		got, err = memory.Render(ctx, mem, alice, decisions, 1<<20)
 		if err != nil || got != "" {
 			t.Errorf("%T: empty decisions render as %q, %v", mem, got, err)
 		}
 	}
-	if _, err := memory.Render(ctx, e.mem, alice, "CLAUDE.md"); err == nil {
+	if _, err := memory.Render(ctx, e.mem, alice, "CLAUDE.md", 1<<20); err == nil {
 		t.Error("Render of a file that is not a memory file succeeded")
+	}
+	// Past max, paging stops: a page of small pages (two entries) past it.
+	got, err := memory.Render(ctx, smallPages{e.mem}, alice, progress, len(lines[0]))
+	if want := lines[0] + lines[1]; err != nil || got != want {
+		t.Errorf("rendered to %d bytes: %q, %v; want the first page past it, %q", len(lines[0]), got, err, want)
 	}
 }

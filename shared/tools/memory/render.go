@@ -8,12 +8,14 @@ import (
 	"github.com/toolshed/toolshed/shared/store"
 )
 
-// Render returns every entry of a tenant's memory file as one text, oldest
+// Render returns the entries of a tenant's memory file as one text, oldest
 // first, paging through the store: for a .jsonl file each entry is one line
 // ending in "\n"; for best_practices.md the entries are separated by a blank
 // line and the text ends in "\n". A file without entries renders as "".
-// file must be one of Files().
-func Render(ctx context.Context, mem store.Memory, tenant, file string) (string, error) {
+// file must be one of Files(). It stops paging once the text is over max
+// bytes, so a caller that cannot take more than max never loads more than a
+// page past it: a text over max is incomplete.
+func Render(ctx context.Context, mem store.Memory, tenant, file string, max int) (string, error) {
 	f, ok := files[file]
 	if !ok {
 		return "", fmt.Errorf("render memory: %q is not a memory file", file)
@@ -28,7 +30,7 @@ func Render(ctx context.Context, mem store.Memory, tenant, file string) (string,
 		for _, e := range page.Entries {
 			writeEntry(&b, f, e.Content)
 		}
-		if page.Next == "" {
+		if page.Next == "" || b.Len() > max {
 			return b.String(), nil
 		}
 		q.After = page.Next

@@ -79,7 +79,7 @@ func (s service) memoryFile(ctx context.Context, tenant, clean, file string) (st
 	default:
 		return "", err
 	}
-	entries, err := memory.Render(ctx, s.memory, tenant, file)
+	entries, err := memory.Render(ctx, s.memory, tenant, file, RepoFileMaxBytes)
 	if err != nil {
 		return "", err
 	}
@@ -90,7 +90,7 @@ func (s service) memoryFile(ctx context.Context, tenant, clean, file string) (st
 	if len(content) > RepoFileMaxBytes {
 		return "", toolerr.New(toolerr.SizeLimitExceeded,
 			"%s with its appended entries is over the size limit of %d bytes; page through the entries with read_memory", clean, RepoFileMaxBytes).
-			With("path", clean).With("bytes", len(content)).With("limitBytes", RepoFileMaxBytes)
+			With("path", clean).With("limitBytes", RepoFileMaxBytes)
 	}
 	return content, nil
 }
