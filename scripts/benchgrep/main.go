@@ -45,7 +45,7 @@ import (
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
-	"github.com/toolshed/toolshed/shared/testenv/procmem"
+	"github.com/toolshed/toolshed/shared/testenv/procstat"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 	"github.com/toolshed/toolshed/shared/toolkit"
 	"github.com/toolshed/toolshed/shared/tools/grep"
@@ -198,7 +198,7 @@ func compareServer(root string, runs int) (bool, error) {
 		}
 		ok = ok && classOK
 	}
-	hwm, err := procmem.PeakRSS(srv.cmd.Process.Pid)
+	hwm, err := procstat.PeakRSS(srv.cmd.Process.Pid)
 	if err != nil {
 		return false, err
 	}
@@ -637,7 +637,7 @@ func ms(d time.Duration) string {
 }
 
 func peakMemory() string {
-	n, err := procmem.PeakRSS(os.Getpid())
+	n, err := procstat.PeakRSS(os.Getpid())
 	if err != nil {
 		return "unknown"
 	}

@@ -35,7 +35,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolshed/toolshed/shared/testenv/procmem"
+	"github.com/toolshed/toolshed/shared/testenv/procstat"
 )
 
 // call is the tools/call request both servers answer.
@@ -168,12 +168,12 @@ func measureAll(bare, toolshed *server, dir string, duration time.Duration, roun
 			return m, err
 		}
 	}
-	m.rssBare, _ = procmem.PeakRSS(bare.cmd.Process.Pid)
-	m.rssToolshed, _ = procmem.PeakRSS(toolshed.cmd.Process.Pid)
+	m.rssBare, _ = procstat.PeakRSS(bare.cmd.Process.Pid)
+	m.rssToolshed, _ = procstat.PeakRSS(toolshed.cmd.Process.Pid)
 	if m.worst, err = worstInputs(toolshed); err != nil {
 		return m, err
 	}
-	m.rssWorst, _ = procmem.PeakRSS(toolshed.cmd.Process.Pid)
+	m.rssWorst, _ = procstat.PeakRSS(toolshed.cmd.Process.Pid)
 	return m, nil
 }
 

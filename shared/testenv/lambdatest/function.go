@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/toolshed/toolshed/shared/testenv/procmem"
+	"github.com/toolshed/toolshed/shared/testenv/procstat"
 )
 
 // Account is the AWS account id in the ARNs of functions run here.
@@ -184,7 +184,7 @@ func (f *Function) Output() string { return f.output.String() }
 // PeakRSS is the process's peak resident set size in bytes so far (VmHWM
 // in /proc/<pid>/status; Linux only).
 func (f *Function) PeakRSS() (int64, error) {
-	n, err := procmem.PeakRSS(f.cmd.Process.Pid)
+	n, err := procstat.PeakRSS(f.cmd.Process.Pid)
 	if err != nil {
 		return 0, fmt.Errorf("peak RSS of %s: %w", f.Name, err)
 	}

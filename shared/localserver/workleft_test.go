@@ -1,0 +1,182 @@
+package localserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolshed/toolshed/shared/testenv/procstat"
+	"github.com/toolshed/toolshed/shared/testenv/repotest"
+)
+
+// Bounds on what the server may do once it has answered (or its client has
+// gone): in the window after, at most idleCPU of CPU time and idleGrowth
+// more resident memory. A call that kept working after its answer used
+// seconds of CPU and hundreds of megabytes here.
+const (
+	idleWindow = 500 * time.Millisecond
+	idleCPU    = 100 * time.Millisecond
+	idleGrowth = 32 << 20
+)
+
+// heavyRepo is a repository large enough that the heaviest calls take far
+// longer than a client waits for them: 400 Go files of 16 KB (6 MB) in
+// one module, a package of 150 files, and a Go file, a script and a Python
+// module each with 20,000 imports, of that package or of missing ones.
+func heavyRepo(t *testing.T) string {
+	files := map[string]string{
+		"go.mod":             "module example.com/big\n\ngo 1.22\n",
+		"README.md":          "# Big\n",
+		"docs/a.md":          strings.Repeat("A line of documentation about serving requests.\n", 2000),
+		"py/pkg/__init__.py": "",
+	}
+	body := strings.Repeat("// Serve answers a request with its handler, as the router chose it.\nfunc f%[1]d(x int) int { return x + %[1]d }\n", 150)
+	for i := range 400 {
+		files[fmt.Sprintf("pkg/p%02d/f%04d.go", i%8, i)] = fmt.Sprintf("package p%02d\n\n", i%8) + fmt.Sprintf(body, i)
+	}
+	for i := range 150 {
+		files[fmt.Sprintf("dep/f%03d.go", i)] = "package dep\n"
+		files[fmt.Sprintf("py/pkg/m%03d.py", i)] = "X = 1\n"
+	}
+	var goImports, requires, pyImports strings.Builder
+	for i := range 20000 {
+		if i%2 == 0 {
+			fmt.Fprintf(&goImports, "\t_ \"example.com/big/dep\"\n")
+		} else {
+			fmt.Fprintf(&goImports, "\t_ \"example.com/big/missing%d\"\n", i)
+		}
+		fmt.Fprintf(&requires, "require('./missing%d');\n", i)
+		fmt.Fprintf(&pyImports, "from .pkg import m%03d\n", i%150)
+	}
+	files["cmd/big.go"] = "package main\n\nimport (\n" + goImports.String() + ")\n"
+	files["web/big.js"] = requires.String()
+	files["py/big.py"] = pyImports.String()
+	return repotest.WriteDir(t, files)
+}
+
+// TestAnswersLeaveNoWork calls every tool of the local server process with
+// heavy input over heavyRepo, the client giving up after 20 ms, and checks
+// that once each call is answered (or abandoned) the process does no more
+// work for it: its CPU time and resident memory stay flat in the window
+// after. (It asserts on work left, not on how fast this machine is.)
+func TestAnswersLeaveNoWork(t *testing.T) {
+	srv := startProcess(t, map[string]string{
+		"TOOLSHED_AUTH": "off", "TOOLSHED_LOCAL_TENANT": "acme", "TOOLSHED_DATA_DIR": t.TempDir(),
+		"TOOLSHED_REPO_DIR":    heavyRepo(t),
+		"TOOLSHED_RATE_LIMITS": "grep_codebase=100000,read_file=100000,context_search=100000",
+	})
+	pid := srv.cmd.Process.Pid
+	waitIndexed(t, srv)
+
+	baseline := map[string]any{"cpu": map[string]any{}}
+	for i := range 6000 {
+		baseline["cpu"].(map[string]any)[fmt.Sprintf("k%05d", i)] = strings.Repeat("v", 20)
+	}
+	baselineJSON, _ := json.Marshal(baseline)
+	words := strings.Fields(strings.Repeat("serve request handler router answer chose documentation line ", 10))
+	query, _ := json.Marshal(strings.Join(words, " ")[:500])
+	calls := []struct{ tool, args string }{
+		{"hello", `{"name":"` + strings.Repeat("n", 100) + `"}`},
+		{"sys-audit", `{"command":"list_software"}`},
+		{"sys-audit", `{"command":"diff_baseline","baseline":` + string(baselineJSON) + `}`},
+		{"read_repo_file", `{"path":"docs/a.md"}`},
+		{"read_file", `{"path":"cmd/big.go","includeDeps":true}`},
+		{"read_file", `{"path":"web/big.js","includeDeps":true}`},
+		{"read_file", `{"path":"py/big.py","includeDeps":true}`},
+		{"grep_codebase", `{"pattern":"(?s).*","limit":1}`},
+		{"grep_codebase", `{"pattern":".","limit":100}`},
+		{"grep_codebase", `{"pattern":"(a|aa)*q"}`},
+		{"context_search", `{"query":` + string(query) + `,"limit":20}`},
+		{"write_memory_entry", `{"file":"decisions.jsonl","entry":{"timestamp":"2026-01-01T00:00:00Z","decision":"` + strings.Repeat("d", 4000) + `"}}`},
+		{"read_memory", `{"file":"decisions.jsonl","limit":100}`},
+		{"add_task", `{"title":"` + strings.Repeat("t", 200) + `"}`},
+		{"list_tasks", `{"limit":100}`},
+		{"update_task", `{"task_id":1,"description":"` + strings.Repeat("u", 1000) + `"}`},
+		{"complete_task", `{"task_id":1}`},
+		{"delete_task", `{"task_id":1}`},
+		{"file-io", `{"command":"write_file","path":"big.txt","content":"` + strings.Repeat("x", 900<<10) + `"}`},
+		{"file-io", `{"command":"read_file","path":"big.txt"}`},
+		{"web-fetch", `{"url":"https://example.com/"}`},
+	}
+	for _, c := range calls {
+		name := c.tool + " " + c.args[:min(len(c.args), 60)]
+		before := sample(t, pid)
+		status := srv.abandon(c.tool, c.args, 20*time.Millisecond)
+		answered := sample(t, pid)
+		time.Sleep(idleWindow)
+		after := sample(t, pid)
+		t.Logf("%s: %s; call %v CPU, then %v CPU and %+d KB in %v", name, status,
+			answered.cpu-before.cpu, after.cpu-answered.cpu, (after.rss-answered.rss)>>10, idleWindow)
+		if cpu := after.cpu - answered.cpu; cpu > idleCPU {
+			t.Errorf("%s: %v of CPU in the %v after its answer (%s), want at most %v", name, cpu, idleWindow, status, idleCPU)
+		}
+		if grew := after.rss - answered.rss; grew > idleGrowth {
+			t.Errorf("%s: resident memory grew by %d MB in the %v after its answer (%s)", name, grew>>20, idleWindow, status)
+		}
+	}
+}
+
+// usage is what a process has used so far: CPU time, and resident memory now.
+type usage struct {
+	cpu time.Duration
+	rss int64
+}
+
+func sample(t *testing.T, pid int) usage {
+	t.Helper()
+	cpu, err := procstat.CPUTime(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rss, err := procstat.RSS(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return usage{cpu, rss}
+}
+
+// abandon calls a tool on /v1 and gives up on the answer after wait: it
+// says what came of the call ("200 ok", "504 TIMEOUT", "abandoned").
+func (s *serverProcess) abandon(tool, args string, wait time.Duration) string {
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+s.addr+"/v1/tools/"+tool, strings.NewReader(`{"args":`+args+`}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "abandoned"
+	}
+	defer resp.Body.Close()
+	var r reply
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		return "abandoned"
+	}
+	if r.OK {
+		return fmt.Sprintf("%d ok", resp.StatusCode)
+	}
+	return fmt.Sprintf("%d %s", resp.StatusCode, r.Code)
+}
+
+// waitIndexed waits until context_search's code index of the server's
+// repository is ready, so that no background work is under way.
+func waitIndexed(t *testing.T, srv *serverProcess) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		r, err := srv.call("context_search", `{"query":"serve request"}`)
+		var out struct {
+			Index struct{ State string } `json:"index"`
+		}
+		if err == nil && r.OK && json.Unmarshal(r.Result, &out) == nil && out.Index.State == "ready" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the code index is not ready after 2 minutes: %+v %v", r, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}

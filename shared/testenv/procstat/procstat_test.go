@@ -1,0 +1,65 @@
+package procstat
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseKB(t *testing.T) {
+	status := "Name:\tbootstrap\nVmPeak:\t  800000 kB\nVmHWM:\t   23456 kB\nVmRSS:\t   20000 kB\n"
+	tests := []struct {
+		status, field string
+		want          int64
+		wantErr       bool
+	}{
+		{status, "VmHWM", 23456 * 1024, false},
+		{status, "VmRSS", 20000 * 1024, false},
+		{"Name:\tbootstrap\n", "VmHWM", 0, true},
+		{"VmHWM:\t 12 MB\n", "VmHWM", 0, true},
+	}
+	for _, tt := range tests {
+		got, err := parseKB(strings.NewReader(tt.status), tt.field)
+		if got != tt.want || (err != nil) != tt.wantErr {
+			t.Errorf("parseKB(%q, %s) = %d, %v; want %d (error %v)", tt.status, tt.field, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
+func TestParseStat(t *testing.T) {
+	tests := []struct {
+		line    string
+		want    time.Duration
+		wantErr bool
+	}{
+		{"4242 (toolshed) S 1 4242 4242 0 -1 4194560 1000 0 0 0 250 30 0 0 20 0 9 0 100 2000000 5000\n", 2800 * time.Millisecond, false},
+		{"7 (a b) c)) R 1 7 7 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 1 1 1\n", 30 * time.Millisecond, false},
+		{"7 (x) R 1 2\n", 0, true},
+		{"no command\n", 0, true},
+	}
+	for _, tt := range tests {
+		got, err := parseStat(tt.line)
+		if got != tt.want || (err != nil) != tt.wantErr {
+			t.Errorf("parseStat(%q) = %v, %v; want %v (error %v)", tt.line, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
+func TestThisProcess(t *testing.T) {
+	if n, err := PeakRSS(os.Getpid()); err != nil || n < 1<<20 {
+		t.Errorf("PeakRSS = %d, %v; want at least a megabyte", n, err)
+	}
+	if n, err := RSS(os.Getpid()); err != nil || n < 1<<20 {
+		t.Errorf("RSS = %d, %v; want at least a megabyte", n, err)
+	}
+	before, err := CPUTime(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for start := time.Now(); time.Since(start) < 100*time.Millisecond; {
+	}
+	if after, err := CPUTime(os.Getpid()); err != nil || after-before < 20*time.Millisecond {
+		t.Errorf("CPU time %v after %v and 100 ms of spinning, %v", after, before, err)
+	}
+}
