@@ -30,6 +30,7 @@ func TestBootstraps(t *testing.T) {
 	t.Run("init errors", func(t *testing.T) { testInitErrors(t, d) })
 	t.Run("gateway to tool", func(t *testing.T) { testGatewayToTool(t, d) })
 	t.Run("smoke test through an HTTP API", func(t *testing.T) { testSmoke(t, d) })
+	t.Run("warm calls leave no work", func(t *testing.T) { testWarmCallsLeaveNoWork(t, d) })
 }
 
 func testToolAPIGatewayEvents(t *testing.T, d *deployment) {

@@ -13,60 +13,15 @@ import (
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 )
 
-// Bounds on what the server may do once it has answered (or its client has
-// gone): in the window after, at most idleCPU of CPU time and idleGrowth
-// more resident memory. A call that kept working after its answer used
-// seconds of CPU and hundreds of megabytes here.
-const (
-	idleWindow = 500 * time.Millisecond
-	idleCPU    = 100 * time.Millisecond
-	idleGrowth = 32 << 20
-)
-
-// heavyRepo is a repository large enough that the heaviest calls take far
-// longer than a client waits for them: 400 Go files of 16 KB (6 MB) in
-// one module, a package of 150 files, and a Go file, a script and a Python
-// module each with 20,000 imports, of that package or of missing ones.
-func heavyRepo(t *testing.T) string {
-	files := map[string]string{
-		"go.mod":             "module example.com/big\n\ngo 1.22\n",
-		"README.md":          "# Big\n",
-		"docs/a.md":          strings.Repeat("A line of documentation about serving requests.\n", 2000),
-		"py/pkg/__init__.py": "",
-	}
-	body := strings.Repeat("// Serve answers a request with its handler, as the router chose it.\nfunc f%[1]d(x int) int { return x + %[1]d }\n", 150)
-	for i := range 400 {
-		files[fmt.Sprintf("pkg/p%02d/f%04d.go", i%8, i)] = fmt.Sprintf("package p%02d\n\n", i%8) + fmt.Sprintf(body, i)
-	}
-	for i := range 150 {
-		files[fmt.Sprintf("dep/f%03d.go", i)] = "package dep\n"
-		files[fmt.Sprintf("py/pkg/m%03d.py", i)] = "X = 1\n"
-	}
-	var goImports, requires, pyImports strings.Builder
-	for i := range 20000 {
-		if i%2 == 0 {
-			fmt.Fprintf(&goImports, "\t_ \"example.com/big/dep\"\n")
-		} else {
-			fmt.Fprintf(&goImports, "\t_ \"example.com/big/missing%d\"\n", i)
-		}
-		fmt.Fprintf(&requires, "require('./missing%d');\n", i)
-		fmt.Fprintf(&pyImports, "from .pkg import m%03d\n", i%150)
-	}
-	files["cmd/big.go"] = "package main\n\nimport (\n" + goImports.String() + ")\n"
-	files["web/big.js"] = requires.String()
-	files["py/big.py"] = pyImports.String()
-	return repotest.WriteDir(t, files)
-}
-
 // TestAnswersLeaveNoWork calls every tool of the local server process with
-// heavy input over heavyRepo, the client giving up after 20 ms, and checks
+// heavy input over repotest.Heavy, the client giving up after 20 ms, and checks
 // that once each call is answered (or abandoned) the process does no more
 // work for it: its CPU time and resident memory stay flat in the window
 // after. (It asserts on work left, not on how fast this machine is.)
 func TestAnswersLeaveNoWork(t *testing.T) {
 	srv := startProcess(t, map[string]string{
 		"TOOLSHED_AUTH": "off", "TOOLSHED_LOCAL_TENANT": "acme", "TOOLSHED_DATA_DIR": t.TempDir(),
-		"TOOLSHED_REPO_DIR":    heavyRepo(t),
+		"TOOLSHED_REPO_DIR":    repotest.WriteDir(t, repotest.Heavy()),
 		"TOOLSHED_RATE_LIMITS": "grep_codebase=100000,read_file=100000,context_search=100000",
 	})
 	pid := srv.cmd.Process.Pid
@@ -103,40 +58,13 @@ func TestAnswersLeaveNoWork(t *testing.T) {
 		{"web-fetch", `{"url":"https://example.com/"}`},
 	}
 	for _, c := range calls {
-		name := c.tool + " " + c.args[:min(len(c.args), 60)]
-		before := sample(t, pid)
-		status := srv.abandon(c.tool, c.args, 20*time.Millisecond)
-		answered := sample(t, pid)
-		time.Sleep(idleWindow)
-		after := sample(t, pid)
-		t.Logf("%s: %s; call %v CPU, then %v CPU and %+d KB in %v", name, status,
-			answered.cpu-before.cpu, after.cpu-answered.cpu, (after.rss-answered.rss)>>10, idleWindow)
-		if cpu := after.cpu - answered.cpu; cpu > idleCPU {
-			t.Errorf("%s: %v of CPU in the %v after its answer (%s), want at most %v", name, cpu, idleWindow, status, idleCPU)
+		before, err := procstat.Sample(pid)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if grew := after.rss - answered.rss; grew > idleGrowth {
-			t.Errorf("%s: resident memory grew by %d MB in the %v after its answer (%s)", name, grew>>20, idleWindow, status)
-		}
+		how := srv.abandon(c.tool, c.args, 20*time.Millisecond)
+		procstat.CheckIdle(t, pid, c.tool+" "+c.args[:min(len(c.args), 60)], how, before)
 	}
-}
-
-// usage is what a process has used so far: CPU time, and resident memory now.
-type usage struct {
-	cpu time.Duration
-	rss int64
-}
-
-func sample(t *testing.T, pid int) usage {
-	t.Helper()
-	cpu, err := procstat.CPUTime(pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rss, err := procstat.RSS(pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return usage{cpu, rss}
 }
 
 // abandon calls a tool on /v1 and gives up on the answer after wait: it

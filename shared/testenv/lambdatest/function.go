@@ -181,6 +181,9 @@ func (f *Function) ExitCode() int {
 // Output is everything the process wrote to stdout and stderr so far.
 func (f *Function) Output() string { return f.output.String() }
 
+// Pid is the process's id, for measurements.
+func (f *Function) Pid() int { return f.cmd.Process.Pid }
+
 // PeakRSS is the process's peak resident set size in bytes so far (VmHWM
 // in /proc/<pid>/status; Linux only).
 func (f *Function) PeakRSS() (int64, error) {

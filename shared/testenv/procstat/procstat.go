@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 )
 
@@ -94,4 +95,60 @@ func parseStat(line string) (time.Duration, error) {
 		ticks += n
 	}
 	return time.Duration(ticks) * time.Second / clockTicks, nil
+}
+
+// Usage is what a process has used so far: CPU time, and resident memory
+// now.
+type Usage struct {
+	CPU time.Duration
+	RSS int64
+}
+
+// Sample reads the usage of process pid.
+func Sample(pid int) (Usage, error) {
+	cpu, err := CPUTime(pid)
+	if err != nil {
+		return Usage{}, err
+	}
+	rss, err := RSS(pid)
+	if err != nil {
+		return Usage{}, err
+	}
+	return Usage{CPU: cpu, RSS: rss}, nil
+}
+
+// Bounds of CheckIdle: in IdleWindow after an answer, a process that has
+// no work left uses at most IdleCPU of CPU time and grows by at most
+// IdleGrowth bytes of resident memory. (A call that kept working after its
+// answer used seconds of CPU and hundreds of megabytes.)
+const (
+	IdleWindow = 500 * time.Millisecond
+	IdleCPU    = 100 * time.Millisecond
+	IdleGrowth = 32 << 20
+)
+
+// CheckIdle is called when process pid has just answered the call what
+// (before: its usage when the call was made; how: what came of it, for
+// messages): it waits IdleWindow and fails tb if the process used more
+// than IdleCPU of CPU time or grew by more than IdleGrowth in it — work the
+// call left behind. It asserts on work left, not on the machine's speed.
+func CheckIdle(tb testing.TB, pid int, what, how string, before Usage) {
+	tb.Helper()
+	answered, err := Sample(pid)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	time.Sleep(IdleWindow)
+	after, err := Sample(pid)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Logf("%s: %s; call %v CPU, then %v CPU and %+d KB in %v", what, how,
+		answered.CPU-before.CPU, after.CPU-answered.CPU, (after.RSS-answered.RSS)>>10, IdleWindow)
+	if cpu := after.CPU - answered.CPU; cpu > IdleCPU {
+		tb.Errorf("%s: %v of CPU in the %v after its answer (%s), want at most %v", what, cpu, IdleWindow, how, IdleCPU)
+	}
+	if grew := after.RSS - answered.RSS; grew > IdleGrowth {
+		tb.Errorf("%s: resident memory grew by %d MB in the %v after its answer (%s)", what, grew>>20, IdleWindow, how)
+	}
 }
