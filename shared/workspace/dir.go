@@ -140,7 +140,7 @@ func (d *Dir) Write(ctx context.Context, tenant, p string, data []byte) error {
 	}
 	defer root.Close()
 
-	stored, err := measure(root, p)
+	stored, err := measure(ctx, root, p)
 	if err != nil {
 		return err
 	}
@@ -176,11 +176,14 @@ func (d *Dir) Write(ctx context.Context, tenant, p string, data []byte) error {
 }
 
 // measure walks a workspace before a write to p and tallies every regular
-// file it holds. Symbolic links are not followed.
-func measure(root *os.Root, p string) (tally, error) {
+// file it holds, until ctx ends. Symbolic links are not followed.
+func measure(ctx context.Context, root *os.Root, p string) (tally, error) {
 	t := tally{path: p}
 	err := fs.WalkDir(root.FS(), ".", func(name string, e fs.DirEntry, err error) error {
 		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if !e.Type().IsRegular() {
@@ -196,7 +199,10 @@ func measure(root *os.Root, p string) (tally, error) {
 		t.add(name, info.Size())
 		return nil
 	})
-	if err != nil {
+	switch {
+	case ctx.Err() != nil:
+		return tally{}, ctx.Err()
+	case err != nil:
 		return tally{}, unavailable(p, "cannot measure the workspace", err)
 	}
 	return t, nil
