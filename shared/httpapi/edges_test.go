@@ -3,12 +3,16 @@ package httpapi_test
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -198,4 +202,89 @@ func TestProbesAreLoggedAtDebug(t *testing.T) {
 			t.Errorf("%s %s: logged %q, want one http_error line at %s", tt.method, tt.path, logs.String(), tt.level)
 		}
 	}
+}
+
+// TestEarlyRefusalsAreCompleteAnswers: a refusal answered before the body
+// is read (or partway through it) reaches a client that stops sending once
+// the answer arrives, as HTTP/1.1 allows: the whole answer at once, its
+// length known, and then the server closes the connection within bounds
+// instead of waiting for the body it was promised.
+func TestEarlyRefusalsAreCompleteAnswers(t *testing.T) {
+	addr := serve(t, helloAPI(t, httpapi.Config{Auth: keyAuth{}}))
+	const auth = "Authorization: Bearer good\r\n"
+	overLimit := httpapi.DefaultMaxBody + 1<<10
+	tests := []struct {
+		name, head string
+		sent       []byte // the part of the body sent before reading
+		status     int
+	}{
+		{"413, 5 MiB announced", "POST /v1/tools/hello HTTP/1.1\r\nHost: x\r\n" + auth +
+			"Content-Type: application/json\r\nContent-Length: 5242880\r\n\r\n", []byte(`{"args":{"name":"`), 413},
+		{"413, 5 MiB announced, waiting for 100 Continue", "POST /mcp HTTP/1.1\r\nHost: x\r\n" + auth +
+			"Content-Type: application/json\r\nContent-Length: 5242880\r\nExpect: 100-continue\r\n\r\n", nil, 413},
+		{"413, chunked past the limit", "POST /mcp/tool/hello HTTP/1.1\r\nHost: x\r\n" + auth +
+			"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n",
+			fmt.Appendf(nil, "%x\r\n%s\r\n", overLimit, strings.Repeat("a", overLimit)), 413},
+		{"415", "POST /v1/tools/hello HTTP/1.1\r\nHost: x\r\n" + auth +
+			"Content-Type: text/plain\r\nContent-Length: 100000\r\n\r\n", []byte("hello"), 415},
+		{"401", "POST /mcp HTTP/1.1\r\nHost: x\r\n" +
+			"Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n", []byte(`{"jsonrpc"`), 401},
+		{"401, chunked", "POST /mcp HTTP/1.1\r\nHost: x\r\n" +
+			"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n", []byte("a\r\n{\"jsonrpc\""), 401},
+		{"404", "POST /v2/nothing HTTP/1.1\r\nHost: x\r\n" + auth +
+			"Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n", []byte(`{}`), 404},
+		{"405", "PUT /v1/tools/hello HTTP/1.1\r\nHost: x\r\n" + auth +
+			"Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n", []byte(`{}`), 405},
+	}
+	type answered struct {
+		name string
+		conn *bufio.Reader
+	}
+	var conns []answered
+	closeAtEnd := func(c net.Conn) { t.Cleanup(func() { c.Close() }) } // of the whole test
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			closeAtEnd(conn)
+			start := time.Now()
+			conn.SetDeadline(start.Add(30 * time.Second))
+			if _, err := conn.Write(append([]byte(tt.head), tt.sent...)); err != nil {
+				t.Fatal(err)
+			}
+			br := bufio.NewReader(conn)
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatalf("reading the answer: %v", err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil {
+				t.Fatalf("reading the answer's body: %v (after %v)", err, time.Since(start))
+			}
+			// Generous: the answer must not wait for the body.
+			if took := time.Since(start); took > 3*time.Second {
+				t.Errorf("the whole answer took %v", took)
+			}
+			if resp.StatusCode != tt.status || len(resp.TransferEncoding) > 0 || resp.ContentLength != int64(len(body)) ||
+				!resp.Close || !json.Valid(body) {
+				t.Errorf("%d (Transfer-Encoding %v, Content-Length %d, close %v) %s; want a complete %d closing the connection",
+					resp.StatusCode, resp.TransferEncoding, resp.ContentLength, resp.Close, body, tt.status)
+			}
+			conns = append(conns, answered{tt.name, br})
+		})
+	}
+	// The server stops waiting for the rest of each body and closes the
+	// connection, well before the client's deadline.
+	var wg sync.WaitGroup
+	for _, c := range conns {
+		wg.Go(func() {
+			if _, err := c.conn.ReadByte(); !errors.Is(err, io.EOF) && !errors.Is(err, syscall.ECONNRESET) {
+				t.Errorf("%s: %v; want the server to close the connection", c.name, err)
+			}
+		})
+	}
+	wg.Wait()
 }
