@@ -138,23 +138,40 @@ func TestNonCanonicalPaths(t *testing.T) {
 // TestRequestsNetHTTPRefuses: what net/http refuses before any handler (a
 // bad escape, a malformed request line or header, too many header bytes)
 // is answered in JSON in the envelope of the route aimed at, with a
-// request id, never in text/plain.
+// request id, never in text/plain, and its message names the problem.
 func TestRequestsNetHTTPRefuses(t *testing.T) {
 	addr := serve(t, helloAPI(t, httpapi.Config{Auth: auth.Fixed{Tenant: "t1"}}))
+	const post = "POST /v1/tools/hello HTTP/1.1\r\nHost: x\r\n"
 	tests := []struct {
 		name, request string
 		status        int
 		envelope      string
+		names         string // what the message says is wrong
 	}{
-		{"bad escape, /v1", "POST /v1/tools/%zz HTTP/1.1\r\nHost: x\r\n\r\n", 400, "v1"},
-		{"bad escape, task API", "POST /mcp/tool/he%llo HTTP/1.1\r\nHost: x\r\n\r\n", 400, "task-api"},
-		{"bad escape, /mcp", "POST /mcp/%zz HTTP/1.1\r\nHost: x\r\n\r\n", 400, "json-rpc"},
-		{"bad escape, elsewhere", "GET /%zz HTTP/1.1\r\nHost: x\r\n\r\n", 400, "plain"},
-		{"bad escape in the query", "GET /v1/tools/hello?x=%zz HTTP/1.1\r\nHost: x\r\n\r\n", 405, "v1"},
-		{"header without a colon", "POST /v1/tools/hello HTTP/1.1\r\nHost: x\r\nnonsense\r\n\r\n", 400, "v1"},
-		{"no Host", "POST /mcp HTTP/1.1\r\n\r\n", 400, "json-rpc"},
-		{"not HTTP", "HELLO\r\n\r\n", 400, "plain"},
-		{"headers over the limit", "GET /v1/tools/hello HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 2<<20) + "\r\n\r\n", 431, "v1"},
+		{"bad escape, /v1", "POST /v1/tools/%zz HTTP/1.1\r\nHost: x\r\n\r\n", 400, "v1", `invalid URL escape "%zz"`},
+		{"bad escape, task API", "POST /mcp/tool/he%llo HTTP/1.1\r\nHost: x\r\n\r\n", 400, "task-api", `invalid URL escape "%ll"`},
+		{"bad escape, /mcp", "POST /mcp/%zz HTTP/1.1\r\nHost: x\r\n\r\n", 400, "json-rpc", `invalid URL escape "%zz"`},
+		{"bad escape, elsewhere", "GET /%zz HTTP/1.1\r\nHost: x\r\n\r\n", 400, "plain", `invalid URL escape "%zz"`},
+		{"bad escape in the query", "GET /v1/tools/hello?x=%zz HTTP/1.1\r\nHost: x\r\n\r\n", 405, "v1", "method GET is not allowed"},
+		{"control character in the path", "GET /v1/tools/he\x7fllo HTTP/1.1\r\nHost: x\r\n\r\n", 400, "v1", "invalid control character in URL"},
+		{"header without a colon", post + "nonsense\r\n\r\n", 400, "v1", `missing colon: "nonsense"`},
+		{"control character in a header", post + "X-Note: a\x01b\r\n\r\n", 400, "v1", "malformed MIME header line"},
+		{"invalid header name", post + "Bad Name: v\r\n\r\n", 400, "v1", "invalid header name"},
+		{"two Content-Lengths", post + "Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}", 400, "v1",
+			`cannot contain multiple Content-Length headers; got ["2" "3"]`},
+		{"Content-Length not a number", post + "Content-Length: two\r\n\r\n{}", 400, "v1", `bad Content-Length "two"`},
+		{"negative Content-Length", post + "Content-Length: -2\r\n\r\n{}", 400, "v1", `bad Content-Length "-2"`},
+		{"unsupported transfer coding", post + "Transfer-Encoding: gzip\r\n\r\n", 501, "v1", `unsupported transfer encoding: "gzip"`},
+		{"two transfer codings", post + "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n", 501, "v1", "too many transfer encodings"},
+		{"no Host", "POST /mcp HTTP/1.1\r\n\r\n", 400, "json-rpc", "missing required Host header"},
+		{"two Hosts", "POST /mcp HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n", 400, "json-rpc", "too many Host headers"},
+		{"malformed Host", "POST /mcp HTTP/1.1\r\nHost: a b\r\n\r\n", 400, "json-rpc", "malformed Host header"},
+		{"unknown HTTP version", "POST /mcp HTTP/9.9\r\nHost: x\r\n\r\n", 505, "json-rpc", "unsupported protocol version"},
+		{"malformed HTTP version", "POST /mcp FOO/1.1\r\nHost: x\r\n\r\n", 400, "json-rpc", `malformed HTTP version "FOO/1.1"`},
+		{"invalid method", "P@ST /mcp HTTP/1.1\r\nHost: x\r\n\r\n", 400, "json-rpc", `invalid method "P@ST"`},
+		{"not HTTP", "HELLO\r\n\r\n", 400, "plain", `malformed HTTP request "HELLO"`},
+		{"headers over the limit", "GET /v1/tools/hello HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 2<<20) + "\r\n\r\n", 431, "v1",
+			"larger than the server accepts"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -164,8 +181,25 @@ func TestRequestsNetHTTPRefuses(t *testing.T) {
 				t.Errorf("%d %s (id %q) %s; want %d in the %s envelope", resp.StatusCode, resp.Header.Get("Content-Type"),
 					resp.Header.Get("X-Request-Id"), body, tt.status, tt.envelope)
 			}
+			if msg := messageOf(body); !strings.Contains(msg, tt.names) {
+				t.Errorf("message %q does not say %q", msg, tt.names)
+			}
 		})
 	}
+}
+
+// messageOf reads the message of any route's failure envelope.
+func messageOf(body []byte) string {
+	var b struct {
+		Error any `json:"error"`
+	}
+	json.Unmarshal(body, &b)
+	if rpc, ok := b.Error.(map[string]any); ok {
+		msg, _ := rpc["message"].(string)
+		return msg
+	}
+	msg, _ := b.Error.(string)
+	return msg
 }
 
 // TestProbesAreLoggedAtDebug: what clients send in passing (GET and DELETE
