@@ -116,6 +116,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzPrepareInput -fuzztime $(FUZZTIME) ./shared/schema/
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) ./shared/schema/
 	$(GO) test -run '^$$' -fuzz FuzzDuplicateKey -fuzztime $(FUZZTIME) ./shared/schema/
+	$(GO) test -run '^$$' -fuzz FuzzFoldedKeys -fuzztime $(FUZZTIME) ./shared/schema/
 	$(GO) test -run '^$$' -fuzz FuzzV1Body -fuzztime $(FUZZTIME) ./shared/httpapi/
 	$(GO) test -run '^$$' -fuzz FuzzEncodedLen -fuzztime $(FUZZTIME) ./shared/httpapi/
 	$(GO) test -run '^$$' -fuzz FuzzRefusalAnswer -fuzztime $(FUZZTIME) ./shared/httpapi/
