@@ -49,7 +49,10 @@ import (
 //	 credential's scopes do not      refusal's WWW-Authenticate (see
 //	 reach                           credentialRefusal)
 //
-// Valid notifications go on to the SDK, which answers 202.
+// Valid notifications go on to the SDK, which answers 202. Under
+// 2026-07-28 the SDK refuses a request whose params lack the per-request
+// _meta the spec requires (protocol version, client capabilities): -32602,
+// 400, subscriptions/listen included.
 func (s *Server) Serve(w http.ResponseWriter, r *http.Request, body []byte) {
 	if !acceptsJSONAndSSE(r.Header.Values("Accept")) {
 		writeError(w, http.StatusNotAcceptable, nil, jsonrpc.CodeInvalidRequest,
