@@ -3,6 +3,7 @@ package envelope
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 )
 
 // JSON-RPC 2.0 error codes the HTTP layer answers with (the same values as
@@ -45,9 +46,16 @@ func WriteRPCError(w http.ResponseWriter, status int, id json.RawMessage, code i
 		body = []byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}`)
 		status = http.StatusInternalServerError
 	}
+	WriteJSON(w, status, append(body, '\n'))
+}
+
+// WriteJSON sends body, one whole JSON document, as application/json with
+// status and its Content-Length, so that the answer is complete the moment
+// it is sent: never chunked, never waiting on the handler to end.
+func WriteJSON(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
-	h.Del("Content-Length")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
-	w.Write(append(body, '\n'))
+	w.Write(body)
 }

@@ -3,6 +3,7 @@ package envelope_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -35,6 +36,9 @@ func TestWriteRPCError(t *testing.T) {
 			}
 			if got := rec.Header().Get("Content-Type"); got != "application/json" {
 				t.Errorf("Content-Type %q", got)
+			}
+			if got, want := rec.Header().Get("Content-Length"), strconv.Itoa(rec.Body.Len()); got != want {
+				t.Errorf("Content-Length %q, want %s (the answer's length is known before it is sent)", got, want)
 			}
 			if got := strings.TrimSpace(rec.Body.String()); got != tt.wantBody {
 				t.Errorf("body\n got %s\nwant %s", got, tt.wantBody)

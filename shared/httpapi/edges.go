@@ -1,11 +1,13 @@
 package httpapi
 
 import (
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/toolshed/toolshed/shared/toolerr"
 )
@@ -43,20 +45,71 @@ func (s *server) nonCanonical(w http.ResponseWriter, r *http.Request, canonical 
 		r.Method, sent, canonical).With("path", sent))
 }
 
-// drainLimit bounds how much of a refused body is read after the answer.
-const drainLimit = 16 << 20
+// A refusal answered before the body is read (413 for a declared length,
+// 415, 401, 403, 404, 405, ...) or partway through it (413 past the limit)
+// leaves the client sending a body nobody will read. HTTP/1.1 lets a
+// client stop sending once an answer arrives, and most clients write the
+// whole body before they read. So the answer is complete when sent — its
+// length known, flushed at once — and only then is the rest of the body
+// read and dropped, within drainLimit bytes and drainTime, so that a client
+// still writing it gets to read the answer instead of a reset connection;
+// then the connection closes.
+const (
+	drainLimit = 16 << 20
+	drainTime  = 5 * time.Second
+)
 
-// drain reads and drops what is left of a body refused as too large, up
-// to drainLimit bytes, so that a client writing the whole body before it
-// reads (most do) gets to read the 413 instead of a reset connection. The
-// connection is closed after the answer either way. A client that waits
-// for "100 Continue" has sent nothing and is not asked to.
-func drain(w http.ResponseWriter, r *http.Request) {
-	if strings.EqualFold(r.Header.Get("Expect"), "100-continue") {
-		return
+// trackedBody is a request body that records whether it was read to its
+// end (ServeHTTP wraps every request's).
+type trackedBody struct {
+	io.ReadCloser
+	done bool
+}
+
+func (b *trackedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if errors.Is(err, io.EOF) {
+		b.done = true
 	}
-	http.NewResponseController(w).Flush() // the answer first; an error means it waits until we return
+	return n, err
+}
+
+// closeUnread prepares the answer to a refusal of r whose body is not read
+// to its end and comes over a connection (w can set its read deadline; an
+// API Gateway event's body is in memory and needs nothing): the body's
+// remaining reads end at drainTime (at once when the client waits for
+// "100 Continue" and has sent nothing), and the answer carries
+// "Connection: close", which also keeps net/http from reading the body
+// before it sends the answer. It reports whether drain is to follow.
+func closeUnread(w http.ResponseWriter, r *http.Request) bool {
+	body, tracked := r.Body.(*trackedBody)
+	if r.ContentLength == 0 || (tracked && body.done) {
+		return false
+	}
+	deadline := time.Now().Add(drainTime)
+	if expectsContinue(r) {
+		deadline = time.Now()
+	}
+	if err := http.NewResponseController(w).SetReadDeadline(deadline); err != nil {
+		return false // not a connection of this server's
+	}
+	w.Header().Set("Connection", "close")
+	return true
+}
+
+// drain sends the answer written so far and then reads and drops what is
+// left of r's body, within drainLimit bytes and the deadline closeUnread
+// set.
+func drain(w http.ResponseWriter, r *http.Request) {
+	http.NewResponseController(w).Flush() // an error means the answer goes when the handler returns
+	if expectsContinue(r) {
+		return // the client sends nothing until told to
+	}
 	io.Copy(io.Discard, io.LimitReader(r.Body, drainLimit))
+}
+
+func expectsContinue(r *http.Request) bool {
+	return strings.EqualFold(r.Header.Get("Expect"), "100-continue")
 }
 
 // refusalLevel is the level of a refusal's log line: WARN for 401 and 403,

@@ -3,12 +3,16 @@ package httpapi_test
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -134,23 +138,40 @@ func TestNonCanonicalPaths(t *testing.T) {
 // TestRequestsNetHTTPRefuses: what net/http refuses before any handler (a
 // bad escape, a malformed request line or header, too many header bytes)
 // is answered in JSON in the envelope of the route aimed at, with a
-// request id, never in text/plain.
+// request id, never in text/plain, and its message names the problem.
 func TestRequestsNetHTTPRefuses(t *testing.T) {
 	addr := serve(t, helloAPI(t, httpapi.Config{Auth: auth.Fixed{Tenant: "t1"}}))
+	const post = "POST /v1/tools/hello HTTP/1.1\r\nHost: x\r\n"
 	tests := []struct {
 		name, request string
 		status        int
 		envelope      string
+		names         string // what the message says is wrong
 	}{
-		{"bad escape, /v1", "POST /v1/tools/%zz HTTP/1.1\r\nHost: x\r\n\r\n", 400, "v1"},
-		{"bad escape, task API", "POST /mcp/tool/he%llo HTTP/1.1\r\nHost: x\r\n\r\n", 400, "task-api"},
-		{"bad escape, /mcp", "POST /mcp/%zz HTTP/1.1\r\nHost: x\r\n\r\n", 400, "json-rpc"},
-		{"bad escape, elsewhere", "GET /%zz HTTP/1.1\r\nHost: x\r\n\r\n", 400, "plain"},
-		{"bad escape in the query", "GET /v1/tools/hello?x=%zz HTTP/1.1\r\nHost: x\r\n\r\n", 405, "v1"},
-		{"header without a colon", "POST /v1/tools/hello HTTP/1.1\r\nHost: x\r\nnonsense\r\n\r\n", 400, "v1"},
-		{"no Host", "POST /mcp HTTP/1.1\r\n\r\n", 400, "json-rpc"},
-		{"not HTTP", "HELLO\r\n\r\n", 400, "plain"},
-		{"headers over the limit", "GET /v1/tools/hello HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 2<<20) + "\r\n\r\n", 431, "v1"},
+		{"bad escape, /v1", "POST /v1/tools/%zz HTTP/1.1\r\nHost: x\r\n\r\n", 400, "v1", `invalid URL escape "%zz"`},
+		{"bad escape, task API", "POST /mcp/tool/he%llo HTTP/1.1\r\nHost: x\r\n\r\n", 400, "task-api", `invalid URL escape "%ll"`},
+		{"bad escape, /mcp", "POST /mcp/%zz HTTP/1.1\r\nHost: x\r\n\r\n", 400, "json-rpc", `invalid URL escape "%zz"`},
+		{"bad escape, elsewhere", "GET /%zz HTTP/1.1\r\nHost: x\r\n\r\n", 400, "plain", `invalid URL escape "%zz"`},
+		{"bad escape in the query", "GET /v1/tools/hello?x=%zz HTTP/1.1\r\nHost: x\r\n\r\n", 405, "v1", "method GET is not allowed"},
+		{"control character in the path", "GET /v1/tools/he\x7fllo HTTP/1.1\r\nHost: x\r\n\r\n", 400, "v1", "invalid control character in URL"},
+		{"header without a colon", post + "nonsense\r\n\r\n", 400, "v1", `missing colon: "nonsense"`},
+		{"control character in a header", post + "X-Note: a\x01b\r\n\r\n", 400, "v1", "malformed MIME header line"},
+		{"invalid header name", post + "Bad Name: v\r\n\r\n", 400, "v1", "invalid header name"},
+		{"two Content-Lengths", post + "Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}", 400, "v1",
+			`cannot contain multiple Content-Length headers; got ["2" "3"]`},
+		{"Content-Length not a number", post + "Content-Length: two\r\n\r\n{}", 400, "v1", `bad Content-Length "two"`},
+		{"negative Content-Length", post + "Content-Length: -2\r\n\r\n{}", 400, "v1", `bad Content-Length "-2"`},
+		{"unsupported transfer coding", post + "Transfer-Encoding: gzip\r\n\r\n", 501, "v1", `unsupported transfer encoding: "gzip"`},
+		{"two transfer codings", post + "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n", 501, "v1", "too many transfer encodings"},
+		{"no Host", "POST /mcp HTTP/1.1\r\n\r\n", 400, "json-rpc", "missing required Host header"},
+		{"two Hosts", "POST /mcp HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n", 400, "json-rpc", "too many Host headers"},
+		{"malformed Host", "POST /mcp HTTP/1.1\r\nHost: a b\r\n\r\n", 400, "json-rpc", "malformed Host header"},
+		{"unknown HTTP version", "POST /mcp HTTP/9.9\r\nHost: x\r\n\r\n", 505, "json-rpc", "unsupported protocol version"},
+		{"malformed HTTP version", "POST /mcp FOO/1.1\r\nHost: x\r\n\r\n", 400, "json-rpc", `malformed HTTP version "FOO/1.1"`},
+		{"invalid method", "P@ST /mcp HTTP/1.1\r\nHost: x\r\n\r\n", 400, "json-rpc", `invalid method "P@ST"`},
+		{"not HTTP", "HELLO\r\n\r\n", 400, "plain", `malformed HTTP request "HELLO"`},
+		{"headers over the limit", "GET /v1/tools/hello HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 2<<20) + "\r\n\r\n", 431, "v1",
+			"larger than the server accepts"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -160,8 +181,25 @@ func TestRequestsNetHTTPRefuses(t *testing.T) {
 				t.Errorf("%d %s (id %q) %s; want %d in the %s envelope", resp.StatusCode, resp.Header.Get("Content-Type"),
 					resp.Header.Get("X-Request-Id"), body, tt.status, tt.envelope)
 			}
+			if msg := messageOf(body); !strings.Contains(msg, tt.names) {
+				t.Errorf("message %q does not say %q", msg, tt.names)
+			}
 		})
 	}
+}
+
+// messageOf reads the message of any route's failure envelope.
+func messageOf(body []byte) string {
+	var b struct {
+		Error any `json:"error"`
+	}
+	json.Unmarshal(body, &b)
+	if rpc, ok := b.Error.(map[string]any); ok {
+		msg, _ := rpc["message"].(string)
+		return msg
+	}
+	msg, _ := b.Error.(string)
+	return msg
 }
 
 // TestProbesAreLoggedAtDebug: what clients send in passing (GET and DELETE
@@ -198,4 +236,89 @@ func TestProbesAreLoggedAtDebug(t *testing.T) {
 			t.Errorf("%s %s: logged %q, want one http_error line at %s", tt.method, tt.path, logs.String(), tt.level)
 		}
 	}
+}
+
+// TestEarlyRefusalsAreCompleteAnswers: a refusal answered before the body
+// is read (or partway through it) reaches a client that stops sending once
+// the answer arrives, as HTTP/1.1 allows: the whole answer at once, its
+// length known, and then the server closes the connection within bounds
+// instead of waiting for the body it was promised.
+func TestEarlyRefusalsAreCompleteAnswers(t *testing.T) {
+	addr := serve(t, helloAPI(t, httpapi.Config{Auth: keyAuth{}}))
+	const auth = "Authorization: Bearer good\r\n"
+	overLimit := httpapi.DefaultMaxBody + 1<<10
+	tests := []struct {
+		name, head string
+		sent       []byte // the part of the body sent before reading
+		status     int
+	}{
+		{"413, 5 MiB announced", "POST /v1/tools/hello HTTP/1.1\r\nHost: x\r\n" + auth +
+			"Content-Type: application/json\r\nContent-Length: 5242880\r\n\r\n", []byte(`{"args":{"name":"`), 413},
+		{"413, 5 MiB announced, waiting for 100 Continue", "POST /mcp HTTP/1.1\r\nHost: x\r\n" + auth +
+			"Content-Type: application/json\r\nContent-Length: 5242880\r\nExpect: 100-continue\r\n\r\n", nil, 413},
+		{"413, chunked past the limit", "POST /mcp/tool/hello HTTP/1.1\r\nHost: x\r\n" + auth +
+			"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n",
+			fmt.Appendf(nil, "%x\r\n%s\r\n", overLimit, strings.Repeat("a", overLimit)), 413},
+		{"415", "POST /v1/tools/hello HTTP/1.1\r\nHost: x\r\n" + auth +
+			"Content-Type: text/plain\r\nContent-Length: 100000\r\n\r\n", []byte("hello"), 415},
+		{"401", "POST /mcp HTTP/1.1\r\nHost: x\r\n" +
+			"Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n", []byte(`{"jsonrpc"`), 401},
+		{"401, chunked", "POST /mcp HTTP/1.1\r\nHost: x\r\n" +
+			"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n", []byte("a\r\n{\"jsonrpc\""), 401},
+		{"404", "POST /v2/nothing HTTP/1.1\r\nHost: x\r\n" + auth +
+			"Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n", []byte(`{}`), 404},
+		{"405", "PUT /v1/tools/hello HTTP/1.1\r\nHost: x\r\n" + auth +
+			"Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n", []byte(`{}`), 405},
+	}
+	type answered struct {
+		name string
+		conn *bufio.Reader
+	}
+	var conns []answered
+	closeAtEnd := func(c net.Conn) { t.Cleanup(func() { c.Close() }) } // of the whole test
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			closeAtEnd(conn)
+			start := time.Now()
+			conn.SetDeadline(start.Add(30 * time.Second))
+			if _, err := conn.Write(append([]byte(tt.head), tt.sent...)); err != nil {
+				t.Fatal(err)
+			}
+			br := bufio.NewReader(conn)
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatalf("reading the answer: %v", err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil {
+				t.Fatalf("reading the answer's body: %v (after %v)", err, time.Since(start))
+			}
+			// Generous: the answer must not wait for the body.
+			if took := time.Since(start); took > 3*time.Second {
+				t.Errorf("the whole answer took %v", took)
+			}
+			if resp.StatusCode != tt.status || len(resp.TransferEncoding) > 0 || resp.ContentLength != int64(len(body)) ||
+				!resp.Close || !json.Valid(body) {
+				t.Errorf("%d (Transfer-Encoding %v, Content-Length %d, close %v) %s; want a complete %d closing the connection",
+					resp.StatusCode, resp.TransferEncoding, resp.ContentLength, resp.Close, body, tt.status)
+			}
+			conns = append(conns, answered{tt.name, br})
+		})
+	}
+	// The server stops waiting for the rest of each body and closes the
+	// connection, well before the client's deadline.
+	var wg sync.WaitGroup
+	for _, c := range conns {
+		wg.Go(func() {
+			if _, err := c.conn.ReadByte(); !errors.Is(err, io.EOF) && !errors.Is(err, syscall.ECONNRESET) {
+				t.Errorf("%s: %v; want the server to close the connection", c.name, err)
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -146,6 +146,8 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, bad.status, bad.err)
 		return
 	}
+	// A refusal needs to know whether the body was read (edges.go).
+	r.Body = &trackedBody{ReadCloser: r.Body}
 	if s.cfg.ProtectedResource != nil && isMetadataPath(r.URL.Path) {
 		s.resourceMetadata(w, r) // open to every origin: no guard
 		return
@@ -283,13 +285,10 @@ func (s *server) withBody(rule typeRule, next func(w http.ResponseWriter, r *htt
 	}
 }
 
-// tooLarge answers 413 and closes the connection once the client has
-// sent the rest of the body (drain), so that it can read the answer.
+// tooLarge answers 413; fail closes the connection after it.
 func (s *server) tooLarge(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Connection", "close")
 	s.fail(w, r, http.StatusRequestEntityTooLarge, toolerr.New(toolerr.SizeLimitExceeded,
 		"request body: larger than the %d-byte limit", s.cfg.MaxBody).With("limitBytes", s.cfg.MaxBody))
-	drain(w, r)
 }
 
 // v1 serves POST /v1/tools/{name} with body {"args":{...}}.
@@ -368,13 +367,19 @@ func (s *server) toolName(r *http.Request) string {
 }
 
 // fail answers a request refused before (or instead of) running a tool, in
-// the envelope of the route it was aimed at, and logs it.
+// the envelope of the route it was aimed at, and logs it. The answer is
+// complete when sent (its length known); when the request's body is left
+// unread on a connection, what is left of it is drained within bounds
+// after the answer and the connection closed (edges.go).
 func (s *server) fail(w http.ResponseWriter, r *http.Request, status int, e *toolerr.Error) {
 	id := caller.From(r.Context())
 	s.cfg.Log.Log(r.Context(), refusalLevel(r, status), "request refused", "event", "http_error", "status", status,
 		"code", e.Code, "method", r.Method, "path", r.URL.Path, "request_id", id.RequestID,
 		"remote", r.RemoteAddr, "error", e.Message)
 
+	if closeUnread(w, r) {
+		defer drain(w, r)
+	}
 	out := toolkit.Fail(s.toolName(r), id.RequestID, e)
 	switch path := r.URL.Path; {
 	case strings.HasPrefix(path, "/v1/"):
@@ -444,10 +449,16 @@ func setErrorHeaders(w http.ResponseWriter, out toolkit.Outcome) {
 	}
 }
 
+// writeJSON answers body as JSON with its length (envelope.WriteJSON).
+// A body JSON cannot encode is a bug of the caller: the answer is then an
+// internal error.
 func writeJSON(w http.ResponseWriter, status int, body any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	enc.Encode(body)
+	if err := enc.Encode(body); err != nil {
+		envelope.WriteJSON(w, http.StatusInternalServerError, []byte(`{"error":"internal error","code":"INTERNAL_ERROR"}`+"\n"))
+		return
+	}
+	envelope.WriteJSON(w, status, buf.Bytes())
 }

@@ -1,9 +1,12 @@
 package httpapi
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -16,9 +19,10 @@ import (
 
 // net/http refuses some requests before any handler sees them — a path
 // with a bad escape (/v1/tools/%zz), a malformed request line or header,
-// headers over the limit — and answers them itself in text/plain. Listener
-// turns those answers into the JSON error of the route the request was
-// aimed at, like every other refusal.
+// headers over the limit — and answers them itself in text/plain, most of
+// them with a bare "400 Bad Request". Listener turns those answers into the
+// JSON error of the route the request was aimed at, like every other
+// refusal, saying what is wrong with the request (see problem).
 
 // Listener returns ln whose connections have net/http's own refusals
 // answered by h (a handler from New) in JSON: the status net/http chose,
@@ -125,8 +129,7 @@ func (c *jsonConn) answer(head []byte, status int, text string) []byte {
 	if status == http.StatusRequestHeaderFieldsTooLarge {
 		code = toolerr.SizeLimitExceeded
 	}
-	bad := malformed{status, toolerr.New(code, "malformed HTTP request (%s): check the request line and headers; "+
-		"a %% in a path must start an escape of two hex digits (%%2F)", strings.TrimSpace(text))}
+	bad := malformed{status, toolerr.New(code, "malformed HTTP request: %s", problem(head, status, text))}
 	r := &http.Request{Method: method, URL: &url.URL{Path: path}, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Header: http.Header{}, RemoteAddr: c.RemoteAddr().String()}
 	r = r.WithContext(context.WithValue(context.Background(), malformedKey{}, bad))
@@ -141,6 +144,35 @@ func (c *jsonConn) answer(head []byte, status int, text string) []byte {
 	out.WriteString("\r\n")
 	out.Write(rec.body.Bytes())
 	return out.Bytes()
+}
+
+// maxProblem bounds the description of a problem (net/http's errors quote
+// the offending line, which may be long).
+const maxProblem = 200
+
+// problem says what is wrong with the request at the start of head, which
+// net/http refused with status and text (what its answer said): the text's
+// own words when they name the problem ("400 Bad Request: missing required
+// Host header"), else the error of reading head again with
+// http.ReadRequest — the parser net/http ran, which says which header or
+// escape it could not read — and a general description when head is too
+// short to tell (its request line and headers are over headLimit).
+func problem(head []byte, status int, text string) string {
+	if status == http.StatusRequestHeaderFieldsTooLarge {
+		return "the request line and headers are larger than the server accepts"
+	}
+	if _, detail, ok := strings.Cut(strings.TrimSpace(text), ": "); ok {
+		return detail
+	}
+	_, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(head)))
+	if err == nil || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return "the request line or a header cannot be read"
+	}
+	msg := strings.TrimPrefix(err.Error(), "http: ")
+	if len(msg) > maxProblem {
+		msg = strings.ToValidUTF8(msg[:maxProblem], "") + "…"
+	}
+	return msg
 }
 
 // requestLine reads the method and the path (undecoded, without the query)

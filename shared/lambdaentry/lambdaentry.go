@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
@@ -43,7 +44,7 @@ func ToolHandler(inv toolkit.Invoker, httpHandler http.Handler) Handler {
 			return proxy(ctx, event)
 		}
 		var req toolkit.Request
-		if err := json.Unmarshal(event, &req); err != nil {
+		if err := schema.Unmarshal(event, &req); err != nil { // keys read as kindOf read them
 			return nil, fmt.Errorf("decode direct invocation: %w", err)
 		}
 		return fitted(inv.Invoke(ctx, req))
@@ -92,15 +93,15 @@ const (
 	direct
 )
 
-// kindOf tells an API Gateway v2 event (it has requestContext and
-// routeKey) from a direct invocation (it has tool).
+// kindOf tells an API Gateway v2 event (it has requestContext) from a
+// direct invocation (it has tool). Keys are matched exactly, as the
+// direct invocation is then decoded: "Tool" is not "tool".
 func kindOf(event json.RawMessage) (eventKind, error) {
 	var probe struct {
 		RequestContext json.RawMessage `json:"requestContext"`
-		RouteKey       string          `json:"routeKey"`
 		Tool           string          `json:"tool"`
 	}
-	if err := json.Unmarshal(event, &probe); err != nil {
+	if err := schema.Unmarshal(event, &probe); err != nil {
 		return 0, fmt.Errorf("event is not a JSON object: %w", err)
 	}
 	switch {

@@ -93,6 +93,10 @@ func TestToolFunctionDirectInvocation(t *testing.T) {
 			`{"tool":"hello","ok":false,"error":{"code":"ACCESS_DENIED","message":"the request carries no valid tenant"},"requestId":"r2"}`},
 		{`{"tool":"hello","args":{"name":7},"tenant":"acme","requestId":"r3"}`,
 			`{"tool":"hello","ok":false,"error":{"code":"INVALID_INPUT","message":"name: must be of type string, but got number","details":{"errors":[{"field":"name","message":"must be of type string, but got number"}]}},"requestId":"r3"}`},
+		// Keys are read exactly (as the gateway writes them): "Tenant" is
+		// not the tenant.
+		{`{"tool":"hello","args":{"name":"World"},"Tenant":"acme","requestId":"r4"}`,
+			`{"tool":"hello","ok":false,"error":{"code":"ACCESS_DENIED","message":"the request carries no valid tenant"},"requestId":"r4"}`},
 	}
 	for _, tt := range tests {
 		out, err := handle(context.Background(), json.RawMessage(tt.event))
@@ -104,8 +108,10 @@ func TestToolFunctionDirectInvocation(t *testing.T) {
 			t.Errorf("%s\n got %s\nwant %s", tt.event, got, tt.want)
 		}
 	}
-	if _, err := handle(context.Background(), json.RawMessage(`{"something":"else"}`)); err == nil {
-		t.Error("an unrecognised event was accepted")
+	for _, event := range []string{`{"something":"else"}`, `{"Tool":"hello","args":{"name":"World"},"tenant":"acme"}`} {
+		if _, err := handle(context.Background(), json.RawMessage(event)); err == nil {
+			t.Errorf("an unrecognised event was accepted: %s", event)
+		}
 	}
 }
 

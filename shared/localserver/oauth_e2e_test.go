@@ -14,6 +14,7 @@ import (
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"github.com/toolshed/toolshed/shared/testenv/issuertest"
 	"github.com/toolshed/toolshed/shared/testenv/oidctest"
 )
 
@@ -191,5 +192,43 @@ func browser(redirect string) sdkauth.AuthorizationCodeFetcher {
 		}
 		q := back.Query()
 		return &sdkauth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}, nil
+	}
+}
+
+// TestScopeChallengeReadsTheToolNameAsTheSDK: over real HTTP with a
+// read-scope access token, the scope check before the SDK reads a
+// tools/call's tool name exactly as the SDK's dispatcher does. A call of
+// add_task gets the 403 insufficient_scope challenge; params naming tools
+// under keys that differ only in case ({"name":"add_task","NAME":"hello"},
+// which a case-insensitive peek read as hello and answered 200 with an
+// isError ACCESS_DENIED) are refused as invalid params; a key that only
+// looks like "name" names no tool.
+func TestScopeChallengeReadsTheToolNameAsTheSDK(t *testing.T) {
+	iss := issuertest.Start(t)
+	base := startServer(t, map[string]string{"TOOLSHED_OAUTH_ISSUER": iss.URL})
+	read := "Bearer " + iss.Token(t, iss.Claims(base+"/mcp", "alice", "toolshed:read"))
+	challenge := `Bearer resource_metadata="` + base + `/.well-known/oauth-protected-resource/mcp", error="insufficient_scope", scope="toolshed:full"`
+	tests := []struct {
+		name, params string
+		status       int
+		challenged   bool
+		want         string
+	}{
+		{"add_task", `{"name":"add_task","arguments":{"title":"x"}}`, 403, true, `"code":"ACCESS_DENIED"`},
+		{"add_task, hello in capitals", `{"name":"add_task","NAME":"hello","arguments":{"title":"x"}}`, 200, false,
+			`"code":-32602,"message":"\"params\" has keys \"NAME\" and \"name\", which differ only in case`},
+		{"hello, add_task in capitals", `{"NAME":"add_task","name":"hello","arguments":{"name":"x"}}`, 200, false, `"code":-32602`},
+		{"add_task in capitals only", `{"NAME":"add_task","arguments":{"title":"x"}}`, 200, false,
+			`"code":-32602,"message":"params.name: the name of the tool to call is required"`},
+		{"hello", `{"name":"hello","arguments":{"name":"x"}}`, 200, false, `"structuredContent":{"greeting":"Hello, x!"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := postAuth(t, base+"/mcp", read, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":`+tt.params+`}`)
+			if a.status != tt.status || (a.challenge == challenge) != tt.challenged || !strings.Contains(a.body, tt.want) ||
+				strings.Contains(a.body, `"isError":true`) {
+				t.Errorf("%d %q %s; want %d (challenge %v) with %s", a.status, a.challenge, a.body, tt.status, tt.challenged, tt.want)
+			}
+		})
 	}
 }

@@ -78,6 +78,39 @@ func TestScopeRefusal(t *testing.T) {
 	}
 }
 
+// TestScopeRefusalReadsWhatTheSDKReads: the scope check before the SDK
+// reads the tool's name exactly as the SDK does, so it never challenges a
+// call the SDK would not make, nor lets pass one it would; params that the
+// two readings could tell apart are refused as invalid.
+func TestScopeRefusalReadsWhatTheSDKReads(t *testing.T) {
+	h := helloHandler(t, mcpserver.Config{Name: "t", Version: "1"}, toolkit.Options{}, as("t1", "r1"))
+	scoped := filtered(h, func(tool string) error {
+		e := toolerr.New(toolerr.AccessDenied, "%s needs scope toolshed:full", tool)
+		e.Challenge = `Bearer error="insufficient_scope", scope="toolshed:full"`
+		return e
+	})
+	tests := []struct {
+		name, params string
+		status       int
+		want         string
+	}{
+		{"the name", `{"name":"hello","arguments":{"name":"x"}}`, 403, `"code":"ACCESS_DENIED"`},
+		{"the name escaped", `{"n\u0061me":"hello","arguments":{"name":"x"}}`, 403, `"code":"ACCESS_DENIED"`},
+		{"another case only", `{"NAME":"hello","arguments":{"name":"x"}}`, 200, `params.name: the name of the tool to call is required`},
+		{"both cases", `{"name":"nope","NAME":"hello","arguments":{"name":"x"}}`, 200,
+			`"code":-32602,"message":"\"params\" has keys \"NAME\" and \"name\", which differ only in case`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := serveMCP(scoped, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":`+tt.params+`}`)
+			challenged := rec.Header().Get("WWW-Authenticate") != ""
+			if rec.Code != tt.status || challenged != (tt.status == 403) || !strings.Contains(rec.Body.String(), tt.want) {
+				t.Errorf("got %d (challenge %v) %s; want %d with %s", rec.Code, challenged, rec.Body, tt.status, tt.want)
+			}
+		})
+	}
+}
+
 func serveMCP(h http.Handler, body string) *httptest.ResponseRecorder {
 	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")

@@ -31,11 +31,13 @@ const goldenMaxBody = 2048
 
 // rpc is a well-formed JSON-RPC request or notification, sent as each
 // protocol version's client would send it: from 2026-07-28 on, params carry
-// the per-request _meta and the headers mirror method and tool name.
+// the per-request _meta (unless noMeta) and the headers mirror method and
+// tool name.
 type rpc struct {
 	id     any // nil: a notification
 	method string
 	params map[string]any
+	noMeta bool // leave out the _meta 2026-07-28 requires
 }
 
 // exchange is one golden case: a request and, in the golden files, the
@@ -75,6 +77,8 @@ var exchanges = []exchange{
 		call: &rpc{id: 8, method: "logging/setLevel", params: map[string]any{"level": "loud"}}},
 	{name: "subscriptions-listen", about: "Nothing to stream: acknowledged with an empty filter and completed at once.",
 		call: &rpc{id: 9, method: "subscriptions/listen", params: map[string]any{"notifications": map[string]any{"toolsListChanged": true}}}},
+	{name: "subscriptions-listen-without-meta", about: "2026-07-28 requires _meta with protocolVersion and clientCapabilities on every request: -32602, 400.",
+		call: &rpc{id: 16, method: "subscriptions/listen", params: map[string]any{"notifications": map[string]any{"toolsListChanged": true}}, noMeta: true}},
 	{name: "prompts-list", about: "A capability the server does not advertise.", call: &rpc{id: 10, method: "prompts/list"}},
 	{name: "unknown-method", about: "A method no version has.", call: &rpc{id: 11, method: "tools/destroy"}},
 	{name: "unknown-notification", about: "A notification the server does not know cannot be accepted: 400, id null.",
@@ -107,6 +111,10 @@ var exchanges = []exchange{
 	{name: "trailing-data", body: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}xyz`},
 	{name: "two-messages", body: `{"jsonrpc":"2.0","id":1,"method":"tools/list"}{"jsonrpc":"2.0","id":2,"method":"tools/list"}`},
 	{name: "duplicate-key", body: `{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"tools/call"}`},
+	{name: "keys-differing-in-case", about: "The SDK reads keys exactly, encoding/json ignores case: refused, not read either way.",
+		body: `{"jsonrpc":"2.0","id":1,"method":"tools/list","METHOD":"tools/call"}`},
+	{name: "params-keys-differing-in-case", about: "Which tool is called depends on the reader: invalid params.",
+		call: &rpc{id: 17, method: "tools/call", params: map[string]any{"name": "hello", "NAME": "add_task", "arguments": map[string]any{"name": "x"}}}},
 	{name: "duplicate-nested-key", body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hello","arguments":{"name":"a","name":"b"}}}`},
 	{name: "batch", about: "Batches are refused in every version: one error.", body: `[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","id":2,"method":"tools/list"}]`},
 	{name: "not-an-object", body: `"tools/list"`},
@@ -252,7 +260,7 @@ func (c *rpc) encode(t *testing.T, v string) string {
 	if c.method == "initialize" {
 		params["protocolVersion"] = v
 	}
-	if modern(v) && c.id != nil {
+	if modern(v) && c.id != nil && !c.noMeta {
 		params["_meta"] = map[string]any{
 			mcp.MetaKeyProtocolVersion:    v,
 			mcp.MetaKeyClientInfo:         map[string]any{"name": "golden", "version": "1"},

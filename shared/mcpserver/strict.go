@@ -33,7 +33,8 @@ import (
 //	not one well-formed JSON value  400 -32700 (also: invalid UTF-8,
 //	                                 duplicate keys, trailing data)
 //	batch, not an object, bad       400 -32600
-//	 jsonrpc/id/method/params
+//	 jsonrpc/id/method/params, keys
+//	 differing only in case
 //	a response (result or error)    400 -32600, id null: this server
 //	                                 sends no requests to answer
 //	unsupported MCP-Protocol-Version 400 -32022 with data.supported
@@ -41,12 +42,17 @@ import (
 //	                                 before (see callStatus); 400 with
 //	                                 id null for a notification
 //	params an array, or missing     -32602 (status as for -32601)
-//	 where the method needs them
+//	 where the method needs them,
+//	 or with keys differing only
+//	 in case
 //	tools/call of a tool the        403 -32000 ACCESS_DENIED with the
 //	 credential's scopes do not      refusal's WWW-Authenticate (see
 //	 reach                           credentialRefusal)
 //
-// Valid notifications go on to the SDK, which answers 202.
+// Valid notifications go on to the SDK, which answers 202. Under
+// 2026-07-28 the SDK refuses a request whose params lack the per-request
+// _meta the spec requires (protocol version, client capabilities): -32602,
+// 400, subscriptions/listen included.
 func (s *Server) Serve(w http.ResponseWriter, r *http.Request, body []byte) {
 	if !acceptsJSONAndSSE(r.Header.Values("Accept")) {
 		writeError(w, http.StatusNotAcceptable, nil, jsonrpc.CodeInvalidRequest,
@@ -125,8 +131,10 @@ type rejection struct {
 
 // parseMessage checks that body is exactly one JSON-RPC 2.0 request,
 // notification or response object, strictly: valid UTF-8, one JSON value
-// and nothing after it, no duplicate keys at any depth (two parsers could
-// read them differently), "jsonrpc" exactly "2.0", an id that is a string
+// and nothing after it, no duplicate keys at any depth and no keys that
+// differ only in case in the message or its params (two parsers could read
+// them differently: the SDK matches names exactly, encoding/json ignores
+// case), "jsonrpc" exactly "2.0", an id that is a string
 // or an integer within ±maxID (MCP forbids null ids; a fraction or a larger
 // number would be answered under another id), a string method, and
 // params that are an object when present. Responses are refused: this
@@ -146,6 +154,9 @@ func parseMessage(body []byte) (message, *rejection) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(body, &fields); err != nil {
 		return message{}, &rejection{code: jsonrpc.CodeParseError, message: "parse error: " + err.Error()}
+	}
+	if a, b, ok := schema.FoldedKeys(fields); ok {
+		return message{}, &rejection{code: jsonrpc.CodeInvalidRequest, message: foldedKeys("the message", a, b)}
 	}
 	var msg message
 	if raw, ok := fields["id"]; ok {
@@ -181,6 +192,11 @@ func parseMessage(body []byte) (message, *rejection) {
 	if msg.hasParams {
 		switch bytes.TrimLeft(msg.params, " \t\r\n")[0] {
 		case '{':
+			var params map[string]json.RawMessage
+			json.Unmarshal(msg.params, &params) // a valid object: cannot fail
+			if a, b, ok := schema.FoldedKeys(params); ok {
+				return message{}, &rejection{id: msg.id, code: jsonrpc.CodeInvalidParams, message: foldedKeys(`"params"`, a, b)}
+			}
 		case '[':
 			return message{}, &rejection{id: msg.id, code: jsonrpc.CodeInvalidParams,
 				message: `"params" must be an object: MCP methods take named parameters`}
@@ -189,6 +205,13 @@ func parseMessage(body []byte) (message, *rejection) {
 		}
 	}
 	return msg, nil
+}
+
+// foldedKeys is the message refusing an object (where names it) with keys
+// a and b that differ only in case.
+func foldedKeys(where, a, b string) string {
+	return fmt.Sprintf("%s has keys %q and %q, which differ only in case: names are case-sensitive, "+
+		"and readers that ignore case would take them for one key", where, a, b)
 }
 
 // checkJSON reports why body is not exactly one JSON value with unique
@@ -314,7 +337,7 @@ func (s *Server) credentialRefusal(r *http.Request, msg message) *toolerr.Error 
 	var p struct {
 		Name string `json:"name"`
 	}
-	if json.Unmarshal(msg.params, &p) != nil {
+	if schema.Unmarshal(msg.params, &p) != nil { // the name the SDK reads (checkCall)
 		return nil // the SDK refuses params it cannot read
 	}
 	canonical, served := s.tools.Has(p.Name)

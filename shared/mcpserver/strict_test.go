@@ -4,11 +4,14 @@ import (
 	"encoding/json"
 	"strconv"
 	"testing"
+
+	"github.com/toolshed/toolshed/shared/schema"
 )
 
 // FuzzParseMessage: parseMessage never panics, and what it accepts is one
-// JSON object with a string method and, if any, an id the SDK echoes
-// exactly (a string, or an integer within ±maxID).
+// JSON object with a string method, no keys that differ only in case in it
+// or its params and, if any, an id the SDK echoes exactly (a string, or an
+// integer within ±maxID).
 func FuzzParseMessage(f *testing.F) {
 	for _, seed := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
@@ -23,6 +26,9 @@ func FuzzParseMessage(f *testing.F) {
 		`{"jsonrpc":"2.0","id":1,"result":{}}`,
 		"\xff",
 		``,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add_task","NAME":"hello"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list","METHOD":"tools/call"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hello","arguments":{"x":1,"X":2}}}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -37,6 +43,13 @@ func FuzzParseMessage(f *testing.F) {
 		var fields map[string]json.RawMessage
 		if err := json.Unmarshal(body, &fields); err != nil {
 			t.Fatalf("accepted %q, which is not a JSON object: %v", body, err)
+		}
+		var params map[string]json.RawMessage
+		json.Unmarshal(msg.params, &params)
+		for _, obj := range []map[string]json.RawMessage{fields, params} {
+			if a, b, folded := schema.FoldedKeys(obj); folded {
+				t.Fatalf("accepted %q, whose keys %q and %q differ only in case", body, a, b)
+			}
 		}
 		if msg.method == "" {
 			t.Fatalf("accepted %q without a method", body)

@@ -6,8 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
+	"strings"
+	"unicode"
 	"unicode/utf8"
+
+	exactjson "github.com/segmentio/encoding/json"
 )
 
 // maxDepth bounds how deeply arrays and objects may nest in a request.
@@ -38,6 +44,56 @@ func Decode(raw []byte) (any, error) {
 		return nil, fmt.Errorf("duplicate key %q in %s", dup.key, describe(dup.path))
 	}
 	return v, nil
+}
+
+// Unmarshal decodes raw, exactly one JSON value, into v the way the MCP
+// SDK reads requests: an object's key sets the struct field of exactly
+// that name. encoding/json also takes a key that differs only in case
+// ("NAME" for "name", and the last such key wins), so a JSON Schema
+// validator, which matches names exactly, and a decoder into structs would
+// read different fields of one object. Everything else (numbers, null,
+// json.Unmarshaler, the errors) is as encoding/json does it.
+func Unmarshal(raw []byte, v any) error {
+	rest, err := exactjson.Parse(raw, v, exactjson.DontMatchCaseInsensitiveStructFields)
+	if err != nil {
+		return err
+	}
+	if len(bytes.TrimSpace(rest)) > 0 {
+		return errors.New("unexpected data after the JSON value")
+	}
+	return nil
+}
+
+// FoldedKeys returns two keys of one object that differ only in case, as
+// encoding/json folds names when it matches keys to struct fields (Unicode
+// simple folding, bytes.EqualFold: "id" and "ID", "kind" and "\u212aind"),
+// the first two in sorted order. Readers of such an object disagree on
+// which key is meant, so callers refuse it.
+func FoldedKeys[V any](obj map[string]V) (a, b string, found bool) {
+	seen := make(map[string]string, len(obj))
+	for _, key := range slices.Sorted(maps.Keys(obj)) {
+		folded := foldKey(key)
+		if first, ok := seen[folded]; ok {
+			return first, key, true
+		}
+		seen[folded] = key
+	}
+	return "", "", false
+}
+
+// foldKey maps every rune of key to the smallest rune of its case-folding
+// orbit, so that foldKey(x) == foldKey(y) exactly when
+// strings.EqualFold(x, y).
+func foldKey(key string) string {
+	return strings.Map(func(r rune) rune {
+		for {
+			next := unicode.SimpleFold(r)
+			if next <= r {
+				return next
+			}
+			r = next
+		}
+	}, key)
 }
 
 // DuplicateKey returns a key given twice in one object anywhere in raw,

@@ -3,6 +3,7 @@ package schema_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -125,5 +126,100 @@ func BenchmarkDecode(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+func TestFoldedKeys(t *testing.T) {
+	tests := []struct {
+		keys  []string
+		a, b  string
+		found bool
+	}{
+		{[]string{"name", "arguments", "_meta"}, "", "", false},
+		{[]string{"name", "NAME"}, "NAME", "name", true},
+		{[]string{"id", "Id", "jsonrpc"}, "Id", "id", true},
+		{[]string{"kind", "\u212aind"}, "kind", "\u212aind", true}, // the Kelvin sign folds to k
+		{[]string{"ſ", "s"}, "s", "ſ", true},                       // long s
+		{[]string{"é", "É"}, "É", "é", true},
+		{[]string{"a/b", "a\\b", "ab"}, "", "", false},
+		{nil, "", "", false},
+	}
+	for _, tt := range tests {
+		obj := map[string]bool{}
+		for _, k := range tt.keys {
+			obj[k] = true
+		}
+		a, b, found := schema.FoldedKeys(obj)
+		if a != tt.a || b != tt.b || found != tt.found {
+			t.Errorf("FoldedKeys(%q) = %q, %q, %v; want %q, %q, %v", tt.keys, a, b, found, tt.a, tt.b, tt.found)
+		}
+	}
+}
+
+// FuzzFoldedKeys: FoldedKeys finds two keys exactly when two different
+// keys are equal under strings.EqualFold (encoding/json's matching).
+func FuzzFoldedKeys(f *testing.F) {
+	for _, seed := range [][2]string{{"name", "NAME"}, {"kind", "\u212aind"}, {"ß", "ẞ"}, {"ǅ", "ǆ"}, {"x", "y"}, {"\xff", "\xfe"}} {
+		f.Add(seed[0], seed[1], "arguments")
+	}
+	f.Fuzz(func(t *testing.T, k1, k2, k3 string) {
+		obj := map[string]bool{k1: true, k2: true, k3: true}
+		want := false
+		for x := range obj {
+			for y := range obj {
+				want = want || (x != y && strings.EqualFold(x, y))
+			}
+		}
+		a, b, got := schema.FoldedKeys(obj)
+		if got != want || (got && (a == b || !strings.EqualFold(a, b) || !obj[a] || !obj[b])) {
+			t.Fatalf("FoldedKeys(%q) = %q, %q, %v; strings.EqualFold says %v", []string{k1, k2, k3}, a, b, got, want)
+		}
+	})
+}
+
+// flexible records whether its UnmarshalJSON ran, null included.
+type flexible struct{ called bool }
+
+func (f *flexible) UnmarshalJSON([]byte) error { f.called = true; return nil }
+
+// TestUnmarshal: keys set the field of exactly their name; the rest is as
+// encoding/json does it.
+func TestUnmarshal(t *testing.T) {
+	type entry struct {
+		Title string `json:"title"`
+	}
+	type input struct {
+		Name  string   `json:"name"`
+		Count int      `json:"count"`
+		Entry entry    `json:"entry"`
+		Note  flexible `json:"note"`
+	}
+	tests := []struct {
+		in      string
+		want    input
+		wantErr string
+	}{
+		{`{"name":"a","count":2,"entry":{"title":"t"}}`, input{Name: "a", Count: 2, Entry: entry{"t"}}, ""},
+		{`{"NAME":"a","Count":2,"entry":{"TITLE":"t"}}`, input{}, ""}, // no field of those names
+		{`{"name":"a","NAME":"b","entry":{"title":"t","Title":"u"}}`, input{Name: "a", Entry: entry{"t"}}, ""},
+		{`{"n\u0061me":"a"}`, input{Name: "a"}, ""},                // keys compared decoded
+		{`{"note":null}`, input{Note: flexible{called: true}}, ""}, // UnmarshalJSON sees null
+		{`{"count":1.5}`, input{}, "count"},                        // an *json.UnmarshalTypeError naming the field
+		{`{"name":"a"} {}`, input{Name: "a"}, "unexpected data after the JSON value"},
+	}
+	for _, tt := range tests {
+		var got input
+		err := schema.Unmarshal([]byte(tt.in), &got)
+		var ute *json.UnmarshalTypeError
+		switch {
+		case tt.wantErr == "" && err != nil:
+			t.Errorf("%s: %v", tt.in, err)
+		case tt.wantErr == "count" && !(errors.As(err, &ute) && ute.Field == "count"):
+			t.Errorf("%s: %v, want an UnmarshalTypeError for count", tt.in, err)
+		case tt.wantErr != "" && tt.wantErr != "count" && (err == nil || err.Error() != tt.wantErr):
+			t.Errorf("%s: %v, want %q", tt.in, err, tt.wantErr)
+		case tt.wantErr == "" && got != tt.want:
+			t.Errorf("%s: %+v, want %+v", tt.in, got, tt.want)
+		}
 	}
 }

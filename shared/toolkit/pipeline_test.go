@@ -261,3 +261,48 @@ func TestDeadlineCoversTheWholeCall(t *testing.T) {
 		t.Errorf("accepted a second ago, 50 ms deadline: %+v", out.Error)
 	}
 }
+
+// noteContract takes an open object, note, whose title the schema bounds
+// (like write_memory_entry's entry or sys-audit's baseline: other keys
+// pass unchecked).
+const noteContract = `{"name":"note","title":"Note","description":"echoes a note's title","timeoutMs":1000,
+	"rateLimit":{"requestsPerMinute":100},
+	"annotations":{"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false},
+	"inputSchema":{"type":"object","properties":{"note":{"type":"object","properties":{"title":{"type":"string","maxLength":5}}}},
+		"additionalProperties":false},
+	"outputSchema":{"type":"object","properties":{"title":{"type":"string"}},"required":["title"]},
+	"examples":[]}`
+
+// TestTypedReadsWhatTheSchemaChecked: a key that differs from a field's
+// name only in case is another key to the schema, so the decoder does not
+// take it for that field: the tool sees the title the schema checked.
+func TestTypedReadsWhatTheSchemaChecked(t *testing.T) {
+	set, err := schema.Load(fstest.MapFS{"note.json": {Data: []byte(noteContract)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type note struct {
+		Note struct {
+			Title string `json:"title"`
+		} `json:"note"`
+	}
+	title := toolkit.Typed(func(_ context.Context, _ toolkit.Call, in note) (toolkit.Result, error) {
+		return toolkit.Result{Data: map[string]string{"title": in.Note.Title}}, nil
+	})
+	p, err := toolkit.NewPipeline(set, []toolkit.Tool{{Name: "note", Handler: title}}, toolkit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ args, want string }{
+		{`{"note":{"title":"short"}}`, `{"title":"short"}`},
+		{`{"note":{"TITLE":"far too long for the schema"}}`, `{"title":""}`},
+		{`{"note":{"title":"short","Title":"far too long for the schema"}}`, `{"title":"short"}`},
+		{`{"note":{"Title":"far too long for the schema","title":"short"}}`, `{"title":"short"}`},
+	}
+	for _, tt := range tests {
+		out := p.Invoke(context.Background(), toolkit.Request{Tool: "note", Tenant: "t", Args: json.RawMessage(tt.args)})
+		if !out.OK || string(out.Result) != tt.want {
+			t.Errorf("%s: %s %+v, want %s", tt.args, out.Result, out.Error, tt.want)
+		}
+	}
+}

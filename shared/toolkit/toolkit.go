@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/toolerr"
 )
 
@@ -95,11 +96,15 @@ type Tool struct {
 	Handler Handler
 }
 
-// Typed adapts a handler that takes decoded arguments of type In.
+// Typed adapts a handler that takes decoded arguments of type In. The
+// arguments are decoded as the contract's schema validated them: each key
+// sets the field of exactly its name (schema.Unmarshal), so a key that
+// differs only in case, which an open object's schema lets through, never
+// stands in for a field the schema checked.
 func Typed[In any](fn func(ctx context.Context, call Call, in In) (Result, error)) Handler {
 	return func(ctx context.Context, call Call) (Result, error) {
 		var in In
-		if err := json.Unmarshal(call.Args, &in); err != nil {
+		if err := schema.Unmarshal(call.Args, &in); err != nil {
 			// The schema has accepted the input, yet Go cannot hold it,
 			// e.g. 1.0 for an int field or a number beyond its range.
 			var ute *json.UnmarshalTypeError
