@@ -13,7 +13,8 @@
 // folder), so a match takes time proportional to the path's length for
 // the patterns the policies use, and ends for any input: a rooted, empty,
 // unclean or invalid UTF-8 path is matched as the string it is (the views
-// refuse such names before they ask).
+// refuse such names before they ask, and the equivalence with matching
+// folder by folder is only tested on valid paths).
 package pathmatch
 
 import (
@@ -46,7 +47,7 @@ type Set struct {
 type rule struct {
 	pattern string // as given to New
 	self    string // matches the path itself
-	inside  string // self + "/**": matches whatever lies in a folder self matches
+	inside  string // self + "/**": matches whatever lies in what self matches
 }
 
 // A Match says which pattern matched a path, and where.
@@ -91,7 +92,11 @@ func New(patterns []string, c Case) (*Set, error) {
 		if s.fold {
 			self = strings.ToLower(p)
 		}
-		s.rules = append(s.rules, rule{pattern: p, self: self, inside: self + "/**"})
+		inside := self + "/**"
+		if self == "**" || strings.HasSuffix(self, "/**") {
+			inside = self // it matches what lies inside what it matches already
+		}
+		s.rules = append(s.rules, rule{pattern: p, self: self, inside: inside})
 	}
 	return s, nil
 }
@@ -102,10 +107,12 @@ func (s *Set) Match(name string) (Match, bool) {
 	if s.fold {
 		name = strings.ToLower(name)
 	}
+	// inside matches name + "/" exactly when self matches name or a
+	// folder above it: one match per pattern finds the rule.
+	folder := name + "/"
 	for i, r := range s.rules {
-		self := doublestar.MatchUnvalidated(r.self, name)
-		if self || doublestar.MatchUnvalidated(r.inside, name) {
-			return Match{Index: i, Pattern: r.pattern, InFolder: !self}, true
+		if doublestar.MatchUnvalidated(r.inside, folder) {
+			return Match{Index: i, Pattern: r.pattern, InFolder: !doublestar.MatchUnvalidated(r.self, name)}, true
 		}
 	}
 	return Match{}, false
