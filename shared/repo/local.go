@@ -66,11 +66,12 @@ type LocalOptions struct {
 type Local struct {
 	policedFS // what tools read (Open, Stat, ReadDir and the rest): the directory as it is now, through os.Root and the policy
 
-	dir  string // absolute
-	root *os.Root
-	raw  osFS // the directory, unpoliced: the view's own walks
-	o    LocalOptions
-	log  *slog.Logger
+	dir     string // absolute
+	root    *os.Root
+	dirFile *os.File // the same directory, for noLinks
+	raw     osFS     // the directory, unpoliced: the view's own walks
+	o       LocalOptions
+	log     *slog.Logger
 
 	ready   chan struct{} // closed when the first walk is done
 	initErr error
@@ -137,9 +138,14 @@ func NewLocal(dir string, o LocalOptions) (*Local, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	dirFile, err := os.Open(abs)
+	if err != nil {
+		root.Close()
+		return nil, fmt.Errorf("open repository directory: %w", err)
+	}
 	raw := osRootFS(root)
 	l := &Local{
-		policedFS: policedFS{fsys: raw, policy: o.Policy}, dir: abs, root: root, raw: raw, o: o, log: log,
+		policedFS: localFS(raw, dirFile, o.Policy), dir: abs, root: root, dirFile: dirFile, raw: raw, o: o, log: log,
 		ready: make(chan struct{}), next: make(chan struct{}), pending: map[string]fsnotify.Op{},
 		dirs: map[string]*ignoreRules{}, files: map[string]*entry{},
 		wake: make(chan struct{}, 1), stop: make(chan struct{}),
@@ -159,6 +165,7 @@ func (l *Local) Close() error {
 		l.watcher = nil
 	}
 	l.mu.Unlock()
+	l.dirFile.Close()
 	return l.root.Close()
 }
 
@@ -801,3 +808,10 @@ type osFS interface {
 
 // osRootFS is an os.Root's FS (fs.StatFS and fs.ReadLinkFS since Go 1.25).
 func osRootFS(root *os.Root) osFS { return root.FS().(osFS) }
+
+// localFS is what the tools read of a directory: raw (its os.Root) through
+// policy; dirFile, the same directory open, lets the kernel say when a
+// name passes no symbolic link.
+func localFS(raw osFS, dirFile *os.File, policy *Policy) policedFS {
+	return policedFS{fsys: raw, policy: policy, noLinks: func(name string) bool { return noLinks(dirFile, name) }}
+}
