@@ -184,6 +184,8 @@ type policedDir struct {
 	real string // the folder name leads to
 }
 
+var _ fs.ReadDirFile = (*policedDir)(nil)
+
 func (d *policedDir) ReadDir(n int) ([]fs.DirEntry, error) {
 	for {
 		entries, err := d.ReadDirFile.ReadDir(n)

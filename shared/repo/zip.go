@@ -28,22 +28,22 @@ func OpenZip(data []byte, commit string, policy *Policy) (View, error) {
 			return nil, err
 		}
 	}
-	return &zipSnapshot{policedFS: policedFS{fsys: r, policy: policy}, r: r, commit: commit, policy: policy}, nil
+	return &zipSnapshot{policedFS: policedFS{fsys: r, policy: policy}, r: r, commit: commit}, nil
 }
 
-// zipSnapshot is a snapshot's view: its files are read (Open, Stat, ReadDir
-// and the rest) through the policy.
+// zipSnapshot is a snapshot's view.
 type zipSnapshot struct {
-	policedFS
-	r      *zip.Reader
-	commit string
-	policy *Policy
+	policedFS             // what tools read (Open, Stat, ReadDir and the rest): the zip through the policy
+	r         *zip.Reader // the zip, unpoliced: Searchable's walk
+	commit    string
 
 	mu       sync.Mutex
 	files    []*File       // built once by Searchable
 	building chan struct{} // while they are built; closed when done
 	err      error         // the last build's failure
 }
+
+var _ View = (*zipSnapshot)(nil)
 
 func (z *zipSnapshot) Commit() string { return z.commit }
 
