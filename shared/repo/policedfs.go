@@ -18,8 +18,8 @@ import (
 //   - Symbolic links (on a file system that has them, an fs.ReadLinkFS)
 //     are followed as os.Root follows them, and the policy applies to the
 //     path a link leads to as well as to the link: a link to a refused
-//     path, out of the root, round in a loop or to nothing is refused by
-//     every operation, Lstat and ReadLink included.
+//     path, out of the root, round in a loop or to nothing is refused
+//     (PATH_NOT_ALLOWED) by every operation, Lstat and ReadLink included.
 //   - Every listing (ReadDir, and ReadDir on a folder Open returned)
 //     leaves out the entries the operations above refuse.
 type policedFS struct {
@@ -201,15 +201,11 @@ func (d *policedDir) ReadDir(n int) ([]fs.DirEntry, error) {
 // does).
 const maxLinks = 40
 
-// Errors of resolve, worded as os.Root's (pathpolicy reads "escapes from
-// parent" as a path leading out of the repository).
-var (
-	errEscapes = errors.New("path escapes from parent")
-	errLoop    = errors.New("too many levels of symbolic links")
-)
-
 // resolve returns the path name leads to in fsys, following symbolic links
-// in every element as os.Root does: relative links, inside the root.
+// in every element as os.Root does: relative links, inside the root. A
+// link out of the root, round in a loop or to nothing is refused
+// (PATH_NOT_ALLOWED, as the file tools refused any link before they read
+// through a view).
 func resolve(fsys fs.ReadLinkFS, name string) (string, error) {
 	done, rest := ".", name // done: resolved, a path without links
 	for links := 0; rest != ""; {
@@ -220,13 +216,16 @@ func resolve(fsys fs.ReadLinkFS, name string) (string, error) {
 			continue
 		case "..":
 			if done == "." {
-				return "", errEscapes
+				return "", leadsOut(name)
 			}
 			done = path.Dir(done)
 			continue
 		}
 		next := path.Join(done, elem)
 		info, err := fsys.Lstat(next)
+		if errors.Is(err, fs.ErrNotExist) && links > 0 {
+			return "", denied(name, "it leads through a symbolic link to nothing")
+		}
 		if err != nil {
 			return "", unwrapPath(err)
 		}
@@ -235,14 +234,14 @@ func resolve(fsys fs.ReadLinkFS, name string) (string, error) {
 			continue
 		}
 		if links++; links > maxLinks {
-			return "", errLoop
+			return "", denied(name, "its symbolic links go round in a loop")
 		}
 		target, err := fsys.ReadLink(next)
 		if err != nil {
 			return "", unwrapPath(err)
 		}
 		if path.IsAbs(target) {
-			return "", errEscapes
+			return "", leadsOut(name)
 		}
 		if rest != "" {
 			target += "/" + rest // not path.Join: ".." after a link is resolved from where the link leads
@@ -250,6 +249,11 @@ func resolve(fsys fs.ReadLinkFS, name string) (string, error) {
 		rest = target
 	}
 	return done, nil
+}
+
+// leadsOut is the refusal of a name whose links lead out of the root.
+func leadsOut(name string) error {
+	return denied(name, "it leads through a symbolic link out of the repository")
 }
 
 // unwrapPath is the cause of a *fs.PathError (which names a path of
