@@ -9,7 +9,7 @@
 // which pattern matched, and whether it matched the path or a folder
 // above it, so that a refusal can say why.
 //
-// Each pattern is matched once against the whole path (never folder by
+// Each pattern is matched against the whole path (never folder by
 // folder), so a match takes time proportional to the path's length for
 // the patterns the policies use, and ends for any input: a rooted, empty,
 // unclean or invalid UTF-8 path is matched as the string it is (the views
@@ -47,7 +47,7 @@ type Set struct {
 type rule struct {
 	pattern string // as given to New
 	self    string // matches the path itself
-	inside  string // self + "/**": matches whatever lies in what self matches
+	inside  string // matches whatever lies in what self matches: self + "/**", or self when it ends so
 }
 
 // A Match says which pattern matched a path, and where.
