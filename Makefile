@@ -128,6 +128,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParseIPv4 -fuzztime $(FUZZTIME) ./shared/netguard/
 	$(GO) test -run '^$$' -fuzz FuzzResolve -fuzztime $(FUZZTIME) ./shared/sandboxpath/
 	$(GO) test -run '^$$' -fuzz FuzzClean -fuzztime $(FUZZTIME) ./shared/pathpolicy/
+	$(GO) test -run '^$$' -fuzz FuzzMatch -fuzztime $(FUZZTIME) ./shared/pathmatch/
+	$(GO) test -run '^$$' -fuzz FuzzPolicyCheck -fuzztime $(FUZZTIME) ./shared/repo/
 	$(GO) test -run '^$$' -fuzz FuzzSearch -fuzztime $(FUZZTIME) ./shared/textsearch/
 	$(GO) test -run '^$$' -fuzz FuzzTenant -fuzztime $(FUZZTIME) ./shared/tenant/
 	$(GO) test -run '^$$' -fuzz FuzzAuthorization -fuzztime $(FUZZTIME) ./shared/oauth/

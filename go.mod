@@ -22,6 +22,7 @@ require (
 	github.com/segmentio/encoding v0.5.4
 	go.etcd.io/bbolt v1.5.0
 	golang.org/x/net v0.50.0
+	golang.org/x/sys v0.45.0
 	golang.org/x/tools v0.42.0
 )
 
@@ -50,7 +51,6 @@ require (
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.20.0 // indirect
-	golang.org/x/sys v0.45.0 // indirect
 	golang.org/x/text v0.34.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 	gopkg.in/warnings.v0 v0.1.2 // indirect

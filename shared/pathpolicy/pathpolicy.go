@@ -3,11 +3,12 @@
 // wins) and a size cap; Clean checks the path a caller sent.
 //
 // Patterns are doublestar globs ("docs/**", "**/*.pem", "{a,b}/*.md") on
-// slash paths relative to the root. A pattern matches a path when it
-// matches the path itself or any folder above it: "docs/*" allows
-// docs/a/b.md (docs/a matches), and "**/.git" denies .git/config. Deny
-// patterns are matched without regard to case, so ".ENV" on a
-// case-insensitive file system is refused like ".env".
+// slash paths relative to the root, matched by shared/pathmatch (the
+// repository policy's matcher): a pattern matches a path when it matches
+// the path itself or any folder above it, so "docs/*" allows docs/a/b.md
+// (docs/a matches), and "**/.git" denies .git/config. Deny patterns are
+// matched without regard to case, so ".ENV" on a case-insensitive file
+// system is refused like ".env".
 //
 // Every refusal is a *toolerr.Error: PATH_NOT_ALLOWED for a path that is
 // malformed, escapes the root, goes through a symbolic link or is not
@@ -26,8 +27,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/bmatcuk/doublestar/v4"
-
+	"github.com/toolshed/toolshed/shared/pathmatch"
 	"github.com/toolshed/toolshed/shared/toolerr"
 )
 
@@ -48,25 +48,25 @@ type Options struct {
 
 // Policy is a checked set of Options.
 type Policy struct {
-	o Options
+	o     Options
+	allow *pathmatch.Set // case-sensitive
+	deny  *pathmatch.Set // without regard to case
 }
 
 // New checks the patterns and returns the policy.
 func New(o Options) (*Policy, error) {
-	for _, p := range append(append([]string(nil), o.Allow...), o.Deny...) {
-		if !doublestar.ValidatePattern(p) || strings.HasPrefix(p, "/") {
-			return nil, fmt.Errorf("path policy: %q is not a valid relative glob", p)
-		}
+	allow, err := pathmatch.New(o.Allow, pathmatch.CaseSensitive)
+	if err != nil {
+		return nil, fmt.Errorf("path policy: allow: %w", err)
+	}
+	deny, err := pathmatch.New(o.Deny, pathmatch.IgnoreCase)
+	if err != nil {
+		return nil, fmt.Errorf("path policy: deny: %w", err)
 	}
 	if o.MaxPathLen <= 0 {
 		o.MaxPathLen = DefaultMaxPathLen
 	}
-	lowered := make([]string, len(o.Deny))
-	for i, p := range o.Deny {
-		lowered[i] = strings.ToLower(p)
-	}
-	o.Deny = lowered
-	return &Policy{o: o}, nil
+	return &Policy{o: o, allow: allow, deny: deny}, nil
 }
 
 // MustNew is New for policies fixed in the code; it panics on a bad pattern.
@@ -141,25 +141,16 @@ func (p *Policy) Clean(name string) (string, error) {
 // Check refuses a clean path that the deny list matches or the allow list
 // does not.
 func (p *Policy) Check(clean string) error {
-	if matchesAny(p.o.Deny, strings.ToLower(clean)) {
-		return notAllowed(clean, "%s is not readable (denied by %s)", clean, strings.Join(p.o.Deny, ", "))
+	if m, denied := p.deny.Match(clean); denied {
+		return notAllowed(clean, "%s is not readable (denied by %s)", clean, m.Pattern)
 	}
-	if len(p.o.Allow) > 0 && !matchesAny(p.o.Allow, clean) {
+	if len(p.o.Allow) == 0 {
+		return nil // every path is allowed
+	}
+	if _, allowed := p.allow.Match(clean); !allowed {
 		return notAllowed(clean, "%s is outside the readable paths (%s)", clean, strings.Join(p.o.Allow, ", "))
 	}
 	return nil
-}
-
-// matchesAny reports whether a pattern matches name or a folder above it.
-func matchesAny(patterns []string, name string) bool {
-	for q := name; q != "."; q = path.Dir(q) {
-		for _, pat := range patterns {
-			if ok, _ := doublestar.Match(pat, q); ok {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // File is a file Read returned.

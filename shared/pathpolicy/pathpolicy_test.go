@@ -76,6 +76,33 @@ func TestCleanAndCheck(t *testing.T) {
 	}
 }
 
+// TestCheckAnswersAnyName: Check answers at once for names Clean would
+// have refused (its folder loop used to spin forever on a rooted path),
+// and a refusal names the pattern that matched.
+func TestCheckAnswersAnyName(t *testing.T) {
+	tests := []struct {
+		name, says string // says: a piece of the refusal; "" when allowed
+	}{
+		{"/etc/passwd", "outside the readable paths"},
+		{"/", "outside the readable paths"},
+		{"/docs/a.md", "outside the readable paths"},
+		{"", "outside the readable paths"},
+		{"/docs/.env", "denied by **/.env*"},
+		{"docs/", ""},
+		{"docs/x/.GIT/config", "denied by **/.git"},
+		{"docs/" + strings.Repeat("a/", 1<<16) + "b.md", ""},
+	}
+	for _, tc := range tests {
+		err := policy.Check(tc.name)
+		switch {
+		case tc.says == "" && err != nil:
+			t.Errorf("Check(%.40q): %v", tc.name, err)
+		case tc.says != "" && (codeOf(err) != toolerr.PathNotAllowed || !strings.Contains(err.Error(), tc.says)):
+			t.Errorf("Check(%.40q): %.200v, want PATH_NOT_ALLOWED saying %q", tc.name, err, tc.says)
+		}
+	}
+}
+
 func TestRead(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, content string) {
@@ -144,7 +171,7 @@ func TestRead(t *testing.T) {
 }
 
 func TestNewRejectsBadPatterns(t *testing.T) {
-	for _, bad := range [][]string{{"[unclosed"}, {"/abs/**"}} {
+	for _, bad := range [][]string{{"[unclosed"}, {"/abs/**"}, {"docs/"}, {""}} {
 		if _, err := pathpolicy.New(pathpolicy.Options{Deny: bad}); err == nil {
 			t.Errorf("pattern %q accepted", bad)
 		}

@@ -64,12 +64,14 @@ type LocalOptions struct {
 // overflowed), the view revalidates by stat instead: it walks the tree and
 // reads again only the files whose size or modification time changed.
 type Local struct {
-	dir  string // absolute
-	root *os.Root
-	raw  osFS      // the directory, unpoliced: the view's own walks
-	fsys policedFS // what tools read
-	o    LocalOptions
-	log  *slog.Logger
+	policedFS // what tools read (Open, Stat, ReadDir and the rest): the directory as it is now, through os.Root and the policy
+
+	dir     string // absolute
+	root    *os.Root
+	dirFile *os.File // the same directory, for noLinks
+	raw     osFS     // the directory, unpoliced: the view's own walks
+	o       LocalOptions
+	log     *slog.Logger
 
 	ready   chan struct{} // closed when the first walk is done
 	initErr error
@@ -136,9 +138,14 @@ func NewLocal(dir string, o LocalOptions) (*Local, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	dirFile, err := os.Open(abs)
+	if err != nil {
+		root.Close()
+		return nil, fmt.Errorf("open repository directory: %w", err)
+	}
 	raw := osRootFS(root)
 	l := &Local{
-		dir: abs, root: root, raw: raw, fsys: policedFS{fsys: raw, policy: o.Policy}, o: o, log: log,
+		policedFS: localFS(raw, dirFile, o.Policy), dir: abs, root: root, dirFile: dirFile, raw: raw, o: o, log: log,
 		ready: make(chan struct{}), next: make(chan struct{}), pending: map[string]fsnotify.Op{},
 		dirs: map[string]*ignoreRules{}, files: map[string]*entry{},
 		wake: make(chan struct{}, 1), stop: make(chan struct{}),
@@ -158,18 +165,9 @@ func (l *Local) Close() error {
 		l.watcher = nil
 	}
 	l.mu.Unlock()
+	l.dirFile.Close()
 	return l.root.Close()
 }
-
-// Open, Stat, Lstat, ReadLink, ReadFile and ReadDir read the directory as it
-// is now, through os.Root and the policy.
-func (l *Local) Open(name string) (fs.File, error) { return l.fsys.Open(name) }
-
-func (l *Local) Stat(name string) (fs.FileInfo, error)      { return l.fsys.Stat(name) }
-func (l *Local) Lstat(name string) (fs.FileInfo, error)     { return l.fsys.Lstat(name) }
-func (l *Local) ReadLink(name string) (string, error)       { return l.fsys.ReadLink(name) }
-func (l *Local) ReadFile(name string) ([]byte, error)       { return l.fsys.ReadFile(name) }
-func (l *Local) ReadDir(name string) ([]fs.DirEntry, error) { return l.fsys.ReadDir(name) }
 
 // Dir is the directory the view serves (absolute).
 func (l *Local) Dir() string { return l.dir }
@@ -800,4 +798,20 @@ func headCommit(dir string) string {
 		}
 	}
 	return ""
+}
+
+// osFS is the part of an os.Root's file system the view reads through.
+type osFS interface {
+	fs.StatFS
+	fs.ReadLinkFS
+}
+
+// osRootFS is an os.Root's FS (fs.StatFS and fs.ReadLinkFS since Go 1.25).
+func osRootFS(root *os.Root) osFS { return root.FS().(osFS) }
+
+// localFS is what the tools read of a directory: raw (its os.Root) through
+// policy; dirFile, the same directory open, lets the kernel say when a
+// name passes no symbolic link.
+func localFS(raw osFS, dirFile *os.File, policy *Policy) policedFS {
+	return policedFS{fsys: raw, policy: policy, noLinks: func(name string) bool { return noLinks(dirFile, name) }}
 }

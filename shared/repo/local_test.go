@@ -3,16 +3,20 @@ package repo_test
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
+	"github.com/toolshed/toolshed/shared/toolerr"
 )
 
 // freshness is how soon a change must be seen by every tool.
@@ -294,14 +298,25 @@ func TestPolicyChecks(t *testing.T) {
 		{"src/private/plan.md", "TOOLSHED_REPO_DENY"},
 		{"config/prod/db.yaml", "TOOLSHED_REPO_DENY"},
 		{"x/config/prod/db.yaml", ""},
+		// Names no view passes on still get an answer, at once.
+		{"/main.go", ""},
+		{"/.env", "secrets and keys"},
+		{"", ""},
+		{".", ""},
+		{"a/", ""},
+		{".git/", "git's own folder"},
+		{"a/../.env", "secrets and keys"},
+		{"\xff/id.key", `"*.key"`},
+		{strings.Repeat("a/", 1<<16) + "main.go", ""},
+		{strings.Repeat("a/", 1<<16) + ".env.local", "secrets and keys"},
 	}
 	for _, tc := range tests {
 		err := p.Check(tc.path)
 		switch {
 		case tc.why == "" && err != nil:
-			t.Errorf("%s refused: %v", tc.path, err)
+			t.Errorf("%.60s refused: %.200v", tc.path, err)
 		case tc.why != "" && (err == nil || !strings.Contains(err.Error(), tc.why)):
-			t.Errorf("%s: %v, want a refusal saying %q", tc.path, err, tc.why)
+			t.Errorf("%.60s: %.200v, want a refusal saying %q", tc.path, err, tc.why)
 		}
 	}
 	for _, bad := range []string{"a[", `c:\x`} {
@@ -309,6 +324,43 @@ func TestPolicyChecks(t *testing.T) {
 			t.Errorf("ParseDeny(%q) accepted", bad)
 		}
 	}
+}
+
+// FuzzPolicyCheck checks that Check answers at once for any name, always
+// with PATH_NOT_ALLOWED, and that on valid paths it follows the folder
+// rule: a refused folder refuses everything in it, and the case of ASCII
+// letters never matters.
+func FuzzPolicyCheck(f *testing.F) {
+	for _, s := range []string{"README.md", ".env", "a/.ENV.d/x", "/main.go", "", ".", "a/", "a//b", "./a", "a/../.git/x",
+		"\xff/x.pem", ".toolshed/db", "x/.Toolshed/y", "db/cache.sqlite", "Secrets/x", strings.Repeat("a/", 300) + "id.key"} {
+		f.Add(s)
+	}
+	extra, err := repo.ParseDeny([]string{"*.sqlite", "config/prod/*"})
+	if err != nil {
+		f.Fatal(err)
+	}
+	p, err := repo.NewPolicy(extra, "x/.toolshed")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		err := p.Check(name)
+		if err != nil && toolerr.From(err).Code != toolerr.PathNotAllowed {
+			t.Fatalf("Check(%q) = %v, want PATH_NOT_ALLOWED", name, err)
+		}
+		if !fs.ValidPath(name) {
+			return
+		}
+		ascii := !strings.ContainsFunc(name, func(r rune) bool { return r >= utf8.RuneSelf }) // ToUpper then ToLower may change other letters ('ı')
+		if upper := p.Check(strings.ToUpper(name)); ascii && (upper == nil) != (err == nil) {
+			t.Fatalf("Check(%q) = %v but Check of it in upper case = %v", name, err, upper)
+		}
+		for dir := path.Dir(name); dir != "."; dir = path.Dir(dir) {
+			if p.Check(dir) != nil && err == nil {
+				t.Fatalf("Check(%q) allows it, but refuses the folder %s", name, dir)
+			}
+		}
+	})
 }
 
 // TestLocalBeyondItsMemoryBudget: files beyond CacheBytes are not held in

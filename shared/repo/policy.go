@@ -4,13 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path"
 	"path/filepath"
 	"strings"
 
-	"github.com/bmatcuk/doublestar/v4"
-
+	"github.com/toolshed/toolshed/shared/pathmatch"
 	"github.com/toolshed/toolshed/shared/toolerr"
 )
 
@@ -22,21 +19,15 @@ var DefaultDeny = []string{"**/.env*", "**/secrets*", "**/*.key", "**/*.pem", "*
 // Policy says which paths of a repository the repository tools may see.
 // Every View applies it: a path it refuses is never listed, searched or
 // indexed, and reading it fails with PATH_NOT_ALLOWED, whether or not the
-// file exists. It refuses
+// file exists. It refuses, the path itself or any folder above it,
+// without regard to case (shared/pathmatch):
 //
-//   - what the deny patterns match (DefaultDeny and the configured ones),
-//     the path itself or any folder above it, without regard to case;
 //   - the server's own data directory (its store and every tenant's
-//     workspace) when it lies inside the repository.
+//     workspace) when it lies inside the repository;
+//   - what the deny patterns match (DefaultDeny and the configured ones).
 type Policy struct {
-	deny    []denyRule
-	dataDir string // slash path of the data directory inside the repository, lower-cased; "" for none
-}
-
-// denyRule is one deny pattern and where it comes from.
-type denyRule struct {
-	pattern    string // lower-cased doublestar glob
-	configured bool   // from TOOLSHED_REPO_DENY rather than DefaultDeny
+	deny    *pathmatch.Set // the data directory (when inside), DefaultDeny, then the configured patterns
+	dataDir string         // slash path of the data directory inside the repository, lower-cased; "" for none
 }
 
 // NewPolicy returns the policy of DefaultDeny and extra patterns (from
@@ -45,13 +36,16 @@ type denyRule struct {
 // out.
 func NewPolicy(extra []string, dataDir string) (*Policy, error) {
 	p := &Policy{dataDir: strings.ToLower(strings.Trim(dataDir, "/"))}
-	for i, pat := range append(append([]string(nil), DefaultDeny...), extra...) {
-		pat = strings.ToLower(pat)
-		if !doublestar.ValidatePattern(pat) || strings.HasPrefix(pat, "/") {
-			return nil, fmt.Errorf("deny pattern %q is not a valid relative glob", pat)
-		}
-		p.deny = append(p.deny, denyRule{pattern: pat, configured: i >= len(DefaultDeny)})
+	var patterns []string
+	if p.dataDir != "" {
+		patterns = append(patterns, pathmatch.Literal(p.dataDir))
 	}
+	patterns = append(append(patterns, DefaultDeny...), extra...)
+	deny, err := pathmatch.New(patterns, pathmatch.IgnoreCase)
+	if err != nil {
+		return nil, fmt.Errorf("deny pattern: %w", err)
+	}
+	p.deny = deny
 	return p, nil
 }
 
@@ -72,8 +66,11 @@ func ParseDeny(patterns []string) ([]string, error) {
 		} else if !strings.Contains(pat, "/") {
 			pat = "**/" + pat
 		}
-		if !doublestar.ValidatePattern(pat) || strings.Contains(pat, "\\") {
-			return nil, fmt.Errorf("TOOLSHED_REPO_DENY: %q is not a valid glob", pat)
+		if strings.Contains(pat, "\\") {
+			return nil, fmt.Errorf("TOOLSHED_REPO_DENY: %q has a backslash; use '/' between folders", pat)
+		}
+		if err := pathmatch.Validate(pat); err != nil {
+			return nil, fmt.Errorf("TOOLSHED_REPO_DENY: %w", err)
 		}
 		out = append(out, pat)
 	}
@@ -143,52 +140,43 @@ func (p *Policy) DataDir() string { return p.dataDir }
 // Check returns nil when the tools may see the slash path name (relative to
 // the repository root), or the PATH_NOT_ALLOWED error saying why not.
 func (p *Policy) Check(name string) error {
-	if p == nil {
-		return nil
-	}
-	lower := strings.ToLower(name)
-	if p.dataDir != "" && (lower == p.dataDir || strings.HasPrefix(lower, p.dataDir+"/")) {
-		return denied(name, "it is in the server's data directory (%s/), which holds every tenant's stored data and is never part of the repository", p.dataDir)
-	}
-	for q := lower; q != "." && q != ""; q = path.Dir(q) {
-		for _, r := range p.deny {
-			if ok, _ := doublestar.Match(r.pattern, q); ok {
-				return denied(name, "%s", r.why(q != lower))
-			}
-		}
+	if why := p.refusal(name); why != "" {
+		return denied(name, "%s", why)
 	}
 	return nil
 }
 
-// hides reports whether the policy refuses the path p itself, not
-// counting the folders above it: a walk that never enters a refused
-// folder needs no more.
-func (p *Policy) hides(name string) bool {
+// refusal says why the policy refuses name, or returns "" when it does
+// not.
+func (p *Policy) refusal(name string) string {
 	if p == nil {
-		return false
+		return ""
 	}
-	lower := strings.ToLower(name)
-	if lower == p.dataDir {
-		return true
+	m, ok := p.deny.Match(name)
+	if !ok {
+		return ""
 	}
-	for _, r := range p.deny {
-		if ok, _ := doublestar.Match(r.pattern, lower); ok {
-			return true
-		}
-	}
-	return false
+	return p.why(m)
 }
 
-// why says in words why a rule refuses a path (inFolder: the rule matched
-// a folder above it).
-func (r denyRule) why(inFolder bool) string {
-	what := strings.TrimPrefix(r.pattern, "**/")
+// why says in words why the policy refuses a path the rule m matched.
+// The rules are, in order: the data directory (when inside), DefaultDeny,
+// then the configured patterns.
+func (p *Policy) why(m pathmatch.Match) string {
+	defaults := 0 // index of DefaultDeny's first rule
+	if p.dataDir != "" {
+		defaults = 1
+	}
+	if m.Index < defaults {
+		return fmt.Sprintf("it is in the server's data directory (%s/), which holds every tenant's stored data and is never part of the repository", p.dataDir)
+	}
+	what := strings.TrimPrefix(m.Pattern, "**/")
 	where := "it matches"
-	if inFolder {
+	if m.InFolder {
 		where = "it lies in a folder matching"
 	}
 	switch {
-	case r.configured:
+	case m.Index >= defaults+len(DefaultDeny):
 		return fmt.Sprintf("%s %q, which this deployment denies (TOOLSHED_REPO_DENY)", where, what)
 	case what == ".git":
 		return "it is part of git's own folder (.git/), which the repository tools never read"
@@ -210,84 +198,3 @@ func denied(name, format string, args ...any) *toolerr.Error {
 	return toolerr.New(toolerr.PathNotAllowed, "Permission denied: %s is not readable: %s", name, fmt.Sprintf(format, args...)).
 		With("path", name)
 }
-
-// checkOp refuses, as fs functions fail, an operation on a path the policy
-// hides.
-func (p *Policy) checkOp(op, name string) error {
-	if err := p.Check(name); err != nil {
-		return &fs.PathError{Op: op, Path: name, Err: err}
-	}
-	return nil
-}
-
-// osFS is the part of an os.Root's file system a policed view reads through.
-type osFS interface {
-	fs.StatFS
-	fs.ReadLinkFS
-}
-
-// policedFS applies a Policy to every path of a file system.
-type policedFS struct {
-	fsys   osFS
-	policy *Policy
-}
-
-func (p policedFS) Open(name string) (fs.File, error) {
-	if err := p.policy.checkOp("open", name); err != nil {
-		return nil, err
-	}
-	return p.fsys.Open(name)
-}
-
-func (p policedFS) Stat(name string) (fs.FileInfo, error) {
-	if err := p.policy.checkOp("stat", name); err != nil {
-		return nil, err
-	}
-	return p.fsys.Stat(name)
-}
-
-func (p policedFS) Lstat(name string) (fs.FileInfo, error) {
-	if err := p.policy.checkOp("lstat", name); err != nil {
-		return nil, err
-	}
-	return p.fsys.Lstat(name)
-}
-
-func (p policedFS) ReadLink(name string) (string, error) {
-	if err := p.policy.checkOp("readlink", name); err != nil {
-		return "", err
-	}
-	return p.fsys.ReadLink(name)
-}
-
-func (p policedFS) ReadFile(name string) ([]byte, error) {
-	if err := p.policy.checkOp("open", name); err != nil {
-		return nil, err
-	}
-	return fs.ReadFile(p.fsys, name)
-}
-
-// ReadDir lists a folder without the entries the policy hides.
-func (p policedFS) ReadDir(name string) ([]fs.DirEntry, error) {
-	if err := p.policy.checkOp("readdir", name); err != nil {
-		return nil, err
-	}
-	entries, err := fs.ReadDir(p.fsys, name)
-	out := entries[:0]
-	for _, e := range entries {
-		if p.policy.Check(path.Join(name, e.Name())) == nil {
-			out = append(out, e)
-		}
-	}
-	return out, err
-}
-
-var _ interface {
-	fs.StatFS
-	fs.ReadLinkFS
-	fs.ReadFileFS
-	fs.ReadDirFS
-} = policedFS{}
-
-// osRootFS is an os.Root's FS (fs.StatFS and fs.ReadLinkFS since Go 1.25).
-func osRootFS(root *os.Root) osFS { return root.FS().(osFS) }

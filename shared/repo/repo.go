@@ -48,10 +48,11 @@ import (
 var ErrNoRepository = errors.New("no repository snapshot")
 
 // View is a repository as the repository tools see it. Paths are slash
-// separated and relative to the repository root (fs.ValidPath). Each
-// file's modification time is its fs.FileInfo's ModTime. A path the
-// view's Policy refuses fails with a *fs.PathError whose Err is the
-// PATH_NOT_ALLOWED *toolerr.Error saying why.
+// separated and relative to the repository root (fs.ValidPath); any other
+// name fails at once with fs.ErrInvalid. Each file's modification time is
+// its fs.FileInfo's ModTime. A path the view's Policy refuses, or a
+// symbolic link leading to one, fails with a *fs.PathError whose Err is
+// the PATH_NOT_ALLOWED *toolerr.Error saying why, and no listing shows it.
 type View interface {
 	fs.StatFS
 	fs.ReadLinkFS

@@ -220,11 +220,10 @@ func walk(ctx context.Context, fsys fs.FS, start string, inherited *ignoreRules,
 
 // hidden reports whether search skips the entry p (name is its last
 // element) in a folder whose ignore rules are rules: a hidden name, an
-// excluded folder, an ignored path, or one the policy refuses (its
-// folders were checked on the way down).
+// excluded folder, an ignored path, or one the policy refuses.
 func hidden(p, name string, isDir bool, rules *ignoreRules, policy *Policy) bool {
 	return strings.HasPrefix(name, ".") || (isDir && slices.Contains(ExcludedDirs, name)) ||
-		rules.ignored(strings.Split(p, "/"), isDir) || policy.hides(p)
+		rules.ignored(strings.Split(p, "/"), isDir) || policy.refusal(p) != ""
 }
 
 // IgnoreFiles are the files whose patterns hide files from search, as

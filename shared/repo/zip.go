@@ -28,13 +28,14 @@ func OpenZip(data []byte, commit string, policy *Policy) (View, error) {
 			return nil, err
 		}
 	}
-	return &zipSnapshot{r: r, commit: commit, policy: policy}, nil
+	return &zipSnapshot{policedFS: policedFS{fsys: r, policy: policy}, r: r, commit: commit}, nil
 }
 
+// zipSnapshot is a snapshot's view.
 type zipSnapshot struct {
-	r      *zip.Reader
-	commit string
-	policy *Policy
+	policedFS             // what tools read (Open, Stat, ReadDir and the rest): the zip through the policy
+	r         *zip.Reader // the zip, unpoliced: Searchable's walk
+	commit    string
 
 	mu       sync.Mutex
 	files    []*File       // built once by Searchable
@@ -42,30 +43,7 @@ type zipSnapshot struct {
 	err      error         // the last build's failure
 }
 
-func (z *zipSnapshot) Open(name string) (fs.File, error) {
-	if err := z.policy.checkOp("open", name); err != nil {
-		return nil, err
-	}
-	return z.r.Open(name)
-}
-
-func (z *zipSnapshot) Stat(name string) (fs.FileInfo, error) {
-	if err := z.policy.checkOp("stat", name); err != nil {
-		return nil, err
-	}
-	return fs.Stat(z.r, name)
-}
-
-// Lstat is Stat: a snapshot holds no symbolic links (Pack never packs one).
-func (z *zipSnapshot) Lstat(name string) (fs.FileInfo, error) { return z.Stat(name) }
-
-// ReadLink fails: a snapshot holds no symbolic links.
-func (z *zipSnapshot) ReadLink(name string) (string, error) {
-	if _, err := z.Stat(name); err != nil {
-		return "", err
-	}
-	return "", &fs.PathError{Op: "readlink", Path: name, Err: fs.ErrInvalid}
-}
+var _ View = (*zipSnapshot)(nil)
 
 func (z *zipSnapshot) Commit() string { return z.commit }
 
