@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/toolerr"
 
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
@@ -22,14 +23,25 @@ type readFileInput struct {
 	Path        string     `json:"path"`
 	IncludeDeps bool       `json:"includeDeps"`
 	MaxDepth    schema.Int `json:"maxDepth"`
+	StartLine   schema.Int `json:"startLine"` // 0: from the first line
+	EndLine     schema.Int `json:"endLine"`   // 0: to the last line
 }
 
 type fileJSON struct {
-	Path     string `json:"path"`
-	Content  string `json:"content"`
-	Size     int    `json:"size"`
-	Lines    int    `json:"lines"`
-	Language string `json:"language"`
+	Path     string     `json:"path"`
+	Content  string     `json:"content"`
+	Size     int        `json:"size"`
+	Lines    int        `json:"lines"`
+	Language string     `json:"language"`
+	Range    *rangeJSON `json:"range,omitempty"`
+}
+
+// rangeJSON is the lines of a file content holds, when a range was asked
+// for: 1-based, inclusive.
+type rangeJSON struct {
+	StartLine int  `json:"startLine"`
+	EndLine   int  `json:"endLine"`
+	More      bool `json:"more"` // lines follow EndLine
 }
 
 type metadataJSON struct {
@@ -60,8 +72,15 @@ func (s service) readFile(ctx context.Context, call toolkit.Call, in readFileInp
 		return toolkit.Result{}, err
 	}
 	lang := language(f.Path)
+	lines := countLines(f.Data)
+	file := fileJSON{Path: f.Path, Content: content, Size: len(f.Data), Lines: lines, Language: lang}
+	if in.StartLine > 0 || in.EndLine > 0 {
+		if file.Content, file.Range, err = lineRange(content, lines, int(in.StartLine), int(in.EndLine)); err != nil {
+			return toolkit.Result{}, err
+		}
+	}
 	out := readFileOutput{
-		File:         fileJSON{Path: f.Path, Content: content, Size: len(f.Data), Lines: countLines(f.Data), Language: lang},
+		File:         file,
 		Dependencies: []dependency{},
 		Metadata: metadataJSON{
 			Module:       module(snap, f.Path, f.Data, lang),
@@ -79,6 +98,9 @@ func (s service) readFile(ctx context.Context, call toolkit.Call, in readFileInp
 		return toolkit.Result{}, fmt.Errorf("count the read of %s: %w", f.Path, err)
 	}
 	msg := fmt.Sprintf("Read %s (%d bytes, %d lines)", f.Path, out.File.Size, out.File.Lines)
+	if r := out.File.Range; r != nil {
+		msg = fmt.Sprintf("Read lines %d-%d of %s (%d lines, %d bytes)", r.StartLine, r.EndLine, f.Path, out.File.Lines, out.File.Size)
+	}
 	if in.IncludeDeps && in.MaxDepth >= 1 {
 		msg += fmt.Sprintf(" with %d dependencies", len(out.Dependencies))
 		if out.DependenciesNote != "" {
@@ -86,6 +108,39 @@ func (s service) readFile(ctx context.Context, call toolkit.Call, in readFileInp
 		}
 	}
 	return toolkit.Result{Data: out, Message: msg}, nil
+}
+
+// lineRange cuts lines start to end (1-based, inclusive; 0 for the first
+// or the last) out of content, a text of total lines, with each line's
+// ending. An end past the last line reads to the last; a start past it, or
+// an end before the start, is INVALID_INPUT saying how many lines there are.
+func lineRange(content string, total, start, end int) (string, *rangeJSON, error) {
+	if start == 0 {
+		start = 1
+	}
+	if end == 0 || end > total {
+		end = total
+	}
+	switch {
+	case start > total:
+		return "", nil, toolerr.Field("startLine", "is %d, past the end: the file has %d lines", start, total)
+	case end < start:
+		return "", nil, toolerr.Field("endLine", "is %d, before startLine %d", end, start)
+	}
+	from := 0
+	for range start - 1 {
+		from += strings.IndexByte(content[from:], '\n') + 1
+	}
+	to := from
+	for range end - start + 1 {
+		i := strings.IndexByte(content[to:], '\n')
+		if i < 0 {
+			to = len(content)
+			break
+		}
+		to += i + 1
+	}
+	return content[from:to], &rangeJSON{StartLine: start, EndLine: end, More: end < total}, nil
 }
 
 // countLines counts lines as editors do: a last line without a newline
