@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolshed/toolshed/shared/language"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/toolerr"
@@ -71,7 +72,7 @@ func (s service) readFile(ctx context.Context, call toolkit.Call, in readFileInp
 	if err != nil {
 		return toolkit.Result{}, err
 	}
-	lang := language(f.Path)
+	lang := language.Of(f.Path)
 	lines := countLines(f.Data)
 	file := fileJSON{Path: f.Path, Content: content, Size: len(f.Data), Lines: lines, Language: lang}
 	if in.StartLine > 0 || in.EndLine > 0 {
@@ -167,42 +168,6 @@ func modified(t time.Time) *string {
 	return ptr(t.UTC().Format(time.RFC3339))
 }
 
-// languages maps file extensions to language names.
-var languages = map[string]string{
-	".go": "go", ".ts": "typescript", ".tsx": "typescript", ".mts": "typescript", ".cts": "typescript",
-	".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript",
-	".py": "python", ".pyi": "python", ".rs": "rust", ".java": "java", ".kt": "kotlin", ".rb": "ruby",
-	".php": "php", ".cs": "csharp", ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".hpp": "cpp",
-	".swift": "swift", ".scala": "scala", ".sh": "shell", ".bash": "shell", ".zsh": "shell",
-	".sql": "sql", ".md": "markdown", ".mdx": "markdown", ".rst": "restructuredtext", ".txt": "text",
-	".json": "json", ".jsonl": "jsonl", ".yaml": "yaml", ".yml": "yaml", ".toml": "toml", ".ini": "ini",
-	".xml": "xml", ".html": "html", ".htm": "html", ".css": "css", ".scss": "scss", ".vue": "vue",
-	".svelte": "svelte", ".proto": "protobuf", ".tf": "terraform", ".graphql": "graphql", ".s": "assembly",
-	".mod": "go-module", ".sum": "text",
-}
-
-// language guesses a file's language from its name.
-func language(p string) string {
-	base := path.Base(p)
-	switch {
-	case base == "Makefile" || strings.HasSuffix(base, ".mk"):
-		return "makefile"
-	case base == "Dockerfile" || strings.HasPrefix(base, "Dockerfile."):
-		return "dockerfile"
-	}
-	if l, ok := languages[strings.ToLower(path.Ext(base))]; ok {
-		return l
-	}
-	return "text"
-}
-
-// code is the set of languages whose files are a module's source.
-var code = map[string]bool{
-	"go": true, "typescript": true, "javascript": true, "python": true, "rust": true, "java": true,
-	"kotlin": true, "ruby": true, "php": true, "csharp": true, "c": true, "cpp": true, "swift": true,
-	"scala": true, "vue": true, "svelte": true, "assembly": true, "sql": true,
-}
-
 // role says what a file is for: test, docs, config, build, script, core
 // (source code) or other.
 func role(p, lang string) string {
@@ -228,7 +193,7 @@ func role(p, lang string) string {
 		return "config"
 	case lang == "shell" || inDir("scripts", "bin"):
 		return "script"
-	case code[lang]:
+	case language.IsCode(lang):
 		return "core"
 	}
 	return "other"
