@@ -10,11 +10,10 @@ package grep
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
-	"github.com/bmatcuk/doublestar/v4"
 	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/pathmatch"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/textsearch"
@@ -154,24 +153,16 @@ func message(pattern string, res textsearch.Result) string {
 	return ""
 }
 
-// fileFilter turns filePattern into a path filter. As with ripgrep's
-// --glob and .gitignore, a pattern without "/" matches the file name at any
-// depth ("*.ts"); one with "/" matches the whole path from the root
-// ("src/**/*.ts"). Braces and ** work as in doublestar.
+// fileFilter turns filePattern into a path filter (pathmatch.FileGlob:
+// as with ripgrep's --glob, a pattern without "/" matches the file name at
+// any depth, one with "/" the whole path from the root).
 func fileFilter(pattern string) (func(string) bool, error) {
 	if pattern == "" {
 		return nil, nil
 	}
-	if !doublestar.ValidatePattern(pattern) {
-		return nil, toolerr.Field("filePattern", "%q is not a valid glob", pattern)
+	g, err := pathmatch.NewFileGlob(pattern)
+	if err != nil {
+		return nil, toolerr.Field("filePattern", "%v", err)
 	}
-	pattern = strings.TrimPrefix(pattern, "./")
-	baseOnly := !strings.Contains(pattern, "/")
-	return func(p string) bool {
-		if baseOnly {
-			p = p[strings.LastIndexByte(p, '/')+1:]
-		}
-		ok, _ := doublestar.Match(pattern, p)
-		return ok
-	}, nil
+	return g.Match, nil
 }
