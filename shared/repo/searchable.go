@@ -40,6 +40,16 @@ type File struct {
 // of it (context_search's chunks) without a copy of the repository.
 func (f *File) Text() string { return unsafe.String(unsafe.SliceData(f.Data), len(f.Data)) }
 
+// CountLines counts the lines of a text as editors do: a last line without
+// a newline counts, an empty text has none.
+func CountLines(data []byte) int {
+	n := bytes.Count(data, []byte("\n"))
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
 // Trigrams returns which three-byte sequences occur in Data with its
 // ASCII letters lower-cased, as a bitmap built on first use and kept with
 // the file. Search tools use it

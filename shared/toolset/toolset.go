@@ -10,6 +10,7 @@ import (
 	"github.com/toolshed/toolshed/shared/tools/grep"
 	"github.com/toolshed/toolshed/shared/tools/hello"
 	"github.com/toolshed/toolshed/shared/tools/memory"
+	"github.com/toolshed/toolshed/shared/tools/navigate"
 	"github.com/toolshed/toolshed/shared/tools/repofiles"
 	"github.com/toolshed/toolshed/shared/tools/sysaudit"
 	"github.com/toolshed/toolshed/shared/tools/tasks"
@@ -24,6 +25,7 @@ var Families = []family.Family{
 	memory.Family,
 	repofiles.Family,
 	grep.Family,
+	navigate.Family,
 	contextsearch.Family,
 	webfetch.Family,
 	fileio.Family,

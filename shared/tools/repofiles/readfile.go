@@ -1,7 +1,6 @@
 package repofiles
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"go/parser"
@@ -73,7 +72,7 @@ func (s service) readFile(ctx context.Context, call toolkit.Call, in readFileInp
 		return toolkit.Result{}, err
 	}
 	lang := language.Of(f.Path)
-	lines := countLines(f.Data)
+	lines := repo.CountLines(f.Data)
 	file := fileJSON{Path: f.Path, Content: content, Size: len(f.Data), Lines: lines, Language: lang}
 	if in.StartLine > 0 || in.EndLine > 0 {
 		if file.Content, file.Range, err = lineRange(content, lines, int(in.StartLine), int(in.EndLine)); err != nil {
@@ -142,16 +141,6 @@ func lineRange(content string, total, start, end int) (string, *rangeJSON, error
 		to += i + 1
 	}
 	return content[from:to], &rangeJSON{StartLine: start, EndLine: end, More: end < total}, nil
-}
-
-// countLines counts lines as editors do: a last line without a newline
-// counts, an empty file has none.
-func countLines(data []byte) int {
-	n := bytes.Count(data, []byte("\n"))
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		n++
-	}
-	return n
 }
 
 func ptr(s string) *string {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/toolerr"
 )
 
@@ -28,7 +29,7 @@ func TestLineRange(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, r, err := lineRange(text, countLines([]byte(text)), tt.start, tt.end)
+			got, r, err := lineRange(text, repo.CountLines([]byte(text)), tt.start, tt.end)
 			if tt.errField != "" {
 				te := toolerr.From(err)
 				if te == nil || te.Code != toolerr.InvalidInput || !strings.HasPrefix(te.Message, tt.errField+":") {

@@ -1,0 +1,56 @@
+// Package navigate implements the tools an agent without a checkout finds
+// its way around a repository with, over the same repository view and
+// access policy as grep_codebase (shared/repo: ignored, hidden, binary,
+// denied and data-directory files never appear):
+//
+//   - list_files: a folder's files and folders to a depth, or the files
+//     that match globs, with size, language and line count, in path order,
+//     paged with a cursor.
+package navigate
+
+import (
+	"context"
+
+	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/toolkit"
+	"github.com/toolshed/toolshed/shared/wiring"
+)
+
+// Tool names, as in contracts/.
+const (
+	ListFilesTool = "list_files"
+)
+
+// Family registers the navigation tools. They read snapshots only.
+//
+// Memory: as grep_codebase, they hold the repository's searchable files
+// (the snapshot's zip and its files; see shared/tools/grep), but never
+// build grep's folded copies or trigram filters.
+var Family = family.Family{
+	Name:              "navigate",
+	ReadsRepositories: true,
+	Tools:             []string{ListFilesTool},
+	// ListBucket makes S3 answer a missing pointer 404 (not 403).
+	Grants:   []family.Grant{family.Objects(repo.Prefix, "s3:GetObject"), family.List(repo.Prefix)},
+	MemoryMB: 1024,
+	New: func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
+		src, err := env.Repo(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return Tools(src), nil
+	},
+}
+
+// Tools returns the navigation tools over src.
+func Tools(src repo.Source) []toolkit.Tool {
+	s := service{src: src}
+	return []toolkit.Tool{
+		{Name: ListFilesTool, Handler: toolkit.Typed(s.listFiles)},
+	}
+}
+
+type service struct {
+	src repo.Source
+}

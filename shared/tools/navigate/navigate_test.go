@@ -1,0 +1,194 @@
+package navigate_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/toolshed/toolshed/shared/testenv/repotest"
+	"github.com/toolshed/toolshed/shared/testenv/tooltest"
+	"github.com/toolshed/toolshed/shared/tools/navigate"
+)
+
+const tenant = "acme"
+
+// fixture is a repository with files list_files shows and files it never
+// shows (ignored, hidden, binary, secrets).
+var fixture = map[string]string{
+	".gitignore":                 "gen/\n*.log\n",
+	"README.md":                  "# Fixture\n",
+	"Dockerfile":                 "FROM scratch\n",
+	"go.mod":                     "module example.com/f\n",
+	"cmd/app/main.go":            "package main\n\nfunc main() {}\n",
+	"cmd/app/main_test.go":       "package main\n",
+	"internal/db/db.go":          "package db\n",
+	"internal/db/db_test.go":     "package db\n",
+	"internal/db/testdata/a.sql": "select 1;\n",
+	"internal/http/server.go":    "package http\n\n// Serve serves.\nfunc Serve() {}\n",
+	"web/src/app.ts":             "export const a = 1;\n",
+	"web/src/app.test.ts":        "test('a', () => {});\n",
+	"web/src/util/fmt.ts":        "export const f = 2;\n",
+	"gen/out.go":                 "package gen\n",       // ignored
+	"server.log":                 "log line\n",          // ignored
+	".hidden/x.go":               "package hidden\n",    // hidden
+	"config/.env":                "SECRET=1\n",          // denied
+	"keys/deploy.pem":            "PEM\n",               // denied
+	"assets/logo.png":            "\x89PNG\x00\x01\x02", // binary
+}
+
+type entry struct {
+	Path     string `json:"path"`
+	Type     string `json:"type"`
+	Size     *int   `json:"size"`
+	Language string `json:"language"`
+	Lines    *int   `json:"lines"`
+	Files    *int   `json:"files"`
+}
+
+type listing struct {
+	Path       string  `json:"path"`
+	Entries    []entry `json:"entries"`
+	Total      int     `json:"total"`
+	NextCursor *string `json:"next_cursor"`
+}
+
+func newHarness(t *testing.T, dir string) *tooltest.Harness {
+	t.Helper()
+	return tooltest.New(t, tooltest.BoltStores(t), navigate.Tools(repotest.Local(t, dir)))
+}
+
+// list calls list_files with args and pages through every page of at most
+// limit entries, returning the paths and the last page.
+func list(t *testing.T, h *tooltest.Harness, args map[string]any, limit int) ([]string, listing) {
+	t.Helper()
+	var paths []string
+	var page listing
+	for cursor := ""; ; {
+		a := map[string]any{"limit": limit}
+		for k, v := range args {
+			a[k] = v
+		}
+		if cursor != "" {
+			a["cursor"] = cursor
+		}
+		raw, _ := json.Marshal(a)
+		page = listing{}
+		h.OK(t, tenant, navigate.ListFilesTool, string(raw), &page)
+		for _, e := range page.Entries {
+			paths = append(paths, e.Path+map[string]string{"folder": "/"}[e.Type])
+		}
+		if page.NextCursor == nil {
+			return paths, page
+		}
+		cursor = *page.NextCursor
+	}
+}
+
+func TestListFolders(t *testing.T) {
+	h := newHarness(t, repotest.WriteDir(t, fixture))
+	tests := []struct {
+		name string
+		args map[string]any
+		want []string
+	}{
+		{"the root", map[string]any{}, []string{"Dockerfile", "README.md", "cmd/", "go.mod", "internal/", "web/"}},
+		{"two levels", map[string]any{"path": "internal", "depth": 2}, []string{"internal/db/", "internal/db/db.go", "internal/db/db_test.go", "internal/db/testdata/", "internal/http/", "internal/http/server.go"}},
+		{"a folder, excluding", map[string]any{"path": "web", "depth": 5, "exclude": []string{"*.test.ts", "util"}}, []string{"web/src/", "web/src/app.ts"}},
+		{"the root as '.'", map[string]any{"path": ".", "exclude": []string{"web", "cmd", "internal"}}, []string{"Dockerfile", "README.md", "go.mod"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, limit := range []int{1, 2, 1000} {
+				got, _ := list(t, h, tt.args, limit)
+				if !slices.Equal(got, tt.want) {
+					t.Errorf("limit %d: %v, want %v", limit, got, tt.want)
+				}
+			}
+		})
+	}
+	// What entries say: files their size, language and lines; folders the
+	// files below them at any depth.
+	_, page := list(t, h, map[string]any{"path": "internal"}, 1000)
+	db, http := page.Entries[0], page.Entries[1]
+	if db.Path != "internal/db" || db.Files == nil || *db.Files != 3 || db.Size != nil {
+		t.Errorf("folder entry %+v, want internal/db with 3 files", db)
+	}
+	_, page = list(t, h, map[string]any{"path": http.Path}, 1000)
+	if f := page.Entries[0]; f.Type != "file" || *f.Size != len(fixture["internal/http/server.go"]) || *f.Lines != 4 || f.Language != "go" {
+		t.Errorf("file entry %+v", f)
+	}
+}
+
+// TestGlobsAsGit: the files list_files finds by globs are those `git
+// ls-files` lists for the same patterns (as :(glob) pathspecs), less what
+// list_files never shows.
+func TestGlobsAsGit(t *testing.T) {
+	dir := repotest.WriteDir(t, fixture)
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	never := map[string]bool{".hidden/x.go": true, "config/.env": true, "keys/deploy.pem": true, "assets/logo.png": true, ".gitignore": true}
+	h := newHarness(t, dir)
+	tests := []struct {
+		patterns []string
+		git      []string // the same, as git pathspecs
+	}{
+		{[]string{"*.go"}, []string{":(glob)**/*.go"}},
+		{[]string{"*_test.go", "*.test.ts"}, []string{":(glob)**/*_test.go", ":(glob)**/*.test.ts"}},
+		{[]string{"web/**/*.ts"}, []string{":(glob)web/**/*.ts"}},
+		{[]string{"Dockerfile"}, []string{":(glob)**/Dockerfile"}},
+		{[]string{"internal/*/*.go"}, []string{":(glob)internal/*/*.go"}},
+		{[]string{"*.{md,mod}"}, []string{":(glob)**/*.md", ":(glob)**/*.mod"}},
+	}
+	for _, tt := range tests {
+		out, err := exec.Command("git", append([]string{"-C", dir, "ls-files", "--"}, tt.git...)...).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, p := range strings.Fields(string(out)) {
+			if !never[p] {
+				want = append(want, p)
+			}
+		}
+		slices.Sort(want)
+		if len(want) == 0 {
+			t.Errorf("git ls-files lists nothing for %v: the case tests nothing", tt.git)
+		}
+		got, last := list(t, h, map[string]any{"patterns": tt.patterns}, 2)
+		if !slices.Equal(got, want) || last.Total != len(want) {
+			t.Errorf("%v: %v (total %d), git ls-files %v", tt.patterns, got, last.Total, want)
+		}
+	}
+}
+
+// TestNeverShown: nothing the view hides is listed, at any depth.
+func TestNeverShown(t *testing.T) {
+	h := newHarness(t, repotest.WriteDir(t, fixture))
+	got, _ := list(t, h, map[string]any{"patterns": []string{"**"}}, 1000)
+	for _, p := range got {
+		for _, hidden := range []string{"gen/", ".log", ".hidden", ".env", ".pem", ".png"} {
+			if strings.Contains(p, hidden) {
+				t.Errorf("%s is listed", p)
+			}
+		}
+	}
+	if len(got) != 12 {
+		t.Errorf("%d files: %v", len(got), got)
+	}
+}
+
+// TestCursorOfAnotherListing: a cursor is a position in path order, so it
+// pages on from there in any listing; a forged one is refused.
+func TestCursorOfAnotherListing(t *testing.T) {
+	h := newHarness(t, repotest.WriteDir(t, fixture))
+	o := h.Call(tenant, navigate.ListFilesTool, fmt.Sprintf(`{"cursor":%q}`, "eHl6"))
+	if o.OK || o.Error.Code != "INVALID_INPUT" {
+		t.Errorf("a forged cursor: %+v", o)
+	}
+}
