@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"path"
 	"slices"
 	"strings"
 
@@ -58,10 +59,7 @@ type listing struct {
 
 // listFiles serves list_files.
 func (s service) listFiles(ctx context.Context, call toolkit.Call, in listInput) (toolkit.Result, error) {
-	dir := strings.Trim(in.Path, "/")
-	if dir == "." {
-		dir = ""
-	}
+	dir := folderOf(in.Path)
 	sel, err := newSelector(in.Patterns, in.Exclude)
 	if err != nil {
 		return toolkit.Result{}, err
@@ -93,6 +91,25 @@ func (s service) listFiles(ctx context.Context, call toolkit.Call, in listInput)
 	out.Path = dir
 	out.Message = pageMessage(out, sel.globbing())
 	return toolkit.Result{Data: out, Message: out.Message}, nil
+}
+
+// folderOf is the folder a path argument names: "" for the root (given as
+// "", "." or "/"), without a trailing "/".
+func folderOf(p string) string {
+	p = strings.Trim(p, "/")
+	if p == "." {
+		return ""
+	}
+	return p
+}
+
+// relative returns p relative to the folder dir ("" for the root), and
+// whether p lies below dir.
+func relative(dir, p string) (string, bool) {
+	if dir == "" {
+		return p, true
+	}
+	return strings.CutPrefix(p, dir+"/")
 }
 
 // selector says which files under the listed folder a listing keeps:
@@ -156,18 +173,14 @@ func (s selector) keeps(rel string) bool {
 // it. It stops when ctx ends.
 func collect(ctx context.Context, files []*repo.File, dir string, sel selector, depth int) (listing, error) {
 	l := listing{files: map[string]*repo.File{}, folders: map[string]int{}}
-	prefix := ""
-	if dir != "" {
-		prefix = dir + "/"
-	}
 	for i, f := range files {
 		if i%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return listing{}, err
 			}
 		}
-		rel, under := strings.CutPrefix(f.Path, prefix)
-		if !under || !sel.keeps(rel) {
+		rel, below := relative(dir, f.Path)
+		if !below || !sel.keeps(rel) {
 			continue
 		}
 		if sel.globbing() || strings.Count(rel, "/") < depth {
@@ -184,7 +197,7 @@ func collect(ctx context.Context, files []*repo.File, dir string, sel selector, 
 				break
 			}
 			at += j
-			folder := prefix + rel[:at]
+			folder := path.Join(dir, rel[:at])
 			if l.folders[folder] == 0 {
 				l.paths = append(l.paths, folder)
 			}

@@ -6,6 +6,10 @@
 //   - list_files: a folder's files and folders to a depth, or the files
 //     that match globs, with size, language and line count, in path order,
 //     paged with a cursor.
+//   - find_references: where an identifier is used, as a whole word and
+//     case-sensitively (the lines `rg -w -s` finds), grouped by file with
+//     every occurrence's column, comments and strings optionally left out
+//     (shared/codespans), paged with a cursor.
 package navigate
 
 import (
@@ -19,21 +23,22 @@ import (
 
 // Tool names, as in contracts/.
 const (
-	ListFilesTool = "list_files"
+	ListFilesTool      = "list_files"
+	FindReferencesTool = "find_references"
 )
 
 // Family registers the navigation tools. They read snapshots only.
 //
 // Memory: as grep_codebase, they hold the repository's searchable files
-// (the snapshot's zip and its files; see shared/tools/grep), but never
-// build grep's folded copies or trigram filters.
+// (the snapshot's zip and its files; see shared/tools/grep); find_references
+// searches with grep's trigram filters (case-sensitive: no folded copies).
 var Family = family.Family{
 	Name:              "navigate",
 	ReadsRepositories: true,
-	Tools:             []string{ListFilesTool},
+	Tools:             []string{ListFilesTool, FindReferencesTool},
 	// ListBucket makes S3 answer a missing pointer 404 (not 403).
 	Grants:   []family.Grant{family.Objects(repo.Prefix, "s3:GetObject"), family.List(repo.Prefix)},
-	MemoryMB: 1024,
+	MemoryMB: 2048,
 	New: func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
 		src, err := env.Repo(ctx)
 		if err != nil {
@@ -48,6 +53,7 @@ func Tools(src repo.Source) []toolkit.Tool {
 	s := service{src: src}
 	return []toolkit.Tool{
 		{Name: ListFilesTool, Handler: toolkit.Typed(s.listFiles)},
+		{Name: FindReferencesTool, Handler: toolkit.Typed(s.findReferences)},
 	}
 }
 

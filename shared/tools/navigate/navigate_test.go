@@ -192,3 +192,120 @@ func TestCursorOfAnotherListing(t *testing.T) {
 		t.Errorf("a forged cursor: %+v", o)
 	}
 }
+
+type refs struct {
+	Files []struct {
+		Path  string `json:"path"`
+		Lines []struct {
+			Line    int    `json:"line"`
+			Columns []int  `json:"columns"`
+			Text    string `json:"text"`
+		} `json:"lines"`
+	} `json:"files"`
+	TotalLines int     `json:"totalLines"`
+	NextCursor *string `json:"next_cursor"`
+	Incomplete bool    `json:"incomplete"`
+}
+
+// references pages through every page of find_references with args and
+// returns "path:line:col,col" per line, and the total of the first page.
+func references(t *testing.T, h *tooltest.Harness, args map[string]any) ([]string, int) {
+	t.Helper()
+	var got []string
+	total := -1
+	for cursor := ""; ; {
+		if cursor != "" {
+			args["cursor"] = cursor
+		}
+		raw, _ := json.Marshal(args)
+		var page refs
+		h.OK(t, tenant, navigate.FindReferencesTool, string(raw), &page)
+		if total < 0 {
+			total = page.TotalLines
+		}
+		for _, f := range page.Files {
+			for _, l := range f.Lines {
+				got = append(got, fmt.Sprintf("%s:%d:%s", f.Path, l.Line, strings.Trim(strings.Join(strings.Fields(fmt.Sprint(l.Columns)), ","), "[]")))
+			}
+		}
+		if page.NextCursor == nil {
+			return got, total
+		}
+		cursor = *page.NextCursor
+	}
+}
+
+// TestReferencesAsRipgrep: the lines and columns find_references pages
+// through are those of `rg -w -s --column` over real code.
+func TestReferencesAsRipgrep(t *testing.T) {
+	if _, err := exec.LookPath("rg"); err != nil {
+		t.Fatal("ripgrep (rg) is needed: apt-get install ripgrep (make test installs it)")
+	}
+	dir := repotest.GoPackages(t, "net/textproto", "strings", "container/list")
+	h := newHarness(t, dir)
+	for _, name := range []string{"ReadMIMEHeader", "err", "Reader", "len", "Element", "x"} {
+		out, err := exec.Command("rg", "-w", "-s", "--column", "--no-heading", "-n", "--sort", "path", "-o", name, dir).Output()
+		if err != nil && len(out) > 0 {
+			t.Fatal(err)
+		}
+		// rg -o prints one line per occurrence: path:line:col:match.
+		byLine := map[string][]string{}
+		var order []string
+		for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			if l == "" {
+				continue
+			}
+			parts := strings.SplitN(strings.TrimPrefix(l, dir+"/"), ":", 4)
+			key := parts[0] + ":" + parts[1]
+			if byLine[key] == nil {
+				order = append(order, key)
+			}
+			byLine[key] = append(byLine[key], parts[2])
+		}
+		var want []string
+		for _, key := range order {
+			want = append(want, key+":"+strings.Join(byLine[key], ","))
+		}
+		got, total := references(t, h, map[string]any{"name": name, "limit": 37})
+		if !slices.Equal(got, want) || total != len(want) {
+			t.Errorf("%s: %d lines (total %d), rg %d; first difference at %d", name, len(got), total, len(want), firstDiff(got, want))
+		}
+		if len(want) == 0 {
+			t.Errorf("%s: rg finds nothing: the case tests nothing", name)
+		}
+	}
+}
+
+func firstDiff(a, b []string) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+// TestReferencesOutsideCommentsAndStrings: occurrences in comments and
+// strings are left out on request, and lines left with none go.
+func TestReferencesOutsideCommentsAndStrings(t *testing.T) {
+	dir := repotest.WriteDir(t, map[string]string{
+		"a.go": "package a\n\n// Serve serves.\nfunc Serve() { log(\"Serve\") } // Serve\n",
+		"b.py": "def Serve():  # Serve\n    return 'Serve'\n",
+	})
+	h := newHarness(t, dir)
+	tests := []struct {
+		args map[string]any
+		want []string
+	}{
+		{map[string]any{"name": "Serve"}, []string{"a.go:3:4", "a.go:4:6,21,34", "b.py:1:5,17", "b.py:2:13"}},
+		{map[string]any{"name": "Serve", "excludeComments": true}, []string{"a.go:4:6,21", "b.py:1:5", "b.py:2:13"}},
+		{map[string]any{"name": "Serve", "excludeComments": true, "excludeStrings": true}, []string{"a.go:4:6", "b.py:1:5"}},
+		{map[string]any{"name": "Serve", "excludeStrings": true, "patterns": []string{"*.py"}}, []string{"b.py:1:5,17"}},
+	}
+	for _, tt := range tests {
+		got, total := references(t, h, tt.args)
+		if !slices.Equal(got, tt.want) || total != len(tt.want) {
+			t.Errorf("%v: %v (total %d), want %v", tt.args, got, total, tt.want)
+		}
+	}
+}
