@@ -37,6 +37,7 @@ type searchInput struct {
 	Type   string `json:"type"`
 	Module string `json:"module"`
 	Limit  int    `json:"limit"`
+	Full   bool   `json:"full"`
 }
 
 type resultJSON struct {
@@ -48,6 +49,10 @@ type resultJSON struct {
 	Date    *string `json:"date"`
 	Score   float64 `json:"score"`
 	Source  string  `json:"source"`
+	// Code: the file and the lines content holds.
+	Path      string `json:"path,omitempty"`
+	StartLine int    `json:"startLine,omitempty"`
+	EndLine   int    `json:"endLine,omitempty"`
 }
 
 type searchOutput struct {
@@ -120,8 +125,9 @@ func (s *Service) search(ctx context.Context, call toolkit.Call, in searchInput)
 		out.Notice = fmt.Sprintf("The code index is being built (%d of %d files so far): these results come from what is indexed; grep_codebase searches every file now.",
 			progress.FilesIndexed, progress.FilesTotal)
 	}
+	words := queryWords(query)
 	for _, h := range hits {
-		out.Results = append(out.Results, toJSON(h))
+		out.Results = append(out.Results, toJSON(h, words, in.Full))
 	}
 	out.TotalFound = len(out.Results)
 	out.SearchTime = time.Since(start).Milliseconds()
@@ -137,12 +143,18 @@ func (s *Service) embedQuery(ctx context.Context, query string) ([]float32, erro
 }
 
 // toJSON renders one hit as the contract's result object.
-func toJSON(h contextindex.Hit) resultJSON {
+func toJSON(h contextindex.Hit, words map[string]bool, full bool) resultJSON {
 	d := h.Doc
 	r := resultJSON{ID: d.ID, Type: d.Type, Content: d.Content, Source: string(d.Source),
 		Score: math.Round(h.Score*10000) / 10000}
-	if d.Source == contextindex.SourceCode && len(r.Content) > maxCodeContent {
-		r.Content = codechunk.Cut(r.Content, maxCodeContent) + "\n…"
+	if d.Source == contextindex.SourceCode {
+		r.Path, r.StartLine, r.EndLine = d.Path, d.Start, d.End
+		switch {
+		case !full && d.Start > 0:
+			r.Content, r.StartLine, r.EndLine = snippet(d.Content, d.Start, words)
+		case len(r.Content) > maxCodeContent:
+			r.Content = codechunk.Cut(r.Content, maxCodeContent) + "\n…"
+		}
 	}
 	if d.Module != "" {
 		r.Module = &d.Module
