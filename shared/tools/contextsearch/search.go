@@ -59,6 +59,7 @@ type searchOutput struct {
 	Results    []resultJSON `json:"results"`
 	Query      string       `json:"query"`
 	TotalFound int          `json:"totalFound"`
+	HasMore    bool         `json:"hasMore"`
 	SearchTime int64        `json:"searchTime"`
 	Mode       string       `json:"mode"`
 	Degraded   bool         `json:"degraded"`
@@ -96,7 +97,8 @@ func (s *Service) search(ctx context.Context, call toolkit.Call, in searchInput)
 	if progress != nil {
 		out.Index = &indexJSON{State: progress.State, FilesIndexed: progress.FilesIndexed, FilesTotal: progress.FilesTotal, Chunks: progress.Chunks}
 	}
-	q := contextindex.Query{Text: query, Type: in.Type, Module: strings.TrimSpace(in.Module), Limit: in.Limit}
+	// One more than asked for says whether there are more.
+	q := contextindex.Query{Text: query, Type: in.Type, Module: strings.TrimSpace(in.Module), Limit: in.Limit + 1}
 	switch {
 	case s.o.Embedder == nil:
 	case corpus.Vectors() == 0:
@@ -124,6 +126,9 @@ func (s *Service) search(ctx context.Context, call toolkit.Call, in searchInput)
 	if building && out.Notice == "" {
 		out.Notice = fmt.Sprintf("The code index is being built (%d of %d files so far): these results come from what is indexed; grep_codebase searches every file now.",
 			progress.FilesIndexed, progress.FilesTotal)
+	}
+	if len(hits) > in.Limit {
+		hits, out.HasMore = hits[:in.Limit], true
 	}
 	words := queryWords(query)
 	for _, h := range hits {
