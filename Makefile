@@ -13,7 +13,7 @@ CDK := $(CURDIR)/node_modules/.bin/cdk
 export CDK_DISABLE_VERSION_CHECK := 1
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 
-.PHONY: run test test-go test-infra lint build synth bootstrap deploy diff smoke bench bench-grep bench-mcp bench-lambda contextbench fuzz clean ripgrep help
+.PHONY: run test test-go test-infra lint build synth bootstrap deploy diff smoke bench bench-grep bench-mcp bench-lambda contextbench fuzz clean ripgrep pytools help
 
 ## run: the local MCP server on http://127.0.0.1:8000 (every tool, embedded storage;
 ## flags in ARGS, e.g. ARGS="-repo ~/src/myapp"; ARGS=-h lists them)
@@ -23,12 +23,12 @@ run:
 
 ## test: every test — Go unit, contract, MCP client, store conformance on both
 ## backends (dynalite), Lambda fixtures, CDK assertions — plus gofmt and vet
-test: node_modules ripgrep lint test-go test-infra
+test: node_modules ripgrep pytools lint test-go test-infra
 
-test-go: node_modules ripgrep
+test-go: node_modules ripgrep pytools
 	$(GO) test -count=1 ./...
 
-test-infra: node_modules
+test-infra: node_modules pytools
 	cd infra && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 lint:
@@ -41,6 +41,17 @@ lint:
 node_modules: package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch node_modules
+
+# Python tools (moto_server, cfn-lint) at the versions in
+# scripts/python-requirements.txt: used from PATH when there, otherwise
+# installed into a virtualenv under build/pytools, which PATH lists first.
+PYTOOLS := $(CURDIR)/build/pytools
+export PATH := $(PYTOOLS)/bin:$(PATH)
+pytools:
+	@python3 -c 'import moto, sys; sys.exit(moto.__version__ != "5.2.1")' 2>/dev/null \
+	  && cfn-lint --version 2>/dev/null | grep -qx 'cfn-lint 1.51.0' \
+	  || { echo "installing moto and cfn-lint into $(PYTOOLS)"; python3 -m venv $(PYTOOLS) \
+	       && $(PYTOOLS)/bin/pip install -q -r scripts/python-requirements.txt; }
 
 # ripgrep (Debian package) for grep_codebase's parity test and
 # bench-grep; installed when missing (apt-get, with sudo unless root).
