@@ -3,7 +3,7 @@ package awscall
 import (
 	"context"
 	"fmt"
-	"net"
+	"net/http"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -15,10 +15,13 @@ import (
 // Bounds of every AWS call (DynamoDB, S3, Bedrock) Toolshed makes, so that
 // a dependency that hangs or refuses becomes STORAGE_ERROR (or
 // UPSTREAM_ERROR) well inside the tool's deadline, while a slow but
-// progressing transfer (a large snapshot download) is left alone.
+// progressing transfer (a large snapshot going up or down) is left alone.
 const (
-	// AttemptStall is how long one attempt may wait for the connection or
-	// for the next byte of the answer before it is abandoned and retried.
+	// AttemptStall is how long one attempt may go without progress — no
+	// connection, no byte of the request sent, no byte of the answer
+	// received — before it is abandoned and retried (see stallConn). An
+	// object larger than a few MB moves in parts (package objects), each
+	// part a request of its own with its own attempts.
 	AttemptStall = 800 * time.Millisecond
 	// MaxAttempts bounds each call's attempts (the first and one retry).
 	MaxAttempts = 2
@@ -27,10 +30,10 @@ const (
 )
 
 // LoadConfig loads the AWS SDK configuration (region, credentials,
-// endpoints from the environment) with the SDK's standard retryer
-// (jittered backoff, a retry quota that stops retries when a dependency
-// keeps failing) bounded to MaxAttempts and MaxRetryBackoff, and
-// connections that give up on an attempt stalled for AttemptStall.
+// endpoints and CA bundle from the environment) with the SDK's standard
+// retryer (jittered backoff, a retry quota that stops retries when a
+// dependency keeps failing) bounded to MaxAttempts and MaxRetryBackoff,
+// and connections that give up on an attempt stalled for AttemptStall.
 func LoadConfig(ctx context.Context) (aws.Config, error) {
 	c, err := awsconfig.LoadDefaultConfig(ctx,
 		awsconfig.WithRetryer(func() aws.Retryer {
@@ -39,12 +42,27 @@ func LoadConfig(ctx context.Context) (aws.Config, error) {
 				o.MaxBackoff = MaxRetryBackoff
 			})
 		}),
-		awsconfig.WithHTTPClient(awshttp.NewBuildableClient().
-			WithReadTimeout(AttemptStall).
-			WithDialerOptions(func(d *net.Dialer) { d.Timeout = AttemptStall })),
 	)
 	if err != nil {
 		return aws.Config{}, fmt.Errorf("load AWS config: %w", err)
 	}
+	// The configuration's client, if any, carries a custom CA bundle.
+	client, ok := c.HTTPClient.(*awshttp.BuildableClient)
+	if !ok {
+		client = awshttp.NewBuildableClient()
+	}
+	c.HTTPClient = stallBounded(client, AttemptStall)
 	return c, nil
+}
+
+// stallBounded returns client with connections that fail after stall
+// without progress (stallDialer) in place of the SDK's own read timeout,
+// which counts only bytes received: a request whose body takes longer
+// than that to send would fail while it progresses. It is frozen so the
+// SDK's per-service defaults cannot replace the dialer.
+func stallBounded(client *awshttp.BuildableClient, stall time.Duration) aws.HTTPClient {
+	return client.
+		WithReadTimeout(0).
+		WithTransportOptions(func(tr *http.Transport) { tr.DialContext = stallDialer(stall) }).
+		Freeze()
 }

@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -27,7 +28,9 @@ type Proxy struct {
 	failures []string // the last requests the emulator failed, for diagnostics
 	delay    time.Duration
 	throttle *Canned
-	srv      *http.Server // nil while refusing
+	hang     func(*http.Request) bool // nil: none
+	hangs    int                      // how many more requests hang may hold; < 0: any number
+	srv      *http.Server             // nil while refusing
 }
 
 // Canned is a fixed HTTP answer.
@@ -106,7 +109,28 @@ func (p *Proxy) URL() string { return "http://" + p.Addr }
 func (p *Proxy) Pass() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.delay, p.throttle = 0, nil
+	p.delay, p.throttle, p.hang = 0, nil, nil
+}
+
+// Hang holds the next n requests for which match is true (every one when
+// n < 0) without passing them on or answering, until their client gives
+// up; the others pass. match is called for every request, in the order
+// they arrive.
+func (p *Proxy) Hang(n int, match func(*http.Request) bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.hang, p.hangs = match, n
+}
+
+// held reports whether r is one of the requests Hang holds.
+func (p *Proxy) held(r *http.Request) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.hang == nil || p.hangs == 0 || !p.hang(r) {
+		return false
+	}
+	p.hangs--
+	return true
 }
 
 // Delay holds every request back d before passing it on.
@@ -153,6 +177,13 @@ func (p *Proxy) Resume() error {
 }
 
 func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
+	if p.held(r) {
+		// Read the request (only then does the server notice its
+		// client leave) and never answer.
+		io.Copy(io.Discard, r.Body)
+		<-r.Context().Done()
+		return
+	}
 	p.mu.Lock()
 	delay, throttle := p.delay, p.throttle
 	p.mu.Unlock()
