@@ -67,7 +67,10 @@ func StartMoto(t testing.TB) *Moto {
 
 // S3 returns an S3 client for the server: path-style addressing, dummy
 // static credentials, region us-east-1, one attempt per call.
-func (m *Moto) S3() *s3.Client {
+func (m *Moto) S3() *s3.Client { return S3Client(m.Endpoint) }
+
+// S3Client is Moto.S3 for another endpoint (a Proxy's URL).
+func S3Client(endpoint string) *s3.Client {
 	httpClient := awshttp.NewBuildableClient().
 		WithTimeout(30 * time.Second).
 		WithTransportOptions(func(tr *http.Transport) {
@@ -77,7 +80,7 @@ func (m *Moto) S3() *s3.Client {
 	return s3.New(s3.Options{
 		Region:           "us-east-1",
 		Credentials:      credentials.NewStaticCredentialsProvider("dummy", "dummy", ""),
-		BaseEndpoint:     aws.String(m.Endpoint),
+		BaseEndpoint:     aws.String(endpoint),
 		UsePathStyle:     true,
 		HTTPClient:       httpClient,
 		RetryMaxAttempts: 1,
