@@ -23,6 +23,11 @@ const (
 	// object larger than a few MB moves in parts (package objects), each
 	// part a request of its own with its own attempts.
 	AttemptStall = 800 * time.Millisecond
+	// PatientStall is AttemptStall for a call its service may think over
+	// for long before answering, marked with Patiently: S3 putting the
+	// parts of a large object together (CompleteMultipartUpload) takes
+	// seconds, for the largest minutes, sending at most spaces meanwhile.
+	PatientStall = time.Minute
 	// MaxAttempts bounds each call's attempts (the first and one retry).
 	MaxAttempts = 2
 	// MaxRetryBackoff bounds the jittered wait before a retry.
@@ -51,8 +56,35 @@ func LoadConfig(ctx context.Context) (aws.Config, error) {
 	if !ok {
 		client = awshttp.NewBuildableClient()
 	}
-	c.HTTPClient = stallBounded(client, AttemptStall)
+	c.HTTPClient = bounded(client)
 	return c, nil
+}
+
+// bounded returns client with this package's bounds: AttemptStall, or
+// PatientStall for the requests marked Patiently.
+func bounded(client *awshttp.BuildableClient) aws.HTTPClient {
+	return stallClients{quick: stallBounded(client, AttemptStall), patient: stallBounded(client, PatientStall)}
+}
+
+// Patiently marks ctx for a call its service may think over for long
+// before answering: its attempts wait up to PatientStall without progress.
+func Patiently(ctx context.Context) context.Context {
+	return context.WithValue(ctx, patientKey{}, true)
+}
+
+// patientKey marks a context with Patiently.
+type patientKey struct{}
+
+// stallClients sends each request through the client its context asks
+// for (Patiently).
+type stallClients struct{ quick, patient aws.HTTPClient }
+
+// Do implements aws.HTTPClient.
+func (c stallClients) Do(r *http.Request) (*http.Response, error) {
+	if r.Context().Value(patientKey{}) != nil {
+		return c.patient.Do(r)
+	}
+	return c.quick.Do(r)
 }
 
 // stallBounded returns client with connections that fail after stall

@@ -21,12 +21,21 @@
 // An object of Parts.Threshold bytes or more moves in parts, through the
 // SDK's transfer manager (feature/s3/transfermanager): a write is a
 // multipart upload of Parts.Size parts, Parts.Concurrency at a time; a
-// read, after the first GET has said how large the object is, is
-// parallel ranged GETs, each on the ETag that GET saw (If-Match), so the
-// parts always come from one version of the object. Each part is a request
-// of its own, so the client's per-attempt stall bound and retries apply to
-// each part: a slow but moving transfer of any size succeeds, a part that
-// stalls is retried and then fails the whole read or write.
+// read, after the first GET has said how large the object is, is parallel
+// GETs of the parts it was uploaded in (each the byte range S3 stored as
+// that part), on the ETag that GET saw (If-Match), so the parts always
+// come from one version of the object. Each part is a request of its own,
+// so the client's per-attempt stall bound and retries apply to each part:
+// a slow but moving transfer of any size succeeds, a part that stalls is
+// retried and then fails the whole read or write. S3 putting the parts
+// together may take longer than that bound (awscall.Patiently).
+//
+// Reads go by part, not by arbitrary byte range, for moto_server, the S3
+// of the tests and benchmarks: it copies the whole object to answer each
+// ranged GET, so five ranges of a 185 MB snapshot at once waited more than
+// the stall bound for their first byte and the read failed; it answers a
+// GET of part 1 with the whole object, which then moves in one GET. S3
+// answers either in parallel.
 //
 // A multipart write is all or nothing, like a single PUT: nothing is
 // visible until S3 puts the parts together (CompleteMultipartUpload, which
@@ -123,11 +132,11 @@ func New(api API, name string) *Bucket { return NewParts(api, name, DefaultParts
 // NewParts is New with large objects moving as p says (tests use small
 // parts).
 func NewParts(api API, name string, p Parts) *Bucket {
-	transfer := transfermanager.New(api, func(o *transfermanager.Options) {
+	transfer := transfermanager.New(patientCompletes{api}, func(o *transfermanager.Options) {
 		o.MultipartUploadThreshold = p.Threshold
 		o.PartSizeBytes = p.Size
 		o.Concurrency = p.Concurrency
-		o.GetObjectType = tmtypes.GetObjectRanges
+		o.GetObjectType = tmtypes.GetObjectParts // see the package comment
 		// A part whose body stops is read again once (its request has
 		// the client's own retries).
 		o.PartBodyMaxRetries = awscall.MaxAttempts
@@ -173,7 +182,7 @@ func (b *Bucket) Open(ctx context.Context, key, ifNoneMatch string) (*Object, er
 
 // Read returns the whole object (at most limit bytes; more is an error) and
 // its ETag; with ifNoneMatch as Open. An object of Parts.Threshold bytes
-// or more is read in parallel ranges.
+// or more is read in parallel parts.
 func (b *Bucket) Read(ctx context.Context, key, ifNoneMatch string, limit int64) ([]byte, string, error) {
 	o, err := b.Open(ctx, key, ifNoneMatch)
 	if err != nil {
@@ -210,7 +219,18 @@ type PutOptions struct {
 	Tagging              string // "key=value&…"
 }
 
-// readParts reads the object info describes in parallel ranges, each on
+// patientCompletes is the client the transfer manager uses: api, with
+// CompleteMultipartUpload waiting as long as S3 may take to put the parts
+// of a large object together (awscall.Patiently), not the stall bound of
+// other calls; cut short and retried, it could be carried out twice.
+type patientCompletes struct{ API }
+
+// CompleteMultipartUpload implements transfermanager.S3APIClient.
+func (p patientCompletes) CompleteMultipartUpload(ctx context.Context, in *s3.CompleteMultipartUploadInput, opts ...func(*s3.Options)) (*s3.CompleteMultipartUploadOutput, error) {
+	return p.API.CompleteMultipartUpload(awscall.Patiently(ctx), in, opts...)
+}
+
+// readParts reads the object info describes in parallel parts, each on
 // its ETag (a changed object is ErrPrecondition).
 func (b *Bucket) readParts(ctx context.Context, info Info) ([]byte, error) {
 	data := make(partsBuffer, info.Size)

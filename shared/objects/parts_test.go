@@ -26,8 +26,9 @@ var smallParts = objects.Parts{Threshold: 64 << 10, Size: 16 << 10, Concurrency:
 // TestLargeObjects moves objects in parts between the package and
 // moto_server through a proxy, with the client the functions use
 // (awscall.LoadConfig: its per-attempt stall bound and retries): they
-// arrive whole, a part that stalls once is retried, and a write that
-// fails or is cancelled leaves no object and no upload in progress.
+// arrive whole, a part that stalls once is retried, S3 may take its time
+// to put the parts together, and a write that fails or is cancelled
+// leaves no object and no upload in progress.
 func TestLargeObjects(t *testing.T) {
 	m := emulator.StartMoto(t)
 	proxy := emulator.StartProxy(t, m.Endpoint)
@@ -85,7 +86,8 @@ func TestLargeObjects(t *testing.T) {
 	})
 
 	uploadPart := func(r *http.Request) bool { return r.Method == http.MethodPut && r.URL.Query().Has("partNumber") }
-	rangedGet := func(r *http.Request) bool { return r.Method == http.MethodGet && r.Header.Get("Range") != "" }
+	partGet := func(r *http.Request) bool { return r.Method == http.MethodGet && r.URL.Query().Has("partNumber") }
+	completeUpload := func(r *http.Request) bool { return r.Method == http.MethodPost && r.URL.Query().Has("uploadId") }
 	t.Run("stalls", func(t *testing.T) {
 		data := randomBytes(t, 100<<10)
 		if _, err := b.Put(ctx, "stalls", data, objects.PutOptions{}); err != nil {
@@ -94,18 +96,20 @@ func TestLargeObjects(t *testing.T) {
 		tests := []struct {
 			name   string
 			read   bool                     // a read, else a write
-			match  func(*http.Request) bool // the requests that stall
-			times  int                      // how many of them stall (-1: all)
+			match  func(*http.Request) bool // the requests held back
+			times  int                      // how many of them (-1: all)
+			hold   time.Duration            // for how long
 			failed bool
 		}{
-			{"a part of a write stalls once", false, uploadPart, 1, false},
-			{"a part of a read stalls once", true, rangedGet, 1, false},
-			{"a part of a write stalls for good", false, uploadPart, -1, true},
-			{"a part of a read stalls for good", true, rangedGet, -1, true},
+			{"a part of a write stalls once", false, uploadPart, 1, emulator.Forever, false},
+			{"a part of a read stalls once", true, partGet, 1, emulator.Forever, false},
+			{"a part of a write stalls for good", false, uploadPart, -1, emulator.Forever, true},
+			{"a part of a read stalls for good", true, partGet, -1, emulator.Forever, true},
+			{"putting the parts together takes S3 longer than a part may stall", false, completeUpload, -1, 2 * awscall.AttemptStall, false},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
-				proxy.Hang(tt.times, tt.match)
+				proxy.Hold(tt.times, tt.match, tt.hold)
 				start := time.Now()
 				var err error
 				if tt.read {
@@ -125,7 +129,7 @@ func TestLargeObjects(t *testing.T) {
 				case tt.failed && (!errors.Is(err, store.ErrStorage) || errors.Is(err, store.ErrMaybeDone)):
 					t.Errorf("got %v, want ErrStorage (and not ErrMaybeDone: nothing was written)", err)
 				case took < awscall.AttemptStall || took > 4*awscall.AttemptStall:
-					t.Errorf("took %v, want the stall bound of a part's attempts (%v each)", took, awscall.AttemptStall)
+					t.Errorf("took %v, want about the stall bound of a part's attempts (%v each)", took, awscall.AttemptStall)
 				}
 				if got, _, err := b.Read(ctx, "stalls", "", 1<<20); err != nil || !bytes.Equal(got, data) {
 					t.Errorf("after: read %d bytes, %v; want the object as it was", len(got), err)
@@ -142,13 +146,13 @@ func TestLargeObjects(t *testing.T) {
 		}
 		// A write whose caller gives up while its second part is on the way.
 		cancelled, cancel := context.WithCancel(ctx)
-		proxy.Hang(-1, func(r *http.Request) bool {
+		proxy.Hold(-1, func(r *http.Request) bool {
 			if uploadPart(r) && r.URL.Query().Get("partNumber") == "2" {
 				cancel()
 				return true
 			}
 			return false
-		})
+		}, emulator.Forever)
 		_, err := b.Put(cancelled, "never", big, objects.PutOptions{})
 		proxy.Pass()
 		if !errors.Is(err, store.ErrStorage) || errors.Is(err, store.ErrMaybeDone) || !errors.Is(err, context.Canceled) {

@@ -48,13 +48,13 @@ func testInterruptedPublish(t *testing.T, s *repotest.S3) {
 	interrupt := func(commit string, match func(*http.Request) bool) error {
 		stopped, stop := context.WithCancel(ctx)
 		defer stop()
-		proxy.Hang(1, func(r *http.Request) bool {
+		proxy.Hold(1, func(r *http.Request) bool {
 			if match(r) {
 				stop()
 				return true
 			}
 			return false
-		})
+		}, emulator.Forever)
 		defer proxy.Pass()
 		return publish(stopped, commit)
 	}
