@@ -21,9 +21,9 @@
 // the upload it aborts it and leaves no zip; stopped between the zip and
 // the pointer it leaves the zip, which list shows without the * and the
 // same push run again publishes (a -dirty- commit is named anew by each
-// push: its leftover zip stays until deleted). A push killed outright (SIGKILL) during
-// the upload leaves an incomplete upload, invisible to readers, that the
-// bucket's lifecycle rule aborts a day later.
+// push: its leftover zip stays until deleted). A push killed outright
+// (SIGKILL) during the upload leaves an incomplete upload, invisible to
+// readers, that the bucket's lifecycle rule aborts a day later.
 package main
 
 import (

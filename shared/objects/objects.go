@@ -39,7 +39,8 @@
 //
 // A multipart write is all or nothing, like a single PUT: nothing is
 // visible until S3 puts the parts together (CompleteMultipartUpload, which
-// carries the write's If-Match or If-None-Match), and a write that fails
+// carries the write's If-Match or If-None-Match; moto_server checks only
+// If-None-Match there), and a write that fails
 // or is cancelled before that is aborted (AbortMultipartUpload, on a
 // context of its own so a cancelled caller still aborts), which leaves
 // nothing and is not ErrMaybeDone. A process killed in the middle leaves
@@ -266,7 +267,7 @@ func (b *Bucket) Put(ctx context.Context, key string, data []byte, o PutOptions)
 // Upload writes the object whole as body yields it and returns its ETag:
 // in one request below Parts.Threshold, else as a multipart upload (see
 // the package comment). Either way S3 never shows half of it, and a
-// failure leaves what was there.
+// failure that is not store.ErrMaybeDone leaves what was there.
 func (b *Bucket) Upload(ctx context.Context, key string, body io.Reader, o PutOptions) (string, error) {
 	in := &transfermanager.UploadObjectInput{Bucket: &b.name, Key: &key, Body: body}
 	set := func(dst **string, v string) {
