@@ -7,7 +7,7 @@
 // snapshot. list shows a tenant's snapshots and rollback moves the pointer
 // back.
 //
-//	go run ./scripts/snapshot -stack Toolshed push -tenant acme [-dir .] [-max-mb 500]
+//	go run ./scripts/snapshot -stack Toolshed push -tenant acme [-dir .] [-max-mb 2048]
 //	go run ./scripts/snapshot -stack Toolshed list -tenant acme
 //	go run ./scripts/snapshot -stack Toolshed rollback -tenant acme [-to COMMIT]
 //
@@ -15,6 +15,15 @@
 // names, or TOOLSHED_BUCKET without -stack; credentials and region come
 // from the usual AWS settings, and TOOLSHED_S3_ENDPOINT points it at an
 // emulator.
+//
+// A large zip goes up in parts (package objects). An interrupted push
+// (Ctrl-C, SIGTERM, a failure) never moves the pointer: stopped during
+// the upload it aborts it and leaves no zip; stopped between the zip and
+// the pointer it leaves the zip, which list shows without the * and the
+// same push run again publishes (a -dirty- commit is named anew by each
+// push: its leftover zip stays until deleted). A push killed outright
+// (SIGKILL) during the upload leaves an incomplete upload, invisible to
+// readers, that the bucket's lifecycle rule aborts a day later.
 package main
 
 import (
@@ -26,7 +35,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -47,7 +58,11 @@ const usage = `usage:
 output; needs AWS credentials and its region); without it, TOOLSHED_BUCKET.`
 
 func main() {
-	if err := run(context.Background(), os.Args[1:], os.Stdout); err != nil {
+	// Interrupted, a push aborts its upload before it exits.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout)
+	stop()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "snapshot:", err)
 		os.Exit(1)
 	}

@@ -30,7 +30,7 @@ type Config struct {
 	RepoDir        string            // TOOLSHED_REPO_DIR, the repository served locally (the working directory)
 	DefaultRepo    string            // TOOLSHED_DEFAULT_REPO, tenant whose snapshot tenants without one read
 	RepoRefresh    time.Duration     // TOOLSHED_REPO_REFRESH, how long a snapshot pointer is trusted (5s)
-	RepoMaxMB      int               // TOOLSHED_REPO_MAX_MB, largest snapshot pushed or loaded (500)
+	RepoMaxMB      int               // TOOLSHED_REPO_MAX_MB, largest repository pushed or loaded, in MB of files (DefaultRepoMaxMB)
 	RepoCacheMB    int               // TOOLSHED_REPO_CACHE_MB, repository contents kept in memory per process (1024)
 	RepoDeny       []string          // TOOLSHED_REPO_DENY, globs the repository tools never read, beyond repo.DefaultDeny
 	RepoWatch      string            // TOOLSHED_REPO_WATCH: auto (file-system events) or poll (stat revalidation)
@@ -51,6 +51,12 @@ type Config struct {
 // in the directory it starts in, which is often the repository it serves
 // (the repository tools never read it; see repo.Policy).
 const DefaultDataDir = ".toolshed"
+
+// DefaultRepoMaxMB is the largest repository, in MB of files (not of its
+// zip), that scripts/snapshot pushes and the tools load unless configured:
+// five copies of the Go tree (638 MB of files, a 185 MB zip) with room to
+// grow. A function whose memory holds less sets its own (shared/tools).
+const DefaultRepoMaxMB = 2048
 
 // Tables names the DynamoDB tables.
 type Tables struct {
@@ -159,7 +165,7 @@ func (c *Config) readRepository(get func(k, def string) string) error {
 	if c.RepoRefresh, err = time.ParseDuration(get("TOOLSHED_REPO_REFRESH", "5s")); err != nil || c.RepoRefresh <= 0 {
 		return fmt.Errorf("TOOLSHED_REPO_REFRESH=%q: use a positive duration such as 5s", get("TOOLSHED_REPO_REFRESH", ""))
 	}
-	if c.RepoMaxMB, err = positive("TOOLSHED_REPO_MAX_MB", get("TOOLSHED_REPO_MAX_MB", "500")); err != nil {
+	if c.RepoMaxMB, err = positive("TOOLSHED_REPO_MAX_MB", get("TOOLSHED_REPO_MAX_MB", strconv.Itoa(DefaultRepoMaxMB))); err != nil {
 		return err
 	}
 	if c.RepoCacheMB, err = positive("TOOLSHED_REPO_CACHE_MB", get("TOOLSHED_REPO_CACHE_MB", "1024")); err != nil {

@@ -29,7 +29,7 @@ func TestDefaults(t *testing.T) {
 		{"local tenant", c.LocalTenant, "local"},
 		{"repo dir", c.RepoDir, "."},
 		{"repo refresh", c.RepoRefresh, 5 * time.Second},
-		{"repo max MB", c.RepoMaxMB, 500},
+		{"repo max MB", c.RepoMaxMB, config.DefaultRepoMaxMB},
 		{"repo cache MB", c.RepoCacheMB, 1024},
 		{"repo watch", c.RepoWatch, "auto"},
 		{"repo poll", c.RepoPoll, 2 * time.Second},

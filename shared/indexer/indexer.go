@@ -40,11 +40,12 @@ import (
 
 // Grants are what the deployed indexer may touch besides its stream
 // (whose read permissions come with the event source mapping): read
-// snapshots, read and write indexes, embed with Titan V2.
+// snapshots, read and write indexes (large ones as multipart uploads,
+// aborted when they fail: see package objects), embed with Titan V2.
 var Grants = []family.Grant{
 	family.Objects(repo.Prefix, "s3:GetObject"),
 	family.List(repo.Prefix),
-	family.Objects(contextindex.BucketPrefix, "s3:GetObject", "s3:PutObject"),
+	family.Objects(contextindex.BucketPrefix, "s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload"),
 	family.List(contextindex.BucketPrefix),
 	family.Model(embedding.TitanV2),
 }

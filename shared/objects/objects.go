@@ -15,6 +15,38 @@
 //
 // The client's own bounds (attempt timeouts, retries) come from the AWS
 // configuration it was built with (family.Env).
+//
+// # Large objects
+//
+// An object of Parts.Threshold bytes or more moves in parts, through the
+// SDK's transfer manager (feature/s3/transfermanager): a write is a
+// multipart upload of Parts.Size parts, Parts.Concurrency at a time; a
+// read, after the first GET has said how large the object is, is parallel
+// GETs of the parts it was uploaded in (each the byte range S3 stored as
+// that part), on the ETag that GET saw (If-Match), so the parts always
+// come from one version of the object. Each part is a request of its own,
+// so the client's per-attempt stall bound and retries apply to each part:
+// a slow but moving transfer of any size succeeds, a part that stalls is
+// retried and then fails the whole read or write. S3 putting the parts
+// together may take longer than that bound (awscall.Patiently).
+//
+// Reads go by part, not by arbitrary byte range, for moto_server, the S3
+// of the tests and benchmarks: it copies the whole object to answer each
+// ranged GET, so five ranges of a 185 MB snapshot at once waited more than
+// the stall bound for their first byte and the read failed; it answers a
+// GET of part 1 with the whole object, which then moves in one GET. S3
+// answers either in parallel.
+//
+// A multipart write is all or nothing, like a single PUT: nothing is
+// visible until S3 puts the parts together (CompleteMultipartUpload, which
+// carries the write's If-Match or If-None-Match; moto_server checks only
+// If-None-Match there), and a write that fails
+// or is cancelled before that is aborted (AbortMultipartUpload, on a
+// context of its own so a cancelled caller still aborts), which leaves
+// nothing and is not ErrMaybeDone. A process killed in the middle leaves
+// an incomplete upload, invisible to readers and listing, which the
+// bucket's lifecycle rule aborts a day later (infra/storage.go). A writer
+// of large objects needs s3:AbortMultipartUpload besides s3:PutObject.
 package objects
 
 import (
@@ -28,10 +60,14 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/s3/transfermanager"
+	tmtypes "github.com/aws/aws-sdk-go-v2/feature/s3/transfermanager/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/aws/smithy-go"
 
 	"github.com/toolshed/toolshed/shared/awscall"
+	"github.com/toolshed/toolshed/shared/store"
 )
 
 // Errors of a Bucket besides storage failures.
@@ -41,23 +77,76 @@ var (
 	ErrPrecondition = errors.New("precondition failed: the object changed")
 )
 
-// API is the part of the S3 client a Bucket uses.
+// API is the part of the S3 client a Bucket uses: the calls it makes
+// itself, and those of the transfer manager (which include the multipart
+// upload calls).
 type API interface {
-	GetObject(ctx context.Context, in *s3.GetObjectInput, opts ...func(*s3.Options)) (*s3.GetObjectOutput, error)
-	PutObject(ctx context.Context, in *s3.PutObjectInput, opts ...func(*s3.Options)) (*s3.PutObjectOutput, error)
-	HeadObject(ctx context.Context, in *s3.HeadObjectInput, opts ...func(*s3.Options)) (*s3.HeadObjectOutput, error)
-	ListObjectsV2(ctx context.Context, in *s3.ListObjectsV2Input, opts ...func(*s3.Options)) (*s3.ListObjectsV2Output, error)
+	transfermanager.S3APIClient
 	PutObjectTagging(ctx context.Context, in *s3.PutObjectTaggingInput, opts ...func(*s3.Options)) (*s3.PutObjectTaggingOutput, error)
 }
 
-// Bucket is one bucket of objects.
-type Bucket struct {
-	api  API
-	name string
+// NewClient returns the S3 client a Bucket expects, from cfg (for its
+// bounds, awscall.LoadConfig): S3 itself, or with endpoint an emulator's
+// base URL, addressed path-style.
+func NewClient(cfg aws.Config, endpoint string) *s3.Client {
+	return s3.NewFromConfig(cfg, func(o *s3.Options) {
+		// Objects are checked by their callers (ETags, zip and JSON
+		// decoding); checksums are validated where S3 requires them,
+		// without a log line per object that has none.
+		o.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
+		o.DisableLogOutputChecksumValidationSkipped = true
+		if endpoint != "" {
+			o.BaseEndpoint = aws.String(endpoint)
+			o.UsePathStyle = true
+		}
+	})
 }
 
-// New returns the bucket name, reached through api.
-func New(api API, name string) *Bucket { return &Bucket{api: api, name: name} }
+// Parts says how large objects move (see the package comment).
+type Parts struct {
+	Threshold   int64 // objects of this many bytes or more move in parts
+	Size        int64 // bytes per part; S3 takes no part under 5 MiB but the last
+	Concurrency int   // parts in flight per object
+}
+
+// DefaultParts moves objects of 16 MiB or more in 8 MiB parts, five at a
+// time: a 185 MB snapshot zip is 23 parts, and an upload holds about 48
+// MB of parts in memory besides its source.
+var DefaultParts = Parts{Threshold: 16 << 20, Size: 8 << 20, Concurrency: 5}
+
+// abortTimeout bounds the abort of a failed multipart upload, which runs
+// on a context of its own.
+const abortTimeout = 30 * time.Second
+
+// Bucket is one bucket of objects.
+type Bucket struct {
+	api      API
+	name     string
+	parts    Parts
+	transfer *transfermanager.Client
+}
+
+// New returns the bucket name, reached through api, moving large objects
+// in DefaultParts.
+func New(api API, name string) *Bucket { return NewParts(api, name, DefaultParts) }
+
+// NewParts is New with large objects moving as p says (tests use small
+// parts).
+func NewParts(api API, name string, p Parts) *Bucket {
+	transfer := transfermanager.New(patientCompletes{api}, func(o *transfermanager.Options) {
+		o.MultipartUploadThreshold = p.Threshold
+		o.PartSizeBytes = p.Size
+		o.Concurrency = p.Concurrency
+		o.GetObjectType = tmtypes.GetObjectParts // see the package comment
+		// A part whose body stops is read again once (its request has
+		// the client's own retries).
+		o.PartBodyMaxRetries = awscall.MaxAttempts
+		o.FailTimeout = abortTimeout
+		// Callers check what they read, as NewClient's client does.
+		o.DisableChecksumValidation = true
+	})
+	return &Bucket{api: api, name: name, parts: p, transfer: transfer}
+}
 
 // Name is the bucket's name.
 func (b *Bucket) Name() string { return b.name }
@@ -93,7 +182,8 @@ func (b *Bucket) Open(ctx context.Context, key, ifNoneMatch string) (*Object, er
 }
 
 // Read returns the whole object (at most limit bytes; more is an error) and
-// its ETag; with ifNoneMatch as Open.
+// its ETag; with ifNoneMatch as Open. An object of Parts.Threshold bytes
+// or more is read in parallel parts.
 func (b *Bucket) Read(ctx context.Context, key, ifNoneMatch string, limit int64) ([]byte, string, error) {
 	o, err := b.Open(ctx, key, ifNoneMatch)
 	if err != nil {
@@ -102,6 +192,11 @@ func (b *Bucket) Read(ctx context.Context, key, ifNoneMatch string, limit int64)
 	defer o.Body.Close()
 	if o.Size > limit {
 		return nil, "", fmt.Errorf("s3 object %s is %d bytes, over the limit of %d", key, o.Size, limit)
+	}
+	if o.Size >= b.parts.Threshold {
+		o.Body.Close() // the first GET only said how large it is
+		data, err := b.readParts(ctx, o.Info)
+		return data, o.ETag, err
 	}
 	buf := bytes.NewBuffer(make([]byte, 0, max(o.Size, 0)))
 	n, err := io.Copy(buf, io.LimitReader(o.Body, limit+1))
@@ -125,10 +220,56 @@ type PutOptions struct {
 	Tagging              string // "key=value&…"
 }
 
-// Put writes the object whole, in one request (S3 never shows half of
-// it), and returns its ETag.
+// patientCompletes is the client the transfer manager uses: api, with
+// CompleteMultipartUpload waiting as long as S3 may take to put the parts
+// of a large object together (awscall.Patiently), not the stall bound of
+// other calls; cut short and retried, it could be carried out twice.
+type patientCompletes struct{ API }
+
+// CompleteMultipartUpload implements transfermanager.S3APIClient.
+func (p patientCompletes) CompleteMultipartUpload(ctx context.Context, in *s3.CompleteMultipartUploadInput, opts ...func(*s3.Options)) (*s3.CompleteMultipartUploadOutput, error) {
+	return p.API.CompleteMultipartUpload(awscall.Patiently(ctx), in, opts...)
+}
+
+// readParts reads the object info describes in parallel parts, each on
+// its ETag (a changed object is ErrPrecondition).
+func (b *Bucket) readParts(ctx context.Context, info Info) ([]byte, error) {
+	data := make(partsBuffer, info.Size)
+	out, err := b.transfer.DownloadObject(ctx, &transfermanager.DownloadObjectInput{
+		Bucket: &b.name, Key: &info.Key, IfMatch: &info.ETag, WriterAt: data,
+	})
+	if err != nil {
+		return nil, b.fail("read", info.Key, err)
+	}
+	if n := aws.ToInt64(out.ContentLength); n != info.Size {
+		return nil, fmt.Errorf("s3 read %s/%s: %d bytes in parts of an object of %d: %w", b.name, info.Key, n, info.Size, store.ErrStorage)
+	}
+	return data, nil
+}
+
+// partsBuffer holds an object read in parts: each part writes its own
+// range, so concurrent writes never overlap.
+type partsBuffer []byte
+
+// WriteAt implements io.WriterAt.
+func (p partsBuffer) WriteAt(data []byte, off int64) (int, error) {
+	if off < 0 || off+int64(len(data)) > int64(len(p)) {
+		return 0, fmt.Errorf("a part of %d bytes at %d falls outside the object's %d", len(data), off, len(p))
+	}
+	return copy(p[off:], data), nil
+}
+
+// Put writes the object whole and returns its ETag; see Upload.
 func (b *Bucket) Put(ctx context.Context, key string, data []byte, o PutOptions) (string, error) {
-	in := &s3.PutObjectInput{Bucket: &b.name, Key: &key, Body: bytes.NewReader(data), ContentLength: aws.Int64(int64(len(data)))}
+	return b.Upload(ctx, key, bytes.NewReader(data), o)
+}
+
+// Upload writes the object whole as body yields it and returns its ETag:
+// in one request below Parts.Threshold, else as a multipart upload (see
+// the package comment). Either way S3 never shows half of it, and a
+// failure that is not store.ErrMaybeDone leaves what was there.
+func (b *Bucket) Upload(ctx context.Context, key string, body io.Reader, o PutOptions) (string, error) {
+	in := &transfermanager.UploadObjectInput{Bucket: &b.name, Key: &key, Body: body}
 	set := func(dst **string, v string) {
 		if v != "" {
 			*dst = aws.String(v)
@@ -140,7 +281,7 @@ func (b *Bucket) Put(ctx context.Context, key string, data []byte, o PutOptions)
 	set(&in.CacheControl, o.CacheControl)
 	set(&in.Tagging, o.Tagging)
 	in.Metadata = o.Metadata
-	out, err := b.api.PutObject(ctx, in)
+	out, err := b.transfer.UploadObject(ctx, in)
 	if err != nil {
 		err = b.fail("write", key, err)
 		if o.IfMatch != "" && errors.Is(err, ErrNotFound) { // the object it was to replace is gone
@@ -201,5 +342,21 @@ func (b *Bucket) fail(op, key string, err error) error {
 	case status == http.StatusPreconditionFailed, status == http.StatusConflict && code != "BucketNotEmpty":
 		return fmt.Errorf("s3 %s %s: %w", op, key, ErrPrecondition)
 	}
-	return awscall.Wrap("S3", "s3 "+op+" "+b.name+"/"+key, err, op == "write" || op == "tag")
+	return awscall.Wrap("S3", "s3 "+op+" "+b.name+"/"+key, err, mayHaveChanged(op, err))
+}
+
+// mayHaveChanged reports whether a failed write or tag may still have
+// changed the object. A multipart write that failed creating the upload
+// or sending a part, or stopped with its context, never asked S3 to put
+// the parts together: it was aborted and changed nothing. Any other
+// failure of a write may have come after S3 did.
+func mayHaveChanged(op string, err error) bool {
+	if op != "write" && op != "tag" {
+		return false
+	}
+	var call *smithy.OperationError
+	if errors.As(err, &call) {
+		return call.OperationName != "CreateMultipartUpload" && call.OperationName != "UploadPart"
+	}
+	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }

@@ -1,11 +1,12 @@
 package repo
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -66,9 +67,16 @@ type Published struct {
 	RetireErr error
 }
 
-// Publish packs the files, uploads the zip, and only then moves the
+// Publish packs the files into a temporary file, uploads the zip (in
+// parts when large, see package objects), and only then moves the
 // tenant's pointer to it: a reader sees the old snapshot or the new one,
 // never half of one. The previous zip is tagged retired.
+//
+// An interrupted publish never moves the pointer. Stopped during the
+// upload, it leaves no zip (a failed or cancelled upload is aborted).
+// Stopped after the upload and before the pointer, it leaves the zip
+// unreferenced: List shows it, not current, and publishing the same
+// commit again overwrites it and moves the pointer.
 func Publish(ctx context.Context, b *objects.Bucket, in PublishInput) (Published, error) {
 	if err := tenant.Check(in.Tenant); err != nil {
 		return Published{}, err
@@ -76,20 +84,32 @@ func Publish(ctx context.Context, b *objects.Bucket, in PublishInput) (Published
 	if err := checkCommit(in.Commit); err != nil {
 		return Published{}, err
 	}
-	var zipData bytes.Buffer
-	st, err := Pack(&zipData, in.Dir, in.Paths, in.MaxBytes)
+	zipFile, err := os.CreateTemp("", "toolshed-snapshot-*.zip")
+	if err != nil {
+		return Published{}, fmt.Errorf("pack: %w", err)
+	}
+	defer os.Remove(zipFile.Name())
+	defer zipFile.Close()
+	st, err := Pack(zipFile, in.Dir, in.Paths, in.MaxBytes)
 	if err != nil {
 		return Published{Skipped: st.Skipped}, err
+	}
+	zipBytes, err := zipFile.Seek(0, io.SeekCurrent)
+	if err == nil {
+		_, err = zipFile.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		return Published{Skipped: st.Skipped}, fmt.Errorf("pack: %w", err)
 	}
 	p := Pointer{
 		Commit:   in.Commit,
 		Key:      ZipKey(in.Tenant, in.Commit),
 		Files:    st.Files,
 		Bytes:    st.Bytes,
-		ZipBytes: int64(zipData.Len()),
+		ZipBytes: zipBytes,
 		Created:  in.Now.UTC(),
 	}
-	_, err = b.Put(ctx, p.Key, zipData.Bytes(), objects.PutOptions{
+	_, err = b.Upload(ctx, p.Key, zipFile, objects.PutOptions{
 		ContentType: "application/zip",
 		Metadata: map[string]string{
 			metaCommit:  p.Commit,
@@ -105,7 +125,7 @@ func Publish(ctx context.Context, b *objects.Bucket, in PublishInput) (Published
 	prev, err := movePointer(ctx, b, in.Tenant, p)
 	out := Published{Pointer: p, Skipped: st.Skipped, Previous: prev}
 	if err != nil {
-		return out, err
+		return out, fmt.Errorf("%s is uploaded, but moving %s to it failed (publish the same commit again): %w", p.Key, PointerKey(in.Tenant), err)
 	}
 	if prev != "" && prev != p.Key {
 		out.RetireErr = b.Tag(ctx, prev, StateTag, Retired)

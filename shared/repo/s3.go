@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolerr"
@@ -23,7 +24,8 @@ type S3Options struct {
 	// Refresh is how long a pointer is trusted before it is revalidated
 	// (0: DefaultRefresh).
 	Refresh time.Duration
-	// MaxBytes refuses snapshots whose zip is larger (0: DefaultMaxBytes).
+	// MaxBytes refuses snapshots of more bytes of files (as their pointer
+	// says), or whose zip is larger (0: DefaultMaxBytes).
 	MaxBytes int64
 	// CacheBytes bounds the snapshots kept in memory (zip plus files);
 	// the least recently used ones beyond it are dropped (0: DefaultCacheBytes).
@@ -40,7 +42,7 @@ type S3Options struct {
 // Defaults of S3Options.
 const (
 	DefaultRefresh    = 5 * time.Second
-	DefaultMaxBytes   = 500 << 20
+	DefaultMaxBytes   = config.DefaultRepoMaxMB << 20
 	DefaultCacheBytes = 1 << 30
 )
 
@@ -232,6 +234,9 @@ func (s *S3) fetch(ctx context.Context, name string, r *s3Repo, etag string, cur
 	}
 	if snap != nil && p.Key == cur.Key && p.Commit == cur.Commit {
 		return newEtag, p, snap, nil
+	}
+	if p.Bytes > s.o.MaxBytes {
+		return "", Pointer{}, nil, fmt.Errorf("the snapshot %s holds %d bytes of files, over the limit of %d (TOOLSHED_REPO_MAX_MB)", p.Key, p.Bytes, s.o.MaxBytes)
 	}
 	r.mu.Lock()
 	r.loading = max(p.ZipBytes, 1)

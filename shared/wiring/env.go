@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/toolshed/toolshed/shared/awscall"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/objects"
@@ -133,18 +132,7 @@ func (e *Env) S3(ctx context.Context) (*objects.Bucket, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.s3 == nil {
-		client := s3.NewFromConfig(cfg, func(o *s3.Options) {
-			// Objects are checked by their callers (ETags, zip and JSON
-			// decoding); checksums are validated where S3 requires them,
-			// without a log line per object that has none.
-			o.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
-			o.DisableLogOutputChecksumValidationSkipped = true
-			if e.Config.S3Endpoint != "" {
-				o.BaseEndpoint = aws.String(e.Config.S3Endpoint)
-				o.UsePathStyle = true
-			}
-		})
-		e.s3 = objects.New(client, e.Config.Bucket)
+		e.s3 = objects.New(objects.NewClient(cfg, e.Config.S3Endpoint), e.Config.Bucket)
 	}
 	return e.s3, nil
 }

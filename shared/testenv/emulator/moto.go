@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
+	"os"
 	"os/exec"
 	"strconv"
 	"testing"
@@ -29,8 +30,10 @@ from moto.server import main
 main(["-H", "127.0.0.1", "-p", sys.argv[1]])`
 
 // Moto is a running moto_server on loopback: a real implementation of the
-// S3 API (conditional GET and PUT, ETags, listing), and of CloudFormation
-// and Parameter Store as far as the tests use them.
+// S3 API (conditional GET and PUT, ETags, listing, multipart uploads,
+// ranged GETs), and of CloudFormation and Parameter Store as far as the
+// tests use them. Unlike S3 it takes multipart parts from MinPartSize
+// bytes (S3: 5 MiB), so tests of large objects stay small.
 type Moto struct {
 	// Endpoint is the base URL, e.g. http://127.0.0.1:40123.
 	Endpoint string
@@ -38,6 +41,10 @@ type Moto struct {
 	// restarted moto_server has lost its buckets).
 	Process *Process
 }
+
+// MinPartSize is the smallest part (but the last) of a multipart upload
+// moto_server takes.
+const MinPartSize = 1 << 10
 
 // StartMoto runs moto_server for the test. It needs python3 with moto
 // installed (moto_server is preinstalled on the development machines).
@@ -48,14 +55,22 @@ func StartMoto(t testing.TB) *Moto {
 		t.Fatalf("emulator: python3 is not on PATH (%v); moto_server needs it", err)
 	}
 	proc := StartProcess(t, "moto_server", func(port int) *exec.Cmd {
-		return exec.Command(python, "-c", motoMain, strconv.Itoa(port))
+		cmd := exec.Command(python, "-c", motoMain, strconv.Itoa(port))
+		cmd.Env = append(os.Environ(), "S3_UPLOAD_PART_MIN_SIZE="+strconv.Itoa(MinPartSize),
+			// moto derives its in-memory buffer per object from the part
+			// size unless told; this keeps its default.
+			"MOTO_S3_DEFAULT_KEY_BUFFER_SIZE="+strconv.Itoa(5<<20-1024))
+		return cmd
 	})
 	return &Moto{Endpoint: "http://" + proc.Addr, Process: proc}
 }
 
 // S3 returns an S3 client for the server: path-style addressing, dummy
 // static credentials, region us-east-1, one attempt per call.
-func (m *Moto) S3() *s3.Client {
+func (m *Moto) S3() *s3.Client { return S3Client(m.Endpoint) }
+
+// S3Client is Moto.S3 for another endpoint (a Proxy's URL).
+func S3Client(endpoint string) *s3.Client {
 	httpClient := awshttp.NewBuildableClient().
 		WithTimeout(30 * time.Second).
 		WithTransportOptions(func(tr *http.Transport) {
@@ -65,7 +80,7 @@ func (m *Moto) S3() *s3.Client {
 	return s3.New(s3.Options{
 		Region:           "us-east-1",
 		Credentials:      credentials.NewStaticCredentialsProvider("dummy", "dummy", ""),
-		BaseEndpoint:     aws.String(m.Endpoint),
+		BaseEndpoint:     aws.String(endpoint),
 		UsePathStyle:     true,
 		HTTPClient:       httpClient,
 		RetryMaxAttempts: 1,

@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -16,7 +17,8 @@ import (
 // address, so a fault test can change how the emulator looks to the
 // server without touching the server: pass requests on, hold each answer
 // back (Delay), answer every request with a throttling error (Throttle),
-// or stop listening (Refuse) and start again (Resume).
+// hold chosen requests back or without an answer (Hold), or stop
+// listening (Refuse) and start again (Resume).
 type Proxy struct {
 	// Addr is "127.0.0.1:<port>", the address the server is given.
 	Addr string
@@ -27,6 +29,9 @@ type Proxy struct {
 	failures []string // the last requests the emulator failed, for diagnostics
 	delay    time.Duration
 	throttle *Canned
+	hold     func(*http.Request) bool // the requests Hold holds back; nil: none
+	holds    int                      // how many more it may hold; < 0: any number
+	holdFor  time.Duration
 	srv      *http.Server // nil while refusing
 }
 
@@ -106,7 +111,31 @@ func (p *Proxy) URL() string { return "http://" + p.Addr }
 func (p *Proxy) Pass() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.delay, p.throttle = 0, nil
+	p.delay, p.throttle, p.hold = 0, nil, nil
+}
+
+// Forever is a Hold that never passes a request on.
+const Forever time.Duration = -1
+
+// Hold holds the next n requests for which match is true (every one when
+// n < 0) back for d before passing them on, or, for Forever, until their
+// client gives up; the others pass. match is called for every request, in
+// the order they arrive.
+func (p *Proxy) Hold(n int, match func(*http.Request) bool, d time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.hold, p.holds, p.holdFor = match, n, d
+}
+
+// held returns how long r is held back (0: not at all).
+func (p *Proxy) held(r *http.Request) time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.hold == nil || p.holds == 0 || !p.hold(r) {
+		return 0
+	}
+	p.holds--
+	return p.holdFor
 }
 
 // Delay holds every request back d before passing it on.
@@ -153,8 +182,16 @@ func (p *Proxy) Resume() error {
 }
 
 func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
+	held := p.held(r)
+	if held == Forever {
+		// Read the request (only then does the server notice its
+		// client leave) and never answer.
+		io.Copy(io.Discard, r.Body)
+		<-r.Context().Done()
+		return
+	}
 	p.mu.Lock()
-	delay, throttle := p.delay, p.throttle
+	delay, throttle := p.delay+held, p.throttle
 	p.mu.Unlock()
 	if throttle != nil {
 		for k, v := range throttle.Header {

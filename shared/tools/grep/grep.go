@@ -31,11 +31,14 @@ const Tool = "grep_codebase"
 // Memory, measured with make bench-grep: a process holding the 5,000-file
 // subset of the Go tree (55 MB of files, a 12 MB zip) and searching it
 // peaks at 180 MB (zip, files, lower-cased copies, trigram filters and the
-// runtime): about 3.3 times the files. The largest snapshot (500 MB) would
-// need about 1.7 GB. Lambda's CPU grows with memory (one vCPU at 1,769 MB,
-// about 1.7 at 3,008 MB) and the search runs a worker per vCPU, so 3,008
-// MB serves the largest repositories and gives grep the two cores it was
-// measured on. GOMEMLIMIT keeps the Go heap under the function's memory.
+// runtime): about 3.3 times the files. Lambda's CPU grows with memory (one
+// vCPU at 1,769 MB, about 1.7 at 3,008 MB) and the search runs a worker
+// per vCPU, so 3,008 MB gives grep the two cores it was measured on and
+// holds a repository of up to 800 MB of files (about 2.6 GB; five copies
+// of the Go tree, 638 MB, need about 2.1 GB). TOOLSHED_REPO_MAX_MB refuses
+// a larger one here instead of running out of memory (the deployment's
+// limit, config.DefaultRepoMaxMB, is higher). GOMEMLIMIT keeps the Go
+// heap under the function's memory.
 var Family = family.Family{
 	Name:              "grep",
 	ReadsRepositories: true,
@@ -45,7 +48,7 @@ var Family = family.Family{
 	MemoryMB: 3008,
 	// 3 GB each: at most ten at once (about 30 GB-seconds a second).
 	Concurrency: 10,
-	Env:         map[string]string{"GOMEMLIMIT": "2700MiB", "TOOLSHED_REPO_CACHE_MB": "2048"},
+	Env:         map[string]string{"GOMEMLIMIT": "2700MiB", "TOOLSHED_REPO_CACHE_MB": "2048", "TOOLSHED_REPO_MAX_MB": "800"},
 	New: func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
 		src, err := env.Repo(ctx)
 		if err != nil {

@@ -79,9 +79,12 @@ var fileDeny = []string{"**/node_modules"}
 // reads memory entries, and read_file counts accesses.
 //
 // Memory: they keep a snapshot's zip in memory (compressed: 12 MB for the
-// 5,000-file subset of the Go tree, about 150 MB for the largest, 500 MB
-// repository) and inflate one file per call, so 512 MB holds the largest
-// with room for a 1 MB file and its dependencies; they need no second CPU.
+// 5,000-file subset of the Go tree, 185 MB for five copies of the Go tree,
+// 638 MB of files) and inflate one file per call, so 512 MB holds the zip
+// of a repository of up to 1,024 MB of source (about 300 MB) with room for
+// a 1 MB file and its dependencies; TOOLSHED_REPO_MAX_MB refuses a larger
+// one here (a repository of files that compress poorly may not fit even
+// so). They need no second CPU.
 var Family = family.Family{
 	Name:              "repofiles",
 	ReadsRepositories: true,
@@ -96,7 +99,7 @@ var Family = family.Family{
 		family.Table(config.AccessTable, "dynamodb:UpdateItem").For(ReadFileTool),
 	},
 	MemoryMB: 512,
-	Env:      map[string]string{"GOMEMLIMIT": "440MiB"},
+	Env:      map[string]string{"GOMEMLIMIT": "440MiB", "TOOLSHED_REPO_MAX_MB": "1024"},
 	New: func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
 		src, err := env.Repo(ctx)
 		if err != nil {
