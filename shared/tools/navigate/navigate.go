@@ -31,7 +31,10 @@ const (
 //
 // Memory: as grep_codebase, they hold the repository's searchable files
 // (the snapshot's zip and its files; see shared/tools/grep); find_references
-// searches with grep's trigram filters (case-sensitive: no folded copies).
+// searches with grep's trigram filters but, being case-sensitive, never
+// makes its folded copies: about 1.8 times the files in all, so 2,048 MB
+// holds a repository of up to 800 MB of files (TOOLSHED_REPO_MAX_MB refuses
+// a larger one here instead of running out of memory).
 var Family = family.Family{
 	Name:              "navigate",
 	ReadsRepositories: true,
@@ -39,6 +42,7 @@ var Family = family.Family{
 	// ListBucket makes S3 answer a missing pointer 404 (not 403).
 	Grants:   []family.Grant{family.Objects(repo.Prefix, "s3:GetObject"), family.List(repo.Prefix)},
 	MemoryMB: 2048,
+	Env:      map[string]string{"GOMEMLIMIT": "1800MiB", "TOOLSHED_REPO_MAX_MB": "800"},
 	New: func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
 		src, err := env.Repo(ctx)
 		if err != nil {
