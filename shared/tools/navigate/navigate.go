@@ -30,7 +30,7 @@ const (
 var Family = family.Family{
 	Name:              "navigate",
 	ReadsRepositories: true,
-	Tools:             []string{ListFilesTool},
+	Tools:             []string{ListFilesTool, FindSymbolsTool},
 	// ListBucket makes S3 answer a missing pointer 404 (not 403).
 	Grants:   []family.Grant{family.Objects(repo.Prefix, "s3:GetObject"), family.List(repo.Prefix)},
 	MemoryMB: 1024,
@@ -48,6 +48,7 @@ func Tools(src repo.Source) []toolkit.Tool {
 	s := service{src: src}
 	return []toolkit.Tool{
 		{Name: ListFilesTool, Handler: toolkit.Typed(s.listFiles)},
+		{Name: FindSymbolsTool, Handler: toolkit.Typed(newSymbolTool(src).findSymbols)},
 	}
 }
 
