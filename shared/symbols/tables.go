@@ -56,8 +56,8 @@ func (ts *Tables) evictLocked() {
 			oldest = view
 		}
 	}
-	// Closing waits for the table's work to stop: not under the lock's
-	// callers' feet for long, as a build checks for Close between files.
+	// Close waits for the table's work to stop (a build stops between
+	// files): done apart, so that For does not wait for it.
 	go ts.tables[oldest].table.Close()
 	delete(ts.tables, oldest)
 }
