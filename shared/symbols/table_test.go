@@ -39,6 +39,15 @@ func settled(t *testing.T, table *symbols.Table) *symbols.State {
 	return st
 }
 
+// requireTreeSitter skips a test whose files are not all Go in a build
+// without tree-sitter.
+func requireTreeSitter(t *testing.T) {
+	t.Helper()
+	if missing := symbols.Missing(); len(missing) > 0 {
+		t.Skipf("built without cgo: no symbols in %v", missing)
+	}
+}
+
 // names returns "path:container.name" of each hit.
 func names(hits []symbols.Hit) []string {
 	var out []string
@@ -57,6 +66,7 @@ var tableFiles = map[string]string{
 }
 
 func TestFind(t *testing.T) {
+	requireTreeSitter(t)
 	table, _ := tableOf(t, repotest.WriteDir(t, tableFiles))
 	st := settled(t, table)
 	if st.Progress.FilesTotal != 3 || st.Progress.FilesParsed != 3 {
@@ -98,6 +108,7 @@ func TestFind(t *testing.T) {
 // TestFollowsTheView: a change is parsed again, nothing else is; a new
 // file is found, a removed one is gone.
 func TestFollowsTheView(t *testing.T) {
+	requireTreeSitter(t)
 	dir := repotest.WriteDir(t, tableFiles)
 	table, view := tableOf(t, dir)
 	settled(t, table)

@@ -6,6 +6,7 @@ import (
 	"embed"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"unsafe"
@@ -77,26 +78,28 @@ type grammar struct {
 	compile  func() *compiled
 }
 
-// compiled is a grammar's query with its capture names.
+// compiled is a grammar's query with its capture names and the kind each
+// stands for (see captureKind).
 type compiled struct {
 	query    *ts.Query
 	captures []string
+	kinds    []Kind
 }
 
 func newGrammar(lang unsafe.Pointer, files ...string) *grammar {
 	g := &grammar{language: ts.NewLanguage(lang), files: files}
 	g.compile = sync.OnceValue(func() *compiled {
-		q, err := g.newQuery()
+		c, err := g.newQuery()
 		if err != nil {
-			panic(err) // the queries are part of the program: TestQueries compiles each
+			panic(err) // the queries are part of the program: TestFixtures compiles each
 		}
-		return &compiled{query: q, captures: q.CaptureNames()}
+		return c
 	})
 	return g
 }
 
 // newQuery compiles the grammar's query files.
-func (g *grammar) newQuery() (*ts.Query, error) {
+func (g *grammar) newQuery() (*compiled, error) {
 	var src strings.Builder
 	for _, name := range g.files {
 		b, err := queryFiles.ReadFile("queries/" + name + ".scm")
@@ -109,12 +112,15 @@ func (g *grammar) newQuery() (*ts.Query, error) {
 	if qerr != nil {
 		return nil, fmt.Errorf("symbols: query %v: %w", g.files, qerr)
 	}
-	for _, name := range q.CaptureNames() {
-		if _, err := captureKind(name); err != nil {
+	c := &compiled{query: q, captures: q.CaptureNames()}
+	for _, name := range c.captures {
+		kind, err := captureKind(name)
+		if err != nil {
 			return nil, fmt.Errorf("symbols: query %v: %w", g.files, err)
 		}
+		c.kinds = append(c.kinds, kind)
 	}
-	return q, nil
+	return c, nil
 }
 
 // captureKind returns the kind a capture name stands for: the kind of a
@@ -129,19 +135,10 @@ func captureKind(name string) (Kind, error) {
 		return local, nil
 	}
 	k, ok := strings.CutPrefix(name, "definition.")
-	if !ok || !validKind(Kind(k)) {
+	if !ok || !slices.Contains(Kinds, Kind(k)) {
 		return "", fmt.Errorf("unknown capture @%s", name)
 	}
 	return Kind(k), nil
-}
-
-func validKind(k Kind) bool {
-	for _, known := range Kinds {
-		if k == known {
-			return true
-		}
-	}
-	return false
 }
 
 // parse finds the symbols of text.
@@ -197,14 +194,13 @@ func (g *grammar) symbol(c *compiled, m *ts.QueryMatch, text string) (s Symbol, 
 	var name, container *ts.Node
 	found := false
 	for _, capture := range m.Captures {
-		kind, _ := captureKind(c.captures[capture.Index])
 		switch c.captures[capture.Index] {
 		case "name":
 			name = &capture.Node
 		case "container":
 			container = &capture.Node
 		default:
-			def, s.Kind, found = capture.Node, kind, true
+			def, s.Kind, found = capture.Node, c.kinds[capture.Index], true
 		}
 	}
 	if !found || name == nil && s.Kind != local {
