@@ -4,6 +4,8 @@
 SHELL := /bin/bash
 GO ?= go
 FUNCTIONS := $(notdir $(wildcard functions/*))
+# Where make build puts the bootstraps.
+BUILD ?= build
 # The build's version, in every binary's -version and the MCP serverInfo:
 # the tag (v1.2.0), or the tag, commits since and commit (v1.2.0-3-gabc1234),
 # or the commit alone before any tag; -dirty with uncommitted changes.
@@ -13,7 +15,7 @@ CDK := $(CURDIR)/node_modules/.bin/cdk
 export CDK_DISABLE_VERSION_CHECK := 1
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 
-.PHONY: run test test-go test-infra lint build synth bootstrap deploy diff smoke bench bench-grep bench-mcp bench-lambda contextbench fuzz clean ripgrep pytools help
+.PHONY: run test test-go test-infra lint build arm64-cc qemu FORCE synth bootstrap deploy diff smoke bench bench-grep bench-mcp bench-lambda contextbench fuzz clean ripgrep pytools help
 
 ## run: the local MCP server on http://127.0.0.1:8000 (every tool, embedded storage;
 ## flags in ARGS, e.g. ARGS="-repo ~/src/myapp"; ARGS=-h lists them)
@@ -23,9 +25,9 @@ run:
 
 ## test: every test — Go unit, contract, MCP client, store conformance on both
 ## backends (dynalite), Lambda fixtures, CDK assertions — plus gofmt and vet
-test: node_modules ripgrep pytools lint test-go test-infra
+test: node_modules ripgrep pytools arm64-cc qemu lint test-go test-infra
 
-test-go: node_modules ripgrep pytools
+test-go: node_modules ripgrep pytools arm64-cc qemu
 	$(GO) test -count=1 ./...
 
 test-infra: node_modules pytools
@@ -59,13 +61,43 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ripgrep:
 	@command -v rg >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq ripgrep >/dev/null; }
 
-## build: one linux/arm64 bootstrap per function for provided.al2023
-build:
-	@for f in $(FUNCTIONS); do \
-	  echo "build/$$f/bootstrap"; \
+## build: one linux/arm64 bootstrap per function for provided.al2023 (in
+## $(BUILD)/<function>/bootstrap); see "Bootstraps and cgo" below
+build: $(FUNCTIONS:%=$(BUILD)/%/bootstrap)
+
+# Bootstraps and cgo. Every bootstrap is one static binary. Those whose
+# packages link C — tree-sitter, for find_symbols: the tool function and the
+# gateway, which serves every tool locally — are built with cgo and Debian's
+# cross-compiler (installed when missing), linked statically with Go's own
+# DNS resolver and user lookup (netgo, osusergo); the others (authorizer,
+# indexer) stay CGO_ENABLED=0. `go list` says which is which, so a new cgo
+# dependency is built right without a change here.
+ARM64_CC := aarch64-linux-gnu-gcc
+STATIC_TAGS := netgo,osusergo,lambda.norpc
+links_c = CGO_ENABLED=1 GOOS=linux GOARCH=arm64 $(GO) list -deps -tags $(STATIC_TAGS) \
+	-f '{{if .CgoFiles}}{{.ImportPath}}{{end}}' ./functions/$(1) | grep -qvx runtime/cgo
+
+$(BUILD)/%/bootstrap: FORCE
+	@echo "$@"
+	@if $(call links_c,$*); then \
+	  $(MAKE) -s arm64-cc && \
+	  GOOS=linux GOARCH=arm64 CGO_ENABLED=1 CC=$(ARM64_CC) $(GO) build -tags $(STATIC_TAGS) -trimpath \
+	    -ldflags='$(LDFLAGS) -linkmode external -extldflags "-static"' -o $@ ./functions/$*; \
+	else \
 	  GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath \
-	    -ldflags='$(LDFLAGS)' -o build/$$f/bootstrap ./functions/$$f || exit 1; \
-	done
+	    -ldflags='$(LDFLAGS)' -o $@ ./functions/$*; \
+	fi
+
+FORCE:
+
+# The arm64 cross-compiler, and qemu to run what it builds (make test starts
+# the arm64 tool bootstrap under qemu-aarch64-static): Debian's packages,
+# installed when missing (apt-get, with sudo unless root).
+arm64-cc:
+	@command -v $(ARM64_CC) >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq gcc-aarch64-linux-gnu >/dev/null; }
+
+qemu:
+	@command -v qemu-aarch64-static >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq qemu-user-static >/dev/null; }
 
 ## synth: CloudFormation template in infra/cdk.out (works offline);
 ## deployment options and settings go in ARGS as -c key=value (or in
@@ -135,6 +167,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzTokens -fuzztime $(FUZZTIME) ./shared/contextindex/
 	$(GO) test -run '^$$' -fuzz FuzzUnmarshalVectors -fuzztime $(FUZZTIME) ./shared/contextindex/
 	$(GO) test -run '^$$' -fuzz FuzzSplit -fuzztime $(FUZZTIME) ./shared/codechunk/
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./shared/symbols/
 	$(GO) test -run '^$$' -fuzz FuzzCheckURL -fuzztime $(FUZZTIME) ./shared/tools/webfetch/
 	$(GO) test -run '^$$' -fuzz FuzzParseIPv4 -fuzztime $(FUZZTIME) ./shared/netguard/
 	$(GO) test -run '^$$' -fuzz FuzzResolve -fuzztime $(FUZZTIME) ./shared/sandboxpath/

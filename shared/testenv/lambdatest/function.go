@@ -27,7 +27,7 @@ type Config struct {
 	// Name is the function name (AWS_LAMBDA_FUNCTION_NAME).
 	Name string
 	// Bootstrap is the executable, built for the host (for Go:
-	// go build -tags lambda.norpc).
+	// go build -tags lambda.norpc) unless Emulator runs it.
 	Bootstrap string
 	// Env is the function's own environment: what the deployment sets,
 	// plus any endpoint overrides a test needs (AWS_ENDPOINT_URL_*). It is
@@ -40,6 +40,9 @@ type Config struct {
 	MemoryMB int
 	// Region defaults to DefaultRegion.
 	Region string
+	// Emulator, when set, runs Bootstrap: a bootstrap built for another
+	// architecture runs as "Emulator Bootstrap" (qemu-aarch64-static).
+	Emulator string
 }
 
 // Function is a bootstrap running as a real process against its own
@@ -78,6 +81,9 @@ func Start(cfg Config) (*Function, error) {
 	}
 	f.Runtime = rt
 	f.cmd = exec.Command(cfg.Bootstrap)
+	if cfg.Emulator != "" {
+		f.cmd = exec.Command(cfg.Emulator, cfg.Bootstrap)
+	}
 	f.cmd.Dir = filepath.Dir(cfg.Bootstrap)
 	f.cmd.Env = environ(cfg, rt.Addr())
 	f.cmd.Stdout = &f.output

@@ -38,7 +38,7 @@ const (
 var Family = family.Family{
 	Name:              "navigate",
 	ReadsRepositories: true,
-	Tools:             []string{ListFilesTool, FindReferencesTool},
+	Tools:             []string{ListFilesTool, FindReferencesTool, FindSymbolsTool},
 	// ListBucket makes S3 answer a missing pointer 404 (not 403).
 	Grants:   []family.Grant{family.Objects(repo.Prefix, "s3:GetObject"), family.List(repo.Prefix)},
 	MemoryMB: 2048,
@@ -58,6 +58,7 @@ func Tools(src repo.Source) []toolkit.Tool {
 	return []toolkit.Tool{
 		{Name: ListFilesTool, Handler: toolkit.Typed(s.listFiles)},
 		{Name: FindReferencesTool, Handler: toolkit.Typed(s.findReferences)},
+		{Name: FindSymbolsTool, Handler: toolkit.Typed(newSymbolTool(src).findSymbols)},
 	}
 }
 

@@ -1,0 +1,324 @@
+// Package symbols finds the definitions of source files — functions,
+// methods, classes, interfaces, types, enums, constants, variables,
+// fields, modules and macros — each with its name, kind, line and byte
+// range, container (a method's receiver or class) and doc comment: one
+// parse per file feeding the symbol table (Table), the outline of a file,
+// references' definition marks and, later, context_search's chunks (a
+// chunker takes File.Symbols: declarations with names and byte and line
+// ranges, their doc comments apart).
+//
+// Go files are read with go/parser (exact: every top-level declaration,
+// struct fields and interface methods). TypeScript, JavaScript, Python,
+// Java, Rust, C and C++ are read with tree-sitter and tag queries
+// (queries/*.scm): the grammars' own tags.scm, widened to fields,
+// constants and variables. Tree-sitter is C, linked through cgo; a build
+// without cgo (CGO_ENABLED=0) reads Go files only (see notreesitter.go and
+// Missing).
+//
+// A query captures a definition as @definition.<kind> with its name as
+// @name (and, where the syntax says it, its container as @container); a
+// @scope with a @name is a container that is not itself a symbol (a Rust
+// impl block). The rules that are not the grammar's are the same for
+// every language and live here:
+//
+//   - a symbol's container is the nearest symbol or scope whose range holds
+//     it; a function whose container is a class, interface, type, enum or
+//     scope is a method;
+//   - a variable, constant or field inside a function or method is a local
+//     and left out;
+//   - its doc is the comments right above it (no blank line between;
+//     attributes may stand between), or a Python docstring;
+//   - when two patterns capture the same definition, the first one wins.
+package symbols
+
+import (
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/toolshed/toolshed/shared/language"
+)
+
+// Kind is what a symbol defines.
+type Kind string
+
+// The kinds of symbol.
+const (
+	Function  Kind = "function"
+	Method    Kind = "method"    // a function of a class, type, interface or impl; a Go function with a receiver
+	Class     Kind = "class"     // classes, structs and unions
+	Interface Kind = "interface" // interfaces, traits, annotation types
+	Type      Kind = "type"      // other named types: aliases, typedefs, Go's non-struct types
+	Enum      Kind = "enum"
+	Constant  Kind = "constant"
+	Variable  Kind = "variable"
+	Field     Kind = "field" // a member of a class, struct, interface or enum
+	Module    Kind = "module"
+	Macro     Kind = "macro"
+)
+
+// Kinds lists every kind.
+var Kinds = []Kind{Function, Method, Class, Interface, Type, Enum, Constant, Variable, Field, Module, Macro}
+
+// Symbol is one definition in a file. Byte offsets index the file's text.
+type Symbol struct {
+	Name string // as written (a substring of the file's text)
+	Kind Kind
+	// Container is the name of the class, type, interface, impl or
+	// function the symbol is defined in, or a Go method's receiver type;
+	// "" at the top level.
+	Container string
+	// Parent is the index in File.Symbols of the symbol this one is
+	// nested in, or -1: the outline's nesting. A Go method's receiver is
+	// its Container, not its Parent.
+	Parent int
+	// Start and End are its first and last line, from 1.
+	Start, End int
+	// From and To are its bytes, doc comment excluded: text[From:To].
+	From, To int
+	// NameAt is the byte offset of the name; its line is the signature.
+	NameAt int
+	// DocFrom and DocTo are the bytes of its doc comment (or Python
+	// docstring), markers included; equal when it has none.
+	DocFrom, DocTo int
+}
+
+// File is what one parse found in one file.
+type File struct {
+	Path     string // slash separated, as given to Parse
+	Language string // from shared/language
+	Text     string // the text parsed; Symbols index it
+	// Symbols are in order of their start, a container before what it
+	// holds.
+	Symbols []Symbol
+}
+
+// Supports reports whether this build finds symbols in the file at p
+// (by its name).
+func Supports(p string) bool {
+	lang := language.Of(p)
+	return lang == "go" || grammarOf(p, lang) != nil
+}
+
+// Parse finds the symbols of the file at p with content text, or returns
+// nil when Supports(p) is false. A file that does not parse yields what
+// could be read of it.
+func Parse(p, text string) *File {
+	lang := language.Of(p)
+	f := &File{Path: p, Language: lang, Text: text}
+	switch g := grammarOf(p, lang); {
+	case lang == "go":
+		f.Symbols = parseGo(text)
+	case g != nil:
+		f.Symbols = g.parse(text)
+	default:
+		return nil
+	}
+	return f
+}
+
+// treeSitterLanguages are the languages read with tree-sitter, in a build
+// with cgo.
+var treeSitterLanguages = []string{"typescript", "javascript", "python", "java", "rust", "c", "cpp"}
+
+// Languages lists the languages (shared/language names) this build finds
+// symbols in.
+func Languages() []string {
+	if !hasTreeSitter {
+		return []string{"go"}
+	}
+	return append([]string{"go"}, treeSitterLanguages...)
+}
+
+// Missing lists the languages a build with cgo finds symbols in and this
+// one does not (none when built with cgo).
+func Missing() []string {
+	if hasTreeSitter {
+		return nil
+	}
+	return slices.Clone(treeSitterLanguages)
+}
+
+// Signature returns the line of s's name, trimmed, without a trailing
+// opening brace, cut to maxSignature bytes.
+func (f *File) Signature(s Symbol) string {
+	start := strings.LastIndexByte(f.Text[:s.NameAt], '\n') + 1
+	end := strings.IndexByte(f.Text[s.NameAt:], '\n')
+	if end < 0 {
+		end = len(f.Text)
+	} else {
+		end += s.NameAt
+	}
+	line := strings.TrimSpace(f.Text[start:end])
+	line = strings.TrimSpace(strings.TrimSuffix(line, "{"))
+	return cut(line, maxSignature)
+}
+
+// Doc returns the first sentence of s's doc comment, or "".
+func (f *File) Doc(s Symbol) string {
+	if s.DocFrom == s.DocTo {
+		return ""
+	}
+	return firstSentence(commentText(f.Text[s.DocFrom:s.DocTo]))
+}
+
+// Limits of what Signature and Doc return.
+const (
+	maxSignature = 200
+	maxDoc       = 300
+)
+
+// commentText strips comment markers from a doc comment or docstring:
+// "//", "///", "//!", "#", "/*", "/**", "*/", a leading "*" on each line,
+// and a docstring's quotes.
+func commentText(raw string) string {
+	raw = strings.TrimLeft(raw, "rRuUbB") // a Python string's prefix
+	for _, q := range []string{`"""`, `'''`, `"`, `'`} {
+		if strings.HasPrefix(raw, q) && strings.HasSuffix(raw, q) && len(raw) >= 2*len(q) {
+			return raw[len(q) : len(raw)-len(q)]
+		}
+	}
+	var b strings.Builder
+	for line := range strings.Lines(raw) {
+		line = strings.TrimSpace(line)
+		line = strings.TrimSuffix(line, "*/")
+		for _, marker := range []string{"///", "//!", "//", "/**", "/*!", "/*", "*", "#"} {
+			if rest, ok := strings.CutPrefix(line, marker); ok {
+				line = rest
+				break
+			}
+		}
+		b.WriteString(strings.TrimSpace(line))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// firstSentence returns the first sentence of a comment's text: up to the
+// first period followed by a space (or the end), the first blank line, or
+// the first line that starts a tag ("@param"), with whitespace collapsed
+// and cut to maxDoc bytes.
+func firstSentence(text string) string {
+	var words []string
+	for line := range strings.Lines(text) {
+		line = strings.TrimSpace(line)
+		if line == "" && len(words) > 0 || strings.HasPrefix(line, "@") {
+			break
+		}
+		words = append(words, strings.Fields(line)...)
+	}
+	for i, w := range words {
+		if strings.HasSuffix(w, ".") && i+1 < len(words) && startsSentence(words[i+1]) {
+			words = words[:i+1]
+			break
+		}
+	}
+	return cut(strings.Join(words, " "), maxDoc)
+}
+
+// startsSentence reports whether a word can start a sentence: not an
+// abbreviation's continuation ("e.g. this") but a capital or a digit.
+func startsSentence(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	return unicode.IsUpper(r) || unicode.IsDigit(r) || !unicode.IsLetter(r)
+}
+
+// cut shortens s to at most n bytes, at a rune boundary, marking the cut
+// with "…".
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n - len("…")
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}
+
+// Items a query captures that are not symbols.
+const (
+	scope Kind = "scope" // a container that is not a symbol (a Rust impl block)
+	local Kind = "local" // a function without a name: what it defines is local
+)
+
+// finish completes symbols found in text in any order: it sorts them (a
+// container before what it holds), sets their lines, parents and
+// containers, makes functions in classes methods, and leaves out locals,
+// scopes and local regions.
+func finish(text string, syms []Symbol) []Symbol {
+	slices.SortStableFunc(syms, func(a, b Symbol) int {
+		if a.From != b.From {
+			return a.From - b.From
+		}
+		return b.To - a.To // the larger holds the smaller
+	})
+	lines := lineStarts(text)
+	out := make([]Symbol, 0, len(syms))
+	// open holds the items (indexes in syms) enclosing the one in hand;
+	// kept says where each kept symbol went in out (-1: left out).
+	var open []int
+	kept := make([]int, len(syms))
+	for i := range syms {
+		s := &syms[i]
+		for len(open) > 0 && !holds(syms[open[len(open)-1]], *s) {
+			open = open[:len(open)-1]
+		}
+		s.Parent, kept[i] = -1, -1
+		isLocal := false
+		if len(open) > 0 {
+			nearest := syms[open[len(open)-1]].Kind
+			isLocal = nearest == Function || nearest == Method || nearest == local
+		}
+		for j := len(open) - 1; j >= 0; j-- {
+			outer := syms[open[j]]
+			if s.Container == "" && outer.Kind != local {
+				s.Container = outer.Name
+				if s.Kind == Function && slices.Contains([]Kind{scope, Class, Interface, Type, Enum}, outer.Kind) {
+					s.Kind = Method
+				}
+			}
+			if s.Parent < 0 {
+				s.Parent = kept[open[j]]
+			}
+		}
+		open = append(open, i)
+		switch {
+		case s.Kind == scope || s.Kind == local:
+			continue
+		case isLocal && (s.Kind == Variable || s.Kind == Constant || s.Kind == Field):
+			continue
+		}
+		s.Start, s.End = lineOf(lines, s.From), lineOf(lines, max(s.From, s.To-1))
+		kept[i] = len(out)
+		out = append(out, *s)
+	}
+	return out
+}
+
+// holds reports whether outer's range holds s's (s starts no earlier: see
+// finish's order); two names of one declaration ("x, y int") are siblings.
+func holds(outer, s Symbol) bool {
+	return s.From < outer.To && s.To <= outer.To && (outer.From != s.From || outer.To != s.To)
+}
+
+// lineStarts returns the byte offset where each line of text starts.
+func lineStarts(text string) []int {
+	starts := []int{0}
+	for i := 0; i < len(text); i++ {
+		if text[i] == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return starts
+}
+
+// lineOf returns the line (from 1) holding byte offset at.
+func lineOf(starts []int, at int) int {
+	i, found := slices.BinarySearch(starts, at)
+	if found {
+		return i + 1
+	}
+	return i
+}

@@ -1,0 +1,334 @@
+package symbols
+
+import (
+	"context"
+	"log/slog"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/toolshed/toolshed/shared/repo"
+)
+
+// Table is the symbol table of one repository view, shared by every
+// tenant that reads the view. It parses the view's searchable files in the
+// background from the start (publishing as it goes, so lookups answer from
+// what is parsed so far), then follows the view's change feed and parses
+// only the files that changed: an unchanged file is the same *repo.File
+// from one Searchable call to the next, and keeps its symbols.
+//
+// Persisting the table with the index is a seam left open: a File's
+// Symbols are plain data, a pure function of the file's path and content,
+// so a stored table is a map from (path, content hash) to Symbols that
+// update consults before it parses.
+type Table struct {
+	view repo.View
+	log  *slog.Logger
+
+	state   atomic.Pointer[State]
+	stop    chan struct{}
+	closing sync.Once
+	wg      sync.WaitGroup
+
+	// Parses counts the files parsed (for tests and logs: an unchanged
+	// file is not parsed again).
+	Parses atomic.Int64
+}
+
+// Progress says how far a table is.
+type Progress struct {
+	Ready       bool // every searchable file of the view's Version is parsed
+	FilesParsed int  // files whose symbols are in the table
+	FilesTotal  int  // searchable files in a language this build reads
+	Symbols     int
+	Version     uint64 // the view's version the table shows once ready
+}
+
+// State is one state of a table. It never changes: a lookup takes the
+// current one and reads it.
+type State struct {
+	Progress Progress
+	files    map[string]*File // by path
+	names    []nameRef        // every symbol, by lower-cased name
+}
+
+// nameRef is one symbol in State.names.
+type nameRef struct {
+	lower string // the name, lower-cased
+	file  *File
+	i     int32 // in file.Symbols
+}
+
+// NewTable starts building view's symbol table. Close stops it.
+func NewTable(view repo.View, log *slog.Logger) *Table {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	t := &Table{view: view, log: log, stop: make(chan struct{})}
+	t.state.Store(&State{files: map[string]*File{}})
+	t.wg.Go(t.run)
+	return t
+}
+
+// Close stops the table's background work and waits for it.
+func (t *Table) Close() {
+	t.closing.Do(func() { close(t.stop) })
+	t.wg.Wait()
+}
+
+// State returns the current state.
+func (t *Table) State() *State { return t.state.Load() }
+
+// Wait waits until the table shows the view as it is now, ctx ends, or
+// the table closes, and returns the state then (ready or not).
+func (t *Table) Wait(ctx context.Context) *State {
+	for {
+		st := t.State()
+		if st.Progress.Ready && st.Progress.Version == t.view.Version() {
+			return st
+		}
+		select {
+		case <-ctx.Done():
+			return t.State()
+		case <-t.stop:
+			return t.State()
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// parsed is what the table holds of one file.
+type parsed struct {
+	src  *repo.File // the view's file it was parsed from
+	file *File
+}
+
+// run builds the table, then follows the view until Close.
+func (t *Table) run() {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-t.stop
+		cancel()
+	}()
+	held := map[string]parsed{}
+	for {
+		v := t.view.Version()
+		files, err := t.view.Searchable(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			t.log.Warn("symbols: reading the repository failed; retrying", "error", err)
+			select {
+			case <-time.After(5 * time.Second):
+				continue
+			case <-t.stop:
+				return
+			}
+		}
+		if !t.update(ctx, held, files, v) {
+			return
+		}
+		select {
+		case <-t.view.Changed(v):
+		case <-t.stop:
+			return
+		}
+	}
+}
+
+// Publishing while a large update runs: first after publishFirst, then
+// after twice as long each time (every publish sorts every name).
+const publishFirst = 500 * time.Millisecond
+
+// update brings held to the view's files at version v: files that are new
+// or changed are parsed on every core, removed ones dropped; a large
+// update publishes what it has as it goes. It reports false when the
+// table is closing.
+func (t *Table) update(ctx context.Context, held map[string]parsed, files []*repo.File, v uint64) bool {
+	started := time.Now()
+	present := make(map[string]bool, len(files))
+	var todo []*repo.File
+	for _, f := range files {
+		if !Supports(f.Path) {
+			continue
+		}
+		present[f.Path] = true
+		if held[f.Path].src != f {
+			todo = append(todo, f)
+		}
+	}
+	for p := range held {
+		if !present[p] {
+			delete(held, p)
+		}
+	}
+	total := len(present)
+	wait, publishAt := publishFirst, started.Add(publishFirst)
+	results := make(chan parsed)
+	work := make(chan *repo.File)
+	var workers sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		workers.Go(func() {
+			for f := range work {
+				results <- parsed{src: f, file: Parse(f.Path, f.Text())}
+			}
+		})
+	}
+	go func() {
+		defer close(work)
+		for _, f := range todo {
+			select {
+			case work <- f:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() {
+		workers.Wait()
+		close(results)
+	}()
+	for r := range results {
+		held[r.src.Path] = r
+		t.Parses.Add(1)
+		if time.Now().After(publishAt) {
+			t.publish(held, Progress{FilesParsed: len(held), FilesTotal: total, Version: v})
+			wait *= 2
+			publishAt = time.Now().Add(wait)
+		}
+	}
+	if ctx.Err() != nil {
+		return false
+	}
+	t.publish(held, Progress{Ready: true, FilesParsed: len(held), FilesTotal: total, Version: v})
+	if len(todo) > 0 {
+		t.log.Info("symbols: table updated", "files", total, "parsed", len(todo),
+			"symbols", t.State().Progress.Symbols, "took_ms", time.Since(started).Milliseconds())
+	}
+	return true
+}
+
+// publish makes held the table's state.
+func (t *Table) publish(held map[string]parsed, p Progress) {
+	st := &State{Progress: p, files: make(map[string]*File, len(held))}
+	for path, h := range held {
+		st.files[path] = h.file
+		for i, s := range h.file.Symbols {
+			st.names = append(st.names, nameRef{lower: strings.ToLower(s.Name), file: h.file, i: int32(i)})
+		}
+	}
+	slices.SortFunc(st.names, func(a, b nameRef) int { return strings.Compare(a.lower, b.lower) })
+	st.Progress.Symbols = len(st.names)
+	t.state.Store(st)
+}
+
+// File returns the symbols of the file at p, or nil when the table has
+// none (not parsed yet, not searchable, or in a language this build does
+// not read).
+func (st *State) File(p string) *File { return st.files[p] }
+
+// Match says how a name is compared.
+type Match string
+
+// Ways to match a name.
+const (
+	Exact     Match = "exact"
+	Prefix    Match = "prefix"
+	Substring Match = "substring"
+)
+
+// Query is a lookup by name.
+type Query struct {
+	Name          string
+	Match         Match
+	CaseSensitive bool
+	Kinds         []Kind                 // any of them; all when empty
+	Keep          func(path string) bool // which files to look in; all when nil
+}
+
+// Hit is one symbol a lookup found.
+type Hit struct {
+	File   *File
+	Symbol Symbol
+	// Rank orders hits: 0 the name exactly, 1 the name in another case,
+	// 2 a name it starts, 3 a name it is in.
+	Rank int
+}
+
+// Find returns the symbols q finds, by rank, path and position. It stops
+// with ctx's error when ctx ends.
+func (st *State) Find(ctx context.Context, q Query) ([]Hit, error) {
+	lq := strings.ToLower(q.Name)
+	candidates := st.names
+	if q.Match != Substring {
+		// Names that start with the query (in any case) are consecutive.
+		from, _ := slices.BinarySearchFunc(st.names, lq, func(n nameRef, lq string) int { return strings.Compare(n.lower, lq) })
+		to := from
+		for to < len(st.names) && strings.HasPrefix(st.names[to].lower, lq) {
+			to++
+		}
+		candidates = st.names[from:to]
+	}
+	var hits []Hit
+	kept := map[*File]bool{}
+	for i, n := range candidates {
+		if i%4096 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if !strings.Contains(n.lower, lq) {
+			continue
+		}
+		s := n.file.Symbols[n.i]
+		rank := q.rank(s.Name, n.lower, lq)
+		if rank < 0 || len(q.Kinds) > 0 && !slices.Contains(q.Kinds, s.Kind) {
+			continue
+		}
+		keep, seen := kept[n.file]
+		if !seen {
+			keep = q.Keep == nil || q.Keep(n.file.Path)
+			kept[n.file] = keep
+		}
+		if keep {
+			hits = append(hits, Hit{File: n.file, Symbol: s, Rank: rank})
+		}
+	}
+	slices.SortFunc(hits, CompareHits)
+	return hits, nil
+}
+
+// rank returns how name (lower-cased: lower) matches the query (lq), or
+// -1 when it does not.
+func (q Query) rank(name, lower, lq string) int {
+	same := !q.CaseSensitive || strings.Contains(name, q.Name)
+	switch {
+	case name == q.Name:
+		return 0
+	case !same:
+		return -1
+	case lower == lq:
+		return 1
+	case q.Match == Exact:
+		return -1
+	case strings.HasPrefix(lower, lq) && (!q.CaseSensitive || strings.HasPrefix(name, q.Name)):
+		return 2
+	case q.Match == Prefix:
+		return -1
+	}
+	return 3
+}
+
+// CompareHits orders hits by rank, then path, then position.
+func CompareHits(a, b Hit) int {
+	if a.Rank != b.Rank {
+		return a.Rank - b.Rank
+	}
+	if c := strings.Compare(a.File.Path, b.File.Path); c != 0 {
+		return c
+	}
+	return a.Symbol.From - b.Symbol.From
+}

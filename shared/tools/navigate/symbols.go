@@ -1,0 +1,327 @@
+package navigate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/toolshed/toolshed/shared/cursor"
+	"github.com/toolshed/toolshed/shared/language"
+	"github.com/toolshed/toolshed/shared/pathmatch"
+	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/symbols"
+	"github.com/toolshed/toolshed/shared/toolerr"
+	"github.com/toolshed/toolshed/shared/toolkit"
+)
+
+// FindSymbolsTool is find_symbols' name, as in contracts/.
+const FindSymbolsTool = "find_symbols"
+
+// Bounds of find_symbols.
+const (
+	// tableWait is how long a call waits for the symbol table to catch
+	// up with the repository before it answers from what is parsed.
+	tableWait = 2 * time.Second
+	// maxOutlineBytes is the largest file outlined that the table lacks
+	// (parsed on the spot).
+	maxOutlineBytes = 4 << 20
+)
+
+type symbolsInput struct {
+	Name          string     `json:"name"`
+	Match         string     `json:"match"`
+	CaseSensitive bool       `json:"caseSensitive"`
+	Kinds         []string   `json:"kinds"`
+	Language      string     `json:"language"`
+	Path          string     `json:"path"`
+	Patterns      []string   `json:"patterns"`
+	File          string     `json:"file"`
+	Limit         schema.Int `json:"limit"`
+	Cursor        string     `json:"cursor"`
+}
+
+type symbolJSON struct {
+	Name      string `json:"name"`
+	Kind      string `json:"kind"`
+	Path      string `json:"path,omitempty"`     // lookups
+	Language  string `json:"language,omitempty"` // lookups
+	StartLine int    `json:"startLine"`
+	EndLine   int    `json:"endLine"`
+	Container string `json:"container,omitempty"`
+	Depth     *int   `json:"depth,omitempty"` // outlines
+	Signature string `json:"signature"`
+	Doc       string `json:"doc,omitempty"`
+}
+
+type outlinedFile struct {
+	Path     string `json:"path"`
+	Language string `json:"language"`
+	Lines    int    `json:"lines"`
+}
+
+type tableJSON struct {
+	State       string `json:"state"`
+	FilesParsed int    `json:"filesParsed"`
+	FilesTotal  int    `json:"filesTotal"`
+	Symbols     int    `json:"symbols"`
+}
+
+type symbolsOutput struct {
+	File       *outlinedFile `json:"file,omitempty"`
+	Symbols    []symbolJSON  `json:"symbols"`
+	Total      int           `json:"total"`
+	NextCursor *string       `json:"next_cursor"`
+	Index      tableJSON     `json:"index"`
+	Message    string        `json:"message,omitempty"`
+}
+
+// Table states, as find_symbols reports them.
+const (
+	stateBuilding = "building"
+	stateReady    = "ready"
+)
+
+// symbolTool serves find_symbols from the symbol table of each view.
+type symbolTool struct {
+	src    repo.Source
+	tables *symbols.Tables
+}
+
+func newSymbolTool(src repo.Source) symbolTool {
+	return symbolTool{src: src, tables: symbols.NewTables(nil)}
+}
+
+// findSymbols serves find_symbols: an outline with file, a lookup with
+// name.
+func (s symbolTool) findSymbols(ctx context.Context, call toolkit.Call, in symbolsInput) (toolkit.Result, error) {
+	if (in.Name == "") == (in.File == "") {
+		return toolkit.Result{}, toolerr.Field("name", "give either name (look a symbol up) or file (outline a file), not both")
+	}
+	kinds := make([]symbols.Kind, len(in.Kinds))
+	for i, k := range in.Kinds {
+		kinds[i] = symbols.Kind(k)
+	}
+	view, err := repo.OpenFor(ctx, s.src, call.Tenant)
+	if err != nil {
+		return toolkit.Result{}, err
+	}
+	table := s.tables.For(view)
+	wait, cancel := context.WithTimeout(ctx, tableWait)
+	st := table.Wait(wait)
+	cancel()
+	var out symbolsOutput
+	if in.File != "" {
+		out, err = outline(view, st, in.File, kinds, in.Cursor, int(in.Limit))
+	} else {
+		out, err = lookup(ctx, st, in, kinds)
+	}
+	if err != nil {
+		return toolkit.Result{}, err
+	}
+	out.Index = tableJSON{State: stateBuilding, FilesParsed: st.Progress.FilesParsed, FilesTotal: st.Progress.FilesTotal, Symbols: st.Progress.Symbols}
+	if st.Progress.Ready {
+		out.Index.State = stateReady
+	}
+	out.Message = symbolsMessage(out, in)
+	return toolkit.Result{Data: out, Message: out.Message}, nil
+}
+
+// lookup finds symbols by name.
+func lookup(ctx context.Context, st *symbols.State, in symbolsInput, kinds []symbols.Kind) (symbolsOutput, error) {
+	if slices.Contains(symbols.Missing(), in.Language) {
+		return symbolsOutput{}, toolerr.Field("language", "this server was built without tree-sitter (cgo): it finds symbols in %s only",
+			strings.Join(symbols.Languages(), ", "))
+	}
+	keep, err := fileFilter(in.Path, in.Patterns, in.Language)
+	if err != nil {
+		return symbolsOutput{}, err
+	}
+	var after *symbols.Hit
+	if in.Cursor != "" {
+		if after, err = decodeHitCursor(in.Cursor); err != nil {
+			return symbolsOutput{}, err
+		}
+	}
+	hits, err := st.Find(ctx, symbols.Query{Name: in.Name, Match: symbols.Match(in.Match), CaseSensitive: in.CaseSensitive, Kinds: kinds, Keep: keep})
+	if err != nil {
+		return symbolsOutput{}, fmt.Errorf("look up %q: %w", in.Name, err)
+	}
+	start := 0
+	if after != nil {
+		start, _ = slices.BinarySearchFunc(hits, *after, symbols.CompareHits)
+		if start < len(hits) && symbols.CompareHits(hits[start], *after) == 0 {
+			start++
+		}
+	}
+	end := min(start+int(in.Limit), len(hits))
+	out := symbolsOutput{Symbols: []symbolJSON{}, Total: len(hits)}
+	for _, h := range hits[start:end] {
+		j := symbolOf(h.File, h.Symbol)
+		j.Path, j.Language = h.File.Path, h.File.Language
+		out.Symbols = append(out.Symbols, j)
+	}
+	if end < len(hits) {
+		next := encodeHitCursor(hits[end-1])
+		out.NextCursor = &next
+	}
+	return out, nil
+}
+
+// fileFilter returns which files a lookup keeps: those under dir (a
+// folder, or a file; "" for all), in lang ("" for any), that one of the
+// globs matches (relative to dir; all without any).
+func fileFilter(dir string, patterns []string, lang string) (func(string) bool, error) {
+	dir = strings.Trim(dir, "/")
+	if dir == "." {
+		dir = ""
+	}
+	globs := make([]pathmatch.FileGlob, len(patterns))
+	for i, p := range patterns {
+		g, err := pathmatch.NewFileGlob(p)
+		if err != nil {
+			return nil, toolerr.Field(fmt.Sprintf("patterns/%d", i), "%v", err)
+		}
+		globs[i] = g
+	}
+	return func(p string) bool {
+		rel := p
+		if dir != "" {
+			var under bool
+			if rel, under = strings.CutPrefix(p, dir+"/"); !under && p != dir {
+				return false
+			}
+		}
+		if lang != "" && language.Of(p) != lang {
+			return false
+		}
+		return len(globs) == 0 || slices.ContainsFunc(globs, func(g pathmatch.FileGlob) bool { return g.Match(rel) })
+	}, nil
+}
+
+// outline lists the symbols of the file at p, in order, from the table
+// or, when the table lacks it (not parsed yet, or not searchable),
+// parsed on the spot.
+func outline(view repo.View, st *symbols.State, p string, kinds []symbols.Kind, cur string, limit int) (symbolsOutput, error) {
+	after := 0
+	if cur != "" {
+		n, err := cursor.DecodeID(FindSymbolsTool, cur)
+		if err != nil {
+			return symbolsOutput{}, err
+		}
+		after = int(n)
+	}
+	f := st.File(p)
+	if f == nil {
+		var err error
+		if f, err = parseFile(view, p); err != nil {
+			return symbolsOutput{}, err
+		}
+	}
+	out := symbolsOutput{File: &outlinedFile{Path: p, Language: f.Language, Lines: repo.CountLines([]byte(f.Text))}, Symbols: []symbolJSON{}}
+	depth := make([]int, len(f.Symbols))
+	var listed []symbolJSON
+	for i, sym := range f.Symbols {
+		if sym.Parent >= 0 {
+			depth[i] = depth[sym.Parent] + 1
+		}
+		if len(kinds) > 0 && !slices.Contains(kinds, sym.Kind) {
+			continue
+		}
+		j := symbolOf(f, sym)
+		j.Depth = &depth[i]
+		listed = append(listed, j)
+	}
+	out.Total = len(listed)
+	end := min(after+limit, len(listed))
+	if after < end {
+		out.Symbols = listed[after:end]
+	}
+	if end < len(listed) {
+		next := cursor.EncodeID(FindSymbolsTool, int64(end))
+		out.NextCursor = &next
+	}
+	return out, nil
+}
+
+// parseFile reads the file at p through the view (its policy applies)
+// and parses it.
+func parseFile(view repo.View, p string) (*symbols.File, error) {
+	info, err := fs.Stat(view, p)
+	var refused *toolerr.Error
+	switch {
+	case errors.As(err, &refused):
+		return nil, refused
+	case err != nil:
+		return nil, toolerr.New(toolerr.ResourceNotFound, "No file %s in the repository", p).With("path", p)
+	case info.IsDir():
+		return nil, toolerr.Field("file", "%s is a folder; list it with list_files, or look symbols up in it with name and path", p)
+	case !symbols.Supports(p):
+		return nil, toolerr.Field("file", "find_symbols reads %s files; %s is %s", strings.Join(symbols.Languages(), ", "), p, language.Of(p))
+	case info.Size() > maxOutlineBytes:
+		return nil, toolerr.New(toolerr.SizeLimitExceeded, "%s is %d bytes; find_symbols outlines files up to %d bytes", p, info.Size(), maxOutlineBytes).With("path", p)
+	}
+	data, err := fs.ReadFile(view, p)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", p, err)
+	}
+	return symbols.Parse(p, string(data)), nil
+}
+
+// symbolOf describes one symbol of f.
+func symbolOf(f *symbols.File, s symbols.Symbol) symbolJSON {
+	return symbolJSON{Name: s.Name, Kind: string(s.Kind), StartLine: s.Start, EndLine: s.End,
+		Container: s.Container, Signature: f.Signature(s), Doc: f.Doc(s)}
+}
+
+// A lookup's cursor is the last hit's place in the order: rank, byte
+// offset and path.
+func encodeHitCursor(h symbols.Hit) string {
+	return cursor.Encode(FindSymbolsTool, fmt.Sprintf("%d %d %s", h.Rank, h.Symbol.From, h.File.Path))
+}
+
+func decodeHitCursor(c string) (*symbols.Hit, error) {
+	var h *symbols.Hit
+	_, err := cursor.Decode(FindSymbolsTool, c, func(position string) bool {
+		parts := strings.SplitN(position, " ", 3)
+		if len(parts) != 3 || !fs.ValidPath(parts[2]) {
+			return false
+		}
+		rank, err1 := strconv.Atoi(parts[0])
+		from, err2 := strconv.Atoi(parts[1])
+		if err1 != nil || err2 != nil || rank < 0 || from < 0 {
+			return false
+		}
+		h = &symbols.Hit{Rank: rank, File: &symbols.File{Path: parts[2]}, Symbol: symbols.Symbol{From: from}}
+		return true
+	})
+	return h, err
+}
+
+// symbolsMessage says what the page holds and how to get the rest.
+func symbolsMessage(out symbolsOutput, in symbolsInput) string {
+	var b strings.Builder
+	switch {
+	case out.File != nil:
+		fmt.Fprintf(&b, "%d symbols in %s", out.Total, out.File.Path)
+	case out.Total == 0:
+		fmt.Fprintf(&b, "No symbol matches %q", in.Name)
+		if in.Match == string(symbols.Exact) || in.CaseSensitive {
+			b.WriteString(`; try "match": "substring" or "caseSensitive": false`)
+		}
+	default:
+		fmt.Fprintf(&b, "%d symbols match %q", out.Total, in.Name)
+	}
+	if out.NextCursor != nil {
+		fmt.Fprintf(&b, "; showing %d, pass next_cursor as cursor for the next page", len(out.Symbols))
+	}
+	if out.Index.State == stateBuilding {
+		fmt.Fprintf(&b, " (the symbol table is being built: %d of %d files parsed so far)", out.Index.FilesParsed, out.Index.FilesTotal)
+	}
+	return b.String()
+}

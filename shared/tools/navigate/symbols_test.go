@@ -1,0 +1,143 @@
+package navigate_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/toolshed/toolshed/shared/testenv/repotest"
+	"github.com/toolshed/toolshed/shared/tools/navigate"
+)
+
+// symbolFixture is a repository with symbols in three languages, and
+// files find_symbols never reads (ignored, secrets).
+var symbolFixture = map[string]string{
+	".gitignore":      "gen/\n",
+	"net/header.go":   "package net\n\n// ReadHeader reads a header. It blocks.\nfunc ReadHeader() {}\n\n// Header is a header.\ntype Header struct {\n\tKey string\n}\n\nfunc (h *Header) Get() string { return h.Key }\n",
+	"net/reader.go":   "package net\n\ntype Reader interface {\n\tReadHeader() error\n}\n",
+	"py/header.py":    "class Header:\n    \"\"\"A header.\"\"\"\n    def read_header(self):\n        pass\n",
+	"web/header.ts":   "export function readHeader(): string { return ''; }\n",
+	"gen/header.go":   "package gen\n\nfunc ReadHeader() {}\n",
+	"config/.env":     "READ_HEADER=1\n",
+	"docs/header.txt": "ReadHeader\n",
+}
+
+type foundSymbol struct {
+	Name      string `json:"name"`
+	Kind      string `json:"kind"`
+	Path      string `json:"path"`
+	Container string `json:"container"`
+	StartLine int    `json:"startLine"`
+	EndLine   int    `json:"endLine"`
+	Depth     *int   `json:"depth"`
+	Signature string `json:"signature"`
+	Doc       string `json:"doc"`
+}
+
+type foundSymbols struct {
+	Symbols    []foundSymbol `json:"symbols"`
+	Total      int           `json:"total"`
+	NextCursor *string       `json:"next_cursor"`
+	Index      struct {
+		State string `json:"state"`
+	} `json:"index"`
+}
+
+// findAll calls find_symbols with args and pages through every page of
+// at most limit symbols, returning "path:container.name" of each (or
+// "depth:name" for an outline).
+func findAll(t *testing.T, args map[string]any, limit int) ([]string, []foundSymbol) {
+	t.Helper()
+	h := newHarness(t, repotest.WriteDir(t, symbolFixture))
+	var got []string
+	var all []foundSymbol
+	for cursor := ""; ; {
+		a := map[string]any{"limit": limit}
+		for k, v := range args {
+			a[k] = v
+		}
+		if cursor != "" {
+			a["cursor"] = cursor
+		}
+		raw, _ := json.Marshal(a)
+		var page foundSymbols
+		h.OK(t, tenant, navigate.FindSymbolsTool, string(raw), &page)
+		if page.Index.State != "ready" {
+			t.Errorf("index %q, want ready", page.Index.State)
+		}
+		for _, s := range page.Symbols {
+			all = append(all, s)
+			if s.Depth != nil {
+				got = append(got, fmt.Sprintf("%d:%s", *s.Depth, s.Name))
+			} else {
+				got = append(got, fmt.Sprintf("%s:%s.%s", s.Path, s.Container, s.Name))
+			}
+		}
+		if page.NextCursor == nil {
+			if page.Total != len(got) {
+				t.Errorf("total %d, %d symbols listed", page.Total, len(got))
+			}
+			return got, all
+		}
+		cursor = *page.NextCursor
+	}
+}
+
+func TestFindSymbols(t *testing.T) {
+	tests := []struct {
+		name string
+		args map[string]any
+		want []string
+	}{
+		{"exact", map[string]any{"name": "ReadHeader"},
+			[]string{"net/header.go:.ReadHeader", "net/reader.go:Reader.ReadHeader"}},
+		{"any case, the same case first", map[string]any{"name": "readHeader", "caseSensitive": false},
+			[]string{"web/header.ts:.readHeader", "net/header.go:.ReadHeader", "net/reader.go:Reader.ReadHeader"}},
+		{"substring, kinds", map[string]any{"name": "header", "match": "substring", "caseSensitive": false, "kinds": []string{"class"}},
+			[]string{"net/header.go:.Header", "py/header.py:.Header"}},
+		{"a language", map[string]any{"name": "read", "match": "prefix", "caseSensitive": false, "language": "python"},
+			[]string{"py/header.py:Header.read_header"}},
+		{"a folder and globs", map[string]any{"name": "e", "match": "substring", "path": "net", "patterns": []string{"header.go"}},
+			[]string{"net/header.go:.ReadHeader", "net/header.go:.Header", "net/header.go:Header.Key", "net/header.go:Header.Get"}},
+		{"a file as path", map[string]any{"name": "Reader", "path": "net/reader.go"}, []string{"net/reader.go:.Reader"}},
+		{"outline", map[string]any{"file": "net/header.go"}, []string{"0:ReadHeader", "0:Header", "1:Key", "0:Get"}},
+		{"outline, kinds", map[string]any{"file": "py/header.py", "kinds": []string{"method"}}, []string{"1:read_header"}},
+		{"an ignored file's outline", map[string]any{"file": "gen/header.go"}, []string{"0:ReadHeader"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, limit := range []int{1, 2, 500} {
+				if got, _ := findAll(t, tt.args, limit); !slices.Equal(got, tt.want) {
+					t.Errorf("limit %d: %v, want %v", limit, got, tt.want)
+				}
+			}
+		})
+	}
+	// What a symbol says: lines, signature, doc, container.
+	_, syms := findAll(t, map[string]any{"name": "Header", "kinds": []string{"class"}, "language": "go"}, 10)
+	want := foundSymbol{Name: "Header", Kind: "class", Path: "net/header.go", StartLine: 7, EndLine: 9, Signature: "type Header struct", Doc: "Header is a header."}
+	if len(syms) != 1 || syms[0] != want {
+		t.Errorf("got %+v, want %+v", syms, want)
+	}
+}
+
+func TestFindSymbolsRefuses(t *testing.T) {
+	h := newHarness(t, repotest.WriteDir(t, symbolFixture))
+	tests := []struct{ args, code string }{
+		{`{"name":"x","file":"net/header.go"}`, "INVALID_INPUT"},
+		{`{"kinds":["class"]}`, "INVALID_INPUT"},
+		{`{"file":"net"}`, "INVALID_INPUT"},
+		{`{"file":"docs/header.txt"}`, "INVALID_INPUT"},
+		{`{"file":"net/missing.go"}`, "RESOURCE_NOT_FOUND"},
+		{`{"file":"config/.env"}`, "PATH_NOT_ALLOWED"},
+		{`{"name":"x","cursor":"eHl6"}`, "INVALID_INPUT"},
+		{`{"file":"net/header.go","cursor":"eHl6"}`, "INVALID_INPUT"},
+		{`{"name":"x","patterns":["["]}`, "INVALID_INPUT"},
+	}
+	for _, tt := range tests {
+		if o := h.Call(tenant, navigate.FindSymbolsTool, tt.args); o.OK || string(o.Error.Code) != tt.code {
+			t.Errorf("%s: %+v, want %s", tt.args, o, tt.code)
+		}
+	}
+}
