@@ -22,10 +22,11 @@ func TestAnswersLeaveNoWork(t *testing.T) {
 	srv := startProcess(t, map[string]string{
 		"TOOLSHED_AUTH": "off", "TOOLSHED_LOCAL_TENANT": "acme", "TOOLSHED_DATA_DIR": t.TempDir(),
 		"TOOLSHED_REPO_DIR":    repotest.WriteDir(t, repotest.Heavy()),
-		"TOOLSHED_RATE_LIMITS": "grep_codebase=100000,read_file=100000,context_search=100000",
+		"TOOLSHED_RATE_LIMITS": "grep_codebase=100000,read_file=100000,context_search=100000,find_symbols=100000",
 	})
 	pid := srv.cmd.Process.Pid
 	waitIndexed(t, srv)
+	waitSymbols(t, srv)
 
 	baseline := map[string]any{"cpu": map[string]any{}}
 	for i := range 6000 {
@@ -46,6 +47,10 @@ func TestAnswersLeaveNoWork(t *testing.T) {
 		{"grep_codebase", `{"pattern":".","limit":100}`},
 		{"grep_codebase", `{"pattern":"(a|aa)*q"}`},
 		{"context_search", `{"query":` + string(query) + `,"limit":20}`},
+		{"list_files", `{"patterns":["**"],"limit":1000}`},
+		{"find_references", `{"name":"x","limit":500}`},
+		{"find_references", `{"name":"Serve","excludeComments":true,"excludeStrings":true}`},
+		{"find_symbols", `{"name":"f","match":"substring","limit":500}`},
 		{"write_memory_entry", `{"file":"decisions.jsonl","entry":{"timestamp":"2026-01-01T00:00:00Z","decision":"` + strings.Repeat("d", 4000) + `"}}`},
 		{"read_memory", `{"file":"decisions.jsonl","limit":100}`},
 		{"add_task", `{"title":"` + strings.Repeat("t", 200) + `"}`},
@@ -87,6 +92,26 @@ func (s *serverProcess) abandon(tool, args string, wait time.Duration) string {
 		return fmt.Sprintf("%d ok", resp.StatusCode)
 	}
 	return fmt.Sprintf("%d %s", resp.StatusCode, r.Code)
+}
+
+// waitSymbols waits until find_symbols' table of the server's repository
+// is ready, so that no background work is under way.
+func waitSymbols(t *testing.T, srv *serverProcess) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		r, err := srv.call("find_symbols", `{"name":"main"}`)
+		var out struct {
+			Index struct{ State string } `json:"index"`
+		}
+		if err == nil && r.OK && json.Unmarshal(r.Result, &out) == nil && out.Index.State == "ready" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the symbol table is not ready after 2 minutes: %+v %v", r, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 // waitIndexed waits until context_search's code index of the server's

@@ -6,6 +6,8 @@
 //   - list_files: a folder's files and folders to a depth, or the files
 //     that match globs, with size, language and line count, in path order,
 //     paged with a cursor.
+//   - find_symbols: where a name is defined, or a file's outline, from
+//     the symbol table of the view (shared/symbols).
 //   - find_references: where an identifier is used, as a whole word and
 //     case-sensitively (the lines `rg -w -s` finds), grouped by file with
 //     every occurrence's column, comments and strings optionally left out
@@ -17,6 +19,7 @@ import (
 
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/symbols"
 	"github.com/toolshed/toolshed/shared/toolkit"
 	"github.com/toolshed/toolshed/shared/wiring"
 )
@@ -48,20 +51,34 @@ var Family = family.Family{
 		if err != nil {
 			return nil, err
 		}
-		return Tools(src), nil
+		s := newService(src)
+		env.OnClose(func() error { s.tables.Close(); return nil })
+		return s.tools(), nil
 	},
 }
 
-// Tools returns the navigation tools over src.
+// Tools returns the navigation tools over src (their symbol tables are
+// never closed: for tests and programs that end).
 func Tools(src repo.Source) []toolkit.Tool {
-	s := service{src: src}
+	return newService(src).tools()
+}
+
+func newService(src repo.Source) service {
+	return service{src: src, tables: symbols.NewTables(nil)}
+}
+
+func (s service) tools() []toolkit.Tool {
 	return []toolkit.Tool{
 		{Name: ListFilesTool, Handler: toolkit.Typed(s.listFiles)},
 		{Name: FindReferencesTool, Handler: toolkit.Typed(s.findReferences)},
-		{Name: FindSymbolsTool, Handler: toolkit.Typed(newSymbolTool(src).findSymbols)},
+		{Name: FindSymbolsTool, Handler: toolkit.Typed(s.findSymbols)},
 	}
 }
 
+// service holds what the tools share: the repositories and the symbol
+// table of each view (find_symbols looks names up in it, find_references
+// marks definitions with it).
 type service struct {
-	src repo.Source
+	src    repo.Source
+	tables *symbols.Tables
 }

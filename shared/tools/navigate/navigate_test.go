@@ -285,6 +285,40 @@ func firstDiff(a, b []string) int {
 	return min(len(a), len(b))
 }
 
+// TestReferencesMarkDefinitions: a line where the symbol table finds the
+// name defined says which kind of symbol it defines.
+func TestReferencesMarkDefinitions(t *testing.T) {
+	dir := repotest.WriteDir(t, map[string]string{
+		"a.go": "package a\n\ntype Server struct{ Addr string }\n\nfunc (s *Server) Serve() {}\n\nfunc run() { var s Server; s.Serve() }\n",
+	})
+	h := newHarness(t, dir)
+	for name, want := range map[string]map[int]string{
+		"Server": {3: "class", 5: "", 7: ""},
+		"Serve":  {5: "method", 7: ""},
+		"Addr":   {3: "field"},
+	} {
+		raw, _ := json.Marshal(map[string]any{"name": name})
+		var out struct {
+			Files []struct {
+				Lines []struct {
+					Line       int    `json:"line"`
+					Definition string `json:"definition"`
+				} `json:"lines"`
+			} `json:"files"`
+		}
+		h.OK(t, tenant, navigate.FindReferencesTool, string(raw), &out)
+		got := map[int]string{}
+		for _, f := range out.Files {
+			for _, l := range f.Lines {
+				got[l.Line] = l.Definition
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: definitions by line %v, want %v", name, got, want)
+		}
+	}
+}
+
 // TestReferencesOutsideCommentsAndStrings: occurrences in comments and
 // strings are left out on request, and lines left with none go.
 func TestReferencesOutsideCommentsAndStrings(t *testing.T) {

@@ -6,12 +6,14 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/toolshed/toolshed/shared/codespans"
 	"github.com/toolshed/toolshed/shared/cursor"
 	"github.com/toolshed/toolshed/shared/language"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/symbols"
 	"github.com/toolshed/toolshed/shared/textsearch"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
@@ -29,9 +31,10 @@ type refsInput struct {
 }
 
 type refLineJSON struct {
-	Line    int    `json:"line"`
-	Columns []int  `json:"columns"`
-	Text    string `json:"text"`
+	Line       int    `json:"line"`
+	Columns    []int  `json:"columns"`
+	Text       string `json:"text"`
+	Definition string `json:"definition,omitempty"` // the kind of symbol the line defines by that name
 }
 
 type refFileJSON struct {
@@ -53,6 +56,10 @@ type refsOutput struct {
 // strings out looks at: each is classified before it is counted, so its
 // total is a lower bound past this many.
 const maxFilteredLines = 20000
+
+// definitionsWait bounds how long a call waits for the symbol table to
+// catch up with the view before it marks definitions from what is parsed.
+const definitionsWait = 300 * time.Millisecond
 
 // identifier is what find_references looks for.
 var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -87,7 +94,12 @@ func (s service) findReferences(ctx context.Context, call toolkit.Call, in refsI
 	if err != nil {
 		return toolkit.Result{}, fmt.Errorf("list searchable files: %w", err)
 	}
-	f := refFinder{word: regexp.MustCompile(word), files: map[string]*repo.File{}, in: in}
+	// Definitions are marked from what the view's symbol table holds,
+	// waited for briefly while it is built.
+	wait, cancel := context.WithTimeout(ctx, definitionsWait)
+	st := s.tables.For(snap).Wait(wait)
+	cancel()
+	f := refFinder{word: regexp.MustCompile(word), files: map[string]*repo.File{}, in: in, symbols: st}
 	for _, file := range files {
 		f.files[file.Path] = file
 	}
@@ -98,9 +110,9 @@ func (s service) findReferences(ctx context.Context, call toolkit.Call, in refsI
 	}
 	gctx, cancel := toolkit.Gathering(ctx)
 	res := textsearch.Search(gctx, files, q, textsearch.Options{Limit: limit, Include: include, Context: -1})
+	lines, total, classified := f.lines(gctx, res)
 	cancel()
-	lines, total := f.lines(res)
-	complete := res.Complete && (!f.filtering() || res.Total <= maxFilteredLines)
+	complete := res.Complete && classified && (!f.filtering() || res.Total <= maxFilteredLines)
 	out := refsOutput{Name: in.Name, Files: []refFileJSON{}, TotalLines: total, Incomplete: !complete}
 	end := min(offset+int(in.Limit), len(lines))
 	for _, l := range lines[min(offset, end):end] {
@@ -125,21 +137,25 @@ func under(dir string, sel selector) func(string) bool {
 
 // refLine is one line of a file with its occurrences.
 type refLine struct {
-	path    string
-	line    int
-	columns []int
-	text    string
+	path       string
+	line       int
+	columns    []int
+	text       string
+	definition symbols.Kind // "" when no occurrence is a definition
 }
 
 // refFinder turns matching lines into references.
 type refFinder struct {
-	word  *regexp.Regexp
-	files map[string]*repo.File
-	in    refsInput
-	// The file being read: its line starts so far and its spans.
-	path   string
-	starts []int
-	spans  []codespans.Span
+	word    *regexp.Regexp
+	files   map[string]*repo.File
+	in      refsInput
+	symbols *symbols.State // what the view's symbol table has parsed so far
+	// The file being read: its line starts so far, its spans, and the
+	// kinds of the symbols it defines by the name, by the name's offset.
+	path        string
+	starts      []int
+	spans       []codespans.Span
+	definitions map[int]symbols.Kind
 }
 
 // filtering reports whether comments or strings are left out.
@@ -147,29 +163,38 @@ func (f *refFinder) filtering() bool { return f.in.ExcludeComments || f.in.Exclu
 
 // lines returns the search's matching lines with the columns of every
 // occurrence, less the occurrences in comments or strings when those are
-// left out (and the lines left with none), and their total.
-func (f *refFinder) lines(res textsearch.Result) ([]refLine, int) {
+// left out (and the lines left with none), and their total; it stops when
+// ctx ends, and then reports that not every line was looked at.
+func (f *refFinder) lines(ctx context.Context, res textsearch.Result) ([]refLine, int, bool) {
 	out := make([]refLine, 0, len(res.Matches))
-	for _, m := range res.Matches {
-		if cols := f.columns(m.File, m.Line); len(cols) > 0 {
-			out = append(out, refLine{path: m.File, line: m.Line, columns: cols, text: m.Text})
+	total := func() int {
+		if f.filtering() {
+			return len(out) // a lower bound when not every line was looked at
+		}
+		return res.Total
+	}
+	for i, m := range res.Matches {
+		if i%256 == 0 && ctx.Err() != nil {
+			return out, total(), false
+		}
+		if cols, def := f.columns(m.File, m.Line); len(cols) > 0 {
+			out = append(out, refLine{path: m.File, line: m.Line, columns: cols, text: m.Text, definition: def})
 		}
 	}
-	if !f.filtering() {
-		return out, res.Total
-	}
-	return out, len(out) // a lower bound when the search stopped at its limit
+	return out, total(), true
 }
 
 // columns returns the 1-based byte columns of the occurrences on a line of
-// a file that are kept.
-func (f *refFinder) columns(path string, line int) []int {
+// a file that are kept, and the kind of symbol one of them defines, if the
+// symbol table knows one.
+func (f *refFinder) columns(path string, line int) ([]int, symbols.Kind) {
 	file := f.files[path]
 	if path != f.path {
 		f.path, f.starts, f.spans = path, []int{0}, nil
 		if f.filtering() {
 			f.spans = codespans.Of(language.Of(path), file.Data)
 		}
+		f.definitions = definitions(f.symbols, file, f.in.Name)
 	}
 	data := file.Data
 	for len(f.starts) <= line { // the line starts up to the one after line
@@ -183,6 +208,7 @@ func (f *refFinder) columns(path string, line int) []int {
 	}
 	start, end := f.starts[line-1], min(f.starts[line]-1, len(data))
 	var cols []int
+	var def symbols.Kind
 	for _, loc := range f.word.FindAllIndex(data[start:end], -1) {
 		switch codespans.At(f.spans, start+loc[0]) {
 		case codespans.Comment:
@@ -195,8 +221,28 @@ func (f *refFinder) columns(path string, line int) []int {
 			}
 		}
 		cols = append(cols, loc[0]+1)
+		if k, ok := f.definitions[start+loc[0]]; ok {
+			def = k
+		}
 	}
-	return cols
+	return cols, def
+}
+
+// definitions returns, by the byte offset of its name, the kind of each
+// symbol named name that the table's state found in file, when the state
+// holds the file as it is now.
+func definitions(st *symbols.State, file *repo.File, name string) map[int]symbols.Kind {
+	parsed := st.File(file.Path)
+	if parsed == nil || parsed.Text != file.Text() {
+		return nil
+	}
+	out := map[int]symbols.Kind{}
+	for _, sym := range parsed.Symbols {
+		if sym.Name == name {
+			out[sym.NameAt] = sym.Kind
+		}
+	}
+	return out
 }
 
 // add puts a line into the output, under its file.
@@ -205,7 +251,7 @@ func (o *refsOutput) add(l refLine) {
 		o.Files = append(o.Files, refFileJSON{Path: l.path, Language: language.Of(l.path), Lines: []refLineJSON{}})
 	}
 	last := &o.Files[len(o.Files)-1]
-	last.Lines = append(last.Lines, refLineJSON{Line: l.line, Columns: l.columns, Text: l.text})
+	last.Lines = append(last.Lines, refLineJSON{Line: l.line, Columns: l.columns, Text: l.text, Definition: string(l.definition)})
 }
 
 // refsMessage says what the page holds and how to get the rest.

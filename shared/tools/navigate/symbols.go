@@ -87,19 +87,9 @@ const (
 	stateReady    = "ready"
 )
 
-// symbolTool serves find_symbols from the symbol table of each view.
-type symbolTool struct {
-	src    repo.Source
-	tables *symbols.Tables
-}
-
-func newSymbolTool(src repo.Source) symbolTool {
-	return symbolTool{src: src, tables: symbols.NewTables(nil)}
-}
-
 // findSymbols serves find_symbols: an outline with file, a lookup with
 // name.
-func (s symbolTool) findSymbols(ctx context.Context, call toolkit.Call, in symbolsInput) (toolkit.Result, error) {
+func (s service) findSymbols(ctx context.Context, call toolkit.Call, in symbolsInput) (toolkit.Result, error) {
 	if (in.Name == "") == (in.File == "") {
 		return toolkit.Result{}, toolerr.Field("name", "give either name (look a symbol up) or file (outline a file), not both")
 	}
