@@ -5,18 +5,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolshed/toolshed/shared/memoryfile"
 	"github.com/toolshed/toolshed/shared/store"
 )
 
-// The memory files the index reads (see shared/tools/memory).
-const (
-	DecisionsFile     = "decisions.jsonl"
-	BestPracticesFile = "best_practices.md"
-	ProgressLogFile   = "progress_log.jsonl"
-)
-
-// MemoryFiles are the memory files that hold discoveries and session notes.
-var MemoryFiles = []string{DecisionsFile, BestPracticesFile, ProgressLogFile}
+// MemoryFiles are the memory files that hold discoveries and session notes
+// (shared/memoryfile).
+var MemoryFiles = []string{memoryfile.Decisions, memoryfile.BestPractices, memoryfile.ProgressLog}
 
 // textFields are the fields of a JSON memory entry that hold its text,
 // first present wins.
@@ -40,13 +35,13 @@ var textFields = []string{"content", "summary", "decision", "event"}
 func MemoryDoc(e store.MemoryEntry) (Doc, bool) {
 	d := Doc{ID: e.File + "#" + e.ID, Date: e.CreatedAt.UTC()}
 	switch e.File {
-	case BestPracticesFile:
+	case memoryfile.BestPractices:
 		d.Source, d.Type = SourceDiscovery, TypePattern
 		d.Content = strings.TrimSpace(e.Content)
 		return d, true
-	case DecisionsFile:
+	case memoryfile.Decisions:
 		d.Source, d.Type = SourceDiscovery, TypeDecision
-	case ProgressLogFile:
+	case memoryfile.ProgressLog:
 		d.Source, d.Type = SourceSession, TypeSession
 	default:
 		return Doc{}, false

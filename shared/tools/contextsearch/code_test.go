@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/memoryfile"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/store"
@@ -171,8 +172,8 @@ func testDeployedS3(t *testing.T, blobs *contextindex.S3Blobs) {
 	}
 	st2 := tooltest.BoltStores(t)
 	h = newHarness(t, st2, contextsearch.Options{Blobs: blobs, Embedder: emb})
-	h.write(t, "acme", contextindex.DecisionsFile, `{"timestamp":"2025-01-15T10:00:00Z","type":"rule","module":"container/list","content":"Never copy a List value"}`)
-	page, _ := st2.Memory.List(ctx, "acme", contextindex.DecisionsFile, store.MemoryQuery{})
+	h.write(t, "acme", memoryfile.Decisions, `{"timestamp":"2025-01-15T10:00:00Z","type":"rule","module":"container/list","content":"Never copy a List value"}`)
+	page, _ := st2.Memory.List(ctx, "acme", memoryfile.Decisions, store.MemoryQuery{})
 	doc, _ := contextindex.MemoryDoc(page.Entries[0])
 	if _, err := idx.AddMemoryVectors(ctx, "acme", emb, []contextindex.Doc{doc}); err != nil {
 		t.Fatal(err)
@@ -289,7 +290,7 @@ func TestTenantsShareOneCodeIndex(t *testing.T) {
 	h := newHarness(t, st, contextsearch.Options{BuildLocally: true, Repo: repotest.Local(t, dir)})
 	h.svc.Start(context.Background(), "alice")
 	h.svc.Settle()
-	h.write(t, "alice", contextindex.DecisionsFile, `{"timestamp":"2025-01-10T09:00:00Z","type":"decision","module":"list","content":"Alice keeps the doubly linked list"}`)
+	h.write(t, "alice", memoryfile.Decisions, `{"timestamp":"2025-01-10T09:00:00Z","type":"decision","module":"list","content":"Alice keeps the doubly linked list"}`)
 	a := h.search(t, "alice", `{"query":"doubly linked list"}`)
 	b := h.search(t, "bob", `{"query":"doubly linked list"}`)
 	if len(a.Results) == 0 || len(b.Results) == 0 || a.Index == nil || b.Index == nil || *a.Index != *b.Index || a.Index.State != "ready" {
@@ -317,7 +318,7 @@ func TestAnswersWhileTheCodeIsIndexed(t *testing.T) {
 	held := &heldSource{Shared: repotest.Local(t, dir), release: make(chan struct{})}
 	st := tooltest.BoltStores(t)
 	h := newHarness(t, st, contextsearch.Options{BuildLocally: true, Repo: held})
-	h.write(t, "alice", contextindex.DecisionsFile, `{"timestamp":"2025-01-10T09:00:00Z","type":"decision","module":"list","content":"Keep the doubly linked list for the LRU cache"}`)
+	h.write(t, "alice", memoryfile.Decisions, `{"timestamp":"2025-01-10T09:00:00Z","type":"decision","module":"list","content":"Keep the doubly linked list for the LRU cache"}`)
 
 	start := time.Now()
 	out := h.search(t, "alice", `{"query":"doubly linked list"}`)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/memoryfile"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/testenv/embedtest"
 	"github.com/toolshed/toolshed/shared/testenv/tooltest"
@@ -113,7 +114,7 @@ func newHarness(t *testing.T, st store.Stores, o contextsearch.Options) harness 
 func (h harness) write(t *testing.T, tenant, file, entry string) {
 	t.Helper()
 	args := fmt.Sprintf(`{"file":%q,"entry":%s}`, file, entry)
-	if file == contextindex.BestPracticesFile {
+	if file == memoryfile.BestPractices {
 		args = fmt.Sprintf(`{"file":%q,"content":%q}`, file, entry)
 	}
 	h.OK(t, tenant, memory.WriteTool, args, nil)
@@ -130,14 +131,14 @@ func (h harness) search(t *testing.T, tenant, args string) output {
 func (h harness) fixture(t *testing.T, tenant string) {
 	t.Helper()
 	for i, d := range otherDiscoveries {
-		h.write(t, tenant, contextindex.DecisionsFile, fmt.Sprintf(`{"timestamp":"2024-12-%02dT10:00:00Z","type":%q,"module":%q,"content":%q}`,
+		h.write(t, tenant, memoryfile.Decisions, fmt.Sprintf(`{"timestamp":"2024-12-%02dT10:00:00Z","type":%q,"module":%q,"content":%q}`,
 			i%28+1, d.typ, d.module, d.text))
 	}
 	for _, d := range seedDiscoveries {
-		h.write(t, tenant, contextindex.DecisionsFile, d)
+		h.write(t, tenant, memoryfile.Decisions, d)
 	}
-	h.write(t, tenant, contextindex.ProgressLogFile, `{"timestamp":"2025-01-15T12:00:00Z","event":"session_end","summary":"Reviewed the login flow and the session cookie settings"}`)
-	h.write(t, tenant, contextindex.BestPracticesFile, "Prefer small, reviewed pull requests.")
+	h.write(t, tenant, memoryfile.ProgressLog, `{"timestamp":"2025-01-15T12:00:00Z","event":"session_end","summary":"Reviewed the login flow and the session cookie settings"}`)
+	h.write(t, tenant, memoryfile.BestPractices, "Prefer small, reviewed pull requests.")
 }
 
 // TestSeedExamples is the acceptance of the specification's two examples on a
@@ -185,10 +186,10 @@ func TestSeedExamples(t *testing.T) {
 // TestMapping checks the memory-entry mapping the contract documents.
 func TestMapping(t *testing.T) {
 	h := newHarness(t, tooltest.BoltStores(t), contextsearch.Options{})
-	h.write(t, "acme", contextindex.DecisionsFile, `{"timestamp":"2025-02-01T08:00:00Z","type":"Rule","module":"api","summary":"Quarterly summary of throttling"}`)
-	h.write(t, "acme", contextindex.DecisionsFile, `{"timestamp":"2025-02-02T08:00:00Z","type":"chore","decision":"Throttling decision text"}`)
-	h.write(t, "acme", contextindex.ProgressLogFile, `{"timestamp":"2025-02-03T08:00:00Z","session":"s-9","event":"throttling investigated"}`)
-	h.write(t, "acme", contextindex.BestPracticesFile, "## Throttling\n\nBack off exponentially when throttled.")
+	h.write(t, "acme", memoryfile.Decisions, `{"timestamp":"2025-02-01T08:00:00Z","type":"Rule","module":"api","summary":"Quarterly summary of throttling"}`)
+	h.write(t, "acme", memoryfile.Decisions, `{"timestamp":"2025-02-02T08:00:00Z","type":"chore","decision":"Throttling decision text"}`)
+	h.write(t, "acme", memoryfile.ProgressLog, `{"timestamp":"2025-02-03T08:00:00Z","session":"s-9","event":"throttling investigated"}`)
+	h.write(t, "acme", memoryfile.BestPractices, "## Throttling\n\nBack off exponentially when throttled.")
 	out := h.search(t, "acme", `{"query":"throttling","limit":10}`)
 	got := map[string]string{}
 	for _, r := range out.Results {
@@ -234,7 +235,7 @@ func TestErrors(t *testing.T) {
 	// Another tenant's discoveries do not count, and are never shown.
 	h.fixture(t, "other")
 	h.Fail(t, "acme", contextsearch.Tool, `{"query":"how does authentication work"}`, toolerr.ResourceNotFound)
-	h.write(t, "acme", contextindex.DecisionsFile, `{"timestamp":"2025-01-01T00:00:00Z","content":"Our only note"}`)
+	h.write(t, "acme", memoryfile.Decisions, `{"timestamp":"2025-01-01T00:00:00Z","content":"Our only note"}`)
 	out := h.search(t, "acme", `{"query":"authentication token refresh note","limit":20}`)
 	if len(out.Results) != 1 || out.Results[0].Content != "Our only note" {
 		t.Errorf("acme sees %+v", out.Results)
@@ -251,7 +252,7 @@ func TestFreshDiscoveryFoundAtOnce(t *testing.T) {
 			if out := h.search(t, "acme", `{"query":"kubernetes autoscaling"}`); len(out.Results) != 0 {
 				t.Fatalf("before: %+v", out.Results)
 			}
-			h.write(t, "acme", contextindex.DecisionsFile, `{"timestamp":"2025-01-16T10:00:00Z","type":"decision","module":"infra","content":"Run workers on Kubernetes with horizontal autoscaling"}`)
+			h.write(t, "acme", memoryfile.Decisions, `{"timestamp":"2025-01-16T10:00:00Z","type":"decision","module":"infra","content":"Run workers on Kubernetes with horizontal autoscaling"}`)
 			out := h.search(t, "acme", `{"query":"kubernetes autoscaling"}`)
 			if len(out.Results) != 1 || !strings.Contains(out.Results[0].Content, "Kubernetes") {
 				t.Errorf("after: %+v", out.Results)
@@ -292,7 +293,7 @@ func TestHybridLocal(t *testing.T) {
 		t.Errorf("%d texts embedded after two more searches; want only the 2 queries (entries are cached)", got-embedded)
 	}
 	// A new entry is found lexically before its vector exists.
-	h.write(t, "acme", contextindex.DecisionsFile, `{"timestamp":"2025-01-20T10:00:00Z","type":"rule","module":"auth","content":"Rotate signing keys every ninety days"}`)
+	h.write(t, "acme", memoryfile.Decisions, `{"timestamp":"2025-01-20T10:00:00Z","type":"rule","module":"auth","content":"Rotate signing keys every ninety days"}`)
 	out = h.search(t, "acme", `{"query":"rotate signing keys"}`)
 	if out.Mode != "hybrid" || out.Results[0].Content != "Rotate signing keys every ninety days" {
 		t.Errorf("fresh entry: %+v", out)
@@ -370,7 +371,7 @@ func TestLocalReadsIndexesAfterSaves(t *testing.T) {
 	if got := blobs.gets.Load() - reads; got != 0 {
 		t.Errorf("3 searches with nothing saved read the stored indexes %d times", got)
 	}
-	h.write(t, "acme", contextindex.DecisionsFile, `{"timestamp":"2025-01-20T10:00:00Z","type":"rule","module":"auth","content":"Rotate signing keys every ninety days"}`)
+	h.write(t, "acme", memoryfile.Decisions, `{"timestamp":"2025-01-20T10:00:00Z","type":"rule","module":"auth","content":"Rotate signing keys every ninety days"}`)
 	h.search(t, "acme", `{"query":"rotate signing keys"}`)
 	h.svc.Settle() // the new entry's vector is saved
 	reads = blobs.gets.Load()

@@ -1,14 +1,13 @@
 // Package memory implements the memory tools over store.Memory:
 // write_memory_entry appends one entry to a memory file, and
-// read_memory pages through a file's entries. Render gives a file's entries
-// as one text, for read_repo_file on .claude/memory/<file>.
+// read_memory pages through a file's entries. The files, their formats
+// and how a file renders as one text are shared/memoryfile's.
 //
-// There are three memory files. progress_log.jsonl and decisions.jsonl take
-// a JSON object with an RFC 3339 "timestamp", stored as one compact JSON
-// line; best_practices.md takes markdown, stored ending in exactly one
-// newline. An entry is at most MaxEntryBytes as the caller wrote it (JSON
-// compacted; markdown without trailing whitespace and without the newline
-// that ends it in the file).
+// progress_log.jsonl and decisions.jsonl take a JSON object with an RFC
+// 3339 "timestamp", stored as one compact JSON line; best_practices.md
+// takes markdown, stored ending in exactly one newline. An entry is at most
+// MaxEntryBytes as the caller wrote it (JSON compacted; markdown without
+// trailing whitespace and without the newline that ends it in the file).
 //
 // Memory is append-only: this package only ever appends and lists (the
 // store has no way to update or delete an entry). write_memory_entry takes
@@ -19,11 +18,11 @@ package memory
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/memoryfile"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
@@ -39,43 +38,12 @@ const (
 // MaxEntryBytes is the largest entry (5 KB).
 const MaxEntryBytes = 5120
 
-// format is how a memory file's entries are written.
-type format int
-
-const (
-	jsonLines format = iota + 1 // one JSON object per line
-	markdown                    // markdown blocks separated by a blank line
-)
-
-// files are the memory files and their formats.
-var files = map[string]format{
-	"progress_log.jsonl": jsonLines,
-	"decisions.jsonl":    jsonLines,
-	"best_practices.md":  markdown,
-}
-
-// Files returns the names of the memory files, sorted.
-func Files() []string {
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	return names
-}
-
-// IsFile reports whether name is one of the memory files.
-func IsFile(name string) bool {
-	_, ok := files[name]
-	return ok
-}
-
 // fileFormat returns the format of a memory file, or INVALID_INPUT naming
 // "file" (the schema's enum already refuses other names).
-func fileFormat(name string) (format, error) {
-	f, ok := files[name]
+func fileFormat(name string) (memoryfile.Format, error) {
+	f, ok := memoryfile.FormatOf(name)
 	if !ok {
-		return 0, toolerr.Field("file", "must be one of %q", Files())
+		return 0, toolerr.Field("file", "must be one of %q", memoryfile.Names())
 	}
 	return f, nil
 }

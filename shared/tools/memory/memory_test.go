@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolshed/toolshed/shared/cursor"
+	"github.com/toolshed/toolshed/shared/memoryfile"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/testenv/tooltest"
 	"github.com/toolshed/toolshed/shared/toolerr"
@@ -104,7 +105,7 @@ func (e env) contents(t *testing.T, tenant, file string, limit int) []string {
 // empty fails the test if tenant has entries in any memory file.
 func (e env) empty(t *testing.T, tenant string) {
 	t.Helper()
-	for _, f := range memory.Files() {
+	for _, f := range memoryfile.Names() {
 		if got := e.contents(t, tenant, f, 100); len(got) != 0 {
 			t.Errorf("%s has %d entries in %s: %q", tenant, len(got), f, got)
 		}
@@ -398,8 +399,8 @@ func testTenantIsolation(t *testing.T, st store.Stores) {
 	if got := e.read(t, bob, `{"file":"decisions.jsonl","cursor":"`+*page.NextCursor+`"}`); len(got.Entries) != 0 {
 		t.Errorf("bob with alice's cursor sees %+v", got.Entries)
 	}
-	for _, f := range memory.Files() {
-		text, err := memory.Render(context.Background(), e.mem, bob, f, 1<<20)
+	for _, f := range memoryfile.Names() {
+		text, err := memoryfile.Render(context.Background(), e.mem, bob, f, 1<<20)
 		if err != nil || text != "" {
 			t.Errorf("Render(bob, %s) = %q, %v", f, text, err)
 		}
@@ -422,8 +423,8 @@ func (s smallPages) List(ctx context.Context, tenant, file string, q store.Memor
 func testRender(t *testing.T, st store.Stores) {
 	e := newEnv(t, st)
 	ctx := context.Background()
-	for _, f := range memory.Files() {
-		if text, err := memory.Render(ctx, e.mem, alice, f, 1<<20); err != nil || text != "" {
+	for _, f := range memoryfile.Names() {
+		if text, err := memoryfile.Render(ctx, e.mem, alice, f, 1<<20); err != nil || text != "" {
 			t.Errorf("empty %s renders as %q, %v", f, text, err)
 		}
 	}
@@ -437,24 +438,24 @@ func testRender(t *testing.T, st store.Stores) {
 		e.write(t, alice, fmt.Sprintf(`{"file":"best_practices.md","content":%q}`, c))
 	}
 	for _, mem := range []store.Memory{e.mem, smallPages{e.mem}} {
-		got, err := memory.Render(ctx, mem, alice, progress, 1<<20)
+		got, err := memoryfile.Render(ctx, mem, alice, progress, 1<<20)
 		if want := strings.Join(lines, ""); err != nil || got != want {
 			t.Errorf("%T: jsonl renders as %q, %v; want %q", mem, got, err, want)
 		}
-		got, err = memory.Render(ctx, mem, alice, practices, 1<<20)
+		got, err = memoryfile.Render(ctx, mem, alice, practices, 1<<20)
 		if want := "# One\n\ntext\n\n- two\n\nthree\n"; err != nil || got != want {
 			t.Errorf("%T: markdown renders as %q, %v; want %q", mem, got, err, want)
 		}
-		got, err = memory.Render(ctx, mem, alice, decisions, 1<<20)
+		got, err = memoryfile.Render(ctx, mem, alice, decisions, 1<<20)
 		if err != nil || got != "" {
 			t.Errorf("%T: empty decisions render as %q, %v", mem, got, err)
 		}
 	}
-	if _, err := memory.Render(ctx, e.mem, alice, "CLAUDE.md", 1<<20); err == nil {
+	if _, err := memoryfile.Render(ctx, e.mem, alice, "CLAUDE.md", 1<<20); err == nil {
 		t.Error("Render of a file that is not a memory file succeeded")
 	}
 	// Past max, paging stops: a page of small pages (two entries) past it.
-	got, err := memory.Render(ctx, smallPages{e.mem}, alice, progress, len(lines[0]))
+	got, err := memoryfile.Render(ctx, smallPages{e.mem}, alice, progress, len(lines[0]))
 	if want := lines[0] + lines[1]; err != nil || got != want {
 		t.Errorf("rendered to %d bytes: %q, %v; want the first page past it, %q", len(lines[0]), got, err, want)
 	}

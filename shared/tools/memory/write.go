@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/toolshed/toolshed/shared/memoryfile"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolerr"
@@ -67,7 +68,7 @@ func entryText(in writeInput) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if f == jsonLines {
+	if f == memoryfile.JSONLines {
 		if in.Content != nil {
 			return "", toolerr.Field("content", "is not accepted for %s; give the entry object in entry", in.File)
 		}

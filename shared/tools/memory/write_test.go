@@ -57,14 +57,3 @@ func TestEntryText(t *testing.T) {
 		}
 	}
 }
-
-func TestFiles(t *testing.T) {
-	if got := strings.Join(Files(), ","); got != "best_practices.md,decisions.jsonl,progress_log.jsonl" {
-		t.Errorf("Files() = %s", got)
-	}
-	for _, f := range []string{"", "CLAUDE.md", ".claude/memory/decisions.jsonl", "Decisions.jsonl"} {
-		if IsFile(f) {
-			t.Errorf("IsFile(%q) = true", f)
-		}
-	}
-}

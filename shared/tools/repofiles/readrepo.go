@@ -11,9 +11,9 @@ import (
 	"github.com/toolshed/toolshed/shared/pathpolicy"
 	"github.com/toolshed/toolshed/shared/repo"
 
+	"github.com/toolshed/toolshed/shared/memoryfile"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
-	"github.com/toolshed/toolshed/shared/tools/memory"
 )
 
 // memoryDir holds the memory files in a repository.
@@ -41,7 +41,7 @@ func (s service) readRepoFile(ctx context.Context, call toolkit.Call, in readRep
 		return toolkit.Result{}, err
 	}
 	var content string
-	if dir, file := path.Split(clean); dir == memoryDir && memory.IsFile(file) {
+	if dir, file := path.Split(clean); dir == memoryDir && isMemoryFile(file) {
 		content, err = s.memoryFile(ctx, call.Tenant, clean, file)
 	} else {
 		content, err = s.repoFile(ctx, call.Tenant, p, clean)
@@ -79,7 +79,7 @@ func (s service) memoryFile(ctx context.Context, tenant, clean, file string) (st
 	default:
 		return "", err
 	}
-	entries, err := memory.Render(ctx, s.memory, tenant, file, RepoFileMaxBytes)
+	entries, err := memoryfile.Render(ctx, s.memory, tenant, file, RepoFileMaxBytes)
 	if err != nil {
 		return "", err
 	}
@@ -93,6 +93,12 @@ func (s service) memoryFile(ctx context.Context, tenant, clean, file string) (st
 			With("path", clean).With("limitBytes", RepoFileMaxBytes)
 	}
 	return content, nil
+}
+
+// isMemoryFile reports whether name is one of the memory files.
+func isMemoryFile(name string) bool {
+	_, ok := memoryfile.FormatOf(name)
+	return ok
 }
 
 // joinMemory puts appended entries after the committed text: on a new
