@@ -16,11 +16,23 @@
 package workspace
 
 import (
+	"context"
 	"fmt"
 	"io"
 
 	"github.com/toolshed/toolshed/shared/sandboxpath"
 	"github.com/toolshed/toolshed/shared/tenant"
+)
+
+// Files is where the workspaces are: a Dir or a Bucket.
+type Files interface {
+	Read(ctx context.Context, tenant, path string) ([]byte, error)
+	Write(ctx context.Context, tenant, path string, data []byte) error
+}
+
+var (
+	_ Files = (*Dir)(nil)
+	_ Files = (*Bucket)(nil)
 )
 
 // MaxFileBytes is the largest file read or written (1 MiB).

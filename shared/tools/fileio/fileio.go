@@ -15,7 +15,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -30,16 +29,9 @@ import (
 // ToolName is the tool's name, as in contracts/file-io.json.
 const ToolName = "file-io"
 
-// Files is where the workspaces are: *workspace.Dir or *workspace.Bucket.
-type Files interface {
-	Read(ctx context.Context, tenant, path string) ([]byte, error)
-	Write(ctx context.Context, tenant, path string, data []byte) error
-}
-
-var (
-	_ Files = (*workspace.Dir)(nil)
-	_ Files = (*workspace.Bucket)(nil)
-)
+// Files is where the workspaces are (workspace.Files: a local directory
+// or an S3 prefix, as the wiring chose).
+type Files = workspace.Files
 
 // Family registers file-io. Deployed, its function may get and put
 // objects under workspace/ and list that prefix: the listing counts a
@@ -58,21 +50,11 @@ var Family = family.Family{
 		if err != nil {
 			return nil, err
 		}
-		if env.Config.Bucket == "" {
-			dir := workspace.NewDir(filepath.Join(env.Config.DataDir, "workspace"), quota)
-			switch n, err := dir.Sweep(); {
-			case err != nil:
-				return nil, fmt.Errorf("remove what interrupted writes left: %w", err)
-			case n > 0:
-				env.Log.Info("file-io: removed what interrupted writes left", "files", n)
-			}
-			return []toolkit.Tool{Tool(dir)}, nil
-		}
-		bucket, err := env.S3(ctx)
+		files, err := env.Workspaces(ctx, quota)
 		if err != nil {
 			return nil, err
 		}
-		return []toolkit.Tool{Tool(workspace.NewBucket(bucket, quota))}, nil
+		return []toolkit.Tool{Tool(files)}, nil
 	},
 }
 
