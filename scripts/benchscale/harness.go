@@ -141,8 +141,13 @@ func (h *harness) index(r *pushRow) {
 	case resp.FunctionError != "":
 		r.problem = fmt.Sprintf("indexer: %s %.300s", resp.ErrorType, resp.Payload)
 	}
-	if n, ok := loggedChunks(fn.Output()); ok {
-		r.chunks = fmt.Sprint(n)
+	// The process's output comes through a pipe: give its last lines a
+	// moment to arrive.
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if n, ok := loggedChunks(fn.Output()); ok {
+			r.chunks = fmt.Sprint(n)
+			break
+		}
 	}
 }
 
