@@ -58,3 +58,5 @@ require (
 )
 
 ignore ./node_modules
+
+replace github.com/segmentio/encoding => ./shared/forks/segmentio-encoding

@@ -116,11 +116,15 @@ func run(duration time.Duration, rounds, starts int) error {
 	return nil
 }
 
-// buildServers builds both servers into dir.
+// buildServers builds both servers into dir: Toolshed's gateway, and the
+// bare server in its own module (scripts/benchmcp/bare/go.mod), on the
+// go-sdk's dependencies as released.
 func buildServers(dir string) (bare, toolshed *server, err error) {
-	for pkg, out := range map[string]string{"./functions/gateway": "toolshed", "./scripts/benchmcp/bare": "bare"} {
-		if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, out), pkg).CombinedOutput(); err != nil {
-			return nil, nil, fmt.Errorf("build %s: %v\n%s", pkg, err, out)
+	for src, out := range map[string]string{"functions/gateway": "toolshed", "scripts/benchmcp/bare": "bare"} {
+		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, out), ".")
+		cmd.Dir = src
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return nil, nil, fmt.Errorf("build %s: %v\n%s", src, err, out)
 		}
 	}
 	empty := filepath.Join(dir, "empty-repo")
