@@ -27,7 +27,7 @@ import (
 type pushRow struct {
 	size    string
 	t       tree
-	load    string
+	load    string        // the 1-minute load average when the row started
 	zip     int64         // the snapshot's zip bytes
 	push    time.Duration // scripts/snapshot push, start to end
 	index   time.Duration // the indexer's invocation on the snapshot's S3 event

@@ -211,7 +211,7 @@ func runHarness(tb testing.TB, sizes []size, trees map[string]tree, work string,
 		r := h.publish(s.name, trees[s.name])
 		fmt.Printf("%-6s %8d %9s %7s %7.1f %8.1f %11.1f %10s %10d %8s %6s  %s\n",
 			r.size, r.t.files, mb(r.t.bytes), mb(r.zip), r.push.Seconds(), r.index.Seconds(), r.cpu.Seconds(),
-			mb(r.peak), deploytest.IndexerMemoryMB, r.chunks, r.load, orDash(r.problem))
+			mb(r.peak), deploytest.IndexerMemoryMB, r.chunks, r.load, orDash(indexVerdict(r)))
 		if r.problem == "" {
 			indexed = append(indexed, s)
 		}
@@ -227,8 +227,21 @@ func runHarness(tb testing.TB, sizes []size, trees map[string]tree, work string,
 				latency.Ms(r.warmP50), latency.Ms(r.warmMax), mb(r.peak), orDash(toolVerdict(r)))
 		}
 	}
-	fmt.Println("(memory in MB; times in ms unless named _s; OVER marks a cold call past its deadline or a peak past the memory setting)")
+	fmt.Println("(memory in MB; times in ms unless named _s; OVER marks a cold call past its deadline or a peak past the function's memory)")
 	return nil
+}
+
+// indexVerdict is a push row's problems: what failed, and the indexer's
+// peak past its memory setting.
+func indexVerdict(r pushRow) string {
+	var out []string
+	if r.peak > deploytest.IndexerMemoryMB<<20 {
+		out = append(out, "OVER_memory")
+	}
+	if r.problem != "" {
+		out = append(out, r.problem)
+	}
+	return strings.Join(out, " ")
 }
 
 // toolVerdict is a tool row's problems: failed calls, and what exceeded

@@ -93,3 +93,20 @@ func TestToolVerdict(t *testing.T) {
 		}
 	}
 }
+
+func TestIndexVerdict(t *testing.T) {
+	tests := []struct {
+		row  pushRow
+		want string
+	}{
+		{pushRow{peak: 1500 << 20}, ""},
+		{pushRow{peak: 3000 << 20}, "OVER_memory"},
+		{pushRow{peak: 3000 << 20, problem: "indexer: Sandbox.Timedout"}, "OVER_memory indexer: Sandbox.Timedout"},
+		{pushRow{problem: "push failed: exit status 1"}, "push failed: exit status 1"},
+	}
+	for _, tt := range tests {
+		if got := indexVerdict(tt.row); got != tt.want {
+			t.Errorf("indexVerdict(%+v) = %q, want %q", tt.row, got, tt.want)
+		}
+	}
+}
