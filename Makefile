@@ -15,7 +15,7 @@ CDK := $(CURDIR)/node_modules/.bin/cdk
 export CDK_DISABLE_VERSION_CHECK := 1
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 
-.PHONY: run test test-go test-infra lint build arm64-cc qemu FORCE synth bootstrap deploy diff smoke bench bench-grep bench-mcp bench-lambda contextbench fuzz clean ripgrep pytools help
+.PHONY: run test test-go test-infra lint build arm64-cc qemu FORCE synth bootstrap deploy diff smoke bench bench-grep bench-mcp bench-lambda bench-scale contextbench fuzz clean ripgrep pytools help
 
 ## run: the local MCP server on http://127.0.0.1:8000 (every tool, embedded storage;
 ## flags in ARGS, e.g. ARGS="-repo ~/src/myapp"; ARGS=-h lists them)
@@ -136,7 +136,8 @@ contextbench: ripgrep
 	$(GO) run ./scripts/contextbench $(ARGS)
 
 ## bench-mcp: Toolshed's local server next to a bare go-sdk server under the
-## same wrk load, in one run; prints the ratios and checks the targets
+## same wrk load, in one run: latency, throughput, idle RSS and the memory a
+## load of 32 and 256 connections adds; prints the ratios and checks the targets
 bench-mcp:
 	@command -v wrk >/dev/null || apt-get install -y wrk >/dev/null || { echo "install wrk (apt-get install wrk)"; exit 1; }
 	$(GO) run ./scripts/benchmcp
@@ -152,6 +153,14 @@ bench-lambda: node_modules
 ## query class, p50s, ratio, match counts; read_file's p50, the S3 open time
 bench-grep: ripgrep
 	$(GO) run ./scripts/benchgrep
+
+## bench-scale: repositories of 1k, 10k, 30k and 100k files of real code
+## (Go tree, module cache, Python's library) on the local server (index
+## files/s, RSS ready/after/peak, idle CPU, grep next to rg, context_search
+## p50/p99) and through the Lambda harness (push, indexer, cold and warm
+## calls against memory and deadline); quick: ARGS="-sizes 1k,10k -harness=false"
+bench-scale: node_modules ripgrep pytools
+	$(GO) run ./scripts/benchscale $(ARGS)
 
 ## fuzz: run each fuzz target for FUZZTIME (default 30s)
 FUZZTIME ?= 30s

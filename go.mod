@@ -67,3 +67,5 @@ require (
 )
 
 ignore ./node_modules
+
+replace github.com/segmentio/encoding => ./shared/forks/segmentio-encoding

@@ -26,17 +26,12 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -45,30 +40,17 @@ import (
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
+	"github.com/toolshed/toolshed/shared/testenv/latency"
+	"github.com/toolshed/toolshed/shared/testenv/localrun"
 	"github.com/toolshed/toolshed/shared/testenv/procstat"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
+	"github.com/toolshed/toolshed/shared/testenv/ripgrep"
+	"github.com/toolshed/toolshed/shared/testenv/standalone"
 	"github.com/toolshed/toolshed/shared/toolkit"
 	"github.com/toolshed/toolshed/shared/tools/grep"
 	"github.com/toolshed/toolshed/shared/tools/repofiles"
 	"github.com/toolshed/toolshed/shared/wiring"
 )
-
-// class is one kind of query of the benchmark.
-type class struct {
-	name, pattern string
-	caseSensitive bool
-}
-
-var classes = []class{
-	{"literal", "func", true},
-	{"literal -i", "errorf", false},
-	{"regex", "interface.*Context", true},
-	{"regex -i", "interface.*Context", false},
-	{"alternation", "TODO|FIXME|XXX", true},
-	{"alternation -i", "TODO|FIXME|XXX", false},
-	{"no match", "xyznonexistent123", true},
-	{"no match -i", "xyznonexistent123", false},
-}
 
 func main() {
 	runs := flag.Int("runs", 21, "runs per query (the p50 is reported)")
@@ -90,11 +72,10 @@ func main() {
 }
 
 func run(root string, subsetSize, runs int) error {
-	if _, err := exec.LookPath("rg"); err != nil {
-		return fmt.Errorf("ripgrep (rg) is not installed: apt-get install ripgrep (make bench-grep does)")
+	if err := ripgrep.Installed(); err != nil {
+		return fmt.Errorf("%w (make bench-grep does)", err)
 	}
-	rgVersion, _ := exec.Command("rg", "--version").Output()
-	fmt.Printf("machine: %d CPUs, GOMAXPROCS %d, %s; %s\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), firstLine(rgVersion))
+	fmt.Printf("machine: %d CPUs, GOMAXPROCS %d, %s; %s\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), ripgrep.Version())
 
 	fullSnap, err := repo.NewLocal(root, repo.LocalOptions{})
 	if err != nil {
@@ -176,29 +157,40 @@ func compareServer(root string, runs int) (bool, error) {
 		return false, err
 	}
 	defer os.RemoveAll(tmp)
-	srv, err := startServer(root, tmp)
+	bin, err := localrun.Build(tmp)
 	if err != nil {
 		return false, err
 	}
-	defer srv.stop()
-	client := &http.Client{Timeout: time.Minute}
-	first, ready, err := srv.waitReady(client)
+	srv, err := localrun.Start(localrun.Options{Bin: bin, Repo: root, Data: filepath.Join(tmp, "data"),
+		Env: []string{"TOOLSHED_RATE_LIMITS=grep_codebase=1000000,context_search=1000000"}})
+	if err != nil {
+		return false, err
+	}
+	defer srv.Stop()
+	first, ready, err := waitReady(srv)
 	if err != nil {
 		return false, err
 	}
 	fmt.Printf("%s through the local server (%s, /v1/tools/%s over HTTP, as a client of make run), %d runs per query, warm;\n"+
 		"first grep answer %s after start, measured once context_search's index was ready (%s after start):\n",
-		root, srv.addr, grep.Tool, runs, ms(first), ms(ready))
+		root, srv.Addr, grep.Tool, runs, ms(first), ms(ready))
 	printHeader("/v1 p50")
 	ok := true
-	for _, c := range classes {
-		classOK, err := srv.compareClass(client, root, c, runs)
+	for _, c := range ripgrep.Classes {
+		cmp, err := ripgrep.Compare(root, c, runs, srv.Grep)
 		if err != nil {
 			return false, err
 		}
-		ok = ok && classOK
+		mark := ""
+		if cmp.ToolCount != cmp.RGCount {
+			mark, ok = "  COUNTS DIFFER", false
+		}
+		if cmp.Ratio() > serverTarget {
+			mark, ok = mark+fmt.Sprintf("  OVER %.2fx", serverTarget), false
+		}
+		printRow(cmp, mark)
 	}
-	hwm, err := procstat.PeakRSS(srv.cmd.Process.Pid)
+	hwm, err := procstat.PeakRSS(srv.Pid())
 	if err != nil {
 		return false, err
 	}
@@ -206,103 +198,27 @@ func compareServer(root string, runs int) (bool, error) {
 	return ok, nil
 }
 
-// localServer is the gateway binary running as the local server.
-type localServer struct {
-	addr string
-	cmd  *exec.Cmd
-	logs bytes.Buffer // its output
-}
-
-// startServer builds the gateway binary in tmp and starts it serving root
-// on a free loopback port, with its data in tmp, without keys and
-// without rate limits that a benchmark would reach.
-func startServer(root, tmp string) (*localServer, error) {
-	bin := filepath.Join(tmp, "toolshed")
-	if out, err := exec.Command("go", "build", "-o", bin, "./functions/gateway").CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("build the local server: %v\n%s", err, out)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	s := &localServer{addr: l.Addr().String()}
-	l.Close()
-	s.cmd = exec.Command(bin, "-addr", s.addr, "-repo", root, "-data", filepath.Join(tmp, "data"))
-	s.cmd.Env = append(os.Environ(), "TOOLSHED_AUTH=off", "TOOLSHED_RATE_LIMITS=grep_codebase=1000000,context_search=1000000")
-	s.cmd.Stdout, s.cmd.Stderr = &s.logs, &s.logs
-	if err := s.cmd.Start(); err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
-// stop ends the server.
-func (s *localServer) stop() { s.cmd.Process.Kill(); s.cmd.Wait() }
-
-// toolURL is where the server serves a tool on /v1.
-func (s *localServer) toolURL(tool string) string { return "http://" + s.addr + "/v1/tools/" + tool }
-
 // waitReady waits for the server's first grep answer (after the view's
 // first walk), then for context_search's index of the tree (built in the
 // background from the start), so that the server is measured at rest, as
 // a user's steady state, and rg gets the machine's cores as the server
 // does. It returns how long after the start each came.
-func (s *localServer) waitReady(client *http.Client) (first, ready time.Duration, err error) {
-	started := time.Now()
+func waitReady(srv *localrun.Server) (first, ready time.Duration, err error) {
 	for {
-		res, err := callServer(client, s.toolURL(grep.Tool), classes[0])
-		if err == nil && res.ok {
+		_, err := srv.Grep(ripgrep.Classes[0])
+		if err == nil {
 			break
 		}
-		if time.Since(started) > 2*time.Minute {
-			return 0, 0, fmt.Errorf("the local server did not answer: %v %+v\n%s", err, res, s.logs.String())
+		if time.Since(srv.Started) > 2*time.Minute {
+			return 0, 0, fmt.Errorf("the local server did not answer: %v\n%s", err, srv.Logs())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	first = time.Since(started)
-	for !indexReady(client, s.toolURL("context_search")) {
-		if time.Since(started) > 10*time.Minute {
-			return 0, 0, fmt.Errorf("context_search's index was not ready after 10 minutes\n%s", s.logs.String())
-		}
-		time.Sleep(time.Second)
+	first = time.Since(srv.Started)
+	if _, err := srv.WaitIndexed(time.Second, 10*time.Minute); err != nil {
+		return 0, 0, err
 	}
-	return first, time.Since(started), nil
-}
-
-// compareClass times a class on the server (warm) and on rg in root, and
-// prints its row. It reports whether the counts agree and the server met
-// serverTarget.
-func (s *localServer) compareClass(client *http.Client, root string, c class, runs int) (bool, error) {
-	url := s.toolURL(grep.Tool)
-	if _, err := callServer(client, url, c); err != nil { // warm what the class needs (folded copies)
-		return false, err
-	}
-	var times []time.Duration
-	var total int
-	for range runs {
-		t0 := time.Now()
-		res, err := callServer(client, url, c)
-		times = append(times, time.Since(t0))
-		if err != nil || !res.ok {
-			return false, fmt.Errorf("%s: %v %+v", c.name, err, res)
-		}
-		total = res.total
-	}
-	rgTime, rgCount, err := ripgrep(root, c, runs)
-	if err != nil {
-		return false, err
-	}
-	tp := p50(times)
-	ok := total == rgCount
-	mark := ""
-	if !ok {
-		mark = "  COUNTS DIFFER"
-	}
-	if ratio := float64(tp) / float64(rgTime); ratio > serverTarget {
-		mark, ok = mark+fmt.Sprintf("  OVER %.2fx", serverTarget), false
-	}
-	printRow(c, tp, rgTime, total, rgCount, mark)
-	return ok, nil
+	return first, time.Since(srv.Started), nil
 }
 
 // printHeader prints the head of a comparison table whose tool column is
@@ -313,56 +229,8 @@ func printHeader(toolColumn string) {
 
 // printRow prints a class's row of a comparison table: the tool's and
 // rg's p50, their ratio and counts, and mark.
-func printRow(c class, tool, rg time.Duration, toolCount, rgCount int, mark string) {
-	fmt.Printf("  %-16s %-22q %10s %10s %6.2fx %10d %10d%s\n", c.name, c.pattern, ms(tool), ms(rg), float64(tool)/float64(rg), toolCount, rgCount, mark)
-}
-
-// indexReady reports whether context_search says its code index is ready.
-func indexReady(client *http.Client, url string) bool {
-	resp, err := client.Post(url, "application/json", strings.NewReader(`{"args":{"query":"index status"}}`))
-	if err != nil {
-		return false
-	}
-	defer resp.Body.Close()
-	var env struct {
-		Result struct {
-			Index struct {
-				State string `json:"state"`
-			} `json:"index"`
-		} `json:"result"`
-	}
-	return json.NewDecoder(resp.Body).Decode(&env) == nil && env.Result.Index.State == "ready"
-}
-
-// served is what one /v1 call answered.
-type served struct {
-	ok    bool
-	total int
-	body  string
-}
-
-// callServer calls grep_codebase on the local server for a class, limit 50.
-func callServer(client *http.Client, url string, c class) (served, error) {
-	body, _ := json.Marshal(map[string]any{"args": map[string]any{"pattern": c.pattern, "caseSensitive": c.caseSensitive, "limit": 50}})
-	resp, err := client.Post(url, "application/json", bytes.NewReader(body))
-	if err != nil {
-		return served{}, err
-	}
-	defer resp.Body.Close()
-	var env struct {
-		OK     bool `json:"ok"`
-		Result struct {
-			TotalMatches int `json:"totalMatches"`
-		} `json:"result"`
-	}
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return served{}, err
-	}
-	if err := json.Unmarshal(raw, &env); err != nil {
-		return served{}, fmt.Errorf("decode %s: %w", raw, err)
-	}
-	return served{ok: env.OK, total: env.Result.TotalMatches, body: string(raw)}, nil
+func printRow(c ripgrep.Comparison, mark string) {
+	fmt.Printf("  %-16s %-22q %10s %10s %6.2fx %10d %10d%s\n", c.Class.Name, c.Class.Pattern, ms(c.Tool), ms(c.RG), c.Ratio(), c.ToolCount, c.RGCount, mark)
 }
 
 // writeSubset copies the first n searchable files (walk order) of the tree.
@@ -385,19 +253,12 @@ func writeSubset(dir string, files []*repo.File, n int) error {
 // decompressed and indexed by a first search; then it searches every class
 // once and reports the process's peak memory.
 func s3Open(dir string) error {
-	var err error
-	testing.Benchmark(func(b *testing.B) {
-		if b.N > 1 {
-			b.SkipNow() // one round is the measurement
-		}
-		err = s3OpenOnce(b, dir)
-	})
-	return err
+	return standalone.RunStderr(func(tb testing.TB) error { return s3OpenOnce(tb, dir) })
 }
 
-func s3OpenOnce(b *testing.B, dir string) error {
-	s3 := repotest.StartS3(b)
-	p := s3.Publish(b, "bench", "subset", dir)
+func s3OpenOnce(tb testing.TB, dir string) error {
+	s3 := repotest.StartS3(tb)
+	p := s3.Publish(tb, "bench", "subset", dir)
 	runtime.GC()
 	src := s3.Source(repo.S3Options{})
 	t0 := time.Now()
@@ -410,14 +271,14 @@ func s3OpenOnce(b *testing.B, dir string) error {
 	if err != nil {
 		return err
 	}
-	first := invoke(tools, classes[0])
+	first := invoke(tools, ripgrep.Classes[0])
 	t2 := time.Now()
 	if first.Error != nil {
 		return fmt.Errorf("first search: %+v", first.Error)
 	}
-	for _, c := range classes {
+	for _, c := range ripgrep.Classes {
 		if out := invoke(tools, c); !out.OK {
-			return fmt.Errorf("%s: %+v", c.name, out.Error)
+			return fmt.Errorf("%s: %+v", c.Name, out.Error)
 		}
 	}
 	files, _ := snap.Searchable(context.Background())
@@ -471,72 +332,25 @@ func compare(title, dir string, snap repo.View, runs int) (bool, error) {
 	fmt.Printf("%s: %d searchable files, %d runs per query, warm\n", title, len(files), runs)
 	printHeader("tool p50")
 	same := true
-	for _, c := range classes {
-		var total int
-		var toolTimes []time.Duration
-		for range runs {
-			t0 := time.Now()
+	for _, c := range ripgrep.Classes {
+		cmp, err := ripgrep.Compare(dir, c, runs, func(c ripgrep.Class) (int, error) {
 			out := invoke(p, c)
-			toolTimes = append(toolTimes, time.Since(t0))
 			if !out.OK {
-				return false, fmt.Errorf("%s: %+v", c.name, out.Error)
+				return 0, fmt.Errorf("%+v", out.Error)
 			}
-			var res struct {
-				TotalMatches int `json:"totalMatches"`
-			}
-			json.Unmarshal(out.Result, &res)
-			total = res.TotalMatches
-		}
-		rp, rgCount, err := ripgrep(dir, c, runs)
+			return ripgrep.TotalMatches(out.Result)
+		})
 		if err != nil {
 			return false, err
 		}
-		tp := p50(toolTimes)
 		mark := ""
-		if total != rgCount {
+		if cmp.ToolCount != cmp.RGCount {
 			mark, same = "  COUNTS DIFFER", false
 		}
-		printRow(c, tp, rp, total, rgCount, mark)
+		printRow(cmp, mark)
 	}
 	fmt.Println()
 	return same, nil
-}
-
-// ripgrep runs rg for a class in dir, runs times, and returns its p50 and
-// its count of matching lines. It skips what grep_codebase skips beyond
-// ripgrep's defaults: the excluded folders and the repository's deny list.
-func ripgrep(dir string, c class, runs int) (time.Duration, int, error) {
-	args := append([]string{"--no-require-git", "--line-number", "--column", "--no-heading", "--no-config"}, rgExcludes()...)
-	if !c.caseSensitive {
-		args = append(args, "-i")
-	}
-	args = append(args, "-e", c.pattern)
-	var times []time.Duration
-	count := 0
-	for range runs {
-		cmd := exec.Command("rg", args...)
-		cmd.Dir = dir
-		t0 := time.Now()
-		out, err := cmd.Output()
-		times = append(times, time.Since(t0))
-		if err != nil && len(out) > 0 {
-			return 0, 0, fmt.Errorf("rg: %v", err)
-		}
-		count = bytes.Count(out, []byte{'\n'})
-	}
-	return p50(times), count, nil
-}
-
-// rgExcludes are the excluded folders and the deny list, as ripgrep globs.
-func rgExcludes() []string {
-	var out []string
-	for _, d := range repo.ExcludedDirs {
-		out = append(out, "-g", "!"+d+"/")
-	}
-	for _, p := range repo.DefaultDeny {
-		out = append(out, "-g", "!"+strings.TrimPrefix(p, "**/"))
-	}
-	return out
 }
 
 // readFileP50 times read_file without dependencies on the subset's local
@@ -586,7 +400,7 @@ func readFileP50(dir string, runs int) error {
 				return fmt.Errorf("read_file: %+v", out.Error)
 			}
 		}
-		fmt.Printf("read_file %s (no deps, local directory, %s): p50 %s over %d calls\n", target, access.name, ms(p50(times)), runs)
+		fmt.Printf("read_file %s (no deps, local directory, %s): p50 %s over %d calls\n", target, access.name, ms(latency.Percentile(times, 50)), runs)
 	}
 	fmt.Println()
 	return nil
@@ -612,9 +426,9 @@ func (m *memoryAccess) Get(context.Context, string, string) (store.AccessStat, e
 	return store.AccessStat{}, store.ErrNotFound
 }
 
-// invoke runs grep_codebase for a class, limit 50.
-func invoke(p *toolkit.Pipeline, c class) toolkit.Outcome {
-	args, _ := json.Marshal(map[string]any{"pattern": c.pattern, "caseSensitive": c.caseSensitive, "limit": 50})
+// invoke runs grep_codebase for a class.
+func invoke(p *toolkit.Pipeline, c ripgrep.Class) toolkit.Outcome {
+	args, _ := json.Marshal(c.Args())
 	return p.Invoke(context.Background(), toolkit.Request{Tool: grep.Tool, Args: args, Tenant: "bench", RequestID: "bench"})
 }
 
@@ -626,15 +440,7 @@ func pipeline(tools []toolkit.Tool) (*toolkit.Pipeline, error) {
 	return wiring.Pipeline(tools, wiring.PipelineOptions{RateLimits: limits, Log: slog.New(slog.DiscardHandler)})
 }
 
-func p50(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
-func ms(d time.Duration) string {
-	return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 2, 64) + " ms"
-}
+func ms(d time.Duration) string { return latency.Ms(d) + " ms" }
 
 func peakMemory() string {
 	n, err := procstat.PeakRSS(os.Getpid())
@@ -642,9 +448,4 @@ func peakMemory() string {
 		return "unknown"
 	}
 	return fmt.Sprintf("%d kB", n>>10)
-}
-
-func firstLine(b []byte) string {
-	s, _, _ := strings.Cut(string(b), "\n")
-	return s
 }

@@ -7,15 +7,21 @@
 //   - POST /v1/tools/hello at 32 connections on Toolshed;
 //   - process start to ready (first answer on a TCP connection), median of
 //     many starts;
-//   - each server's peak RSS under the load, and Toolshed's after the worst
+//   - each server's idle RSS and the memory a load adds to it: a fresh
+//     process answers one call and settles (its idle RSS), then takes
+//     MCP tools/call at 32 or 256 connections; the load adds its peak RSS
+//     (VmHWM) minus the idle RSS;
+//   - each server's peak RSS under the loads, and Toolshed's after the worst
 //     inputs it accepts: bodies at the 4 MiB limit on every route and the
 //     largest diff_baseline baseline, four at a time.
 //
 // Toolshed runs its full pipeline: validation, rate limiting (limits raised
-// so nothing is refused) and its per-call log line. Each measurement
-// alternates between the servers over several rounds and keeps the median,
-// so background load hits both alike. It prints a table, the ratios and
-// whether the targets of issue 6 are met, and exits 1 when one is not.
+// so nothing is refused) and its per-call log line; it serves an empty
+// repository, so that no index is built in the background of the
+// measurements. Each measurement alternates between the servers over
+// several rounds and keeps the median, so background load hits both alike.
+// It prints a table, the ratios and whether the targets of issues 6 and 25
+// are met, and exits 1 when one is not.
 package main
 
 import (
@@ -35,6 +41,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolshed/toolshed/shared/testenv/localrun"
 	"github.com/toolshed/toolshed/shared/testenv/procstat"
 )
 
@@ -49,13 +56,17 @@ wrk.headers["Accept"] = "application/json, text/event-stream"
 wrk.headers["Mcp-Protocol-Version"] = "2025-06-18"
 `
 
-// Targets (issue 6, point 9).
+// Targets (issue 6, point 9; issue 25, point 7).
 const (
 	maxP50Ratio1    = 1.25 // Toolshed p50 at 1 connection ≤ 1.25× bare
 	minRateRatio32  = 1.0  // Toolshed MCP req/s at 32 connections ≥ 1.0× bare
 	minV1RateRatio  = 2.0  // Toolshed /v1 req/s ≥ 2× bare MCP req/s
 	maxStartReadyMs = 15.0 // Toolshed start to ready
+	maxAddedRatio   = 1.5  // the memory a load adds to Toolshed ≤ 1.5× what it adds to bare
 )
+
+// memoryLoads are the connection counts whose added memory is measured.
+var memoryLoads = []int{32, 256}
 
 func main() {
 	duration := flag.Duration("d", 5*time.Second, "length of each wrk run")
@@ -105,18 +116,29 @@ func run(duration time.Duration, rounds, starts int) error {
 	return nil
 }
 
-// buildServers builds both servers into dir.
+// buildServers builds both servers into dir: Toolshed's gateway, and the
+// bare server in its own module (scripts/benchmcp/bare/go.mod), on the
+// go-sdk's dependencies as released.
 func buildServers(dir string) (bare, toolshed *server, err error) {
-	for pkg, out := range map[string]string{"./functions/gateway": "toolshed", "./scripts/benchmcp/bare": "bare"} {
-		if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, out), pkg).CombinedOutput(); err != nil {
-			return nil, nil, fmt.Errorf("build %s: %v\n%s", pkg, err, out)
+	for src, out := range map[string]string{"functions/gateway": "toolshed", "scripts/benchmcp/bare": "bare"} {
+		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, out), ".")
+		cmd.Dir = src
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return nil, nil, fmt.Errorf("build %s: %v\n%s", src, err, out)
 		}
+	}
+	empty := filepath.Join(dir, "empty-repo")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		return nil, nil, err
 	}
 	bare = &server{name: "bare go-sdk", bin: filepath.Join(dir, "bare"), path: "/",
 		args: func(addr string) []string { return []string{"-addr", addr} }}
 	toolshed = &server{name: "toolshed", bin: filepath.Join(dir, "toolshed"), path: "/mcp",
-		args: func(addr string) []string { return []string{"-addr", addr, "-data", filepath.Join(dir, "data")} },
-		env:  []string{"TOOLSHED_RATE_LIMITS=hello=1000000000", "TOOLSHED_LOG_LEVEL=info"}}
+		args: func(addr string) []string { // a data directory per process: bolt allows one
+			data := filepath.Join(dir, "data-"+strings.ReplaceAll(addr, ":", "-"))
+			return []string{"-addr", addr, "-data", data, "-repo", empty}
+		},
+		env: []string{"TOOLSHED_RATE_LIMITS=hello=1000000000", "TOOLSHED_LOG_LEVEL=info"}}
 	return bare, toolshed, nil
 }
 
@@ -124,13 +146,22 @@ func buildServers(dir string) (bare, toolshed *server, err error) {
 // latency in ms.
 type load struct{ rate, p50, p99 float64 }
 
+// memory is what MCP tools/call at some connections does to a fresh
+// server's memory: its RSS idle (after one call), the peak RSS under the
+// load minus that, and the load's req/s.
+type memory struct {
+	idle, added int64
+	rate        float64
+}
+
 // measurements is all that run measures of both servers.
 type measurements struct {
 	bare1, toolshed1, bare32, toolshed32 load // MCP tools/call at 1 and 32 connections
 	v1at32                               load // Toolshed's /v1 at 32 connections
 	startBare, startToolshed             float64
 	rssBare, rssToolshed, rssWorst       int64
-	worst                                string // what worstInputs sent
+	worst                                string   // what worstInputs sent
+	memBare, memToolshed                 []memory // at each of memoryLoads
 }
 
 // measureAll measures both servers: start to ready, then each load
@@ -174,7 +205,85 @@ func measureAll(bare, toolshed *server, dir string, duration time.Duration, roun
 		return m, err
 	}
 	m.rssWorst, _ = procstat.PeakRSS(toolshed.cmd.Process.Pid)
+	for _, conns := range memoryLoads {
+		b, t, err := measureMemory(bare, toolshed, script, conns, rounds, duration)
+		if err != nil {
+			return m, err
+		}
+		m.memBare, m.memToolshed = append(m.memBare, b), append(m.memToolshed, t)
+	}
 	return m, nil
+}
+
+// measureMemory measures what MCP tools/call at conns connections does to
+// the memory of each server, alternating between them over rounds, each
+// round on fresh processes: one call, a second to settle, the idle RSS;
+// then the load for d, and its peak RSS (VmHWM) minus the idle RSS. It
+// keeps the medians.
+func measureMemory(bare, toolshed *server, script string, conns, rounds int, d time.Duration) (b, t memory, err error) {
+	var idles, addeds, rates [2][]float64
+	for range rounds {
+		for i, s := range []*server{bare, toolshed} {
+			mem, err := memoryOnce(*s, script, conns, d)
+			if err != nil {
+				return b, t, fmt.Errorf("%s at %d connections: %w", s.name, conns, err)
+			}
+			idles[i] = append(idles[i], float64(mem.idle))
+			addeds[i] = append(addeds[i], float64(mem.added))
+			rates[i] = append(rates[i], mem.rate)
+		}
+	}
+	med := func(i int) memory {
+		return memory{idle: int64(median(idles[i])), added: int64(median(addeds[i])), rate: median(rates[i])}
+	}
+	return med(0), med(1), nil
+}
+
+// memoryOnce runs a fresh process of s (a copy, started here) through one
+// measurement of measureMemory.
+func memoryOnce(s server, script string, conns int, d time.Duration) (memory, error) {
+	if err := s.start(); err != nil {
+		return memory{}, err
+	}
+	defer s.stop()
+	if err := callOnce(s.addr, s.path); err != nil {
+		return memory{}, err
+	}
+	time.Sleep(time.Second)
+	pid := s.cmd.Process.Pid
+	idle, err := procstat.RSS(pid)
+	if err != nil {
+		return memory{}, err
+	}
+	l, err := wrk(s.addr, s.path, script, conns, d)
+	if err != nil {
+		return memory{}, err
+	}
+	peak, err := procstat.PeakRSS(pid)
+	if err != nil {
+		return memory{}, err
+	}
+	return memory{idle: idle, added: peak - idle, rate: l.rate}, nil
+}
+
+// callOnce sends one tools/call hello to the server at addr.
+func callOnce(addr, path string) error {
+	req, err := http.NewRequest("POST", "http://"+addr+path, strings.NewReader(call))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("a first call: %w", err)
+	}
+	defer resp.Body.Close()
+	io.Copy(io.Discard, resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("a first call answered %s", resp.Status)
+	}
+	return nil
 }
 
 // writeScripts writes wrk's scripts into dir: the MCP tools/call and the
@@ -220,7 +329,15 @@ func (m measurements) print() {
 	row("start to ready (median)", m.startBare, m.startToolshed, "ms")
 	row("peak RSS", float64(m.rssBare)/(1<<20), float64(m.rssToolshed)/(1<<20), "MB")
 	fmt.Printf("%-36s %14s %11.2f MB  (%s)\n", "peak RSS after the worst inputs", "", float64(m.rssWorst)/(1<<20), m.worst)
+	row("idle RSS (fresh, after one call)", mib(m.memBare[0].idle), mib(m.memToolshed[0].idle), "MB")
+	for i, conns := range memoryLoads {
+		row(fmt.Sprintf("memory a load adds, %d conns", conns), mib(m.memBare[i].added), mib(m.memToolshed[i].added), "MB")
+		row(fmt.Sprintf("  (that load's req/s, %d conns)", conns), m.memBare[i].rate, m.memToolshed[i].rate, "")
+	}
 }
+
+// mib is bytes in MiB.
+func mib(n int64) float64 { return float64(n) / (1 << 20) }
 
 // meetTargets prints whether each target is met, and reports whether all
 // are.
@@ -238,6 +355,11 @@ func (m measurements) meetTargets() bool {
 	check(fmt.Sprintf("MCP req/s at 32 conns ≥ %.1f× bare", minRateRatio32), t32.rate >= minRateRatio32*b32.rate, fmt.Sprintf("%.2fx", t32.rate/b32.rate))
 	check(fmt.Sprintf("/v1 req/s ≥ %.1f× bare MCP req/s", minV1RateRatio), v32.rate >= minV1RateRatio*b32.rate, fmt.Sprintf("%.2fx", v32.rate/b32.rate))
 	check(fmt.Sprintf("start to ready ≤ %.0f ms", maxStartReadyMs), m.startToolshed <= maxStartReadyMs, fmt.Sprintf("%.1f ms", m.startToolshed))
+	for i, conns := range memoryLoads {
+		b, t := m.memBare[i].added, m.memToolshed[i].added
+		check(fmt.Sprintf("memory added at %d conns ≤ %.1f× bare", conns, maxAddedRatio), float64(t) <= maxAddedRatio*float64(b),
+			fmt.Sprintf("%.2fx", float64(t)/float64(b)))
+	}
 	return ok
 }
 
@@ -292,7 +414,7 @@ func worstInputs(s *server) (string, error) {
 
 // start runs the server on a free loopback port and waits until it answers.
 func (s *server) start() error {
-	addr, err := freeAddr()
+	addr, err := localrun.FreeAddr()
 	if err != nil {
 		return err
 	}
@@ -317,7 +439,7 @@ func (s *server) stop() {
 func startToReady(s *server, n int) (float64, error) {
 	var ms []float64
 	for range n {
-		addr, err := freeAddr()
+		addr, err := localrun.FreeAddr()
 		if err != nil {
 			return 0, err
 		}
@@ -352,15 +474,6 @@ func waitReady(addr string, limit time.Duration) error {
 		}
 		time.Sleep(200 * time.Microsecond)
 	}
-}
-
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
 }
 
 var (

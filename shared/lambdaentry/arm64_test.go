@@ -54,12 +54,12 @@ func TestArm64ToolBootstrap(t *testing.T) {
 	}
 
 	d := newDeployment(t)
-	d.s3(t)
-	s3 := repotest.S3{Moto: d.moto, Bucket: d.bucket}
+	d.S3(t)
+	s3 := repotest.S3{Moto: d.Moto, Bucket: d.Bucket}
 	s3.Publish(t, "arm64", "c1", "../toolset/testdata/example-repo")
-	cfg := d.toolConfig(t, "find_symbols")
+	cfg := d.ToolConfig(t, "find_symbols")
 	cfg.Name, cfg.Bootstrap, cfg.Emulator = "toolshed-find-symbols-arm64", bootstrap, qemu
-	fn := d.start(t, cfg)
+	fn := d.Start(t, cfg)
 	resp := invoke(t, fn, directEvent("find_symbols", `{"name":"generateToken"}`, "arm64", "arm64-1"))
 	hasFields(t, string(resp.Payload), `{"ok":true,"result":{"symbols":[{"name":"generateToken","kind":"method",`+
 		`"path":"src/server/auth/AuthService.ts","container":"AuthService","doc":"Generate JWT token"}],"total":1}}`)

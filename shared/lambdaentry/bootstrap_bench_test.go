@@ -85,7 +85,7 @@ func measureColdStart(b *testing.B, d *deployment, cs coldStart, iteration int, 
 	b.Helper()
 	cfg := cs.cfg
 	cfg.Name = fmt.Sprintf("%s-bench-%d", cs.cfg.Name, iteration)
-	fn := d.start(b, cfg)
+	fn := d.Start(b, cfg)
 	defer fn.Stop()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -114,14 +114,14 @@ func measureColdStart(b *testing.B, d *deployment, cs coldStart, iteration int, 
 func gatewayColdStart(b *testing.B, d *deployment) coldStart {
 	functions := map[string]string{}
 	for _, tool := range []string{"hello", "add_task"} {
-		functions[tool] = d.tool(b, tool).Name
+		functions[tool] = d.Tool(b, tool).Name
 	}
 	call := func(id int, tool, args string) string {
 		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, tool, args)
 	}
 	return coldStart{
 		name: "gateway",
-		cfg:  d.gatewayConfig(b, functions),
+		cfg:  d.GatewayConfig(b, functions),
 		events: func(round int) [][]byte {
 			tenant := fmt.Sprint("bench-gateway-", round)
 			return [][]byte{
@@ -135,7 +135,7 @@ func gatewayColdStart(b *testing.B, d *deployment) coldStart {
 }
 
 func authorizerColdStart(b *testing.B, d *deployment) coldStart {
-	key, _, err := auth.Create(context.Background(), d.stores.APIKeys, "bench", "bench", time.Now())
+	key, _, err := auth.Create(context.Background(), d.Stores.APIKeys, "bench", "bench", time.Now())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -144,16 +144,16 @@ func authorizerColdStart(b *testing.B, d *deployment) coldStart {
 	unknown := []byte(strings.ReplaceAll(request, "KEY_PLACEHOLDER", "tsk_unknown"))
 	return coldStart{
 		name:   "authorizer",
-		cfg:    d.authorizerConfig(),
+		cfg:    d.AuthorizerConfig(),
 		events: func(int) [][]byte { return [][]byte{known, unknown} },
 	}
 }
 
 func toolColdStart(b *testing.B, d *deployment, tool string) coldStart {
-	c, _ := d.contracts.Get(tool)
+	c, _ := d.Contracts.Get(tool)
 	return coldStart{
 		name: tool,
-		cfg:  d.toolConfig(b, tool),
+		cfg:  d.ToolConfig(b, tool),
 		events: func(round int) [][]byte {
 			tenant := fmt.Sprintf("bench-%s-%d", strings.ReplaceAll(tool, "_", "-"), round)
 			var events [][]byte

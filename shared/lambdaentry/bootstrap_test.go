@@ -57,7 +57,7 @@ func testToolAPIGatewayEvents(t *testing.T, d *deployment) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fn := d.tool(t, tt.tool)
+			fn := d.Tool(t, tt.tool)
 			resp := invoke(t, fn, tt.event)
 			status, headers, body := apiResponse(t, resp)
 			if status != tt.status {
@@ -95,7 +95,7 @@ func testToolDirectInvocations(t *testing.T, d *deployment) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resp := invoke(t, d.tool(t, tt.tool), []byte(tt.event))
+			resp := invoke(t, d.Tool(t, tt.tool), []byte(tt.event))
 			if resp.FunctionError != "" {
 				t.Fatalf("function error %s: %s", resp.ErrorType, resp.Payload)
 			}
@@ -106,7 +106,7 @@ func testToolDirectInvocations(t *testing.T, d *deployment) {
 	// Events that are neither shape fail the invocation, with the reason.
 	for _, event := range []string{`{"something":"else"}`, `[1,2]`, `"hello"`} {
 		t.Run("unrecognised "+event, func(t *testing.T) {
-			resp := invoke(t, d.tool(t, "hello"), []byte(event))
+			resp := invoke(t, d.Tool(t, "hello"), []byte(event))
 			var doc struct{ ErrorMessage, ErrorType string }
 			if err := json.Unmarshal(resp.Payload, &doc); err != nil || resp.FunctionError != "Unhandled" || doc.ErrorMessage == "" {
 				t.Errorf("got %+v (payload %s), want an Unhandled function error with a message", resp, resp.Payload)
@@ -127,17 +127,17 @@ var exampleTools = []string{"hello", "add_task", "list_tasks", "update_task", "c
 // touches a table it is not granted fails here, as it would in AWS.
 func testContractExamples(t *testing.T, d *deployment) {
 	for _, tool := range exampleTools {
-		c, _ := d.contracts.Get(tool)
+		c, _ := d.Contracts.Get(tool)
 		for i, ex := range c.Examples {
 			t.Run(tool+"/"+ex.Name, func(t *testing.T) {
 				tenant := fmt.Sprintf("ex-%s-%d", strings.ReplaceAll(tool, "_", "-"), i)
 				for j, s := range ex.Setup {
-					resp := invoke(t, d.tool(t, s.Tool), directEvent(s.Tool, string(s.Args), tenant, fmt.Sprint("setup-", j)))
+					resp := invoke(t, d.Tool(t, s.Tool), directEvent(s.Tool, string(s.Args), tenant, fmt.Sprint("setup-", j)))
 					if !outcomeOK(t, resp) {
 						t.Fatalf("setup %d (%s %s) failed: %s", j, s.Tool, s.Args, resp.Payload)
 					}
 				}
-				resp := invoke(t, d.tool(t, tool), directEvent(tool, string(ex.Input), tenant, "example"))
+				resp := invoke(t, d.Tool(t, tool), directEvent(tool, string(ex.Input), tenant, "example"))
 				switch {
 				case ex.Internet && !outcomeOK(t, resp):
 					// Offline, an example that needs the internet fails upstream.
@@ -155,8 +155,8 @@ func testContractExamples(t *testing.T, d *deployment) {
 }
 
 func testAuthorizer(t *testing.T, d *deployment) {
-	good, revoked := d.keys(t)
-	fn := d.start(t, d.authorizerConfig())
+	good, revoked := keys(t, d)
+	fn := d.Start(t, d.AuthorizerConfig())
 
 	tests := []struct {
 		name, header string
@@ -184,10 +184,10 @@ func testAuthorizer(t *testing.T, d *deployment) {
 	}
 
 	t.Run("key table unreachable", func(t *testing.T) {
-		cfg := d.authorizerConfig()
+		cfg := d.AuthorizerConfig()
 		cfg.Name = "toolshed-authorizer-no-table"
 		cfg.Env["TOOLSHED_APIKEYS_TABLE"] = "no-such-table"
-		fn := d.start(t, cfg)
+		fn := d.Start(t, cfg)
 		event := strings.ReplaceAll(string(fixture(t, "authorizer-request.json")), "KEY_PLACEHOLDER", good)
 		resp := invoke(t, fn, []byte(event))
 		// A function error: API Gateway answers 500 and never guesses a tenant.
@@ -202,7 +202,7 @@ func testAuthorizer(t *testing.T, d *deployment) {
 // reason.
 func testInitErrors(t *testing.T, d *deployment) {
 	tool := func(env map[string]string) lambdatest.Config {
-		cfg := d.toolConfig(t, "hello")
+		cfg := d.ToolConfig(t, "hello")
 		for k, v := range env {
 			if v == "" {
 				delete(cfg.Env, k)
@@ -220,19 +220,19 @@ func testInitErrors(t *testing.T, d *deployment) {
 		{"tool: TOOLSHED_TOOL unset", tool(map[string]string{"TOOLSHED_TOOL": ""}), "TOOLSHED_TOOL is not set"},
 		{"tool: TOOLSHED_TOOL names no tool", tool(map[string]string{"TOOLSHED_TOOL": "nope"}), `no family serves a tool named "nope"`},
 		{"tool: bad configuration", tool(map[string]string{"TOOLSHED_STORE": "postgres"}), `TOOLSHED_STORE="postgres"`},
-		{"gateway: function map names no tool", d.gatewayConfig(t, map[string]string{"nope": "f"}), `function map names "nope"`},
+		{"gateway: function map names no tool", d.GatewayConfig(t, map[string]string{"nope": "f"}), `function map names "nope"`},
 		{"gateway: function map not JSON", func() lambdatest.Config {
-			cfg := d.gatewayConfig(t, nil)
+			cfg := d.GatewayConfig(t, nil)
 			cfg.Env["TOOLSHED_TOOL_FUNCTIONS"] = "hello=f"
 			return cfg
 		}(), "TOOLSHED_TOOL_FUNCTIONS"},
 		{"tool: a secret setting's parameter cannot be read", func() lambdatest.Config {
 			cfg := tool(map[string]string{secrets.EnvVar: secrets.Encode(map[string]string{"TOOLSHED_EMBED_KEY": "/toolshed/missing"})})
-			_, cfg.Env["AWS_ENDPOINT_URL_SSM"] = d.s3(t) // moto_server serves Parameter Store too
+			_, cfg.Env["AWS_ENDPOINT_URL_SSM"] = d.S3(t) // moto_server serves Parameter Store too
 			return cfg
 		}(), "read TOOLSHED_EMBED_KEY from parameter /toolshed/missing"},
 		{"authorizer: bad configuration", func() lambdatest.Config {
-			cfg := d.authorizerConfig()
+			cfg := d.AuthorizerConfig()
 			cfg.Env["TOOLSHED_RATE_LIMITS"] = "hello=lots"
 			return cfg
 		}(), "TOOLSHED_RATE_LIMITS"},
@@ -240,7 +240,7 @@ func testInitErrors(t *testing.T, d *deployment) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.cfg.Name = fmt.Sprintf("%s-init-%d", tt.cfg.Name, i)
-			fn := d.start(t, tt.cfg)
+			fn := d.Start(t, tt.cfg)
 			if _, err := fn.InitDuration(context.Background()); err == nil {
 				t.Fatalf("the function started; want an init error\noutput:\n%s", fn.Output())
 			}
@@ -284,12 +284,12 @@ func refusal(why string) string {
 // through the Invoke API (AWS_ENDPOINT_URL_LAMBDA), each of which runs its
 // own bootstrap under its own Runtime API.
 func testGatewayToTool(t *testing.T, d *deployment) {
-	hello, addTask := d.tool(t, "hello"), d.tool(t, "add_task")
-	broken := d.toolConfig(t, "read_memory")
+	hello, addTask := d.Tool(t, "hello"), d.Tool(t, "add_task")
+	broken := d.ToolConfig(t, "read_memory")
 	broken.Name = "toolshed-read_memory-broken"
 	delete(broken.Env, "TOOLSHED_TOOL")
-	d.start(t, broken)
-	gw := d.start(t, d.gatewayConfig(t, map[string]string{
+	d.Start(t, broken)
+	gw := d.Start(t, d.GatewayConfig(t, map[string]string{
 		"hello":       hello.Name,
 		"add_task":    addTask.Name,
 		"read_memory": broken.Name,        // deployed, fails at init

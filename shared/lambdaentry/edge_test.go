@@ -80,10 +80,10 @@ func routeEvent(t *testing.T, name, routeKey, header, body string, authorizer ma
 // and the reason.
 func TestEdgeDeniesUnauthenticated(t *testing.T) {
 	d := newDeployment(t)
-	good, revoked := d.keys(t)
-	hello := d.tool(t, "hello")
-	gw := d.start(t, d.gatewayConfig(t, map[string]string{"hello": hello.Name}))
-	e := edge{authorizer: d.start(t, d.authorizerConfig()), routes: map[string]*lambdatest.Function{
+	good, revoked := keys(t, d)
+	hello := d.Tool(t, "hello")
+	gw := d.Start(t, d.GatewayConfig(t, map[string]string{"hello": hello.Name}))
+	e := edge{authorizer: d.Start(t, d.AuthorizerConfig()), routes: map[string]*lambdatest.Function{
 		"POST /v1/tools/hello": hello, "POST /mcp/tool/hello": hello, "POST /mcp": gw,
 	}}
 

@@ -28,21 +28,21 @@ const (
 func TestBootstrapsWithOAuth(t *testing.T) {
 	iss := issuertest.Start(t)
 	d := newDeployment(t)
-	key, _, err := auth.Create(t.Context(), d.stores.APIKeys, "keyed", "laptop", time.Now())
+	key, _, err := auth.Create(t.Context(), d.Stores.APIKeys, "keyed", "laptop", time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
 	oauthEnv := map[string]string{
 		"TOOLSHED_OAUTH_ISSUER": iss.URL, "TOOLSHED_PUBLIC_URL": publicURL,
-		"TOOLSHED_STORE": "dynamodb", config.TableVars[config.APIKeysTable]: d.tables.APIKeys,
+		"TOOLSHED_STORE": "dynamodb", config.TableVars[config.APIKeysTable]: d.Tables.APIKeys,
 	}
 	withOAuth := func(cfg lambdatest.Config) *lambdatest.Function {
 		maps.Copy(cfg.Env, oauthEnv)
 		cfg.Name += "-oauth"
-		return d.start(t, cfg)
+		return d.Start(t, cfg)
 	}
-	hello, addTask := withOAuth(d.toolConfig(t, "hello")), withOAuth(d.toolConfig(t, "add_task"))
-	gw := withOAuth(d.gatewayConfig(t, map[string]string{"hello": hello.Name, "add_task": addTask.Name}))
+	hello, addTask := withOAuth(d.ToolConfig(t, "hello")), withOAuth(d.ToolConfig(t, "add_task"))
+	gw := withOAuth(d.GatewayConfig(t, map[string]string{"hello": hello.Name, "add_task": addTask.Name}))
 
 	full := "Bearer " + iss.Token(t, iss.Claims(publicURL+"/mcp", "alice", "toolshed:full"))
 	read := "Bearer " + iss.Token(t, iss.Claims(publicURL+"/mcp", "alice", "toolshed:read"))

@@ -24,12 +24,12 @@ const smokeTenant = "smoke"
 // the real bootstraps (the authorizer, the gateway, a function per tool),
 // the tenant's repository a snapshot of the example repository in S3.
 func testSmoke(t *testing.T, d *deployment) {
-	api := d.httpAPI(t)
-	key, _, err := auth.Create(context.Background(), d.stores.APIKeys, smokeTenant, "smoke", time.Now())
+	api := httpAPI(t, d)
+	key, _, err := auth.Create(context.Background(), d.Stores.APIKeys, smokeTenant, "smoke", time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	s3 := repotest.S3{Moto: d.moto, Bucket: d.bucket}
+	s3 := repotest.S3{Moto: d.Moto, Bucket: d.Bucket}
 	s3.Publish(t, smokeTenant, "c1", "../toolset/testdata/example-repo")
 
 	report, err := smoke.Run(context.Background(), smoke.Options{URL: api.URL(), Key: key})
@@ -51,24 +51,24 @@ func testSmoke(t *testing.T, d *deployment) {
 // /v1/tools/<name> and /mcp/tool/<name> for each tool and alias to that
 // tool's function; every route but /healthz behind the authorizer. The
 // gateway forwards tools/call to the same tool functions.
-func (d *deployment) httpAPI(t *testing.T) *lambdatest.HTTPAPI {
+func httpAPI(t *testing.T, d *deployment) *lambdatest.HTTPAPI {
 	t.Helper()
-	authorizer := d.start(t, d.authorizerConfig())
+	authorizer := d.Start(t, d.AuthorizerConfig())
 	functions := map[string]string{}
 	var routes []lambdatest.Route
 	for _, tool := range toolset.Tools() {
-		fn := d.tool(t, tool)
+		fn := d.Tool(t, tool)
 		functions[tool] = fn.Name
-		c, _ := d.contracts.Get(tool)
+		c, _ := d.Contracts.Get(tool)
 		for _, name := range append([]string{tool}, c.Aliases...) {
 			for _, prefix := range []string{"/v1/tools/", "/mcp/tool/"} {
 				routes = append(routes, lambdatest.Route{Method: "POST", Path: prefix + name, Function: fn, Authorizer: authorizer})
 			}
 		}
 	}
-	cfg := d.gatewayConfig(t, functions)
+	cfg := d.GatewayConfig(t, functions)
 	cfg.Name = "toolshed-gateway-smoke"
-	gateway := d.start(t, cfg)
+	gateway := d.Start(t, cfg)
 	for _, method := range []string{"POST", "GET", "DELETE"} {
 		routes = append(routes, lambdatest.Route{Method: method, Path: "/mcp", Function: gateway, Authorizer: authorizer})
 	}

@@ -16,8 +16,8 @@ import (
 // that kept working for an answered call would spend the next calls' CPU.
 func testWarmCallsLeaveNoWork(t *testing.T, d *deployment) {
 	const tenant = "heavy"
-	d.s3(t)
-	s3 := repotest.S3{Moto: d.moto, Bucket: d.bucket}
+	d.S3(t)
+	s3 := repotest.S3{Moto: d.Moto, Bucket: d.Bucket}
 	s3.Publish(t, tenant, "c1", repotest.WriteDir(t, repotest.Heavy()))
 	calls := []struct{ tool, args string }{
 		{"read_file", `{"path":"README.md"}`}, // warms the environment: the snapshot is loaded
@@ -30,7 +30,7 @@ func testWarmCallsLeaveNoWork(t *testing.T, d *deployment) {
 		{"grep_codebase", `{"pattern":"(a|aa)*q"}`},
 	}
 	for i, c := range calls {
-		fn := d.tool(t, c.tool)
+		fn := d.Tool(t, c.tool)
 		before, err := procstat.Sample(fn.Pid())
 		if err != nil {
 			t.Fatal(err)

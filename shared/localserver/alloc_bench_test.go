@@ -12,11 +12,28 @@ import (
 	"github.com/toolshed/toolshed/shared/localserver"
 )
 
+// mcpCall is a tools/call of hello.
+const mcpCall = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hello","arguments":{"name":"World"}}}`
+
 // BenchmarkHandlerMCPCall measures one tools/call hello through the whole
 // local handler (guard, auth, rate limit, validation, logging, MCP) without
 // the network, so allocations per call are exact.
 func BenchmarkHandlerMCPCall(b *testing.B) {
-	benchHandler(b, "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hello","arguments":{"name":"World"}}}`)
+	benchHandler(b, "/mcp", mcpCall)
+}
+
+// maxCallGarbage bounds the bytes one tools/call allocates (about 32 KB).
+const maxCallGarbage = 100 << 10
+
+// TestMCPCallGarbage: a tools/call leaves little garbage, the MCP SDK's
+// decoding of it included (320 KB with the released segmentio/encoding,
+// see shared/forks), because the memory a load adds to the server is in
+// proportion to it (shared/gcsettings).
+func TestMCPCallGarbage(t *testing.T) {
+	res := testing.Benchmark(func(b *testing.B) { benchHandler(b, "/mcp", mcpCall) })
+	if got := res.AllocedBytesPerOp(); got > maxCallGarbage {
+		t.Errorf("a tools/call allocates %d bytes, want at most %d", got, maxCallGarbage)
+	}
 }
 
 // BenchmarkHandlerV1Call is the same call on POST /v1/tools/hello.
@@ -26,7 +43,8 @@ func BenchmarkHandlerV1Call(b *testing.B) {
 
 func benchHandler(b *testing.B, path, body string) {
 	cfg, err := config.FromEnv(func(k string) string {
-		return map[string]string{"TOOLSHED_DATA_DIR": b.TempDir(), "TOOLSHED_RATE_LIMITS": "hello=1000000000"}[k]
+		return map[string]string{"TOOLSHED_DATA_DIR": b.TempDir(), "TOOLSHED_REPO_DIR": b.TempDir(), // nothing to index
+			"TOOLSHED_RATE_LIMITS": "hello=1000000000"}[k]
 	})
 	if err != nil {
 		b.Fatal(err)

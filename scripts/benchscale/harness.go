@@ -1,0 +1,277 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/testenv/deploytest"
+	"github.com/toolshed/toolshed/shared/testenv/lambdatest"
+	"github.com/toolshed/toolshed/shared/testenv/latency"
+	"github.com/toolshed/toolshed/shared/testenv/procstat"
+	"github.com/toolshed/toolshed/shared/testenv/repotest"
+	"github.com/toolshed/toolshed/shared/testenv/ripgrep"
+)
+
+// pushRow is what the harness measures of publishing and indexing one
+// tree.
+type pushRow struct {
+	size    string
+	t       tree
+	load    string        // the 1-minute load average when the row started
+	zip     int64         // the snapshot's zip bytes
+	push    time.Duration // scripts/snapshot push, start to end
+	index   time.Duration // the indexer's invocation on the snapshot's S3 event
+	cpu     time.Duration // the indexer's CPU time in it
+	peak    int64         // the indexer's peak RSS
+	chunks  string        // chunks the indexer logged, "-" when it did not say
+	problem string        // what failed, "" when nothing did
+}
+
+// toolRow is what the harness measures of one tool function on one tree.
+type toolRow struct {
+	size, tool       string
+	memoryMB         int
+	deadline         time.Duration
+	init, cold       time.Duration // process start to ready; the first call
+	coldCPU          time.Duration // CPU time of the first call
+	warmP50, warmMax time.Duration
+	peak             int64
+	problem          string // failed calls, "" for none
+}
+
+// harnessTools are the repository tools measured through the harness.
+var harnessTools = []string{"grep_codebase", "context_search", "read_file"}
+
+// harness is the deployed stack on this machine, shared by every size.
+type harness struct {
+	tb       testing.TB
+	stack    *deploytest.Stack
+	snapshot string // the scripts/snapshot binary
+	calls    int    // warm calls per tool
+}
+
+// newHarness builds the bootstraps and the snapshot CLI into dir and starts
+// the emulators.
+func newHarness(tb testing.TB, dir string, calls int) (*harness, error) {
+	if err := deploytest.BuildBootstraps(dir, "benchscale"); err != nil {
+		return nil, err
+	}
+	snapshot := filepath.Join(dir, "snapshot")
+	if out, err := exec.Command("go", "build", "-o", snapshot, "./scripts/snapshot").CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("build scripts/snapshot: %v\n%s", err, out)
+	}
+	h := &harness{tb: tb, stack: deploytest.New(tb, dir), snapshot: snapshot, calls: calls}
+	h.stack.S3(tb)
+	return h, nil
+}
+
+// tenant is the tenant whose repository the tree of a size is.
+func tenant(size string) string { return "bench-" + size }
+
+// publish pushes the tree with scripts/snapshot and runs the indexer on
+// the snapshot's S3 event, as deployed.
+func (h *harness) publish(size string, t tree) pushRow {
+	r := pushRow{size: size, t: t, load: loadAverage(), chunks: "-"}
+	bucket, endpoint := h.stack.S3(h.tb)
+	// A limit the tree fits in: the default one refuses large trees.
+	maxMB := max(repo.DefaultMaxBytes>>20, 2*(t.bytes>>20)+1)
+	cmd := exec.Command(h.snapshot, "push", "-tenant", tenant(size), "-dir", t.dir, "-max-mb", fmt.Sprint(maxMB))
+	cmd.Env = append(os.Environ(), "TOOLSHED_BUCKET="+bucket, "TOOLSHED_S3_ENDPOINT="+endpoint,
+		"AWS_ACCESS_KEY_ID=dummy", "AWS_SECRET_ACCESS_KEY=dummy", "AWS_REGION=us-east-1")
+	t0 := time.Now()
+	out, err := cmd.CombinedOutput()
+	r.push = time.Since(t0)
+	if err != nil {
+		r.problem = fmt.Sprintf("push failed: %v: %s", err, strings.TrimSpace(string(out)))
+		return r
+	}
+	s3 := repotest.S3{Moto: h.stack.Moto, Bucket: bucket}
+	list, err := repo.List(context.Background(), s3.Objects(), tenant(size))
+	if err != nil {
+		r.problem = fmt.Sprintf("list snapshots: %v", err)
+		return r
+	}
+	for _, s := range list {
+		if s.Current {
+			r.zip = s.ZipBytes
+		}
+	}
+	h.index(&r)
+	return r
+}
+
+// index runs a fresh indexer function on the S3 event of the tree's
+// snapshot and measures it.
+func (h *harness) index(r *pushRow) {
+	cfg := h.stack.IndexerConfig(h.tb)
+	cfg.Name += "-" + r.size
+	fn := h.stack.Start(h.tb, cfg)
+	defer fn.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.Timeout+time.Minute)
+	defer cancel()
+	if _, err := fn.InitDuration(ctx); err != nil {
+		r.problem = fmt.Sprintf("indexer init: %v", err)
+		return
+	}
+	event, err := snapshotEvent(h.stack.Bucket, tenant(r.size))
+	if err != nil {
+		r.problem = err.Error()
+		return
+	}
+	before, _ := procstat.CPUTime(fn.Pid())
+	t0 := time.Now()
+	resp, err := fn.Invoke(ctx, event)
+	r.index = time.Since(t0)
+	after, _ := procstat.CPUTime(fn.Pid())
+	r.cpu = after - before
+	r.peak, _ = fn.PeakRSS()
+	switch {
+	case err != nil:
+		r.problem = fmt.Sprintf("indexer: %v", err)
+	case resp.FunctionError != "":
+		r.problem = fmt.Sprintf("indexer: %s %.300s", resp.ErrorType, resp.Payload)
+	}
+	// The process's output comes through a pipe: give its last lines a
+	// moment to arrive.
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if n, ok := loggedChunks(fn.Output()); ok {
+			r.chunks = fmt.Sprint(n)
+			break
+		}
+	}
+}
+
+// snapshotEvent is the S3 event of a snapshot's publication: its pointer
+// created.
+func snapshotEvent(bucket, tenant string) ([]byte, error) {
+	var ev events.S3Event
+	rec := events.S3EventRecord{EventVersion: "2.1", EventSource: "aws:s3", AWSRegion: lambdatest.DefaultRegion,
+		EventTime: time.Now().UTC(), EventName: "ObjectCreated:Put"}
+	rec.S3.Bucket.Name = bucket
+	rec.S3.Bucket.Arn = "arn:aws:s3:::" + bucket
+	rec.S3.Object.Key = repo.Prefix + tenant + "/" + repo.PointerName
+	ev.Records = append(ev.Records, rec)
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return nil, fmt.Errorf("encode the S3 event: %w", err)
+	}
+	return b, nil
+}
+
+// loggedChunks reads the chunks of the indexer's "code indexed" log line.
+func loggedChunks(output string) (int, bool) {
+	sc := bufio.NewScanner(strings.NewReader(output))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var line struct {
+			Msg    string `json:"msg"`
+			Chunks *int   `json:"chunks"`
+		}
+		if json.Unmarshal(sc.Bytes(), &line) == nil && line.Chunks != nil && strings.Contains(line.Msg, "code indexed") {
+			return *line.Chunks, true
+		}
+	}
+	return 0, false
+}
+
+// measureTool runs a fresh function of tool, reading the tree's snapshot,
+// and measures its start, its first (cold) call and its warm calls.
+func (h *harness) measureTool(size, tool string, t tree) toolRow {
+	cfg := h.stack.ToolConfig(h.tb, tool)
+	cfg.Name += "-" + size
+	cfg.Env["TOOLSHED_RATE_LIMITS"] = tool + "=1000000"
+	c, _ := h.stack.Contracts.Get(tool)
+	r := toolRow{size: size, tool: tool, memoryMB: cfg.MemoryMB, deadline: time.Duration(c.TimeoutMs) * time.Millisecond}
+	fn := h.stack.Start(h.tb, cfg)
+	defer fn.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	var err error
+	if r.init, err = fn.InitDuration(ctx); err != nil {
+		r.problem = fmt.Sprintf("init: %v", err)
+		return r
+	}
+	args := toolArgs(tool, t, h.calls+1)
+	var problems []string
+	call := func(i int) time.Duration {
+		t0 := time.Now()
+		resp, err := fn.Invoke(ctx, deploytest.DirectEvent(tool, args[i], tenant(size), fmt.Sprint("bench-", i)))
+		took := time.Since(t0)
+		if p := outcomeProblem(resp, err); p != "" {
+			problems = append(problems, fmt.Sprintf("call %d: %s", i, p))
+		}
+		return took
+	}
+	before, _ := procstat.CPUTime(fn.Pid())
+	r.cold = call(0)
+	after, _ := procstat.CPUTime(fn.Pid())
+	r.coldCPU = after - before
+	var warm []time.Duration
+	for i := 1; i <= h.calls; i++ {
+		warm = append(warm, call(i))
+	}
+	r.warmP50, r.warmMax = latency.Percentile(warm, 50), latency.Percentile(warm, 100)
+	r.peak, _ = fn.PeakRSS()
+	r.problem = strings.Join(problems, "; ")
+	return r
+}
+
+// toolArgs are n calls' arguments for tool, in turn over its usual
+// inputs: grep's classes, context_search's queries, read_file on files of
+// the tree spread over it.
+func toolArgs(tool string, t tree, n int) []string {
+	var inputs []any
+	switch tool {
+	case "grep_codebase":
+		for _, c := range ripgrep.Classes {
+			inputs = append(inputs, c.Args())
+		}
+	case "context_search":
+		for _, q := range queries {
+			inputs = append(inputs, contextSearchArgs(q))
+		}
+	case "read_file":
+		for _, p := range t.sample(10) {
+			inputs = append(inputs, map[string]any{"path": p})
+		}
+	}
+	out := make([]string, n)
+	for i := range out {
+		b, _ := json.Marshal(inputs[i%len(inputs)]) // maps of strings, numbers and booleans
+		out[i] = string(b)
+	}
+	return out
+}
+
+// outcomeProblem says what went wrong with a direct invocation, or "".
+func outcomeProblem(resp lambdatest.Response, err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	if resp.FunctionError != "" {
+		return fmt.Sprintf("%s %.200s", resp.ErrorType, resp.Payload)
+	}
+	var out struct {
+		OK    bool `json:"ok"`
+		Error struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(resp.Payload, &out); err != nil {
+		return fmt.Sprintf("not an outcome: %.200s", resp.Payload)
+	}
+	if !out.OK {
+		return out.Error.Code
+	}
+	return ""
+}

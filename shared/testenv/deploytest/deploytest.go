@@ -1,0 +1,269 @@
+// Package deploytest stands in for the deployed stack on this machine: the
+// functions' real bootstraps, built for the host, run as processes under
+// the Lambda harness (shared/testenv/lambdatest) with the environment,
+// timeout and memory the CDK app gives them, on DynamoDB tables (dynalite),
+// an S3 bucket (moto_server, started when a function needs it) and the
+// Lambda Invoke API. The bootstrap tests and `make bench-scale` use it.
+//
+//	dir := t.TempDir()
+//	err := deploytest.BuildBootstraps(dir, "v0.0.0-test")
+//	s := deploytest.New(t, dir)
+//	fn := s.Tool(t, "grep_codebase")          // started on first use
+//	resp, err := fn.Invoke(ctx, deploytest.DirectEvent("grep_codebase", `{"pattern":"x"}`, "acme", "r1"))
+package deploytest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/toolshed/toolshed/contracts"
+	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/deploy"
+	"github.com/toolshed/toolshed/shared/embedding"
+	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/store"
+	"github.com/toolshed/toolshed/shared/store/dynamostore"
+	"github.com/toolshed/toolshed/shared/testenv/dynamotest"
+	"github.com/toolshed/toolshed/shared/testenv/emulator"
+	"github.com/toolshed/toolshed/shared/testenv/lambdatest"
+	"github.com/toolshed/toolshed/shared/toolset"
+)
+
+// Bootstraps are the functions BuildBootstraps builds, each into a file
+// of its name.
+var Bootstraps = []string{"tool", "gateway", "authorizer", "indexer"}
+
+// BuildBootstraps builds the functions' bootstraps for the host into dir,
+// as `make build` builds them for Lambda, stamped with version. It runs
+// from the repository's root.
+func BuildBootstraps(dir, version string) error {
+	root, err := dynamotest.RepoRoot()
+	if err != nil {
+		return err
+	}
+	args := []string{"build", "-tags", "lambda.norpc", "-ldflags=-s -w -X main.version=" + version, "-o", dir + string(filepath.Separator)}
+	for _, b := range Bootstraps {
+		args = append(args, "./functions/"+b)
+	}
+	build := exec.Command("go", args...)
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("build the bootstraps: %v\n%s", err, out)
+	}
+	return nil
+}
+
+// The deployed settings infra/functions.go gives the functions that are
+// not tools (infra is a module of its own, which the Lambda code does not
+// import).
+const (
+	GatewayTimeout     = 29 * time.Second
+	GatewayMemoryMB    = 512
+	AuthorizerTimeout  = 5 * time.Second
+	AuthorizerMemoryMB = 256
+	IndexerTimeout     = 900 * time.Second
+	IndexerMemoryMB    = 2048
+)
+
+// Stack is a stand-in for the deployed stack: DynamoDB tables on dynalite,
+// an S3 bucket on moto_server once a function needs one, and the Lambda
+// Invoke API. Functions run as real bootstrap processes with the
+// environment the CDK app gives them, plus the emulators' endpoints.
+type Stack struct {
+	Dynamo    *dynamotest.Server
+	Tables    dynamostore.Tables
+	Stores    store.Stores
+	Contracts *schema.Set
+	Lambda    *lambdatest.Service
+	// Moto and Bucket are set once S3 has been asked for (see S3).
+	Moto   *emulator.Moto
+	Bucket string
+
+	tb         testing.TB
+	bootstraps string
+	tools      map[string]*lambdatest.Function // tool functions by tool
+}
+
+// New starts the emulators and the Invoke API, with the bootstraps built
+// into dir (BuildBootstraps). Everything stops when tb ends.
+func New(tb testing.TB, dir string) *Stack {
+	tb.Helper()
+	set, err := schema.Load(contracts.FS)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s := &Stack{tb: tb, bootstraps: dir, Dynamo: dynamotest.Start(tb), Contracts: set, tools: map[string]*lambdatest.Function{}}
+	s.Tables = s.Dynamo.NewTables(tb)
+	s.Stores = dynamostore.New(s.Dynamo.Client(), s.Tables)
+	s.Lambda, err = lambdatest.NewService("")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Lambda.Close() })
+	return s
+}
+
+// Start runs a function and makes it invocable through the Invoke API. It
+// stops when the stack's test ends.
+func (s *Stack) Start(tb testing.TB, cfg lambdatest.Config) *lambdatest.Function {
+	tb.Helper()
+	cfg.Env = maps.Clone(cfg.Env)
+	cfg.Env["AWS_ENDPOINT_URL_DYNAMODB"] = s.Dynamo.Endpoint
+	cfg.Env["AWS_ENDPOINT_URL_LAMBDA"] = s.Lambda.URL()
+	fn, err := lambdatest.Start(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s.tb.Cleanup(fn.Stop)
+	s.Lambda.Add(fn)
+	return fn
+}
+
+// Tool returns the function of a tool, started on first use and named
+// ToolFunctionName(tool).
+func (s *Stack) Tool(tb testing.TB, name string) *lambdatest.Function {
+	tb.Helper()
+	if fn, ok := s.tools[name]; ok {
+		return fn
+	}
+	fn := s.Start(tb, s.ToolConfig(tb, name))
+	s.tools[name] = fn
+	return fn
+}
+
+// ToolFunctionName is the name of the function serving tool.
+func ToolFunctionName(tool string) string { return "toolshed-" + tool }
+
+// ToolConfig is a tool function as infra/main.go deploys it, from the same
+// derivation (deploy.Env, deploy.Timeout, the family's memory), with the
+// emulators' tables and bucket (and the S3 endpoint that finds it).
+func (s *Stack) ToolConfig(tb testing.TB, tool string) lambdatest.Config {
+	tb.Helper()
+	fam, ok := family.Of(toolset.Families, tool)
+	c, found := s.Contracts.Get(tool)
+	if !ok || !found {
+		tb.Fatalf("no family or contract serves %q", tool)
+	}
+	dep := deploy.Deployment{
+		TableName: func(t config.Table) string { return s.TableName(tb, t) },
+		Getenv:    func(string) string { return "" },
+	}
+	if family.UsesBucket(deploy.Grants(fam, tool)) {
+		dep.Bucket, _ = s.S3(tb)
+	}
+	env := deploy.Env(fam, tool, dep)
+	if dep.Bucket != "" {
+		_, env["TOOLSHED_S3_ENDPOINT"] = s.S3(tb)
+	}
+	return lambdatest.Config{
+		Name:      ToolFunctionName(tool),
+		Bootstrap: filepath.Join(s.bootstraps, "tool"),
+		Env:       env,
+		Timeout:   deploy.Timeout(c.TimeoutMs),
+		MemoryMB:  fam.Memory(),
+	}
+}
+
+// GatewayConfig is the gateway as deployed, with TOOLSHED_TOOL_FUNCTIONS
+// mapping each tool to its function.
+func (s *Stack) GatewayConfig(tb testing.TB, functions map[string]string) lambdatest.Config {
+	tb.Helper()
+	m, err := json.Marshal(functions)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return lambdatest.Config{
+		Name:      "toolshed-gateway",
+		Bootstrap: filepath.Join(s.bootstraps, "gateway"),
+		Env:       map[string]string{"TOOLSHED_TOOL_FUNCTIONS": string(m)},
+		Timeout:   GatewayTimeout,
+		MemoryMB:  GatewayMemoryMB,
+	}
+}
+
+// AuthorizerConfig is the authorizer as deployed.
+func (s *Stack) AuthorizerConfig() lambdatest.Config {
+	return lambdatest.Config{
+		Name:      "toolshed-authorizer",
+		Bootstrap: filepath.Join(s.bootstraps, "authorizer"),
+		Env: map[string]string{
+			"TOOLSHED_STORE":                      "dynamodb",
+			config.TableVars[config.APIKeysTable]: s.Tables.APIKeys,
+		},
+		Timeout:  AuthorizerTimeout,
+		MemoryMB: AuthorizerMemoryMB,
+	}
+}
+
+// IndexerConfig is the indexer as deployed (infra/indexer.go), on the
+// bucket, lexical only: the deployed default embedder (Bedrock) cannot be
+// called here.
+func (s *Stack) IndexerConfig(tb testing.TB) lambdatest.Config {
+	tb.Helper()
+	bucket, endpoint := s.S3(tb)
+	return lambdatest.Config{
+		Name:      "toolshed-indexer",
+		Bootstrap: filepath.Join(s.bootstraps, "indexer"),
+		Env: map[string]string{
+			"TOOLSHED_BUCKET":      bucket,
+			"TOOLSHED_S3_ENDPOINT": endpoint,
+			embedding.Kind.Name():  embedding.KindNone,
+		},
+		Timeout:  IndexerTimeout,
+		MemoryMB: IndexerMemoryMB,
+	}
+}
+
+// TableName is the name of a table of the stack.
+func (s *Stack) TableName(tb testing.TB, t config.Table) string {
+	tb.Helper()
+	names := map[config.Table]string{
+		config.TasksTable:      s.Tables.Tasks,
+		config.MemoryTable:     s.Tables.Memory,
+		config.RateLimitsTable: s.Tables.RateLimits,
+		config.AccessTable:     s.Tables.Access,
+		config.APIKeysTable:    s.Tables.APIKeys,
+	}
+	name, ok := names[t]
+	if !ok {
+		tb.Fatalf("no test table for %s", t)
+	}
+	return name
+}
+
+// S3 returns the bucket and the S3 endpoint, starting moto_server the first
+// time a function needs them.
+func (s *Stack) S3(tb testing.TB) (bucket, endpoint string) {
+	tb.Helper()
+	if s.Moto == nil {
+		s.Moto = emulator.StartMoto(s.tb)
+		s.Bucket = s.Moto.NewBucket(s.tb)
+	}
+	return s.Bucket, s.Moto.Endpoint
+}
+
+// Invoke runs one invocation and fails tb if it cannot.
+func Invoke(tb testing.TB, fn *lambdatest.Function, event []byte) lambdatest.Response {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	resp, err := fn.Invoke(ctx, event)
+	if err != nil {
+		tb.Fatalf("invoke %s: %v\noutput:\n%s", fn.Name, err, fn.Output())
+	}
+	return resp
+}
+
+// DirectEvent is the gateway's direct invocation of a tool.
+func DirectEvent(tool, args, tenant, requestID string) []byte {
+	return fmt.Appendf(nil, `{"tool":%s,"args":%s,"tenant":%s,"requestId":%s}`,
+		strconv.Quote(tool), args, strconv.Quote(tenant), strconv.Quote(requestID))
+}
