@@ -68,4 +68,4 @@ require (
 
 ignore ./node_modules
 
-replace github.com/segmentio/encoding => ./shared/forks/segmentio-encoding
+replace github.com/segmentio/encoding => ./shared/third_party/segmentio-encoding

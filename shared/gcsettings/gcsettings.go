@@ -16,7 +16,7 @@
 // proportion to what the server holds. A small heap is then collected every
 // few megabytes, which is cheap (there is little to mark) as long as
 // requests make little garbage: a tools/call makes about 30 KB since the
-// MCP SDK's JSON decoder no longer takes 32 KiB per decode (shared/forks;
+// MCP SDK's JSON decoder no longer takes 32 KiB per decode (shared/third_party;
 // with it, 320 KB, and a load paid for the collections in throughput).
 //
 // GOGC and GOMEMLIMIT in the environment always win.

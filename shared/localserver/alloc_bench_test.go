@@ -27,7 +27,7 @@ const maxCallGarbage = 100 << 10
 
 // TestMCPCallGarbage: a tools/call leaves little garbage, the MCP SDK's
 // decoding of it included (320 KB with the released segmentio/encoding,
-// see shared/forks), because the memory a load adds to the server is in
+// see shared/third_party), because the memory a load adds to the server is in
 // proportion to it (shared/gcsettings).
 func TestMCPCallGarbage(t *testing.T) {
 	res := testing.Benchmark(func(b *testing.B) { benchHandler(b, "/mcp", mcpCall) })

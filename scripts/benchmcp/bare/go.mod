@@ -1,6 +1,6 @@
 // The bare server is a module of its own, on the go-sdk and its
 // dependencies as released: Toolshed's go.mod replaces one of them (see
-// shared/forks), and the baseline must not get that change.
+// shared/third_party), and the baseline must not get that change.
 module github.com/toolshed/toolshed/scripts/benchmcp/bare
 
 go 1.26.8
