@@ -15,7 +15,7 @@ CDK := $(CURDIR)/node_modules/.bin/cdk
 export CDK_DISABLE_VERSION_CHECK := 1
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 
-.PHONY: run test test-go test-infra lint build arm64-cc qemu FORCE synth bootstrap deploy diff smoke bench bench-grep bench-mcp bench-lambda bench-scale contextbench fuzz clean ripgrep pytools help
+.PHONY: run test test-go test-infra lint build arm64-cc qemu FORCE synth bootstrap deploy diff smoke bench bench-grep bench-mcp bench-lambda bench-scale bench-nav contextbench fuzz clean ripgrep pytools help
 
 ## run: the local MCP server on http://127.0.0.1:8000 (every tool, embedded storage;
 ## flags in ARGS, e.g. ARGS="-repo ~/src/myapp"; ARGS=-h lists them)
@@ -161,6 +161,12 @@ bench-grep: ripgrep
 ## calls against memory and deadline); quick: ARGS="-sizes 1k,10k -harness=false"
 bench-scale: node_modules ripgrep pytools
 	$(GO) run ./scripts/benchscale $(ARGS)
+
+## bench-nav: the navigation tools (list_files, find_symbols, find_references,
+## read_file slices) on the Go source tree through /v1 on the local server,
+## p50/p99 and answer bytes, next to rg --files -g and rg -w in the same run
+bench-nav: ripgrep
+	$(GO) run ./scripts/benchnav $(ARGS)
 
 ## fuzz: run each fuzz target for FUZZTIME (default 30s)
 FUZZTIME ?= 30s

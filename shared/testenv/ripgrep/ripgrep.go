@@ -57,11 +57,18 @@ func Version() string {
 // count of matching lines. It skips what grep_codebase skips beyond
 // ripgrep's defaults: the excluded folders and the repository's deny list.
 func Time(dir string, c Class, runs int) (time.Duration, int, error) {
-	args := append([]string{"--no-require-git", "--line-number", "--column", "--no-heading", "--no-config"}, excludes()...)
+	args := []string{"--line-number", "--column", "--no-heading"}
 	if !c.CaseSensitive {
 		args = append(args, "-i")
 	}
-	args = append(args, "-e", c.Pattern)
+	return Run(dir, runs, append(args, "-e", c.Pattern)...)
+}
+
+// Run runs rg with args in dir runs times, skipping what the repository
+// tools skip (as Time does), and returns its p50 and the lines of its
+// output.
+func Run(dir string, runs int, args ...string) (time.Duration, int, error) {
+	args = append(append([]string{"--no-require-git", "--no-config"}, excludes()...), args...)
 	var times []time.Duration
 	count := 0
 	for range runs {
@@ -71,7 +78,7 @@ func Time(dir string, c Class, runs int) (time.Duration, int, error) {
 		out, err := cmd.Output()
 		times = append(times, time.Since(t0))
 		if err != nil && len(out) > 0 {
-			return 0, 0, fmt.Errorf("rg %s in %s: %w", c.Pattern, dir, err)
+			return 0, 0, fmt.Errorf("rg %s in %s: %w", strings.Join(args, " "), dir, err)
 		}
 		count = bytes.Count(out, []byte{'\n'})
 	}

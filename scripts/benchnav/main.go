@@ -1,0 +1,162 @@
+// Command benchnav (make bench-nav) measures the navigation tools an agent
+// without a checkout uses — list_files, find_symbols, find_references and
+// read_file's slices — on the Go source tree served by the local server
+// (make run's binary), each query's p50 and p99 over /v1, next to what
+// ripgrep takes for the same question on the same files in the same run:
+// `rg --files -g` for files, `rg -w -s` for references (with the counts,
+// which must agree).
+//
+//	make bench-nav
+//	go run ./scripts/benchnav -runs 51 -tree /path/to/a/checkout
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/toolshed/toolshed/shared/testenv/latency"
+	"github.com/toolshed/toolshed/shared/testenv/localrun"
+	"github.com/toolshed/toolshed/shared/testenv/ripgrep"
+	"github.com/toolshed/toolshed/shared/testenv/standalone"
+)
+
+func main() {
+	tree := flag.String("tree", filepath.Join(runtime.GOROOT(), "src"), "the repository served")
+	runs := flag.Int("runs", 31, "calls of each query (p50, p99)")
+	flag.Parse()
+	err := standalone.RunStderr(func(tb testing.TB) error { return run(tb, *tree, *runs) })
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench-nav:", err)
+		os.Exit(1)
+	}
+}
+
+// query is one question to a navigation tool, and the ripgrep command that
+// answers the same one (none for symbols and slices).
+type query struct {
+	name string
+	tool string
+	args map[string]any
+	rg   []string
+	// count reads the tool's count from its result, to compare with rg's
+	// lines; nil when there is nothing to compare.
+	count func(result json.RawMessage) (int, error)
+}
+
+var queries = []query{
+	{"files: the root", "list_files", map[string]any{}, nil, nil},
+	{"files: a folder, 2 levels", "list_files", map[string]any{"path": "net/http", "depth": 2}, nil, nil},
+	{"files: *_test.go", "list_files", map[string]any{"patterns": []string{"*_test.go"}, "limit": 1000},
+		[]string{"--files", "-g", "*_test.go"}, total("total")},
+	{"files: Dockerfile, *.yaml", "list_files", map[string]any{"patterns": []string{"Dockerfile", "*.yaml"}, "limit": 1000},
+		[]string{"--files", "-g", "Dockerfile", "-g", "*.yaml"}, total("total")},
+	{"symbols: exact", "find_symbols", map[string]any{"name": "ReadMIMEHeader"}, nil, nil},
+	{"symbols: prefix, functions", "find_symbols", map[string]any{"name": "New", "match": "prefix", "kinds": []string{"function"}}, nil, nil},
+	{"symbols: substring", "find_symbols", map[string]any{"name": "Header", "match": "substring"}, nil, nil},
+	{"symbols: outline of server.go", "find_symbols", map[string]any{"file": "net/http/server.go", "limit": 500}, nil, nil},
+	{"references: ReadMIMEHeader", "find_references", map[string]any{"name": "ReadMIMEHeader"},
+		[]string{"-w", "-s", "-n", "ReadMIMEHeader"}, total("totalLines")},
+	{"references: Serve in net/http", "find_references", map[string]any{"name": "Serve", "path": "net/http"},
+		[]string{"-w", "-s", "-n", "Serve", "net/http"}, total("totalLines")},
+	{"references: err (100 lines)", "find_references", map[string]any{"name": "err"},
+		[]string{"-w", "-s", "-n", "err"}, total("totalLines")},
+	{"read_file: 100 lines of server.go", "read_file", map[string]any{"path": "net/http/server.go", "startLine": 2000, "endLine": 2099}, nil, nil},
+	{"read_file: all of server.go", "read_file", map[string]any{"path": "net/http/server.go"}, nil, nil},
+}
+
+// total reads a count field of a result.
+func total(field string) func(json.RawMessage) (int, error) {
+	return func(result json.RawMessage) (int, error) {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(result, &m); err != nil {
+			return 0, err
+		}
+		var n int
+		err := json.Unmarshal(m[field], &n)
+		return n, err
+	}
+}
+
+func run(tb testing.TB, tree string, runs int) error {
+	if err := ripgrep.Installed(); err != nil {
+		return err
+	}
+	tmp := tb.TempDir()
+	bin, err := localrun.Build(tmp)
+	if err != nil {
+		return err
+	}
+	srv, err := localrun.Start(localrun.Options{Bin: bin, Repo: tree, Data: filepath.Join(tmp, "data"),
+		Env: []string{"TOOLSHED_RATE_LIMITS=list_files=1000000,find_symbols=1000000,find_references=1000000,read_file=1000000"}})
+	if err != nil {
+		return err
+	}
+	defer srv.Stop()
+	fmt.Printf("bench-nav: %s, %d CPUs, %s, %d runs per query\n", tree, runtime.NumCPU(), ripgrep.Version(), runs)
+	if err := waitSymbols(srv); err != nil {
+		return fmt.Errorf("%w\n%s", err, srv.Logs())
+	}
+	fmt.Printf("%-36s %9s %9s %9s %9s %7s %10s\n", "query", "p50_ms", "p99_ms", "bytes", "rg_p50", "ratio", "count/rg")
+	for _, q := range queries {
+		if err := measure(srv, tree, q, runs); err != nil {
+			return fmt.Errorf("%s: %w", q.name, err)
+		}
+	}
+	return nil
+}
+
+// measure prints one query's row.
+func measure(srv *localrun.Server, tree string, q query, runs int) error {
+	var times []time.Duration
+	var last localrun.Answer
+	for range runs {
+		t0 := time.Now()
+		a, err := srv.Call(q.tool, q.args)
+		times = append(times, time.Since(t0))
+		if err != nil {
+			return err
+		}
+		if !a.OK {
+			return fmt.Errorf("%s %s: %s", a.Code, a.Error, q.args)
+		}
+		last = a
+	}
+	p50, p99 := latency.Percentile(times, 50), latency.Percentile(times, 99)
+	rgCol, ratio, counts := "-", "-", "-"
+	if q.rg != nil {
+		rg, lines, err := ripgrep.Run(tree, runs, q.rg...)
+		if err != nil {
+			return err
+		}
+		n, err := q.count(last.Result)
+		if err != nil {
+			return err
+		}
+		rgCol, ratio, counts = latency.Ms(rg), fmt.Sprintf("%.2fx", float64(p50)/float64(rg)), fmt.Sprintf("%d/%d", n, lines)
+	}
+	fmt.Printf("%-36s %9s %9s %9d %9s %7s %10s\n", q.name, latency.Ms(p50), latency.Ms(p99), len(last.Result), rgCol, ratio, counts)
+	return nil
+}
+
+// waitSymbols waits until find_symbols' table of the tree is ready (the
+// code index builds meanwhile; it does not change these tools' answers).
+func waitSymbols(srv *localrun.Server) error {
+	deadline := time.Now().Add(3 * time.Minute)
+	for time.Now().Before(deadline) {
+		a, err := srv.Call("find_symbols", map[string]any{"name": "main"})
+		var out struct {
+			Index struct{ State string } `json:"index"`
+		}
+		if err == nil && a.OK && json.Unmarshal(a.Result, &out) == nil && out.Index.State == "ready" {
+			return nil
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return fmt.Errorf("the symbol table is not ready after 3 minutes")
+}
