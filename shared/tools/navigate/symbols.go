@@ -301,8 +301,15 @@ func symbolsMessage(out symbolsOutput, in symbolsInput) string {
 		fmt.Fprintf(&b, "%d symbols in %s", out.Total, out.File.Path)
 	case out.Total == 0:
 		fmt.Fprintf(&b, "No symbol matches %q", in.Name)
-		if in.Match == string(symbols.Exact) || in.CaseSensitive {
-			b.WriteString(`; try "match": "substring" or "caseSensitive": false`)
+		var tries []string
+		if in.Match != string(symbols.Substring) {
+			tries = append(tries, `"match": "substring"`)
+		}
+		if in.CaseSensitive {
+			tries = append(tries, `"caseSensitive": false`)
+		}
+		if len(tries) > 0 {
+			b.WriteString("; try " + strings.Join(tries, " or "))
 		}
 	default:
 		fmt.Fprintf(&b, "%d symbols match %q", out.Total, in.Name)
