@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -52,54 +54,219 @@ func (s *Segment) withDocs(docs []Doc) *Segment { return &Segment{Docs: docs, le
 // of one chunk's content costs two or three bytes.
 type lexicon struct {
 	lens  [][numFields]uint32
-	terms []string // sorted
+	terms termList
 	dfs   []uint32 // documents per term
-	offs  []uint32 // terms[i]'s postings are arena[offs[i]:offs[i+1]]
+	offs  []uint32 // term i's postings are arena[offs[i]:offs[i+1]]
 	arena []byte
+}
+
+// termList is sorted terms held back to back in one string: an index of
+// the Go source tree has some 600,000 distinct terms, which as strings of
+// their own would cost twice the memory and give the garbage collector
+// as many pointers to follow.
+type termList struct {
+	data string
+	ends []uint32 // term i is data[ends[i-1]:ends[i]], the first from 0
+}
+
+func (l *termList) len() int { return len(l.ends) }
+
+// at returns term i.
+func (l *termList) at(i int) string {
+	start := uint32(0)
+	if i > 0 {
+		start = l.ends[i-1]
+	}
+	return l.data[start:l.ends[i]]
+}
+
+// find returns where term is, or would be, in the list.
+func (l *termList) find(term string) (int, bool) {
+	i := sort.Search(l.len(), func(i int) bool { return l.at(i) >= term })
+	return i, i < l.len() && l.at(i) == term
+}
+
+// termListBuilder makes a termList from terms given in order.
+type termListBuilder struct {
+	data strings.Builder
+	ends []uint32
+}
+
+func (b *termListBuilder) add(term string) {
+	b.data.WriteString(term)
+	b.ends = append(b.ends, uint32(b.data.Len()))
+}
+
+func (b *termListBuilder) list() termList {
+	return termList{data: b.data.String(), ends: slices.Clip(b.ends)}
 }
 
 // NewSegment tokenizes docs and returns their segment.
 func NewSegment(docs []Doc) *Segment {
-	lens := make([][numFields]uint32, len(docs))
-	postings := map[string][]posting{}
-	tf := map[string]*[numFields]uint16{}
-	for i, d := range docs {
-		clear(tf)
-		for f, toks := range fieldTerms(&d) {
-			lens[i][f] = uint32(len(toks))
-			for _, t := range toks {
-				c := tf[t]
-				if c == nil {
-					c = new([numFields]uint16)
-					tf[t] = c
-				}
-				if c[f] < math.MaxUint16 {
-					c[f]++
-				}
-			}
-		}
-		for t, c := range tf {
-			postings[t] = append(postings[t], posting{doc: uint32(i), tf: *c})
-		}
+	var b lexiconBuilder
+	for i := range docs {
+		b.addDoc(&docs[i])
 	}
-	return &Segment{Docs: docs, lex: encodeLexicon(lens, postings)}
+	return &Segment{Docs: docs, lex: b.lexicon()}
+}
+
+// lexiconBuilder counts the terms of documents added one after the other
+// (addDoc says what goes in which field) and lays them out as a lexicon.
+// Terms are interned: each distinct term is stored once and known by its
+// number, and a document's terms are counted in a slice, not a map.
+type lexiconBuilder struct {
+	tok  tokenizer
+	ids  map[string]uint32 // term → number
+	byID []string          // number → term
+	// The document being counted: its terms with their frequencies, its
+	// field lengths, and per term number, its place in cur plus one (0:
+	// not in this document).
+	cur     []docTerm
+	curLens [numFields]uint32
+	slot    []uint32
+	// What the documents counted so far gave.
+	lens     [][numFields]uint32
+	postings []termPosting // in document order
+	// Per field, the last text given to shared and its terms' numbers.
+	last [numFields]sharedText
+}
+
+type docTerm struct {
+	term uint32
+	tf   [numFields]uint16
+}
+
+type termPosting struct {
+	term uint32
+	posting
+}
+
+type sharedText struct {
+	text string
+	ids  []uint32
+}
+
+// text counts the terms (Tokens) of text in field f of the document.
+func (b *lexiconBuilder) text(f int, text string) {
+	b.tok.each(text, func(term string) { b.count(f, b.intern(term)) })
+}
+
+// terms counts terms, as they are, in field f of the document.
+func (b *lexiconBuilder) terms(f int, terms []string) {
+	for _, t := range terms {
+		b.count(f, b.intern(t))
+	}
+}
+
+// shared is text for a text every chunk of a file has (its path, its
+// folder): tokenized once for the chunks of a file in a row.
+func (b *lexiconBuilder) shared(f int, text string) {
+	c := &b.last[f]
+	if c.ids == nil || c.text != text {
+		c.text, c.ids = text, c.ids[:0:0]
+		b.tok.each(text, func(term string) { c.ids = append(c.ids, b.intern(term)) })
+	}
+	for _, id := range c.ids {
+		b.count(f, id)
+	}
+}
+
+// intern returns the number of a term, numbering it when it is new.
+func (b *lexiconBuilder) intern(term string) uint32 {
+	if id, ok := b.ids[term]; ok {
+		return id
+	}
+	if b.ids == nil {
+		b.ids = map[string]uint32{}
+	}
+	id := uint32(len(b.byID))
+	term = strings.Clone(term) // the tokenizer's buffer
+	b.ids[term] = id
+	b.byID = append(b.byID, term)
+	b.slot = append(b.slot, 0)
+	return id
+}
+
+// count counts one occurrence of a term in field f of the document.
+func (b *lexiconBuilder) count(f int, id uint32) {
+	s := b.slot[id]
+	if s == 0 {
+		b.cur = append(b.cur, docTerm{term: id})
+		s = uint32(len(b.cur))
+		b.slot[id] = s
+	}
+	if tf := &b.cur[s-1].tf[f]; *tf < math.MaxUint16 {
+		*tf++
+	}
+	b.curLens[f]++
+}
+
+// endDoc ends the document: its terms become postings.
+func (b *lexiconBuilder) endDoc() {
+	doc := uint32(len(b.lens))
+	b.lens = append(b.lens, b.curLens)
+	for _, t := range b.cur {
+		b.postings = append(b.postings, termPosting{term: t.term, posting: posting{doc: doc, tf: t.tf}})
+		b.slot[t.term] = 0
+	}
+	b.cur, b.curLens = b.cur[:0], [numFields]uint32{}
+}
+
+// lexicon lays the postings out by term, in term order.
+func (b *lexiconBuilder) lexicon() *lexicon {
+	order := make([]uint32, len(b.byID)) // term numbers in term order
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	slices.SortFunc(order, func(x, y uint32) int { return strings.Compare(b.byID[x], b.byID[y]) })
+	rank := make([]uint32, len(b.byID)) // number → place in order
+	for r, id := range order {
+		rank[id] = uint32(r)
+	}
+	// A counting sort by term keeps each term's postings in document
+	// order.
+	start := make([]uint32, len(order)+1)
+	for _, p := range b.postings {
+		start[rank[p.term]+1]++
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	sorted := make([]posting, len(b.postings))
+	next := slices.Clone(start)
+	for _, p := range b.postings {
+		r := rank[p.term]
+		sorted[next[r]] = p.posting
+		next[r]++
+	}
+	lx := &lexicon{lens: slices.Clip(b.lens), dfs: make([]uint32, len(order)), offs: make([]uint32, len(order)+1)}
+	var terms termListBuilder
+	enc := postingEncoder{arena: make([]byte, 0, len(sorted)*3)}
+	for r, id := range order {
+		terms.add(b.byID[id])
+		lx.dfs[r] = start[r+1] - start[r]
+		enc.last = 0
+		for _, p := range sorted[start[r]:start[r+1]] {
+			enc.add(p)
+		}
+		lx.offs[r+1] = uint32(len(enc.arena))
+	}
+	lx.terms = terms.list()
+	lx.arena = slices.Clip(enc.arena)
+	return lx
 }
 
 // encodeLexicon lays postings (each term's in document order) out in an
 // arena.
 func encodeLexicon(lens [][numFields]uint32, postings map[string][]posting) *lexicon {
-	lx := &lexicon{lens: lens, terms: make([]string, 0, len(postings))}
-	size := 0
-	for t, ps := range postings {
-		lx.terms = append(lx.terms, t)
-		size += len(ps) * 3
-	}
-	slices.Sort(lx.terms)
-	lx.dfs = make([]uint32, len(lx.terms))
-	lx.offs = make([]uint32, len(lx.terms)+1)
+	lx := &lexicon{lens: lens}
+	terms := slices.Sorted(maps.Keys(postings))
+	lx.dfs = make([]uint32, len(terms))
+	lx.offs = make([]uint32, len(terms)+1)
+	var tb termListBuilder
 	var enc postingEncoder
-	enc.arena = make([]byte, 0, size)
-	for i, t := range lx.terms {
+	for i, t := range terms {
+		tb.add(t)
 		ps := postings[t]
 		lx.dfs[i] = uint32(len(ps))
 		enc.last = 0
@@ -108,6 +275,7 @@ func encodeLexicon(lens [][numFields]uint32, postings map[string][]posting) *lex
 		}
 		lx.offs[i+1] = uint32(len(enc.arena))
 	}
+	lx.terms = tb.list()
 	lx.arena = enc.arena
 	return lx
 }
@@ -135,9 +303,7 @@ func (e *postingEncoder) add(p posting) {
 }
 
 // find returns the index of term in the lexicon.
-func (lx *lexicon) find(term string) (int, bool) {
-	return slices.BinarySearch(lx.terms, term)
-}
+func (lx *lexicon) find(term string) (int, bool) { return lx.terms.find(term) }
 
 // each calls fn for every posting of terms[i], in document order.
 func (lx *lexicon) each(i int, fn func(p posting)) {
@@ -161,10 +327,10 @@ func (lx *lexicon) each(i int, fn func(p posting)) {
 
 // withPrefix calls fn for every term of the segment starting with p.
 func (s *Segment) withPrefix(p string, fn func(term string)) {
-	lx := s.lex
-	i, _ := slices.BinarySearch(lx.terms, p)
-	for ; i < len(lx.terms) && strings.HasPrefix(lx.terms[i], p); i++ {
-		fn(lx.terms[i])
+	terms := &s.lex.terms
+	i, _ := terms.find(p)
+	for ; i < terms.len() && strings.HasPrefix(terms.at(i), p); i++ {
+		fn(terms.at(i))
 	}
 }
 
@@ -209,9 +375,10 @@ func mergeLexicons(parts []Part, renumber [][]int32, lens [][numFields]uint32) *
 	arenaSize, termsCap := 0, 0
 	for _, p := range parts {
 		arenaSize += len(p.Seg.lex.arena)
-		termsCap = max(termsCap, len(p.Seg.lex.terms))
+		termsCap = max(termsCap, p.Seg.lex.terms.len())
 	}
-	lx := &lexicon{lens: lens, terms: make([]string, 0, termsCap), dfs: make([]uint32, 0, termsCap), offs: []uint32{0}}
+	lx := &lexicon{lens: lens, dfs: make([]uint32, 0, termsCap), offs: []uint32{0}}
+	var terms termListBuilder
 	enc := postingEncoder{arena: make([]byte, 0, arenaSize)}
 	for {
 		term, ok := smallestNextTerm(parts, next)
@@ -222,7 +389,7 @@ func mergeLexicons(parts []Part, renumber [][]int32, lens [][numFields]uint32) *
 		df := uint32(0)
 		for pi, p := range parts {
 			plx := p.Seg.lex
-			if next[pi] >= len(plx.terms) || plx.terms[next[pi]] != term {
+			if next[pi] >= plx.terms.len() || plx.terms.at(next[pi]) != term {
 				continue
 			}
 			plx.each(next[pi], func(q posting) {
@@ -235,12 +402,12 @@ func mergeLexicons(parts []Part, renumber [][]int32, lens [][numFields]uint32) *
 			next[pi]++
 		}
 		if df > 0 {
-			lx.terms = append(lx.terms, strings.Clone(term))
+			terms.add(term)
 			lx.dfs = append(lx.dfs, df)
 			lx.offs = append(lx.offs, uint32(len(enc.arena)))
 		}
 	}
-	lx.terms, lx.dfs, lx.offs = slices.Clip(lx.terms), slices.Clip(lx.dfs), slices.Clip(lx.offs)
+	lx.terms, lx.dfs, lx.offs = terms.list(), slices.Clip(lx.dfs), slices.Clip(lx.offs)
 	lx.arena = slices.Clone(enc.arena) // exactly its size: the arena is most of an index
 	return lx
 }
@@ -250,8 +417,8 @@ func mergeLexicons(parts []Part, renumber [][]int32, lens [][numFields]uint32) *
 func smallestNextTerm(parts []Part, next []int) (string, bool) {
 	term, found := "", false
 	for pi, p := range parts {
-		if next[pi] < len(p.Seg.lex.terms) && (!found || p.Seg.lex.terms[next[pi]] < term) {
-			term, found = p.Seg.lex.terms[next[pi]], true
+		if terms := &p.Seg.lex.terms; next[pi] < terms.len() && (!found || terms.at(next[pi]) < term) {
+			term, found = terms.at(next[pi]), true
 		}
 	}
 	return term, found
@@ -276,7 +443,7 @@ var fieldsV1 = []int{fieldContent, fieldModule, fieldPath}
 // All numbers are unsigned varints.
 func (s *Segment) writeLexical(w io.Writer) error {
 	lx := s.lex
-	b := make([]byte, 0, len(lx.terms)*16+len(lx.lens)*6+64)
+	b := make([]byte, 0, lx.terms.len()*16+len(lx.lens)*6+64)
 	b = append(b, lexicalMagic...)
 	b = binary.AppendUvarint(b, uint64(len(lx.lens)))
 	for _, l := range lx.lens {
@@ -284,8 +451,9 @@ func (s *Segment) writeLexical(w io.Writer) error {
 			b = binary.AppendUvarint(b, uint64(v))
 		}
 	}
-	b = binary.AppendUvarint(b, uint64(len(lx.terms)))
-	for i, t := range lx.terms {
+	b = binary.AppendUvarint(b, uint64(lx.terms.len()))
+	for i := range lx.terms.len() {
+		t := lx.terms.at(i)
 		b = binary.AppendUvarint(b, uint64(len(t)))
 		b = append(b, t...)
 		b = binary.AppendUvarint(b, uint64(lx.dfs[i]))
@@ -321,15 +489,17 @@ func UnmarshalSegment(docs []Doc, lexical []byte) (*Segment, error) {
 		}
 	}
 	terms := r.uvarint(uint64(len(lexical)))
-	lx.terms = make([]string, 0, terms)
+	var tb termListBuilder
+	var last []byte
 	lx.dfs = make([]uint32, 0, terms)
 	lx.offs = make([]uint32, 1, terms+1)
-	for range terms {
-		t := string(r.bytes(r.uvarint(maxTokenBytes * 4)))
-		if r.err == nil && len(lx.terms) > 0 && t <= lx.terms[len(lx.terms)-1] {
+	for i := range terms {
+		t := r.bytes(r.uvarint(maxTokenBytes * 4))
+		if r.err == nil && i > 0 && bytes.Compare(t, last) <= 0 {
 			r.err = errors.New("terms out of order")
 		}
-		lx.terms = append(lx.terms, t)
+		tb.add(string(t))
+		last = t
 		lx.dfs = append(lx.dfs, uint32(r.uvarint(n)))
 		lx.offs = append(lx.offs, lx.offs[len(lx.offs)-1]+uint32(r.uvarint(math.MaxUint32)))
 	}
@@ -339,6 +509,7 @@ func UnmarshalSegment(docs []Doc, lexical []byte) (*Segment, error) {
 	if r.err != nil {
 		return nil, fmt.Errorf("lexical statistics: %w", r.err)
 	}
+	lx.terms = tb.list()
 	lx.arena = r.buf
 	if err := lx.check(); err != nil {
 		return nil, fmt.Errorf("lexical statistics: %w", err)
@@ -350,27 +521,27 @@ func UnmarshalSegment(docs []Doc, lexical []byte) (*Segment, error) {
 // terms say, each in at least one field.
 func (lx *lexicon) check() error {
 	n := uint64(len(lx.lens))
-	for i := range lx.terms {
+	for i := range lx.terms.len() {
 		buf := lx.arena[lx.offs[i]:lx.offs[i+1]]
 		doc, count := uint64(0), uint32(0)
 		for len(buf) > 0 {
 			v, k := binary.Uvarint(buf)
 			if k <= 0 {
-				return fmt.Errorf("term %q: a bad posting", lx.terms[i])
+				return fmt.Errorf("term %q: a bad posting", lx.terms.at(i))
 			}
 			buf = buf[k:]
 			delta, mask := v>>numFields, v&(1<<numFields-1)
 			if (count > 0 && delta == 0) || mask == 0 {
-				return fmt.Errorf("term %q: postings out of order", lx.terms[i])
+				return fmt.Errorf("term %q: postings out of order", lx.terms.at(i))
 			}
 			if doc += delta; doc >= n {
-				return fmt.Errorf("term %q: posting for document %d of %d", lx.terms[i], doc, n)
+				return fmt.Errorf("term %q: posting for document %d of %d", lx.terms.at(i), doc, n)
 			}
 			for f := range numFields {
 				if mask&(1<<f) != 0 {
 					tf, k := binary.Uvarint(buf)
 					if k <= 0 || tf == 0 || tf > math.MaxUint16 {
-						return fmt.Errorf("term %q: a bad frequency", lx.terms[i])
+						return fmt.Errorf("term %q: a bad frequency", lx.terms.at(i))
 					}
 					buf = buf[k:]
 				}
@@ -378,7 +549,7 @@ func (lx *lexicon) check() error {
 			count++
 		}
 		if count != lx.dfs[i] || count == 0 {
-			return fmt.Errorf("term %q: %d postings, %d said", lx.terms[i], count, lx.dfs[i])
+			return fmt.Errorf("term %q: %d postings, %d said", lx.terms.at(i), count, lx.dfs[i])
 		}
 	}
 	return nil
