@@ -14,8 +14,8 @@ import (
 	"github.com/toolshed/toolshed/shared/repo"
 )
 
-// benchCorpus indexes the first n chunks of the Go source tree's
-// non-test files (real code), with random unit vectors of dims dimensions
+// benchCorpus indexes the first n chunks (or a few more) of the Go source
+// tree's non-test files (real code), with random unit vectors of dims dimensions
 // when dims > 0 (the vectors' values do not change the cost of a search).
 func benchCorpus(b *testing.B, n, dims int) (*Corpus, [][]float32) {
 	b.Helper()
@@ -34,16 +34,17 @@ func benchCorpus(b *testing.B, n, dims int) (*Corpus, [][]float32) {
 		}
 		return nil
 	})
-	var docs []Doc
-	for start := 0; len(docs) < n && start < len(files); start += 200 {
+	var parts []Part
+	chunks := 0
+	for start := 0; chunks < n && start < len(files); start += 200 {
 		ix, _, err := BuildCode(b.Context(), nil, Snapshot{FS: os.DirFS(root), Files: files[start:min(start+200, len(files))]}, nil, time.Now())
 		if err != nil {
 			b.Fatal(err)
 		}
-		docs = append(docs, ix.Segment.Docs...)
+		parts = append(parts, Part{Seg: ix.Segment})
+		chunks += ix.Segment.Len()
 	}
-	docs = docs[:min(n, len(docs))]
-	seg := NewSegment(docs)
+	seg := MergeSegments(parts)
 	var queries [][]float32
 	var vecs *Vectors
 	if dims > 0 {

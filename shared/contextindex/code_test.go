@@ -56,7 +56,7 @@ func TestBuildCodeMapFS(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, d := range ix.Segment.Docs {
+	for _, d := range Docs(ix.Segment) {
 		got = append(got, d.ID+" "+d.Type+" "+d.Module)
 	}
 	want := []string{
@@ -72,7 +72,7 @@ func TestBuildCodeMapFS(t *testing.T) {
 		t.Errorf("stats %+v commit %s", st, ix.Commit)
 	}
 	// Given content wins over the file system's.
-	if d := ix.Segment.Docs[5]; !strings.Contains(d.Content, "Plan is a plan.") {
+	if d := ix.Segment.Doc(5); !strings.Contains(d.Content, "Plan is a plan.") {
 		t.Errorf("content of plans.go read from the FS: %q", d.Content)
 	}
 	hits, _ := NewCorpus("", []*Segment{ix.Segment}).Search(Query{Text: "verify signature"})
@@ -136,7 +136,7 @@ func TestBuildCodeIncremental(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.EqualFunc(next.Segment.Docs, fresh.Segment.Docs, func(a, b Doc) bool { return a.ID == b.ID && a.Content == b.Content }) {
+	if !slices.EqualFunc(Docs(next.Segment), Docs(fresh.Segment), func(a, b Doc) bool { return a.ID == b.ID && a.Content == b.Content }) {
 		t.Error("the incremental build differs from a fresh one")
 	}
 	if next.Vectors.Len() != fresh.Vectors.Len() {
@@ -172,7 +172,7 @@ func testStore(t *testing.T, blobs Blobs) {
 		t.Fatal(err)
 	}
 	p, etag, err := s.Pointer(ctx, "acme", "")
-	if err != nil || p.Commit != "c1" || p.Chunks != len(ix.Segment.Docs) || p.Model != "test-words/64" {
+	if err != nil || p.Commit != "c1" || p.Chunks != ix.Segment.Len() || p.Model != "test-words/64" {
 		t.Fatalf("pointer %+v, %v", p, err)
 	}
 	if _, _, err := s.Pointer(ctx, "acme", etag); !errors.Is(err, ErrNotModified) {
@@ -182,9 +182,9 @@ func testStore(t *testing.T, blobs Blobs) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.Commit != "c1" || len(back.Segment.Docs) != len(ix.Segment.Docs) || back.Vectors.Len() != ix.Vectors.Len() ||
+	if back.Commit != "c1" || back.Segment.Len() != ix.Segment.Len() || back.Vectors.Len() != ix.Vectors.Len() ||
 		!back.BuiltAt.Equal(ix.BuiltAt) || len(back.Files) != len(ix.Files) {
-		t.Errorf("read back %s: %d chunks, %d vectors", back.Commit, len(back.Segment.Docs), back.Vectors.Len())
+		t.Errorf("read back %s: %d chunks, %d vectors", back.Commit, back.Segment.Len(), back.Vectors.Len())
 	}
 	if _, err := s.CurrentCode(ctx, "other"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("another tenant sees an index: %v", err)
@@ -278,85 +278,59 @@ func TestEncodeRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := DecodeCodeIndex(func(name string) ([]byte, error) {
-		if b, ok := files[name]; ok {
-			return b, nil
-		}
-		return nil, fs.ErrNotExist
-	})
+	back, err := decodeSegment(files[ChunksFile], files[LexicalFile])
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.Commit != ix.Commit || !back.BuiltAt.Equal(ix.BuiltAt) || !maps.Equal(back.Files, ix.Files) {
-		t.Errorf("read back commit %s built %v, %d files; want %s %v %d", back.Commit, back.BuiltAt, len(back.Files), ix.Commit, ix.BuiltAt, len(ix.Files))
+	if !maps.Equal(back.code.hashes(), ix.Files) {
+		t.Errorf("read back %d files, want %d", len(back.code.hashes()), len(ix.Files))
 	}
-	if !slices.Equal(back.Segment.Docs, ix.Segment.Docs) {
+	if !slices.Equal(Docs(back), Docs(ix.Segment)) {
 		t.Errorf("the chunks differ after decoding")
 	}
 	for _, q := range []string{"split a string around separators", "doubly linked list", "Builder Grow"} {
 		a, _ := NewCorpus("", []*Segment{ix.Segment}).Search(Query{Text: q})
-		b, _ := NewCorpus("", []*Segment{back.Segment}).Search(Query{Text: q})
-		if !slices.EqualFunc(a, b, func(x, y Hit) bool { return x.Doc.ID == y.Doc.ID && x.Score == y.Score }) {
+		b, _ := NewCorpus("", []*Segment{back}).Search(Query{Text: q})
+		if !slices.EqualFunc(a, b, func(x, y Hit) bool {
+			return x.Doc.ID == y.Doc.ID && x.Score == y.Score && x.Doc.Content == y.Doc.Content
+		}) {
 			t.Errorf("%q: %v after decoding, %v before", q, ids(b), ids(a))
 		}
 	}
-	corrupt := maps.Clone(files)
-	corrupt[ChunksFile] = corrupt[ChunksFile][:len(corrupt[ChunksFile])/2]
-	if _, err := DecodeCodeIndex(func(name string) ([]byte, error) { return corrupt[name], nil }); err == nil {
-		t.Error("a cut chunks file was accepted")
+	for name, data := range files {
+		if name == VectorsFile {
+			continue
+		}
+		for _, cut := range []int{len(data) / 2, len(data) - 1, len(data) - 9} {
+			bad := maps.Clone(files)
+			bad[name] = data[:cut]
+			if _, err := decodeSegment(bad[ChunksFile], bad[LexicalFile]); err == nil {
+				t.Errorf("%s cut at %d of %d bytes was accepted", name, cut, len(data))
+			}
+		}
 	}
 }
 
-// TestDecodeVersion1 reads an index stored by the first format
-// (testdata/index-v1: chunks.json.gz and TSLEX1 statistics, written by
-// the version before chunks.bin) and answers as a fresh build does.
-func TestDecodeVersion1(t *testing.T) {
-	ix, err := DecodeCodeIndex(func(name string) ([]byte, error) {
-		return os.ReadFile(filepath.Join("testdata/index-v1", name))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fsys := fstest.MapFS{
-		"README.md":            {Data: []byte("# Toolshed\n\nTools for agents.\n\n## Auth\n\nKeys are hashed.\n")},
-		"src/auth/token.go":    {Data: []byte("package auth\n\n// Sign signs a token.\nfunc Sign() {}\n\n// Verify checks a token signature.\nfunc Verify() {}\n")},
-		"scripts/deploy.sh":    {Data: []byte("#!/bin/sh\nset -e\nmake deploy\n")},
-		"src/billing/plans.go": {Data: []byte("package billing\n\n// Plan is a subscription plan.\ntype Plan struct{}\n")},
-	}
-	fresh, _, err := BuildCode(context.Background(), nil, dirSnapshotOf(fsys), nil, day(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ix.Commit != "abc123" || !ix.Outdated || !maps.Equal(ix.Files, fresh.Files) || len(ix.Segment.Docs) != len(fresh.Segment.Docs) {
-		t.Fatalf("version 1 index: commit %s, %d files, %d chunks", ix.Commit, len(ix.Files), len(ix.Segment.Docs))
-	}
-	for i, d := range ix.Segment.Docs {
-		if f := fresh.Segment.Docs[i]; d.ID != f.ID || d.Start != f.Start || d.End != f.End || d.Content != f.Content || d.From != -1 {
-			t.Errorf("chunk %d: %s lines %d-%d from %d, want %s %d-%d (offset unknown)", i, d.ID, d.Start, d.End, d.From, f.ID, f.Start, f.End)
+// TestOlderFormatIsNoIndex: a pointer to an index of an older format
+// (the first one, in testdata/index-v1, has no format) is as good as none,
+// so the index is built anew.
+func TestOlderFormatIsNoIndex(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "acme", "abc123"), 0o755)
+	for _, name := range []string{"chunks.json.gz", LexicalFile} {
+		data, err := os.ReadFile(filepath.Join("testdata/index-v1", name))
+		if err != nil {
+			t.Fatal(err)
 		}
+		os.WriteFile(filepath.Join(root, "acme", "abc123", name), data, 0o644)
 	}
-	// It answers (the current index scores more fields, so the scores
-	// differ).
-	for _, q := range []string{"verify signature", "subscription plan", "deploy"} {
-		a, _ := NewCorpus("", []*Segment{fresh.Segment}).Search(Query{Text: q})
-		b, _ := NewCorpus("", []*Segment{ix.Segment}).Search(Query{Text: q})
-		if len(a) == 0 || len(b) == 0 || a[0].Doc.ID != b[0].Doc.ID {
-			t.Errorf("%q: %v from the version 1 index, %v from a fresh build", q, ids(b), ids(a))
-		}
+	os.WriteFile(filepath.Join(root, "acme", PointerFile), []byte(`{"commit":"abc123","builtAt":"2025-01-01T10:00:00Z","chunks":6}`), 0o644)
+	s := NewStore(&DirBlobs{Root: root})
+	if _, _, err := s.Pointer(t.Context(), "acme", ""); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("pointer to a version 1 index: %v, want fs.ErrNotExist", err)
 	}
-	// Saved again, it is in the current format, offsets still unknown.
-	files, err := encode(ix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	again, err := DecodeCodeIndex(func(name string) ([]byte, error) {
-		if b, ok := files[name]; ok {
-			return b, nil
-		}
-		return nil, fs.ErrNotExist
-	})
-	if err != nil || again.Outdated || !slices.Equal(again.Segment.Docs, ix.Segment.Docs) {
-		t.Errorf("version 1 index saved again: %v", err)
+	if _, err := s.CurrentCode(t.Context(), "acme"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("current code index of version 1: %v, want fs.ErrNotExist", err)
 	}
 }
 

@@ -53,8 +53,7 @@ type Doc struct {
 	Path    string    // code: the file, slash-separated
 	Name    string    // code: the declaration or heading ("func (*Decoder) Decode"), "" for a block
 	// Code: the chunk's first and last line, and the byte offset of
-	// Content in the file (-1 when unknown: an index stored by an earlier
-	// version).
+	// Content in the file.
 	Start, End, From int
 }
 

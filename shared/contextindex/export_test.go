@@ -8,3 +8,23 @@ func LexicalBytes(seg *Segment) []byte {
 	seg.writeLexical(&b) // a bytes.Buffer never fails
 	return b.Bytes()
 }
+
+// Docs returns every document of seg, for tests.
+func Docs(seg *Segment) []Doc {
+	out := make([]Doc, seg.Len())
+	for i := range out {
+		out[i] = seg.Doc(i)
+	}
+	return out
+}
+
+// LiveDocs returns the documents of p that are not left out, for tests.
+func LiveDocs(p Part) []Doc {
+	var out []Doc
+	for i := range p.Seg.Len() {
+		if !p.dead(i) {
+			out = append(out, p.Seg.Doc(i))
+		}
+	}
+	return out
+}

@@ -3,14 +3,13 @@ package contextindex
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"math"
 	"slices"
 	"sort"
 	"strings"
+	"unsafe"
 )
 
 // BM25 and query-expansion constants.
@@ -32,18 +31,6 @@ type posting struct {
 	doc uint32
 	tf  [numFields]uint16
 }
-
-// Segment holds documents with their lexical statistics. A Segment is
-// immutable.
-type Segment struct {
-	Docs []Doc
-	lex  *lexicon
-	hashCache
-}
-
-// withDocs returns a segment of docs with s's statistics: docs must be
-// s.Docs with the same text, perhaps in other memory.
-func (s *Segment) withDocs(docs []Doc) *Segment { return &Segment{Docs: docs, lex: s.lex} }
 
 // lexicon is the lexical statistics of a segment's documents: each
 // document's field lengths and, per term (sorted), the documents that
@@ -99,15 +86,6 @@ func (b *termListBuilder) add(term string) {
 
 func (b *termListBuilder) list() termList {
 	return termList{data: b.data.String(), ends: slices.Clip(b.ends)}
-}
-
-// NewSegment tokenizes docs and returns their segment.
-func NewSegment(docs []Doc) *Segment {
-	var b lexiconBuilder
-	for i := range docs {
-		b.addDoc(&docs[i])
-	}
-	return &Segment{Docs: docs, lex: b.lexicon()}
 }
 
 // lexiconBuilder counts the terms of documents added one after the other
@@ -256,30 +234,6 @@ func (b *lexiconBuilder) lexicon() *lexicon {
 	return lx
 }
 
-// encodeLexicon lays postings (each term's in document order) out in an
-// arena.
-func encodeLexicon(lens [][numFields]uint32, postings map[string][]posting) *lexicon {
-	lx := &lexicon{lens: lens}
-	terms := slices.Sorted(maps.Keys(postings))
-	lx.dfs = make([]uint32, len(terms))
-	lx.offs = make([]uint32, len(terms)+1)
-	var tb termListBuilder
-	var enc postingEncoder
-	for i, t := range terms {
-		tb.add(t)
-		ps := postings[t]
-		lx.dfs[i] = uint32(len(ps))
-		enc.last = 0
-		for _, p := range ps {
-			enc.add(p)
-		}
-		lx.offs[i+1] = uint32(len(enc.arena))
-	}
-	lx.terms = tb.list()
-	lx.arena = enc.arena
-	return lx
-}
-
 // postingEncoder appends postings to an arena.
 type postingEncoder struct {
 	arena []byte
@@ -332,39 +286,6 @@ func (s *Segment) withPrefix(p string, fn func(term string)) {
 	for ; i < terms.len() && strings.HasPrefix(terms.at(i), p); i++ {
 		fn(terms.at(i))
 	}
-}
-
-// MergeSegments joins parts into one segment without their dead
-// documents, keeping the order of the parts and of the documents in each.
-// Nothing is tokenized again: the postings are renumbered.
-func MergeSegments(parts []Part) *Segment {
-	docs, lens, renumber := liveDocs(parts)
-	return &Segment{Docs: docs, lex: mergeLexicons(parts, renumber, lens)}
-}
-
-// liveDocs returns the live documents of parts in order, their field
-// lengths, and per part, each document's number among them (-1 when dead).
-func liveDocs(parts []Part) ([]Doc, [][numFields]uint32, [][]int32) {
-	n := 0
-	for _, p := range parts {
-		n += len(p.Seg.Docs)
-	}
-	docs := make([]Doc, 0, n)
-	lens := make([][numFields]uint32, 0, n)
-	renumber := make([][]int32, len(parts))
-	for pi, p := range parts {
-		renumber[pi] = make([]int32, len(p.Seg.Docs))
-		for i, d := range p.Seg.Docs {
-			if p.Dead != nil && p.Dead[i] {
-				renumber[pi][i] = -1
-				continue
-			}
-			renumber[pi][i] = int32(len(docs))
-			docs = append(docs, d)
-			lens = append(lens, p.Seg.lex.lens[i])
-		}
-	}
-	return slices.Clip(docs), slices.Clip(lens), renumber
 }
 
 // mergeLexicons joins the parts' lexicons into one over the documents
@@ -426,24 +347,18 @@ func smallestNextTerm(parts []Part, next []int) (string, bool) {
 
 // ---- encoding ----
 
-// The formats of lexical.bin: TSLEX3 is the arena as it is in memory (it
-// loads without decoding); TSLEX1, the first one (three fields: content,
-// module and path), is still read.
-const (
-	lexicalMagic   = "TSLEX3\n"
-	lexicalMagicV1 = "TSLEX1\n"
-)
-
-// fieldsV1 are the fields of TSLEX1, in its order.
-var fieldsV1 = []int{fieldContent, fieldModule, fieldPath}
+// lexicalMagic starts lexical.bin.
+const lexicalMagic = "TSLEX4\n"
 
 // writeLexical writes the segment's lexical statistics (not its
-// documents): the document count and field lengths, then each term with
-// its document count and the byte length of its postings, then the arena.
-// All numbers are unsigned varints.
+// documents): the document count and each document's field lengths, the
+// term count, each term's length, document count and byte length of its
+// postings, then the terms back to back and the arena. Numbers are
+// uvarints. The terms and the arena load without a copy.
 func (s *Segment) writeLexical(w io.Writer) error {
 	lx := s.lex
-	b := make([]byte, 0, lx.terms.len()*16+len(lx.lens)*6+64)
+	n := lx.terms.len()
+	b := make([]byte, 0, n*5+len(lx.lens)*6+64)
 	b = append(b, lexicalMagic...)
 	b = binary.AppendUvarint(b, uint64(len(lx.lens)))
 	for _, l := range lx.lens {
@@ -451,14 +366,17 @@ func (s *Segment) writeLexical(w io.Writer) error {
 			b = binary.AppendUvarint(b, uint64(v))
 		}
 	}
-	b = binary.AppendUvarint(b, uint64(lx.terms.len()))
-	for i := range lx.terms.len() {
-		t := lx.terms.at(i)
-		b = binary.AppendUvarint(b, uint64(len(t)))
-		b = append(b, t...)
+	b = binary.AppendUvarint(b, uint64(n))
+	for i := range n {
+		b = binary.AppendUvarint(b, uint64(len(lx.terms.at(i))))
+	}
+	for i := range n {
 		b = binary.AppendUvarint(b, uint64(lx.dfs[i]))
+	}
+	for i := range n {
 		b = binary.AppendUvarint(b, uint64(lx.offs[i+1]-lx.offs[i]))
 	}
+	b = append(b, lx.terms.data...)
 	if _, err := w.Write(b); err != nil {
 		return err
 	}
@@ -466,55 +384,58 @@ func (s *Segment) writeLexical(w io.Writer) error {
 	return err
 }
 
-// UnmarshalSegment rebuilds a segment from its documents and the output of
-// writeLexical, checking that they belong together and that every
-// posting is well formed. The segment keeps lexical (its arena is read in
-// place): it must not change.
-func UnmarshalSegment(docs []Doc, lexical []byte) (*Segment, error) {
-	if bytes.HasPrefix(lexical, []byte(lexicalMagicV1)) {
-		return unmarshalV1(docs, lexical)
-	}
+// decodeLexicon reads the output of writeLexical for a segment of docs
+// documents, checking that every posting is well formed. The lexicon
+// keeps lexical (its terms and arena are read in place): it must not
+// change.
+func decodeLexicon(docs int, lexical []byte) (*lexicon, error) {
 	if !bytes.HasPrefix(lexical, []byte(lexicalMagic)) {
-		return nil, errors.New("lexical statistics: not a lexical.bin file")
+		return nil, fmt.Errorf("%s: not a lexical statistics file of this version", LexicalFile)
 	}
 	r := reader{buf: lexical[len(lexicalMagic):]}
 	n := r.uvarint(math.MaxUint32)
-	if r.err == nil && n != uint64(len(docs)) {
-		return nil, fmt.Errorf("lexical statistics: %d documents, the chunks have %d", n, len(docs))
+	if r.err == nil && n != uint64(docs) {
+		return nil, fmt.Errorf("%s: %d documents, the chunks have %d", LexicalFile, n, docs)
 	}
-	lx := &lexicon{lens: make([][numFields]uint32, len(docs))}
+	lx := &lexicon{lens: make([][numFields]uint32, docs)}
 	for i := range lx.lens {
 		for f := range numFields {
 			lx.lens[i][f] = uint32(r.uvarint(math.MaxUint32))
 		}
 	}
 	terms := r.uvarint(uint64(len(lexical)))
-	var tb termListBuilder
-	var last []byte
-	lx.dfs = make([]uint32, 0, terms)
-	lx.offs = make([]uint32, 1, terms+1)
+	lx.terms.ends = make([]uint32, terms)
+	lx.dfs = make([]uint32, terms)
+	lx.offs = make([]uint32, terms+1)
+	end := uint32(0)
 	for i := range terms {
-		t := r.bytes(r.uvarint(maxTokenBytes * 4))
-		if r.err == nil && i > 0 && bytes.Compare(t, last) <= 0 {
-			r.err = errors.New("terms out of order")
-		}
-		tb.add(string(t))
-		last = t
-		lx.dfs = append(lx.dfs, uint32(r.uvarint(n)))
-		lx.offs = append(lx.offs, lx.offs[len(lx.offs)-1]+uint32(r.uvarint(math.MaxUint32)))
+		end += uint32(r.uvarint(maxTokenBytes * 4))
+		lx.terms.ends[i] = end
 	}
-	if r.err == nil && uint64(len(r.buf)) != uint64(lx.offs[len(lx.offs)-1]) {
-		r.err = fmt.Errorf("the postings take %d bytes, the terms say %d", len(r.buf), lx.offs[len(lx.offs)-1])
+	for i := range terms {
+		lx.dfs[i] = uint32(r.uvarint(n))
+	}
+	for i := range terms {
+		lx.offs[i+1] = lx.offs[i] + uint32(r.uvarint(math.MaxUint32))
+	}
+	data := r.bytes(uint64(end))
+	if r.err == nil && uint64(len(r.buf)) != uint64(lx.offs[terms]) {
+		r.err = fmt.Errorf("the postings take %d bytes, the terms say %d", len(r.buf), lx.offs[terms])
 	}
 	if r.err != nil {
-		return nil, fmt.Errorf("lexical statistics: %w", r.err)
+		return nil, fmt.Errorf("%s: %w", LexicalFile, r.err)
 	}
-	lx.terms = tb.list()
+	lx.terms.data = unsafe.String(unsafe.SliceData(data), len(data))
 	lx.arena = r.buf
-	if err := lx.check(); err != nil {
-		return nil, fmt.Errorf("lexical statistics: %w", err)
+	for i := 1; i < lx.terms.len(); i++ {
+		if lx.terms.at(i-1) >= lx.terms.at(i) {
+			return nil, fmt.Errorf("%s: terms out of order", LexicalFile)
+		}
 	}
-	return &Segment{Docs: docs, lex: lx}, nil
+	if err := lx.check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", LexicalFile, err)
+	}
+	return lx, nil
 }
 
 // check decodes every posting once: in range, in order, as many as the
@@ -589,49 +510,4 @@ func (r *reader) bytes(n uint64) []byte {
 	b := r.buf[:n]
 	r.buf = r.buf[n:]
 	return b
-}
-
-// unmarshalV1 reads the earlier format (every posting spelled out).
-func unmarshalV1(docs []Doc, lexical []byte) (*Segment, error) {
-	r := reader{buf: lexical[len(lexicalMagicV1):]}
-	n := r.uvarint(math.MaxUint32)
-	if r.err == nil && n != uint64(len(docs)) {
-		return nil, fmt.Errorf("lexical statistics: %d documents, the chunks have %d", n, len(docs))
-	}
-	lens := make([][numFields]uint32, len(docs))
-	for i := range lens {
-		for _, f := range fieldsV1 {
-			lens[i][f] = uint32(r.uvarint(math.MaxUint32))
-		}
-	}
-	postings := map[string][]posting{}
-	terms := r.uvarint(uint64(len(lexical)))
-	for range terms {
-		if r.err != nil {
-			break
-		}
-		t := string(r.bytes(r.uvarint(maxTokenBytes * 4)))
-		count := r.uvarint(n)
-		ps := make([]posting, 0, count)
-		doc := uint64(0)
-		for j := uint64(0); j < count && r.err == nil; j++ {
-			delta := r.uvarint(n)
-			if j > 0 && delta == 0 {
-				r.err = errors.New("postings out of order")
-			}
-			if doc += delta; doc >= n {
-				r.err = fmt.Errorf("posting for document %d of %d", doc, n)
-			}
-			p := posting{doc: uint32(doc)}
-			for _, f := range fieldsV1 {
-				p.tf[f] = uint16(r.uvarint(math.MaxUint16))
-			}
-			ps = append(ps, p)
-		}
-		postings[t] = ps
-	}
-	if r.err != nil {
-		return nil, fmt.Errorf("lexical statistics: %w", r.err)
-	}
-	return &Segment{Docs: docs, lex: encodeLexicon(lens, postings)}, nil
 }

@@ -3,14 +3,12 @@ package contextindex
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"io/fs"
 	"log/slog"
 	"maps"
 	"runtime/debug"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -174,11 +172,11 @@ func (l *Live) publish() {
 
 // indexed is what the index holds of one file.
 type indexed struct {
-	file *repo.File // the view's file it was cut from (nil: from the stored index)
-	hash string     // hex SHA-256 of its content
-	part int        // the part holding its chunks
-	from int        // its chunks are Docs[from:to] of that part
-	to   int
+	file   *repo.File // the view's file it was cut from (nil: from the stored index)
+	hash   [32]byte   // SHA-256 of its content
+	part   int        // the part holding it
+	number int        // its number among that part's files
+	chunks int        // how many chunks it has
 }
 
 // builder is the run loop's own state.
@@ -195,6 +193,8 @@ type builder struct {
 	// loaded is the segment read from the store until rebase lets the
 	// text it was decoded with go.
 	loaded *Segment
+	// chunks counts the chunks of the files indexed.
+	chunks int
 }
 
 // run builds the index, then follows the view until Close.
@@ -260,45 +260,24 @@ func (b *builder) load() {
 		return
 	}
 	b.l.Loads.Add(1)
-	// An index in an earlier format is served until every file is cut
-	// again: its chunks lack what the current one indexes.
-	storedHash := func(p string) string {
-		if ix.Outdated {
-			return ""
-		}
-		return ix.Files[p]
+	code := ix.Segment.code
+	for fi, r := range code.fileChunks() {
+		f := code.files[fi]
+		b.files[f.path] = &indexed{hash: f.hash, part: 0, number: fi, chunks: r[1] - r[0]}
 	}
-	// Chunks are stored in file order: each file's are consecutive.
-	docs := ix.Segment.Docs
-	for i := 0; i < len(docs); {
-		j := i
-		for j < len(docs) && docs[j].Path == docs[i].Path {
-			j++
-		}
-		if _, ok := ix.Files[docs[i].Path]; ok {
-			b.files[docs[i].Path] = &indexed{hash: storedHash(docs[i].Path), part: 0, from: i, to: j}
-		}
-		i = j
-	}
-	for p := range ix.Files {
-		if _, ok := b.files[p]; !ok {
-			b.files[p] = &indexed{hash: storedHash(p), part: -1} // a file without chunks (blank)
-		}
-	}
+	b.chunks = code.len()
 	b.parts = []Part{{Seg: ix.Segment}}
-	b.saved = !ix.Outdated
-	if !ix.Outdated {
-		b.loaded = ix.Segment
-	}
+	b.saved = true
+	b.loaded = ix.Segment
 	b.l.mu.Lock()
 	b.l.code = slices.Clone(b.parts)
-	b.l.prog = Progress{State: StateBuilding, FilesIndexed: len(ix.Files), FilesTotal: len(ix.Files), Chunks: len(docs)}
+	b.l.prog = Progress{State: StateBuilding, FilesIndexed: len(ix.Files), FilesTotal: len(ix.Files), Chunks: code.len()}
 	if b.l.vecs != nil && ix.Vectors != nil && ix.Vectors.Model == b.l.vecs.Model {
 		b.l.vecs = ix.Vectors
 	}
 	b.l.publish()
 	b.l.mu.Unlock()
-	b.l.o.Log.Info("context index: serving the stored index while it catches up", "key", b.l.o.Key, "files", len(ix.Files), "chunks", len(docs))
+	b.l.o.Log.Info("context index: serving the stored index while it catches up", "key", b.l.o.Key, "files", len(ix.Files), "chunks", code.len())
 }
 
 // update brings the index to the view's files: the files that are new or
@@ -316,7 +295,7 @@ func (b *builder) update(files []*repo.File, version uint64) bool {
 		ix := b.files[f.Path]
 		switch {
 		case ix != nil && ix.file == f:
-		case ix != nil && ix.hash == hashOf(f.Data):
+		case ix != nil && ix.hash == sha256.Sum256(f.Data):
 			if ix.file == nil {
 				loaded[f.Path] = f
 			}
@@ -408,110 +387,93 @@ func (b *builder) finish(total int, started time.Time, cut int) {
 // add cuts files into chunks and adds them as a new part, leaving out the
 // chunks they had before.
 func (b *builder) add(files []*repo.File) {
-	var docs []Doc
+	var cb codeBuilder
 	pi := len(b.parts)
-	for _, f := range files {
+	for i, f := range files {
 		b.drop(f.Path)
-		ix := &indexed{file: f, hash: hashOf(f.Data), part: pi, from: len(docs)}
-		for _, c := range codechunk.Split(f.Path, f.Text()) {
-			docs = append(docs, CodeDoc(c, f.ModTime))
-		}
-		ix.to = len(docs)
+		cut := codechunk.Split(f.Path, f.Text())
+		ix := &indexed{file: f, hash: sha256.Sum256(f.Data), part: pi, number: i, chunks: len(cut)}
+		cb.addFile(f.Path, ix.hash, f.ModTime, f.Text(), cut)
 		b.files[f.Path] = ix
+		b.chunks += ix.chunks
 	}
 	b.l.Builds.Add(int64(len(files)))
-	b.parts = append(b.parts, Part{Seg: NewSegment(docs)})
+	b.parts = append(b.parts, Part{Seg: cb.segment()})
 }
 
-// rebase lets the text decoded from the store go (it is as large as the
-// repository): the loaded chunks of files whose content is unchanged are
-// pointed at the view's copy of that content, the others (of files that
-// changed or went, soon left out) get their own copy.
+// rebase lets the text decoded from the store go: the loaded chunks of
+// files whose content is unchanged (files) take their text from the
+// view's copy of that content; the others (of files that changed or
+// went, soon left out) keep their own copy of the blocks they are in.
 func (b *builder) rebase(files map[string]*repo.File) {
 	if b.loaded == nil {
 		return
 	}
 	for pi, p := range b.parts {
-		if p.Seg != b.loaded {
-			continue
-		}
-		docs := slices.Clone(p.Seg.Docs) // published states share the part
-		for i, d := range docs {
-			if f := files[d.Path]; f != nil && d.From >= 0 && d.From+len(d.Content) <= len(f.Data) {
-				if text := f.Text()[d.From : d.From+len(d.Content)]; text == d.Content {
-					docs[i].Content = text
-					continue
+		if p.Seg == b.loaded {
+			b.parts[pi].Seg = p.Seg.withTexts(func(path string) (string, bool) {
+				f := files[path]
+				if f == nil {
+					return "", false
 				}
-			}
-			docs[i].Content = strings.Clone(d.Content)
+				return f.Text(), true
+			})
 		}
-		b.parts[pi].Seg = p.Seg.withDocs(docs)
 	}
 	b.loaded = nil
 }
 
-// drop leaves out the chunks of one file.
+// drop leaves out one file and its chunks.
 func (b *builder) drop(p string) {
 	ix := b.files[p]
 	if ix == nil {
 		return
 	}
 	delete(b.files, p)
-	if ix.part < 0 || ix.from == ix.to {
-		return
-	}
+	b.chunks -= ix.chunks
 	part := &b.parts[ix.part]
 	// Copy on write: published states share the mask.
-	dead := make([]bool, len(part.Seg.Docs))
+	dead := make([]bool, part.Seg.Files())
 	copy(dead, part.Dead)
-	for i := ix.from; i < ix.to; i++ {
-		dead[i] = true
-	}
+	dead[ix.number] = true
 	part.Dead = dead
 }
 
 // deadShare is the share of the parts' chunks that are left out.
 func (b *builder) deadShare() float64 {
-	total, dead := 0, 0
+	total := 0
 	for _, p := range b.parts {
-		total += len(p.Seg.Docs)
-		for _, d := range p.Dead {
-			if d {
-				dead++
-			}
-		}
+		total += p.Seg.Len()
 	}
 	if total == 0 {
 		return 0
 	}
-	return float64(dead) / float64(total)
+	return float64(total-b.chunks) / float64(total)
 }
 
 // merge joins the parts from index from on into one, without their dead
-// chunks.
+// files.
 func (b *builder) merge(from int) {
 	if from >= len(b.parts) || from == len(b.parts)-1 && b.parts[from].Dead == nil {
 		return
 	}
 	merged := MergeSegments(b.parts[from:])
-	// live[pi][i]: chunk i of part pi keeps this number in the merged part.
-	live := make([][]int, len(b.parts))
+	// number[pi][fi]: file fi of part pi has this number in the merged part.
+	number := make([][]int, len(b.parts))
 	n := 0
 	for pi := from; pi < len(b.parts); pi++ {
 		p := b.parts[pi]
-		live[pi] = make([]int, len(p.Seg.Docs)+1)
-		for i := range p.Seg.Docs {
-			live[pi][i] = n
-			if p.Dead == nil || !p.Dead[i] {
+		number[pi] = make([]int, p.Seg.Files())
+		for fi := range number[pi] {
+			number[pi][fi] = n
+			if p.Dead == nil || !p.Dead[fi] {
 				n++
 			}
 		}
-		live[pi][len(p.Seg.Docs)] = n
 	}
 	for _, ix := range b.files {
 		if ix.part >= from {
-			ix.from, ix.to = live[ix.part][ix.from], live[ix.part][ix.to]
-			ix.part = from
+			ix.part, ix.number = from, number[ix.part][ix.number]
 		}
 	}
 	n = len(b.parts)
@@ -521,19 +483,10 @@ func (b *builder) merge(from int) {
 
 // publish makes the parts in hand the live index's code.
 func (b *builder) publish(state string, indexed, total int) {
-	chunks := 0
-	for _, p := range b.parts {
-		chunks += len(p.Seg.Docs)
-		for _, d := range p.Dead {
-			if d {
-				chunks--
-			}
-		}
-	}
 	l := b.l
 	l.mu.Lock()
 	l.code = slices.Clone(b.parts)
-	l.prog = Progress{State: state, FilesIndexed: indexed, FilesTotal: total, Chunks: chunks, Version: b.version}
+	l.prog = Progress{State: state, FilesIndexed: indexed, FilesTotal: total, Chunks: b.chunks, Version: b.version}
 	l.publish()
 	l.mu.Unlock()
 	if l.o.Embedder != nil {
@@ -555,11 +508,9 @@ func (b *builder) save() {
 		b.merge(0)
 		b.publish(b.l.State().Progress.State, b.l.State().Progress.FilesIndexed, b.l.State().Progress.FilesTotal)
 	}
-	ix := &CodeIndex{BuiltAt: b.l.o.Now().UTC(), Files: make(map[string]string, len(b.files)), Segment: b.parts[0].Seg}
-	for p, f := range b.files {
-		ix.Files[p] = f.hash
-	}
-	ix.Commit = ix.version()
+	ix := &CodeIndex{BuiltAt: b.l.o.Now().UTC(), Segment: b.parts[0].Seg}
+	ix.Files = ix.Segment.code.hashes()
+	ix.Commit = version(ix.Files)
 	if v := b.l.State().Vectors; v != nil {
 		ix.Vectors = v.Subset(ix.Segment.hashes())
 	}
@@ -590,11 +541,11 @@ func (l *Live) embed() {
 		st := l.State()
 		var texts []string
 		for _, p := range st.Parts {
-			for i, d := range p.Seg.Docs {
-				if p.Dead == nil || !p.Dead[i] {
-					texts = append(texts, d.EmbedText())
+			p.Seg.eachEmbedText(func(i int, text string) {
+				if !p.dead(i) {
+					texts = append(texts, text)
 				}
-			}
+			})
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		go func() {
@@ -640,12 +591,6 @@ func (l *Live) embedTexts(ctx context.Context, have *Vectors, texts []string) er
 		}
 	}
 	return nil
-}
-
-// hashOf is the hex SHA-256 of a file's content.
-func hashOf(data []byte) string {
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
 }
 
 // Clone returns a copy of the set that can take more vectors without

@@ -1,12 +1,10 @@
 package contextindex_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -116,8 +114,8 @@ func TestLiveBuildsInBatchesAndFollowsChanges(t *testing.T) {
 // holds reports whether a live document of the state comes from path.
 func holds(st *contextindex.LiveState, path string) bool {
 	for _, p := range st.Parts {
-		for i, d := range p.Seg.Docs {
-			if d.Path == path && (p.Dead == nil || !p.Dead[i]) {
+		for _, d := range contextindex.LiveDocs(p) {
+			if d.Path == path {
 				return true
 			}
 		}
@@ -164,7 +162,7 @@ func TestLiveRestartsFromTheStoredIndex(t *testing.T) {
 		byPath[f.Path] = f
 	}
 	for _, p := range st.Parts {
-		for _, d := range p.Seg.Docs {
+		for _, d := range contextindex.LiveDocs(p) {
 			f := byPath[d.Path]
 			if f == nil || !within(d.Content, f.Data) {
 				t.Fatalf("chunk %s has its own copy of its text after the restart", d.ID)
@@ -209,13 +207,8 @@ func TestMergeSegments(t *testing.T) {
 	b := contextindex.NewSegment(docs("beta", "epsilon"))
 	parts := []contextindex.Part{{Seg: a, Dead: []bool{false, true, false, false}}, {Seg: b}}
 	merged := contextindex.MergeSegments(parts)
-	var live []contextindex.Doc
-	for i, d := range a.Docs {
-		if !parts[0].Dead[i] {
-			live = append(live, d)
-		}
-	}
-	fresh := contextindex.NewSegment(append(live, b.Docs...))
+	live := contextindex.LiveDocs(parts[0])
+	fresh := contextindex.NewSegment(append(live, contextindex.Docs(b)...))
 	if string(contextindex.LexicalBytes(merged)) != string(contextindex.LexicalBytes(fresh)) {
 		t.Error("merged statistics differ from a segment built from the live documents")
 	}
@@ -241,11 +234,10 @@ func hitIDs(hits []contextindex.Hit) []string {
 	return out
 }
 
-// TestLiveUpgradesAnOutdatedIndex starts from an index an earlier version
-// stored (testdata/index-v1) over the same files: it answers from it at
-// once, cuts every file again (the old chunks lack names and comments the
-// current index has), and saves the index in the current format.
-func TestLiveUpgradesAnOutdatedIndex(t *testing.T) {
+// TestLiveRebuildsAnIndexOfAnOlderFormat starts over a store holding an
+// index an earlier version wrote (testdata/index-v1): it builds the index
+// anew, saves it in the current format and removes the old one.
+func TestLiveRebuildsAnIndexOfAnOlderFormat(t *testing.T) {
 	dir := repotest.WriteDir(t, map[string]string{
 		"README.md":            "# Toolshed\n\nTools for agents.\n\n## Auth\n\nKeys are hashed.\n",
 		"src/auth/token.go":    "package auth\n\n// Sign signs a token.\nfunc Sign() {}\n\n// Verify checks a token signature.\nfunc Verify() {}\n",
@@ -264,60 +256,24 @@ func TestLiveUpgradesAnOutdatedIndex(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "repo", contextindex.PointerFile), []byte(`{"commit":"abc123","builtAt":"2025-01-01T10:00:00Z","chunks":6}`), 0o644)
 	store := contextindex.NewStore(&contextindex.DirBlobs{Root: root})
 
-	// The stored index answers before the repository is even read.
-	view := &slowView{View: liveView(t, dir), release: make(chan struct{})}
-	l := contextindex.NewLive(view, contextindex.LiveOptions{Store: store, Key: "repo"})
-	waitFor(t, func() bool { return l.State().Progress.Chunks == 6 })
-	if got := search(l.State(), "verify signature"); len(got) == 0 || got[0] != "src/auth/token.go:6-7" {
-		t.Errorf("verify signature from the stored index: %v", got)
-	}
-	close(view.release)
+	l := contextindex.NewLive(liveView(t, dir), contextindex.LiveOptions{Store: store, Key: "repo"})
 	st := settled(t, l)
-	if l.Loads.Load() != 1 || l.Builds.Load() != 4 {
-		t.Errorf("%d loads, %d files cut; want the stored index, then every file cut again", l.Loads.Load(), l.Builds.Load())
-	}
-	for _, p := range st.Parts {
-		for i, d := range p.Seg.Docs {
-			if (p.Dead == nil || !p.Dead[i]) && strings.HasSuffix(d.Path, ".go") && d.Name == "" {
-				t.Errorf("chunk %s has no name after the upgrade", d.ID)
-			}
-		}
+	if l.Loads.Load() != 0 || l.Builds.Load() != 4 {
+		t.Errorf("%d loads, %d files cut; want every file cut", l.Loads.Load(), l.Builds.Load())
 	}
 	if got := search(st, "verify signature"); len(got) == 0 || got[0] != "src/auth/token.go:6-7" {
 		t.Errorf("verify signature: %v", got)
 	}
-	l.Close() // saves: the stored one is outdated
+	l.Close() // saves
 
 	ix, err := store.CurrentCode(t.Context(), "repo")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ix.Outdated || ix.Commit == "abc123" || len(ix.Segment.Docs) != 6 {
-		t.Errorf("after the run the store holds %s (outdated %t), %d chunks", ix.Commit, ix.Outdated, len(ix.Segment.Docs))
+	if ix.Commit == "abc123" || ix.Segment.Len() != 6 {
+		t.Errorf("after the run the store holds %s, %d chunks", ix.Commit, ix.Segment.Len())
 	}
-}
-
-// slowView holds back the repository's files until release is closed.
-type slowView struct {
-	repo.View
-	release chan struct{}
-}
-
-func (v *slowView) Searchable(ctx context.Context) ([]*repo.File, error) {
-	select {
-	case <-v.release:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	return v.View.Searchable(ctx)
-}
-
-// waitFor waits up to 10 s for cond.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("timed out")
-		}
+	if _, err := os.Stat(filepath.Join(root, "repo", "abc123")); !os.IsNotExist(err) {
+		t.Errorf("the index of the older format is still there: %v", err)
 	}
 }

@@ -48,12 +48,20 @@ type Pointer struct {
 	BuiltAt time.Time `json:"builtAt"`
 	Chunks  int       `json:"chunks"`
 	Model   string    `json:"model,omitempty"` // "" for a lexical-only index
+	// Format is the format of the index's files (CodeFormat).
+	Format int `json:"format"`
 }
+
+// CodeFormat is the format of the code indexes this version writes and
+// reads (chunks.bin TSCHK4, lexical.bin TSLEX4). A pointer to an index of
+// another format is as good as none: the index is built anew (locally at
+// start, deployed when the snapshot is published again).
+const CodeFormat = 4
 
 // Store keeps indexes in Blobs under these keys:
 //
 //	<tenant>/current.json                  the Pointer to the current code index
-//	<tenant>/<commit>/chunks.bin           chunks and file hashes (chunks.json.gz before)
+//	<tenant>/<commit>/chunks.bin           chunks, their text and file hashes
 //	<tenant>/<commit>/lexical.bin          BM25 statistics
 //	<tenant>/<commit>/vectors.bin          chunk vectors (with an embedder)
 //	<tenant>/memory/<model>.vectors.bin    vectors of memory entries
@@ -114,7 +122,7 @@ func (s *Store) SaveCode(ctx context.Context, tenant string, ix *CodeIndex) erro
 			return fmt.Errorf("save %s of %s: %w", name, ix.Commit, err)
 		}
 	}
-	p := Pointer{Commit: ix.Commit, BuiltAt: ix.BuiltAt, Chunks: len(ix.Segment.Docs)}
+	p := Pointer{Commit: ix.Commit, BuiltAt: ix.BuiltAt, Chunks: ix.Segment.Len(), Format: CodeFormat}
 	if ix.Vectors != nil {
 		p.Model = ix.Vectors.Model
 	}
@@ -155,7 +163,8 @@ func (s *Store) Prune(tenant, keep string) error {
 
 // Pointer reads the tenant's pointer; with the ETag of the pointer the
 // caller holds, ErrNotModified says it is still current. A tenant without
-// a code index gets an error wrapping fs.ErrNotExist.
+// a code index, or with one of another format than CodeFormat, gets an
+// error wrapping fs.ErrNotExist.
 func (s *Store) Pointer(ctx context.Context, tenant, etag string) (Pointer, string, error) {
 	if err := checkKey(tenant); err != nil {
 		return Pointer{}, "", err
@@ -171,20 +180,47 @@ func (s *Store) Pointer(ctx context.Context, tenant, etag string) (Pointer, stri
 	if err := checkCommit(p.Commit); err != nil {
 		return Pointer{}, "", fmt.Errorf("%s/%s: %w", tenant, PointerFile, err)
 	}
+	if p.Format != CodeFormat {
+		return Pointer{}, "", fmt.Errorf("%s/%s: an index of format %d, this version reads %d: %w", tenant, PointerFile, p.Format, CodeFormat, fs.ErrNotExist)
+	}
 	return p, tag, nil
 }
 
-// LoadCode reads one code index.
-func (s *Store) LoadCode(ctx context.Context, tenant, commit string) (*CodeIndex, error) {
-	if err := checkKey(tenant, commit); err != nil {
+// LoadCode reads the code index a pointer names.
+func (s *Store) LoadCode(ctx context.Context, tenant string, p Pointer) (*CodeIndex, error) {
+	if err := checkKey(tenant, p.Commit); err != nil {
 		return nil, err
 	}
-	ix, err := DecodeCodeIndex(func(name string) ([]byte, error) {
-		data, _, err := s.blobs.Get(ctx, tenant+"/"+commit+"/"+name, "")
+	get := func(name string) ([]byte, error) {
+		data, _, err := s.blobs.Get(ctx, tenant+"/"+p.Commit+"/"+name, "")
 		return data, err
-	})
+	}
+	ix := &CodeIndex{Commit: p.Commit, BuiltAt: p.BuiltAt}
+	err := func() error {
+		chunks, err := get(ChunksFile)
+		if err != nil {
+			return err
+		}
+		lexical, err := get(LexicalFile)
+		if err != nil {
+			return err
+		}
+		if ix.Segment, err = decodeSegment(chunks, lexical); err != nil {
+			return err
+		}
+		ix.Files = ix.Segment.code.hashes()
+		vectors, err := get(VectorsFile)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil
+		case err != nil:
+			return err
+		}
+		ix.Vectors, err = UnmarshalVectors(vectors)
+		return err
+	}()
 	if err != nil {
-		return nil, fmt.Errorf("load code index %s/%s: %w", tenant, commit, err)
+		return nil, fmt.Errorf("load code index %s/%s: %w", tenant, p.Commit, err)
 	}
 	return ix, nil
 }
@@ -196,7 +232,7 @@ func (s *Store) CurrentCode(ctx context.Context, tenant string) (*CodeIndex, err
 	if err != nil {
 		return nil, err
 	}
-	return s.LoadCode(ctx, tenant, p.Commit)
+	return s.LoadCode(ctx, tenant, p)
 }
 
 // memoryKey is where the vectors of a tenant's memory entries live.
