@@ -190,10 +190,11 @@ func (b *chunkBuilder) chunks() *chunks {
 }
 
 // mergeChunks joins the chunks of parts, leaving out their dead files
-// (and their chunks); keep[pi][i] says whether chunk i of part pi stays.
-// The texts the chunks kept use are kept, whatever their kind.
-func mergeChunks(parts []Part) *chunks {
+// (and their chunks), of which there are chunks. The texts the chunks
+// kept use are kept, whatever their kind.
+func mergeChunks(parts []Part, chunks int) *chunks {
 	var b chunkBuilder
+	b.c.heads = make([]chunkHead, 0, chunks)
 	for _, p := range parts {
 		c := p.Seg.code
 		fileOf := make([]uint32, len(c.files)) // new number of each live file

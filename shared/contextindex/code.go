@@ -20,6 +20,9 @@ import (
 // time (the adapters split further as their provider requires).
 const EmbedBatch = 64
 
+// buildBatch is how many files BuildCode cuts into one segment at a time.
+const buildBatch = 256
+
 // Snapshot is what a code index is built from: a repository at a commit
 // and the files to index, as the repository walker yields them (it skips
 // ignored files, excluded folders and binaries).
@@ -69,25 +72,60 @@ func BuildCode(ctx context.Context, prev *CodeIndex, snap Snapshot, emb Embedder
 		}
 	}
 	reuse := reusable(prev)
-	var b codeBuilder
-	for _, f := range files {
-		if err := ctx.Err(); err != nil {
-			return nil, st, err
-		}
-		content, err := readContent(snap, f)
-		if err != nil {
-			return nil, st, err
-		}
-		text := unsafe.String(unsafe.SliceData(content), len(content)) // never changes (see above)
-		hash := sha256.Sum256(content)
-		cut, ok := reuse.cuts(f.Path, hash, text)
-		if !ok {
-			st.Rechunked++
-			cut = codechunk.Split(f.Path, text)
-		}
-		b.addFile(f.Path, hash, f.ModTime, text, cut)
+	// Batches of files are cut on every core and their segments merged in
+	// order as they come: the same index whatever the number of cores.
+	type batch struct {
+		seg       *Segment
+		rechunked int
+		err       error
 	}
-	ix := &CodeIndex{BuiltAt: now.UTC(), Segment: b.segment()}
+	var parts []Part
+	err := inOrder(ctx, (len(files)+buildBatch-1)/buildBatch, func(i int) batch {
+		b := newCodeBuilder()
+		r := batch{}
+		for _, f := range files[i*buildBatch : min((i+1)*buildBatch, len(files))] {
+			if r.err = ctx.Err(); r.err != nil {
+				return r
+			}
+			content, err := readContent(snap, f)
+			if err != nil {
+				r.err = err
+				return r
+			}
+			text := unsafe.String(unsafe.SliceData(content), len(content)) // never changes (see above)
+			hash := sha256.Sum256(content)
+			cut, ok := reuse.cuts(f.Path, hash, text)
+			if !ok {
+				r.rechunked++
+				cut = codechunk.Split(f.Path, text)
+			}
+			b.addFile(f.Path, hash, f.ModTime, text, cut)
+		}
+		r.seg = b.segment()
+		return r
+	}, func(_ int, r batch) error {
+		if r.err != nil {
+			return r.err
+		}
+		st.Rechunked += r.rechunked
+		parts = append(parts, Part{Seg: r.seg})
+		if from := mergeFrom(parts); from < len(parts) {
+			parts = append(parts[:from], Part{Seg: MergeSegments(parts[from:])})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, st, err
+	}
+	seg := newCodeBuilder().segment()
+	switch len(parts) {
+	case 0:
+	case 1:
+		seg = parts[0].Seg
+	default:
+		seg = MergeSegments(parts)
+	}
+	ix := &CodeIndex{BuiltAt: now.UTC(), Segment: seg}
 	ix.Files = ix.Segment.code.hashes()
 	ix.Commit = snap.Commit
 	if ix.Commit == "" {
@@ -95,7 +133,6 @@ func BuildCode(ctx context.Context, prev *CodeIndex, snap Snapshot, emb Embedder
 	}
 	st.Chunks = ix.Segment.Len()
 	if emb != nil {
-		var err error
 		if st.Embedded, err = ix.embed(ctx, prev, emb); err != nil {
 			return nil, st, err
 		}
@@ -107,7 +144,11 @@ func BuildCode(ctx context.Context, prev *CodeIndex, snap Snapshot, emb Embedder
 // other: their chunks and those chunks' terms.
 type codeBuilder struct {
 	chunks chunkBuilder
-	lex    lexiconBuilder
+	lex    *lexiconBuilder
+}
+
+func newCodeBuilder() *codeBuilder {
+	return &codeBuilder{lex: lexiconBuilders.Get().(*lexiconBuilder)}
 }
 
 // addFile adds a file and the chunks cut from its content (their texts
@@ -121,9 +162,12 @@ func (b *codeBuilder) addFile(path string, hash [32]byte, mod time.Time, content
 	}
 }
 
-// segment returns what was added.
+// segment returns what was added; the builder is done.
 func (b *codeBuilder) segment() *Segment {
-	return &Segment{code: b.chunks.chunks(), lex: b.lex.lexicon()}
+	s := &Segment{code: b.chunks.chunks(), lex: b.lex.lexicon()}
+	lexiconBuilders.Put(b.lex)
+	b.lex = nil
+	return s
 }
 
 // reuse holds the chunks of a previous index, to keep them for files

@@ -3,16 +3,20 @@ package contextindex
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
 
+	"github.com/toolshed/toolshed/shared/codechunk"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/testenv/emulator"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
@@ -354,4 +358,57 @@ func encode(ix *CodeIndex) (map[string][]byte, error) {
 		out[name] = b.Bytes()
 	}
 	return out, nil
+}
+
+// TestBuildCodeSameOnAnyCores: the index of a tree is the same byte for
+// byte whether one core or several cut it, and as a segment made at once
+// of the same files.
+func TestBuildCodeSameOnAnyCores(t *testing.T) {
+	snap := dirSnapshot(t, repotest.GoPackages(t, "strings", "bytes", "container/list", "bufio", "sort"))
+	snap.Commit = "c1"
+	words := strings.Fields("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda")
+	for i := range 3*buildBatch + 17 { // several batches, the last one short
+		text := fmt.Sprintf("package p%d\n\n// F%d: %s and %s.\nfunc F%d() {}\n", i%7, i, words[i%11], words[i*7%11], i)
+		if i%5 == 0 {
+			text = fmt.Sprintf("# Note %d\n\n%s %s\n", i, words[i%11], words[(i+3)%11])
+		}
+		snap.Files = append(snap.Files, File{Path: fmt.Sprintf("gen/%03d/f%d.go", i%13, i), Content: []byte(text), ModTime: day(i%28 + 1)})
+	}
+	build := func(cores int) map[string][]byte {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(cores))
+		ix, _, err := BuildCode(t.Context(), nil, snap, nil, day(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, err := encode(ix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return files
+	}
+	one, four := build(1), build(4)
+	for name := range one {
+		if !bytes.Equal(one[name], four[name]) {
+			t.Errorf("%s differs between 1 and 4 cores", name)
+		}
+	}
+	b := newCodeBuilder()
+	sorted := slices.SortedFunc(slices.Values(snap.Files), func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	for _, f := range sorted {
+		content, err := readContent(snap, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(content)
+		b.addFile(f.Path, sha256.Sum256(content), f.ModTime, text, codechunk.Split(f.Path, text))
+	}
+	whole, err := encode(&CodeIndex{Segment: b.segment()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range whole {
+		if !bytes.Equal(one[name], whole[name]) {
+			t.Errorf("%s differs from a segment made at once", name)
+		}
+	}
 }

@@ -1,6 +1,9 @@
 package contextindex
 
-import "bytes"
+import (
+	"bytes"
+	"time"
+)
 
 // LexicalBytes is seg's lexical.bin, for tests.
 func LexicalBytes(seg *Segment) []byte {
@@ -27,4 +30,11 @@ func LiveDocs(p Part) []Doc {
 		}
 	}
 	return out
+}
+
+// SlowBuilds makes every batch a live index adds take d longer, until the
+// test ends.
+func SlowBuilds(t interface{ Cleanup(func()) }, d time.Duration) {
+	batchAdded = func() { time.Sleep(d) }
+	t.Cleanup(func() { batchAdded = nil })
 }

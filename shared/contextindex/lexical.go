@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unsafe"
 )
 
@@ -107,6 +108,10 @@ type lexiconBuilder struct {
 	postings []termPosting // in document order
 	// Per field, the last text given to shared and its terms' numbers.
 	last [numFields]sharedText
+	// Room for lexicon to work in.
+	order, rank, start, next []uint32
+	sorted                   []posting
+	arena                    []byte
 }
 
 type docTerm struct {
@@ -141,7 +146,7 @@ func (b *lexiconBuilder) terms(f int, terms []string) {
 func (b *lexiconBuilder) shared(f int, text string) {
 	c := &b.last[f]
 	if c.ids == nil || c.text != text {
-		c.text, c.ids = text, c.ids[:0:0]
+		c.text, c.ids = text, c.ids[:0]
 		b.tok.each(text, func(term string) { c.ids = append(c.ids, b.intern(term)) })
 	}
 	for _, id := range c.ids {
@@ -190,36 +195,44 @@ func (b *lexiconBuilder) endDoc() {
 	b.cur, b.curLens = b.cur[:0], [numFields]uint32{}
 }
 
-// lexicon lays the postings out by term, in term order.
+// lexicon lays the postings out by term, in term order, and empties the
+// builder for the next segment (keeping its memory: see
+// lexiconBuilders).
 func (b *lexiconBuilder) lexicon() *lexicon {
-	order := make([]uint32, len(b.byID)) // term numbers in term order
+	n := len(b.byID)
+	order := grow(b.order, n) // term numbers in term order
 	for i := range order {
 		order[i] = uint32(i)
 	}
 	slices.SortFunc(order, func(x, y uint32) int { return strings.Compare(b.byID[x], b.byID[y]) })
-	rank := make([]uint32, len(b.byID)) // number → place in order
+	rank := grow(b.rank, n) // number → place in order
+	termBytes := 0
 	for r, id := range order {
 		rank[id] = uint32(r)
+		termBytes += len(b.byID[id])
 	}
 	// A counting sort by term keeps each term's postings in document
 	// order.
-	start := make([]uint32, len(order)+1)
+	start := grow(b.start, n+1)
+	clear(start)
 	for _, p := range b.postings {
 		start[rank[p.term]+1]++
 	}
 	for i := 1; i < len(start); i++ {
 		start[i] += start[i-1]
 	}
-	sorted := make([]posting, len(b.postings))
-	next := slices.Clone(start)
+	sorted := grow(b.sorted, len(b.postings))
+	next := append(b.next[:0], start...)
 	for _, p := range b.postings {
 		r := rank[p.term]
 		sorted[next[r]] = p.posting
 		next[r]++
 	}
-	lx := &lexicon{lens: slices.Clip(b.lens), dfs: make([]uint32, len(order)), offs: make([]uint32, len(order)+1)}
+	lx := &lexicon{lens: slices.Clone(b.lens), dfs: make([]uint32, n), offs: make([]uint32, n+1)}
 	var terms termListBuilder
-	enc := postingEncoder{arena: make([]byte, 0, len(sorted)*3)}
+	terms.data.Grow(termBytes)
+	terms.ends = make([]uint32, 0, n)
+	enc := postingEncoder{arena: b.arena[:0]}
 	for r, id := range order {
 		terms.add(b.byID[id])
 		lx.dfs[r] = start[r+1] - start[r]
@@ -230,8 +243,31 @@ func (b *lexiconBuilder) lexicon() *lexicon {
 		lx.offs[r+1] = uint32(len(enc.arena))
 	}
 	lx.terms = terms.list()
-	lx.arena = slices.Clip(enc.arena)
+	lx.arena = slices.Clone(enc.arena)
+	b.order, b.rank, b.start, b.sorted, b.next, b.arena = order, rank, start, sorted, next, enc.arena
+	b.reset()
 	return lx
+}
+
+// reset empties the builder, keeping its memory.
+func (b *lexiconBuilder) reset() {
+	clear(b.ids)
+	clear(b.byID) // let the terms go
+	b.byID, b.slot, b.lens, b.postings, b.cur = b.byID[:0], b.slot[:0], b.lens[:0], b.postings[:0], b.cur[:0]
+	b.curLens, b.last = [numFields]uint32{}, [numFields]sharedText{}
+}
+
+// lexiconBuilders are kept for the next segment: a build cuts a segment
+// per batch of files, and a builder that made one has the room the next
+// needs (a build of the Go source tree allocates a third less).
+var lexiconBuilders = sync.Pool{New: func() any { return new(lexiconBuilder) }}
+
+// grow returns s resized to n, reusing its memory when it has room.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }
 
 // postingEncoder appends postings to an arena.
@@ -293,13 +329,15 @@ func (s *Segment) withPrefix(p string, fn func(term string)) {
 // sorted terms together, and a term left with no live document goes.
 func mergeLexicons(parts []Part, renumber [][]int32, lens [][numFields]uint32) *lexicon {
 	next := make([]int, len(parts)) // per part, its next term
-	arenaSize, termsCap := 0, 0
+	arenaSize, termsCap, termBytes := 0, 0, 0
 	for _, p := range parts {
 		arenaSize += len(p.Seg.lex.arena)
 		termsCap = max(termsCap, p.Seg.lex.terms.len())
+		termBytes = max(termBytes, len(p.Seg.lex.terms.data))
 	}
 	lx := &lexicon{lens: lens, dfs: make([]uint32, 0, termsCap), offs: []uint32{0}}
 	var terms termListBuilder
+	terms.data.Grow(termBytes)
 	enc := postingEncoder{arena: make([]byte, 0, arenaSize)}
 	for {
 		term, ok := smallestNextTerm(parts, next)
@@ -329,7 +367,10 @@ func mergeLexicons(parts []Part, renumber [][]int32, lens [][numFields]uint32) *
 		}
 	}
 	lx.terms, lx.dfs, lx.offs = terms.list(), slices.Clip(lx.dfs), slices.Clip(lx.offs)
-	lx.arena = slices.Clone(enc.arena) // exactly its size: the arena is most of an index
+	lx.arena = enc.arena
+	if cap(lx.arena) > len(lx.arena)+len(lx.arena)/8 { // dead documents left out
+		lx.arena = slices.Clone(lx.arena) // exactly its size: the arena is most of an index
+	}
 	return lx
 }
 

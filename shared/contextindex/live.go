@@ -25,12 +25,10 @@ const (
 
 // Tuning of a live index.
 const (
-	// liveBatchFiles is how many files a build cuts before it publishes
-	// what it has, so searches see the index grow.
+	// liveBatchFiles is how many files a build cuts into one part, on
+	// every core a batch at a time, publishing each as it is added, so
+	// searches see the index grow.
 	liveBatchFiles = 400
-	// maxParts is how many parts an index may have before they are merged
-	// into one.
-	maxParts = 8
 	// saveAfter is how long a changed index waits before it is saved (more
 	// changes in the meantime are saved together).
 	saveAfter = 30 * time.Second
@@ -193,6 +191,8 @@ type builder struct {
 	// loaded is the segment read from the store until rebase lets the
 	// text it was decoded with go.
 	loaded *Segment
+	// listed is the view's files as the last update saw them.
+	listed map[string]*repo.File
 	// chunks counts the chunks of the files indexed.
 	chunks int
 }
@@ -288,10 +288,15 @@ func (b *builder) update(files []*repo.File, version uint64) bool {
 	b.version = version
 	started := time.Now()
 	present := make(map[string]bool, len(files))
-	var todo []*repo.File
+	// The files to cut: first those that changed since the last update
+	// began (a file written during a build is searchable as soon as one
+	// batch is cut), then the others in walk order.
+	var changed, todo []*repo.File
 	loaded := map[string]*repo.File{} // unchanged files whose chunks were loaded
+	listed := make(map[string]*repo.File, len(files))
 	for _, f := range files {
 		present[f.Path] = true
+		listed[f.Path] = f
 		ix := b.files[f.Path]
 		switch {
 		case ix != nil && ix.file == f:
@@ -300,10 +305,14 @@ func (b *builder) update(files []*repo.File, version uint64) bool {
 				loaded[f.Path] = f
 			}
 			ix.file = f
+		case b.listed != nil && b.listed[f.Path] != f:
+			changed = append(changed, f)
 		default:
 			todo = append(todo, f)
 		}
 	}
+	b.listed = listed
+	todo = append(changed, todo...)
 	b.rebase(loaded)
 	var removed []string
 	for p := range b.files {
@@ -327,29 +336,29 @@ func (b *builder) update(files []*repo.File, version uint64) bool {
 		b.publish(StateBuilding, len(files)-len(todo), len(files))
 	}
 	if !b.cut(todo, len(files), large) {
-		return true // stopping
+		return true // stopping, or the view changed: the next update goes on
 	}
 	b.finish(len(files), started, len(todo))
 	return true
 }
 
-// cut adds todo's files in batches, publishing each batch when large
-// (of total files), and logging how far it is every progressEvery. It
-// reports false when the index is closing.
+// cut adds todo's files in batches cut on every core, publishing each
+// batch when large (of total files), and logging how far it is every
+// progressEvery. It reports false when it stopped early: the index is
+// closing, or the view changed (the next update cuts what changed first).
 func (b *builder) cut(todo []*repo.File, total int, large bool) bool {
 	started, logged := time.Now(), time.Now()
 	if large {
 		b.l.o.Log.Info("context index: cutting files into chunks", "key", b.l.o.Key, "files", total, "to_cut", len(todo))
 	}
-	for start := 0; start < len(todo); start += liveBatchFiles {
-		if b.ctx.Err() != nil {
-			return false
+	batches := (len(todo) + liveBatchFiles - 1) / liveBatchFiles
+	batch := func(i int) []*repo.File { return todo[i*liveBatchFiles : min((i+1)*liveBatchFiles, len(todo))] }
+	err := inOrder(b.ctx, batches, func(i int) *Segment { return cutFiles(batch(i)) }, func(i int, seg *Segment) error {
+		b.add(batch(i), seg)
+		if from := mergeFrom(b.parts); from < len(b.parts) {
+			b.merge(from)
 		}
-		end := min(start+liveBatchFiles, len(todo))
-		b.add(todo[start:end])
-		if len(b.parts) > maxParts {
-			b.merge(1) // the later, smaller parts
-		}
+		end := min((i+1)*liveBatchFiles, len(todo))
 		if large && end < len(todo) {
 			b.publish(StateBuilding, total-len(todo)+end, total)
 		}
@@ -357,11 +366,25 @@ func (b *builder) cut(todo []*repo.File, total int, large bool) bool {
 			logged = time.Now()
 			rate := float64(end) / time.Since(started).Seconds()
 			b.l.o.Log.Info("context index: building", "key", b.l.o.Key, "files_indexed", total-len(todo)+end, "files", total,
-				"chunks", b.l.State().Progress.Chunks, "files_per_s", int(rate), "left_s", int(float64(len(todo)-end)/rate))
+				"chunks", b.chunks, "files_per_s", int(rate), "left_s", int(float64(len(todo)-end)/rate))
 		}
-	}
-	return true
+		if batchAdded != nil {
+			batchAdded()
+		}
+		if end < len(todo) && b.l.view.Version() != b.version {
+			return errViewChanged
+		}
+		return nil
+	})
+	return err == nil
 }
+
+// batchAdded, when set (by tests), is called after each batch a build
+// adds.
+var batchAdded func()
+
+// errViewChanged stops a build to take the view's changes first.
+var errViewChanged = errors.New("the repository view changed")
 
 // finish marks the index ready: after a build, its parts are merged into
 // one; after an update, when the chunks left out of the parts grow past a
@@ -384,21 +407,28 @@ func (b *builder) finish(total int, started time.Time, cut int) {
 	}
 }
 
-// add cuts files into chunks and adds them as a new part, leaving out the
+// cutFiles cuts files into chunks and returns their segment.
+func cutFiles(files []*repo.File) *Segment {
+	cb := newCodeBuilder()
+	for _, f := range files {
+		cb.addFile(f.Path, sha256.Sum256(f.Data), f.ModTime, f.Text(), codechunk.Split(f.Path, f.Text()))
+	}
+	return cb.segment()
+}
+
+// add adds files as a new part, seg (cutFiles of them), leaving out the
 // chunks they had before.
-func (b *builder) add(files []*repo.File) {
-	var cb codeBuilder
+func (b *builder) add(files []*repo.File, seg *Segment) {
 	pi := len(b.parts)
+	ranges := seg.code.fileChunks()
 	for i, f := range files {
 		b.drop(f.Path)
-		cut := codechunk.Split(f.Path, f.Text())
-		ix := &indexed{file: f, hash: sha256.Sum256(f.Data), part: pi, number: i, chunks: len(cut)}
-		cb.addFile(f.Path, ix.hash, f.ModTime, f.Text(), cut)
+		ix := &indexed{file: f, hash: seg.code.files[i].hash, part: pi, number: i, chunks: ranges[i][1] - ranges[i][0]}
 		b.files[f.Path] = ix
 		b.chunks += ix.chunks
 	}
 	b.l.Builds.Add(int64(len(files)))
-	b.parts = append(b.parts, Part{Seg: cb.segment()})
+	b.parts = append(b.parts, Part{Seg: seg})
 }
 
 // rebase lets the text decoded from the store go: the loaded chunks of

@@ -277,3 +277,36 @@ func TestLiveRebuildsAnIndexOfAnOlderFormat(t *testing.T) {
 		t.Errorf("the index of the older format is still there: %v", err)
 	}
 }
+
+// TestLiveTakesChangesDuringABuild: a file written while the index is
+// built is searchable once a batch is cut, not when the build ends.
+func TestLiveTakesChangesDuringABuild(t *testing.T) {
+	files := map[string]string{}
+	for i := range 4000 {
+		files[fmt.Sprintf("pkg%02d/f%04d.go", i%20, i)] = fmt.Sprintf("package pkg\n\n// Func%d does thing number %d.\nfunc Func%d() {}\n", i, i, i)
+	}
+	dir := repotest.WriteDir(t, files)
+	contextindex.SlowBuilds(t, 100*time.Millisecond) // 10 batches: a build of a second at least
+	l := contextindex.NewLive(liveView(t, dir), contextindex.LiveOptions{})
+	defer l.Close()
+	waitFor(t, func() bool { return l.State().Progress.FilesIndexed > 0 })
+	os.WriteFile(filepath.Join(dir, "zebra.go"), []byte("package pkg\n\n// Zebra has stripes.\nfunc Zebra() {}\n"), 0o644)
+	waitFor(t, func() bool { return len(search(l.State(), "zebra stripes")) > 0 })
+	if p := l.State().Progress; p.State != contextindex.StateBuilding || l.Builds.Load() >= 4001 {
+		t.Errorf("the new file was found once %d files were cut (%+v), want it before the build ends", l.Builds.Load(), p)
+	}
+	st := settled(t, l)
+	if st.Progress.FilesIndexed != 4001 || st.Progress.Chunks != 4001 || l.Builds.Load() != 4001 {
+		t.Errorf("settled: %+v, %d files cut; want 4001 files, each cut once", st.Progress, l.Builds.Load())
+	}
+}
+
+// waitFor waits up to 10 s for cond.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out")
+		}
+	}
+}

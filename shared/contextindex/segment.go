@@ -21,7 +21,8 @@ type Segment struct {
 
 // NewSegment tokenizes docs and returns their segment.
 func NewSegment(docs []Doc) *Segment {
-	var b lexiconBuilder
+	b := lexiconBuilders.Get().(*lexiconBuilder)
+	defer lexiconBuilders.Put(b)
 	for i := range docs {
 		b.addDoc(&docs[i])
 	}
@@ -165,7 +166,7 @@ func MergeSegments(parts []Part) *Segment {
 		}
 		return s
 	}
-	s.code = mergeChunks(parts)
+	s.code = mergeChunks(parts, len(lens))
 	return s
 }
 
