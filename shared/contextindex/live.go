@@ -3,12 +3,16 @@ package contextindex
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"maps"
 	"runtime/debug"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,9 +33,9 @@ const (
 	// every core a batch at a time, publishing each as it is added, so
 	// searches see the index grow.
 	liveBatchFiles = 400
-	// saveAfter is how long a changed index waits before it is saved (more
-	// changes in the meantime are saved together).
-	saveAfter = 30 * time.Second
+	// defaultSaveAfter is how long a changed index waits before it is
+	// saved unless told (more changes in the meantime are saved together).
+	defaultSaveAfter = 30 * time.Second
 	// progressEvery is how often a build logs how far it is.
 	progressEvery = 5 * time.Second
 )
@@ -78,8 +82,11 @@ type LiveOptions struct {
 	// Embedder makes the chunks' vectors, in the background (nil:
 	// lexical only).
 	Embedder Embedder
-	Log      *slog.Logger
-	Now      func() time.Time
+	// SaveAfter is how long a changed index waits before it is saved
+	// (0: 30 s).
+	SaveAfter time.Duration
+	Log       *slog.Logger
+	Now       func() time.Time
 }
 
 // Live keeps the code index of one repository view current for every
@@ -119,6 +126,9 @@ func NewLive(view repo.View, o LiveOptions) *Live {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.SaveAfter <= 0 {
+		o.SaveAfter = defaultSaveAfter
 	}
 	l := &Live{view: view, o: o, embedWake: make(chan struct{}, 1), stop: make(chan struct{})}
 	if o.Embedder != nil {
@@ -181,20 +191,31 @@ type indexed struct {
 type builder struct {
 	l     *Live
 	parts []Part
-	files map[string]*indexed
-	saved bool // the index in the store is the one in hand
-	ctx   context.Context
+	// stored names each part's segment in the store ("" until it is
+	// saved).
+	stored []string
+	files  map[string]*indexed
+	saved  bool // the index in the store is the one in hand
+	ctx    context.Context
 	// version is the view's version being indexed.
 	version uint64
 	// built: the first build is done; later ones are updates.
 	built bool
-	// loaded is the segment read from the store until rebase lets the
-	// text it was decoded with go.
-	loaded *Segment
+	// restored: the index started from the one in the store; loaded:
+	// the parts read from the store have the text of the blocks they were
+	// decoded from, until rebase lets them go.
+	restored, loaded bool
 	// listed is the view's files as the last update saw them.
 	listed map[string]*repo.File
 	// chunks counts the chunks of the files indexed.
 	chunks int
+	// The sets of vectors in the store, how many vectors they hold, and
+	// how many of the vectors in hand (in the order they were added) they
+	// hold.
+	vectorSets                  []string
+	vectorsStored, vectorsSaved int
+	// next numbers the next name of a segment or set of vectors.
+	next int
 }
 
 // run builds the index, then follows the view until Close.
@@ -225,7 +246,7 @@ func (l *Live) run() {
 		}
 		if changed := b.update(files, v); changed || !b.saved && saveAt == nil {
 			b.saved = false
-			saveAt = time.After(saveAfter)
+			saveAt = time.After(l.o.SaveAfter)
 		}
 		if ctx.Err() != nil {
 			b.save() // closing: keep what is built, done or not
@@ -251,7 +272,12 @@ func (b *builder) load() {
 	if st == nil {
 		return
 	}
-	ix, err := st.CurrentCode(b.ctx, b.l.o.Key)
+	p, _, err := st.Pointer(b.ctx, b.l.o.Key, "")
+	var parts []Part
+	var vectors *Vectors
+	if err == nil {
+		parts, vectors, err = st.LoadParts(b.ctx, b.l.o.Key, p)
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return
@@ -260,24 +286,38 @@ func (b *builder) load() {
 		return
 	}
 	b.l.Loads.Add(1)
-	code := ix.Segment.code
-	for fi, r := range code.fileChunks() {
-		f := code.files[fi]
-		b.files[f.path] = &indexed{hash: f.hash, part: 0, number: fi, chunks: r[1] - r[0]}
+	for pi, part := range parts {
+		code := part.Seg.code
+		for fi, r := range code.fileChunks() {
+			if part.Dead == nil || !part.Dead[fi] {
+				b.files[code.files[fi].path] = &indexed{hash: code.files[fi].hash, part: pi, number: fi, chunks: r[1] - r[0]}
+				b.chunks += r[1] - r[0]
+			}
+		}
 	}
-	b.chunks = code.len()
-	b.parts = []Part{{Seg: ix.Segment}}
-	b.saved = true
-	b.loaded = ix.Segment
+	b.parts, b.loaded, b.restored, b.saved = parts, true, true, true
+	for _, stored := range p.segments() {
+		b.stored = append(b.stored, stored.Name)
+	}
+	for _, name := range p.names() {
+		if n, ok := strings.CutPrefix(name, storedPrefix); ok {
+			if i, err := strconv.Atoi(n); err == nil {
+				b.next = max(b.next, i+1)
+			}
+		}
+	}
 	b.l.mu.Lock()
 	b.l.code = slices.Clone(b.parts)
-	b.l.prog = Progress{State: StateBuilding, FilesIndexed: len(ix.Files), FilesTotal: len(ix.Files), Chunks: code.len()}
-	if b.l.vecs != nil && ix.Vectors != nil && ix.Vectors.Model == b.l.vecs.Model {
-		b.l.vecs = ix.Vectors
+	b.l.prog = Progress{State: StateBuilding, FilesIndexed: len(b.files), FilesTotal: len(b.files), Chunks: b.chunks}
+	if b.l.vecs != nil && vectors != nil && vectors.Model == b.l.vecs.Model {
+		b.l.vecs = vectors
+		b.vectorSets, _ = p.vectorSets()
+		b.vectorsStored, b.vectorsSaved = vectors.Len(), vectors.Len()
 	}
 	b.l.publish()
 	b.l.mu.Unlock()
-	b.l.o.Log.Info("context index: serving the stored index while it catches up", "key", b.l.o.Key, "files", len(ix.Files), "chunks", code.len())
+	b.l.o.Log.Info("context index: serving the stored index while it catches up", "key", b.l.o.Key, "files", len(b.files),
+		"chunks", b.chunks, "segments", len(parts))
 }
 
 // update brings the index to the view's files: the files that are new or
@@ -386,13 +426,13 @@ var batchAdded func()
 // errViewChanged stops a build to take the view's changes first.
 var errViewChanged = errors.New("the repository view changed")
 
-// finish marks the index ready: after a build, its parts are merged into
-// one; after an update, when the chunks left out of the parts grow past a
-// quarter of them.
+// finish marks the index ready: after a build from nothing, its parts are
+// merged into one; after an update, when the chunks left out of the parts
+// grow past a quarter of them.
 func (b *builder) finish(total int, started time.Time, cut int) {
 	first := !b.built
 	b.built = true
-	if first || b.deadShare() > 0.25 {
+	if first && !b.restored || b.deadShare() > 0.25 {
 		b.merge(0)
 	}
 	b.publish(StateReady, total, total)
@@ -429,6 +469,7 @@ func (b *builder) add(files []*repo.File, seg *Segment) {
 	}
 	b.l.Builds.Add(int64(len(files)))
 	b.parts = append(b.parts, Part{Seg: seg})
+	b.stored = append(b.stored, "")
 }
 
 // rebase lets the text decoded from the store go: the loaded chunks of
@@ -436,21 +477,19 @@ func (b *builder) add(files []*repo.File, seg *Segment) {
 // view's copy of that content; the others (of files that changed or
 // went, soon left out) keep their own copy of the blocks they are in.
 func (b *builder) rebase(files map[string]*repo.File) {
-	if b.loaded == nil {
+	if !b.loaded {
 		return
 	}
 	for pi, p := range b.parts {
-		if p.Seg == b.loaded {
-			b.parts[pi].Seg = p.Seg.withTexts(func(path string) (string, bool) {
-				f := files[path]
-				if f == nil {
-					return "", false
-				}
-				return f.Text(), true
-			})
-		}
+		b.parts[pi].Seg = p.Seg.withTexts(func(path string) (string, bool) {
+			f := files[path]
+			if f == nil {
+				return "", false
+			}
+			return f.Text(), true
+		})
 	}
-	b.loaded = nil
+	b.loaded = false
 }
 
 // drop leaves out one file and its chunks.
@@ -509,6 +548,7 @@ func (b *builder) merge(from int) {
 	n = len(b.parts)
 	b.parts = append(b.parts[:from], Part{Seg: merged})
 	clear(b.parts[from+1 : n]) // the array keeps them otherwise
+	b.stored = append(b.stored[:from], "")
 }
 
 // publish makes the parts in hand the live index's code.
@@ -528,33 +568,101 @@ func (b *builder) publish(state string, indexed, total int) {
 	}
 }
 
-// save stores the index (merged into one part) for the next run.
+// save stores what the store lacks of the index for the next run: the
+// parts made since the last save (new files, and the parts merged since),
+// the vectors added since, then the pointer with each part's dead files.
+// What an edit adds is then about what the next save writes. The folders
+// the pointer no longer names are removed after it is written: a crash
+// in between leaves the index the last pointer names whole.
 func (b *builder) save() {
 	st := b.l.o.Store
 	if st == nil || b.saved || len(b.parts) == 0 {
 		return
 	}
-	if len(b.parts) != 1 || b.parts[0].Dead != nil {
-		b.merge(0)
-		b.publish(b.l.State().Progress.State, b.l.State().Progress.FilesIndexed, b.l.State().Progress.FilesTotal)
-	}
-	ix := &CodeIndex{BuiltAt: b.l.o.Now().UTC(), Segment: b.parts[0].Seg}
-	ix.Files = ix.Segment.code.hashes()
-	ix.Commit = version(ix.Files)
-	if v := b.l.State().Vectors; v != nil {
-		ix.Vectors = v.Subset(ix.Segment.hashes())
-	}
 	// A save is finished even when closing: it is what the next run
 	// starts from.
-	if err := st.SaveCode(context.WithoutCancel(b.ctx), b.l.o.Key, ix); err != nil {
-		b.l.o.Log.Warn("context index: saving failed", "key", b.l.o.Key, "error", err)
+	ctx, key := context.WithoutCancel(b.ctx), b.l.o.Key
+	hashes := make(map[string]string, len(b.files))
+	for path, f := range b.files {
+		hashes[path] = hex.EncodeToString(f.hash[:])
+	}
+	p := Pointer{Commit: version(hashes), BuiltAt: b.l.o.Now().UTC(), Chunks: b.chunks}
+	for i, part := range b.parts {
+		if b.stored[i] == "" {
+			name := b.name()
+			if err := st.SaveSegment(ctx, key, name, part.Seg); err != nil {
+				b.l.o.Log.Warn("context index: saving failed", "key", key, "error", err)
+				return
+			}
+			b.stored[i] = name
+		}
+		stored := StoredSegment{Name: b.stored[i]}
+		for f, dead := range part.Dead {
+			if dead {
+				stored.Dead = append(stored.Dead, f)
+			}
+		}
+		p.Segments = append(p.Segments, stored)
+	}
+	if err := b.saveVectors(ctx, &p); err != nil {
+		b.l.o.Log.Warn("context index: saving vectors failed", "key", key, "error", err)
 		return
 	}
-	if err := st.Prune(b.l.o.Key, ix.Commit); err != nil {
-		b.l.o.Log.Warn("context index: removing old indexes failed", "key", b.l.o.Key, "error", err)
+	if err := st.SavePointer(ctx, key, p); err != nil {
+		b.l.o.Log.Warn("context index: saving failed", "key", key, "error", err)
+		return
+	}
+	if err := st.Prune(key, p); err != nil {
+		b.l.o.Log.Warn("context index: removing what the index no longer uses failed", "key", key, "error", err)
 	}
 	b.saved = true
-	debug.FreeOSMemory() // the encoded index was as large as the repository
+}
+
+// saveVectors saves the vectors added since the last save as a new set,
+// or, once the sets stored hold more than twice the vectors the chunks
+// use, those vectors as one set; p gets the sets.
+func (b *builder) saveVectors(ctx context.Context, p *Pointer) error {
+	v := b.l.State().Vectors
+	if v == nil || v.Len() == 0 {
+		return nil
+	}
+	st, key := b.l.o.Store, b.l.o.Key
+	switch {
+	case b.vectorsStored+v.Len()-b.vectorsSaved > 2*b.chunks:
+		var hashes []string
+		for _, part := range b.parts {
+			for i, h := range part.Seg.hashes() {
+				if !part.dead(i) {
+					hashes = append(hashes, h)
+				}
+			}
+		}
+		set, name := v.Subset(hashes), b.name()
+		if err := st.SaveVectors(ctx, key, name, set); err != nil {
+			return err
+		}
+		b.vectorSets, b.vectorsStored = []string{name}, set.Len()
+	case v.Len() > b.vectorsSaved:
+		name := b.name()
+		if err := st.SaveVectors(ctx, key, name, v.from(b.vectorsSaved)); err != nil {
+			return err
+		}
+		b.vectorSets = append(b.vectorSets, name)
+		b.vectorsStored += v.Len() - b.vectorsSaved
+	}
+	b.vectorsSaved = v.Len()
+	p.Model, p.Vectors = v.Model, slices.Clone(b.vectorSets)
+	return nil
+}
+
+// storedPrefix starts the names of the segments and sets of vectors a
+// live index stores.
+const storedPrefix = "live-"
+
+// name returns a name for a new segment or set of vectors.
+func (b *builder) name() string {
+	b.next++
+	return fmt.Sprintf("%s%06d", storedPrefix, b.next-1)
 }
 
 // embed gives the chunks their vectors, in the background, whenever the

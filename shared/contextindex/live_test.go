@@ -5,12 +5,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
 
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/testenv/embedtest"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 )
 
@@ -309,4 +311,80 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("timed out")
 		}
 	}
+}
+
+// TestLiveSavesWhatChanged: after an edit, a save writes a segment of the
+// changed file and a set of its new vectors, leaves every file it saved
+// before as it was, and a restart answers from the segments, cutting
+// nothing.
+func TestLiveSavesWhatChanged(t *testing.T) {
+	dir := repotest.GoPackages(t, "strings", "bytes", "container/list")
+	root := t.TempDir()
+	store := contextindex.NewStore(&contextindex.DirBlobs{Root: root})
+	srv, emb := embedtest.Start(t)
+	run := func() *contextindex.Live {
+		l := contextindex.NewLive(liveView(t, dir), contextindex.LiveOptions{Store: store, Key: "repo", Embedder: emb})
+		settled(t, l)
+		return l
+	}
+	l := run()
+	l.Close() // saves
+	before := storedFiles(t, root)
+	embedded := srv.Texts.Load()
+
+	p := filepath.Join(dir, "container", "list", "list.go")
+	data, _ := os.ReadFile(p)
+	os.WriteFile(p, append(data, "\n// Walrus counts the tusks.\nfunc Walrus() {}\n"...), 0o644)
+	l = run()
+	if l.Builds.Load() != 1 || srv.Texts.Load()-embedded != 1 {
+		t.Errorf("after one edit: %d files cut, %d texts embedded; want the file and its new chunk", l.Builds.Load(), srv.Texts.Load()-embedded)
+	}
+	l.Close()
+	after := storedFiles(t, root)
+	written, total := int64(0), int64(0)
+	for name, f := range after {
+		total += f.Size()
+		if old, ok := before[name]; ok && name != "repo/"+contextindex.PointerFile {
+			if !old.ModTime().Equal(f.ModTime()) || old.Size() != f.Size() {
+				t.Errorf("%s was written again", name)
+			}
+			continue
+		}
+		written += f.Size()
+	}
+	if written == 0 || written > total/10 {
+		t.Errorf("the save after one edit wrote %d of the index's %d bytes", written, total)
+	}
+	ptr, _, err := store.Pointer(t.Context(), "repo", "")
+	if err != nil || len(ptr.Segments) != 2 || len(ptr.Segments[0].Dead) != 1 || len(ptr.Vectors) != 2 {
+		t.Errorf("pointer %+v, %v; want two segments, the first with the edited file dead, and two sets of vectors", ptr, err)
+	}
+
+	l = run()
+	defer l.Close()
+	if l.Loads.Load() != 1 || l.Builds.Load() != 0 || srv.Texts.Load()-embedded != 1 {
+		t.Errorf("restart: %d loads, %d files cut, %d texts embedded; want the stored index alone", l.Loads.Load(), l.Builds.Load(), srv.Texts.Load()-embedded-1)
+	}
+	if got := search(l.State(), "walrus tusks"); len(got) == 0 || !strings.HasPrefix(got[0], "container/list/list.go:") {
+		t.Errorf("walrus after the restart: %v", got)
+	}
+}
+
+// storedFiles lists the files under root, by slash path.
+func storedFiles(t *testing.T, root string) map[string]os.FileInfo {
+	t.Helper()
+	out := map[string]os.FileInfo{}
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		rel, _ := filepath.Rel(root, p)
+		out[filepath.ToSlash(rel)] = info
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -50,6 +51,48 @@ type Pointer struct {
 	Model   string    `json:"model,omitempty"` // "" for a lexical-only index
 	// Format is the format of the index's files (CodeFormat).
 	Format int `json:"format"`
+	// Segments are the index's segments when it is saved as it changes
+	// (the local server's): oldest first, each under <tenant>/<name>/,
+	// with the files later ones replaced; Vectors then names the sets of
+	// vectors, each <tenant>/<name>/vectors.bin. Without Segments the
+	// index is the one segment under <tenant>/<commit>/, with its vectors.
+	Segments []StoredSegment `json:"segments,omitempty"`
+	Vectors  []string        `json:"vectors,omitempty"`
+}
+
+// StoredSegment is one segment of a stored index.
+type StoredSegment struct {
+	Name string `json:"name"`
+	// Dead numbers the segment's files (in its order) that are left out:
+	// changed or removed since it was saved.
+	Dead []int `json:"dead,omitempty"`
+}
+
+// segments returns the segments the pointer names.
+func (p Pointer) segments() []StoredSegment {
+	if len(p.Segments) > 0 {
+		return p.Segments
+	}
+	return []StoredSegment{{Name: p.Commit}}
+}
+
+// vectorSets returns the names of the sets of vectors the pointer names,
+// and whether each must exist.
+func (p Pointer) vectorSets() ([]string, bool) {
+	if len(p.Segments) > 0 {
+		return p.Vectors, true
+	}
+	return []string{p.Commit}, false
+}
+
+// names returns every name under <tenant>/ the index uses.
+func (p Pointer) names() []string {
+	var out []string
+	for _, s := range p.segments() {
+		out = append(out, s.Name)
+	}
+	sets, _ := p.vectorSets()
+	return append(out, sets...)
 }
 
 // CodeFormat is the format of the code indexes this version writes and
@@ -66,6 +109,10 @@ const CodeFormat = 4
 //	<tenant>/<commit>/vectors.bin          chunk vectors (with an embedder)
 //	<tenant>/memory/<model>.vectors.bin    vectors of memory entries
 //
+// An index saved as it changes (the local server's) is segments instead,
+// <tenant>/<name>/chunks.bin and lexical.bin each, and sets of vectors,
+// <tenant>/<name>/vectors.bin, that its pointer lists (Pointer.Segments):
+// a save writes the segments and vectors that are new, then the pointer.
 // Deployed, Blobs is the bucket under BucketPrefix.
 type Store struct {
 	blobs Blobs
@@ -109,26 +156,54 @@ func checkKey(owner string, commits ...string) error {
 // SaveCode writes a code index, its files first and the pointer last, so
 // readers never see a pointer to a partial index.
 func (s *Store) SaveCode(ctx context.Context, tenant string, ix *CodeIndex) error {
-	if err := checkKey(tenant, ix.Commit); err != nil {
+	if err := s.SaveSegment(ctx, tenant, ix.Commit, ix.Segment); err != nil {
 		return err
 	}
-	writers := ix.writers()
-	for _, name := range []string{ChunksFile, LexicalFile, VectorsFile} {
-		write, ok := writers[name]
-		if !ok {
-			continue
-		}
-		if err := s.put(ctx, tenant+"/"+ix.Commit+"/"+name, write); err != nil {
-			return fmt.Errorf("save %s of %s: %w", name, ix.Commit, err)
-		}
-	}
-	p := Pointer{Commit: ix.Commit, BuiltAt: ix.BuiltAt, Chunks: ix.Segment.Len(), Format: CodeFormat}
+	p := Pointer{Commit: ix.Commit, BuiltAt: ix.BuiltAt, Chunks: ix.Segment.Len()}
 	if ix.Vectors != nil {
+		if err := s.SaveVectors(ctx, tenant, ix.Commit, ix.Vectors); err != nil {
+			return err
+		}
 		p.Model = ix.Vectors.Model
 	}
+	return s.SavePointer(ctx, tenant, p)
+}
+
+// SaveSegment writes a segment of code under <tenant>/<name>/.
+func (s *Store) SaveSegment(ctx context.Context, tenant, name string, seg *Segment) error {
+	if err := checkKey(tenant, name); err != nil {
+		return err
+	}
+	writers := seg.writers()
+	for _, file := range []string{ChunksFile, LexicalFile} {
+		if err := s.put(ctx, tenant+"/"+name+"/"+file, writers[file]); err != nil {
+			return fmt.Errorf("save %s of %s: %w", file, name, err)
+		}
+	}
+	return nil
+}
+
+// SaveVectors writes a set of vectors as <tenant>/<name>/vectors.bin.
+func (s *Store) SaveVectors(ctx context.Context, tenant, name string, v *Vectors) error {
+	if err := checkKey(tenant, name); err != nil {
+		return err
+	}
+	if err := s.put(ctx, tenant+"/"+name+"/"+VectorsFile, v.write); err != nil {
+		return fmt.Errorf("save %s of %s: %w", VectorsFile, name, err)
+	}
+	return nil
+}
+
+// SavePointer makes p (of this format) the tenant's current code index:
+// what it names must be saved already.
+func (s *Store) SavePointer(ctx context.Context, tenant string, p Pointer) error {
+	if err := checkKey(tenant, p.names()...); err != nil {
+		return err
+	}
+	p.Format = CodeFormat
 	raw, _ := json.Marshal(p)
 	if _, err := s.blobs.Put(ctx, tenant+"/"+PointerFile, raw, ""); err != nil {
-		return fmt.Errorf("save the pointer to %s: %w", ix.Commit, err)
+		return fmt.Errorf("save the pointer to %s: %w", p.Commit, err)
 	}
 	return nil
 }
@@ -149,14 +224,15 @@ func (s *Store) put(ctx context.Context, key string, write func(io.Writer) error
 	return err
 }
 
-// Prune removes the tenant's code indexes other than keep, where the
-// Blobs can (a local directory or memory; S3 keeps old indexes, which warm
-// readers may still be loading).
-func (s *Store) Prune(tenant, keep string) error {
-	if p, ok := s.blobs.(interface {
-		RemoveOthers(prefix, keep string) error
+// Prune removes what the tenant's folder holds besides p's segments and
+// vectors, the pointer and memory vectors, where the Blobs can (a local
+// directory or memory; S3 keeps old indexes, which warm readers may still
+// be loading).
+func (s *Store) Prune(tenant string, p Pointer) error {
+	if r, ok := s.blobs.(interface {
+		RemoveOthers(prefix string, keep []string) error
 	}); ok {
-		return p.RemoveOthers(tenant, keep)
+		return r.RemoveOthers(tenant, append(p.names(), memoryFolder))
 	}
 	return nil
 }
@@ -186,43 +262,83 @@ func (s *Store) Pointer(ctx context.Context, tenant, etag string) (Pointer, stri
 	return p, tag, nil
 }
 
-// LoadCode reads the code index a pointer names.
+// LoadCode reads the code index a pointer names, its segments merged
+// into one.
 func (s *Store) LoadCode(ctx context.Context, tenant string, p Pointer) (*CodeIndex, error) {
-	if err := checkKey(tenant, p.Commit); err != nil {
+	parts, vectors, err := s.LoadParts(ctx, tenant, p)
+	if err != nil {
 		return nil, err
 	}
-	get := func(name string) ([]byte, error) {
-		data, _, err := s.blobs.Get(ctx, tenant+"/"+p.Commit+"/"+name, "")
-		return data, err
+	ix := &CodeIndex{Commit: p.Commit, BuiltAt: p.BuiltAt, Segment: parts[0].Seg, Vectors: vectors}
+	if len(parts) > 1 || parts[0].Dead != nil {
+		ix.Segment = MergeSegments(parts)
 	}
-	ix := &CodeIndex{Commit: p.Commit, BuiltAt: p.BuiltAt}
-	err := func() error {
-		chunks, err := get(ChunksFile)
-		if err != nil {
-			return err
-		}
-		lexical, err := get(LexicalFile)
-		if err != nil {
-			return err
-		}
-		if ix.Segment, err = decodeSegment(chunks, lexical); err != nil {
-			return err
-		}
-		ix.Files = ix.Segment.code.hashes()
-		vectors, err := get(VectorsFile)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return nil
-		case err != nil:
-			return err
-		}
-		ix.Vectors, err = UnmarshalVectors(vectors)
-		return err
-	}()
-	if err != nil {
-		return nil, fmt.Errorf("load code index %s/%s: %w", tenant, p.Commit, err)
-	}
+	ix.Files = ix.Segment.code.hashes()
 	return ix, nil
+}
+
+// LoadParts reads the segments a pointer names, each with its dead files,
+// and its vectors (nil when it has none).
+func (s *Store) LoadParts(ctx context.Context, tenant string, p Pointer) ([]Part, *Vectors, error) {
+	if err := checkKey(tenant, p.names()...); err != nil {
+		return nil, nil, err
+	}
+	get := func(name, file string) ([]byte, error) {
+		data, _, err := s.blobs.Get(ctx, tenant+"/"+name+"/"+file, "")
+		if err != nil {
+			return nil, fmt.Errorf("load code index %s/%s: %w", tenant, name, err)
+		}
+		return data, nil
+	}
+	var parts []Part
+	for _, stored := range p.segments() {
+		chunks, err := get(stored.Name, ChunksFile)
+		if err != nil {
+			return nil, nil, err
+		}
+		lexical, err := get(stored.Name, LexicalFile)
+		if err != nil {
+			return nil, nil, err
+		}
+		seg, err := decodeSegment(chunks, lexical)
+		if err != nil {
+			return nil, nil, fmt.Errorf("load code index %s/%s: %w", tenant, stored.Name, err)
+		}
+		part := Part{Seg: seg}
+		for _, f := range stored.Dead {
+			if f < 0 || f >= seg.Files() {
+				return nil, nil, fmt.Errorf("load code index %s/%s: dead file %d of %d", tenant, stored.Name, f, seg.Files())
+			}
+			if part.Dead == nil {
+				part.Dead = make([]bool, seg.Files())
+			}
+			part.Dead[f] = true
+		}
+		parts = append(parts, part)
+	}
+	sets, required := p.vectorSets()
+	var vectors *Vectors
+	for _, name := range sets {
+		raw, err := get(name, VectorsFile)
+		if errors.Is(err, fs.ErrNotExist) && !required {
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		v, err := UnmarshalVectors(raw)
+		if err != nil {
+			return nil, nil, fmt.Errorf("load code index %s/%s: %w", tenant, name, err)
+		}
+		if vectors == nil {
+			vectors = v
+			continue
+		}
+		if err := vectors.AddAll(v); err != nil {
+			return nil, nil, fmt.Errorf("load code index %s/%s: %w", tenant, name, err)
+		}
+	}
+	return parts, vectors, nil
 }
 
 // CurrentCode reads the tenant's current code index, or returns an error
@@ -235,6 +351,9 @@ func (s *Store) CurrentCode(ctx context.Context, tenant string) (*CodeIndex, err
 	return s.LoadCode(ctx, tenant, p)
 }
 
+// memoryFolder is the folder of a tenant's memory vectors.
+const memoryFolder = "memory"
+
 // memoryKey is where the vectors of a tenant's memory entries live.
 func memoryKey(tenant, model string) string {
 	slug := strings.Map(func(r rune) rune {
@@ -243,7 +362,7 @@ func memoryKey(tenant, model string) string {
 		}
 		return '_'
 	}, model)
-	return tenant + "/memory/" + slug + ".vectors.bin"
+	return tenant + "/" + memoryFolder + "/" + slug + ".vectors.bin"
 }
 
 // MemoryVectors reads the vectors of a tenant's memory entries for a
@@ -327,14 +446,15 @@ type MemBlobs struct {
 
 var _ Blobs = (*MemBlobs)(nil)
 
-// RemoveOthers deletes the objects under prefix/ except those of keep/,
-// memory/ and the pointer.
-func (m *MemBlobs) RemoveOthers(prefix, keep string) error {
+// RemoveOthers deletes the objects in folders under prefix/ but those
+// of keep.
+func (m *MemBlobs) RemoveOthers(prefix string, keep []string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for k := range m.objects {
 		rest, ok := strings.CutPrefix(k, prefix+"/")
-		if ok && strings.Contains(rest, "/") && !strings.HasPrefix(rest, keep+"/") && !strings.HasPrefix(rest, "memory/") {
+		folder, _, inFolder := strings.Cut(rest, "/")
+		if ok && inFolder && !slices.Contains(keep, folder) {
 			delete(m.objects, k)
 		}
 	}

@@ -145,7 +145,7 @@ func (s *Service) live(view repo.View) *contextindex.Live {
 	l := s.lives[view]
 	if l == nil {
 		l = contextindex.NewLive(view, contextindex.LiveOptions{
-			Store: s.store, Key: liveKey(view), Embedder: s.o.Embedder, Log: s.o.Log, Now: s.o.Now,
+			Store: s.store, Key: liveKey(view), Embedder: s.o.Embedder, SaveAfter: s.o.SaveAfter, Log: s.o.Log, Now: s.o.Now,
 		})
 		s.lives[view] = l
 	}
