@@ -35,18 +35,24 @@ type posting struct {
 
 // lexicon is the lexical statistics of a segment's documents: each
 // document's field lengths and, per term (sorted), the documents that
-// contain it, encoded back to back in one byte arena. Per posting: the
-// document number's delta from the previous posting and a mask of the
-// fields the term occurs in, as one uvarint (delta<<numFields | mask),
-// then the term's frequency in each of those fields, as uvarints. A term
-// of one chunk's content costs two or three bytes.
+// contain it, encoded back to back in one byte arena. A posting is a
+// uvarint of the document number's delta from the previous posting, the
+// mask of the fields the term occurs in and a bit set when it occurs once
+// in each (delta<<(numFields+1) | mask<<1 | once), then, without that
+// bit, the term's frequency in each of those fields, as uvarints. A term
+// once in a chunk's content costs one or two bytes (the bit saves a
+// quarter of the arena of the Go tree).
 type lexicon struct {
-	lens  [][numFields]uint32
+	lens  []fieldLens // per document
 	terms termList
 	dfs   []uint32 // documents per term
 	offs  []uint32 // term i's postings are arena[offs[i]:offs[i+1]]
 	arena []byte
 }
+
+// fieldLens are a document's number of terms in each field, at most
+// math.MaxUint16 (a chunk is at most 32 KB).
+type fieldLens [numFields]uint16
 
 // termList is sorted terms held back to back in one string: an index of
 // the Go source tree has some 600,000 distinct terms, which as strings of
@@ -101,10 +107,10 @@ type lexiconBuilder struct {
 	// field lengths, and per term number, its place in cur plus one (0:
 	// not in this document).
 	cur     []docTerm
-	curLens [numFields]uint32
+	curLens fieldLens
 	slot    []uint32
 	// What the documents counted so far gave.
-	lens     [][numFields]uint32
+	lens     []fieldLens
 	postings []termPosting // in document order
 	// Per field, the last text given to shared and its terms' numbers.
 	last [numFields]sharedText
@@ -181,7 +187,9 @@ func (b *lexiconBuilder) count(f int, id uint32) {
 	if tf := &b.cur[s-1].tf[f]; *tf < math.MaxUint16 {
 		*tf++
 	}
-	b.curLens[f]++
+	if b.curLens[f] < math.MaxUint16 {
+		b.curLens[f]++
+	}
 }
 
 // endDoc ends the document: its terms become postings.
@@ -192,7 +200,7 @@ func (b *lexiconBuilder) endDoc() {
 		b.postings = append(b.postings, termPosting{term: t.term, posting: posting{doc: doc, tf: t.tf}})
 		b.slot[t.term] = 0
 	}
-	b.cur, b.curLens = b.cur[:0], [numFields]uint32{}
+	b.cur, b.curLens = b.cur[:0], fieldLens{}
 }
 
 // lexicon lays the postings out by term, in term order, and empties the
@@ -254,7 +262,7 @@ func (b *lexiconBuilder) reset() {
 	clear(b.ids)
 	clear(b.byID) // let the terms go
 	b.byID, b.slot, b.lens, b.postings, b.cur = b.byID[:0], b.slot[:0], b.lens[:0], b.postings[:0], b.cur[:0]
-	b.curLens, b.last = [numFields]uint32{}, [numFields]sharedText{}
+	b.curLens, b.last = fieldLens{}, [numFields]sharedText{}
 }
 
 // lexiconBuilders are kept for the next segment: a build cuts a segment
@@ -277,19 +285,54 @@ type postingEncoder struct {
 }
 
 func (e *postingEncoder) add(p posting) {
-	mask := uint64(0)
+	mask, ones := uint64(0), uint64(1)
 	for f := range numFields {
 		if p.tf[f] > 0 {
 			mask |= 1 << f
 		}
+		if p.tf[f] > 1 {
+			ones = 0
+		}
 	}
-	e.arena = binary.AppendUvarint(e.arena, uint64(p.doc-e.last)<<numFields|mask)
+	e.arena = binary.AppendUvarint(e.arena, uint64(p.doc-e.last)<<postingShift|mask<<1|ones)
 	for f := range numFields {
-		if p.tf[f] > 0 {
+		if p.tf[f] > 0 && ones == 0 {
 			e.arena = binary.AppendUvarint(e.arena, uint64(p.tf[f]))
 		}
 	}
 	e.last = p.doc
+}
+
+// postingShift is where a posting's first uvarint holds the document's
+// delta (see lexicon).
+const postingShift = numFields + 1
+
+// readPosting decodes the posting at the start of buf into p (its term
+// frequencies) and returns the rest of buf and the delta of its document;
+// ok is false when buf does not start with a well-formed posting.
+func readPosting(buf []byte, p *posting) (rest []byte, delta uint64, ok bool) {
+	v, n := binary.Uvarint(buf)
+	mask, ones := v>>1&(1<<numFields-1), v&1 == 1
+	if n <= 0 || mask == 0 {
+		return nil, 0, false
+	}
+	buf = buf[n:]
+	for f := range numFields {
+		p.tf[f] = 0
+		switch {
+		case mask&(1<<f) == 0:
+		case ones:
+			p.tf[f] = 1
+		default:
+			tf, n := binary.Uvarint(buf)
+			if n <= 0 || tf == 0 || tf > math.MaxUint16 {
+				return nil, 0, false
+			}
+			buf = buf[n:]
+			p.tf[f] = uint16(tf)
+		}
+	}
+	return buf, v >> postingShift, true
 }
 
 // find returns the index of term in the lexicon.
@@ -300,17 +343,9 @@ func (lx *lexicon) each(i int, fn func(p posting)) {
 	buf := lx.arena[lx.offs[i]:lx.offs[i+1]]
 	var p posting
 	for len(buf) > 0 {
-		v, n := binary.Uvarint(buf)
-		buf = buf[n:]
-		p.doc += uint32(v >> numFields)
-		for f := range numFields {
-			p.tf[f] = 0
-			if v&(1<<f) != 0 {
-				tf, n := binary.Uvarint(buf)
-				buf = buf[n:]
-				p.tf[f] = uint16(tf)
-			}
-		}
+		var delta uint64
+		buf, delta, _ = readPosting(buf, &p) // checked when the lexicon was made or read
+		p.doc += uint32(delta)
 		fn(p)
 	}
 }
@@ -327,7 +362,7 @@ func (s *Segment) withPrefix(p string, fn func(term string)) {
 // mergeLexicons joins the parts' lexicons into one over the documents
 // numbered by renumber, whose field lengths are lens: it walks the parts'
 // sorted terms together, and a term left with no live document goes.
-func mergeLexicons(parts []Part, renumber [][]int32, lens [][numFields]uint32) *lexicon {
+func mergeLexicons(parts []Part, renumber [][]int32, lens []fieldLens) *lexicon {
 	next := make([]int, len(parts)) // per part, its next term
 	arenaSize, termsCap, termBytes := 0, 0, 0
 	for _, p := range parts {
@@ -438,10 +473,10 @@ func decodeLexicon(docs int, lexical []byte) (*lexicon, error) {
 	if r.err == nil && n != uint64(docs) {
 		return nil, fmt.Errorf("%s: %d documents, the chunks have %d", LexicalFile, n, docs)
 	}
-	lx := &lexicon{lens: make([][numFields]uint32, docs)}
+	lx := &lexicon{lens: make([]fieldLens, docs)}
 	for i := range lx.lens {
 		for f := range numFields {
-			lx.lens[i][f] = uint32(r.uvarint(math.MaxUint32))
+			lx.lens[i][f] = uint16(r.uvarint(math.MaxUint16))
 		}
 	}
 	terms := r.uvarint(uint64(len(lexical)))
@@ -486,27 +521,18 @@ func (lx *lexicon) check() error {
 	for i := range lx.terms.len() {
 		buf := lx.arena[lx.offs[i]:lx.offs[i+1]]
 		doc, count := uint64(0), uint32(0)
+		var p posting
 		for len(buf) > 0 {
-			v, k := binary.Uvarint(buf)
-			if k <= 0 {
+			var delta uint64
+			var ok bool
+			if buf, delta, ok = readPosting(buf, &p); !ok {
 				return fmt.Errorf("term %q: a bad posting", lx.terms.at(i))
 			}
-			buf = buf[k:]
-			delta, mask := v>>numFields, v&(1<<numFields-1)
-			if (count > 0 && delta == 0) || mask == 0 {
+			if count > 0 && delta == 0 {
 				return fmt.Errorf("term %q: postings out of order", lx.terms.at(i))
 			}
 			if doc += delta; doc >= n {
 				return fmt.Errorf("term %q: posting for document %d of %d", lx.terms.at(i), doc, n)
-			}
-			for f := range numFields {
-				if mask&(1<<f) != 0 {
-					tf, k := binary.Uvarint(buf)
-					if k <= 0 || tf == 0 || tf > math.MaxUint16 {
-						return fmt.Errorf("term %q: a bad frequency", lx.terms.at(i))
-					}
-					buf = buf[k:]
-				}
 			}
 			count++
 		}

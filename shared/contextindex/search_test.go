@@ -200,9 +200,10 @@ func TestLexicalRoundTrip(t *testing.T) {
 		t.Error("statistics of 6 documents accepted for 2")
 	}
 	// One document; one term "x" with 1 document and 2 bytes of postings:
-	// a posting for document 0 in no field, then for document 0 again.
+	// a posting for document 0 in no field; a posting for document 0 in
+	// the content once, then for document 0 again.
 	for _, bad := range [][]byte{nil, []byte("TSLEX1\n\xff"), append([]byte(lexicalMagic), 1, 0, 0, 0, 0, 0, 1, 1, 1, 2, 'x', 0, 0),
-		append([]byte(lexicalMagic), 1, 0, 0, 0, 0, 0, 1, 1, 1, 4, 'x', 1, 1, 1, 1)} {
+		append([]byte(lexicalMagic), 1, 0, 0, 0, 0, 0, 1, 1, 1, 2, 'x', 3, 3)} {
 		if _, err := decodeLexicon(1, bad); err == nil {
 			t.Errorf("corrupt statistics %q accepted", bad)
 		}

@@ -172,12 +172,12 @@ func MergeSegments(parts []Part) *Segment {
 
 // liveDocs returns the field lengths of the live documents of parts in
 // order, and per part each document's number among them (-1 when dead).
-func liveDocs(parts []Part) ([][numFields]uint32, [][]int32) {
+func liveDocs(parts []Part) ([]fieldLens, [][]int32) {
 	n := 0
 	for _, p := range parts {
 		n += p.Seg.Len()
 	}
-	lens := make([][numFields]uint32, 0, n)
+	lens := make([]fieldLens, 0, n)
 	renumber := make([][]int32, len(parts))
 	for pi, p := range parts {
 		renumber[pi] = make([]int32, p.Seg.Len())
