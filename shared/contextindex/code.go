@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -109,7 +110,7 @@ func BuildCode(ctx context.Context, prev *CodeIndex, snap Snapshot, emb Embedder
 		}
 		st.Rechunked += r.rechunked
 		parts = append(parts, Part{Seg: r.seg})
-		if from := mergeFrom(parts); from < len(parts) {
+		if from := mergeFrom(parts, math.MaxInt); from < len(parts) {
 			parts = append(parts[:from], Part{Seg: MergeSegments(parts[from:])})
 		}
 		return nil

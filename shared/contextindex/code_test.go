@@ -412,3 +412,29 @@ func TestBuildCodeSameOnAnyCores(t *testing.T) {
 		}
 	}
 }
+
+func TestMergeFrom(t *testing.T) {
+	tests := []struct {
+		sizes     []int
+		maxChunks int
+		want      int
+	}{
+		{nil, 100, 0},
+		{[]int{10}, 100, 1},
+		{[]int{10, 10}, 100, 0},         // the last holds half of the one before, and more
+		{[]int{10, 4}, 100, 2},          // less than half
+		{[]int{40, 20, 10, 10}, 100, 0}, // the last two hold half of 20, the last three half of 40
+		{[]int{40, 20, 10, 10}, 50, 1},  // but all of them would be too many
+		{[]int{100, 10, 10}, 1000, 1},
+		{[]int{0, 0}, 100, 0},
+	}
+	for _, tt := range tests {
+		var parts []Part
+		for _, n := range tt.sizes {
+			parts = append(parts, Part{Seg: &Segment{docs: make([]Doc, n)}})
+		}
+		if got := mergeFrom(parts, tt.maxChunks); got != tt.want {
+			t.Errorf("mergeFrom(%v, %d) = %d, want %d", tt.sizes, tt.maxChunks, got, tt.want)
+		}
+	}
+}

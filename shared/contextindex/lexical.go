@@ -115,9 +115,8 @@ type lexiconBuilder struct {
 	// Per field, the last text given to shared and its terms' numbers.
 	last [numFields]sharedText
 	// Room for lexicon to work in.
-	order, rank, start, next []uint32
-	sorted                   []posting
-	arena                    []byte
+	order, rank, start, next, sorted []uint32
+	arena                            []byte
 }
 
 type docTerm struct {
@@ -229,11 +228,11 @@ func (b *lexiconBuilder) lexicon() *lexicon {
 	for i := 1; i < len(start); i++ {
 		start[i] += start[i-1]
 	}
-	sorted := grow(b.sorted, len(b.postings))
+	sorted := grow(b.sorted, len(b.postings)) // postings by term: their places in b.postings
 	next := append(b.next[:0], start...)
-	for _, p := range b.postings {
+	for i, p := range b.postings {
 		r := rank[p.term]
-		sorted[next[r]] = p.posting
+		sorted[next[r]] = uint32(i)
 		next[r]++
 	}
 	lx := &lexicon{lens: slices.Clone(b.lens), dfs: make([]uint32, n), offs: make([]uint32, n+1)}
@@ -245,8 +244,8 @@ func (b *lexiconBuilder) lexicon() *lexicon {
 		terms.add(b.byID[id])
 		lx.dfs[r] = start[r+1] - start[r]
 		enc.last = 0
-		for _, p := range sorted[start[r]:start[r+1]] {
-			enc.add(p)
+		for _, i := range sorted[start[r]:start[r+1]] {
+			enc.add(b.postings[i].posting)
 		}
 		lx.offs[r+1] = uint32(len(enc.arena))
 	}
@@ -257,8 +256,17 @@ func (b *lexiconBuilder) lexicon() *lexicon {
 	return lx
 }
 
-// reset empties the builder, keeping its memory.
+// maxKeptPostings bounds the postings a builder keeps room for: a batch
+// of large files (generated tables) would otherwise have every builder
+// in the pool hold room for them.
+const maxKeptPostings = 1 << 19
+
+// reset empties the builder, keeping its memory (up to maxKeptPostings).
 func (b *lexiconBuilder) reset() {
+	if cap(b.postings) > maxKeptPostings {
+		*b = lexiconBuilder{}
+		return
+	}
 	clear(b.ids)
 	clear(b.byID) // let the terms go
 	b.byID, b.slot, b.lens, b.postings, b.cur = b.byID[:0], b.slot[:0], b.lens[:0], b.postings[:0], b.cur[:0]

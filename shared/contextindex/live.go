@@ -33,6 +33,14 @@ const (
 	// every core a batch at a time, publishing each as it is added, so
 	// searches see the index grow.
 	liveBatchFiles = 400
+	// Parts are merged as they come (see mergeFrom) into parts of at most
+	// a maxPartShare of the index's chunks (and minPartChunks): a merge
+	// holds its parts and their merged copy at once, and a merge into one
+	// part of five copies of the Go tree took 200 MB more at its peak. A
+	// search then looks its terms up in a few parts, each with its own
+	// dictionary.
+	maxPartShare  = 2
+	minPartChunks = 1 << 16
 	// defaultSaveAfter is how long a changed index waits before it is
 	// saved unless told (more changes in the meantime are saved together).
 	defaultSaveAfter = 30 * time.Second
@@ -395,7 +403,7 @@ func (b *builder) cut(todo []*repo.File, total int, large bool) bool {
 	batch := func(i int) []*repo.File { return todo[i*liveBatchFiles : min((i+1)*liveBatchFiles, len(todo))] }
 	err := inOrder(b.ctx, batches, func(i int) *Segment { return cutFiles(batch(i)) }, func(i int, seg *Segment) error {
 		b.add(batch(i), seg)
-		if from := mergeFrom(b.parts); from < len(b.parts) {
+		if from := mergeFrom(b.parts, max(b.chunks/maxPartShare, minPartChunks)); from < len(b.parts) {
 			b.merge(from)
 		}
 		end := min((i+1)*liveBatchFiles, len(todo))
@@ -426,13 +434,12 @@ var batchAdded func()
 // errViewChanged stops a build to take the view's changes first.
 var errViewChanged = errors.New("the repository view changed")
 
-// finish marks the index ready: after a build from nothing, its parts are
-// merged into one; after an update, when the chunks left out of the parts
-// grow past a quarter of them.
+// finish marks the index ready, its parts merged into one when the chunks
+// left out of them grow past a quarter of them.
 func (b *builder) finish(total int, started time.Time, cut int) {
 	first := !b.built
 	b.built = true
-	if first && !b.restored || b.deadShare() > 0.25 {
+	if b.deadShare() > 0.25 {
 		b.merge(0)
 	}
 	b.publish(StateReady, total, total)

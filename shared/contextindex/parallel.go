@@ -91,17 +91,18 @@ func (t tokens) give() { <-t }
 
 // mergeFrom returns where the parts to merge start: the last parts, as
 // many as together hold at least half as many chunks as the part before
-// them; len(parts) when there are none to merge. Merged as they come,
-// parts at least halve from the first to the last, so a build from
-// batches keeps a few parts (a search looks terms up in each) and merges
-// each chunk again some log2(batches) times.
-func mergeFrom(parts []Part) int {
+// them, and no more than maxChunks; len(parts) when there are none to
+// merge. Merged as they come, parts at least halve from the first to the
+// last (up to maxChunks), so a build from batches keeps a few parts (a
+// search looks terms up in each) and merges each chunk again some
+// log2(batches) times.
+func mergeFrom(parts []Part, maxChunks int) int {
 	last := len(parts) - 1
 	from, total := last, 0
 	if last >= 0 {
 		total = parts[last].Seg.Len()
 	}
-	for from > 0 && 2*total >= parts[from-1].Seg.Len() {
+	for from > 0 && 2*total >= parts[from-1].Seg.Len() && total+parts[from-1].Seg.Len() <= maxChunks {
 		from--
 		total += parts[from].Seg.Len()
 	}

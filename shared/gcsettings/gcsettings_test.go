@@ -42,10 +42,11 @@ func TestPercentFor(t *testing.T) {
 		{1 << 20, 400},       // 64 MB of headroom would be 6400%
 		{16 << 20, 400},      // exactly 64 MB
 		{64 << 20, 100},      // 64 MB
-		{128 << 20, 50},      // half of it
-		{400 << 20, 50},      // half of it
-		{1 << 40, 50},        // half, however large
-		{math.MaxUint32, 50}, // no overflow
+		{128 << 20, 50},      // 64 MB
+		{512 << 20, 13},      // an eighth of it, 64 MB
+		{1 << 30, 13},        // an eighth of it
+		{1 << 40, 13},        // an eighth, however large
+		{math.MaxUint32, 12}, // no overflow
 	} {
 		if got := gcsettings.PercentFor(tt.live); got != tt.want {
 			t.Errorf("PercentFor(%d MB) = %d, want %d", tt.live>>20, got, tt.want)
@@ -77,10 +78,10 @@ func TestApply(t *testing.T) {
 	if got := debug.SetGCPercent(-1); got != 400 {
 		t.Errorf("adaptive GOGC with a small heap = %d, want 400", got)
 	}
-	// A live heap of 300 MB (pointer-free, so cheap to keep): after a
-	// collection GOGC is 50; once it goes, 400 again.
-	ballast := make([]byte, 300<<20)
-	waitPercent(t, 50)
+	// A live heap of 256 MB (pointer-free, so cheap to keep): after a
+	// collection GOGC is 25 (64 MB); once it goes, 400 again.
+	ballast := make([]byte, 256<<20)
+	waitPercent(t, 25)
 	runtime.KeepAlive(ballast)
 	ballast = nil
 	waitPercent(t, 400)
