@@ -185,7 +185,7 @@ func (b *chunkBuilder) kind(k string) uint8 {
 // chunks returns what was added.
 func (b *chunkBuilder) chunks() *chunks {
 	c := b.c
-	c.names = b.names.String()
+	c.names = built(&b.names)
 	return &c
 }
 
@@ -195,6 +195,11 @@ func (b *chunkBuilder) chunks() *chunks {
 func mergeChunks(parts []Part, chunks int) *chunks {
 	var b chunkBuilder
 	b.c.heads = make([]chunkHead, 0, chunks)
+	names := 0
+	for _, p := range parts {
+		names += len(p.Seg.code.names)
+	}
+	b.names.Grow(names)
 	for _, p := range parts {
 		c := p.Seg.code
 		fileOf := make([]uint32, len(c.files)) // new number of each live file

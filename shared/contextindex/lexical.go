@@ -92,7 +92,17 @@ func (b *termListBuilder) add(term string) {
 }
 
 func (b *termListBuilder) list() termList {
-	return termList{data: b.data.String(), ends: slices.Clip(b.ends)}
+	return termList{data: built(&b.data), ends: slices.Clip(b.ends)}
+}
+
+// built returns what b built, copied when b has much more room than it
+// holds (it grew by doubling): an index keeps it for as long as it lives.
+func built(b *strings.Builder) string {
+	s := b.String()
+	if b.Cap() > len(s)+len(s)/8 {
+		return strings.Clone(s)
+	}
+	return s
 }
 
 // lexiconBuilder counts the terms of documents added one after the other

@@ -403,7 +403,7 @@ func (b *builder) cut(todo []*repo.File, total int, large bool) bool {
 	batch := func(i int) []*repo.File { return todo[i*liveBatchFiles : min((i+1)*liveBatchFiles, len(todo))] }
 	err := inOrder(b.ctx, batches, func(i int) *Segment { return cutFiles(batch(i)) }, func(i int, seg *Segment) error {
 		b.add(batch(i), seg)
-		if from := mergeFrom(b.parts, max(b.chunks/maxPartShare, minPartChunks)); from < len(b.parts) {
+		if from := mergeFrom(b.parts, b.maxPartChunks()); from < len(b.parts) {
 			b.merge(from)
 		}
 		end := min((i+1)*liveBatchFiles, len(todo))
@@ -434,25 +434,37 @@ var batchAdded func()
 // errViewChanged stops a build to take the view's changes first.
 var errViewChanged = errors.New("the repository view changed")
 
-// finish marks the index ready, its parts merged into one when the chunks
-// left out of them grow past a quarter of them.
+// finish marks the index ready. The parts of a build from nothing are
+// merged into as few as keep within maxPartChunks; later, the parts are
+// merged into one when the chunks left out of them grow past a quarter
+// of them.
 func (b *builder) finish(total int, started time.Time, cut int) {
 	first := !b.built
 	b.built = true
-	if b.deadShare() > 0.25 {
+	switch {
+	case b.deadShare() > 0.25:
 		b.merge(0)
+	case first && !b.restored:
+		from := len(b.parts)
+		for tail := 0; from > 0 && tail+b.parts[from-1].Seg.Len() <= b.maxPartChunks(); from-- {
+			tail += b.parts[from-1].Seg.Len()
+		}
+		b.merge(from)
 	}
 	b.publish(StateReady, total, total)
 	if first || cut > liveBatchFiles {
 		took := time.Since(started)
-		b.l.o.Log.Info("context index ready", "key", b.l.o.Key, "files", total, "cut", cut,
-			"chunks", b.l.State().Progress.Chunks, "files_per_s", int(float64(cut)/max(took.Seconds(), 0.001)), "took_ms", took.Milliseconds())
+		b.l.o.Log.Info("context index ready", "key", b.l.o.Key, "files", total, "cut", cut, "chunks", b.chunks, "parts", len(b.parts),
+			"files_per_s", int(float64(cut)/max(took.Seconds(), 0.001)), "took_ms", took.Milliseconds())
 		// A build leaves hundreds of megabytes of garbage (tokenizer
 		// maps, merged parts, the text read from the store): give the
 		// memory back now, not over the next minutes.
 		debug.FreeOSMemory()
 	}
 }
+
+// maxPartChunks is how many chunks a merge may make a part hold.
+func (b *builder) maxPartChunks() int { return max(b.chunks/maxPartShare, minPartChunks) }
 
 // cutFiles cuts files into chunks and returns their segment.
 func cutFiles(files []*repo.File) *Segment {

@@ -74,8 +74,8 @@ func TestLiveBuildsInBatchesAndFollowsChanges(t *testing.T) {
 	if st.Progress.FilesIndexed != 1001 || st.Progress.FilesTotal != 1001 || st.Progress.Chunks != 1001 {
 		t.Errorf("ready: %+v, want 1001 files of one chunk each", st.Progress)
 	}
-	if len(st.Parts) != 2 {
-		t.Errorf("ready with %d parts, want 2 (three batches, the first two merged as they came)", len(st.Parts))
+	if len(st.Parts) != 1 {
+		t.Errorf("ready with %d parts, want them merged into one", len(st.Parts))
 	}
 	for _, p := range seen {
 		if p.State != contextindex.StateBuilding || p.FilesIndexed > p.FilesTotal {
