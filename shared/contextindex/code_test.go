@@ -338,15 +338,6 @@ func TestOlderFormatIsNoIndex(t *testing.T) {
 	}
 }
 
-// dirSnapshotOf lists every file of fsys as a snapshot at commit abc123.
-func dirSnapshotOf(fsys fstest.MapFS) Snapshot {
-	snap := Snapshot{FS: fsys, Commit: "abc123"}
-	for p := range fsys {
-		snap.Files = append(snap.Files, File{Path: p})
-	}
-	return snap
-}
-
 // encode returns the files of a stored index.
 func encode(ix *CodeIndex) (map[string][]byte, error) {
 	out := map[string][]byte{}
