@@ -127,6 +127,7 @@ smoke:
 bench: node_modules
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./shared/localserver/ ./shared/tools/tasks/ ./shared/tools/webfetch/ ./shared/tools/fileio/ ./shared/textsearch/
 	$(GO) test -run '^$$' -bench BenchmarkSearch20k -benchtime 200x ./shared/contextindex/
+	$(GO) test -run '^$$' -bench BenchmarkBuildGoTree -benchtime 3x ./shared/contextindex/
 
 ## contextbench: context_search on labelled questions about the Go source
 ## tree, next to a ripgrep keyword baseline: recall@5, recall@10 and MRR@10

@@ -192,9 +192,9 @@ func buildIndex(view *repo.Local, emb contextindex.Embedder) (*contextindex.Live
 	runtime.ReadMemStats(&after)
 	docs := 0
 	for _, p := range st.Parts {
-		docs += len(p.Seg.Docs)
+		docs += p.Seg.Len()
 	}
-	fmt.Printf("index: %d files, %d chunks (sum of len(Segment.Docs): %d, %d part(s)); built in %s",
+	fmt.Printf("index: %d files, %d chunks (sum of Segment.Len: %d, %d part(s)); built in %s",
 		st.Progress.FilesIndexed, st.Progress.Chunks, docs, len(st.Parts), build.Round(time.Millisecond))
 	if emb != nil {
 		fmt.Printf(" (lexical ready after %s, then embedding with %s)", lexicalReady.Round(time.Millisecond), emb.Model())

@@ -1,6 +1,7 @@
 package contextindex
 
 import (
+	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -8,14 +9,15 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/toolshed/toolshed/shared/repo"
 )
 
-// benchCorpus indexes the first n chunks of the Go source tree's
-// non-test files (real code), with random unit vectors of dims dimensions
+// benchCorpus indexes the first n chunks (or a few more) of the Go source
+// tree's non-test files (real code), with random unit vectors of dims dimensions
 // when dims > 0 (the vectors' values do not change the cost of a search).
 func benchCorpus(b *testing.B, n, dims int) (*Corpus, [][]float32) {
 	b.Helper()
@@ -34,16 +36,17 @@ func benchCorpus(b *testing.B, n, dims int) (*Corpus, [][]float32) {
 		}
 		return nil
 	})
-	var docs []Doc
-	for start := 0; len(docs) < n && start < len(files); start += 200 {
+	var parts []Part
+	chunks := 0
+	for start := 0; chunks < n && start < len(files); start += 200 {
 		ix, _, err := BuildCode(b.Context(), nil, Snapshot{FS: os.DirFS(root), Files: files[start:min(start+200, len(files))]}, nil, time.Now())
 		if err != nil {
 			b.Fatal(err)
 		}
-		docs = append(docs, ix.Segment.Docs...)
+		parts = append(parts, Part{Seg: ix.Segment})
+		chunks += ix.Segment.Len()
 	}
-	docs = docs[:min(n, len(docs))]
-	seg := NewSegment(docs)
+	seg := MergeSegments(parts)
 	var queries [][]float32
 	var vecs *Vectors
 	if dims > 0 {
@@ -140,4 +143,50 @@ func BenchmarkSearchGoTree(b *testing.B) {
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	b.ReportMetric(ms(times[len(times)/2]), "p50-ms")
 	b.ReportMetric(ms(times[len(times)*99/100]), "p99-ms")
+}
+
+// BenchmarkBuildGoTree: BuildCode over the Go source tree's searchable
+// files (read beforehand), on one core and on every core: files per
+// second (wall), CPU time per build (steadier than wall time on a shared
+// machine), and the stored index's size.
+func BenchmarkBuildGoTree(b *testing.B) {
+	view, err := repo.NewLocal(filepath.Join(runtime.GOROOT(), "src"), repo.LocalOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer view.Close()
+	files, err := view.Searchable(b.Context())
+	if err != nil {
+		b.Fatal(err)
+	}
+	snap := Snapshot{FS: view}
+	for _, f := range files {
+		snap.Files = append(snap.Files, File{Path: f.Path, Content: f.Data, ModTime: f.ModTime})
+	}
+	for _, cores := range []int{1, runtime.NumCPU()} {
+		b.Run(fmt.Sprintf("cores=%d", cores), func(b *testing.B) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(cores))
+			var ix *CodeIndex
+			before, start := cpuTime(), time.Now()
+			for b.Loop() {
+				if ix, _, err = BuildCode(b.Context(), nil, snap, nil, time.Now()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(snap.Files)*b.N)/time.Since(start).Seconds(), "files/s")
+			b.ReportMetric((cpuTime()-before).Seconds()/float64(b.N), "cpu-s/op")
+			stored, err := encode(ix)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(len(stored[ChunksFile])+len(stored[LexicalFile]))/1e6, "stored-MB")
+		})
+	}
+}
+
+// cpuTime is the CPU time the process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

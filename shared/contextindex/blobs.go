@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -87,12 +88,17 @@ func (d *DirBlobs) PutFrom(_ context.Context, key string, write func(io.Writer) 
 	return nil
 }
 
-// writeFile writes p through a temporary file renamed into place.
+// tempPrefix starts the names of files being written.
+const tempPrefix = ".tmp-"
+
+// writeFile writes p through a temporary file, flushed to disk and
+// renamed into place: after a crash, p is the old file or the new one,
+// whole.
 func writeFile(p string, write func(io.Writer) error) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
+	tmp, err := os.CreateTemp(filepath.Dir(p), tempPrefix+"*")
 	if err != nil {
 		return err
 	}
@@ -100,6 +106,9 @@ func writeFile(p string, write func(io.Writer) error) error {
 	werr := write(bw)
 	if werr == nil {
 		werr = bw.Flush()
+	}
+	if werr == nil {
+		werr = tmp.Sync()
 	}
 	cerr := tmp.Close()
 	if err := errors.Join(werr, cerr); err != nil {
@@ -113,17 +122,28 @@ func writeFile(p string, write func(io.Writer) error) error {
 	return nil
 }
 
-// RemoveOthers deletes every folder under prefix except keep (local code
-// indexes of earlier versions).
-func (d *DirBlobs) RemoveOthers(prefix, keep string) error {
-	entries, err := os.ReadDir(d.path(prefix))
-	if err != nil {
-		return fmt.Errorf("clean index folder %s: %w", prefix, err)
-	}
+// RemoveOthers deletes the folders under prefix but those of keep, and
+// the temporary files writes that were cut short left in prefix and in
+// the folders kept.
+func (d *DirBlobs) RemoveOthers(prefix string, keep []string) error {
 	var errs []error
-	for _, e := range entries {
-		if e.IsDir() && e.Name() != keep && e.Name() != "memory" {
-			errs = append(errs, os.RemoveAll(filepath.Join(d.path(prefix), e.Name())))
+	remove := func(dir string, unwanted func(e os.DirEntry) bool) {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("clean index folder %s: %w", dir, err))
+			return
+		}
+		for _, e := range entries {
+			if unwanted(e) {
+				errs = append(errs, os.RemoveAll(filepath.Join(dir, e.Name())))
+			}
+		}
+	}
+	temporary := func(e os.DirEntry) bool { return !e.IsDir() && strings.HasPrefix(e.Name(), tempPrefix) }
+	remove(d.path(prefix), func(e os.DirEntry) bool { return e.IsDir() && !slices.Contains(keep, e.Name()) || temporary(e) })
+	for _, k := range keep {
+		if _, err := os.Stat(d.path(prefix + "/" + k)); err == nil {
+			remove(d.path(prefix+"/"+k), temporary)
 		}
 	}
 	return errors.Join(errs...)

@@ -2,212 +2,441 @@ package contextindex
 
 import (
 	"bytes"
-	"compress/gzip"
+	"compress/flate"
 	"encoding/binary"
-	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"math"
-	"slices"
+	"strings"
+	"sync"
 	"time"
-	"unsafe"
 
 	"github.com/toolshed/toolshed/shared/codechunk"
 )
 
-// chunksMagic starts chunks.bin.
-const chunksMagic = "TSCHK3\n"
+// chunks are the code chunks of a segment, held compactly: per file its
+// path, content hash and modification time; per chunk a fixed-size head
+// (its file, lines, place in the file, kind, name and where its text
+// is); the names back to back in one string; and the text sources. A
+// chunk's Doc is made when it is asked for (a search shows a few), and
+// its text is read only then.
+//
+// A chunk's text lies in one of the texts: a file's content as the
+// repository view or the snapshot holds it (so an index built from
+// files adds no copy of them), or a block of chunks' text deflated, as a
+// stored index holds it until the files it was cut from are at hand (a
+// deployed function never has them: it keeps the blocks, a quarter of
+// the text's size, and inflates one for each result it shows).
+type chunks struct {
+	files []chunkFile
+	heads []chunkHead
+	kinds []string
+	names string
+	texts []textSource
+}
 
-// writeChunks writes chunks.bin: the commit and build time, the files
-// (path, SHA-256 of the content, modification time), the kinds of chunk,
-// each chunk as its file, lines, byte offset in the file plus one (0 for
-// unknown), kind, name and length, and then the chunks' text back to
-// back. All
-// numbers are varints. The text is not compressed: it loads without a
-// copy (the chunks' texts are substrings of the file as read), which
-// costs less time than inflating it and half the memory; a local index
-// whose files are unchanged then points its chunks back at the
-// repository's files, and the file read goes.
-func (ix *CodeIndex) writeChunks(w io.Writer) error {
-	docs := ix.Segment.Docs
-	paths := slices.Sorted(maps.Keys(ix.Files))
-	b := []byte(chunksMagic)
-	b = appendString(b, ix.Commit)
-	b = binary.AppendVarint(b, ix.BuiltAt.UnixNano())
-	b, err := ix.appendFiles(b, paths)
-	if err != nil {
-		return err
+// chunkFile is a file of a code segment. A file may have no chunks (one
+// that is blank): it is indexed all the same.
+type chunkFile struct {
+	path string
+	hash [32]byte // SHA-256 of the content
+	mod  int64    // modification time in Unix nanoseconds, 0 when unknown
+	test bool     // isTest(path)
+}
+
+// chunkHead is a chunk without its text.
+type chunkHead struct {
+	file       uint32
+	start, end uint32 // lines, from 1
+	from, size uint32 // the text's byte offset in the file, and its length
+	text, off  uint32 // the text is at off in texts[text]
+	name       uint32 // the name is names[name : name+nameLen]
+	nameLen    uint16
+	kind       uint8 // in kinds
+}
+
+// textSource holds text of chunks: a file's content (plain), or a block
+// of chunks' text deflated (packed, size bytes once inflated).
+type textSource struct {
+	plain  string
+	packed []byte
+	size   int
+}
+
+// Limits of the compact form.
+const (
+	maxKinds   = math.MaxUint8 + 1
+	maxNameLen = math.MaxUint16
+)
+
+func (c *chunks) len() int { return len(c.heads) }
+
+// text returns chunk i's text.
+func (c *chunks) text(i int) string {
+	h := &c.heads[i]
+	src := &c.texts[h.text]
+	if src.packed == nil {
+		return src.plain[h.off : h.off+h.size]
 	}
-	kinds, kindOf := chunkKinds(docs)
-	b = binary.AppendUvarint(b, uint64(len(kinds)))
-	for _, k := range kinds {
+	block := inflate(src.packed, src.size)
+	return string(block[h.off : h.off+h.size])
+}
+
+// eachText calls fn with every chunk's text in order, inflating each
+// block once.
+func (c *chunks) eachText(fn func(i int, text string)) {
+	last, block := -1, ""
+	for i := range c.heads {
+		h := &c.heads[i]
+		src := &c.texts[h.text]
+		if src.packed == nil {
+			fn(i, src.plain[h.off:h.off+h.size])
+			continue
+		}
+		if int(h.text) != last {
+			last, block = int(h.text), string(inflate(src.packed, src.size))
+		}
+		fn(i, block[h.off:h.off+h.size])
+	}
+}
+
+// doc returns chunk i as a document, with its text when withText.
+func (c *chunks) doc(i int, withText bool) Doc {
+	h := &c.heads[i]
+	f := &c.files[h.file]
+	ch := codechunk.Chunk{Path: f.path, Start: int(h.start), End: int(h.end), Kind: c.kinds[h.kind],
+		Name: c.names[h.name : h.name+uint32(h.nameLen)], From: int(h.from)}
+	if withText {
+		ch.Text = c.text(i)
+	}
+	return CodeDoc(ch, fromUnixNano(f.mod))
+}
+
+// fileChunks returns, per file, the range of its chunks: they are
+// consecutive, in the order of the files.
+func (c *chunks) fileChunks() [][2]int {
+	out := make([][2]int, len(c.files))
+	for i, h := range c.heads {
+		r := &out[h.file]
+		if r[1] == 0 {
+			r[0] = i
+		}
+		r[1] = i + 1
+	}
+	return out
+}
+
+// cuts returns the chunks of file f (whose content, the same as when
+// they were cut, is given) as codechunk cut them.
+func (c *chunks) cuts(r [2]int, content string) []codechunk.Chunk {
+	out := make([]codechunk.Chunk, 0, r[1]-r[0])
+	for i := r[0]; i < r[1]; i++ {
+		h := &c.heads[i]
+		out = append(out, codechunk.Chunk{Path: c.files[h.file].path, Start: int(h.start), End: int(h.end), Kind: c.kinds[h.kind],
+			Name: c.names[h.name : h.name+uint32(h.nameLen)], Text: content[h.from : h.from+h.size], From: int(h.from)})
+	}
+	return out
+}
+
+// chunkBuilder makes the chunks of a code segment from files added in
+// order.
+type chunkBuilder struct {
+	c      chunks
+	kindOf map[string]uint8
+	names  strings.Builder
+}
+
+// addFile adds a file and the chunks cut from its content (their texts
+// are substrings of it).
+func (b *chunkBuilder) addFile(path string, hash [32]byte, mod time.Time, content string, cut []codechunk.Chunk) {
+	fi := uint32(len(b.c.files))
+	b.c.files = append(b.c.files, chunkFile{path: path, hash: hash, mod: unixNano(mod), test: isTest(path)})
+	if len(cut) == 0 {
+		return
+	}
+	ti := uint32(len(b.c.texts))
+	b.c.texts = append(b.c.texts, textSource{plain: content})
+	for _, ch := range cut {
+		name := codechunk.Cut(ch.Name, maxNameLen)
+		b.c.heads = append(b.c.heads, chunkHead{file: fi, start: uint32(ch.Start), end: uint32(ch.End),
+			from: uint32(ch.From), size: uint32(len(ch.Text)), text: ti, off: uint32(ch.From),
+			name: uint32(b.names.Len()), nameLen: uint16(len(name)), kind: b.kind(ch.Kind)})
+		b.names.WriteString(name)
+	}
+}
+
+// kind returns the number of a kind of chunk.
+func (b *chunkBuilder) kind(k string) uint8 {
+	n, ok := b.kindOf[k]
+	if !ok {
+		if b.kindOf == nil {
+			b.kindOf = map[string]uint8{}
+		}
+		if len(b.c.kinds) == maxKinds {
+			panic("contextindex: more kinds of chunk than a segment holds")
+		}
+		n = uint8(len(b.c.kinds))
+		b.kindOf[k] = n
+		b.c.kinds = append(b.c.kinds, k)
+	}
+	return n
+}
+
+// chunks returns what was added.
+func (b *chunkBuilder) chunks() *chunks {
+	c := b.c
+	c.names = built(&b.names)
+	return &c
+}
+
+// mergeChunks joins the chunks of parts, leaving out their dead files
+// (and their chunks), of which there are chunks. The texts the chunks
+// kept use are kept, whatever their kind.
+func mergeChunks(parts []Part, chunks int) *chunks {
+	var b chunkBuilder
+	b.c.heads = make([]chunkHead, 0, chunks)
+	names := 0
+	for _, p := range parts {
+		names += len(p.Seg.code.names)
+	}
+	b.names.Grow(names)
+	for _, p := range parts {
+		c := p.Seg.code
+		fileOf := make([]uint32, len(c.files)) // new number of each live file
+		for fi, f := range c.files {
+			if p.Dead == nil || !p.Dead[fi] {
+				fileOf[fi] = uint32(len(b.c.files))
+				b.c.files = append(b.c.files, f)
+			}
+		}
+		textOf := map[uint32]uint32{}
+		for _, h := range c.heads {
+			if p.Dead != nil && p.Dead[h.file] {
+				continue
+			}
+			t, ok := textOf[h.text]
+			if !ok {
+				t = uint32(len(b.c.texts))
+				textOf[h.text] = t
+				b.c.texts = append(b.c.texts, c.texts[h.text])
+			}
+			name := c.names[h.name : h.name+uint32(h.nameLen)]
+			h.file, h.text, h.name, h.kind = fileOf[h.file], t, uint32(b.names.Len()), b.kind(c.kinds[h.kind])
+			b.names.WriteString(name)
+			b.c.heads = append(b.c.heads, h)
+		}
+	}
+	return b.chunks()
+}
+
+// ---- encoding ----
+
+// chunksMagic starts chunks.bin.
+const chunksMagic = "TSCHK4\n"
+
+// blockBytes is about how much chunk text a stored block holds: small
+// enough that showing one chunk inflates little (some 0.3 ms), large
+// enough to compress about as well as the whole (deflate at its fastest
+// level makes Go source a quarter of its size).
+const blockBytes = 64 << 10
+
+// writeChunks writes chunks.bin: the files (path, SHA-256 of the content,
+// modification time), the kinds of chunk, each chunk's head (file, first
+// line, lines, byte offset in the file, kind, length, name length), the
+// names back to back, then the chunks' text back to back in blocks of
+// whole chunks, each deflated on its own, then the blocks' inflated and
+// deflated sizes and, in the last 8 bytes, little-endian, the length of
+// that list. Numbers are uvarints unless said otherwise. The blocks are
+// written as they are made, so the text is never held whole.
+func (c *chunks) writeChunks(w io.Writer) error {
+	b := []byte(chunksMagic)
+	b = binary.AppendUvarint(b, uint64(len(c.files)))
+	for _, f := range c.files {
+		b = appendString(b, f.path)
+		b = append(b, f.hash[:]...)
+		b = binary.AppendVarint(b, f.mod)
+	}
+	b = binary.AppendUvarint(b, uint64(len(c.kinds)))
+	for _, k := range c.kinds {
 		b = appendString(b, k)
 	}
-	b, err = appendChunkHeads(b, docs, paths, kindOf)
-	if err != nil {
-		return err
+	b = binary.AppendUvarint(b, uint64(len(c.heads)))
+	for _, h := range c.heads {
+		for _, v := range []uint32{h.file, h.start, h.end - h.start, h.from, uint32(h.kind), h.size, uint32(h.nameLen)} {
+			b = binary.AppendUvarint(b, uint64(v))
+		}
+	}
+	for _, h := range c.heads {
+		b = append(b, c.names[h.name:h.name+uint32(h.nameLen)]...)
 	}
 	if _, err := w.Write(b); err != nil {
 		return err
 	}
-	for _, d := range docs {
-		if _, err := io.WriteString(w, d.Content); err != nil {
+	table, err := c.writeBlocks(w)
+	if err != nil {
+		return err
+	}
+	table = binary.LittleEndian.AppendUint64(table, uint64(len(table)))
+	_, err = w.Write(table)
+	return err
+}
+
+// writeBlocks writes the chunks' text in deflated blocks of about
+// blockBytes and returns the list of the blocks' sizes.
+func (c *chunks) writeBlocks(w io.Writer) ([]byte, error) {
+	var table, raw []byte
+	var packed bytes.Buffer
+	zw, _ := flate.NewWriter(&packed, flate.BestSpeed) // a valid level never fails
+	flush := func() error {
+		if len(raw) == 0 {
+			return nil
+		}
+		packed.Reset()
+		zw.Reset(&packed)
+		if _, err := zw.Write(raw); err != nil {
 			return err
 		}
+		if err := zw.Close(); err != nil {
+			return err
+		}
+		table = binary.AppendUvarint(table, uint64(len(raw)))
+		table = binary.AppendUvarint(table, uint64(packed.Len()))
+		raw = raw[:0]
+		_, err := w.Write(packed.Bytes())
+		return err
+	}
+	var err error
+	c.eachText(func(_ int, text string) {
+		if err != nil {
+			return
+		}
+		if len(raw) > 0 && len(raw)+len(text) > blockBytes {
+			err = flush()
+		}
+		raw = append(raw, text...)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	return table, nil
+}
+
+// decodeChunks reads chunks.bin. The files' paths and the names are
+// copied; the blocks of text are kept in raw, which the caller must
+// never change.
+func decodeChunks(raw []byte) (*chunks, error) {
+	if !bytes.HasPrefix(raw, []byte(chunksMagic)) {
+		return nil, fmt.Errorf("%s: not a chunks file of this version", ChunksFile)
+	}
+	if len(raw) < len(chunksMagic)+8 {
+		return nil, fmt.Errorf("%s: %w", ChunksFile, io.ErrUnexpectedEOF)
+	}
+	tableLen := binary.LittleEndian.Uint64(raw[len(raw)-8:])
+	if tableLen > uint64(len(raw)-len(chunksMagic)-8) {
+		return nil, fmt.Errorf("%s: a block list of %d bytes", ChunksFile, tableLen)
+	}
+	body := raw[len(chunksMagic) : uint64(len(raw))-8-tableLen]
+	table := reader{buf: raw[uint64(len(raw))-8-tableLen : len(raw)-8]}
+	r := reader{buf: body}
+	c := &chunks{}
+	c.files = make([]chunkFile, r.uvarint(uint64(len(body))))
+	for i := range c.files {
+		f := &c.files[i]
+		f.path = string(r.bytes(r.uvarint(math.MaxUint16)))
+		copy(f.hash[:], r.bytes(32))
+		f.mod = r.varint()
+		f.test = isTest(f.path)
+	}
+	c.kinds = make([]string, r.uvarint(maxKinds))
+	for i := range c.kinds {
+		c.kinds[i] = string(r.bytes(r.uvarint(math.MaxUint8)))
+	}
+	if err := c.readHeads(&r, uint64(len(body))); err != nil {
+		return nil, err
+	}
+	if err := c.readBlocks(r.buf, &table); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// readHeads reads the chunks' heads and names.
+func (c *chunks) readHeads(r *reader, maxChunks uint64) error {
+	c.heads = make([]chunkHead, r.uvarint(maxChunks))
+	names := 0
+	for i := range c.heads {
+		h := &c.heads[i]
+		h.file = uint32(r.uvarint(uint64(max(len(c.files)-1, 0))))
+		h.start = uint32(r.uvarint(math.MaxUint32))
+		h.end = h.start + uint32(r.uvarint(math.MaxUint32-uint64(h.start)))
+		h.from = uint32(r.uvarint(math.MaxUint32))
+		h.kind = uint8(r.uvarint(uint64(max(len(c.kinds)-1, 0))))
+		h.size = uint32(r.uvarint(codechunk.MaxChunkBytes))
+		h.nameLen = uint16(r.uvarint(maxNameLen))
+		h.name = uint32(names)
+		names += int(h.nameLen)
+	}
+	if r.err == nil && len(c.heads) > 0 && (len(c.files) == 0 || len(c.kinds) == 0) {
+		r.err = fmt.Errorf("%d chunks of %d files and %d kinds", len(c.heads), len(c.files), len(c.kinds))
+	}
+	c.names = string(r.bytes(uint64(names)))
+	if r.err != nil {
+		return fmt.Errorf("%s: %w", ChunksFile, r.err)
 	}
 	return nil
 }
 
-// appendFiles appends the number of files and, for each of paths, the
-// path, the SHA-256 of its content and its modification time (that of its
-// chunks).
-func (ix *CodeIndex) appendFiles(b []byte, paths []string) ([]byte, error) {
-	mods := make(map[string]time.Time, len(paths))
-	for _, d := range ix.Segment.Docs {
-		mods[d.Path] = d.Date
-	}
-	b = binary.AppendUvarint(b, uint64(len(paths)))
-	for _, p := range paths {
-		sum, err := hex.DecodeString(ix.Files[p])
-		if err != nil || len(sum) != 32 {
-			return nil, fmt.Errorf("encode chunks: the hash of %s is not a SHA-256", p)
-		}
-		b = appendString(b, p)
-		b = append(b, sum...)
-		b = binary.AppendVarint(b, unixNano(mods[p]))
-	}
-	return b, nil
-}
-
-// chunkKinds lists the kinds of docs in the order they first come, and
-// each kind's place in that list.
-func chunkKinds(docs []Doc) ([]string, map[string]int) {
-	var kinds []string
-	kindOf := map[string]int{}
-	for _, d := range docs {
-		if _, ok := kindOf[d.Type]; !ok {
-			kindOf[d.Type] = len(kinds)
-			kinds = append(kinds, d.Type)
-		}
-	}
-	return kinds, kindOf
-}
-
-// appendChunkHeads appends the number of chunks and each chunk's file
-// (its place in paths), lines, byte offset plus one, kind, name and
-// length.
-func appendChunkHeads(b []byte, docs []Doc, paths []string, kindOf map[string]int) ([]byte, error) {
-	fileOf := make(map[string]int, len(paths))
-	for i, p := range paths {
-		fileOf[p] = i
-	}
-	b = binary.AppendUvarint(b, uint64(len(docs)))
-	for _, d := range docs {
-		fi, ok := fileOf[d.Path]
-		if !ok {
-			return nil, fmt.Errorf("encode chunks: chunk %s of a file the index does not list", d.ID)
-		}
-		b = binary.AppendUvarint(b, uint64(fi))
-		b = binary.AppendUvarint(b, uint64(d.Start))
-		b = binary.AppendUvarint(b, uint64(d.End-d.Start))
-		b = binary.AppendUvarint(b, uint64(d.From+1)) // -1: unknown
-		b = binary.AppendUvarint(b, uint64(kindOf[d.Type]))
-		b = appendString(b, d.Name)
-		b = binary.AppendUvarint(b, uint64(len(d.Content)))
-	}
-	return b, nil
-}
-
-// decodeChunks reads chunks.bin into an index without its lexical
-// statistics (the segment has only its documents). The chunks' texts are
-// substrings of raw: the caller must never change it.
-func decodeChunks(raw []byte) (*CodeIndex, error) {
-	if !bytes.HasPrefix(raw, []byte(chunksMagic)) {
-		return nil, fmt.Errorf("%s: not a chunks file", ChunksFile)
-	}
-	r := reader{buf: raw[len(chunksMagic):]}
-	ix := &CodeIndex{Commit: string(r.bytes(r.uvarint(math.MaxUint16)))}
-	ix.BuiltAt = time.Unix(0, r.varint()).UTC()
-	var files []chunkFile
-	ix.Files, files = readChunkFiles(&r, uint64(len(raw)))
-	kinds := make([]string, r.uvarint(256))
-	for i := range kinds {
-		kinds[i] = string(r.bytes(r.uvarint(256)))
-	}
-	docs, sizes := readChunkHeads(&r, files, kinds, uint64(len(raw)))
-	if r.err != nil {
-		return nil, fmt.Errorf("%s: %w", ChunksFile, r.err)
-	}
-	total := 0
-	for _, n := range sizes {
-		total += n
-	}
-	if len(r.buf) != total {
-		return nil, fmt.Errorf("%s: the chunks' text is %d bytes, the chunks say %d", ChunksFile, len(r.buf), total)
-	}
-	// Every chunk's content is a substring of the text, which the caller
-	// hands over and never writes again.
-	all := unsafe.String(unsafe.SliceData(r.buf), len(r.buf))
-	off := 0
-	for i, n := range sizes {
-		docs[i].Content = all[off : off+n]
-		off += n
-	}
-	ix.Segment = &Segment{Docs: docs}
-	return ix, nil
-}
-
-// chunkFile is a file of chunks.bin, as its chunks refer to it.
-type chunkFile struct {
-	path string
-	mod  time.Time
-}
-
-// readChunkFiles reads the number of files (at most maxFiles) and each
-// file. It returns each path's content hash, and the files in order.
-func readChunkFiles(r *reader, maxFiles uint64) (map[string]string, []chunkFile) {
-	n := r.uvarint(maxFiles)
-	files := make([]chunkFile, 0, n)
-	hashes := make(map[string]string, n)
-	for range n {
-		p := string(r.bytes(r.uvarint(math.MaxUint16)))
-		sum := r.bytes(32)
-		mod := r.varint()
-		files = append(files, chunkFile{path: p, mod: fromUnixNano(mod)})
-		hashes[p] = hex.EncodeToString(sum)
-	}
-	return hashes, files
-}
-
-// readChunkHeads reads the number of chunks (at most maxChunks) and each
-// chunk's head. It returns the chunks without their content, and the
-// length of each one's content.
-func readChunkHeads(r *reader, files []chunkFile, kinds []string, maxChunks uint64) ([]Doc, []int) {
-	n := r.uvarint(maxChunks)
-	docs := make([]Doc, 0, n)
-	sizes := make([]int, 0, n)
-	for range n {
-		if r.err != nil {
+// readBlocks reads the list of blocks and places each chunk's text in
+// its block: the chunks' text lies back to back in data, block after
+// block.
+func (c *chunks) readBlocks(data []byte, table *reader) error {
+	next := 0 // the first chunk of the block
+	for len(table.buf) > 0 && table.err == nil {
+		size, packed := table.uvarint(blockBytes), table.uvarint(uint64(len(data)))
+		if table.err != nil {
 			break
 		}
-		fi, start, lines, from, kind := r.uvarint(uint64(len(files))-1), r.uvarint(math.MaxUint32), r.uvarint(math.MaxUint32),
-			r.uvarint(math.MaxUint32), r.uvarint(uint64(max(len(kinds)-1, 0)))
-		name := string(r.bytes(r.uvarint(math.MaxUint16)))
-		size := r.uvarint(codechunk.MaxChunkBytes)
-		if r.err != nil || len(kinds) == 0 {
-			break
+		t := uint32(len(c.texts))
+		c.texts = append(c.texts, textSource{packed: data[:packed:packed], size: int(size)})
+		data = data[packed:]
+		off := uint32(0)
+		for ; next < len(c.heads) && uint64(off)+uint64(c.heads[next].size) <= size; next++ {
+			c.heads[next].text, c.heads[next].off = t, off
+			off += c.heads[next].size
 		}
-		f := files[fi]
-		d := Doc{Source: SourceCode, Type: kinds[kind], Module: codechunk.Module(f.path), Path: f.path, Name: name, Date: f.mod,
-			Start: int(start), End: int(start + lines), From: int(from) - 1}
-		d.ID = fmt.Sprintf("%s:%d-%d", d.Path, d.Start, d.End)
-		docs = append(docs, d)
-		sizes = append(sizes, int(size))
+		if uint64(off) != size {
+			table.err = fmt.Errorf("a block of %d bytes holds %d bytes of chunks", size, off)
+		}
 	}
-	return docs, sizes
+	switch {
+	case table.err != nil:
+		return fmt.Errorf("%s: %w", ChunksFile, table.err)
+	case next != len(c.heads) || len(data) != 0:
+		return fmt.Errorf("%s: the blocks hold %d of %d chunks, %d bytes left", ChunksFile, next, len(c.heads), len(data))
+	}
+	return nil
+}
+
+// inflaters are kept for the next block.
+var inflaters sync.Pool // of io.ReadCloser (flate readers)
+
+// inflate returns a block of text deflated by writeBlocks: size bytes.
+// A block that does not inflate to its size (the file was damaged after
+// it was checked) gives what it holds, padded with zeros.
+func inflate(packed []byte, size int) []byte {
+	zr, ok := inflaters.Get().(io.ReadCloser)
+	if ok {
+		zr.(flate.Resetter).Reset(bytes.NewReader(packed), nil) // never fails for a flate reader
+	} else {
+		zr = flate.NewReader(bytes.NewReader(packed))
+	}
+	out := make([]byte, size)
+	io.ReadFull(zr, out)
+	inflaters.Put(zr)
+	return out
 }
 
 func appendString(b []byte, s string) []byte {
@@ -240,51 +469,4 @@ func fromUnixNano(n int64) time.Time {
 		return time.Time{}
 	}
 	return time.Unix(0, n).UTC()
-}
-
-// ---- the format of earlier versions ----
-
-// chunksFileV1 is where earlier versions stored the chunks, as JSON.
-const chunksFileV1 = "chunks.json.gz"
-
-type chunksJSON struct {
-	Version int               `json:"version"`
-	Commit  string            `json:"commit"`
-	BuiltAt time.Time         `json:"builtAt"`
-	Files   map[string]string `json:"files"`
-	Chunks  []chunkJSON       `json:"chunks"`
-}
-
-type chunkJSON struct {
-	ID      string    `json:"id"`
-	Type    string    `json:"type"`
-	Path    string    `json:"path"`
-	Module  string    `json:"module,omitempty"`
-	Date    time.Time `json:"date,omitzero"`
-	Content string    `json:"content"`
-}
-
-// decodeChunksV1 reads chunks.json.gz (format version 1).
-func decodeChunksV1(raw []byte) (*CodeIndex, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(raw))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", chunksFileV1, err)
-	}
-	var doc chunksJSON
-	if err := json.NewDecoder(zr).Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%s: %w", chunksFileV1, err)
-	}
-	if doc.Version != 1 {
-		return nil, fmt.Errorf("%s: format version %d, this build reads 1", chunksFileV1, doc.Version)
-	}
-	docs := make([]Doc, len(doc.Chunks))
-	for i, c := range doc.Chunks {
-		docs[i] = Doc{ID: c.ID, Source: SourceCode, Type: c.Type, Content: c.Content, Module: c.Module, Path: c.Path, Date: c.Date, From: -1}
-		fmt.Sscanf(c.ID[len(c.Path):], ":%d-%d", &docs[i].Start, &docs[i].End)
-	}
-	ix := &CodeIndex{Commit: doc.Commit, BuiltAt: doc.BuiltAt, Files: doc.Files, Segment: &Segment{Docs: docs}}
-	if ix.Files == nil {
-		ix.Files = map[string]string{}
-	}
-	return ix, nil
 }

@@ -4,10 +4,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -19,6 +20,9 @@ import (
 // EmbedBatch is how many texts an index build sends to the embedder at a
 // time (the adapters split further as their provider requires).
 const EmbedBatch = 64
+
+// buildBatch is how many files BuildCode cuts into one segment at a time.
+const buildBatch = 256
 
 // Snapshot is what a code index is built from: a repository at a commit
 // and the files to index, as the repository walker yields them (it skips
@@ -41,11 +45,8 @@ type CodeIndex struct {
 	Commit  string
 	BuiltAt time.Time
 	Files   map[string]string // path → SHA-256 of its content
-	Segment *Segment
-	Vectors *Vectors // nil when built without an embedder
-	// Outdated: read from a format an earlier version wrote; saving it
-	// again writes the current one.
-	Outdated bool
+	Segment *Segment          // of code
+	Vectors *Vectors          // nil when built without an embedder
 }
 
 // BuildStats says what a build did.
@@ -57,74 +58,151 @@ type BuildStats struct {
 }
 
 // BuildCode indexes a snapshot. Files whose content hash is unchanged
-// since prev keep their chunks (unless prev is Outdated); with an embedder, chunks whose text hash
-// has a vector in prev (same model) keep it, and only the others are
-// embedded. prev may be nil.
+// since prev keep the chunks they were cut into (their text is the
+// snapshot's); with an embedder, chunks whose text hash has a vector in
+// prev (same model) keep it, and only the others are embedded. prev may
+// be nil. The index holds the snapshot's file contents (its chunks' text
+// is theirs): they must not change.
 func BuildCode(ctx context.Context, prev *CodeIndex, snap Snapshot, emb Embedder, now time.Time) (*CodeIndex, BuildStats, error) {
 	st := BuildStats{Files: len(snap.Files)}
-	ix := &CodeIndex{BuiltAt: now.UTC(), Files: make(map[string]string, len(snap.Files))}
-	docs, rechunked, err := ix.chunkFiles(ctx, prev, snap)
-	st.Rechunked = rechunked
+	files := slices.Clone(snap.Files)
+	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	for i := 1; i < len(files); i++ {
+		if files[i].Path == files[i-1].Path {
+			return nil, st, fmt.Errorf("file %s is listed twice", files[i].Path)
+		}
+	}
+	reuse := reusable(prev)
+	// Batches of files are cut on every core and their segments merged in
+	// order as they come: the same index whatever the number of cores.
+	type batch struct {
+		seg       *Segment
+		rechunked int
+		err       error
+	}
+	var parts []Part
+	err := inOrder(ctx, (len(files)+buildBatch-1)/buildBatch, func(i int) batch {
+		b := newCodeBuilder()
+		r := batch{}
+		for _, f := range files[i*buildBatch : min((i+1)*buildBatch, len(files))] {
+			if r.err = ctx.Err(); r.err != nil {
+				return r
+			}
+			content, err := readContent(snap, f)
+			if err != nil {
+				r.err = err
+				return r
+			}
+			text := unsafe.String(unsafe.SliceData(content), len(content)) // never changes (see above)
+			hash := sha256.Sum256(content)
+			cut, ok := reuse.cuts(f.Path, hash, text)
+			if !ok {
+				r.rechunked++
+				cut = codechunk.Split(f.Path, text)
+			}
+			b.addFile(f.Path, hash, f.ModTime, text, cut)
+		}
+		r.seg = b.segment()
+		return r
+	}, func(_ int, r batch) error {
+		if r.err != nil {
+			return r.err
+		}
+		st.Rechunked += r.rechunked
+		parts = append(parts, Part{Seg: r.seg})
+		if from := mergeFrom(parts, math.MaxInt); from < len(parts) {
+			parts = append(parts[:from], Part{Seg: MergeSegments(parts[from:])})
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, st, err
 	}
+	seg := newCodeBuilder().segment()
+	switch len(parts) {
+	case 0:
+	case 1:
+		seg = parts[0].Seg
+	default:
+		seg = MergeSegments(parts)
+	}
+	ix := &CodeIndex{BuiltAt: now.UTC(), Segment: seg}
+	ix.Files = ix.Segment.code.hashes()
 	ix.Commit = snap.Commit
 	if ix.Commit == "" {
-		ix.Commit = ix.version()
+		ix.Commit = version(ix.Files)
 	}
-	ix.Segment = NewSegment(docs)
-	st.Chunks = len(docs)
+	st.Chunks = ix.Segment.Len()
 	if emb != nil {
-		st.Embedded, err = ix.embed(ctx, prev, emb)
-		if err != nil {
+		if st.Embedded, err = ix.embed(ctx, prev, emb); err != nil {
 			return nil, st, err
 		}
 	}
 	return ix, st, nil
 }
 
-// chunkFiles records the content hash of each of snap's files in ix.Files
-// and returns their chunks, in path order: a file whose hash is the same
-// in prev keeps prev's chunks (unless prev is Outdated), and the others
-// are cut anew. It also returns how many files were cut anew.
-func (ix *CodeIndex) chunkFiles(ctx context.Context, prev *CodeIndex, snap Snapshot) (docs []Doc, rechunked int, err error) {
-	old := map[string][]Doc{}
-	if prev != nil {
-		for _, d := range prev.Segment.Docs {
-			old[d.Path] = append(old[d.Path], d)
-		}
+// codeBuilder makes a segment of code from files added one after the
+// other: their chunks and those chunks' terms.
+type codeBuilder struct {
+	chunks chunkBuilder
+	lex    *lexiconBuilder
+}
+
+func newCodeBuilder() *codeBuilder {
+	return &codeBuilder{lex: lexiconBuilders.Get().(*lexiconBuilder)}
+}
+
+// addFile adds a file and the chunks cut from its content (their texts
+// are substrings of it).
+func (b *codeBuilder) addFile(path string, hash [32]byte, mod time.Time, content string, cut []codechunk.Chunk) {
+	b.chunks.addFile(path, hash, mod, content, cut)
+	module := codechunk.Module(path)
+	for _, c := range cut {
+		d := Doc{Source: SourceCode, Type: c.Kind, Content: c.Text, Module: module, Path: path, Name: c.Name}
+		b.lex.addDoc(&d)
 	}
-	files := slices.Clone(snap.Files)
-	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
-	for _, f := range files {
-		if err := ctx.Err(); err != nil {
-			return nil, rechunked, err
-		}
-		content, err := readContent(snap, f)
-		if err != nil {
-			return nil, rechunked, err
-		}
-		sum := sha256.Sum256(content)
-		h := hex.EncodeToString(sum[:])
-		if _, dup := ix.Files[f.Path]; dup {
-			return nil, rechunked, fmt.Errorf("file %s is listed twice", f.Path)
-		}
-		ix.Files[f.Path] = h
-		if prev != nil && !prev.Outdated && prev.Files[f.Path] == h {
-			for _, d := range old[f.Path] {
-				d.Date = f.ModTime.UTC()
-				docs = append(docs, d)
-			}
-			continue
-		}
-		rechunked++
-		// The chunks share the content's memory: a snapshot's files never
-		// change, and a file read here is never written to.
-		for _, c := range codechunk.Split(f.Path, unsafe.String(unsafe.SliceData(content), len(content))) {
-			docs = append(docs, CodeDoc(c, f.ModTime))
-		}
+}
+
+// segment returns what was added; the builder is done.
+func (b *codeBuilder) segment() *Segment {
+	s := &Segment{code: b.chunks.chunks(), lex: b.lex.lexicon()}
+	lexiconBuilders.Put(b.lex)
+	b.lex = nil
+	return s
+}
+
+// reuse holds the chunks of a previous index, to keep them for files
+// whose content is unchanged.
+type reuse struct {
+	c      *chunks
+	ranges map[string][2]int // path → its chunks
+	hash   map[string][32]byte
+}
+
+// reusable returns prev's chunks for reuse (none when prev is nil).
+func reusable(prev *CodeIndex) reuse {
+	if prev == nil {
+		return reuse{}
 	}
-	return docs, rechunked, nil
+	c := prev.Segment.code
+	r := reuse{c: c, ranges: make(map[string][2]int, len(c.files)), hash: make(map[string][32]byte, len(c.files))}
+	for fi, rg := range c.fileChunks() {
+		f := c.files[fi]
+		r.ranges[f.path], r.hash[f.path] = rg, f.hash
+	}
+	return r
+}
+
+// cuts returns the chunks the previous index cut path into, with their
+// text from content, when path had the same hash.
+func (r reuse) cuts(path string, hash [32]byte, content string) ([]codechunk.Chunk, bool) {
+	if r.c == nil {
+		return nil, false
+	}
+	if h, ok := r.hash[path]; !ok || h != hash {
+		return nil, false
+	}
+	return r.c.cuts(r.ranges[path], content), true
 }
 
 // readContent returns f's content: the one it carries, or else the file
@@ -149,32 +227,34 @@ func (ix *CodeIndex) embed(ctx context.Context, prev *CodeIndex, emb Embedder) (
 	if prev != nil && prev.Vectors != nil && prev.Vectors.Model == emb.Model() {
 		ix.Vectors = prev.Vectors.Subset(hashes)
 	}
-	docs := ix.Segment.Docs
-	texts := make([]string, len(docs))
-	for i, d := range docs {
-		texts[i] = d.EmbedText()
-	}
+	texts := make([]string, 0, len(hashes))
+	ix.Segment.eachEmbedText(func(_ int, text string) { texts = append(texts, text) })
 	return ix.Vectors.EmbedMissing(ctx, emb, texts, EmbedBatch)
+}
+
+// hashes returns each file's path and the hex SHA-256 of its content.
+func (c *chunks) hashes() map[string]string {
+	out := make(map[string]string, len(c.files))
+	for _, f := range c.files {
+		out[f.path] = hex.EncodeToString(f.hash[:])
+	}
+	return out
 }
 
 // version names a working tree by its files: "tree-" and 16 hex digits of
 // the hash of every path and content hash.
-func (ix *CodeIndex) version() string {
-	paths := make([]string, 0, len(ix.Files))
-	for p := range ix.Files {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
+func version(files map[string]string) string {
 	h := sha256.New()
-	for _, p := range paths {
-		fmt.Fprintf(h, "%s\x00%s\n", p, ix.Files[p])
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		fmt.Fprintf(h, "%s\x00%s\n", p, files[p])
 	}
 	return "tree-" + hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 // ---- encoding ----
 
-// The files of a stored code index.
+// The files of a stored code index (a segment, and the vectors of its
+// chunks).
 const (
 	ChunksFile  = "chunks.bin"
 	LexicalFile = "lexical.bin"
@@ -182,54 +262,33 @@ const (
 )
 
 // writers returns, per file of the stored index, what writes it:
-// chunks.bin (the chunks and the files' hashes, see writeChunks),
-// lexical.bin (writeLexical) and, with vectors, vectors.bin
-// (Vectors.Marshal). Writing to a file, none holds the file in memory.
+// chunks.bin (chunks.writeChunks), lexical.bin (writeLexical) and, with
+// vectors, vectors.bin (Vectors.Marshal). Writing to a file, none holds
+// the file in memory.
 func (ix *CodeIndex) writers() map[string]func(io.Writer) error {
-	out := map[string]func(io.Writer) error{ChunksFile: ix.writeChunks, LexicalFile: ix.Segment.writeLexical}
+	out := ix.Segment.writers()
 	if ix.Vectors != nil {
 		out[VectorsFile] = ix.Vectors.write
 	}
 	return out
 }
 
-// DecodeCodeIndex reads an index from its files; get returns a file's
-// bytes, or an error wrapping fs.ErrNotExist (vectors.bin may be missing;
-// an index stored by an earlier version has chunks.json.gz instead of
-// chunks.bin).
-func DecodeCodeIndex(get func(name string) ([]byte, error)) (*CodeIndex, error) {
-	var ix *CodeIndex
-	raw, err := get(ChunksFile)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		if raw, err = get(chunksFileV1); err != nil {
-			return nil, err
-		}
-		if ix, err = decodeChunksV1(raw); err == nil {
-			ix.Outdated = true
-		}
-	case err == nil:
-		ix, err = decodeChunks(raw)
-	}
+// writers returns, per file of a stored segment of code, what writes it.
+func (s *Segment) writers() map[string]func(io.Writer) error {
+	return map[string]func(io.Writer) error{ChunksFile: s.code.writeChunks, LexicalFile: s.writeLexical}
+}
+
+// decodeSegment reads a segment of code from its files. It keeps raw
+// chunks' blocks and the lexical file's terms and postings in place: the
+// caller must never change them.
+func decodeSegment(chunksRaw, lexical []byte) (*Segment, error) {
+	c, err := decodeChunks(chunksRaw)
 	if err != nil {
 		return nil, err
 	}
-	lex, err := get(LexicalFile)
+	lx, err := decodeLexicon(c.len(), lexical)
 	if err != nil {
 		return nil, err
 	}
-	if ix.Segment, err = UnmarshalSegment(ix.Segment.Docs, lex); err != nil {
-		return nil, err
-	}
-	vec, err := get(VectorsFile)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return nil, err
-	default:
-		if ix.Vectors, err = UnmarshalVectors(vec); err != nil {
-			return nil, err
-		}
-	}
-	return ix, nil
+	return &Segment{code: c, lex: lx}, nil
 }

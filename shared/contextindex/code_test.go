@@ -3,16 +3,20 @@ package contextindex
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
 
+	"github.com/toolshed/toolshed/shared/codechunk"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/testenv/emulator"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
@@ -56,7 +60,7 @@ func TestBuildCodeMapFS(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, d := range ix.Segment.Docs {
+	for _, d := range Docs(ix.Segment) {
 		got = append(got, d.ID+" "+d.Type+" "+d.Module)
 	}
 	want := []string{
@@ -72,7 +76,7 @@ func TestBuildCodeMapFS(t *testing.T) {
 		t.Errorf("stats %+v commit %s", st, ix.Commit)
 	}
 	// Given content wins over the file system's.
-	if d := ix.Segment.Docs[5]; !strings.Contains(d.Content, "Plan is a plan.") {
+	if d := ix.Segment.Doc(5); !strings.Contains(d.Content, "Plan is a plan.") {
 		t.Errorf("content of plans.go read from the FS: %q", d.Content)
 	}
 	hits, _ := NewCorpus("", []*Segment{ix.Segment}).Search(Query{Text: "verify signature"})
@@ -136,7 +140,7 @@ func TestBuildCodeIncremental(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.EqualFunc(next.Segment.Docs, fresh.Segment.Docs, func(a, b Doc) bool { return a.ID == b.ID && a.Content == b.Content }) {
+	if !slices.EqualFunc(Docs(next.Segment), Docs(fresh.Segment), func(a, b Doc) bool { return a.ID == b.ID && a.Content == b.Content }) {
 		t.Error("the incremental build differs from a fresh one")
 	}
 	if next.Vectors.Len() != fresh.Vectors.Len() {
@@ -172,7 +176,7 @@ func testStore(t *testing.T, blobs Blobs) {
 		t.Fatal(err)
 	}
 	p, etag, err := s.Pointer(ctx, "acme", "")
-	if err != nil || p.Commit != "c1" || p.Chunks != len(ix.Segment.Docs) || p.Model != "test-words/64" {
+	if err != nil || p.Commit != "c1" || p.Chunks != ix.Segment.Len() || p.Model != "test-words/64" {
 		t.Fatalf("pointer %+v, %v", p, err)
 	}
 	if _, _, err := s.Pointer(ctx, "acme", etag); !errors.Is(err, ErrNotModified) {
@@ -182,9 +186,9 @@ func testStore(t *testing.T, blobs Blobs) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.Commit != "c1" || len(back.Segment.Docs) != len(ix.Segment.Docs) || back.Vectors.Len() != ix.Vectors.Len() ||
+	if back.Commit != "c1" || back.Segment.Len() != ix.Segment.Len() || back.Vectors.Len() != ix.Vectors.Len() ||
 		!back.BuiltAt.Equal(ix.BuiltAt) || len(back.Files) != len(ix.Files) {
-		t.Errorf("read back %s: %d chunks, %d vectors", back.Commit, len(back.Segment.Docs), back.Vectors.Len())
+		t.Errorf("read back %s: %d chunks, %d vectors", back.Commit, back.Segment.Len(), back.Vectors.Len())
 	}
 	if _, err := s.CurrentCode(ctx, "other"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("another tenant sees an index: %v", err)
@@ -278,95 +282,60 @@ func TestEncodeRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := DecodeCodeIndex(func(name string) ([]byte, error) {
-		if b, ok := files[name]; ok {
-			return b, nil
-		}
-		return nil, fs.ErrNotExist
-	})
+	back, err := decodeSegment(files[ChunksFile], files[LexicalFile])
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.Commit != ix.Commit || !back.BuiltAt.Equal(ix.BuiltAt) || !maps.Equal(back.Files, ix.Files) {
-		t.Errorf("read back commit %s built %v, %d files; want %s %v %d", back.Commit, back.BuiltAt, len(back.Files), ix.Commit, ix.BuiltAt, len(ix.Files))
+	if !maps.Equal(back.code.hashes(), ix.Files) {
+		t.Errorf("read back %d files, want %d", len(back.code.hashes()), len(ix.Files))
 	}
-	if !slices.Equal(back.Segment.Docs, ix.Segment.Docs) {
+	if !slices.Equal(Docs(back), Docs(ix.Segment)) {
 		t.Errorf("the chunks differ after decoding")
 	}
 	for _, q := range []string{"split a string around separators", "doubly linked list", "Builder Grow"} {
 		a, _ := NewCorpus("", []*Segment{ix.Segment}).Search(Query{Text: q})
-		b, _ := NewCorpus("", []*Segment{back.Segment}).Search(Query{Text: q})
-		if !slices.EqualFunc(a, b, func(x, y Hit) bool { return x.Doc.ID == y.Doc.ID && x.Score == y.Score }) {
+		b, _ := NewCorpus("", []*Segment{back}).Search(Query{Text: q})
+		if !slices.EqualFunc(a, b, func(x, y Hit) bool {
+			return x.Doc.ID == y.Doc.ID && x.Score == y.Score && x.Doc.Content == y.Doc.Content
+		}) {
 			t.Errorf("%q: %v after decoding, %v before", q, ids(b), ids(a))
 		}
 	}
-	corrupt := maps.Clone(files)
-	corrupt[ChunksFile] = corrupt[ChunksFile][:len(corrupt[ChunksFile])/2]
-	if _, err := DecodeCodeIndex(func(name string) ([]byte, error) { return corrupt[name], nil }); err == nil {
-		t.Error("a cut chunks file was accepted")
+	for name, data := range files {
+		if name == VectorsFile {
+			continue
+		}
+		for _, cut := range []int{len(data) / 2, len(data) - 1, len(data) - 9} {
+			bad := maps.Clone(files)
+			bad[name] = data[:cut]
+			if _, err := decodeSegment(bad[ChunksFile], bad[LexicalFile]); err == nil {
+				t.Errorf("%s cut at %d of %d bytes was accepted", name, cut, len(data))
+			}
+		}
 	}
 }
 
-// TestDecodeVersion1 reads an index stored by the first format
-// (testdata/index-v1: chunks.json.gz and TSLEX1 statistics, written by
-// the version before chunks.bin) and answers as a fresh build does.
-func TestDecodeVersion1(t *testing.T) {
-	ix, err := DecodeCodeIndex(func(name string) ([]byte, error) {
-		return os.ReadFile(filepath.Join("testdata/index-v1", name))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fsys := fstest.MapFS{
-		"README.md":            {Data: []byte("# Toolshed\n\nTools for agents.\n\n## Auth\n\nKeys are hashed.\n")},
-		"src/auth/token.go":    {Data: []byte("package auth\n\n// Sign signs a token.\nfunc Sign() {}\n\n// Verify checks a token signature.\nfunc Verify() {}\n")},
-		"scripts/deploy.sh":    {Data: []byte("#!/bin/sh\nset -e\nmake deploy\n")},
-		"src/billing/plans.go": {Data: []byte("package billing\n\n// Plan is a subscription plan.\ntype Plan struct{}\n")},
-	}
-	fresh, _, err := BuildCode(context.Background(), nil, dirSnapshotOf(fsys), nil, day(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ix.Commit != "abc123" || !ix.Outdated || !maps.Equal(ix.Files, fresh.Files) || len(ix.Segment.Docs) != len(fresh.Segment.Docs) {
-		t.Fatalf("version 1 index: commit %s, %d files, %d chunks", ix.Commit, len(ix.Files), len(ix.Segment.Docs))
-	}
-	for i, d := range ix.Segment.Docs {
-		if f := fresh.Segment.Docs[i]; d.ID != f.ID || d.Start != f.Start || d.End != f.End || d.Content != f.Content || d.From != -1 {
-			t.Errorf("chunk %d: %s lines %d-%d from %d, want %s %d-%d (offset unknown)", i, d.ID, d.Start, d.End, d.From, f.ID, f.Start, f.End)
+// TestOlderFormatIsNoIndex: a pointer to an index of an older format
+// (the first one, in testdata/index-v1, has no format) is as good as none,
+// so the index is built anew.
+func TestOlderFormatIsNoIndex(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "acme", "abc123"), 0o755)
+	for _, name := range []string{"chunks.json.gz", LexicalFile} {
+		data, err := os.ReadFile(filepath.Join("testdata/index-v1", name))
+		if err != nil {
+			t.Fatal(err)
 		}
+		os.WriteFile(filepath.Join(root, "acme", "abc123", name), data, 0o644)
 	}
-	// It answers (the current index scores more fields, so the scores
-	// differ).
-	for _, q := range []string{"verify signature", "subscription plan", "deploy"} {
-		a, _ := NewCorpus("", []*Segment{fresh.Segment}).Search(Query{Text: q})
-		b, _ := NewCorpus("", []*Segment{ix.Segment}).Search(Query{Text: q})
-		if len(a) == 0 || len(b) == 0 || a[0].Doc.ID != b[0].Doc.ID {
-			t.Errorf("%q: %v from the version 1 index, %v from a fresh build", q, ids(b), ids(a))
-		}
+	os.WriteFile(filepath.Join(root, "acme", PointerFile), []byte(`{"commit":"abc123","builtAt":"2025-01-01T10:00:00Z","chunks":6}`), 0o644)
+	s := NewStore(&DirBlobs{Root: root})
+	if _, _, err := s.Pointer(t.Context(), "acme", ""); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("pointer to a version 1 index: %v, want fs.ErrNotExist", err)
 	}
-	// Saved again, it is in the current format, offsets still unknown.
-	files, err := encode(ix)
-	if err != nil {
-		t.Fatal(err)
+	if _, err := s.CurrentCode(t.Context(), "acme"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("current code index of version 1: %v, want fs.ErrNotExist", err)
 	}
-	again, err := DecodeCodeIndex(func(name string) ([]byte, error) {
-		if b, ok := files[name]; ok {
-			return b, nil
-		}
-		return nil, fs.ErrNotExist
-	})
-	if err != nil || again.Outdated || !slices.Equal(again.Segment.Docs, ix.Segment.Docs) {
-		t.Errorf("version 1 index saved again: %v", err)
-	}
-}
-
-// dirSnapshotOf lists every file of fsys as a snapshot at commit abc123.
-func dirSnapshotOf(fsys fstest.MapFS) Snapshot {
-	snap := Snapshot{FS: fsys, Commit: "abc123"}
-	for p := range fsys {
-		snap.Files = append(snap.Files, File{Path: p})
-	}
-	return snap
 }
 
 // encode returns the files of a stored index.
@@ -380,4 +349,83 @@ func encode(ix *CodeIndex) (map[string][]byte, error) {
 		out[name] = b.Bytes()
 	}
 	return out, nil
+}
+
+// TestBuildCodeSameOnAnyCores: the index of a tree is the same byte for
+// byte whether one core or several cut it, and as a segment made at once
+// of the same files.
+func TestBuildCodeSameOnAnyCores(t *testing.T) {
+	snap := dirSnapshot(t, repotest.GoPackages(t, "strings", "bytes", "container/list", "bufio", "sort"))
+	snap.Commit = "c1"
+	words := strings.Fields("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda")
+	for i := range 3*buildBatch + 17 { // several batches, the last one short
+		text := fmt.Sprintf("package p%d\n\n// F%d: %s and %s.\nfunc F%d() {}\n", i%7, i, words[i%11], words[i*7%11], i)
+		if i%5 == 0 {
+			text = fmt.Sprintf("# Note %d\n\n%s %s\n", i, words[i%11], words[(i+3)%11])
+		}
+		snap.Files = append(snap.Files, File{Path: fmt.Sprintf("gen/%03d/f%d.go", i%13, i), Content: []byte(text), ModTime: day(i%28 + 1)})
+	}
+	build := func(cores int) map[string][]byte {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(cores))
+		ix, _, err := BuildCode(t.Context(), nil, snap, nil, day(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, err := encode(ix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return files
+	}
+	one, four := build(1), build(4)
+	for name := range one {
+		if !bytes.Equal(one[name], four[name]) {
+			t.Errorf("%s differs between 1 and 4 cores", name)
+		}
+	}
+	b := newCodeBuilder()
+	sorted := slices.SortedFunc(slices.Values(snap.Files), func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	for _, f := range sorted {
+		content, err := readContent(snap, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(content)
+		b.addFile(f.Path, sha256.Sum256(content), f.ModTime, text, codechunk.Split(f.Path, text))
+	}
+	whole, err := encode(&CodeIndex{Segment: b.segment()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range whole {
+		if !bytes.Equal(one[name], whole[name]) {
+			t.Errorf("%s differs from a segment made at once", name)
+		}
+	}
+}
+
+func TestMergeFrom(t *testing.T) {
+	tests := []struct {
+		sizes     []int
+		maxChunks int
+		want      int
+	}{
+		{nil, 100, 0},
+		{[]int{10}, 100, 1},
+		{[]int{10, 10}, 100, 0},         // the last holds half of the one before, and more
+		{[]int{10, 4}, 100, 2},          // less than half
+		{[]int{40, 20, 10, 10}, 100, 0}, // the last two hold half of 20, the last three half of 40
+		{[]int{40, 20, 10, 10}, 50, 1},  // but all of them would be too many
+		{[]int{100, 10, 10}, 1000, 1},
+		{[]int{0, 0}, 100, 0},
+	}
+	for _, tt := range tests {
+		var parts []Part
+		for _, n := range tt.sizes {
+			parts = append(parts, Part{Seg: &Segment{docs: make([]Doc, n)}})
+		}
+		if got := mergeFrom(parts, tt.maxChunks); got != tt.want {
+			t.Errorf("mergeFrom(%v, %d) = %d, want %d", tt.sizes, tt.maxChunks, got, tt.want)
+		}
+	}
 }

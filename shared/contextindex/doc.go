@@ -4,12 +4,18 @@
 // embedder is configured, by cosine similarity of embedding vectors, the
 // two lists fused by reciprocal rank.
 //
-// An index is made of segments: the code of one repository snapshot
-// (built in the background, stored as chunks, lexical statistics and a
-// binary vector file) and the tenant's memory entries (read from the store
-// on every query, so a discovery written a moment ago is found lexically
-// before its vector exists). Vectors are keyed by the hash of the text
-// embedded and the model, so unchanged text is never embedded twice.
+// An index is made of segments: the code of one repository snapshot and
+// the tenant's memory entries (read from the store on every query, so a
+// discovery written a moment ago is found lexically before its vector
+// exists). Code is cut into chunks and tokenized in batches of files on
+// every core, each batch a segment, merged in order (the same index
+// whatever the number of cores); a segment of code holds its chunks
+// compactly, their text staying in the files they were cut from (or,
+// stored, deflated in blocks), and is stored as chunks, lexical
+// statistics and a binary vector file. A live index (the local server's)
+// is saved segment by segment, so that a save writes about what changed.
+// Vectors are keyed by the hash of the text embedded and the model, so
+// unchanged text is never embedded twice.
 package contextindex
 
 import (
@@ -53,8 +59,7 @@ type Doc struct {
 	Path    string    // code: the file, slash-separated
 	Name    string    // code: the declaration or heading ("func (*Decoder) Decode"), "" for a block
 	// Code: the chunk's first and last line, and the byte offset of
-	// Content in the file (-1 when unknown: an index stored by an earlier
-	// version).
+	// Content in the file.
 	Start, End, From int
 }
 

@@ -13,7 +13,7 @@ import (
 const (
 	fieldContent = iota // the text, comments and code alike
 	fieldName           // code: the declared name, pkg.Name and Type.Method (see nameTerms)
-	fieldDoc            // code: the comment lines (see commentText)
+	fieldDoc            // code: the comment lines (see eachComment)
 	fieldModule         // the module: a note's label and type, a chunk's folder
 	fieldPath           // code: the file's path
 	numFields
@@ -24,21 +24,21 @@ var (
 	fieldB      = [numFields]float64{0.75, 0.3, 0.6, 0.3, 0.5}
 )
 
-// fieldTerms returns the index terms of each field of d.
-func fieldTerms(d *Doc) [numFields][]string {
-	var f [numFields][]string
-	f[fieldContent] = Tokens(d.Content)
-	if d.Source == SourceCode {
-		f[fieldName] = nameTerms(d.Name, d.Module)
-		f[fieldDoc] = Tokens(commentText(d.Content))
-		f[fieldPath] = Tokens(d.Path)
-		f[fieldModule] = Tokens(d.Module)
-	} else {
+// addDoc counts the terms of each field of d.
+func (b *lexiconBuilder) addDoc(d *Doc) {
+	b.text(fieldContent, d.Content)
+	if d.Source != SourceCode {
 		// A note is also labelled by its type: "the MIME header size
 		// decision" names a decision.
-		f[fieldModule] = Tokens(d.Module + " " + d.Type)
+		b.text(fieldModule, d.Module+" "+d.Type)
+		b.endDoc()
+		return
 	}
-	return f
+	b.terms(fieldName, nameTerms(d.Name, d.Module))
+	eachComment(d.Content, func(c string) { b.text(fieldDoc, c) })
+	b.shared(fieldPath, d.Path)
+	b.shared(fieldModule, d.Module)
+	b.endDoc()
 }
 
 // nameTerms are the terms of a chunk's name ("func (*Decoder) Decode" in
@@ -96,21 +96,22 @@ func isIdentByte(c byte) bool {
 	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c >= 0x80
 }
 
-// commentText returns the comment lines of a chunk: those that start,
-// after indentation, with //, /*, *, # or --, joined by newlines.
-func commentText(text string) string {
-	var b strings.Builder
+// eachComment calls fn with the comment lines of a chunk, those that
+// start, after indentation, with //, /*, *, # or --, without that mark.
+func eachComment(text string, fn func(comment string)) {
 	for line := range strings.Lines(text) {
 		t := strings.TrimLeft(line, " \t")
-		for _, p := range []string{"//", "/*", "*", "#", "--"} {
+		for _, p := range commentMarks {
 			if strings.HasPrefix(t, p) {
-				b.WriteString(t[len(p):])
+				fn(t[len(p):])
 				break
 			}
 		}
 	}
-	return b.String()
 }
+
+// commentMarks start comment lines (see eachComment).
+var commentMarks = []string{"//", "/*", "*", "#", "--"}
 
 // QueryTerms returns the terms of a question: its Tokens, and the
 // qualified names it writes (errors.Is, json.Decoder.Decode) as the

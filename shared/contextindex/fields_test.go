@@ -64,11 +64,13 @@ func TestTermsFitAWord(t *testing.T) {
 	}
 }
 
-func TestCommentText(t *testing.T) {
+func TestEachComment(t *testing.T) {
 	text := "// Sign signs a token.\n//\n// It never fails.\nfunc Sign() {\n\t# not go, but a comment\n\tx := 1 // trailing: not a comment line\n\t/* block\n\t * more\n\t */\n}\n-- SQL comment\n"
 	want := " Sign signs a token.\n\n It never fails.\n not go, but a comment\n block\n more\n/\n SQL comment\n"
-	if got := commentText(text); got != want {
-		t.Errorf("commentText = %q, want %q", got, want)
+	var b strings.Builder
+	eachComment(text, func(c string) { b.WriteString(c) })
+	if got := b.String(); got != want {
+		t.Errorf("eachComment gave %q, want %q", got, want)
 	}
 }
 

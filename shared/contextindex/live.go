@@ -5,11 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"maps"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,15 +29,21 @@ const (
 
 // Tuning of a live index.
 const (
-	// liveBatchFiles is how many files a build cuts before it publishes
-	// what it has, so searches see the index grow.
+	// liveBatchFiles is how many files a build cuts into one part, on
+	// every core a batch at a time, publishing each as it is added, so
+	// searches see the index grow.
 	liveBatchFiles = 400
-	// maxParts is how many parts an index may have before they are merged
-	// into one.
-	maxParts = 8
-	// saveAfter is how long a changed index waits before it is saved (more
-	// changes in the meantime are saved together).
-	saveAfter = 30 * time.Second
+	// Parts are merged as they come (see mergeFrom) into parts of at most
+	// a maxPartShare of the index's chunks (and minPartChunks): a merge
+	// holds its parts and their merged copy at once, and a merge into one
+	// part of five copies of the Go tree took 200 MB more at its peak. A
+	// search then looks its terms up in a few parts, each with its own
+	// dictionary.
+	maxPartShare  = 2
+	minPartChunks = 1 << 16
+	// defaultSaveAfter is how long a changed index waits before it is
+	// saved unless told (more changes in the meantime are saved together).
+	defaultSaveAfter = 30 * time.Second
 	// progressEvery is how often a build logs how far it is.
 	progressEvery = 5 * time.Second
 )
@@ -82,8 +90,11 @@ type LiveOptions struct {
 	// Embedder makes the chunks' vectors, in the background (nil:
 	// lexical only).
 	Embedder Embedder
-	Log      *slog.Logger
-	Now      func() time.Time
+	// SaveAfter is how long a changed index waits before it is saved
+	// (0: 30 s).
+	SaveAfter time.Duration
+	Log       *slog.Logger
+	Now       func() time.Time
 }
 
 // Live keeps the code index of one repository view current for every
@@ -123,6 +134,9 @@ func NewLive(view repo.View, o LiveOptions) *Live {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.SaveAfter <= 0 {
+		o.SaveAfter = defaultSaveAfter
 	}
 	l := &Live{view: view, o: o, embedWake: make(chan struct{}, 1), stop: make(chan struct{})}
 	if o.Embedder != nil {
@@ -174,27 +188,42 @@ func (l *Live) publish() {
 
 // indexed is what the index holds of one file.
 type indexed struct {
-	file *repo.File // the view's file it was cut from (nil: from the stored index)
-	hash string     // hex SHA-256 of its content
-	part int        // the part holding its chunks
-	from int        // its chunks are Docs[from:to] of that part
-	to   int
+	file   *repo.File // the view's file it was cut from (nil: from the stored index)
+	hash   [32]byte   // SHA-256 of its content
+	part   int        // the part holding it
+	number int        // its number among that part's files
+	chunks int        // how many chunks it has
 }
 
 // builder is the run loop's own state.
 type builder struct {
 	l     *Live
 	parts []Part
-	files map[string]*indexed
-	saved bool // the index in the store is the one in hand
-	ctx   context.Context
+	// stored names each part's segment in the store ("" until it is
+	// saved).
+	stored []string
+	files  map[string]*indexed
+	saved  bool // the index in the store is the one in hand
+	ctx    context.Context
 	// version is the view's version being indexed.
 	version uint64
 	// built: the first build is done; later ones are updates.
 	built bool
-	// loaded is the segment read from the store until rebase lets the
-	// text it was decoded with go.
-	loaded *Segment
+	// restored: the index started from the one in the store; loaded:
+	// the parts read from the store have the text of the blocks they were
+	// decoded from, until rebase lets them go.
+	restored, loaded bool
+	// listed is the view's files as the last update saw them.
+	listed map[string]*repo.File
+	// chunks counts the chunks of the files indexed.
+	chunks int
+	// The sets of vectors in the store, how many vectors they hold, and
+	// how many of the vectors in hand (in the order they were added) they
+	// hold.
+	vectorSets                  []string
+	vectorsStored, vectorsSaved int
+	// next numbers the next name of a segment or set of vectors.
+	next int
 }
 
 // run builds the index, then follows the view until Close.
@@ -225,7 +254,7 @@ func (l *Live) run() {
 		}
 		if changed := b.update(files, v); changed || !b.saved && saveAt == nil {
 			b.saved = false
-			saveAt = time.After(saveAfter)
+			saveAt = time.After(l.o.SaveAfter)
 		}
 		if ctx.Err() != nil {
 			b.save() // closing: keep what is built, done or not
@@ -251,7 +280,12 @@ func (b *builder) load() {
 	if st == nil {
 		return
 	}
-	ix, err := st.CurrentCode(b.ctx, b.l.o.Key)
+	p, _, err := st.Pointer(b.ctx, b.l.o.Key, "")
+	var parts []Part
+	var vectors *Vectors
+	if err == nil {
+		parts, vectors, err = st.LoadParts(b.ctx, b.l.o.Key, p)
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return
@@ -260,45 +294,38 @@ func (b *builder) load() {
 		return
 	}
 	b.l.Loads.Add(1)
-	// An index in an earlier format is served until every file is cut
-	// again: its chunks lack what the current one indexes.
-	storedHash := func(p string) string {
-		if ix.Outdated {
-			return ""
-		}
-		return ix.Files[p]
-	}
-	// Chunks are stored in file order: each file's are consecutive.
-	docs := ix.Segment.Docs
-	for i := 0; i < len(docs); {
-		j := i
-		for j < len(docs) && docs[j].Path == docs[i].Path {
-			j++
-		}
-		if _, ok := ix.Files[docs[i].Path]; ok {
-			b.files[docs[i].Path] = &indexed{hash: storedHash(docs[i].Path), part: 0, from: i, to: j}
-		}
-		i = j
-	}
-	for p := range ix.Files {
-		if _, ok := b.files[p]; !ok {
-			b.files[p] = &indexed{hash: storedHash(p), part: -1} // a file without chunks (blank)
+	for pi, part := range parts {
+		code := part.Seg.code
+		for fi, r := range code.fileChunks() {
+			if part.Dead == nil || !part.Dead[fi] {
+				b.files[code.files[fi].path] = &indexed{hash: code.files[fi].hash, part: pi, number: fi, chunks: r[1] - r[0]}
+				b.chunks += r[1] - r[0]
+			}
 		}
 	}
-	b.parts = []Part{{Seg: ix.Segment}}
-	b.saved = !ix.Outdated
-	if !ix.Outdated {
-		b.loaded = ix.Segment
+	b.parts, b.loaded, b.restored, b.saved = parts, true, true, true
+	for _, stored := range p.segments() {
+		b.stored = append(b.stored, stored.Name)
+	}
+	for _, name := range p.names() {
+		if n, ok := strings.CutPrefix(name, storedPrefix); ok {
+			if i, err := strconv.Atoi(n); err == nil {
+				b.next = max(b.next, i+1)
+			}
+		}
 	}
 	b.l.mu.Lock()
 	b.l.code = slices.Clone(b.parts)
-	b.l.prog = Progress{State: StateBuilding, FilesIndexed: len(ix.Files), FilesTotal: len(ix.Files), Chunks: len(docs)}
-	if b.l.vecs != nil && ix.Vectors != nil && ix.Vectors.Model == b.l.vecs.Model {
-		b.l.vecs = ix.Vectors
+	b.l.prog = Progress{State: StateBuilding, FilesIndexed: len(b.files), FilesTotal: len(b.files), Chunks: b.chunks}
+	if b.l.vecs != nil && vectors != nil && vectors.Model == b.l.vecs.Model {
+		b.l.vecs = vectors
+		b.vectorSets, _ = p.vectorSets()
+		b.vectorsStored, b.vectorsSaved = vectors.Len(), vectors.Len()
 	}
 	b.l.publish()
 	b.l.mu.Unlock()
-	b.l.o.Log.Info("context index: serving the stored index while it catches up", "key", b.l.o.Key, "files", len(ix.Files), "chunks", len(docs))
+	b.l.o.Log.Info("context index: serving the stored index while it catches up", "key", b.l.o.Key, "files", len(b.files),
+		"chunks", b.chunks, "segments", len(parts))
 }
 
 // update brings the index to the view's files: the files that are new or
@@ -309,22 +336,31 @@ func (b *builder) update(files []*repo.File, version uint64) bool {
 	b.version = version
 	started := time.Now()
 	present := make(map[string]bool, len(files))
-	var todo []*repo.File
+	// The files to cut: first those that changed since the last update
+	// began (a file written during a build is searchable as soon as one
+	// batch is cut), then the others in walk order.
+	var changed, todo []*repo.File
 	loaded := map[string]*repo.File{} // unchanged files whose chunks were loaded
+	listed := make(map[string]*repo.File, len(files))
 	for _, f := range files {
 		present[f.Path] = true
+		listed[f.Path] = f
 		ix := b.files[f.Path]
 		switch {
 		case ix != nil && ix.file == f:
-		case ix != nil && ix.hash == hashOf(f.Data):
+		case ix != nil && ix.hash == sha256.Sum256(f.Data):
 			if ix.file == nil {
 				loaded[f.Path] = f
 			}
 			ix.file = f
+		case b.listed != nil && b.listed[f.Path] != f:
+			changed = append(changed, f)
 		default:
 			todo = append(todo, f)
 		}
 	}
+	b.listed = listed
+	todo = append(changed, todo...)
 	b.rebase(loaded)
 	var removed []string
 	for p := range b.files {
@@ -348,29 +384,29 @@ func (b *builder) update(files []*repo.File, version uint64) bool {
 		b.publish(StateBuilding, len(files)-len(todo), len(files))
 	}
 	if !b.cut(todo, len(files), large) {
-		return true // stopping
+		return true // stopping, or the view changed: the next update goes on
 	}
 	b.finish(len(files), started, len(todo))
 	return true
 }
 
-// cut adds todo's files in batches, publishing each batch when large
-// (of total files), and logging how far it is every progressEvery. It
-// reports false when the index is closing.
+// cut adds todo's files in batches cut on every core, publishing each
+// batch when large (of total files), and logging how far it is every
+// progressEvery. It reports false when it stopped early: the index is
+// closing, or the view changed (the next update cuts what changed first).
 func (b *builder) cut(todo []*repo.File, total int, large bool) bool {
 	started, logged := time.Now(), time.Now()
 	if large {
 		b.l.o.Log.Info("context index: cutting files into chunks", "key", b.l.o.Key, "files", total, "to_cut", len(todo))
 	}
-	for start := 0; start < len(todo); start += liveBatchFiles {
-		if b.ctx.Err() != nil {
-			return false
+	batches := (len(todo) + liveBatchFiles - 1) / liveBatchFiles
+	batch := func(i int) []*repo.File { return todo[i*liveBatchFiles : min((i+1)*liveBatchFiles, len(todo))] }
+	err := inOrder(b.ctx, batches, func(i int) *Segment { return cutFiles(batch(i)) }, func(i int, seg *Segment) error {
+		b.add(batch(i), seg)
+		if from := mergeFrom(b.parts, b.maxPartChunks()); from < len(b.parts) {
+			b.merge(from)
 		}
-		end := min(start+liveBatchFiles, len(todo))
-		b.add(todo[start:end])
-		if len(b.parts) > maxParts {
-			b.merge(1) // the later, smaller parts
-		}
+		end := min((i+1)*liveBatchFiles, len(todo))
 		if large && end < len(todo) {
 			b.publish(StateBuilding, total-len(todo)+end, total)
 		}
@@ -378,26 +414,48 @@ func (b *builder) cut(todo []*repo.File, total int, large bool) bool {
 			logged = time.Now()
 			rate := float64(end) / time.Since(started).Seconds()
 			b.l.o.Log.Info("context index: building", "key", b.l.o.Key, "files_indexed", total-len(todo)+end, "files", total,
-				"chunks", b.l.State().Progress.Chunks, "files_per_s", int(rate), "left_s", int(float64(len(todo)-end)/rate))
+				"chunks", b.chunks, "files_per_s", int(rate), "left_s", int(float64(len(todo)-end)/rate))
 		}
-	}
-	return true
+		if batchAdded != nil {
+			batchAdded()
+		}
+		if end < len(todo) && b.l.view.Version() != b.version {
+			return errViewChanged
+		}
+		return nil
+	})
+	return err == nil
 }
 
-// finish marks the index ready: after a build, its parts are merged into
-// one; after an update, when the chunks left out of the parts grow past a
-// quarter of them.
+// batchAdded, when set (by tests), is called after each batch a build
+// adds.
+var batchAdded func()
+
+// errViewChanged stops a build to take the view's changes first.
+var errViewChanged = errors.New("the repository view changed")
+
+// finish marks the index ready. The parts of a build from nothing are
+// merged into as few as keep within maxPartChunks; later, the parts are
+// merged into one when the chunks left out of them grow past a quarter
+// of them.
 func (b *builder) finish(total int, started time.Time, cut int) {
 	first := !b.built
 	b.built = true
-	if first || b.deadShare() > 0.25 {
+	switch {
+	case b.deadShare() > 0.25:
 		b.merge(0)
+	case first && !b.restored:
+		from := len(b.parts)
+		for tail := 0; from > 0 && tail+b.parts[from-1].Seg.Len() <= b.maxPartChunks(); from-- {
+			tail += b.parts[from-1].Seg.Len()
+		}
+		b.merge(from)
 	}
 	b.publish(StateReady, total, total)
 	if first || cut > liveBatchFiles {
 		took := time.Since(started)
-		b.l.o.Log.Info("context index ready", "key", b.l.o.Key, "files", total, "cut", cut,
-			"chunks", b.l.State().Progress.Chunks, "files_per_s", int(float64(cut)/max(took.Seconds(), 0.001)), "took_ms", took.Milliseconds())
+		b.l.o.Log.Info("context index ready", "key", b.l.o.Key, "files", total, "cut", cut, "chunks", b.chunks, "parts", len(b.parts),
+			"files_per_s", int(float64(cut)/max(took.Seconds(), 0.001)), "took_ms", took.Milliseconds())
 		// A build leaves hundreds of megabytes of garbage (tokenizer
 		// maps, merged parts, the text read from the store): give the
 		// memory back now, not over the next minutes.
@@ -405,135 +463,119 @@ func (b *builder) finish(total int, started time.Time, cut int) {
 	}
 }
 
-// add cuts files into chunks and adds them as a new part, leaving out the
-// chunks they had before.
-func (b *builder) add(files []*repo.File) {
-	var docs []Doc
-	pi := len(b.parts)
+// maxPartChunks is how many chunks a merge may make a part hold.
+func (b *builder) maxPartChunks() int { return max(b.chunks/maxPartShare, minPartChunks) }
+
+// cutFiles cuts files into chunks and returns their segment.
+func cutFiles(files []*repo.File) *Segment {
+	cb := newCodeBuilder()
 	for _, f := range files {
-		b.drop(f.Path)
-		ix := &indexed{file: f, hash: hashOf(f.Data), part: pi, from: len(docs)}
-		for _, c := range codechunk.Split(f.Path, f.Text()) {
-			docs = append(docs, CodeDoc(c, f.ModTime))
-		}
-		ix.to = len(docs)
-		b.files[f.Path] = ix
+		cb.addFile(f.Path, sha256.Sum256(f.Data), f.ModTime, f.Text(), codechunk.Split(f.Path, f.Text()))
 	}
-	b.l.Builds.Add(int64(len(files)))
-	b.parts = append(b.parts, Part{Seg: NewSegment(docs)})
+	return cb.segment()
 }
 
-// rebase lets the text decoded from the store go (it is as large as the
-// repository): the loaded chunks of files whose content is unchanged are
-// pointed at the view's copy of that content, the others (of files that
-// changed or went, soon left out) get their own copy.
+// add adds files as a new part, seg (cutFiles of them), leaving out the
+// chunks they had before.
+func (b *builder) add(files []*repo.File, seg *Segment) {
+	pi := len(b.parts)
+	ranges := seg.code.fileChunks()
+	for i, f := range files {
+		b.drop(f.Path)
+		ix := &indexed{file: f, hash: seg.code.files[i].hash, part: pi, number: i, chunks: ranges[i][1] - ranges[i][0]}
+		b.files[f.Path] = ix
+		b.chunks += ix.chunks
+	}
+	b.l.Builds.Add(int64(len(files)))
+	b.parts = append(b.parts, Part{Seg: seg})
+	b.stored = append(b.stored, "")
+}
+
+// rebase lets the text decoded from the store go: the loaded chunks of
+// files whose content is unchanged (files) take their text from the
+// view's copy of that content; the others (of files that changed or
+// went, soon left out) keep their own copy of the blocks they are in.
 func (b *builder) rebase(files map[string]*repo.File) {
-	if b.loaded == nil {
+	if !b.loaded {
 		return
 	}
 	for pi, p := range b.parts {
-		if p.Seg != b.loaded {
-			continue
-		}
-		docs := slices.Clone(p.Seg.Docs) // published states share the part
-		for i, d := range docs {
-			if f := files[d.Path]; f != nil && d.From >= 0 && d.From+len(d.Content) <= len(f.Data) {
-				if text := f.Text()[d.From : d.From+len(d.Content)]; text == d.Content {
-					docs[i].Content = text
-					continue
-				}
+		b.parts[pi].Seg = p.Seg.withTexts(func(path string) (string, bool) {
+			f := files[path]
+			if f == nil {
+				return "", false
 			}
-			docs[i].Content = strings.Clone(d.Content)
-		}
-		b.parts[pi].Seg = p.Seg.withDocs(docs)
+			return f.Text(), true
+		})
 	}
-	b.loaded = nil
+	b.loaded = false
 }
 
-// drop leaves out the chunks of one file.
+// drop leaves out one file and its chunks.
 func (b *builder) drop(p string) {
 	ix := b.files[p]
 	if ix == nil {
 		return
 	}
 	delete(b.files, p)
-	if ix.part < 0 || ix.from == ix.to {
-		return
-	}
+	b.chunks -= ix.chunks
 	part := &b.parts[ix.part]
 	// Copy on write: published states share the mask.
-	dead := make([]bool, len(part.Seg.Docs))
+	dead := make([]bool, part.Seg.Files())
 	copy(dead, part.Dead)
-	for i := ix.from; i < ix.to; i++ {
-		dead[i] = true
-	}
+	dead[ix.number] = true
 	part.Dead = dead
 }
 
 // deadShare is the share of the parts' chunks that are left out.
 func (b *builder) deadShare() float64 {
-	total, dead := 0, 0
+	total := 0
 	for _, p := range b.parts {
-		total += len(p.Seg.Docs)
-		for _, d := range p.Dead {
-			if d {
-				dead++
-			}
-		}
+		total += p.Seg.Len()
 	}
 	if total == 0 {
 		return 0
 	}
-	return float64(dead) / float64(total)
+	return float64(total-b.chunks) / float64(total)
 }
 
 // merge joins the parts from index from on into one, without their dead
-// chunks.
+// files.
 func (b *builder) merge(from int) {
 	if from >= len(b.parts) || from == len(b.parts)-1 && b.parts[from].Dead == nil {
 		return
 	}
 	merged := MergeSegments(b.parts[from:])
-	// live[pi][i]: chunk i of part pi keeps this number in the merged part.
-	live := make([][]int, len(b.parts))
+	// number[pi][fi]: file fi of part pi has this number in the merged part.
+	number := make([][]int, len(b.parts))
 	n := 0
 	for pi := from; pi < len(b.parts); pi++ {
 		p := b.parts[pi]
-		live[pi] = make([]int, len(p.Seg.Docs)+1)
-		for i := range p.Seg.Docs {
-			live[pi][i] = n
-			if p.Dead == nil || !p.Dead[i] {
+		number[pi] = make([]int, p.Seg.Files())
+		for fi := range number[pi] {
+			number[pi][fi] = n
+			if p.Dead == nil || !p.Dead[fi] {
 				n++
 			}
 		}
-		live[pi][len(p.Seg.Docs)] = n
 	}
 	for _, ix := range b.files {
 		if ix.part >= from {
-			ix.from, ix.to = live[ix.part][ix.from], live[ix.part][ix.to]
-			ix.part = from
+			ix.part, ix.number = from, number[ix.part][ix.number]
 		}
 	}
 	n = len(b.parts)
 	b.parts = append(b.parts[:from], Part{Seg: merged})
 	clear(b.parts[from+1 : n]) // the array keeps them otherwise
+	b.stored = append(b.stored[:from], "")
 }
 
 // publish makes the parts in hand the live index's code.
 func (b *builder) publish(state string, indexed, total int) {
-	chunks := 0
-	for _, p := range b.parts {
-		chunks += len(p.Seg.Docs)
-		for _, d := range p.Dead {
-			if d {
-				chunks--
-			}
-		}
-	}
 	l := b.l
 	l.mu.Lock()
 	l.code = slices.Clone(b.parts)
-	l.prog = Progress{State: state, FilesIndexed: indexed, FilesTotal: total, Chunks: chunks, Version: b.version}
+	l.prog = Progress{State: state, FilesIndexed: indexed, FilesTotal: total, Chunks: b.chunks, Version: b.version}
 	l.publish()
 	l.mu.Unlock()
 	if l.o.Embedder != nil {
@@ -545,35 +587,101 @@ func (b *builder) publish(state string, indexed, total int) {
 	}
 }
 
-// save stores the index (merged into one part) for the next run.
+// save stores what the store lacks of the index for the next run: the
+// parts made since the last save (new files, and the parts merged since),
+// the vectors added since, then the pointer with each part's dead files.
+// What an edit adds is then about what the next save writes. The folders
+// the pointer no longer names are removed after it is written: a crash
+// in between leaves the index the last pointer names whole.
 func (b *builder) save() {
 	st := b.l.o.Store
 	if st == nil || b.saved || len(b.parts) == 0 {
 		return
 	}
-	if len(b.parts) != 1 || b.parts[0].Dead != nil {
-		b.merge(0)
-		b.publish(b.l.State().Progress.State, b.l.State().Progress.FilesIndexed, b.l.State().Progress.FilesTotal)
-	}
-	ix := &CodeIndex{BuiltAt: b.l.o.Now().UTC(), Files: make(map[string]string, len(b.files)), Segment: b.parts[0].Seg}
-	for p, f := range b.files {
-		ix.Files[p] = f.hash
-	}
-	ix.Commit = ix.version()
-	if v := b.l.State().Vectors; v != nil {
-		ix.Vectors = v.Subset(ix.Segment.hashes())
-	}
 	// A save is finished even when closing: it is what the next run
 	// starts from.
-	if err := st.SaveCode(context.WithoutCancel(b.ctx), b.l.o.Key, ix); err != nil {
-		b.l.o.Log.Warn("context index: saving failed", "key", b.l.o.Key, "error", err)
+	ctx, key := context.WithoutCancel(b.ctx), b.l.o.Key
+	hashes := make(map[string]string, len(b.files))
+	for path, f := range b.files {
+		hashes[path] = hex.EncodeToString(f.hash[:])
+	}
+	p := Pointer{Commit: version(hashes), BuiltAt: b.l.o.Now().UTC(), Chunks: b.chunks}
+	for i, part := range b.parts {
+		if b.stored[i] == "" {
+			name := b.name()
+			if err := st.SaveSegment(ctx, key, name, part.Seg); err != nil {
+				b.l.o.Log.Warn("context index: saving failed", "key", key, "error", err)
+				return
+			}
+			b.stored[i] = name
+		}
+		stored := StoredSegment{Name: b.stored[i]}
+		for f, dead := range part.Dead {
+			if dead {
+				stored.Dead = append(stored.Dead, f)
+			}
+		}
+		p.Segments = append(p.Segments, stored)
+	}
+	if err := b.saveVectors(ctx, &p); err != nil {
+		b.l.o.Log.Warn("context index: saving vectors failed", "key", key, "error", err)
 		return
 	}
-	if err := st.Prune(b.l.o.Key, ix.Commit); err != nil {
-		b.l.o.Log.Warn("context index: removing old indexes failed", "key", b.l.o.Key, "error", err)
+	if err := st.SavePointer(ctx, key, p); err != nil {
+		b.l.o.Log.Warn("context index: saving failed", "key", key, "error", err)
+		return
+	}
+	if err := st.Prune(key, p); err != nil {
+		b.l.o.Log.Warn("context index: removing what the index no longer uses failed", "key", key, "error", err)
 	}
 	b.saved = true
-	debug.FreeOSMemory() // the encoded index was as large as the repository
+}
+
+// saveVectors saves the vectors added since the last save as a new set,
+// or, once the sets stored hold more than twice the vectors the chunks
+// use, those vectors as one set; p gets the sets.
+func (b *builder) saveVectors(ctx context.Context, p *Pointer) error {
+	v := b.l.State().Vectors
+	if v == nil || v.Len() == 0 {
+		return nil
+	}
+	st, key := b.l.o.Store, b.l.o.Key
+	switch {
+	case b.vectorsStored+v.Len()-b.vectorsSaved > 2*b.chunks:
+		var hashes []string
+		for _, part := range b.parts {
+			for i, h := range part.Seg.hashes() {
+				if !part.dead(i) {
+					hashes = append(hashes, h)
+				}
+			}
+		}
+		set, name := v.Subset(hashes), b.name()
+		if err := st.SaveVectors(ctx, key, name, set); err != nil {
+			return err
+		}
+		b.vectorSets, b.vectorsStored = []string{name}, set.Len()
+	case v.Len() > b.vectorsSaved:
+		name := b.name()
+		if err := st.SaveVectors(ctx, key, name, v.from(b.vectorsSaved)); err != nil {
+			return err
+		}
+		b.vectorSets = append(b.vectorSets, name)
+		b.vectorsStored += v.Len() - b.vectorsSaved
+	}
+	b.vectorsSaved = v.Len()
+	p.Model, p.Vectors = v.Model, slices.Clone(b.vectorSets)
+	return nil
+}
+
+// storedPrefix starts the names of the segments and sets of vectors a
+// live index stores.
+const storedPrefix = "live-"
+
+// name returns a name for a new segment or set of vectors.
+func (b *builder) name() string {
+	b.next++
+	return fmt.Sprintf("%s%06d", storedPrefix, b.next-1)
 }
 
 // embed gives the chunks their vectors, in the background, whenever the
@@ -590,11 +698,11 @@ func (l *Live) embed() {
 		st := l.State()
 		var texts []string
 		for _, p := range st.Parts {
-			for i, d := range p.Seg.Docs {
-				if p.Dead == nil || !p.Dead[i] {
-					texts = append(texts, d.EmbedText())
+			p.Seg.eachEmbedText(func(i int, text string) {
+				if !p.dead(i) {
+					texts = append(texts, text)
 				}
-			}
+			})
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		go func() {
@@ -640,12 +748,6 @@ func (l *Live) embedTexts(ctx context.Context, have *Vectors, texts []string) er
 		}
 	}
 	return nil
-}
-
-// hashOf is the hex SHA-256 of a file's content.
-func hashOf(data []byte) string {
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
 }
 
 // Clone returns a copy of the set that can take more vectors without

@@ -1,7 +1,6 @@
 package contextindex_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/testenv/embedtest"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 )
 
@@ -116,8 +116,8 @@ func TestLiveBuildsInBatchesAndFollowsChanges(t *testing.T) {
 // holds reports whether a live document of the state comes from path.
 func holds(st *contextindex.LiveState, path string) bool {
 	for _, p := range st.Parts {
-		for i, d := range p.Seg.Docs {
-			if d.Path == path && (p.Dead == nil || !p.Dead[i]) {
+		for _, d := range contextindex.LiveDocs(p) {
+			if d.Path == path {
 				return true
 			}
 		}
@@ -164,7 +164,7 @@ func TestLiveRestartsFromTheStoredIndex(t *testing.T) {
 		byPath[f.Path] = f
 	}
 	for _, p := range st.Parts {
-		for _, d := range p.Seg.Docs {
+		for _, d := range contextindex.LiveDocs(p) {
 			f := byPath[d.Path]
 			if f == nil || !within(d.Content, f.Data) {
 				t.Fatalf("chunk %s has its own copy of its text after the restart", d.ID)
@@ -209,13 +209,8 @@ func TestMergeSegments(t *testing.T) {
 	b := contextindex.NewSegment(docs("beta", "epsilon"))
 	parts := []contextindex.Part{{Seg: a, Dead: []bool{false, true, false, false}}, {Seg: b}}
 	merged := contextindex.MergeSegments(parts)
-	var live []contextindex.Doc
-	for i, d := range a.Docs {
-		if !parts[0].Dead[i] {
-			live = append(live, d)
-		}
-	}
-	fresh := contextindex.NewSegment(append(live, b.Docs...))
+	live := contextindex.LiveDocs(parts[0])
+	fresh := contextindex.NewSegment(append(live, contextindex.Docs(b)...))
 	if string(contextindex.LexicalBytes(merged)) != string(contextindex.LexicalBytes(fresh)) {
 		t.Error("merged statistics differ from a segment built from the live documents")
 	}
@@ -241,11 +236,10 @@ func hitIDs(hits []contextindex.Hit) []string {
 	return out
 }
 
-// TestLiveUpgradesAnOutdatedIndex starts from an index an earlier version
-// stored (testdata/index-v1) over the same files: it answers from it at
-// once, cuts every file again (the old chunks lack names and comments the
-// current index has), and saves the index in the current format.
-func TestLiveUpgradesAnOutdatedIndex(t *testing.T) {
+// TestLiveRebuildsAnIndexOfAnOlderFormat starts over a store holding an
+// index an earlier version wrote (testdata/index-v1): it builds the index
+// anew, saves it in the current format and removes the old one.
+func TestLiveRebuildsAnIndexOfAnOlderFormat(t *testing.T) {
 	dir := repotest.WriteDir(t, map[string]string{
 		"README.md":            "# Toolshed\n\nTools for agents.\n\n## Auth\n\nKeys are hashed.\n",
 		"src/auth/token.go":    "package auth\n\n// Sign signs a token.\nfunc Sign() {}\n\n// Verify checks a token signature.\nfunc Verify() {}\n",
@@ -264,52 +258,49 @@ func TestLiveUpgradesAnOutdatedIndex(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "repo", contextindex.PointerFile), []byte(`{"commit":"abc123","builtAt":"2025-01-01T10:00:00Z","chunks":6}`), 0o644)
 	store := contextindex.NewStore(&contextindex.DirBlobs{Root: root})
 
-	// The stored index answers before the repository is even read.
-	view := &slowView{View: liveView(t, dir), release: make(chan struct{})}
-	l := contextindex.NewLive(view, contextindex.LiveOptions{Store: store, Key: "repo"})
-	waitFor(t, func() bool { return l.State().Progress.Chunks == 6 })
-	if got := search(l.State(), "verify signature"); len(got) == 0 || got[0] != "src/auth/token.go:6-7" {
-		t.Errorf("verify signature from the stored index: %v", got)
-	}
-	close(view.release)
+	l := contextindex.NewLive(liveView(t, dir), contextindex.LiveOptions{Store: store, Key: "repo"})
 	st := settled(t, l)
-	if l.Loads.Load() != 1 || l.Builds.Load() != 4 {
-		t.Errorf("%d loads, %d files cut; want the stored index, then every file cut again", l.Loads.Load(), l.Builds.Load())
-	}
-	for _, p := range st.Parts {
-		for i, d := range p.Seg.Docs {
-			if (p.Dead == nil || !p.Dead[i]) && strings.HasSuffix(d.Path, ".go") && d.Name == "" {
-				t.Errorf("chunk %s has no name after the upgrade", d.ID)
-			}
-		}
+	if l.Loads.Load() != 0 || l.Builds.Load() != 4 {
+		t.Errorf("%d loads, %d files cut; want every file cut", l.Loads.Load(), l.Builds.Load())
 	}
 	if got := search(st, "verify signature"); len(got) == 0 || got[0] != "src/auth/token.go:6-7" {
 		t.Errorf("verify signature: %v", got)
 	}
-	l.Close() // saves: the stored one is outdated
+	l.Close() // saves
 
 	ix, err := store.CurrentCode(t.Context(), "repo")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ix.Outdated || ix.Commit == "abc123" || len(ix.Segment.Docs) != 6 {
-		t.Errorf("after the run the store holds %s (outdated %t), %d chunks", ix.Commit, ix.Outdated, len(ix.Segment.Docs))
+	if ix.Commit == "abc123" || ix.Segment.Len() != 6 {
+		t.Errorf("after the run the store holds %s, %d chunks", ix.Commit, ix.Segment.Len())
+	}
+	if _, err := os.Stat(filepath.Join(root, "repo", "abc123")); !os.IsNotExist(err) {
+		t.Errorf("the index of the older format is still there: %v", err)
 	}
 }
 
-// slowView holds back the repository's files until release is closed.
-type slowView struct {
-	repo.View
-	release chan struct{}
-}
-
-func (v *slowView) Searchable(ctx context.Context) ([]*repo.File, error) {
-	select {
-	case <-v.release:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+// TestLiveTakesChangesDuringABuild: a file written while the index is
+// built is searchable once a batch is cut, not when the build ends.
+func TestLiveTakesChangesDuringABuild(t *testing.T) {
+	files := map[string]string{}
+	for i := range 4000 {
+		files[fmt.Sprintf("pkg%02d/f%04d.go", i%20, i)] = fmt.Sprintf("package pkg\n\n// Func%d does thing number %d.\nfunc Func%d() {}\n", i, i, i)
 	}
-	return v.View.Searchable(ctx)
+	dir := repotest.WriteDir(t, files)
+	contextindex.SlowBuilds(t, 100*time.Millisecond) // 10 batches: a build of a second at least
+	l := contextindex.NewLive(liveView(t, dir), contextindex.LiveOptions{})
+	defer l.Close()
+	waitFor(t, func() bool { return l.State().Progress.FilesIndexed > 0 })
+	os.WriteFile(filepath.Join(dir, "zebra.go"), []byte("package pkg\n\n// Zebra has stripes.\nfunc Zebra() {}\n"), 0o644)
+	waitFor(t, func() bool { return len(search(l.State(), "zebra stripes")) > 0 })
+	if p := l.State().Progress; p.State != contextindex.StateBuilding || l.Builds.Load() >= 4001 {
+		t.Errorf("the new file was found once %d files were cut (%+v), want it before the build ends", l.Builds.Load(), p)
+	}
+	st := settled(t, l)
+	if st.Progress.FilesIndexed != 4001 || st.Progress.Chunks != 4001 || l.Builds.Load() != 4001 {
+		t.Errorf("settled: %+v, %d files cut; want 4001 files, each cut once", st.Progress, l.Builds.Load())
+	}
 }
 
 // waitFor waits up to 10 s for cond.
@@ -320,4 +311,80 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("timed out")
 		}
 	}
+}
+
+// TestLiveSavesWhatChanged: after an edit, a save writes a segment of the
+// changed file and a set of its new vectors, leaves every file it saved
+// before as it was, and a restart answers from the segments, cutting
+// nothing.
+func TestLiveSavesWhatChanged(t *testing.T) {
+	dir := repotest.GoPackages(t, "strings", "bytes", "container/list")
+	root := t.TempDir()
+	store := contextindex.NewStore(&contextindex.DirBlobs{Root: root})
+	srv, emb := embedtest.Start(t)
+	run := func() *contextindex.Live {
+		l := contextindex.NewLive(liveView(t, dir), contextindex.LiveOptions{Store: store, Key: "repo", Embedder: emb})
+		settled(t, l)
+		return l
+	}
+	l := run()
+	l.Close() // saves
+	before := storedFiles(t, root)
+	embedded := srv.Texts.Load()
+
+	p := filepath.Join(dir, "container", "list", "list.go")
+	data, _ := os.ReadFile(p)
+	os.WriteFile(p, append(data, "\n// Walrus counts the tusks.\nfunc Walrus() {}\n"...), 0o644)
+	l = run()
+	if l.Builds.Load() != 1 || srv.Texts.Load()-embedded != 1 {
+		t.Errorf("after one edit: %d files cut, %d texts embedded; want the file and its new chunk", l.Builds.Load(), srv.Texts.Load()-embedded)
+	}
+	l.Close()
+	after := storedFiles(t, root)
+	written, total := int64(0), int64(0)
+	for name, f := range after {
+		total += f.Size()
+		if old, ok := before[name]; ok && name != "repo/"+contextindex.PointerFile {
+			if !old.ModTime().Equal(f.ModTime()) || old.Size() != f.Size() {
+				t.Errorf("%s was written again", name)
+			}
+			continue
+		}
+		written += f.Size()
+	}
+	if written == 0 || written > total/10 {
+		t.Errorf("the save after one edit wrote %d of the index's %d bytes", written, total)
+	}
+	ptr, _, err := store.Pointer(t.Context(), "repo", "")
+	if err != nil || len(ptr.Segments) != 2 || len(ptr.Segments[0].Dead) != 1 || len(ptr.Vectors) != 2 {
+		t.Errorf("pointer %+v, %v; want two segments, the first with the edited file dead, and two sets of vectors", ptr, err)
+	}
+
+	l = run()
+	defer l.Close()
+	if l.Loads.Load() != 1 || l.Builds.Load() != 0 || srv.Texts.Load()-embedded != 1 {
+		t.Errorf("restart: %d loads, %d files cut, %d texts embedded; want the stored index alone", l.Loads.Load(), l.Builds.Load(), srv.Texts.Load()-embedded-1)
+	}
+	if got := search(l.State(), "walrus tusks"); len(got) == 0 || !strings.HasPrefix(got[0], "container/list/list.go:") {
+		t.Errorf("walrus after the restart: %v", got)
+	}
+}
+
+// storedFiles lists the files under root, by slash path.
+func storedFiles(t *testing.T, root string) map[string]os.FileInfo {
+	t.Helper()
+	out := map[string]os.FileInfo{}
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		rel, _ := filepath.Rel(root, p)
+		out[filepath.ToSlash(rel)] = info
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"sync"
+
+	"github.com/toolshed/toolshed/shared/codechunk"
 )
 
 // Ranking constants.
@@ -38,21 +40,12 @@ type Corpus struct {
 // for concurrent searches; one of a repository's code is shared by every
 // tenant that reads it.
 type Collection struct {
-	segs  []*Segment
-	dead  [][]bool // per segment, its documents left out (nil: none)
-	base  []int    // number of each segment's first document
+	parts []Part
+	base  []int // number of each part's first document
 	n     int
 	avg   [numFields]float64
 	vecs  [][]float32 // per document; nil when it has no vector
 	nvecs int
-}
-
-// Part is a segment of a corpus with the documents to leave out of it
-// (Dead[i] for Docs[i]; nil for none): the chunks of files that changed
-// since the segment was built, superseded by a later part.
-type Part struct {
-	Seg  *Segment
-	Dead []bool
 }
 
 // Join makes a corpus of collections (nil ones are left out).
@@ -83,8 +76,8 @@ func NewPartsCorpus(model string, parts []Part, vectors ...*Vectors) *Corpus {
 	var memory, code []Part
 	for _, p := range parts {
 		switch {
-		case p.Seg == nil || len(p.Seg.Docs) == 0:
-		case p.Seg.Docs[0].Source == SourceCode:
+		case p.Seg == nil || p.Seg.Len() == 0:
+		case p.Seg.isCode():
 			code = append(code, p)
 		default:
 			memory = append(memory, p)
@@ -94,21 +87,20 @@ func NewPartsCorpus(model string, parts []Part, vectors ...*Vectors) *Corpus {
 }
 
 // NewCollection makes a collection of parts, nil when they have no
-// documents. Their dead documents are never found (they still count in
-// the statistics until the parts are merged). A document gets the vector
+// documents. Their dead files' documents are never found (they still
+// count in the statistics until the parts are merged). A document gets the vector
 // of its EmbedText hash from the first of vectors that has one; sets of
 // other models than model are ignored.
 func NewCollection(model string, parts []Part, vectors ...*Vectors) *Collection {
 	c := &Collection{}
 	var total [numFields]float64
 	for _, p := range parts {
-		if p.Seg == nil || len(p.Seg.Docs) == 0 {
+		if p.Seg == nil || p.Seg.Len() == 0 {
 			continue
 		}
-		c.segs = append(c.segs, p.Seg)
-		c.dead = append(c.dead, p.Dead)
+		c.parts = append(c.parts, p)
 		c.base = append(c.base, c.n)
-		c.n += len(p.Seg.Docs)
+		c.n += p.Seg.Len()
 		for _, l := range p.Seg.lex.lens {
 			for f := range numFields {
 				total[f] += float64(l[f])
@@ -129,8 +121,8 @@ func NewCollection(model string, parts []Part, vectors ...*Vectors) *Collection 
 	}
 	if len(usable) > 0 {
 		c.vecs = make([][]float32, c.n)
-		for si, s := range c.segs {
-			for i, h := range s.hashes() {
+		for si, p := range c.parts {
+			for i, h := range p.Seg.hashes() {
 				for _, v := range usable {
 					if vec, ok := v.Get(h); ok {
 						c.vecs[c.base[si]+i] = vec
@@ -162,11 +154,20 @@ func (c *Corpus) Vectors() int {
 	return n
 }
 
-// doc returns the document with a number.
-func (c *Collection) doc(g int) *Doc {
-	si, _ := slices.BinarySearch(c.base, g+1)
-	si--
-	return &c.segs[si].Docs[g-c.base[si]]
+// locate returns the segment of the document with a number, and its
+// number there.
+func (c *Collection) locate(g int) (*Segment, int) {
+	pi, _ := slices.BinarySearch(c.base, g+1)
+	pi--
+	return c.parts[pi].Seg, g - c.base[pi]
+}
+
+// hit returns the hit of the document with a number, without its content
+// (see fill).
+func (c *Collection) hit(g int, score float64) Hit {
+	s, i := c.locate(g)
+	d := s.light(i)
+	return Hit{Doc: &d, Score: score, seg: s, i: i}
 }
 
 // Query is one search.
@@ -188,6 +189,16 @@ type Query struct {
 type Hit struct {
 	Doc   *Doc
 	Score float64 // 0..1, higher is better
+
+	seg *Segment // where the document is
+	i   int
+}
+
+// fill gives the hits' documents their content.
+func fill(hits []Hit) {
+	for _, h := range hits {
+		h.Doc.Content = h.seg.text(h.i)
+	}
 }
 
 // Search ranks the documents that pass the query's filters and returns
@@ -205,7 +216,9 @@ func (c *Corpus) Search(q Query) ([]Hit, string) {
 	for _, cl := range c.colls {
 		hits = append(hits, cl.search(q)...)
 	}
-	return top(hits, q.Limit), mode
+	hits = top(hits, q.Limit)
+	fill(hits)
+	return hits, mode
 }
 
 // search ranks the collection's documents that pass the query's filters.
@@ -237,7 +250,7 @@ func (c *Collection) search(q Query) []Hit {
 			scale = lexical.cover[g] / lexical.scores[g]
 		}
 		for _, g := range keep {
-			hits = append(hits, Hit{Doc: c.doc(g), Score: min(lexical.scores[g]*scale, 1)})
+			hits = append(hits, c.hit(g, min(lexical.scores[g]*scale, 1)))
 		}
 		return hits
 	}
@@ -258,7 +271,7 @@ func (c *Collection) search(q Query) []Hit {
 	best := 2 / float64(rrfK+1)
 	hits := make([]Hit, 0, len(fused))
 	for g, s := range fused {
-		hits = append(hits, Hit{Doc: c.doc(g), Score: s / best})
+		hits = append(hits, c.hit(g, s/best))
 	}
 	return hits
 }
@@ -284,21 +297,35 @@ func top(hits []Hit, limit int) []Hit {
 // through in allowed (cleared: its dead documents are left false). A type
 // other than "all" keeps discoveries of that type only.
 func (c *Collection) filter(q Query, allowed []bool) []bool {
-	for si, s := range c.segs {
-		dead := c.dead[si]
-		for i := range s.Docs {
-			if dead != nil && dead[i] {
+	typed := q.Type != "" && q.Type != "all"
+	for pi, p := range c.parts {
+		base := c.base[pi]
+		if code := p.Seg.code; code != nil {
+			// Code is no discovery; a chunk's module is its file's.
+			if typed {
 				continue
 			}
-			d := &s.Docs[i]
-			ok := true
-			if q.Type != "" && q.Type != "all" {
+			file, ok := -1, false
+			for i, h := range code.heads {
+				if int(h.file) != file {
+					file = int(h.file)
+					ok = (p.Dead == nil || !p.Dead[file]) &&
+						(q.Module == "" || ModuleMatches(codechunk.Module(code.files[file].path), q.Module))
+				}
+				allowed[base+i] = ok
+			}
+			continue
+		}
+		for i := range p.Seg.docs {
+			d := &p.Seg.docs[i]
+			ok := !p.dead(i)
+			if ok && typed {
 				ok = d.Source == SourceDiscovery && d.Type == q.Type
 			}
 			if ok && q.Module != "" {
 				ok = ModuleMatches(d.Module, q.Module)
 			}
-			allowed[c.base[si]+i] = ok
+			allowed[base+i] = ok
 		}
 	}
 	return allowed
@@ -328,9 +355,9 @@ func (c *Collection) idf(df int) float64 {
 
 func (c *Collection) df(term string) int {
 	n := 0
-	for _, s := range c.segs {
-		if i, ok := s.lex.find(term); ok {
-			n += int(s.lex.dfs[i])
+	for _, p := range c.parts {
+		if i, ok := p.Seg.lex.find(term); ok {
+			n += int(p.Seg.lex.dfs[i])
 		}
 	}
 	return n
@@ -346,8 +373,8 @@ func (c *Collection) expand(word string) []expansion {
 	}
 	seen := map[string]bool{word: true}
 	var more []string
-	for _, s := range c.segs {
-		s.withPrefix(word, func(t string) {
+	for _, p := range c.parts {
+		p.Seg.withPrefix(word, func(t string) {
 			if !seen[t] {
 				seen[t] = true
 				more = append(more, t)
@@ -435,20 +462,21 @@ func (c *Collection) bm25(words []string, allowed []bool, sc *scratch, done <-ch
 				continue
 			}
 			idf := c.idf(df) * e.weight
-			for si, s := range c.segs {
-				ti, ok := s.lex.find(e.term)
+			for pi, part := range c.parts {
+				lx := part.Seg.lex
+				ti, ok := lx.find(e.term)
 				if !ok {
 					continue
 				}
-				s.lex.each(ti, func(p posting) {
-					g := c.base[si] + int(p.doc)
+				lx.each(ti, func(p posting) {
+					g := c.base[pi] + int(p.doc)
 					if !allowed[g] {
 						return
 					}
 					var tf float64
 					for f := range numFields {
 						if p.tf[f] > 0 {
-							norm := 1 - fieldB[f] + fieldB[f]*float64(s.lex.lens[p.doc][f])/c.avg[f]
+							norm := 1 - fieldB[f] + fieldB[f]*float64(lx.lens[p.doc][f])/c.avg[f]
 							tf += fieldWeight[f] * float64(p.tf[f]) / norm
 						}
 					}
@@ -490,7 +518,7 @@ func closed(done <-chan struct{}) bool {
 // the ranked documents best first, the earlier document first on a tie.
 func (c *Collection) order(out lexicalRanking) {
 	for _, g := range out.ranked {
-		if d := c.doc(g); d.Source == SourceCode && isTest(d.Path) {
+		if s, i := c.locate(g); s.isTest(i) {
 			out.scores[g] *= testPrior
 		}
 	}
@@ -553,33 +581,4 @@ func (h *simHeap) Pop() any {
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
-}
-
-// hashes returns the TextHash of each document's EmbedText, computed once.
-func (s *Segment) hashes() []string {
-	s.hashOnce.Do(func() {
-		s.hashList = make([]string, len(s.Docs))
-		for i, d := range s.Docs {
-			s.hashList[i] = TextHash(d.EmbedText())
-		}
-	})
-	return s.hashList
-}
-
-// WithoutVectors returns the segment's documents that have no vector in v
-// (every document when v is nil).
-func (s *Segment) WithoutVectors(v *Vectors) []Doc {
-	var out []Doc
-	for i, h := range s.hashes() {
-		if _, ok := v.Get(h); !ok {
-			out = append(out, s.Docs[i])
-		}
-	}
-	return out
-}
-
-// hashCache is embedded in Segment.
-type hashCache struct {
-	hashOnce sync.Once
-	hashList []string
 }

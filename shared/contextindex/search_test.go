@@ -136,8 +136,8 @@ func TestSearchHybrid(t *testing.T) {
 	emb := &wordEmbedder{}
 	vecs := NewVectors(emb.Model())
 	seg := NewSegment(notes[:5]) // the discoveries and the session note
-	texts := make([]string, 0, len(seg.Docs))
-	for _, d := range seg.Docs {
+	var texts []string
+	for _, d := range Docs(seg) {
 		texts = append(texts, d.EmbedText())
 	}
 	if _, err := vecs.EmbedMissing(context.Background(), emb, texts, 2); err != nil {
@@ -184,10 +184,11 @@ func TestSearchHybrid(t *testing.T) {
 
 func TestLexicalRoundTrip(t *testing.T) {
 	seg := NewSegment(notes)
-	back, err := UnmarshalSegment(notes, LexicalBytes(seg))
+	lx, err := decodeLexicon(len(notes), LexicalBytes(seg))
 	if err != nil {
 		t.Fatal(err)
 	}
+	back := &Segment{docs: notes, lex: lx}
 	for _, q := range []string{"token refresh", "auth", "billing workers"} {
 		a, _ := NewCorpus("", []*Segment{seg}).Search(Query{Text: q})
 		b, _ := NewCorpus("", []*Segment{back}).Search(Query{Text: q})
@@ -195,11 +196,15 @@ func TestLexicalRoundTrip(t *testing.T) {
 			t.Errorf("%q: %v after decoding, %v before", q, b, a)
 		}
 	}
-	if _, err := UnmarshalSegment(notes[:2], LexicalBytes(seg)); err == nil {
+	if _, err := decodeLexicon(2, LexicalBytes(seg)); err == nil {
 		t.Error("statistics of 6 documents accepted for 2")
 	}
-	for _, bad := range [][]byte{nil, []byte("TSLEX1\n\xff"), append([]byte(lexicalMagic), 1, 0, 0, 0, 1, 1, 'x', 2, 0, 0, 0, 0, 0, 0, 0, 0)} {
-		if _, err := UnmarshalSegment(notes[:1], bad); err == nil {
+	// One document; one term "x" with 1 document and 2 bytes of postings:
+	// a posting for document 0 in no field; a posting for document 0 in
+	// the content once, then for document 0 again.
+	for _, bad := range [][]byte{nil, []byte("TSLEX1\n\xff"), append([]byte(lexicalMagic), 1, 0, 0, 0, 0, 0, 1, 1, 1, 2, 'x', 0, 0),
+		append([]byte(lexicalMagic), 1, 0, 0, 0, 0, 0, 1, 1, 1, 2, 'x', 3, 3)} {
+		if _, err := decodeLexicon(1, bad); err == nil {
 			t.Errorf("corrupt statistics %q accepted", bad)
 		}
 	}

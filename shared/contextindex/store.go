@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -48,16 +49,70 @@ type Pointer struct {
 	BuiltAt time.Time `json:"builtAt"`
 	Chunks  int       `json:"chunks"`
 	Model   string    `json:"model,omitempty"` // "" for a lexical-only index
+	// Format is the format of the index's files (CodeFormat).
+	Format int `json:"format"`
+	// Segments are the index's segments when it is saved as it changes
+	// (the local server's): oldest first, each under <tenant>/<name>/,
+	// with the files later ones replaced; Vectors then names the sets of
+	// vectors, each <tenant>/<name>/vectors.bin. Without Segments the
+	// index is the one segment under <tenant>/<commit>/, with its vectors.
+	Segments []StoredSegment `json:"segments,omitempty"`
+	Vectors  []string        `json:"vectors,omitempty"`
 }
+
+// StoredSegment is one segment of a stored index.
+type StoredSegment struct {
+	Name string `json:"name"`
+	// Dead numbers the segment's files (in its order) that are left out:
+	// changed or removed since it was saved.
+	Dead []int `json:"dead,omitempty"`
+}
+
+// segments returns the segments the pointer names.
+func (p Pointer) segments() []StoredSegment {
+	if len(p.Segments) > 0 {
+		return p.Segments
+	}
+	return []StoredSegment{{Name: p.Commit}}
+}
+
+// vectorSets returns the names of the sets of vectors the pointer names,
+// and whether each must exist.
+func (p Pointer) vectorSets() ([]string, bool) {
+	if len(p.Segments) > 0 {
+		return p.Vectors, true
+	}
+	return []string{p.Commit}, false
+}
+
+// names returns every name under <tenant>/ the index uses.
+func (p Pointer) names() []string {
+	var out []string
+	for _, s := range p.segments() {
+		out = append(out, s.Name)
+	}
+	sets, _ := p.vectorSets()
+	return append(out, sets...)
+}
+
+// CodeFormat is the format of the code indexes this version writes and
+// reads (chunks.bin TSCHK4, lexical.bin TSLEX4). A pointer to an index of
+// another format is as good as none: the index is built anew (locally at
+// start, deployed when the snapshot is published again).
+const CodeFormat = 4
 
 // Store keeps indexes in Blobs under these keys:
 //
 //	<tenant>/current.json                  the Pointer to the current code index
-//	<tenant>/<commit>/chunks.bin           chunks and file hashes (chunks.json.gz before)
+//	<tenant>/<commit>/chunks.bin           chunks, their text and file hashes
 //	<tenant>/<commit>/lexical.bin          BM25 statistics
 //	<tenant>/<commit>/vectors.bin          chunk vectors (with an embedder)
 //	<tenant>/memory/<model>.vectors.bin    vectors of memory entries
 //
+// An index saved as it changes (the local server's) is segments instead,
+// <tenant>/<name>/chunks.bin and lexical.bin each, and sets of vectors,
+// <tenant>/<name>/vectors.bin, that its pointer lists (Pointer.Segments):
+// a save writes the segments and vectors that are new, then the pointer.
 // Deployed, Blobs is the bucket under BucketPrefix.
 type Store struct {
 	blobs Blobs
@@ -101,26 +156,54 @@ func checkKey(owner string, commits ...string) error {
 // SaveCode writes a code index, its files first and the pointer last, so
 // readers never see a pointer to a partial index.
 func (s *Store) SaveCode(ctx context.Context, tenant string, ix *CodeIndex) error {
-	if err := checkKey(tenant, ix.Commit); err != nil {
+	if err := s.SaveSegment(ctx, tenant, ix.Commit, ix.Segment); err != nil {
 		return err
 	}
-	writers := ix.writers()
-	for _, name := range []string{ChunksFile, LexicalFile, VectorsFile} {
-		write, ok := writers[name]
-		if !ok {
-			continue
-		}
-		if err := s.put(ctx, tenant+"/"+ix.Commit+"/"+name, write); err != nil {
-			return fmt.Errorf("save %s of %s: %w", name, ix.Commit, err)
-		}
-	}
-	p := Pointer{Commit: ix.Commit, BuiltAt: ix.BuiltAt, Chunks: len(ix.Segment.Docs)}
+	p := Pointer{Commit: ix.Commit, BuiltAt: ix.BuiltAt, Chunks: ix.Segment.Len()}
 	if ix.Vectors != nil {
+		if err := s.SaveVectors(ctx, tenant, ix.Commit, ix.Vectors); err != nil {
+			return err
+		}
 		p.Model = ix.Vectors.Model
 	}
+	return s.SavePointer(ctx, tenant, p)
+}
+
+// SaveSegment writes a segment of code under <tenant>/<name>/.
+func (s *Store) SaveSegment(ctx context.Context, tenant, name string, seg *Segment) error {
+	if err := checkKey(tenant, name); err != nil {
+		return err
+	}
+	writers := seg.writers()
+	for _, file := range []string{ChunksFile, LexicalFile} {
+		if err := s.put(ctx, tenant+"/"+name+"/"+file, writers[file]); err != nil {
+			return fmt.Errorf("save %s of %s: %w", file, name, err)
+		}
+	}
+	return nil
+}
+
+// SaveVectors writes a set of vectors as <tenant>/<name>/vectors.bin.
+func (s *Store) SaveVectors(ctx context.Context, tenant, name string, v *Vectors) error {
+	if err := checkKey(tenant, name); err != nil {
+		return err
+	}
+	if err := s.put(ctx, tenant+"/"+name+"/"+VectorsFile, v.write); err != nil {
+		return fmt.Errorf("save %s of %s: %w", VectorsFile, name, err)
+	}
+	return nil
+}
+
+// SavePointer makes p (of this format) the tenant's current code index:
+// what it names must be saved already.
+func (s *Store) SavePointer(ctx context.Context, tenant string, p Pointer) error {
+	if err := checkKey(tenant, p.names()...); err != nil {
+		return err
+	}
+	p.Format = CodeFormat
 	raw, _ := json.Marshal(p)
 	if _, err := s.blobs.Put(ctx, tenant+"/"+PointerFile, raw, ""); err != nil {
-		return fmt.Errorf("save the pointer to %s: %w", ix.Commit, err)
+		return fmt.Errorf("save the pointer to %s: %w", p.Commit, err)
 	}
 	return nil
 }
@@ -141,21 +224,23 @@ func (s *Store) put(ctx context.Context, key string, write func(io.Writer) error
 	return err
 }
 
-// Prune removes the tenant's code indexes other than keep, where the
-// Blobs can (a local directory or memory; S3 keeps old indexes, which warm
-// readers may still be loading).
-func (s *Store) Prune(tenant, keep string) error {
-	if p, ok := s.blobs.(interface {
-		RemoveOthers(prefix, keep string) error
+// Prune removes what the tenant's folder holds besides p's segments and
+// vectors, the pointer and memory vectors, where the Blobs can (a local
+// directory or memory; S3 keeps old indexes, which warm readers may still
+// be loading).
+func (s *Store) Prune(tenant string, p Pointer) error {
+	if r, ok := s.blobs.(interface {
+		RemoveOthers(prefix string, keep []string) error
 	}); ok {
-		return p.RemoveOthers(tenant, keep)
+		return r.RemoveOthers(tenant, append(p.names(), memoryFolder))
 	}
 	return nil
 }
 
 // Pointer reads the tenant's pointer; with the ETag of the pointer the
 // caller holds, ErrNotModified says it is still current. A tenant without
-// a code index gets an error wrapping fs.ErrNotExist.
+// a code index, or with one of another format than CodeFormat, gets an
+// error wrapping fs.ErrNotExist.
 func (s *Store) Pointer(ctx context.Context, tenant, etag string) (Pointer, string, error) {
 	if err := checkKey(tenant); err != nil {
 		return Pointer{}, "", err
@@ -171,22 +256,89 @@ func (s *Store) Pointer(ctx context.Context, tenant, etag string) (Pointer, stri
 	if err := checkCommit(p.Commit); err != nil {
 		return Pointer{}, "", fmt.Errorf("%s/%s: %w", tenant, PointerFile, err)
 	}
+	if p.Format != CodeFormat {
+		return Pointer{}, "", fmt.Errorf("%s/%s: an index of format %d, this version reads %d: %w", tenant, PointerFile, p.Format, CodeFormat, fs.ErrNotExist)
+	}
 	return p, tag, nil
 }
 
-// LoadCode reads one code index.
-func (s *Store) LoadCode(ctx context.Context, tenant, commit string) (*CodeIndex, error) {
-	if err := checkKey(tenant, commit); err != nil {
+// LoadCode reads the code index a pointer names, its segments merged
+// into one.
+func (s *Store) LoadCode(ctx context.Context, tenant string, p Pointer) (*CodeIndex, error) {
+	parts, vectors, err := s.LoadParts(ctx, tenant, p)
+	if err != nil {
 		return nil, err
 	}
-	ix, err := DecodeCodeIndex(func(name string) ([]byte, error) {
-		data, _, err := s.blobs.Get(ctx, tenant+"/"+commit+"/"+name, "")
-		return data, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("load code index %s/%s: %w", tenant, commit, err)
+	ix := &CodeIndex{Commit: p.Commit, BuiltAt: p.BuiltAt, Segment: parts[0].Seg, Vectors: vectors}
+	if len(parts) > 1 || parts[0].Dead != nil {
+		ix.Segment = MergeSegments(parts)
 	}
+	ix.Files = ix.Segment.code.hashes()
 	return ix, nil
+}
+
+// LoadParts reads the segments a pointer names, each with its dead files,
+// and its vectors (nil when it has none).
+func (s *Store) LoadParts(ctx context.Context, tenant string, p Pointer) ([]Part, *Vectors, error) {
+	if err := checkKey(tenant, p.names()...); err != nil {
+		return nil, nil, err
+	}
+	get := func(name, file string) ([]byte, error) {
+		data, _, err := s.blobs.Get(ctx, tenant+"/"+name+"/"+file, "")
+		if err != nil {
+			return nil, fmt.Errorf("load code index %s/%s: %w", tenant, name, err)
+		}
+		return data, nil
+	}
+	var parts []Part
+	for _, stored := range p.segments() {
+		chunks, err := get(stored.Name, ChunksFile)
+		if err != nil {
+			return nil, nil, err
+		}
+		lexical, err := get(stored.Name, LexicalFile)
+		if err != nil {
+			return nil, nil, err
+		}
+		seg, err := decodeSegment(chunks, lexical)
+		if err != nil {
+			return nil, nil, fmt.Errorf("load code index %s/%s: %w", tenant, stored.Name, err)
+		}
+		part := Part{Seg: seg}
+		for _, f := range stored.Dead {
+			if f < 0 || f >= seg.Files() {
+				return nil, nil, fmt.Errorf("load code index %s/%s: dead file %d of %d", tenant, stored.Name, f, seg.Files())
+			}
+			if part.Dead == nil {
+				part.Dead = make([]bool, seg.Files())
+			}
+			part.Dead[f] = true
+		}
+		parts = append(parts, part)
+	}
+	sets, required := p.vectorSets()
+	var vectors *Vectors
+	for _, name := range sets {
+		raw, err := get(name, VectorsFile)
+		if errors.Is(err, fs.ErrNotExist) && !required {
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		v, err := UnmarshalVectors(raw)
+		if err != nil {
+			return nil, nil, fmt.Errorf("load code index %s/%s: %w", tenant, name, err)
+		}
+		if vectors == nil {
+			vectors = v
+			continue
+		}
+		if err := vectors.AddAll(v); err != nil {
+			return nil, nil, fmt.Errorf("load code index %s/%s: %w", tenant, name, err)
+		}
+	}
+	return parts, vectors, nil
 }
 
 // CurrentCode reads the tenant's current code index, or returns an error
@@ -196,8 +348,11 @@ func (s *Store) CurrentCode(ctx context.Context, tenant string) (*CodeIndex, err
 	if err != nil {
 		return nil, err
 	}
-	return s.LoadCode(ctx, tenant, p.Commit)
+	return s.LoadCode(ctx, tenant, p)
 }
+
+// memoryFolder is the folder of a tenant's memory vectors.
+const memoryFolder = "memory"
 
 // memoryKey is where the vectors of a tenant's memory entries live.
 func memoryKey(tenant, model string) string {
@@ -207,7 +362,7 @@ func memoryKey(tenant, model string) string {
 		}
 		return '_'
 	}, model)
-	return tenant + "/memory/" + slug + ".vectors.bin"
+	return tenant + "/" + memoryFolder + "/" + slug + ".vectors.bin"
 }
 
 // MemoryVectors reads the vectors of a tenant's memory entries for a
@@ -291,14 +446,15 @@ type MemBlobs struct {
 
 var _ Blobs = (*MemBlobs)(nil)
 
-// RemoveOthers deletes the objects under prefix/ except those of keep/,
-// memory/ and the pointer.
-func (m *MemBlobs) RemoveOthers(prefix, keep string) error {
+// RemoveOthers deletes the objects in folders under prefix/ but those
+// of keep.
+func (m *MemBlobs) RemoveOthers(prefix string, keep []string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for k := range m.objects {
 		rest, ok := strings.CutPrefix(k, prefix+"/")
-		if ok && strings.Contains(rest, "/") && !strings.HasPrefix(rest, keep+"/") && !strings.HasPrefix(rest, "memory/") {
+		folder, _, inFolder := strings.Cut(rest, "/")
+		if ok && inFolder && !slices.Contains(keep, folder) {
 			delete(m.objects, k)
 		}
 	}

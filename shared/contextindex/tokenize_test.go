@@ -85,3 +85,40 @@ func FuzzTokens(f *testing.F) {
 		}
 	})
 }
+
+// FuzzTokensAsDefined: Tokens (which splits ASCII words byte by byte)
+// gives the terms of its definition, written rune by rune with the
+// Unicode tables: split at non-letters and camelCase humps, lower-cased,
+// stop words dropped, stemmed.
+func FuzzTokensAsDefined(f *testing.F) {
+	for _, s := range []string{"parseHTTPHeader utf8 HTTP2Server", "snake_case_NAME", "Größe überHTTP", "aB1cDE", "queries running caches",
+		"\xff\xfeABCdef", strings.Repeat("Ab", 30), "the THE The", "ΣΑΣaB"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := Tokens(s), definedTokens(s); !slices.Equal(got, want) {
+			t.Fatalf("Tokens(%q) = %q, want %q", s, got, want)
+		}
+	})
+}
+
+// definedTokens is Tokens as defined, in the plainest code.
+func definedTokens(text string) []string {
+	var out []string
+	emit := func(w string) {
+		if len(w) > maxTokenBytes || stopWords[w] {
+			return
+		}
+		out = append(out, Stem(w))
+	}
+	for _, word := range strings.FieldsFunc(text, func(r rune) bool { return !isWordRune(r) }) {
+		parts := splitCamel(word)
+		for _, p := range parts {
+			emit(strings.ToLower(p))
+		}
+		if len(parts) > 1 {
+			emit(strings.ToLower(word))
+		}
+	}
+	return out
+}

@@ -266,3 +266,27 @@ func UnmarshalVectors(data []byte) (*Vectors, error) {
 	}
 	return v, nil
 }
+
+// AddAll adds the vectors of another set of the same model.
+func (v *Vectors) AddAll(o *Vectors) error {
+	if o.Model != v.Model {
+		return fmt.Errorf("add %s vectors to %s vectors", o.Model, v.Model)
+	}
+	for i, h := range o.keys {
+		if err := v.Add(h, o.data[i*o.Dims:(i+1)*o.Dims]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// from returns the vectors added from row on (rows count in the order
+// vectors were added), sharing their memory.
+func (v *Vectors) from(row int) *Vectors {
+	out := &Vectors{Model: v.Model, Dims: v.Dims, rows: make(map[string]int, len(v.keys)-row),
+		keys: v.keys[row:], data: v.data[row*v.Dims:]}
+	for i, h := range out.keys {
+		out.rows[h] = i
+	}
+	return out
+}

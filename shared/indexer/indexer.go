@@ -162,7 +162,7 @@ func (ix *Indexer) IndexSnapshot(ctx context.Context, repo string) error {
 	}
 	var prev *contextindex.CodeIndex
 	if err == nil {
-		prev, err = ix.Store.LoadCode(ctx, repo, p.Commit)
+		prev, err = ix.Store.LoadCode(ctx, repo, p)
 	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		ix.Log.Warn("indexer: previous index unreadable; building from scratch", "repo", repo, "error", err)

@@ -119,8 +119,8 @@ func testSnapshotPublished(t *testing.T, blobs *countingBlobs) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if code.Commit != "c1" || len(code.Segment.Docs) != 2 || code.Vectors.Len() != 2 {
-		t.Fatalf("index %s: %d chunks, %d vectors", code.Commit, len(code.Segment.Docs), code.Vectors.Len())
+	if code.Commit != "c1" || code.Segment.Len() != 2 || code.Vectors.Len() != 2 {
+		t.Fatalf("index %s: %d chunks, %d vectors", code.Commit, code.Segment.Len(), code.Vectors.Len())
 	}
 	embedded := srv.Texts.Load()
 

@@ -585,7 +585,7 @@ func (e *entry) cost() int64 {
 
 // memoryOf estimates the memory n bytes of text take once searched: the
 // text and its trigram filter.
-func memoryOf(n int64) int64 { return n * 3 / 2 }
+func memoryOf(n int64) int64 { return n + n/4 }
 
 // dropLocked forgets one file.
 func (l *Local) dropLocked(p string) {

@@ -61,8 +61,10 @@ func (f *File) Trigrams() Trigrams {
 
 // Trigrams is a Bloom filter of the trigrams of a text (two bits per
 // trigram): Has never says no for a trigram of the text, and rarely yes
-// for an absent one. It has two to four bits per byte of text, so it
-// takes a quarter to half of the text's size.
+// for an absent one. It has one to two bits per byte of text, so it
+// takes an eighth to a quarter of the text's size: on the Go tree, grep
+// is as fast as with filters twice that size, and twice as slow on a
+// literal found nowhere with filters half that size.
 type Trigrams struct {
 	bits  []uint64
 	shift uint // 32 - log2(number of bits)
@@ -76,7 +78,7 @@ const (
 
 func newTrigrams(text []byte) Trigrams {
 	n := minTrigramBits
-	for n < 2*len(text) && n < maxTrigramBits {
+	for n < len(text) && n < maxTrigramBits {
 		n <<= 1
 	}
 	t := Trigrams{bits: make([]uint64, n/64), shift: uint(32 - bits.TrailingZeros(uint(n)))}

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Setting is what a deployment and the documentation need of a declared
@@ -120,6 +121,15 @@ func Positive(s string) (int, error) {
 		return 0, fmt.Errorf("use a positive whole number")
 	}
 	return n, nil
+}
+
+// Duration parses a positive duration: 30s, 500ms, 2m.
+func Duration(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("use a positive duration such as 30s")
+	}
+	return d, nil
 }
 
 // Text takes the value as it is.

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolshed/toolshed/shared/settings"
 )
@@ -71,5 +72,14 @@ func TestCheckAndRow(t *testing.T) {
 	}
 	if got, want := token.Row(), "| `TOOLSHED_X_TOKEN` | | a token; a secret: deployed, name an SSM SecureString parameter instead (`-c TOOLSHED_X_TOKEN=ssm:/name`) |"; got != want {
 		t.Errorf("Row() = %q, want %q", got, want)
+	}
+}
+
+func TestDuration(t *testing.T) {
+	for in, want := range map[string]time.Duration{"30s": 30 * time.Second, "250ms": 250 * time.Millisecond, "0s": 0, "-1s": 0, "soon": 0} {
+		got, err := settings.Duration(in)
+		if got != want || (err == nil) != (want > 0) {
+			t.Errorf("Duration(%q) = %v, %v; want %v", in, got, err, want)
+		}
 	}
 }

@@ -134,7 +134,7 @@ func TestIndexesAgree(t *testing.T) {
 		return accepted(err)
 	})
 	tenanttest.Agree(t, "contextindex code", func(t *testing.T, s string) bool {
-		_, err := st.LoadCode(t.Context(), s, "c1")
+		_, err := st.LoadCode(t.Context(), s, contextindex.Pointer{Commit: "c1", Format: contextindex.CodeFormat})
 		return accepted(err)
 	})
 	tenanttest.Agree(t, "contextindex memory vectors", func(t *testing.T, s string) bool {

@@ -23,6 +23,7 @@ import (
 	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/toolkit"
 	"github.com/toolshed/toolshed/shared/wiring"
 )
@@ -48,7 +49,7 @@ var Family = family.Family{
 	MemoryMB: 1024,
 	// Each search may embed its query (Bedrock's quota is per account).
 	Concurrency: 10,
-	Settings:    embedding.Settings,
+	Settings:    append([]settings.Setting{SaveAfter}, embedding.Settings...),
 	New: func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
 		s, err := FromEnv(ctx, env)
 		if err != nil {
@@ -57,6 +58,12 @@ var Family = family.Family{
 		return Tools(s), nil
 	},
 }
+
+// SaveAfter is how long the local server's code index waits after a
+// change before it saves what changed.
+var SaveAfter = settings.New("TOOLSHED_INDEX_SAVE_AFTER", "30s",
+	"how long the local server's code index waits after a change before it saves what changed (changes meanwhile are saved together; it is also saved at shutdown)",
+	settings.Duration)
 
 // Tools returns context_search served by s.
 func Tools(s *Service) []toolkit.Tool {
@@ -100,6 +107,9 @@ func FromEnv(ctx context.Context, env *wiring.Env) (*Service, error) {
 	}
 	opts.Repo = src
 	opts.BuildLocally = true
+	if opts.SaveAfter, err = SaveAfter.Get(env.Getenv); err != nil {
+		return nil, err
+	}
 	s := New(opts)
 	env.OnClose(func() error { s.Close(); return nil })
 	env.ReportStatus("codeIndexes", func() any { return s.Indexes() })
@@ -129,6 +139,9 @@ type Options struct {
 	// DefaultRepo is whose code index a tenant without one searches (the
 	// deployment's default repository); "" for none.
 	DefaultRepo string
+	// SaveAfter is how long a local code index waits after a change
+	// before it is saved (with BuildLocally; 0: 30 s).
+	SaveAfter time.Duration
 	// Revalidate is how long stored indexes are trusted before asking the
 	// store again; 0 asks on every call. With BuildLocally the builder is
 	// their only writer: they are trusted until it saves new ones.

@@ -145,7 +145,7 @@ func (s *Service) live(view repo.View) *contextindex.Live {
 	l := s.lives[view]
 	if l == nil {
 		l = contextindex.NewLive(view, contextindex.LiveOptions{
-			Store: s.store, Key: liveKey(view), Embedder: s.o.Embedder, Log: s.o.Log, Now: s.o.Now,
+			Store: s.store, Key: liveKey(view), Embedder: s.o.Embedder, SaveAfter: s.o.SaveAfter, Log: s.o.Log, Now: s.o.Now,
 		})
 		s.lives[view] = l
 	}
@@ -287,7 +287,7 @@ func (s *Service) codeCollection(ctx context.Context, tenant string, ts *tenantS
 		ts.codeCollOf = ts.code
 	}
 	n := len(ts.code.Files)
-	progress := &contextindex.Progress{State: contextindex.StateReady, FilesIndexed: n, FilesTotal: n, Chunks: len(ts.code.Segment.Docs)}
+	progress := &contextindex.Progress{State: contextindex.StateReady, FilesIndexed: n, FilesTotal: n, Chunks: ts.code.Segment.Len()}
 	return ts.codeColl, progress, notice, nil
 }
 
@@ -433,7 +433,7 @@ func (s *Service) refreshCode(ctx context.Context, tenant string, ts *tenantStat
 		// A new index: the one in hand serves while it loads.
 		s.loadCode(ts, repoKey, p, tag)
 	case ts.code == nil:
-		ix, err := s.store.LoadCode(ctx, repoKey, p.Commit)
+		ix, err := s.store.LoadCode(ctx, repoKey, p)
 		if err != nil {
 			return err
 		}
@@ -458,7 +458,7 @@ func (s *Service) loadCode(ts *tenantState, repoKey string, p contextindex.Point
 	s.loads.Go(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), loadTimeout)
 		defer cancel()
-		ix, err := s.store.LoadCode(ctx, repoKey, p.Commit)
+		ix, err := s.store.LoadCode(ctx, repoKey, p)
 		ts.mu.Lock()
 		defer ts.mu.Unlock()
 		ts.loading = false
