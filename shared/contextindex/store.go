@@ -48,6 +48,9 @@ type Pointer struct {
 	BuiltAt time.Time `json:"builtAt"`
 	Chunks  int       `json:"chunks"`
 	Model   string    `json:"model,omitempty"` // "" for a lexical-only index
+	// Parts is how many parts the index has when it was built in
+	// batches (see Manifest); 0 for an index stored whole.
+	Parts int `json:"parts,omitempty"`
 }
 
 // Store keeps indexes in Blobs under these keys:
@@ -57,6 +60,9 @@ type Pointer struct {
 //	<tenant>/<commit>/lexical.bin          BM25 statistics
 //	<tenant>/<commit>/vectors.bin          chunk vectors (with an embedder)
 //	<tenant>/memory/<model>.vectors.bin    vectors of memory entries
+//
+// and, for an index built in batches, its parts and the build's record
+// (see Manifest and Build).
 //
 // Deployed, Blobs is the bucket under BucketPrefix.
 type Store struct {
@@ -104,23 +110,37 @@ func (s *Store) SaveCode(ctx context.Context, tenant string, ix *CodeIndex) erro
 	if err := checkKey(tenant, ix.Commit); err != nil {
 		return err
 	}
+	if err := s.saveFiles(ctx, tenant+"/"+ix.Commit+"/", ix); err != nil {
+		return fmt.Errorf("save %s: %w", ix.Commit, err)
+	}
+	p := Pointer{Commit: ix.Commit, BuiltAt: ix.BuiltAt, Chunks: len(ix.Segment.Docs)}
+	if ix.Vectors != nil {
+		p.Model = ix.Vectors.Model
+	}
+	return s.savePointer(ctx, tenant, p)
+}
+
+// saveFiles writes the files of a code index under prefix (which ends
+// in "/").
+func (s *Store) saveFiles(ctx context.Context, prefix string, ix *CodeIndex) error {
 	writers := ix.writers()
 	for _, name := range []string{ChunksFile, LexicalFile, VectorsFile} {
 		write, ok := writers[name]
 		if !ok {
 			continue
 		}
-		if err := s.put(ctx, tenant+"/"+ix.Commit+"/"+name, write); err != nil {
-			return fmt.Errorf("save %s of %s: %w", name, ix.Commit, err)
+		if err := s.put(ctx, prefix+name, write); err != nil {
+			return fmt.Errorf("save %s: %w", name, err)
 		}
 	}
-	p := Pointer{Commit: ix.Commit, BuiltAt: ix.BuiltAt, Chunks: len(ix.Segment.Docs)}
-	if ix.Vectors != nil {
-		p.Model = ix.Vectors.Model
-	}
+	return nil
+}
+
+// savePointer points the tenant's readers at an index.
+func (s *Store) savePointer(ctx context.Context, tenant string, p Pointer) error {
 	raw, _ := json.Marshal(p)
 	if _, err := s.blobs.Put(ctx, tenant+"/"+PointerFile, raw, ""); err != nil {
-		return fmt.Errorf("save the pointer to %s: %w", ix.Commit, err)
+		return fmt.Errorf("save the pointer to %s: %w", p.Commit, err)
 	}
 	return nil
 }
@@ -179,14 +199,20 @@ func (s *Store) LoadCode(ctx context.Context, tenant, commit string) (*CodeIndex
 	if err := checkKey(tenant, commit); err != nil {
 		return nil, err
 	}
-	ix, err := DecodeCodeIndex(func(name string) ([]byte, error) {
-		data, _, err := s.blobs.Get(ctx, tenant+"/"+commit+"/"+name, "")
-		return data, err
-	})
+	ix, err := s.loadFiles(ctx, tenant+"/"+commit+"/")
 	if err != nil {
 		return nil, fmt.Errorf("load code index %s/%s: %w", tenant, commit, err)
 	}
 	return ix, nil
+}
+
+// loadFiles reads the files of a code index under prefix (which ends in
+// "/").
+func (s *Store) loadFiles(ctx context.Context, prefix string) (*CodeIndex, error) {
+	return DecodeCodeIndex(func(name string) ([]byte, error) {
+		data, _, err := s.blobs.Get(ctx, prefix+name, "")
+		return data, err
+	})
 }
 
 // CurrentCode reads the tenant's current code index, or returns an error
