@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"time"
 )
 
@@ -171,21 +172,41 @@ func (s *Store) Manifest(ctx context.Context, tenant, commit string) (Manifest, 
 }
 
 // Publish makes an index built in batches the tenant's current one: its
-// manifest first, then the pointer. Its parts must be saved.
-func (s *Store) Publish(ctx context.Context, tenant string, m Manifest) error {
+// manifest first, then the pointer. Its parts must be saved. The pointer
+// only moves forward: when it already names an index built later (by
+// BuiltAt), Publish leaves it and returns false.
+func (s *Store) Publish(ctx context.Context, tenant string, m Manifest) (bool, error) {
 	prefix, err := partPrefix(tenant, m.Commit, "")
 	if err != nil {
-		return err
+		return false, err
 	}
 	if len(m.Parts) == 0 {
-		return errors.New("publish an index of no parts")
+		return false, errors.New("publish an index of no parts")
 	}
 	raw, _ := json.Marshal(m)
 	if _, err := s.blobs.Put(ctx, prefix+ManifestFile, raw, ""); err != nil {
-		return fmt.Errorf("save the manifest of %s: %w", m.Commit, err)
+		return false, fmt.Errorf("save the manifest of %s: %w", m.Commit, err)
 	}
-	return s.savePointer(ctx, tenant, Pointer{Commit: m.Commit, BuiltAt: m.BuiltAt, Chunks: Totals(m.Parts).Chunks,
-		Model: m.Model, Parts: len(m.Parts)})
+	next, _ := json.Marshal(Pointer{Commit: m.Commit, BuiltAt: m.BuiltAt, Chunks: Totals(m.Parts).Chunks, Model: m.Model, Parts: len(m.Parts)})
+	for range maxSaveAttempts {
+		cur, etag, err := s.Pointer(ctx, tenant, "")
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			etag = IfAbsent
+		case err != nil:
+			return false, err
+		case cur.BuiltAt.After(m.BuiltAt):
+			return false, nil
+		}
+		_, err = s.blobs.Put(ctx, tenant+"/"+PointerFile, next, etag)
+		if !errors.Is(err, ErrPrecondition) {
+			if err != nil {
+				return false, fmt.Errorf("save the pointer to %s: %w", m.Commit, err)
+			}
+			return true, nil
+		}
+	}
+	return false, fmt.Errorf("save the pointer to %s: %d conflicting writes in a row", m.Commit, maxSaveAttempts)
 }
 
 // NewCodeCollection ranks the parts of a code index together, as one
@@ -224,4 +245,45 @@ func NewCodeCollection(model string, parts []*CodeIndex) *Collection {
 		}
 	}
 	return c
+}
+
+// ReuseVectors gives ix's chunks the vectors their texts have in from
+// (sets of another model than model are skipped), adding to ix.Vectors
+// (started for model when nil). It returns how many vectors it added.
+func (ix *CodeIndex) ReuseVectors(model string, from ...*Vectors) int {
+	if ix.Vectors == nil {
+		ix.Vectors = NewVectors(model)
+	}
+	added := 0
+	for _, h := range ix.Segment.hashes() {
+		if _, ok := ix.Vectors.Get(h); ok {
+			continue
+		}
+		for _, v := range from {
+			if v == nil || v.Model != model {
+				continue
+			}
+			if vec, ok := v.Get(h); ok {
+				_ = ix.Vectors.Add(h, vec) // of the set's dimensions and unit length already
+				added++
+				break
+			}
+		}
+	}
+	return added
+}
+
+// Missing returns the texts to embed for ix's chunks that have no vector
+// in ix.Vectors, each text once, and how many chunks those are.
+func (ix *CodeIndex) Missing() (texts []string, chunks int) {
+	seen := map[string]bool{}
+	docs := ix.Segment.WithoutVectors(ix.Vectors)
+	for _, d := range docs {
+		t := d.EmbedText()
+		if h := TextHash(t); !seen[h] {
+			seen[h] = true
+			texts = append(texts, t)
+		}
+	}
+	return texts, len(docs)
 }

@@ -60,12 +60,17 @@ func testParts(t *testing.T, blobs Blobs) {
 	if _, _, err := s.Pointer(ctx, "acme", ""); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("a pointer before publishing: %v", err)
 	}
-	if err := s.Publish(ctx, "acme", Manifest{Commit: "c1"}); err == nil {
+	if _, err := s.Publish(ctx, "acme", Manifest{Commit: "c1"}); err == nil {
 		t.Error("an index of no parts was published")
 	}
-	m := Manifest{Commit: "c1", BuiltAt: day(1), Model: emb.Model(), Parts: infos}
-	if err := s.Publish(ctx, "acme", m); err != nil {
-		t.Fatal(err)
+	m := Manifest{Commit: "c1", BuiltAt: day(2), Model: emb.Model(), Parts: infos}
+	if ok, err := s.Publish(ctx, "acme", m); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	// A build that started before the one published never moves the
+	// pointer back.
+	if ok, err := s.Publish(ctx, "acme", Manifest{Commit: "c0", BuiltAt: day(1), Parts: infos}); ok || err != nil {
+		t.Errorf("an older build was published: %v, %v", ok, err)
 	}
 	p, _, err := s.Pointer(ctx, "acme", "")
 	if err != nil || p.Commit != "c1" || p.Parts != 2 || p.Chunks != Totals(infos).Chunks || p.Model != emb.Model() {

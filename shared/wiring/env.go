@@ -18,6 +18,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/toolshed/toolshed/shared/awscall"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/objects"
@@ -43,6 +44,7 @@ type Env struct {
 	stores  *store.Stores
 	aws     *aws.Config
 	s3      *objects.Bucket
+	sqs     *sqs.Client
 	repo    repo.Source
 	closers []func() error
 	status  map[string]func() any
@@ -149,6 +151,31 @@ func (e *Env) S3(ctx context.Context) (*objects.Bucket, error) {
 	return e.s3, nil
 }
 
+// SQS returns an SQS client, built on first use (the indexer's queue).
+// AWS_ENDPOINT_URL_SQS points it at an emulator.
+func (e *Env) SQS(ctx context.Context) (*sqs.Client, error) {
+	cfg, err := e.AWS(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.sqs == nil {
+		e.sqs = sqs.NewFromConfig(cfg)
+	}
+	return e.sqs, nil
+}
+
+// RepoPolicy is the repository policy of S3 snapshots: repo.DefaultDeny
+// and TOOLSHED_REPO_DENY.
+func (e *Env) RepoPolicy() (*repo.Policy, error) {
+	deny, err := repo.ParseDeny(e.Config.RepoDeny)
+	if err != nil {
+		return nil, err
+	}
+	return repo.NewPolicy(deny, "")
+}
+
 // Repo returns the repository source on first use, shared by every family
 // of the process: S3 snapshots when TOOLSHED_BUCKET is set (with
 // TOOLSHED_DEFAULT_REPO as the fallback), otherwise the local directory
@@ -162,16 +189,12 @@ func (e *Env) Repo(ctx context.Context) (repo.Source, error) {
 	if src != nil {
 		return src, nil
 	}
-	deny, err := repo.ParseDeny(e.Config.RepoDeny)
-	if err != nil {
-		return nil, err
-	}
 	if e.Config.Bucket != "" {
 		bucket, err := e.S3(ctx)
 		if err != nil {
 			return nil, err
 		}
-		policy, err := repo.NewPolicy(deny, "")
+		policy, err := e.RepoPolicy()
 		if err != nil {
 			return nil, err
 		}
@@ -191,6 +214,10 @@ func (e *Env) Repo(ctx context.Context) (repo.Source, error) {
 		return e.repo, nil
 	}
 	if src == nil {
+		deny, err := repo.ParseDeny(e.Config.RepoDeny)
+		if err != nil {
+			return nil, err
+		}
 		dir := e.Config.RepoDir
 		if dir == "" {
 			dir = "."
