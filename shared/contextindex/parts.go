@@ -16,15 +16,22 @@ import (
 //	<tenant>/<commit>/parts.json          the Manifest
 //	<tenant>/<commit>/<part>/chunks.bin   per part, the files of a whole index
 //	<tenant>/<commit>/<part>/lexical.bin
-//	<tenant>/<commit>/<part>/vectors.bin  also the part's checkpoint while it is embedded
+//	<tenant>/<commit>/<part>/vectors.bin
+//	<tenant>/<commit>/<part>/checkpoint.bin  the vectors so far, while the part is embedded
 //
 // Publish writes the manifest, then the pointer (with Parts set), so a
 // reader never sees a pointer to an index that is not whole. A reader
 // ranks the parts together (NewCodeCollection); no part is ever merged
 // into another, so no invocation needs memory for the whole index.
 
-// ManifestFile is the manifest of an index built in batches.
-const ManifestFile = "parts.json"
+// ManifestFile is the manifest of an index built in batches;
+// CheckpointFile, a part's vectors while it is embedded (apart from
+// vectors.bin, so that a late checkpoint of a batch delivered twice never
+// overwrites the vectors of the part done).
+const (
+	ManifestFile   = "parts.json"
+	CheckpointFile = "checkpoint.bin"
+)
 
 // Manifest lists the parts of a code index built in batches, in path
 // order.
@@ -103,34 +110,45 @@ func (s *Store) SavePart(ctx context.Context, tenant, commit, part string, ix *C
 	return nil
 }
 
-// SavePartVectors writes a part's vectors alone: the checkpoint of a part
-// being embedded, which a retry resumes from.
-func (s *Store) SavePartVectors(ctx context.Context, tenant, commit, part string, v *Vectors) error {
+// SaveCheckpoint writes the vectors of a part being embedded, which a
+// retry resumes from.
+func (s *Store) SaveCheckpoint(ctx context.Context, tenant, commit, part string, v *Vectors) error {
 	prefix, err := partPrefix(tenant, commit, part)
 	if err != nil {
 		return err
 	}
-	if err := s.put(ctx, prefix+VectorsFile, v.write); err != nil {
-		return fmt.Errorf("save the vectors of part %s of %s: %w", part, commit, err)
+	if err := s.put(ctx, prefix+CheckpointFile, v.write); err != nil {
+		return fmt.Errorf("save the checkpoint of part %s of %s: %w", part, commit, err)
 	}
 	return nil
 }
 
+// Checkpoint reads a part's checkpoint; none is an error wrapping
+// fs.ErrNotExist.
+func (s *Store) Checkpoint(ctx context.Context, tenant, commit, part string) (*Vectors, error) {
+	return s.partVectors(ctx, tenant, commit, part, CheckpointFile)
+}
+
 // PartVectors reads a part's vectors (part "": those of an index stored
-// whole); none yet is an error wrapping fs.ErrNotExist.
+// whole); none is an error wrapping fs.ErrNotExist.
 func (s *Store) PartVectors(ctx context.Context, tenant, commit, part string) (*Vectors, error) {
+	return s.partVectors(ctx, tenant, commit, part, VectorsFile)
+}
+
+// partVectors reads a vector file of a part.
+func (s *Store) partVectors(ctx context.Context, tenant, commit, part, file string) (*Vectors, error) {
 	prefix, err := partPrefix(tenant, commit, part)
 	if err != nil {
 		return nil, err
 	}
-	raw, _, err := s.blobs.Get(ctx, prefix+VectorsFile, "")
+	raw, _, err := s.blobs.Get(ctx, prefix+file, "")
 	if err == nil {
 		var v *Vectors
 		if v, err = UnmarshalVectors(raw); err == nil {
 			return v, nil
 		}
 	}
-	return nil, fmt.Errorf("vectors of part %q of %s: %w", part, commit, err)
+	return nil, fmt.Errorf("%s of part %q of %s: %w", file, part, commit, err)
 }
 
 // LoadPart reads one part.

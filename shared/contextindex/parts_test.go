@@ -25,7 +25,7 @@ func testParts(t *testing.T, blobs Blobs) {
 	batches := [][]File{dir.Files[:half], dir.Files[half:]}
 	emb := &wordEmbedder{}
 
-	if _, err := s.PartVectors(ctx, "acme", "c1", PartName(0)); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := s.Checkpoint(ctx, "acme", "c1", PartName(0)); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("no checkpoint yet: %v, want fs.ErrNotExist", err)
 	}
 	var parts []*CodeIndex
@@ -38,12 +38,15 @@ func testParts(t *testing.T, blobs Blobs) {
 		if n == 0 {
 			// A checkpoint of some vectors, read back as a retry would.
 			some := ix.Vectors.Subset(ix.Segment.hashes()[:3])
-			if err := s.SavePartVectors(ctx, "acme", "c1", PartName(n), some); err != nil {
+			if err := s.SaveCheckpoint(ctx, "acme", "c1", PartName(n), some); err != nil {
 				t.Fatal(err)
 			}
-			back, err := s.PartVectors(ctx, "acme", "c1", PartName(n))
+			back, err := s.Checkpoint(ctx, "acme", "c1", PartName(n))
 			if err != nil || back.Len() != 3 || back.Model != emb.Model() {
 				t.Fatalf("checkpoint: %v, %v", back, err)
+			}
+			if _, err := s.PartVectors(ctx, "acme", "c1", PartName(n)); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("a checkpoint taken for the part's vectors: %v", err)
 			}
 		}
 		if err := s.SavePart(ctx, "acme", "c1", PartName(n), ix); err != nil {
@@ -52,6 +55,9 @@ func testParts(t *testing.T, blobs Blobs) {
 		back, err := s.LoadPart(ctx, "acme", "c1", PartName(n))
 		if err != nil || len(back.Segment.Docs) != len(ix.Segment.Docs) || back.Vectors.Len() != ix.Vectors.Len() {
 			t.Fatalf("part %d read back: %v", n, err)
+		}
+		if v, err := s.PartVectors(ctx, "acme", "c1", PartName(n)); err != nil || v.Len() != ix.Vectors.Len() {
+			t.Fatalf("part %d's vectors: %v", n, err)
 		}
 		parts = append(parts, back)
 		infos = append(infos, PartInfo{Name: PartName(n), First: files[0].Path, Last: files[len(files)-1].Path,

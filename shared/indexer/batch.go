@@ -110,14 +110,17 @@ func (ix *Indexer) buildPart(ctx context.Context, b Batch, builtAt time.Time) (r
 	}
 	if ix.Embedder != nil {
 		r.part.Reused = code.ReuseVectors(ix.model(), ix.reusable(ctx, b)...)
-		cp, err := ix.Store.PartVectors(ctx, b.Tenant, b.Commit, name)
+		resumed := 0
+		cp, err := ix.Store.Checkpoint(ctx, b.Tenant, b.Commit, name)
 		switch {
 		case err == nil:
-			code.ReuseVectors(ix.model(), cp)
+			resumed = code.ReuseVectors(ix.model(), cp)
 		case !errors.Is(err, fs.ErrNotExist):
 			ix.Log.Warn("indexer: checkpoint unreadable; embedding the part's texts again", "repo", b.Tenant, "part", name, "error", err)
 		}
 		texts, _ := code.Missing()
+		ix.Log.Info("indexer: batch round started", "repo", b.Tenant, "commit", b.Commit, "part", name, "round", b.Rounds+1,
+			"chunks", st.Chunks, "reused", r.part.Reused, "resumed", resumed, "to_embed", len(texts))
 		until, every := roundTime(ctx, time.Now())
 		r.stats = embedTexts(ctx, ix.Embedder, code.Vectors, texts, until, every, func(v *contextindex.Vectors) {
 			ix.checkpoint(ctx, b, v)
@@ -134,7 +137,7 @@ func (ix *Indexer) buildPart(ctx context.Context, b Batch, builtAt time.Time) (r
 	if r.finished {
 		err = ix.Store.SavePart(ctx, b.Tenant, b.Commit, name, code)
 	} else {
-		err = ix.Store.SavePartVectors(ctx, b.Tenant, b.Commit, name, code.Vectors)
+		err = ix.Store.SaveCheckpoint(ctx, b.Tenant, b.Commit, name, code.Vectors)
 	}
 	if err != nil {
 		return round{}, err
@@ -179,9 +182,11 @@ func (ix *Indexer) reusable(ctx context.Context, b Batch) []*contextindex.Vector
 // costs a retry the texts embedded since the last one.
 func (ix *Indexer) checkpoint(ctx context.Context, b Batch, v *contextindex.Vectors) {
 	name := contextindex.PartName(b.N)
-	if err := ix.Store.SavePartVectors(ctx, b.Tenant, b.Commit, name, v); err != nil {
+	if err := ix.Store.SaveCheckpoint(ctx, b.Tenant, b.Commit, name, v); err != nil {
 		ix.Log.Warn("indexer: checkpoint failed", "repo", b.Tenant, "part", name, "error", err)
+		return
 	}
+	ix.Log.Info("indexer: checkpoint saved", "repo", b.Tenant, "commit", b.Commit, "part", name, "vectors", v.Len())
 }
 
 // publish publishes a complete build's index and marks the build

@@ -17,7 +17,7 @@
 //     tokenizes them into a part of the index, gives each chunk the
 //     vector its text had in the previous index (by text hash) and embeds
 //     the rest, checkpointing the vectors as it goes
-//     (indexes/<tenant>/<commit>/<part>/vectors.bin). When its time runs
+//     (indexes/<tenant>/<commit>/<part>/checkpoint.bin). When its time runs
 //     short it saves the checkpoint and sends the batch to the queue again
 //     (a continuation); a retry after a failed or killed invocation also
 //     resumes from the checkpoint. A part built is recorded in build.json

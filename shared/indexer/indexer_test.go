@@ -237,7 +237,7 @@ func testResume(t *testing.T, s3 *repotest.S3) {
 		t.Fatal(err)
 	}
 	next := q.take()
-	cp, err := ix.Store.PartVectors(context.Background(), "acme", "c1", contextindex.PartName(0))
+	cp, err := ix.Store.Checkpoint(context.Background(), "acme", "c1", contextindex.PartName(0))
 	if len(next) != 1 || err != nil || cp.Len() == 0 {
 		t.Fatalf("a round cut short: %d continuations, checkpoint %v", len(next), err)
 	}

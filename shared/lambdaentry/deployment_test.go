@@ -108,16 +108,25 @@ func newDeployment(tb testing.TB) *deployment {
 // stops when the deployment's test ends.
 func (d *deployment) start(tb testing.TB, cfg lambdatest.Config) *lambdatest.Function {
 	tb.Helper()
-	cfg.Env = maps.Clone(cfg.Env)
-	cfg.Env["AWS_ENDPOINT_URL_DYNAMODB"] = d.dynamo.Endpoint
-	cfg.Env["AWS_ENDPOINT_URL_LAMBDA"] = d.lambda.URL()
-	fn, err := lambdatest.Start(cfg)
+	fn, err := lambdatest.Start(d.endpoints(cfg))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	d.tb.Cleanup(fn.Stop)
 	d.lambda.Add(fn)
 	return fn
+}
+
+// endpoints returns cfg with the emulators' endpoints added to its
+// environment.
+func (d *deployment) endpoints(cfg lambdatest.Config) lambdatest.Config {
+	cfg.Env = maps.Clone(cfg.Env)
+	cfg.Env["AWS_ENDPOINT_URL_DYNAMODB"] = d.dynamo.Endpoint
+	cfg.Env["AWS_ENDPOINT_URL_LAMBDA"] = d.lambda.URL()
+	if d.moto != nil {
+		cfg.Env["AWS_ENDPOINT_URL_SQS"] = d.moto.Endpoint
+	}
+	return cfg
 }
 
 // tool returns the function of a tool, started on first use and named
