@@ -17,9 +17,10 @@ import (
 // embeds them.
 const maxStalledRounds = 10
 
-// Round timing: a round stops embedding when a fifth of the time the
+// Round timing: a round stops embedding when a third of the time the
 // invocation had left is left (to save its checkpoint or part and record
-// it), and checkpoints every eighth of that time, at most every
+// it; and a round stays under the duration alarm, 80% of the timeout),
+// and checkpoints every eighth of that time, at most every
 // maxCheckpointEvery; without a deadline a round lasts
 // roundWithoutDeadline.
 const (
@@ -158,7 +159,7 @@ func roundTime(ctx context.Context, now time.Time) (until time.Time, every time.
 		deadline = now.Add(roundWithoutDeadline)
 	}
 	left := deadline.Sub(now)
-	return deadline.Add(-left / 5), max(min(left/8, maxCheckpointEvery), 10*time.Millisecond)
+	return deadline.Add(-left / 3), max(min(left/8, maxCheckpointEvery), 10*time.Millisecond)
 }
 
 // reusable reads the vectors of the parts the batch may reuse; a part
