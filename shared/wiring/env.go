@@ -48,6 +48,7 @@ type Env struct {
 	repo    repo.Source
 	closers []func() error
 	status  map[string]func() any
+	warming sync.WaitGroup // the warm-ups started (WarmDefaultRepo)
 }
 
 // NewEnv returns an Env over cfg. A nil log discards; Now is time.Now.
@@ -241,6 +242,46 @@ func (e *Env) Repo(ctx context.Context) (repo.Source, error) {
 	}
 	e.repo = src
 	return src, nil
+}
+
+// warmTimeout bounds one warm-up.
+const warmTimeout = 5 * time.Minute
+
+// WarmDefaultRepo starts, in the background, work a function would
+// otherwise do in its first call on the deployment's default repository
+// (TOOLSHED_DEFAULT_REPO, when snapshots come from the bucket): reading
+// its snapshot, or its code index. what names it in the log. WaitWarm
+// waits for it; it goes on after.
+func (e *Env) WarmDefaultRepo(what string, fn func(ctx context.Context, repo string) error) {
+	if e.Config.Bucket == "" || e.Config.DefaultRepo == "" {
+		return
+	}
+	e.warming.Go(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), warmTimeout)
+		defer cancel()
+		start := time.Now()
+		if err := fn(ctx, e.Config.DefaultRepo); err != nil {
+			e.Log.Warn("warm-up failed; the first call does it", "what", what, "repo", e.Config.DefaultRepo, "error", err)
+			return
+		}
+		e.Log.Info("warm-up done", "what", what, "repo", e.Config.DefaultRepo, "duration_ms", time.Since(start).Milliseconds())
+	})
+}
+
+// WaitWarm waits for the warm-ups started, at most d; it reports whether
+// they are done.
+func (e *Env) WaitWarm(d time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		e.warming.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		return false
+	}
 }
 
 // OnClose registers fn to run when the Env closes, before the stores it

@@ -87,7 +87,18 @@ func FromEnv(ctx context.Context, env *wiring.Env) (*Service, error) {
 		opts.Blobs = &contextindex.S3Blobs{Bucket: bucket, Prefix: contextindex.BucketPrefix}
 		opts.Revalidate = DefaultRevalidate
 		opts.DefaultRepo = env.Config.DefaultRepo
-		return New(opts), nil
+		s := New(opts)
+		// A deployed function reads the default repository's code index
+		// before its first call.
+		env.WarmDefaultRepo("code index", func(ctx context.Context, repo string) error {
+			select {
+			case <-s.Preload(ctx, repo):
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+		return s, nil
 	}
 	if env.Config.DataDir != "" {
 		opts.Blobs = &contextindex.DirBlobs{Root: filepath.Join(env.Config.DataDir, IndexDir)}

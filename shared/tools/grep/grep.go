@@ -52,6 +52,15 @@ var Family = family.Family{
 		if err != nil {
 			return nil, err
 		}
+		// A deployed function reads the default repository's files before
+		// its first call.
+		env.WarmDefaultRepo("searchable files", func(ctx context.Context, repo string) error {
+			snap, err := src.Open(ctx, repo)
+			if err == nil {
+				_, err = snap.Searchable(ctx)
+			}
+			return err
+		})
 		return Tools(src), nil
 	},
 }
