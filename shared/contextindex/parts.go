@@ -151,13 +151,20 @@ func (s *Store) partVectors(ctx context.Context, tenant, commit, part, file stri
 	return nil, fmt.Errorf("%s of part %q of %s: %w", file, part, commit, err)
 }
 
-// LoadPart reads one part.
-func (s *Store) LoadPart(ctx context.Context, tenant, commit, part string) (*CodeIndex, error) {
+// LoadPart reads one part, with its vectors when asked (a lexical search
+// needs none, and they may be larger than the rest).
+func (s *Store) LoadPart(ctx context.Context, tenant, commit, part string, vectors bool) (*CodeIndex, error) {
 	prefix, err := partPrefix(tenant, commit, part)
 	if err != nil {
 		return nil, err
 	}
-	ix, err := s.loadFiles(ctx, prefix)
+	ix, err := DecodeCodeIndex(func(name string) ([]byte, error) {
+		if name == VectorsFile && !vectors {
+			return nil, fs.ErrNotExist
+		}
+		data, _, err := s.blobs.Get(ctx, prefix+name, "")
+		return data, err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("load part %s of %s/%s: %w", part, tenant, commit, err)
 	}

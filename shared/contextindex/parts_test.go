@@ -52,9 +52,13 @@ func testParts(t *testing.T, blobs Blobs) {
 		if err := s.SavePart(ctx, "acme", "c1", PartName(n), ix); err != nil {
 			t.Fatal(err)
 		}
-		back, err := s.LoadPart(ctx, "acme", "c1", PartName(n))
+		back, err := s.LoadPart(ctx, "acme", "c1", PartName(n), true)
 		if err != nil || len(back.Segment.Docs) != len(ix.Segment.Docs) || back.Vectors.Len() != ix.Vectors.Len() {
 			t.Fatalf("part %d read back: %v", n, err)
+		}
+		if lexical, err := s.LoadPart(ctx, "acme", "c1", PartName(n), false); err != nil || lexical.Vectors != nil ||
+			len(lexical.Segment.Docs) != len(ix.Segment.Docs) {
+			t.Fatalf("part %d read back without its vectors: %v", n, err)
 		}
 		if v, err := s.PartVectors(ctx, "acme", "c1", PartName(n)); err != nil || v.Len() != ix.Vectors.Len() {
 			t.Fatalf("part %d's vectors: %v", n, err)

@@ -199,20 +199,14 @@ func (s *Store) LoadCode(ctx context.Context, tenant, commit string) (*CodeIndex
 	if err := checkKey(tenant, commit); err != nil {
 		return nil, err
 	}
-	ix, err := s.loadFiles(ctx, tenant+"/"+commit+"/")
+	ix, err := DecodeCodeIndex(func(name string) ([]byte, error) {
+		data, _, err := s.blobs.Get(ctx, tenant+"/"+commit+"/"+name, "")
+		return data, err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("load code index %s/%s: %w", tenant, commit, err)
 	}
 	return ix, nil
-}
-
-// loadFiles reads the files of a code index under prefix (which ends in
-// "/").
-func (s *Store) loadFiles(ctx context.Context, prefix string) (*CodeIndex, error) {
-	return DecodeCodeIndex(func(name string) ([]byte, error) {
-		data, _, err := s.blobs.Get(ctx, prefix+name, "")
-		return data, err
-	})
 }
 
 // CurrentCode reads the tenant's current code index, or returns an error

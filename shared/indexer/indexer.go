@@ -235,12 +235,43 @@ func (ix *Indexer) handleSQS(ctx context.Context, ev events.SQSEvent) events.SQS
 			err = ix.RunBatch(ctx, b)
 		}
 		if err != nil {
+			receives, _ := strconv.Atoi(r.Attributes["ApproximateReceiveCount"])
+			after := retryBatchAfter(receives)
 			ix.Log.Error("indexer: batch failed; it will be delivered again", "message", r.MessageId,
-				"receives", r.Attributes["ApproximateReceiveCount"], "error", err)
+				"receives", receives, "after_s", after.Seconds(), "error", err)
+			ix.retryAfter(ctx, r.ReceiptHandle, after)
 			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: r.MessageId})
 		}
 	}
 	return resp
+}
+
+// A batch that failed comes back after retryBatchFirst, doubled at each
+// receive up to retryBatchMost (the queue's visibility timeout, which a
+// killed invocation waits, is longer); after the queue's maximum receives
+// it goes to the dead-letter queue.
+const (
+	retryBatchFirst = 15 * time.Second
+	retryBatchMost  = 5 * time.Minute
+)
+
+// retryBatchAfter is when a batch that failed at its receives-th receive
+// comes back.
+func retryBatchAfter(receives int) time.Duration {
+	return min(retryBatchFirst<<min(max(receives-1, 0), 8), retryBatchMost)
+}
+
+// retryAfter makes a failed message come back after d; failing that, it
+// comes back after the queue's visibility timeout.
+func (ix *Indexer) retryAfter(ctx context.Context, receipt string, d time.Duration) {
+	if ix.Queue == nil || receipt == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := ix.Queue.RetryAfter(ctx, receipt, d); err != nil {
+		ix.Log.Warn("indexer: the failed batch comes back after the queue's visibility timeout", "error", err)
+	}
 }
 
 // handleStream embeds the memory entries the batch inserted, tenant by

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/testenv/embedtest"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
@@ -32,21 +34,37 @@ func TestIndexer(t *testing.T) {
 	t.Run("resume", func(t *testing.T) { testResume(t, bucket(t)) })
 	t.Run("replaced build", func(t *testing.T) { testReplacedBuild(t, bucket(t)) })
 	t.Run("refused text", func(t *testing.T) { testRefusedText(t, bucket(t)) })
+	t.Run("provider down", func(t *testing.T) { testProviderDown(t, bucket(t)) })
+	t.Run("queue down", func(t *testing.T) { testQueueDown(t, bucket(t)) })
 	t.Run("lexical", func(t *testing.T) { testLexical(t, bucket(t)) })
 	t.Run("snapshot files", func(t *testing.T) { testSnapshotFiles(t, bucket(t)) })
+	t.Run("snapshot ranges", func(t *testing.T) { testSnapshotRanges(t, bucket(t)) })
 	t.Run("snapshot errors", func(t *testing.T) { testSnapshotErrors(t, bucket(t)) })
 	t.Run("memory stream", func(t *testing.T) { testMemoryStream(t, bucket(t), bucket(t)) })
 }
 
-// memQueue keeps the batch messages sent, for the test to deliver.
+// memQueue keeps the batch messages sent, for the test to deliver; with
+// fail set it refuses them. It records the retries asked for.
 type memQueue struct {
-	mu     sync.Mutex
-	bodies [][]byte
+	mu      sync.Mutex
+	bodies  [][]byte
+	fail    bool
+	retries []string // receipt@delay
+}
+
+func (q *memQueue) RetryAfter(_ context.Context, receipt string, d time.Duration) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.retries = append(q.retries, fmt.Sprintf("%s@%v", receipt, d))
+	return nil
 }
 
 func (q *memQueue) Send(_ context.Context, bodies [][]byte) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if q.fail {
+		return errors.New("queue unavailable")
+	}
 	q.bodies = append(q.bodies, bodies...)
 	return nil
 }
@@ -138,7 +156,7 @@ func loadParts(t *testing.T, ix *Indexer) (contextindex.Manifest, *contextindex.
 	}
 	var parts []*contextindex.CodeIndex
 	for _, info := range m.Parts {
-		part, err := ix.Store.LoadPart(ctx, "acme", p.Commit, info.Name)
+		part, err := ix.Store.LoadPart(ctx, "acme", p.Commit, info.Name, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -312,6 +330,68 @@ func testRefusedText(t *testing.T, s3 *repotest.S3) {
 	}
 }
 
+// testProviderDown: a provider that fails every request stalls a batch:
+// each round that embedded nothing queues it again, counting; the round
+// that makes maxStalledRounds builds the part without vectors (found
+// lexically), so the build still finishes.
+func testProviderDown(t *testing.T, s3 *repotest.S3) {
+	s3.Publish(t, "acme", "c1", repotest.GoPackages(t, "container/ring"))
+	srv, emb := embedtest.Start(t)
+	srv.Fail.Store(true)
+	q := &memQueue{}
+	ix := newIndexer(s3, emb, q)
+	published(t, ix)
+	round := func(body []byte) []byte {
+		t.Helper()
+		var b Batch
+		json.Unmarshal(body, &b)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if err := ix.RunBatch(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		next := q.take()
+		if len(next) == 0 {
+			return nil
+		}
+		return next[0]
+	}
+	next := round(q.take()[0])
+	var b Batch
+	if err := json.Unmarshal(next, &b); err != nil || b.Stalled != 1 || b.Rounds != 1 {
+		t.Fatalf("after a round that embedded nothing: %s", next)
+	}
+	b.Stalled, b.Rounds = maxStalledRounds-1, maxStalledRounds-1
+	last, _ := json.Marshal(b)
+	if more := round(last); more != nil {
+		t.Fatalf("a batch stalled %d rounds was queued again: %s", maxStalledRounds, more)
+	}
+	m, _ := loadParts(t, ix)
+	if total := contextindex.Totals(m.Parts); total.Vectors != 0 || total.Failed != total.Chunks {
+		t.Errorf("the part built without its vectors: %+v", total)
+	}
+}
+
+// testQueueDown: an event whose batches could not be queued fails (S3
+// retries it); the retry queues them.
+func testQueueDown(t *testing.T, s3 *repotest.S3) {
+	s3.Publish(t, "acme", "c1", repotest.GoPackages(t, "container/list", "container/ring"))
+	q := &memQueue{fail: true}
+	ix := newIndexer(s3, nil, q)
+	if _, err := ix.Handle(context.Background(), fixture(t, "s3-snapshot-published.json")); err == nil {
+		t.Fatal("batches that could not be queued: no error")
+	}
+	if rec, _ := current(t, ix); rec.Queued || rec.Batches != 2 {
+		t.Fatalf("after the failure: %+v", rec)
+	}
+	q.fail = false
+	published(t, ix)
+	drain(t, ix, q)
+	if rec, p := current(t, ix); p.Commit != "c1" || !rec.Queued {
+		t.Errorf("after the retry: pointer %+v, record %+v", p, rec)
+	}
+}
+
 // testLexical: without an embedder the parts have no vectors.
 func testLexical(t *testing.T, s3 *repotest.S3) {
 	s3.Publish(t, "acme", "c1", repotest.GoPackages(t, "container/list", "container/ring"))
@@ -365,6 +445,47 @@ func testSnapshotFiles(t *testing.T, s3 *repotest.S3) {
 	}
 }
 
+// testSnapshotRanges: a batch reads the zip's directory and its own
+// files, not the whole snapshot.
+func testSnapshotRanges(t *testing.T, s3 *repotest.S3) {
+	files := map[string]string{}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for i := range 40 {
+		var b strings.Builder
+		for range 400 << 10 {
+			b.WriteByte(byte('a' + rnd.IntN(26))) // incompressible: the zip is 16 MB, four blocks
+		}
+		files[fmt.Sprintf("f%02d.txt", i)] = b.String()
+	}
+	dir := repotest.WriteDir(t, files)
+	s3.Publish(t, "acme", "c1", dir)
+	ctx := context.Background()
+	info, err := s3.Objects().Head(ctx, repo.ZipKey("acme", "c1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := &rangedZip{bucket: s3.Objects(), key: info.Key, etag: info.ETag, size: info.Size}
+	view, err := repo.OpenZipAt(z, info.Size, "c1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"f20.txt", "f21.txt"} {
+		f, err := repo.ReadSearchable(view, p)
+		if err != nil || string(f.Data) != files[p] {
+			t.Fatalf("%s: %v", p, err)
+		}
+	}
+	if z.fetchCount > 3 {
+		t.Errorf("the directory and two files of 40 read %d blocks of %d", z.fetchCount, info.Size/zipBlock+1)
+	}
+	// The zip replaced under the reader: it reads no other version.
+	os.WriteFile(filepath.Join(dir, "f00.txt"), []byte("changed"), 0o644)
+	s3.Publish(t, "acme", "c1", dir)
+	if _, err := repo.ReadSearchable(view, "f00.txt"); !errors.Is(err, objects.ErrPrecondition) {
+		t.Errorf("a block of another version: %v, want ErrPrecondition", err)
+	}
+}
+
 func testSnapshotErrors(t *testing.T, s3 *repotest.S3) {
 	ctx := context.Background()
 	if _, err := newIndexer(s3, nil, nil).Handle(ctx, fixture(t, "s3-snapshot-published.json")); !errors.Is(err, repo.ErrNoRepository) {
@@ -380,9 +501,11 @@ func testSnapshotErrors(t *testing.T, s3 *repotest.S3) {
 			t.Errorf("event %s: no error", bad)
 		}
 	}
-	out, err := newIndexer(s3, nil, nil).Handle(ctx, json.RawMessage(`{"Records":[{"eventSource":"aws:sqs","messageId":"m9","body":"{"}]}`))
-	if err != nil || len(out.(events.SQSEventResponse).BatchItemFailures) != 1 {
-		t.Errorf("a message that is not a batch: %v %+v", err, out)
+	q := &memQueue{}
+	out, err := newIndexer(s3, nil, q).Handle(ctx, json.RawMessage(
+		`{"Records":[{"eventSource":"aws:sqs","messageId":"m9","receiptHandle":"r9","body":"{","attributes":{"ApproximateReceiveCount":"3"}}]}`))
+	if err != nil || len(out.(events.SQSEventResponse).BatchItemFailures) != 1 || fmt.Sprint(q.retries) != "[r9@1m0s]" {
+		t.Errorf("a message that is not a batch: %v %+v, retries %v", err, out, q.retries)
 	}
 	// Other objects and removals are ignored.
 	if _, err := newIndexer(s3, nil, nil).Handle(ctx, fixture(t, "s3-other-objects.json")); err != nil {
@@ -397,6 +520,14 @@ func TestRepoOf(t *testing.T) {
 	} {
 		if got, ok := repoOf(key); got != want && ok || ok != (want != "") {
 			t.Errorf("repoOf(%q) = %q, %v; want %q", key, got, ok, want)
+		}
+	}
+}
+
+func TestRetryBatchAfter(t *testing.T) {
+	for receives, want := range map[int]time.Duration{0: 15 * time.Second, 1: 15 * time.Second, 2: 30 * time.Second, 4: 2 * time.Minute, 6: 5 * time.Minute, 100: 5 * time.Minute} {
+		if got := retryBatchAfter(receives); got != want {
+			t.Errorf("after receive %d: %v, want %v", receives, got, want)
 		}
 	}
 }

@@ -78,16 +78,20 @@ func (ix *Indexer) IndexSnapshot(ctx context.Context, tenant string) error {
 	}
 	now := ix.Now()
 	batches := ix.split(tenant, snap)
-	if prev.Commit == snap.Commit && prev.Model == ix.model() && prev.State == contextindex.BuildRunning {
-		if prev.Queued && now.Sub(prev.Updated) < stalledAfter {
-			ix.Log.Info("indexer: snapshot being indexed", "repo", tenant, "commit", snap.Commit, "done", len(prev.Done), "batches", prev.Batches)
-			return nil
-		}
+	building := prev.Commit == snap.Commit && prev.Model == ix.model() && prev.State == contextindex.BuildRunning
+	if building && prev.Queued && now.Sub(prev.Updated) < stalledAfter {
+		ix.Log.Info("indexer: snapshot being indexed", "repo", tenant, "commit", snap.Commit, "done", len(prev.Done), "batches", prev.Batches)
+		return nil
+	}
+	replaced := prev
+	if building {
 		// Its batches were not all queued, or nothing has been done for a
-		// while: send again those not done.
+		// while: send again those not done (their checkpoints are kept).
+		replaced = contextindex.Build{}
 		batches = slices.DeleteFunc(batches, func(b Batch) bool { return prev.IsDone(contextindex.PartName(b.N)) })
-	} else {
-		ix.reuse(ctx, tenant, p, prev, batches)
+	}
+	ix.reuse(ctx, tenant, p, replaced, batches)
+	if !building {
 		_, err := ix.Store.UpdateBuild(ctx, tenant, func(b *contextindex.Build) bool {
 			*b = contextindex.Build{Commit: snap.Commit, Model: ix.model(), State: contextindex.BuildRunning,
 				Started: now, Updated: now, Files: len(snap.Files), Batches: len(batches)}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -14,6 +15,9 @@ import (
 // worker function reads.
 type Queue interface {
 	Send(ctx context.Context, bodies [][]byte) error
+	// RetryAfter makes a message received (its receipt handle) come back
+	// after d rather than after the queue's visibility timeout.
+	RetryAfter(ctx context.Context, receipt string, d time.Duration) error
 }
 
 // SQSQueue sends to an SQS queue.
@@ -45,6 +49,16 @@ func (q *SQSQueue) Send(ctx context.Context, bodies [][]byte) error {
 			f := out.Failed[0]
 			return fmt.Errorf("send batch messages: %d refused, the first: %s %s", len(out.Failed), aws.ToString(f.Code), aws.ToString(f.Message))
 		}
+	}
+	return nil
+}
+
+// RetryAfter implements Queue with ChangeMessageVisibility.
+func (q *SQSQueue) RetryAfter(ctx context.Context, receipt string, d time.Duration) error {
+	_, err := q.Client.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{QueueUrl: aws.String(q.URL),
+		ReceiptHandle: aws.String(receipt), VisibilityTimeout: int32(d.Seconds())})
+	if err != nil {
+		return fmt.Errorf("delay a batch message's retry: %w", err)
 	}
 	return nil
 }

@@ -2,8 +2,11 @@ package indexer
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"path"
+	"slices"
 	"sync"
 
 	"github.com/toolshed/toolshed/shared/contextindex"
@@ -14,8 +17,10 @@ import (
 // Snapshots reads published repository snapshots from the bucket
 // (snapshots/<tenant>/<commit>.zip, see shared/repo) with the files the
 // repository tools see: the deployment's policy, ignore rules, no binary
-// files. It keeps the last zip it opened: the batches of one build,
-// handled one after another by a warm function, read the same one.
+// files. It reads a zip by ranges, as its files are asked for (rangedZip):
+// a batch reads the zip's directory and its own files, whatever the size
+// of the snapshot. It keeps the last zip it opened: the batches of one
+// build, handled one after another by a warm function, read the same one.
 type Snapshots struct {
 	Bucket   *objects.Bucket
 	Policy   *repo.Policy // nil: repo's default deny list
@@ -90,14 +95,86 @@ func (s *Snapshots) open(ctx context.Context, tenant, commit string) (repo.View,
 		return s.view, nil
 	}
 	s.key, s.view = "", nil // let the old one go before the new one comes
-	data, _, err := s.Bucket.Read(ctx, key, "", s.MaxBytes)
+	info, err := s.Bucket.Head(ctx, key)
 	if err != nil {
 		return nil, fmt.Errorf("read snapshot %s: %w", key, err)
 	}
-	view, err := repo.OpenZip(data, commit, s.Policy)
+	if info.Size > s.MaxBytes {
+		return nil, fmt.Errorf("snapshot %s is %d bytes, over the limit of %d", key, info.Size, s.MaxBytes)
+	}
+	view, err := repo.OpenZipAt(&rangedZip{bucket: s.Bucket, key: key, etag: info.ETag, size: info.Size}, info.Size, commit, s.Policy)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w", key, err)
 	}
 	s.key, s.view = key, view
 	return view, nil
+}
+
+// Reading a zip by ranges: blocks of zipBlock bytes, the last
+// zipBlocksKept of them kept (the zip reader reads the directory in small
+// pieces, and a batch's files lie side by side: the zip holds them in
+// path order, as batches do).
+const (
+	zipBlock      = 4 << 20
+	zipBlocksKept = 16
+)
+
+// rangedZip is an io.ReaderAt over one version of a zip in the bucket
+// (its ETag), reading it in blocks, as they are asked for, with ranged
+// GETs. io.ReaderAt takes no context: each GET is bounded by the
+// client's per-attempt limits and retries instead.
+type rangedZip struct {
+	bucket     *objects.Bucket
+	key, etag  string
+	size       int64
+	mu         sync.Mutex
+	blocks     map[int64][]byte // by block number
+	recent     []int64          // the blocks kept, least recently used first
+	fetchCount int              // blocks read from the bucket (for tests)
+}
+
+// ReadAt implements io.ReaderAt.
+func (z *rangedZip) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, errors.New("negative offset")
+	}
+	n := 0
+	for n < len(p) && off+int64(n) < z.size {
+		at := off + int64(n)
+		block, err := z.block(at / zipBlock)
+		if err != nil {
+			return n, err
+		}
+		n += copy(p[n:], block[at%zipBlock:])
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// block returns block i, read from the bucket unless it is kept.
+func (z *rangedZip) block(i int64) ([]byte, error) {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if z.blocks == nil {
+		z.blocks = map[int64][]byte{}
+	}
+	if b, ok := z.blocks[i]; ok {
+		z.recent = append(slices.DeleteFunc(z.recent, func(j int64) bool { return j == i }), i)
+		return b, nil
+	}
+	start := i * zipBlock
+	b, err := z.bucket.ReadRange(context.Background(), z.key, z.etag, start, min(zipBlock, z.size-start))
+	if err != nil {
+		return nil, fmt.Errorf("read %s at %d: %w", z.key, start, err)
+	}
+	z.fetchCount++
+	if len(z.recent) == zipBlocksKept {
+		delete(z.blocks, z.recent[0])
+		z.recent = z.recent[1:]
+	}
+	z.blocks[i] = b
+	z.recent = append(z.recent, i)
+	return b, nil
 }

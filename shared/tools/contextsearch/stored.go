@@ -200,7 +200,7 @@ func (s *Service) read(r *storedRepo, p contextindex.Pointer) *storedIndex {
 	s.loads.Go(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), loadTimeout)
 		defer cancel()
-		err := idx.load(ctx, s.store, r.key)
+		err := idx.load(ctx, s.store, r.key, s.o.Embedder != nil)
 		idx.mu.Lock()
 		idx.err = err
 		idx.mu.Unlock()
@@ -215,6 +215,9 @@ func (s *Service) read(r *storedRepo, p contextindex.Pointer) *storedIndex {
 			if r.next == idx {
 				r.next = nil
 			}
+			if r.served == idx {
+				r.served = nil
+			}
 		case r.next == idx:
 			r.served, r.next = idx, nil
 		}
@@ -223,8 +226,8 @@ func (s *Service) read(r *storedRepo, p contextindex.Pointer) *storedIndex {
 }
 
 // load reads the index's parts, loadParallel at a time (an index stored
-// whole is one part).
-func (idx *storedIndex) load(ctx context.Context, st *contextindex.Store, key string) error {
+// whole is one part), with their vectors when asked.
+func (idx *storedIndex) load(ctx context.Context, st *contextindex.Store, key string, vectors bool) error {
 	if idx.pointer.Parts == 0 {
 		ix, err := st.LoadCode(ctx, key, idx.pointer.Commit)
 		if err != nil {
@@ -250,7 +253,7 @@ func (idx *storedIndex) load(ctx context.Context, st *contextindex.Store, key st
 	for range loadParallel {
 		wg.Go(func() {
 			for i := range next {
-				part, err := st.LoadPart(ctx, key, m.Commit, m.Parts[i].Name)
+				part, err := st.LoadPart(ctx, key, m.Commit, m.Parts[i].Name, vectors)
 				if err != nil {
 					errs <- err
 					cancel()
