@@ -45,7 +45,7 @@ var Family = family.Family{
 		family.List(contextindex.BucketPrefix), // a missing index is then 404, not 403
 		family.Model(embedding.TitanV2),
 	},
-	MemoryMB: 1024,
+	MemoryMB: 2048,
 	// Each search may embed its query (Bedrock's quota is per account).
 	Concurrency: 10,
 	Settings:    embedding.Settings,
