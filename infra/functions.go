@@ -22,10 +22,13 @@ const (
 	gatewayName   = "gateway"
 	authorizerDir = "authorizer"
 	indexerDir    = "indexer"
+	// indexWorkerName is the index worker's name: the indexer's
+	// bootstrap, deployed a second time with its own settings.
+	indexWorkerName = "index-worker"
 )
 
 // otherFunctionNames are the functions that are not tools.
-var otherFunctionNames = []string{gatewayName, authorizerDir, indexerDir}
+var otherFunctionNames = []string{gatewayName, authorizerDir, indexerDir, indexWorkerName}
 
 // Settings of the functions that are not tools. The gateway's timeout is
 // below API Gateway's 30 s integration limit, so that the gateway answers
@@ -40,12 +43,20 @@ const (
 	authorizerMemoryMB       = 256
 	authorizerConcurrency    = 20
 	authorizerCacheSeconds   = 30
-	// The indexer builds whole code indexes: Lambda's longest timeout,
-	// and memory (so CPU) for chunking and BM25 statistics; two at once
-	// at most (S3 retries a throttled event for up to asyncEventAge).
+	// The indexer plans code index builds (it reads a snapshot's files
+	// to split them into batches: memory for the largest snapshot) and
+	// embeds memory entries; two at once at most (S3 retries a throttled
+	// event for up to asyncEventAge).
 	indexerTimeoutSeconds = 900
 	indexerMemoryMB       = 2048
 	indexerConcurrency    = 2
+	// The index worker builds one batch per invocation: a few minutes at
+	// most (a batch that needs more continues in a new message), memory
+	// for a snapshot's zip and one batch, and as many at once as the
+	// embedding quota is worth (each keeps 8 requests in flight).
+	indexWorkerTimeoutSeconds = 300
+	indexWorkerMemoryMB       = 2048
+	indexWorkerConcurrency    = 10
 )
 
 // functionSpec is what newFunction needs to create one Lambda function.

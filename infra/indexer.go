@@ -1,6 +1,8 @@
 package main
 
 import (
+	"slices"
+
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdadestinations"
@@ -42,15 +44,41 @@ const (
 	failureRetentionDays = 14
 )
 
-// newIndexer creates the indexer function: its grants from
-// shared/indexer, the Memory table's stream (INSERTs only) and the bucket's
-// snapshot publications as its event sources, and the queue their
-// failures go to.
+// The index queue: the batches of code index builds, which the index
+// worker takes one per invocation. A batch the worker failed (or that was
+// killed) comes back after the visibility timeout, twice the worker's
+// timeout (Lambda requires at least the timeout), and goes to the
+// dead-letter queue after indexQueueReceives receives. The mapping runs
+// at most as many batches at once as the worker's reserved concurrency,
+// so Lambda never throttles it (AWS's advice of a visibility timeout of
+// six times the function's is for throttled functions; it would delay a
+// killed batch's retry by half an hour).
+const (
+	indexQueueReceives  = 5
+	indexQueueRetention = 4 // days: a build stalled longer is published again
+)
+
+// newIndexer creates the indexer function (snapshot publications and the
+// Memory table's stream), the index worker function (the index queue's
+// batches), their grants from shared/indexer, the queue and the queues
+// their failures go to.
 func (d *deployment) newIndexer() {
 	d.failures = awssqs.NewQueue(d.stack, jsii.String("IndexerFailureQueue"), &awssqs.QueueProps{
 		RetentionPeriod: awscdk.Duration_Days(jsii.Number(failureRetentionDays)),
 		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
 		EnforceSSL:      jsii.Bool(true),
+	})
+	d.indexDeadLetters = awssqs.NewQueue(d.stack, jsii.String("IndexDeadLetterQueue"), &awssqs.QueueProps{
+		RetentionPeriod: awscdk.Duration_Days(jsii.Number(failureRetentionDays)),
+		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
+		EnforceSSL:      jsii.Bool(true),
+	})
+	d.indexQueue = awssqs.NewQueue(d.stack, jsii.String("IndexQueue"), &awssqs.QueueProps{
+		VisibilityTimeout: awscdk.Duration_Seconds(jsii.Number(2 * indexWorkerTimeoutSeconds)),
+		RetentionPeriod:   awscdk.Duration_Days(jsii.Number(indexQueueRetention)),
+		Encryption:        awssqs.QueueEncryption_SQS_MANAGED,
+		EnforceSSL:        jsii.Bool(true),
+		DeadLetterQueue:   &awssqs.DeadLetterQueue{Queue: d.indexDeadLetters, MaxReceiveCount: jsii.Number(indexQueueReceives)},
 	})
 	fn := d.newFunction(functionSpec{
 		Name:           indexerDir,
@@ -61,10 +89,7 @@ func (d *deployment) newIndexer() {
 		Concurrency:    indexerConcurrency,
 		Env:            d.indexerEnv(),
 	})
-	for _, g := range indexer.Grants {
-		fn.AddToRolePolicy(d.statement(g))
-	}
-	d.grantSecrets(fn, embedding.Settings)
+	d.grantIndexer(fn)
 	for _, schema := range dynamostore.Schemas {
 		if schema.Stream {
 			fn.AddEventSource(awslambdaeventsources.NewDynamoEventSource(d.tables[schema.Table], d.streamSource()))
@@ -78,6 +103,34 @@ func (d *deployment) newIndexer() {
 	d.bucket.AddEventNotification(awss3.EventType_OBJECT_CREATED, awss3notifications.NewLambdaDestination(fn),
 		&awss3.NotificationKeyFilter{Prefix: jsii.String(snapshotsPrefix), Suffix: jsii.String(pointerSuffix)})
 	d.indexer = fn
+
+	worker := d.newFunction(functionSpec{
+		Name:           indexWorkerName,
+		ID:             "IndexWorker",
+		Dir:            indexerDir,
+		TimeoutSeconds: indexWorkerTimeoutSeconds,
+		MemoryMB:       indexWorkerMemoryMB,
+		Concurrency:    indexWorkerConcurrency,
+		Env:            d.indexerEnv(),
+	})
+	d.grantIndexer(worker)
+	batches := &awslambdaeventsources.SqsEventSourceProps{BatchSize: jsii.Number(1), ReportBatchItemFailures: jsii.Bool(true)}
+	if n := d.opts.Concurrency.of(indexWorkerName, indexWorkerConcurrency); n >= 2 {
+		batches.MaxConcurrency = jsii.Number(float64(n))
+	}
+	worker.AddEventSource(awslambdaeventsources.NewSqsEventSource(d.indexQueue, batches))
+	d.indexWorker = worker
+}
+
+// grantIndexer gives one of the indexer's functions its grants: those of
+// shared/indexer, its secrets, and sending to the index queue (plans and
+// continuations).
+func (d *deployment) grantIndexer(fn awslambda.Function) {
+	for _, g := range indexer.Grants {
+		fn.AddToRolePolicy(d.statement(g))
+	}
+	d.grantSecrets(fn, embedding.Settings)
+	d.indexQueue.GrantSendMessages(fn)
 }
 
 // streamSource is how the indexer reads a table's stream.
@@ -97,14 +150,16 @@ func (d *deployment) streamSource() *awslambdaeventsources.DynamoEventSourceProp
 	}
 }
 
-// indexerEnv is the indexer's environment: the bucket, and the repository
-// and embedding settings the deployment chose (the indexer indexes what
+// indexerEnv is the environment of the indexer's functions: the bucket,
+// the index queue, and the repository, embedding and indexer settings the
+// deployment chose (the indexer indexes what
 // the repository tools may read, no more, with the embedder
 // context_search queries with, from the same declarations; Bedrock's
 // Titan V2 unless chosen).
 func (d *deployment) indexerEnv() map[string]*string {
-	env := deploy.SettingsEnv(deploy.RepositorySettings, embedding.Settings, d.setting)
+	env := deploy.SettingsEnv(deploy.RepositorySettings, append(slices.Clone(embedding.Settings), indexer.Settings...), d.setting)
 	env["TOOLSHED_BUCKET"] = *d.bucket.BucketName()
+	env[indexer.QueueURL.Name()] = *d.indexQueue.QueueUrl()
 	if env[embedding.Kind.Name()] == "" {
 		env[embedding.Kind.Name()] = embedding.KindBedrock
 	}

@@ -5,9 +5,10 @@
 // concurrency, environment and IAM policy), the MCP gateway and the API
 // key authorizer functions (functions.go), the HTTP API that routes to
 // them, throttled, refusing unauthenticated calls to tools at the edge and
-// logging every request (edge.go), the indexer function that keeps
-// context_search's indexes, fed by the Memory table's stream and by
-// snapshot uploads, with a queue for the events it fails (indexer.go), the
+// logging every request (edge.go), the indexer and index worker functions
+// that keep context_search's indexes, fed by the Memory table's stream,
+// snapshot uploads and the index queue of batches, with queues for what
+// they fail (indexer.go), the
 // alarms, their SNS topic, the dashboard and saved Logs Insights queries
 // (monitoring.go), and the outputs a user or script needs (outputs.go).
 //
@@ -71,11 +72,16 @@ type deployment struct {
 	authorizer awslambda.Function
 	indexer    awslambda.Function
 	failures   awssqs.Queue // the index events the indexer failed
-	api        awsapigatewayv2.HttpApi
-	accessLogs awslogs.LogGroup
-	watched    []monitored // every function, for the alarms and the dashboard
-	alarms     awssns.Topic
-	dashboard  awscloudwatch.Dashboard
+	// The index worker, its queue of batches and the batches that failed
+	// every receive.
+	indexWorker      awslambda.Function
+	indexQueue       awssqs.Queue
+	indexDeadLetters awssqs.Queue
+	api              awsapigatewayv2.HttpApi
+	accessLogs       awslogs.LogGroup
+	watched          []monitored // every function, for the alarms and the dashboard
+	alarms           awssns.Topic
+	dashboard        awscloudwatch.Dashboard
 	// extraOutputs are outputs of the parts a deployment asked for (OAuth).
 	extraOutputs []output
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssnssubscriptions"
 	"github.com/aws/jsii-runtime-go"
+	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/store/dynamostore"
 	"github.com/toolshed/toolshed/shared/telemetry"
 )
@@ -221,18 +222,31 @@ func (d *deployment) storageRow() *[]awscloudwatch.IWidget {
 	return &[]awscloudwatch.IWidget{graphOf("DynamoDB throttled requests", 24, throttles...)}
 }
 
-// indexerRow shows the index events the indexer failed and how far behind
-// the Memory stream it is, and alarms on both.
+// indexerRow shows the index events the indexer failed, how far behind
+// the Memory stream it is, the index queue (batches waiting, the oldest's
+// age, those that failed every receive) and the builds' metrics (texts
+// embedded, requests throttled, texts refused, indexes published), and
+// alarms on the failures and the stream's age.
 func (d *deployment) indexerRow() *[]awscloudwatch.IWidget {
 	failed := d.failures.MetricApproximateNumberOfMessagesVisible(stat("Maximum"))
 	age := d.indexer.Metric(jsii.String("IteratorAge"), stat("Maximum"))
+	dead := d.indexDeadLetters.MetricApproximateNumberOfMessagesVisible(stat("Maximum"))
 	d.alarm("IndexerFailuresAlarm", failed, atLeast, one,
 		"indexer: an index event failed every retry and waits in the failure queue (README: replaying failed index events)")
 	d.alarm("IndexerIteratorAgeAlarm", age, above, iteratorAgeMinutes*60*1000,
 		fmt.Sprintf("indexer: the Memory stream's oldest unindexed record is over %d minutes old", iteratorAgeMinutes))
+	d.alarm("IndexDeadLettersAlarm", dead, atLeast, one,
+		"index worker: a batch failed every receive and waits in the dead-letter queue; its build is stalled (README: replaying failed index events)")
+	build := func(name, s string) awscloudwatch.IMetric {
+		return awscloudwatch.NewMetric(&awscloudwatch.MetricProps{Namespace: jsii.String(telemetry.Namespace), MetricName: jsii.String(name),
+			Period: period(), Statistic: jsii.String(s)})
+	}
 	return &[]awscloudwatch.IWidget{
-		graphOf("indexer failed events (queue)", 12, failed),
-		graphOf("indexer iterator age (ms)", 12, age),
+		graphOf("indexer failed events (queue)", 6, failed),
+		graphOf("indexer iterator age (ms)", 6, age),
+		graphOf("index batches waiting, failed", 6, d.indexQueue.MetricApproximateNumberOfMessagesVisible(stat("Maximum")), dead),
+		graphOf("index builds", 6, build(indexer.MetricEmbedded, "Sum"), build(indexer.MetricThrottled, "Sum"),
+			build(indexer.MetricEmbedFailed, "Sum"), build(indexer.MetricPublished, "Sum")),
 	}
 }
 

@@ -14,7 +14,9 @@ import (
 
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/embedding"
+	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/secrets"
+	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/stackoutputs"
 	"github.com/toolshed/toolshed/shared/store/dynamostore"
 	"github.com/toolshed/toolshed/shared/telemetry"
@@ -26,7 +28,8 @@ import (
 // declaredConcurrency is each function's reserved concurrency as declared:
 // a tool's family's, and the other functions' constants.
 func declaredConcurrency() map[string]int {
-	want := map[string]int{gatewayName: gatewayConcurrency, authorizerDir: authorizerConcurrency, indexerDir: indexerConcurrency}
+	want := map[string]int{gatewayName: gatewayConcurrency, authorizerDir: authorizerConcurrency, indexerDir: indexerConcurrency,
+		indexWorkerName: indexWorkerConcurrency}
 	for _, tool := range tools {
 		want[tool.Name] = tool.Family.Concurrency
 	}
@@ -38,7 +41,7 @@ func declaredConcurrency() map[string]int {
 // left; -c reservedConcurrency=off reserves none.
 func TestReservedConcurrency(t *testing.T) {
 	want := declaredConcurrency()
-	for name, n := range map[string]int{"grep_codebase": 10, "context_search": 10, "indexer": 2, "authorizer": 20, "gateway": 20, "hello": 0} {
+	for name, n := range map[string]int{"grep_codebase": 10, "context_search": 10, "indexer": 2, "index-worker": 10, "authorizer": 20, "gateway": 20, "hello": 0} {
 		if want[name] != n { // anchors, apart from the derivation
 			t.Errorf("%s: declared %d, want %d", name, want[name], n)
 		}
@@ -143,7 +146,7 @@ func TestIndexerFailures(t *testing.T) {
 		}
 	}
 	for _, m := range resourcesOfType("AWS::Lambda::EventSourceMapping") {
-		if !equalJSON(m.Properties["DestinationConfig"], onFailure) {
+		if m.Properties["StartingPosition"] != nil && !equalJSON(m.Properties["DestinationConfig"], onFailure) { // a stream's
 			t.Errorf("stream mapping DestinationConfig %v, want the failure queue", m.Properties["DestinationConfig"])
 		}
 	}
@@ -344,16 +347,18 @@ func TestLogPermissions(t *testing.T) {
 func TestOutputs(t *testing.T) {
 	apiID := logicalID(t, "HttpApi")
 	want := map[string]string{ // output → what its value must mention
-		stackoutputs.APIURL:        apiID,
-		stackoutputs.MCPURL:        "/mcp",
-		stackoutputs.ToolsURL:      "/v1/tools/",
-		stackoutputs.Bucket:        logicalID(t, "SnapshotBucket"),
-		stackoutputs.DashboardURL:  "#dashboards:name=",
-		stackoutputs.LogGroups:     "/Toolshed/",
-		stackoutputs.AccessLogs:    logicalID(t, "ApiAccessLogs"),
-		stackoutputs.Indexer:       functionID(t, indexerDir),
-		stackoutputs.IndexerFailed: logicalID(t, "IndexerFailureQueue"),
-		stackoutputs.AlarmTopic:    logicalID(t, "AlarmTopic"),
+		stackoutputs.APIURL:           apiID,
+		stackoutputs.MCPURL:           "/mcp",
+		stackoutputs.ToolsURL:         "/v1/tools/",
+		stackoutputs.Bucket:           logicalID(t, "SnapshotBucket"),
+		stackoutputs.DashboardURL:     "#dashboards:name=",
+		stackoutputs.LogGroups:        "/Toolshed/",
+		stackoutputs.AccessLogs:       logicalID(t, "ApiAccessLogs"),
+		stackoutputs.Indexer:          functionID(t, indexerDir),
+		stackoutputs.IndexerFailed:    logicalID(t, "IndexerFailureQueue"),
+		stackoutputs.AlarmTopic:       logicalID(t, "AlarmTopic"),
+		stackoutputs.IndexQueue:       logicalID(t, "IndexQueue"),
+		stackoutputs.IndexDeadLetters: logicalID(t, "IndexDeadLetterQueue"),
 	}
 	for _, schema := range dynamostore.Schemas {
 		want[stackoutputs.Table(schema.Table)] = logicalID(t, string(schema.Table)+"Table")
@@ -387,6 +392,12 @@ func TestREADMEListsOptions(t *testing.T) {
 	for _, o := range appOptions {
 		if !bytes.Contains(readme, []byte(o.Row()+"\n")) {
 			t.Errorf("README lacks the row of option %s:\n%s", o.Name(), o.Row())
+		}
+	}
+	// The indexer's settings are in its configuration table.
+	for _, s := range append([]settings.Setting{indexer.QueueURL}, indexer.Settings...) {
+		if !bytes.Contains(readme, []byte(s.Row()+"\n")) {
+			t.Errorf("README lacks the row of setting %s:\n%s", s.Name(), s.Row())
 		}
 	}
 }

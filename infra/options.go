@@ -41,7 +41,7 @@ var (
 	routeThrottlesOption = settings.New("routeThrottles", "",
 		"`rate:burst` of a tool's routes, comma-separated, e.g. `grep_codebase=5:10`; a tool whose function has reserved concurrency N gets `N:2N` unless given", parseRouteThrottles)
 	concurrencyOption = settings.New("reservedConcurrency", "",
-		"`off` reserves none (for an account whose concurrency limit is too low, see below), or `name=N` overrides for the functions of tools and `gateway`, `authorizer`, `indexer` (0: none), e.g. `grep_codebase=20,gateway=50`", parseConcurrency)
+		"`off` reserves none (for an account whose concurrency limit is too low, see below), or `name=N` overrides for the functions of tools and `gateway`, `authorizer`, `indexer`, `index-worker` (0: none), e.g. `grep_codebase=20,gateway=50`", parseConcurrency)
 )
 
 // appOptions are the options above, in the README's order.

@@ -30,10 +30,12 @@ func (d *deployment) addOutputs() {
 		{stackoutputs.DashboardURL, "The CloudWatch dashboard", awscdk.Fn_Join(jsii.String(""), jsii.Strings(
 			"https://", *d.stack.Region(), ".console.aws.amazon.com/cloudwatch/home?region=", *d.stack.Region(),
 			"#dashboards:name=", *d.dashboard.DashboardName()))},
-		{stackoutputs.LogGroups, "Every function's log group is this prefix and the function's name (a tool's, gateway, authorizer, indexer)", jsii.String(d.logGroupName(""))},
+		{stackoutputs.LogGroups, "Every function's log group is this prefix and the function's name (a tool's, gateway, authorizer, indexer, index-worker)", jsii.String(d.logGroupName(""))},
 		{stackoutputs.AccessLogs, "The HTTP API's access log (a JSON line per request)", d.accessLogs.LogGroupName()},
 		{stackoutputs.Indexer, "The indexer's function", d.indexer.FunctionName()},
 		{stackoutputs.IndexerFailed, "Queue of the index events the indexer failed (README: replaying failed index events)", d.failures.QueueUrl()},
+		{stackoutputs.IndexQueue, "Queue of the batches of code index builds, which the index worker reads", d.indexQueue.QueueUrl()},
+		{stackoutputs.IndexDeadLetters, "Queue of the index batches that failed every receive (README: replaying failed index events)", d.indexDeadLetters.QueueUrl()},
 		{stackoutputs.AlarmTopic, "SNS topic every alarm notifies (subscribe to it, or deploy with -c alarmEmail=...)", d.alarms.TopicArn()},
 	}
 	for _, schema := range dynamostore.Schemas {

@@ -82,6 +82,7 @@ var testContext = map[string]string{
 	"TOOLSHED_EMBED_KEY":             "ssm:" + testKeyParameter,
 	"TOOLSHED_RATE_LIMITS":           "hello=600",
 	"TOOLSHED_REPO_DENY":             "*.sqlite",
+	"TOOLSHED_INDEX_BATCH_FILES":     "500",
 }
 
 // allFunctionDirs are the build folders the stack expects.
@@ -92,6 +93,8 @@ var otherFunctions = map[string]struct{ timeout, memory float64 }{
 	gatewayName:   {gatewayTimeoutSeconds, gatewayMemoryMB},
 	authorizerDir: {authorizerTimeoutSeconds, authorizerMemoryMB},
 	indexerDir:    {indexerTimeoutSeconds, indexerMemoryMB},
+	// The index worker runs the indexer's bootstrap.
+	indexWorkerName: {indexWorkerTimeoutSeconds, indexWorkerMemoryMB},
 }
 
 // notificationHandlers is the function CDK adds to configure the bucket's
@@ -376,7 +379,7 @@ func expectedRouteKeys() []string {
 // ---- tests ----
 
 func TestResourceCounts(t *testing.T) {
-	functions := len(tools) + len(otherFunctions) // every tool, the gateway, the authorizer and the indexer
+	functions := len(tools) + len(otherFunctions) // every tool, the gateway, the authorizer, the indexer and its worker
 	routeNames := 0
 	for _, tool := range tools {
 		routeNames += 1 + len(tool.Aliases)
@@ -385,7 +388,7 @@ func TestResourceCounts(t *testing.T) {
 		3*len(tools) + // each tool's error rate, p99 and rate-limited share (EMF)
 		2 + // the HTTP API's 5xx share and latency
 		len(dynamostore.Schemas) + // each table's throttles
-		2 // the indexer's failure queue and iterator age
+		3 // the indexer's failure queue and iterator age, the index dead letters
 	tests := []struct {
 		typ  string
 		want int
@@ -393,9 +396,9 @@ func TestResourceCounts(t *testing.T) {
 		{"AWS::Lambda::Function", functions + notificationHandlers},
 		{"AWS::Logs::LogGroup", functions + 1}, // and the HTTP API's access log
 		{"AWS::IAM::Role", functions + notificationHandlers},
-		{"AWS::Lambda::EventSourceMapping", streamTables()},
-		{"AWS::Lambda::EventInvokeConfig", 1}, // the indexer's, for S3's events
-		{"AWS::SQS::Queue", 1},
+		{"AWS::Lambda::EventSourceMapping", streamTables() + 1}, // and the index queue's
+		{"AWS::Lambda::EventInvokeConfig", 1},                   // the indexer's, for S3's events
+		{"AWS::SQS::Queue", 3},                                  // the indexer's failures, the index queue and its dead letters
 		{"Custom::S3BucketNotifications", 1},
 		{"AWS::DynamoDB::Table", len(dynamostore.Schemas)},
 		{"AWS::S3::Bucket", 1},
@@ -598,18 +601,22 @@ func TestEnvironment(t *testing.T) {
 		}
 	})
 
-	// The indexer embeds with context_search's embedder, from the same
-	// settings, and reads only what the repository tools may.
+	// The indexer and its worker embed with context_search's embedder,
+	// from the same settings, read only what the repository tools may,
+	// and send batches to the index queue.
 	t.Run("indexer", func(t *testing.T) {
-		want := map[string]any{"TOOLSHED_BUCKET": ref(bucketID), "TOOLSHED_REPO_DENY": "*.sqlite", secrets.EnvVar: `{"TOOLSHED_EMBED_KEY":"` + testKeyParameter + `"}`}
+		want := map[string]any{"TOOLSHED_BUCKET": ref(bucketID), "TOOLSHED_REPO_DENY": "*.sqlite", secrets.EnvVar: `{"TOOLSHED_EMBED_KEY":"` + testKeyParameter + `"}`,
+			indexer.QueueURL.Name(): ref(logicalID(t, "IndexQueue")), indexer.BatchFiles.Name(): "500"}
 		search := env(t, "context_search")
 		for _, s := range embedding.Settings {
 			if v, ok := search[s.Name()]; ok {
 				want[s.Name()] = v
 			}
 		}
-		if got := env(t, "indexer"); !equalJSON(got, want) || want["TOOLSHED_EMBEDDER"] != "openai" {
-			t.Errorf("environment:\n got %v\nwant %v", got, want)
+		for _, fn := range []string{indexerDir, indexWorkerName} {
+			if got := env(t, fn); !equalJSON(got, want) || want["TOOLSHED_EMBEDDER"] != "openai" {
+				t.Errorf("%s environment:\n got %v\nwant %v", fn, got, want)
+			}
 		}
 	})
 }
@@ -1343,9 +1350,12 @@ func TestIndexer(t *testing.T) {
 		}
 	}
 	want[`"*"`] = []string{"dynamodb:ListStreams"} // Lambda's stream reader needs it; it has no resource type
-	// Sending what failed to the failure queue, and reading the secret.
-	queue, _ := json.Marshal(getAttArn(logicalID(t, "IndexerFailureQueue")))
-	want[string(queue)] = []string{"sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage"}
+	// Sending what failed to the failure queue, sending batches to the
+	// index queue, and reading the secret.
+	failures, _ := json.Marshal(getAttArn(logicalID(t, "IndexerFailureQueue")))
+	want[string(failures)] = []string{"sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage"}
+	batches, _ := json.Marshal(getAttArn(logicalID(t, "IndexQueue")))
+	want[string(batches)] = []string{"sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage"}
 	want[parameterArnJSON(testKeyParameter)] = []string{"ssm:GetParameter"}
 	for k := range want {
 		slices.Sort(want[k])
@@ -1353,6 +1363,59 @@ func TestIndexer(t *testing.T) {
 	if !equalJSON(got, want) {
 		t.Errorf("indexer policy:\n got %v\nwant %v", got, want)
 	}
+
+	// The worker: the same grants, and taking batches from the queue (no
+	// stream, no failure queue: a batch that failed every receive goes to
+	// the dead-letter queue).
+	for k := range want {
+		if strings.Contains(k, "StreamArn") || k == string(failures) || k == `"*"` {
+			delete(want, k)
+		}
+	}
+	want[string(batches)] = slices.Sorted(slices.Values([]string{ // sending (as the indexer), and the mapping's consuming
+		"sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage",
+		"sqs:ChangeMessageVisibility", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:ReceiveMessage"}))
+	if got := roleActions(t, functionID(t, indexWorkerName)); !equalJSON(got, want) {
+		t.Errorf("index worker policy:\n got %v\nwant %v", got, want)
+	}
+}
+
+// TestIndexQueue: the index worker takes the index queue's batches one at
+// a time, at most as many at once as its reserved concurrency, reporting
+// each failed batch; a batch comes back after twice the worker's timeout
+// and goes to the dead-letter queue, watched by an alarm, after
+// indexQueueReceives receives.
+func TestIndexQueue(t *testing.T) {
+	queueID, deadID := logicalID(t, "IndexQueue"), logicalID(t, "IndexDeadLetterQueue")
+	q := synth.Resources[queueID].Properties
+	redrive := map[string]any{"deadLetterTargetArn": getAttArn(deadID), "maxReceiveCount": float64(indexQueueReceives)}
+	if q["VisibilityTimeout"] != float64(2*indexWorkerTimeoutSeconds) || q["SqsManagedSseEnabled"] != true ||
+		!equalJSON(q["RedrivePolicy"], redrive) || q["MessageRetentionPeriod"] != float64(indexQueueRetention*24*3600) {
+		t.Errorf("index queue %v", q)
+	}
+	if d := synth.Resources[deadID].Properties; d["MessageRetentionPeriod"] != float64(failureRetentionDays*24*3600) {
+		t.Errorf("dead-letter queue %v", d)
+	}
+	found := 0
+	for _, m := range resourcesOfType("AWS::Lambda::EventSourceMapping") {
+		p := m.Properties
+		if !equalJSON(p["EventSourceArn"], getAttArn(queueID)) {
+			continue
+		}
+		found++
+		want := map[string]any{"EventSourceArn": getAttArn(queueID), "FunctionName": ref(functionID(t, indexWorkerName)), "BatchSize": 1.0,
+			"FunctionResponseTypes": []any{"ReportBatchItemFailures"}, "ScalingConfig": map[string]any{"MaximumConcurrency": float64(indexWorkerConcurrency)}}
+		if !equalJSON(p, want) {
+			t.Errorf("index queue mapping:\n got %v\nwant %v", p, want)
+		}
+	}
+	if found != 1 {
+		t.Errorf("%d mappings read the index queue, want 1", found)
+	}
+	if indexWorkerTimeoutSeconds > 2*indexWorkerTimeoutSeconds || 2*indexWorkerTimeoutSeconds > 12*3600 {
+		t.Error("the visibility timeout must be at least the worker's timeout and at most SQS's 12 hours")
+	}
+	checkAlarm(t, "IndexDeadLettersAlarm", "ApproximateNumberOfMessagesVisible", "GreaterThanOrEqualToThreshold", 1)
 }
 
 // parameterArnJSON is the ARN of the SSM parameter name, as the template

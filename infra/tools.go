@@ -8,6 +8,7 @@ import (
 	"github.com/toolshed/toolshed/shared/deploy"
 	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/toolset"
@@ -44,9 +45,10 @@ func mustToolSpecs(families []family.Family) []toolSpec {
 }
 
 // declaredSettings are the settings declared for the deployment's
-// functions: each family's, and the indexer's (the embedding settings).
+// functions: each family's, and the indexer's (the embedding settings and
+// its own).
 func declaredSettings(families []family.Family) []settings.Setting {
-	out := slices.Clone(embedding.Settings)
+	out := slices.Concat(embedding.Settings, indexer.Settings)
 	for _, f := range families {
 		for _, s := range f.Settings {
 			if !slices.ContainsFunc(out, func(o settings.Setting) bool { return o.Name() == s.Name() }) {

@@ -37,6 +37,8 @@ func main() {
 	env := wiring.NewEnv(cfg, log)
 	tools, err := family.Build(ctx, toolset.Families, env, cfg.Tool)
 	lambdaentry.FatalIf(log, "build "+cfg.Tool, err)
+	// The default repository, read at the init phase's full CPU.
+	env.WaitWarm(lambdaentry.InitWarmTime)
 	stores, err := env.Stores(ctx) // the rate counters are shared in DynamoDB
 	lambdaentry.FatalIf(log, "open storage", err)
 	p, err := wiring.Pipeline(tools, wiring.PipelineOptions{

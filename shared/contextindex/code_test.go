@@ -152,12 +152,19 @@ func TestBuildCodeIncremental(t *testing.T) {
 // pointer, and revalidates by ETag.
 func TestStoreDir(t *testing.T) {
 	testStore(t, &DirBlobs{Root: t.TempDir()})
+	t.Run("parts", func(t *testing.T) { testParts(t, &DirBlobs{Root: t.TempDir()}) })
+	t.Run("build record", func(t *testing.T) { testBuildRecord(t, &DirBlobs{Root: t.TempDir()}) })
 }
 
 // TestStoreS3 does the same on moto_server's S3.
 func TestStoreS3(t *testing.T) {
 	m := emulator.StartMoto(t)
-	testStore(t, &S3Blobs{Bucket: objects.New(m.S3(), m.NewBucket(t)), Prefix: "indexes/"})
+	newBlobs := func(t *testing.T) Blobs {
+		return &S3Blobs{Bucket: objects.New(m.S3(), m.NewBucket(t)), Prefix: "indexes/"}
+	}
+	testStore(t, newBlobs(t))
+	t.Run("parts", func(t *testing.T) { testParts(t, newBlobs(t)) })
+	t.Run("build record", func(t *testing.T) { testBuildRecord(t, newBlobs(t)) })
 }
 
 func testStore(t *testing.T, blobs Blobs) {
@@ -225,6 +232,8 @@ func testStore(t *testing.T, blobs Blobs) {
 
 func TestStoreMem(t *testing.T) {
 	testStore(t, &MemBlobs{})
+	t.Run("parts", func(t *testing.T) { testParts(t, &MemBlobs{}) })
+	t.Run("build record", func(t *testing.T) { testBuildRecord(t, &MemBlobs{}) })
 }
 
 // TestAddMemoryVectors embeds only new texts and survives a concurrent

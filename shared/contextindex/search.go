@@ -388,8 +388,14 @@ func (c *Collection) expand(word string) []expansion {
 		}
 	}
 	if len(more) > maxExpansions {
+		// Each term's count once: a collection of many segments (an index
+		// built in batches) would look it up in each, at every comparison.
+		dfs := make(map[string]int, len(more))
+		for _, t := range more {
+			dfs[t] = c.df(t)
+		}
 		slices.SortFunc(more, func(a, b string) int {
-			return cmp.Or(cmp.Compare(c.df(b), c.df(a)), cmp.Compare(a, b))
+			return cmp.Or(cmp.Compare(dfs[b], dfs[a]), cmp.Compare(a, b))
 		})
 		more = more[:maxExpansions]
 	}

@@ -58,6 +58,9 @@ type Pointer struct {
 	// index is the one segment under <tenant>/<commit>/, with its vectors.
 	Segments []StoredSegment `json:"segments,omitempty"`
 	Vectors  []string        `json:"vectors,omitempty"`
+	// Parts is how many parts the index has when it was built in
+	// batches (the deployed indexer's: see Manifest); 0 otherwise.
+	Parts int `json:"parts,omitempty"`
 }
 
 // StoredSegment is one segment of a stored index.
@@ -113,6 +116,9 @@ const CodeFormat = 4
 // <tenant>/<name>/chunks.bin and lexical.bin each, and sets of vectors,
 // <tenant>/<name>/vectors.bin, that its pointer lists (Pointer.Segments):
 // a save writes the segments and vectors that are new, then the pointer.
+// An index built in batches is parts, with a manifest and the build's
+// record (see Manifest and Build).
+//
 // Deployed, Blobs is the bucket under BucketPrefix.
 type Store struct {
 	blobs Blobs
@@ -174,10 +180,23 @@ func (s *Store) SaveSegment(ctx context.Context, tenant, name string, seg *Segme
 	if err := checkKey(tenant, name); err != nil {
 		return err
 	}
-	writers := seg.writers()
-	for _, file := range []string{ChunksFile, LexicalFile} {
-		if err := s.put(ctx, tenant+"/"+name+"/"+file, writers[file]); err != nil {
-			return fmt.Errorf("save %s of %s: %w", file, name, err)
+	if err := s.saveFiles(ctx, tenant+"/"+name+"/", &CodeIndex{Segment: seg}); err != nil {
+		return fmt.Errorf("save %s: %w", name, err)
+	}
+	return nil
+}
+
+// saveFiles writes the files of a code index under prefix (which ends
+// in "/"): its segment's, and its vectors when it has them.
+func (s *Store) saveFiles(ctx context.Context, prefix string, ix *CodeIndex) error {
+	writers := ix.writers()
+	for _, name := range []string{ChunksFile, LexicalFile, VectorsFile} {
+		write, ok := writers[name]
+		if !ok {
+			continue
+		}
+		if err := s.put(ctx, prefix+name, write); err != nil {
+			return fmt.Errorf("save %s: %w", name, err)
 		}
 	}
 	return nil

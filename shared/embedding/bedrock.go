@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
+	"github.com/aws/smithy-go"
 	"github.com/toolshed/toolshed/shared/contextindex"
 )
 
@@ -57,6 +58,9 @@ func NewBedrock(client *bedrockruntime.Client, dims int) *Bedrock {
 
 // Model implements contextindex.Embedder: "amazon.titan-embed-text-v2:0/512".
 func (b *Bedrock) Model() string { return fmt.Sprintf("%s/%d", TitanV2, b.dims) }
+
+// TextsPerRequest is 1: Titan embeds one text per InvokeModel.
+func (b *Bedrock) TextsPerRequest() int { return 1 }
 
 // titanRequest and titanResponse are Titan V2's InvokeModel body and answer.
 type titanRequest struct {
@@ -115,7 +119,7 @@ func (b *Bedrock) one(ctx context.Context, text string) ([]float32, error) {
 		Body:        body,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("bedrock %s: %w", TitanV2, err)
+		return nil, fmt.Errorf("bedrock %s: %w", TitanV2, classify(err))
 	}
 	var r titanResponse
 	if err := json.Unmarshal(res.Body, &r); err != nil {
@@ -125,4 +129,25 @@ func (b *Bedrock) one(ctx context.Context, text string) ([]float32, error) {
 		return nil, fmt.Errorf("bedrock %s: got %d dimensions, asked for %d", TitanV2, len(r.Embedding), b.dims)
 	}
 	return r.Embedding, nil
+}
+
+// classify adds to an InvokeModel error why it failed, when it is worth
+// trying again later: ErrThrottled for Bedrock's ThrottlingException,
+// ErrUnavailable for its server-side errors and for requests that never
+// got an answer (the context's own end is left as it is).
+func classify(err error) error {
+	var ae smithy.APIError
+	if errors.As(err, &ae) {
+		switch ae.ErrorCode() {
+		case "ThrottlingException":
+			return fmt.Errorf("%w: %w", ErrThrottled, err)
+		case "ServiceUnavailableException", "InternalServerException", "ModelNotReadyException", "ModelTimeoutException":
+			return fmt.Errorf("%w: %w", ErrUnavailable, err)
+		}
+		return err
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrUnavailable, err)
 }

@@ -152,11 +152,13 @@ func TestBedrockErrors(t *testing.T) {
 		status   int
 		typ      string
 		requests int
+		why      error // ErrThrottled, ErrUnavailable, or nil: not worth trying again
 	}{
-		{"validation is not retried", http.StatusBadRequest, "ValidationException", 1},
-		{"access denied is not retried", http.StatusForbidden, "AccessDeniedException", 1},
-		{"persistent throttling gives up", http.StatusTooManyRequests, "ThrottlingException", bedrockAttempts},
-		{"server errors are retried", http.StatusInternalServerError, "InternalServerException", bedrockAttempts},
+		{"validation is not retried", http.StatusBadRequest, "ValidationException", 1, nil},
+		{"access denied is not retried", http.StatusForbidden, "AccessDeniedException", 1, nil},
+		{"persistent throttling gives up", http.StatusTooManyRequests, "ThrottlingException", bedrockAttempts, ErrThrottled},
+		{"server errors are retried", http.StatusInternalServerError, "InternalServerException", bedrockAttempts, ErrUnavailable},
+		{"unavailable is retried", http.StatusServiceUnavailable, "ServiceUnavailableException", bedrockAttempts, ErrUnavailable},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -172,7 +174,31 @@ func TestBedrockErrors(t *testing.T) {
 			if len(srv.requests) != tt.requests {
 				t.Errorf("%d requests, want %d", len(srv.requests), tt.requests)
 			}
+			checkWhy(t, err, tt.why)
 		})
+	}
+}
+
+// checkWhy checks that err says why as Transient callers read it: why
+// is ErrThrottled, ErrUnavailable or nil (not worth trying again).
+func checkWhy(t *testing.T, err, why error) {
+	t.Helper()
+	for _, e := range []error{ErrThrottled, ErrUnavailable} {
+		if got := errors.Is(err, e); got != (why == e) {
+			t.Errorf("errors.Is(%v, %v) = %v", err, e, got)
+		}
+	}
+	if Transient(err) != (why != nil) {
+		t.Errorf("Transient(%v) = %v", err, Transient(err))
+	}
+}
+
+func TestTextsPerRequest(t *testing.T) {
+	if n := newBedrock(t, &titanServer{}, 256).TextsPerRequest(); n != 1 {
+		t.Errorf("Titan takes %d texts per request, want 1", n)
+	}
+	if n := newOpenAI(t, &openAIServer{}, OpenAIOptions{}).TextsPerRequest(); n != openAIBatch {
+		t.Errorf("OpenAI-compatible: %d texts per request, want %d", n, openAIBatch)
 	}
 }
 
@@ -305,6 +331,7 @@ func TestOpenAIRetries(t *testing.T) {
 		fail     func(n int, w http.ResponseWriter) bool
 		requests int
 		wantErr  string
+		why      error // see checkWhy
 	}{
 		{"throttled then served, Retry-After honoured", func(n int, w http.ResponseWriter) bool {
 			if n == 1 {
@@ -314,37 +341,41 @@ func TestOpenAIRetries(t *testing.T) {
 				return true
 			}
 			return false
-		}, 2, ""},
+		}, 2, "", nil},
 		{"server error then served", func(n int, w http.ResponseWriter) bool {
 			if n <= 2 {
 				w.WriteHeader(http.StatusServiceUnavailable)
 				return true
 			}
 			return false
-		}, 3, ""},
+		}, 3, "", nil},
 		{"bad request is not retried", func(n int, w http.ResponseWriter) bool {
 			w.WriteHeader(http.StatusBadRequest)
 			fmt.Fprint(w, `{"error":{"message":"model not found","type":"invalid_request_error"}}`)
 			return true
-		}, 1, "model not found"},
+		}, 1, "model not found", nil},
 		{"unauthorized is not retried", func(n int, w http.ResponseWriter) bool {
 			w.WriteHeader(http.StatusUnauthorized)
 			fmt.Fprint(w, `{"error":{"message":"Incorrect API key provided"}}`)
 			return true
-		}, 1, "Incorrect API key"},
+		}, 1, "Incorrect API key", nil},
 		{"throttled every time gives up", func(n int, w http.ResponseWriter) bool {
 			w.WriteHeader(http.StatusTooManyRequests)
 			fmt.Fprint(w, `{"error":{"message":"Rate limit reached"}}`)
 			return true
-		}, openAIAttempts, "Rate limit reached"},
+		}, openAIAttempts, "Rate limit reached", ErrThrottled},
+		{"failing every time gives up", func(n int, w http.ResponseWriter) bool {
+			w.WriteHeader(http.StatusBadGateway)
+			return true
+		}, openAIAttempts, "502", ErrUnavailable},
 		{"wrong count is an error", func(n int, w http.ResponseWriter) bool {
 			fmt.Fprint(w, `{"data":[]}`)
 			return true
-		}, 1, "0 vectors for 1 texts"},
+		}, 1, "0 vectors for 1 texts", nil},
 		{"repeated index is an error", func(n int, w http.ResponseWriter) bool {
 			fmt.Fprint(w, `{"data":[{"index":0,"embedding":[1]},{"index":0,"embedding":[1]}]}`)
 			return true
-		}, 1, "2 vectors for 1 texts"},
+		}, 1, "2 vectors for 1 texts", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -355,6 +386,9 @@ func TestOpenAIRetries(t *testing.T) {
 			}
 			if len(srv.requests) != tt.requests {
 				t.Errorf("%d requests, want %d", len(srv.requests), tt.requests)
+			}
+			if tt.wantErr != "" {
+				checkWhy(t, err, tt.why)
 			}
 		})
 	}

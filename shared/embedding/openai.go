@@ -75,6 +75,9 @@ func NewOpenAI(o OpenAIOptions) (*OpenAI, error) {
 	return &OpenAI{o: o, endpoint: endpoint}, nil
 }
 
+// TextsPerRequest is how many texts one request carries (openAIBatch).
+func (e *OpenAI) TextsPerRequest() int { return openAIBatch }
+
 // Model implements contextindex.Embedder: the model, and "/<dimensions>"
 // when dimensions are asked for.
 func (e *OpenAI) Model() string {
@@ -161,12 +164,12 @@ func (e *OpenAI) post(ctx context.Context, body []byte, n int) ([][]float32, tim
 		if ctx.Err() != nil {
 			return nil, -1, fmt.Errorf("embeddings %s: %w", e.endpoint, ctx.Err())
 		}
-		return nil, 0, fmt.Errorf("embeddings %s: %w", e.endpoint, err)
+		return nil, 0, fmt.Errorf("embeddings %s: %w: %w", e.endpoint, ErrUnavailable, err)
 	}
 	defer res.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(res.Body, maxAnswerBytes+1))
 	if err != nil {
-		return nil, 0, fmt.Errorf("embeddings %s: read the answer: %w", e.endpoint, err)
+		return nil, 0, fmt.Errorf("embeddings %s: read the answer: %w: %w", e.endpoint, ErrUnavailable, err)
 	}
 	if len(raw) > maxAnswerBytes {
 		return nil, -1, fmt.Errorf("embeddings %s: answer larger than %d bytes", e.endpoint, maxAnswerBytes)
@@ -175,9 +178,9 @@ func (e *OpenAI) post(ctx context.Context, body []byte, n int) ([][]float32, tim
 		err := fmt.Errorf("embeddings %s: %s: %s", e.endpoint, res.Status, errorMessage(raw))
 		switch {
 		case res.StatusCode == http.StatusTooManyRequests:
-			return nil, retryAfter(res.Header.Get("Retry-After")), err
+			return nil, retryAfter(res.Header.Get("Retry-After")), fmt.Errorf("%w: %w", ErrThrottled, err)
 		case res.StatusCode >= 500:
-			return nil, 0, err
+			return nil, 0, fmt.Errorf("%w: %w", ErrUnavailable, err)
 		}
 		return nil, -1, err
 	}

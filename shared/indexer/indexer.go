@@ -1,19 +1,46 @@
-// Package indexer is the indexer Lambda of context_search. It keeps the
-// indexes that context_search reads in the bucket under indexes/:
+// Package indexer is the deployed indexer of context_search: two Lambda
+// functions from one bootstrap, the indexer and the index worker, that
+// keep the indexes context_search reads in the bucket under indexes/.
 //
-//   - S3 ObjectCreated of snapshots/<repo>/current.json (a repository
-//     snapshot was published): it builds the code index of that snapshot
-//     into indexes/<repo>/<commit>/ (chunks, lexical statistics, vectors),
-//     incrementally from the previous index, then points
-//     indexes/<repo>/current.json at it.
-//   - The Memory table's stream (INSERT records): it embeds the new
-//     entries' text into indexes/<tenant>/memory/<model>.vectors.bin.
-//     Until then context_search finds the entries lexically.
+// Code is indexed in batches spread over invocations, so that a
+// repository of any size is indexed, each invocation bounded in time and
+// memory:
 //
-// Stream batches report the records that failed (ReportBatchItemFailures),
-// so a failing tenant is retried without blocking the others; work is
-// idempotent (vectors are keyed by text hash, an already indexed commit is
-// skipped).
+//   - S3 ObjectCreated of snapshots/<tenant>/current.json (a snapshot was
+//     published) reaches the indexer, which plans the build
+//     (IndexSnapshot): it lists the snapshot's searchable files, splits
+//     them in path order into batches, records the build in
+//     indexes/<tenant>/build.json, and sends one message per batch to the
+//     index queue (SQS).
+//   - The index worker takes one batch message per invocation (RunBatch):
+//     it reads the batch's files from the snapshot's zip, cuts and
+//     tokenizes them into a part of the index, gives each chunk the
+//     vector its text had in the previous index (by text hash) and embeds
+//     the rest, checkpointing the vectors as it goes
+//     (indexes/<tenant>/<commit>/<part>/checkpoint.bin). When its time runs
+//     short it saves the checkpoint and sends the batch to the queue again
+//     (a continuation); a retry after a failed or killed invocation also
+//     resumes from the checkpoint. A part built is recorded in build.json
+//     (a conditional write); the batch that completes the build publishes
+//     the index: its manifest, then the pointer indexes/<tenant>/current.json.
+//     Until then context_search serves the index before, and says that a
+//     newer one is being built and how far it is.
+//   - A build of a newer snapshot replaces the record; the batches of the
+//     build it replaces stop, and their parts' vectors are reused.
+//   - The Memory table's stream (INSERT records) reaches the indexer,
+//     which embeds the new entries' text into
+//     indexes/<tenant>/memory/<model>.vectors.bin. Until then
+//     context_search finds the entries lexically.
+//
+// Every step is idempotent, so SQS's and S3's at-least-once delivery and
+// Lambda's retries are harmless: a published commit is not built again, a
+// part recorded done is not built again, vectors are keyed by text hash.
+// Stream batches report the records that failed
+// (ReportBatchItemFailures), so a failing tenant is retried without
+// blocking the others; so do queue batches.
+//
+// Without a queue (TOOLSHED_INDEX_QUEUE unset) the indexer builds every
+// batch itself, one after another.
 package indexer
 
 import (
@@ -21,9 +48,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
+	"io"
 	"log/slog"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -32,16 +60,18 @@ import (
 	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/dynamostore"
 	"github.com/toolshed/toolshed/shared/tenant"
 	"github.com/toolshed/toolshed/shared/wiring"
 )
 
-// Grants are what the deployed indexer may touch besides its stream
-// (whose read permissions come with the event source mapping): read
+// Grants are what both functions may touch besides their event sources
+// (whose read permissions come with the event source mappings): read
 // snapshots, read and write indexes (large ones as multipart uploads,
 // aborted when they fail: see package objects), embed with Titan V2.
+// Sending to the index queue is granted with the queue.
 var Grants = []family.Grant{
 	family.Objects(repo.Prefix, "s3:GetObject"),
 	family.List(repo.Prefix),
@@ -50,25 +80,56 @@ var Grants = []family.Grant{
 	family.Model(embedding.TitanV2),
 }
 
-// Snapshots opens a published repository snapshot: its files as the
-// repository walker lists them, and its commit.
-type Snapshots interface {
-	Open(ctx context.Context, repo string) (contextindex.Snapshot, error)
+// The indexer's settings.
+var (
+	// QueueURL is set by the deployment from the queue it creates.
+	QueueURL = settings.New("TOOLSHED_INDEX_QUEUE", "",
+		"the indexer: URL of the SQS queue of index batches, which the index worker reads; unset, the indexer builds every batch itself, in turn",
+		settings.Text)
+	BatchFiles = settings.New("TOOLSHED_INDEX_BATCH_FILES", strconv.Itoa(defaultBatchFiles),
+		"the indexer: most files in one batch (one part of a code index, built by one invocation of the index worker; a batch also stops at 8 MB of files)",
+		settings.Positive)
+)
+
+// defaultBatchFiles is BatchFiles' default.
+const defaultBatchFiles = 1000
+
+// Settings are the indexer's settings a deployment may choose.
+var Settings = []settings.Setting{BatchFiles}
+
+// SnapshotReader reads published snapshots: *Snapshots, the bucket's.
+type SnapshotReader interface {
+	// Current returns the tenant's current snapshot: its commit and its
+	// searchable files.
+	Current(ctx context.Context, tenant string) (contextindex.Snapshot, error)
+	// Files reads some files of the tenant's snapshot of a commit.
+	Files(ctx context.Context, tenant, commit string, paths []string) ([]contextindex.File, error)
 }
 
-// Indexer handles the indexer Lambda's events.
+// Indexer handles the events of both functions.
 type Indexer struct {
 	Store     *contextindex.Store
 	Embedder  contextindex.Embedder // nil: lexical code indexes, no memory vectors
-	Snapshots Snapshots             // nil: snapshot events are refused
-	Now       func() time.Time
-	Log       *slog.Logger
+	Snapshots SnapshotReader        // nil: snapshot events are refused
+	// Queue takes batch messages; nil: every batch is built here, in turn.
+	Queue Queue
+	// BatchFiles is the most files in a batch (0: BatchFiles' default).
+	BatchFiles int
+	Now        func() time.Time
+	Log        *slog.Logger
+	// Metrics receives EMF records (shared/telemetry); nil: none.
+	Metrics io.Writer
 }
 
-// New builds an Indexer from an Env: the bucket's indexes
-// (contextindex.BucketPrefix) and the configured embedder.
-func New(ctx context.Context, env *wiring.Env, snapshots Snapshots) (*Indexer, error) {
+// New builds an Indexer from an Env: the bucket's snapshots and indexes
+// (contextindex.BucketPrefix), the configured embedder and, when
+// TOOLSHED_INDEX_QUEUE is set, the index queue.
+func New(ctx context.Context, env *wiring.Env, metrics io.Writer) (*Indexer, error) {
 	bucket, err := env.S3(ctx)
+	if err != nil {
+		return nil, err
+	}
+	policy, err := env.RepoPolicy()
 	if err != nil {
 		return nil, err
 	}
@@ -76,17 +137,32 @@ func New(ctx context.Context, env *wiring.Env, snapshots Snapshots) (*Indexer, e
 	if err != nil {
 		return nil, fmt.Errorf("embedder: %w", err)
 	}
-	return &Indexer{
-		Store:     contextindex.NewStore(&contextindex.S3Blobs{Bucket: bucket, Prefix: contextindex.BucketPrefix}),
-		Embedder:  emb,
-		Snapshots: snapshots,
-		Now:       time.Now,
-		Log:       env.Log,
-	}, nil
+	queueURL, err1 := QueueURL.Get(env.Getenv)
+	files, err2 := BatchFiles.Get(env.Getenv)
+	if err := errors.Join(err1, err2); err != nil {
+		return nil, err
+	}
+	ix := &Indexer{
+		Store:      contextindex.NewStore(&contextindex.S3Blobs{Bucket: bucket, Prefix: contextindex.BucketPrefix}),
+		Embedder:   emb,
+		Snapshots:  &Snapshots{Bucket: bucket, Policy: policy, MaxBytes: int64(env.Config.RepoMaxMB) << 20},
+		BatchFiles: files,
+		Now:        env.Now,
+		Log:        env.Log,
+		Metrics:    metrics,
+	}
+	if queueURL != "" {
+		client, err := env.SQS(ctx)
+		if err != nil {
+			return nil, err
+		}
+		ix.Queue = &SQSQueue{Client: client, URL: queueURL}
+	}
+	return ix, nil
 }
 
-// Handle takes one Lambda event, an S3 notification or a DynamoDB stream
-// batch, told apart by the records' eventSource.
+// Handle takes one Lambda event, an S3 notification, a DynamoDB stream
+// batch or an SQS batch, told apart by the records' eventSource.
 func (ix *Indexer) Handle(ctx context.Context, raw json.RawMessage) (any, error) {
 	var probe struct {
 		Records []struct {
@@ -94,7 +170,7 @@ func (ix *Indexer) Handle(ctx context.Context, raw json.RawMessage) (any, error)
 		} `json:"Records"`
 	}
 	if err := json.Unmarshal(raw, &probe); err != nil || len(probe.Records) == 0 {
-		return nil, fmt.Errorf("indexer: not an S3 or DynamoDB stream event: %.200s", raw)
+		return nil, fmt.Errorf("indexer: not an S3, DynamoDB stream or SQS event: %.200s", raw)
 	}
 	switch src := probe.Records[0].EventSource; src {
 	case "aws:s3":
@@ -109,6 +185,12 @@ func (ix *Indexer) Handle(ctx context.Context, raw json.RawMessage) (any, error)
 			return nil, fmt.Errorf("indexer: decode stream event: %w", err)
 		}
 		return ix.handleStream(ctx, ev), nil
+	case "aws:sqs":
+		var ev events.SQSEvent
+		if err := json.Unmarshal(raw, &ev); err != nil {
+			return nil, fmt.Errorf("indexer: decode SQS event: %w", err)
+		}
+		return ix.handleSQS(ctx, ev), nil
 	default:
 		return nil, fmt.Errorf("indexer: events from %q are not handled", src)
 	}
@@ -122,7 +204,7 @@ func repoOf(key string) (string, bool) {
 	return name, ok && ok2 && tenant.Valid(name)
 }
 
-// handleS3 indexes each published snapshot of the event.
+// handleS3 plans the build of each published snapshot of the event.
 func (ix *Indexer) handleS3(ctx context.Context, ev events.S3Event) error {
 	var errs []error
 	for _, r := range ev.Records {
@@ -143,41 +225,54 @@ func (ix *Indexer) handleS3(ctx context.Context, ev events.S3Event) error {
 	return errors.Join(errs...) // Lambda retries the event
 }
 
-// IndexSnapshot builds the code index of repo's current snapshot, unless
-// that commit is indexed already.
-func (ix *Indexer) IndexSnapshot(ctx context.Context, repo string) error {
-	if ix.Snapshots == nil {
-		return errors.New("no snapshot reader is configured")
+// handleSQS runs each batch of the event and reports those that failed,
+// to be delivered again.
+func (ix *Indexer) handleSQS(ctx context.Context, ev events.SQSEvent) events.SQSEventResponse {
+	var resp events.SQSEventResponse
+	for _, r := range ev.Records {
+		var b Batch
+		err := json.Unmarshal([]byte(r.Body), &b)
+		if err == nil {
+			err = ix.RunBatch(ctx, b)
+		}
+		if err != nil {
+			receives, _ := strconv.Atoi(r.Attributes["ApproximateReceiveCount"])
+			after := retryBatchAfter(receives)
+			ix.Log.Error("indexer: batch failed; it will be delivered again", "message", r.MessageId,
+				"receives", receives, "after_s", after.Seconds(), "error", err)
+			ix.retryAfter(ctx, r.ReceiptHandle, after)
+			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: r.MessageId})
+		}
 	}
-	snap, err := ix.Snapshots.Open(ctx, repo)
-	if err != nil {
-		return fmt.Errorf("open snapshot: %w", err)
+	return resp
+}
+
+// A batch that failed comes back after retryBatchFirst, doubled at each
+// receive up to retryBatchMost (the queue's visibility timeout, which a
+// killed invocation waits, is longer); after the queue's maximum receives
+// it goes to the dead-letter queue.
+const (
+	retryBatchFirst = 15 * time.Second
+	retryBatchMost  = 5 * time.Minute
+)
+
+// retryBatchAfter is when a batch that failed at its receives-th receive
+// comes back.
+func retryBatchAfter(receives int) time.Duration {
+	return min(retryBatchFirst<<min(max(receives-1, 0), 8), retryBatchMost)
+}
+
+// retryAfter makes a failed message come back after d; failing that, it
+// comes back after the queue's visibility timeout.
+func (ix *Indexer) retryAfter(ctx context.Context, receipt string, d time.Duration) {
+	if ix.Queue == nil || receipt == "" {
+		return
 	}
-	// The pointer says what is indexed: a repeated event (S3 notifies at
-	// least once) stops here without loading the index.
-	p, _, err := ix.Store.Pointer(ctx, repo, "")
-	if err == nil && snap.Commit != "" && p.Commit == snap.Commit && (ix.Embedder == nil || p.Model == ix.Embedder.Model()) {
-		ix.Log.Info("indexer: snapshot already indexed", "repo", repo, "commit", snap.Commit)
-		return nil
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := ix.Queue.RetryAfter(ctx, receipt, d); err != nil {
+		ix.Log.Warn("indexer: the failed batch comes back after the queue's visibility timeout", "error", err)
 	}
-	var prev *contextindex.CodeIndex
-	if err == nil {
-		prev, err = ix.Store.LoadCode(ctx, repo, p)
-	}
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		ix.Log.Warn("indexer: previous index unreadable; building from scratch", "repo", repo, "error", err)
-	}
-	start := time.Now()
-	code, st, err := contextindex.BuildCode(ctx, prev, snap, ix.Embedder, ix.Now())
-	if err != nil {
-		return err
-	}
-	if err := ix.Store.SaveCode(ctx, repo, code); err != nil {
-		return err
-	}
-	ix.Log.Info("indexer: code indexed", "repo", repo, "commit", code.Commit, "files", st.Files,
-		"rechunked", st.Rechunked, "chunks", st.Chunks, "embedded", st.Embedded, "duration_ms", time.Since(start).Milliseconds())
-	return nil
 }
 
 // handleStream embeds the memory entries the batch inserted, tenant by

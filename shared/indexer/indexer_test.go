@@ -5,83 +5,112 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/objects"
+	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/testenv/embedtest"
-	"github.com/toolshed/toolshed/shared/testenv/emulator"
+	"github.com/toolshed/toolshed/shared/testenv/repotest"
 )
 
-// TestIndexer runs the tests that need S3 on one moto_server.
+// TestIndexer runs the tests that need S3 on one moto_server, each in a
+// bucket of its own.
 func TestIndexer(t *testing.T) {
-	m := emulator.StartMoto(t)
-	newStore := func(t *testing.T) *contextindex.Store {
-		return contextindex.NewStore(&contextindex.S3Blobs{Bucket: objects.New(m.S3(), m.NewBucket(t)), Prefix: contextindex.BucketPrefix})
+	m := repotest.StartS3(t)
+	bucket := func(t *testing.T) *repotest.S3 { return &repotest.S3{Moto: m.Moto, Bucket: m.Moto.NewBucket(t)} }
+	t.Run("fan-out", func(t *testing.T) { testFanOut(t, bucket(t)) })
+	t.Run("resume", func(t *testing.T) { testResume(t, bucket(t)) })
+	t.Run("replaced build", func(t *testing.T) { testReplacedBuild(t, bucket(t)) })
+	t.Run("refused text", func(t *testing.T) { testRefusedText(t, bucket(t)) })
+	t.Run("provider down", func(t *testing.T) { testProviderDown(t, bucket(t)) })
+	t.Run("queue down", func(t *testing.T) { testQueueDown(t, bucket(t)) })
+	t.Run("lexical", func(t *testing.T) { testLexical(t, bucket(t)) })
+	t.Run("snapshot files", func(t *testing.T) { testSnapshotFiles(t, bucket(t)) })
+	t.Run("snapshot ranges", func(t *testing.T) { testSnapshotRanges(t, bucket(t)) })
+	t.Run("snapshot errors", func(t *testing.T) { testSnapshotErrors(t, bucket(t)) })
+	t.Run("memory stream", func(t *testing.T) { testMemoryStream(t, bucket(t), bucket(t)) })
+}
+
+// memQueue keeps the batch messages sent, for the test to deliver; with
+// fail set it refuses them. It records the retries asked for.
+type memQueue struct {
+	mu      sync.Mutex
+	bodies  [][]byte
+	fail    bool
+	retries []string // receipt@delay
+}
+
+func (q *memQueue) RetryAfter(_ context.Context, receipt string, d time.Duration) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.retries = append(q.retries, fmt.Sprintf("%s@%v", receipt, d))
+	return nil
+}
+
+func (q *memQueue) Send(_ context.Context, bodies [][]byte) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.fail {
+		return errors.New("queue unavailable")
 	}
-	t.Run("snapshot published", func(t *testing.T) {
-		blobs := &countingBlobs{Blobs: &contextindex.S3Blobs{Bucket: objects.New(m.S3(), m.NewBucket(t)), Prefix: contextindex.BucketPrefix}}
-		testSnapshotPublished(t, blobs)
-	})
-	t.Run("snapshot errors", func(t *testing.T) { testSnapshotErrors(t, newStore(t)) })
-	t.Run("memory stream", func(t *testing.T) { testMemoryStream(t, newStore(t), newStore(t)) })
+	q.bodies = append(q.bodies, bodies...)
+	return nil
 }
 
-// countingBlobs counts the objects read other than pointers.
-type countingBlobs struct {
-	contextindex.Blobs
-	mu   sync.Mutex
-	gets int
+// take removes and returns the messages sent so far.
+func (q *memQueue) take() [][]byte {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := q.bodies
+	q.bodies = nil
+	return out
 }
 
-func (c *countingBlobs) Get(ctx context.Context, key, etag string) ([]byte, string, error) {
-	if !strings.HasSuffix(key, "/"+contextindex.PointerFile) {
-		c.mu.Lock()
-		c.gets++
-		c.mu.Unlock()
+// deliver hands one message to the indexer as the SQS event source
+// would, and fails the test if the indexer reports it failed.
+func deliver(t *testing.T, ix *Indexer, body []byte) {
+	t.Helper()
+	ev := events.SQSEvent{Records: []events.SQSMessage{{MessageId: "m1", Body: string(body), EventSource: "aws:sqs"}}}
+	raw, _ := json.Marshal(ev)
+	out, err := ix.Handle(context.Background(), raw)
+	if err != nil || len(out.(events.SQSEventResponse).BatchItemFailures) != 0 {
+		t.Fatalf("batch %s: %v %+v", body, err, out)
 	}
-	return c.Blobs.Get(ctx, key, etag)
 }
 
-func (c *countingBlobs) loads() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.gets
-}
-
-// mapSnapshots serves repo → snapshot from memory (shared/repo's reader
-// in production), counting opens.
-type mapSnapshots struct {
-	snaps map[string]contextindex.Snapshot
-	opens int
-}
-
-func (m *mapSnapshots) Open(_ context.Context, repo string) (contextindex.Snapshot, error) {
-	m.opens++
-	s, ok := m.snaps[repo]
-	if !ok {
-		return contextindex.Snapshot{}, fs.ErrNotExist
+// drain delivers messages until the queue stays empty.
+func drain(t *testing.T, ix *Indexer, q *memQueue) {
+	t.Helper()
+	for bodies := q.take(); len(bodies) > 0; bodies = q.take() {
+		for _, b := range bodies {
+			deliver(t, ix, b)
+		}
 	}
-	return s, nil
 }
 
-func snapshot(commit string, files map[string]string) contextindex.Snapshot {
-	fsys := fstest.MapFS{}
-	var list []contextindex.File
-	for p, c := range files {
-		fsys[p] = &fstest.MapFile{Data: []byte(c)}
-		list = append(list, contextindex.File{Path: p})
+func newIndexer(s3 *repotest.S3, emb contextindex.Embedder, q Queue) *Indexer {
+	b := s3.Objects()
+	return &Indexer{
+		Store:      contextindex.NewStore(&contextindex.S3Blobs{Bucket: b, Prefix: contextindex.BucketPrefix}),
+		Embedder:   emb,
+		Snapshots:  &Snapshots{Bucket: b, MaxBytes: repo.DefaultMaxBytes},
+		Queue:      q,
+		BatchFiles: 1,
+		Now:        time.Now,
+		Log:        slog.New(slog.DiscardHandler),
 	}
-	return contextindex.Snapshot{FS: fsys, Commit: commit, Files: list}
 }
 
 func fixture(t *testing.T, name string) json.RawMessage {
@@ -93,78 +122,394 @@ func fixture(t *testing.T, name string) json.RawMessage {
 	return raw
 }
 
-func newIndexer(t *testing.T, st *contextindex.Store, emb contextindex.Embedder, snaps Snapshots) *Indexer {
-	return &Indexer{Store: st, Embedder: emb, Snapshots: snaps, Now: time.Now, Log: slog.New(slog.DiscardHandler)}
-}
-
-// testSnapshotPublished: the S3 event of snapshots/acme/current.json
-// builds indexes/acme/<commit>/ and its pointer, then a new commit is
-// built incrementally, and a repeated event is a no-op that reads only the
-// pointer.
-func testSnapshotPublished(t *testing.T, blobs *countingBlobs) {
-	ctx := context.Background()
-	st := contextindex.NewStore(blobs)
-	srv, emb := embedtest.Start(t)
-	files := map[string]string{
-		"README.md":         "# Acme\n\nBilling service.\n",
-		"src/auth/token.go": "package auth\n\n// Refresh renews a token under a mutex.\nfunc Refresh() {}\n",
-	}
-	snaps := &mapSnapshots{snaps: map[string]contextindex.Snapshot{"acme": snapshot("c1", files)}}
-	ix := newIndexer(t, st, emb, snaps)
-
-	if _, err := ix.Handle(ctx, fixture(t, "s3-snapshot-published.json")); err != nil {
+// published is the event of acme's snapshot pointer being written.
+func published(t *testing.T, ix *Indexer) {
+	t.Helper()
+	if _, err := ix.Handle(context.Background(), fixture(t, "s3-snapshot-published.json")); err != nil {
 		t.Fatal(err)
 	}
-	code, err := st.CurrentCode(ctx, "acme")
+}
+
+// current returns acme's build record and pointer (zero when none).
+func current(t *testing.T, ix *Indexer) (contextindex.Build, contextindex.Pointer) {
+	t.Helper()
+	ctx := context.Background()
+	b, _, err := ix.Store.Build(ctx, "acme", "")
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+	p, _, err := ix.Store.Pointer(ctx, "acme", "")
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return b, p
+}
+
+// loadParts reads acme's published index, its parts ranked together.
+func loadParts(t *testing.T, ix *Indexer) (contextindex.Manifest, *contextindex.Corpus) {
+	t.Helper()
+	ctx := context.Background()
+	_, p := current(t, ix)
+	m, err := ix.Store.Manifest(ctx, "acme", p.Commit)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if code.Commit != "c1" || code.Segment.Len() != 2 || code.Vectors.Len() != 2 {
-		t.Fatalf("index %s: %d chunks, %d vectors", code.Commit, code.Segment.Len(), code.Vectors.Len())
+	var parts []*contextindex.CodeIndex
+	for _, info := range m.Parts {
+		part, err := ix.Store.LoadPart(ctx, "acme", p.Commit, info.Name, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, part)
+	}
+	return m, contextindex.Join(contextindex.NewCodeCollection(m.Model, parts))
+}
+
+// testFanOut: a published snapshot is split into batches on the queue;
+// the index is published when the last is built, not before; repeated
+// events and messages change nothing; a new commit embeds only the text
+// that changed.
+func testFanOut(t *testing.T, s3 *repotest.S3) {
+	dir := repotest.GoPackages(t, "container/list", "container/ring", "container/heap")
+	s3.Publish(t, "acme", "c1", dir)
+	srv, emb := embedtest.Start(t)
+	q := &memQueue{}
+	ix := newIndexer(s3, emb, q)
+
+	published(t, ix)
+	bodies := q.take()
+	rec, p := current(t, ix)
+	if len(bodies) != 3 || rec.Commit != "c1" || rec.Batches != 3 || rec.Files != 3 || !rec.Queued || rec.State != contextindex.BuildRunning {
+		t.Fatalf("planned: %d messages, record %+v", len(bodies), rec)
+	}
+	if p.Commit != "" {
+		t.Fatalf("a pointer before any batch ran: %+v", p)
+	}
+	published(t, ix) // S3 notifies at least once
+	if n := len(q.take()); n != 0 {
+		t.Errorf("a repeated event queued %d batches", n)
+	}
+	for _, b := range bodies[:2] {
+		deliver(t, ix, b)
+	}
+	if rec, p = current(t, ix); p.Commit != "" || len(rec.Done) != 2 {
+		t.Fatalf("two of three batches: pointer %+v, %d done", p, len(rec.Done))
+	}
+	deliver(t, ix, bodies[2])
+	rec, p = current(t, ix)
+	if p.Commit != "c1" || p.Parts != 3 || p.Model != emb.Model() || rec.State != contextindex.BuildPublished {
+		t.Fatalf("after the last batch: pointer %+v, record %+v", p, rec)
+	}
+	m, corpus := loadParts(t, ix)
+	total := contextindex.Totals(m.Parts)
+	if total.Files != 3 || total.Vectors != total.Chunks || total.Embedded != int(srv.Texts.Load()) || corpus.Vectors() != total.Chunks {
+		t.Errorf("published: %+v; %d texts embedded, %d vectors searched", total, srv.Texts.Load(), corpus.Vectors())
+	}
+	if hits, mode := corpus.Search(contextindex.Query{Text: "ring of elements", Limit: 3}); len(hits) == 0 || !strings.HasPrefix(hits[0].Doc.Path, "container/ring/") || mode != contextindex.ModeLexical {
+		t.Errorf("search over the parts: %v (%s)", hits, mode)
 	}
 	embedded := srv.Texts.Load()
-
-	// The same event again (Lambda retries, duplicate notifications).
-	loads := blobs.loads()
-	if _, err := ix.Handle(ctx, fixture(t, "s3-snapshot-published.json")); err != nil {
-		t.Fatal(err)
-	}
-	if srv.Texts.Load() != embedded {
-		t.Error("an indexed commit was embedded again")
-	}
-	if n := blobs.loads() - loads; n != 0 {
-		t.Errorf("a repeated event read %d index files; the pointer tells it is indexed", n)
+	deliver(t, ix, bodies[1]) // a redelivered message
+	published(t, ix)          // and event
+	if srv.Texts.Load() != embedded || len(q.take()) != 0 {
+		t.Error("a published commit was worked on again")
 	}
 
-	// A new commit changing one file: only its chunk is embedded.
-	files["src/auth/token.go"] = "package auth\n\n// Refresh renews a token under a lock.\nfunc Refresh() {}\n"
-	snaps.snaps["acme"] = snapshot("c2", files)
-	if _, err := ix.Handle(ctx, fixture(t, "s3-snapshot-published.json")); err != nil {
-		t.Fatal(err)
+	// A new commit changing one comment: only its chunk is embedded, the
+	// others reuse the vectors of c1's parts.
+	ring := filepath.Join(dir, "container", "ring", "ring.go")
+	data, _ := os.ReadFile(ring)
+	os.WriteFile(ring, bytes.Replace(data, []byte("// Len computes the number of elements"), []byte("// Len counts the elements"), 1), 0o644)
+	s3.Publish(t, "acme", "c2", dir)
+	published(t, ix)
+	drain(t, ix, q)
+	rec, p = current(t, ix)
+	m, _ = loadParts(t, ix)
+	if p.Commit != "c2" || rec.State != contextindex.BuildPublished || srv.Texts.Load()-embedded != 1 {
+		t.Errorf("c2: pointer %s, %s, %d texts embedded (want 1)", p.Commit, rec.State, srv.Texts.Load()-embedded)
 	}
-	code, _ = st.CurrentCode(ctx, "acme")
-	if code.Commit != "c2" || srv.Texts.Load() != embedded+1 {
-		t.Errorf("after c2: commit %s, %d more texts embedded (want 1)", code.Commit, srv.Texts.Load()-embedded)
-	}
-	// Other objects and removals are ignored.
-	opens := snaps.opens
-	if _, err := ix.Handle(ctx, fixture(t, "s3-other-objects.json")); err != nil || snaps.opens != opens {
-		t.Errorf("other objects: %v, %d opens", err, snaps.opens-opens)
+	if total := contextindex.Totals(m.Parts); total.Reused != total.Vectors-1 || total.Embedded != 1 {
+		t.Errorf("c2's parts: %+v", total)
 	}
 }
 
-func testSnapshotErrors(t *testing.T, st *contextindex.Store) {
+// testResume: a round cut short by its time checkpoints its vectors and
+// queues the batch again; the next round embeds only what is left. The
+// provider's quota throttles the requests meanwhile, and nothing fails.
+func testResume(t *testing.T, s3 *repotest.S3) {
+	s3.Publish(t, "acme", "c1", repotest.GoPackages(t, "container/list", "strings", "bufio", "sort"))
+	srv, emb := embedtest.StartWith(t, embedtest.Options{Latency: 20 * time.Millisecond, RequestsPerSecond: 3})
+	q := &memQueue{}
+	ix := newIndexer(s3, emb, q)
+	ix.BatchFiles = 1000
+	published(t, ix)
+	bodies := q.take()
+	if len(bodies) != 1 {
+		t.Fatalf("%d batches, want 1", len(bodies))
+	}
+	var b Batch
+	json.Unmarshal(bodies[0], &b)
+	ctx, cancel := context.WithTimeout(context.Background(), 1200*time.Millisecond)
+	defer cancel()
+	if err := ix.RunBatch(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	next := q.take()
+	cp, err := ix.Store.Checkpoint(context.Background(), "acme", "c1", contextindex.PartName(0))
+	if len(next) != 1 || err != nil || cp.Len() == 0 {
+		t.Fatalf("a round cut short: %d continuations, checkpoint %v", len(next), err)
+	}
+	var cont Batch
+	json.Unmarshal(next[0], &cont)
+	if cont.Rounds != 1 || cont.Stalled != 0 || !slices.Equal(cont.Paths, b.Paths) {
+		t.Errorf("continuation %+v", cont)
+	}
+	if _, p := current(t, ix); p.Commit != "" {
+		t.Fatal("published after a round cut short")
+	}
+	before := srv.Texts.Load()
+	deliver(t, ix, next[0])
+	m, _ := loadParts(t, ix)
+	total := contextindex.Totals(m.Parts)
+	if total.Vectors != total.Chunks || total.Failed != 0 {
+		t.Errorf("after resuming: %+v", total)
+	}
+	if again := srv.Texts.Load() - before; again > int64(total.Embedded-cp.Len()) {
+		t.Errorf("the second round embedded %d texts; %d were left after the checkpoint's %d", again, total.Embedded-cp.Len(), cp.Len())
+	}
+	if srv.Throttled.Load() == 0 {
+		t.Error("the quota never throttled: the test does not test throttling")
+	}
+}
+
+// testReplacedBuild: a newer snapshot replaces a build under way; the old
+// build's remaining batches are dropped, and the new one reuses the
+// vectors of its parts that were done.
+func testReplacedBuild(t *testing.T, s3 *repotest.S3) {
+	dir := repotest.GoPackages(t, "container/list", "container/ring", "container/heap")
+	s3.Publish(t, "acme", "c1", dir)
+	srv, emb := embedtest.Start(t)
+	q := &memQueue{}
+	ix := newIndexer(s3, emb, q)
+	published(t, ix)
+	old := q.take()
+	deliver(t, ix, old[0])
+	doneOld := srv.Texts.Load()
+
+	s3.Publish(t, "acme", "c2", dir)
+	published(t, ix)
+	for _, b := range old[1:] {
+		deliver(t, ix, b)
+	}
+	if rec, p := current(t, ix); rec.Commit != "c2" || len(rec.Done) != 0 || p.Commit != "" {
+		t.Fatalf("c1's batches after c2 was planned: record %+v, pointer %+v", rec, p)
+	}
+	drain(t, ix, q)
+	m, _ := loadParts(t, ix)
+	total := contextindex.Totals(m.Parts)
+	if m.Commit != "c2" || total.Vectors != total.Chunks || int64(total.Embedded) != srv.Texts.Load()-doneOld || total.Reused == 0 {
+		t.Errorf("c2: %+v; %d texts embedded for c1's part", total, doneOld)
+	}
+}
+
+// testRefusedText: a text the provider refuses fails alone; the build is
+// published with that chunk found lexically only.
+func testRefusedText(t *testing.T, s3 *repotest.S3) {
+	dir := repotest.WriteDir(t, map[string]string{
+		"a.go": "package a\n\n// Zebra stripes.\nfunc Zebra() {}\n\n// Lion roars.\nfunc Lion() {}\n",
+	})
+	s3.Publish(t, "acme", "c1", dir)
+	_, emb := embedtest.StartWith(t, embedtest.Options{Refuse: "Zebra"})
+	q := &memQueue{}
+	ix := newIndexer(s3, emb, q)
+	published(t, ix)
+	drain(t, ix, q)
+	m, _ := loadParts(t, ix)
+	if total := contextindex.Totals(m.Parts); total.Failed != 1 || total.Vectors != total.Chunks-1 {
+		t.Errorf("a refused text: %+v", total)
+	}
+}
+
+// testProviderDown: a provider that fails every request stalls a batch:
+// each round that embedded nothing queues it again, counting; the round
+// that makes maxStalledRounds builds the part without vectors (found
+// lexically), so the build still finishes.
+func testProviderDown(t *testing.T, s3 *repotest.S3) {
+	s3.Publish(t, "acme", "c1", repotest.GoPackages(t, "container/ring"))
+	srv, emb := embedtest.Start(t)
+	srv.Fail.Store(true)
+	q := &memQueue{}
+	ix := newIndexer(s3, emb, q)
+	published(t, ix)
+	round := func(body []byte) []byte {
+		t.Helper()
+		var b Batch
+		json.Unmarshal(body, &b)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if err := ix.RunBatch(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		next := q.take()
+		if len(next) == 0 {
+			return nil
+		}
+		return next[0]
+	}
+	next := round(q.take()[0])
+	var b Batch
+	if err := json.Unmarshal(next, &b); err != nil || b.Stalled != 1 || b.Rounds != 1 {
+		t.Fatalf("after a round that embedded nothing: %s", next)
+	}
+	b.Stalled, b.Rounds = maxStalledRounds-1, maxStalledRounds-1
+	last, _ := json.Marshal(b)
+	if more := round(last); more != nil {
+		t.Fatalf("a batch stalled %d rounds was queued again: %s", maxStalledRounds, more)
+	}
+	m, _ := loadParts(t, ix)
+	if total := contextindex.Totals(m.Parts); total.Vectors != 0 || total.Failed != total.Chunks {
+		t.Errorf("the part built without its vectors: %+v", total)
+	}
+}
+
+// testQueueDown: an event whose batches could not be queued fails (S3
+// retries it); the retry queues them.
+func testQueueDown(t *testing.T, s3 *repotest.S3) {
+	s3.Publish(t, "acme", "c1", repotest.GoPackages(t, "container/list", "container/ring"))
+	q := &memQueue{fail: true}
+	ix := newIndexer(s3, nil, q)
+	if _, err := ix.Handle(context.Background(), fixture(t, "s3-snapshot-published.json")); err == nil {
+		t.Fatal("batches that could not be queued: no error")
+	}
+	if rec, _ := current(t, ix); rec.Queued || rec.Batches != 2 {
+		t.Fatalf("after the failure: %+v", rec)
+	}
+	q.fail = false
+	published(t, ix)
+	drain(t, ix, q)
+	if rec, p := current(t, ix); p.Commit != "c1" || !rec.Queued {
+		t.Errorf("after the retry: pointer %+v, record %+v", p, rec)
+	}
+}
+
+// testLexical: without an embedder the parts have no vectors.
+func testLexical(t *testing.T, s3 *repotest.S3) {
+	s3.Publish(t, "acme", "c1", repotest.GoPackages(t, "container/list", "container/ring"))
+	q := &memQueue{}
+	ix := newIndexer(s3, nil, q)
+	published(t, ix)
+	drain(t, ix, q)
+	m, corpus := loadParts(t, ix)
+	if p := m.Parts; len(p) != 2 || m.Model != "" || corpus.Vectors() != 0 || corpus.Len() != contextindex.Totals(p).Chunks {
+		t.Errorf("lexical build: %+v", m)
+	}
+}
+
+// testSnapshotFiles: the files indexed are those grep_codebase searches:
+// ignored, hidden, binary and denied files are left out, and a byte
+// order mark is not part of the text. Without a queue the indexer builds
+// the batches itself.
+func testSnapshotFiles(t *testing.T, s3 *repotest.S3) {
+	dir := repotest.WriteDir(t, map[string]string{
+		".gitignore":              "gen/\n",
+		"main.go":                 "package main\n\nfunc main() {}\n",
+		"bom.md":                  "\uFEFF# Title\n",
+		"gen/out.go":              "package gen\n",
+		"node_modules/x/index.js": "module.exports = 1\n",
+		".hidden/x.go":            "package x\n",
+		"logo.png":                "\x89PNG\x00\x01",
+		".env":                    "SECRET=1\n",
+		"secrets/k.txt":           "key\n",
+	})
+	s3.Publish(t, "acme", "c1", dir)
+	ix := newIndexer(s3, nil, nil)
+	snap, err := ix.Snapshots.Current(context.Background(), "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, f := range snap.Files {
+		paths = append(paths, f.Path)
+	}
+	slices.Sort(paths)
+	if fmt.Sprint(paths) != "[bom.md main.go]" || snap.Commit != "c1" {
+		t.Errorf("indexed files %v of %s", paths, snap.Commit)
+	}
+	files, err := ix.Snapshots.Files(context.Background(), "acme", "c1", []string{"bom.md"})
+	if err != nil || len(files) != 1 || string(files[0].Content) != "# Title\n" || !files[0].ModTime.Equal(repotest.ModTime) {
+		t.Errorf("bom.md read as %+v, %v", files, err)
+	}
+	published(t, ix)
+	if rec, p := current(t, ix); p.Commit != "c1" || rec.Batches != 2 || rec.State != contextindex.BuildPublished {
+		t.Errorf("without a queue: pointer %+v, record %+v", p, rec)
+	}
+}
+
+// testSnapshotRanges: a batch reads the zip's directory and its own
+// files, not the whole snapshot.
+func testSnapshotRanges(t *testing.T, s3 *repotest.S3) {
+	files := map[string]string{}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for i := range 40 {
+		var b strings.Builder
+		for range 400 << 10 {
+			b.WriteByte(byte('a' + rnd.IntN(26))) // incompressible: the zip is 16 MB, four blocks
+		}
+		files[fmt.Sprintf("f%02d.txt", i)] = b.String()
+	}
+	dir := repotest.WriteDir(t, files)
+	s3.Publish(t, "acme", "c1", dir)
 	ctx := context.Background()
-	if _, err := newIndexer(t, st, nil, &mapSnapshots{}).Handle(ctx, fixture(t, "s3-snapshot-published.json")); !errors.Is(err, fs.ErrNotExist) {
+	info, err := s3.Objects().Head(ctx, repo.ZipKey("acme", "c1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := &rangedZip{bucket: s3.Objects(), key: info.Key, etag: info.ETag, size: info.Size}
+	view, err := repo.OpenZipAt(z, info.Size, "c1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"f20.txt", "f21.txt"} {
+		f, err := repo.ReadSearchable(view, p)
+		if err != nil || string(f.Data) != files[p] {
+			t.Fatalf("%s: %v", p, err)
+		}
+	}
+	if z.fetchCount > 3 {
+		t.Errorf("the directory and two files of 40 read %d blocks of %d", z.fetchCount, info.Size/zipBlock+1)
+	}
+	// The zip replaced under the reader: it reads no other version.
+	os.WriteFile(filepath.Join(dir, "f00.txt"), []byte("changed"), 0o644)
+	s3.Publish(t, "acme", "c1", dir)
+	if _, err := repo.ReadSearchable(view, "f00.txt"); !errors.Is(err, objects.ErrPrecondition) {
+		t.Errorf("a block of another version: %v, want ErrPrecondition", err)
+	}
+}
+
+func testSnapshotErrors(t *testing.T, s3 *repotest.S3) {
+	ctx := context.Background()
+	if _, err := newIndexer(s3, nil, nil).Handle(ctx, fixture(t, "s3-snapshot-published.json")); !errors.Is(err, repo.ErrNoRepository) {
 		t.Errorf("missing snapshot: %v (Lambda must retry)", err)
 	}
-	if _, err := newIndexer(t, st, nil, nil).Handle(ctx, fixture(t, "s3-snapshot-published.json")); err == nil {
+	noReader := newIndexer(s3, nil, nil)
+	noReader.Snapshots = nil
+	if _, err := noReader.Handle(ctx, fixture(t, "s3-snapshot-published.json")); err == nil {
 		t.Error("no snapshot reader: no error")
 	}
-	for _, bad := range []string{`{}`, `{"Records":[]}`, `{"Records":[{"eventSource":"aws:sqs"}]}`, `[1]`} {
-		if _, err := newIndexer(t, st, nil, nil).Handle(ctx, json.RawMessage(bad)); err == nil {
+	for _, bad := range []string{`{}`, `{"Records":[]}`, `{"Records":[{"eventSource":"aws:kinesis"}]}`, `[1]`} {
+		if _, err := newIndexer(s3, nil, nil).Handle(ctx, json.RawMessage(bad)); err == nil {
 			t.Errorf("event %s: no error", bad)
 		}
+	}
+	q := &memQueue{}
+	out, err := newIndexer(s3, nil, q).Handle(ctx, json.RawMessage(
+		`{"Records":[{"eventSource":"aws:sqs","messageId":"m9","receiptHandle":"r9","body":"{","attributes":{"ApproximateReceiveCount":"3"}}]}`))
+	if err != nil || len(out.(events.SQSEventResponse).BatchItemFailures) != 1 || fmt.Sprint(q.retries) != "[r9@1m0s]" {
+		t.Errorf("a message that is not a batch: %v %+v, retries %v", err, out, q.retries)
+	}
+	// Other objects and removals are ignored.
+	if _, err := newIndexer(s3, nil, nil).Handle(ctx, fixture(t, "s3-other-objects.json")); err != nil {
+		t.Errorf("other objects: %v", err)
 	}
 }
 
@@ -179,12 +524,65 @@ func TestRepoOf(t *testing.T) {
 	}
 }
 
+func TestRetryBatchAfter(t *testing.T) {
+	for receives, want := range map[int]time.Duration{0: 15 * time.Second, 1: 15 * time.Second, 2: 30 * time.Second, 4: 2 * time.Minute, 6: 5 * time.Minute, 100: 5 * time.Minute} {
+		if got := retryBatchAfter(receives); got != want {
+			t.Errorf("after receive %d: %v, want %v", receives, got, want)
+		}
+	}
+}
+
+func TestSplit(t *testing.T) {
+	file := func(p string, size int) contextindex.File {
+		return contextindex.File{Path: p, Content: make([]byte, size)}
+	}
+	long := strings.Repeat("d/", 3000) + "f.go" // 6 KB of path
+	tests := []struct {
+		name  string
+		most  int
+		files []contextindex.File
+		want  string // each batch's paths
+	}{
+		{"by count, in path order", 2, []contextindex.File{file("c", 1), file("a", 1), file("b", 1)}, "[[a b] [c]]"},
+		{"by bytes", 10, []contextindex.File{file("a", maxBatchBytes-1), file("b", 2), file("c", 1)}, "[[a] [b c]]"},
+		{"a file larger than a batch is a batch", 10, []contextindex.File{file("a", 1), file("b", maxBatchBytes+1), file("c", 1)}, "[[a] [b] [c]]"},
+		{"no files, one empty batch", 10, nil, "[[]]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ix := &Indexer{BatchFiles: tt.most}
+			var got [][]string
+			for i, b := range ix.split("acme", contextindex.Snapshot{Commit: "c1", Files: tt.files}) {
+				if b.N != i || b.Tenant != "acme" || b.Commit != "c1" {
+					t.Errorf("batch %d: %+v", i, b)
+				}
+				got = append(got, b.Paths)
+			}
+			if fmt.Sprint(got) != tt.want {
+				t.Errorf("batches %v, want %s", got, tt.want)
+			}
+		})
+	}
+	t.Run("by message size", func(t *testing.T) {
+		var files []contextindex.File
+		for i := range 100 {
+			files = append(files, file(fmt.Sprintf("%s%03d", long, i), 1))
+		}
+		for _, b := range (&Indexer{BatchFiles: 1000}).split("acme", contextindex.Snapshot{Files: files}) {
+			if raw, _ := json.Marshal(b); len(raw) > 256<<10 {
+				t.Errorf("batch %d's message is %d bytes, over SQS's 256 KiB", b.N, len(raw))
+			}
+		}
+	})
+}
+
 // testMemoryStream: the stream fixture's inserts are embedded per tenant;
 // a failing embedder reports each tenant's first record for retry.
-func testMemoryStream(t *testing.T, st, empty *contextindex.Store) {
+func testMemoryStream(t *testing.T, s3, empty *repotest.S3) {
 	ctx := context.Background()
 	srv, emb := embedtest.Start(t)
-	ix := newIndexer(t, st, emb, nil)
+	ix := newIndexer(s3, emb, nil)
+	st := ix.Store
 
 	srv.Fail.Store(true)
 	out, err := ix.Handle(ctx, fixture(t, "dynamodb-memory-inserts.json"))
@@ -225,12 +623,13 @@ func testMemoryStream(t *testing.T, st, empty *contextindex.Store) {
 	}
 	// The fixture's idempotency claim is skipped as one, without a warning.
 	var logged bytes.Buffer
-	quiet := &Indexer{Store: st, Embedder: emb, Now: time.Now, Log: slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	quiet := newIndexer(s3, emb, nil)
+	quiet.Log = slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if _, err := quiet.Handle(ctx, fixture(t, "dynamodb-memory-inserts.json")); err != nil || logged.Len() > 0 {
 		t.Errorf("a batch with a claim: %v, logged %q", err, logged.String())
 	}
 	// Without an embedder the stream is acknowledged and nothing stored.
-	out, err = newIndexer(t, empty, nil, nil).Handle(ctx, fixture(t, "dynamodb-memory-inserts.json"))
+	out, err = newIndexer(empty, nil, nil).Handle(ctx, fixture(t, "dynamodb-memory-inserts.json"))
 	if err != nil || len(out.(events.DynamoDBEventResponse).BatchItemFailures) != 0 {
 		t.Errorf("lexical only: %v %+v", err, out)
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 	"github.com/toolshed/toolshed/shared/awscall"
@@ -14,6 +15,12 @@ import (
 	"github.com/toolshed/toolshed/shared/secrets"
 	"github.com/toolshed/toolshed/shared/telemetry"
 )
+
+// InitWarmTime is how long a function's init waits for its warm-ups
+// (wiring.Env.WaitWarm): Lambda's init phase runs at full CPU for up to
+// 10 s before the first invocation; what is not done by then goes on in
+// the background.
+const InitWarmTime = 8 * time.Second
 
 // InLambda reports whether the process runs inside the Lambda runtime.
 func InLambda() bool { return os.Getenv("AWS_LAMBDA_RUNTIME_API") != "" }

@@ -256,7 +256,7 @@ func TestDependencyFaults(t *testing.T) {
 			Paths: repotest.Files(t, repoDir), MaxBytes: repo.DefaultMaxBytes, Now: repotest.ModTime})
 		must(t, err)
 		ix := &indexer.Indexer{Store: contextindex.NewStore(&contextindex.S3Blobs{Bucket: b, Prefix: contextindex.BucketPrefix}),
-			Snapshots: contextindex.RepoSnapshots{Source: repo.NewS3(b, repo.S3Options{})}, Now: time.Now, Log: slog.New(slog.DiscardHandler)}
+			Snapshots: &indexer.Snapshots{Bucket: b, MaxBytes: repo.DefaultMaxBytes}, Now: time.Now, Log: slog.New(slog.DiscardHandler)}
 		must(t, ix.IndexSnapshot(context.Background(), "acme"))
 	}
 	publish(t)

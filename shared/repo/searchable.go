@@ -301,6 +301,23 @@ func readIgnore(fsys fs.FS, dir string, inherited *ignoreRules) *ignoreRules {
 // utf8BOM starts some UTF-8 files; search reads the text after it.
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
+// ReadSearchable reads the file p of fsys as Searchable holds it: its
+// content without a byte order mark and its modification time; nil when
+// the file is binary. It applies no ignore rule: it is for a file that
+// Searchable listed (the indexer's batches read the files its plan
+// listed, one batch at a time).
+func ReadSearchable(fsys fs.FS, p string) (*File, error) {
+	info, err := fs.Stat(fsys, p)
+	if err != nil {
+		return nil, err
+	}
+	data, err := fs.ReadFile(fsys, p)
+	if err != nil {
+		return nil, err
+	}
+	return newFile(p, data, info.ModTime()), nil
+}
+
 // newFile makes the File for data, or returns nil when data is binary.
 func newFile(p string, data []byte, mod time.Time) *File {
 	if bytes.IndexByte(data, 0) >= 0 {

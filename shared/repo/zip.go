@@ -19,7 +19,14 @@ import (
 // and must not change. A snapshot never changes: its Version is always 1
 // (the S3 source opens a new view when the pointer moves).
 func OpenZip(data []byte, commit string, policy *Policy) (View, error) {
-	r, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	return OpenZipAt(bytes.NewReader(data), int64(len(data)), commit, policy)
+}
+
+// OpenZipAt is OpenZip over a zip of size bytes read through r, which
+// must not change either: a view that reads only the parts of the zip it
+// is asked for (the indexer's batches read theirs from the bucket).
+func OpenZipAt(ra io.ReaderAt, size int64, commit string, policy *Policy) (View, error) {
+	r, err := zip.NewReader(ra, size)
 	if err != nil {
 		return nil, fmt.Errorf("open snapshot zip: %w", err)
 	}

@@ -31,6 +31,10 @@ const (
 	Indexer       = "IndexerFunction"     // the indexer's function name
 	IndexerFailed = "IndexerFailureQueue" // URL of the queue of index events that failed
 	AlarmTopic    = "AlarmTopicArn"       // the SNS topic every alarm notifies
+	// IndexQueue is the URL of the queue of index batches; IndexDeadLetters,
+	// of the queue of those that failed every receive.
+	IndexQueue       = "IndexQueue"
+	IndexDeadLetters = "IndexDeadLetterQueue"
 )
 
 // The outputs of a deployment that takes OAuth access tokens: the issuer,

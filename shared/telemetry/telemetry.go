@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -96,44 +98,58 @@ func (o *Observer) Observe(ctx context.Context, r toolkit.Record) {
 }
 
 func (o *Observer) writeEMF(r toolkit.Record, ms float64) {
-	boolNum := func(b bool) int {
+	boolNum := func(b bool) float64 {
 		if b {
 			return 1
 		}
 		return 0
 	}
-	dims := []string{ToolDimension}
+	dims := map[string]string{ToolDimension: r.Tool}
 	if o.via != "" {
-		dims = append(dims, "Via")
+		dims["Via"] = o.via
 	}
-	rec := map[string]any{
-		"_aws": map[string]any{
-			"Timestamp": o.now().UnixMilli(),
-			"CloudWatchMetrics": []any{map[string]any{
-				"Namespace":  Namespace,
-				"Dimensions": [][]string{dims},
-				"Metrics": []map[string]string{
-					{"Name": MetricInvocations, "Unit": "Count"},
-					{"Name": MetricErrors, "Unit": "Count"},
-					{"Name": MetricRateLimited, "Unit": "Count"},
-					{"Name": MetricDuration, "Unit": "Milliseconds"},
-				},
-			}},
-		},
-		ToolDimension:     r.Tool,
-		MetricInvocations: 1,
-		MetricErrors:      boolNum(r.Code != "" && toolerr.Lookup(r.Code).HTTPStatus >= 500),
-		MetricRateLimited: boolNum(r.Code == toolerr.RateLimited),
-		MetricDuration:    ms,
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	WriteMetrics(o.emf, o.now(), dims, []Metric{
+		{MetricInvocations, "Count", 1},
+		{MetricErrors, "Count", boolNum(r.Code != "" && toolerr.Lookup(r.Code).HTTPStatus >= 500)},
+		{MetricRateLimited, "Count", boolNum(r.Code == toolerr.RateLimited)},
+		{MetricDuration, "Milliseconds", ms},
+	})
+}
+
+// Metric is one value of an EMF record.
+type Metric struct {
+	Name  string
+	Unit  string // a CloudWatch unit: Count, Milliseconds, Seconds…
+	Value float64
+}
+
+// WriteMetrics writes one CloudWatch Embedded Metric Format record to w,
+// as one line: metrics in Namespace with the dimensions dims (their
+// names sorted; none when empty), at time at.
+func WriteMetrics(w io.Writer, at time.Time, dims map[string]string, metrics []Metric) {
+	names := slices.Sorted(maps.Keys(dims))
+	defs := make([]map[string]string, len(metrics))
+	rec := map[string]any{}
+	for i, m := range metrics {
+		defs[i] = map[string]string{"Name": m.Name, "Unit": m.Unit}
+		rec[m.Name] = m.Value
 	}
-	if o.via != "" {
-		rec["Via"] = o.via
+	for k, v := range dims {
+		rec[k] = v
+	}
+	rec["_aws"] = map[string]any{
+		"Timestamp": at.UnixMilli(),
+		"CloudWatchMetrics": []any{map[string]any{
+			"Namespace":  Namespace,
+			"Dimensions": [][]string{names},
+			"Metrics":    defs,
+		}},
 	}
 	line, err := json.Marshal(rec)
 	if err != nil {
 		return
 	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.emf.Write(append(line, '\n'))
+	w.Write(append(line, '\n'))
 }

@@ -85,7 +85,7 @@ func TestSecretsRefusedByEveryRepositoryTool(t *testing.T) {
 	s3.Publish(t, "alice", "c1", dir)
 	s3Src := s3.Source(repo.S3Options{Policy: policy})
 	blobs := &contextindex.S3Blobs{Bucket: s3.Objects(), Prefix: contextindex.BucketPrefix}
-	ix := &indexer.Indexer{Store: contextindex.NewStore(blobs), Snapshots: contextindex.RepoSnapshots{Source: s3Src},
+	ix := &indexer.Indexer{Store: contextindex.NewStore(blobs), Snapshots: &indexer.Snapshots{Bucket: s3.Objects(), Policy: policy, MaxBytes: repo.DefaultMaxBytes},
 		Now: tooltest.NewClock().Now, Log: slog.New(slog.DiscardHandler)}
 	if err := ix.IndexSnapshot(context.Background(), "alice"); err != nil {
 		t.Fatal(err)

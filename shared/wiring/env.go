@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/toolshed/toolshed/shared/awscall"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/objects"
@@ -42,9 +43,11 @@ type Env struct {
 	stores  *store.Stores
 	aws     *aws.Config
 	s3      *objects.Bucket
+	sqs     *sqs.Client
 	repo    repo.Source
 	closers []func() error
 	status  map[string]func() any
+	warming sync.WaitGroup // the warm-ups started (WarmDefaultRepo)
 }
 
 // NewEnv returns an Env over cfg. A nil log discards; Now is time.Now.
@@ -137,6 +140,31 @@ func (e *Env) S3(ctx context.Context) (*objects.Bucket, error) {
 	return e.s3, nil
 }
 
+// SQS returns an SQS client, built on first use (the indexer's queue).
+// AWS_ENDPOINT_URL_SQS points it at an emulator.
+func (e *Env) SQS(ctx context.Context) (*sqs.Client, error) {
+	cfg, err := e.AWS(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.sqs == nil {
+		e.sqs = sqs.NewFromConfig(cfg)
+	}
+	return e.sqs, nil
+}
+
+// RepoPolicy is the repository policy of S3 snapshots: repo.DefaultDeny
+// and TOOLSHED_REPO_DENY.
+func (e *Env) RepoPolicy() (*repo.Policy, error) {
+	deny, err := repo.ParseDeny(e.Config.RepoDeny)
+	if err != nil {
+		return nil, err
+	}
+	return repo.NewPolicy(deny, "")
+}
+
 // Repo returns the repository source on first use, shared by every family
 // of the process: S3 snapshots when TOOLSHED_BUCKET is set (with
 // TOOLSHED_DEFAULT_REPO as the fallback), otherwise the local directory
@@ -150,16 +178,12 @@ func (e *Env) Repo(ctx context.Context) (repo.Source, error) {
 	if src != nil {
 		return src, nil
 	}
-	deny, err := repo.ParseDeny(e.Config.RepoDeny)
-	if err != nil {
-		return nil, err
-	}
 	if e.Config.Bucket != "" {
 		bucket, err := e.S3(ctx)
 		if err != nil {
 			return nil, err
 		}
-		policy, err := repo.NewPolicy(deny, "")
+		policy, err := e.RepoPolicy()
 		if err != nil {
 			return nil, err
 		}
@@ -179,6 +203,10 @@ func (e *Env) Repo(ctx context.Context) (repo.Source, error) {
 		return e.repo, nil
 	}
 	if src == nil {
+		deny, err := repo.ParseDeny(e.Config.RepoDeny)
+		if err != nil {
+			return nil, err
+		}
 		dir := e.Config.RepoDir
 		if dir == "" {
 			dir = "."
@@ -202,6 +230,46 @@ func (e *Env) Repo(ctx context.Context) (repo.Source, error) {
 	}
 	e.repo = src
 	return src, nil
+}
+
+// warmTimeout bounds one warm-up.
+const warmTimeout = 5 * time.Minute
+
+// WarmDefaultRepo starts, in the background, work a function would
+// otherwise do in its first call on the deployment's default repository
+// (TOOLSHED_DEFAULT_REPO, when snapshots come from the bucket): reading
+// its snapshot, or its code index. what names it in the log. WaitWarm
+// waits for it; it goes on after.
+func (e *Env) WarmDefaultRepo(what string, fn func(ctx context.Context, repo string) error) {
+	if e.Config.Bucket == "" || e.Config.DefaultRepo == "" {
+		return
+	}
+	e.warming.Go(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), warmTimeout)
+		defer cancel()
+		start := time.Now()
+		if err := fn(ctx, e.Config.DefaultRepo); err != nil {
+			e.Log.Warn("warm-up failed; the first call does it", "what", what, "repo", e.Config.DefaultRepo, "error", err)
+			return
+		}
+		e.Log.Info("warm-up done", "what", what, "repo", e.Config.DefaultRepo, "duration_ms", time.Since(start).Milliseconds())
+	})
+}
+
+// WaitWarm waits for the warm-ups started, at most d; it reports whether
+// they are done.
+func (e *Env) WaitWarm(d time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		e.warming.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		return false
+	}
 }
 
 // OnClose registers fn to run when the Env closes, before the stores it

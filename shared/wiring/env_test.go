@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/store"
@@ -44,5 +45,50 @@ func TestStatus(t *testing.T) {
 	}
 	if got := env.Status()["calls"]; got != 2 {
 		t.Errorf("status %v, want 2: it is asked again each time", got)
+	}
+}
+
+// TestWarmDefaultRepo: a deployed function with a default repository
+// warms it in the background, and WaitWarm waits for that at most as
+// long as it is told; without snapshots in a bucket or a default
+// repository nothing runs.
+func TestWarmDefaultRepo(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  config.Config
+		want string // the repository warmed, "" for none
+	}{
+		{"deployed, default repository", config.Config{Bucket: "b", DefaultRepo: "shared"}, "shared"},
+		{"deployed, none", config.Config{Bucket: "b"}, ""},
+		{"local", config.Config{DefaultRepo: "shared"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := wiring.NewEnv(tt.cfg, nil)
+			warmed := make(chan string, 1)
+			env.WarmDefaultRepo("test", func(_ context.Context, repo string) error { warmed <- repo; return nil })
+			if !env.WaitWarm(time.Second) {
+				t.Fatal("a quick warm-up was not waited for")
+			}
+			got := ""
+			select {
+			case got = <-warmed:
+			default:
+			}
+			if got != tt.want {
+				t.Errorf("warmed %q, want %q", got, tt.want)
+			}
+		})
+	}
+	env := wiring.NewEnv(config.Config{Bucket: "b", DefaultRepo: "shared"}, nil)
+	release := make(chan struct{})
+	env.WarmDefaultRepo("slow", func(context.Context, string) error { <-release; return nil })
+	start := time.Now()
+	if env.WaitWarm(50*time.Millisecond) || time.Since(start) > time.Second {
+		t.Errorf("a slow warm-up held WaitWarm %v", time.Since(start))
+	}
+	close(release)
+	if !env.WaitWarm(time.Second) {
+		t.Error("the warm-up, done, was not seen done")
 	}
 }

@@ -115,16 +115,25 @@ func New(tb testing.TB, dir string) *Stack {
 // stops when the stack's test ends.
 func (s *Stack) Start(tb testing.TB, cfg lambdatest.Config) *lambdatest.Function {
 	tb.Helper()
-	cfg.Env = maps.Clone(cfg.Env)
-	cfg.Env["AWS_ENDPOINT_URL_DYNAMODB"] = s.Dynamo.Endpoint
-	cfg.Env["AWS_ENDPOINT_URL_LAMBDA"] = s.Lambda.URL()
-	fn, err := lambdatest.Start(cfg)
+	fn, err := lambdatest.Start(s.Endpoints(cfg))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	s.tb.Cleanup(fn.Stop)
 	s.Lambda.Add(fn)
 	return fn
+}
+
+// Endpoints returns cfg with the emulators' endpoints added to its
+// environment (SQS once S3 has been asked for: moto serves both).
+func (s *Stack) Endpoints(cfg lambdatest.Config) lambdatest.Config {
+	cfg.Env = maps.Clone(cfg.Env)
+	cfg.Env["AWS_ENDPOINT_URL_DYNAMODB"] = s.Dynamo.Endpoint
+	cfg.Env["AWS_ENDPOINT_URL_LAMBDA"] = s.Lambda.URL()
+	if s.Moto != nil {
+		cfg.Env["AWS_ENDPOINT_URL_SQS"] = s.Moto.Endpoint
+	}
+	return cfg
 }
 
 // Tool returns the function of a tool, started on first use and named

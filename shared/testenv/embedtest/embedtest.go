@@ -1,7 +1,9 @@
 // Package embedtest runs an OpenAI-compatible embeddings server for tests:
 // POST /v1/embeddings answered with feature-hashed bag-of-words vectors,
 // so texts that share words point the same way. It stands in for a model
-// (none ships with the repository) while the real client talks to it.
+// (none ships with the repository) while the real client talks to it, and
+// for a provider's limits: each request can take a while to answer, and
+// requests beyond a quota are refused with 429, as a provider throttles.
 package embedtest
 
 import (
@@ -9,6 +11,8 @@ import (
 	"hash/fnv"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -20,22 +24,50 @@ import (
 // dims is the size of the server's vectors.
 const dims = 64
 
-// Server is the running server.
-type Server struct {
-	URL   string       // the API base, …/v1
-	Texts atomic.Int64 // texts embedded so far
-	Fail  atomic.Bool  // answer every request with a 500
+// Model is the model name the server's embedder asks for.
+const Model = "feature-hash"
+
+// Options shape the server's answers.
+type Options struct {
+	// Latency is how long each request takes to answer.
+	Latency time.Duration
+	// RequestsPerSecond is the quota: a request beyond it (a bucket of a
+	// second's requests, refilled as time passes) is answered 429 without
+	// Retry-After, as Bedrock throttles; 0 for no quota.
+	RequestsPerSecond float64
+	// Refuse: a request with a text containing it is answered 400.
+	Refuse string
 }
 
-// Start runs a server until tb ends and returns it with an OpenAI
-// embedder (the real adapter) pointed at it.
+// Server is the running server.
+type Server struct {
+	URL       string       // the API base, …/v1
+	Texts     atomic.Int64 // texts embedded so far
+	Requests  atomic.Int64 // requests answered with vectors
+	Throttled atomic.Int64 // requests refused for the quota
+	Fail      atomic.Bool  // answer every request with a 500
+
+	o      Options
+	mu     sync.Mutex
+	tokens float64   // requests the quota allows now
+	filled time.Time // when tokens was last refilled
+}
+
+// Start runs a server without latency or quota until tb ends and returns
+// it with an OpenAI embedder (the real adapter) pointed at it.
 func Start(tb testing.TB) (*Server, contextindex.Embedder) {
+	return StartWith(tb, Options{})
+}
+
+// StartWith runs a server shaped by o until tb ends and returns it with
+// an OpenAI embedder (the real adapter, retrying at once) pointed at it.
+func StartWith(tb testing.TB, o Options) (*Server, contextindex.Embedder) {
 	tb.Helper()
-	s := &Server{}
+	s := &Server{o: o, tokens: o.RequestsPerSecond, filled: time.Now()}
 	hs := httptest.NewServer(s)
 	tb.Cleanup(hs.Close)
 	s.URL = hs.URL + "/v1"
-	emb, err := embedding.NewOpenAI(embedding.OpenAIOptions{URL: s.URL, Model: "feature-hash",
+	emb, err := embedding.NewOpenAI(embedding.OpenAIOptions{URL: s.URL, Model: Model,
 		Backoff: func(int) time.Duration { return time.Millisecond }})
 	if err != nil {
 		tb.Fatal(err)
@@ -55,6 +87,23 @@ func vector(text string) []float32 {
 	return v
 }
 
+// admit takes a request from the quota, reporting false when it is spent.
+func (s *Server) admit() bool {
+	if s.o.RequestsPerSecond <= 0 {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	s.tokens = min(s.tokens+now.Sub(s.filled).Seconds()*s.o.RequestsPerSecond, max(s.o.RequestsPerSecond, 1))
+	s.filled = now
+	if s.tokens < 1 {
+		return false
+	}
+	s.tokens--
+	return true
+}
+
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Input []string `json:"input"`
@@ -67,6 +116,23 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"message":"model overloaded"}}`, http.StatusInternalServerError)
 		return
 	}
+	if !s.admit() {
+		s.Throttled.Add(1)
+		http.Error(w, `{"error":{"message":"Rate limit reached for requests"}}`, http.StatusTooManyRequests)
+		return
+	}
+	select {
+	case <-time.After(s.o.Latency):
+	case <-r.Context().Done():
+		return
+	}
+	for _, text := range req.Input {
+		if s.o.Refuse != "" && strings.Contains(text, s.o.Refuse) {
+			http.Error(w, `{"error":{"message":"input refused"}}`, http.StatusBadRequest)
+			return
+		}
+	}
+	s.Requests.Add(1)
 	s.Texts.Add(int64(len(req.Input)))
 	type item struct {
 		Object    string    `json:"object"`
@@ -78,5 +144,5 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		data[i] = item{"embedding", i, vector(text)}
 	}
 	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": "feature-hash"})
+	json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": Model})
 }

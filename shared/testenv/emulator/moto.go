@@ -17,6 +17,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 )
 
 // motoMain runs moto's server (argv: port) and exits when standard input
@@ -31,9 +33,10 @@ main(["-H", "127.0.0.1", "-p", sys.argv[1]])`
 
 // Moto is a running moto_server on loopback: a real implementation of the
 // S3 API (conditional GET and PUT, ETags, listing, multipart uploads,
-// ranged GETs), and of CloudFormation and Parameter Store as far as the
-// tests use them. Unlike S3 it takes multipart parts from MinPartSize
-// bytes (S3: 5 MiB), so tests of large objects stay small.
+// ranged GETs), of SQS (visibility timeouts, dead-letter queues), and of
+// CloudFormation and Parameter Store as far as the tests use them. Unlike
+// S3 it takes multipart parts from MinPartSize bytes (S3: 5 MiB), so tests
+// of large objects stay small.
 type Moto struct {
 	// Endpoint is the base URL, e.g. http://127.0.0.1:40123.
 	Endpoint string
@@ -134,4 +137,53 @@ func (m *Moto) CreateStack(t testing.TB, name string, outputs map[string]string)
 	}); err != nil {
 		t.Fatalf("emulator: create stack %s: %v", name, err)
 	}
+}
+
+// SQS returns an SQS client for the server (dummy static credentials,
+// region us-east-1, one attempt per call).
+func (m *Moto) SQS() *sqs.Client {
+	return sqs.New(sqs.Options{
+		Region:           "us-east-1",
+		Credentials:      credentials.NewStaticCredentialsProvider("dummy", "dummy", ""),
+		BaseEndpoint:     aws.String(m.Endpoint),
+		RetryMaxAttempts: 1,
+	})
+}
+
+// Queue is an SQS queue with its dead-letter queue.
+type Queue struct {
+	URL, Arn      string
+	DeadLetterURL string
+}
+
+// NewQueue creates a queue with a unique name whose messages, when not
+// deleted, come back after visibility (whole seconds) and go to its
+// dead-letter queue after maxReceives receives.
+func (m *Moto) NewQueue(t testing.TB, visibility time.Duration, maxReceives int) Queue {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	b := make([]byte, 6)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails
+	name := "toolshed-test-" + hex.EncodeToString(b)
+	client := m.SQS()
+	create := func(name string, attrs map[string]string) (url, arn string) {
+		out, err := client.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name), Attributes: attrs})
+		if err != nil {
+			t.Fatalf("emulator: create queue %s: %v", name, err)
+		}
+		got, err := client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: out.QueueUrl,
+			AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameQueueArn}})
+		if err != nil {
+			t.Fatalf("emulator: queue %s: %v", name, err)
+		}
+		return aws.ToString(out.QueueUrl), got.Attributes[string(types.QueueAttributeNameQueueArn)]
+	}
+	dlqURL, dlqArn := create(name+"-dlq", nil)
+	redrive, _ := json.Marshal(map[string]any{"deadLetterTargetArn": dlqArn, "maxReceiveCount": maxReceives})
+	url, arn := create(name, map[string]string{
+		"VisibilityTimeout": strconv.Itoa(int(visibility.Seconds())),
+		"RedrivePolicy":     string(redrive),
+	})
+	return Queue{URL: url, Arn: arn, DeadLetterURL: dlqURL}
 }

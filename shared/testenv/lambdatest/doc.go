@@ -8,7 +8,7 @@
 //	resp, err := fn.Invoke(ctx, []byte(`{"tool":"hello",...}`))
 //	// resp.Payload, resp.FunctionError ("" or "Unhandled"), resp.ErrorType
 //
-// It has four parts:
+// It has these parts:
 //
 //   - Runtime serves the Runtime API (version 2018-06-01) a bootstrap polls
 //     through AWS_LAMBDA_RUNTIME_API: GET /runtime/invocation/next with the
@@ -27,8 +27,19 @@
 //   - HTTPAPI stands in for an API Gateway HTTP API: HTTP requests become
 //     payload format 2.0 events for the Function of their route, after its
 //     Lambda authorizer, and the functions' responses become the answers.
+//   - Pool runs a function as Lambda scales it: up to a number of
+//     execution environments, started as invocations need them, an
+//     environment whose process ended replaced by a new one.
+//   - SQSSource stands in for an SQS event source mapping: it receives
+//     messages from a queue (moto_server's), invokes a Pool or Function
+//     with them as SQS events, and deletes what succeeded; the rest comes
+//     back after the queue's visibility timeout and ends in its
+//     dead-letter queue.
 //
-// Functions never scale out: each is one execution environment, and one
-// that crashed or timed out stays down (every later invocation fails with
-// Runtime.ExitError) instead of being replaced.
+// A Function is one execution environment: one that crashed, was killed
+// (Function.Kill) or timed out stays down (every later invocation fails
+// with Runtime.ExitError); a Pool replaces it. Config.VCPU gives a
+// function, after its init, the CPU share Lambda gives its memory (a
+// cgroup CFS quota), so a cold call is measured at the speed it would run
+// at.
 package lambdatest

@@ -43,6 +43,12 @@ type Config struct {
 	// Emulator, when set, runs Bootstrap: a bootstrap built for another
 	// architecture runs as "Emulator Bootstrap" (qemu-aarch64-static).
 	Emulator string
+	// VCPU is the CPU the function gets once its init is over, as Lambda
+	// gives it for the function's memory (one vCPU at 1,769 MB, in
+	// proportion below); 0 leaves the process unthrottled. Init runs at
+	// full speed, as Lambda's does. It needs a writable cgroup CPU
+	// controller (Linux; see cpushare_linux.go).
+	VCPU float64
 }
 
 // Function is a bootstrap running as a real process against its own
@@ -53,6 +59,7 @@ type Function struct {
 	Runtime *Runtime
 
 	cmd     *exec.Cmd
+	share   *cpuShare // nil: unthrottled
 	started time.Time
 	output  lockedBuffer
 	exited  chan struct{}
@@ -75,7 +82,7 @@ func Start(cfg Config) (*Function, error) {
 		Arn:    FunctionArn(cfg.Region, cfg.Name),
 		exited: make(chan struct{}),
 	}
-	rt, err := NewRuntime(RuntimeConfig{FunctionArn: f.Arn, Timeout: cfg.Timeout, OnTimeout: f.kill})
+	rt, err := NewRuntime(RuntimeConfig{FunctionArn: f.Arn, Timeout: cfg.Timeout, OnTimeout: f.Kill})
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +102,26 @@ func Start(cfg Config) (*Function, error) {
 		return nil, fmt.Errorf("lambdatest: start %s: %w", cfg.Name, err)
 	}
 	go f.wait()
+	if cfg.VCPU > 0 {
+		if f.share, err = newCPUShare(cfg.Name, cfg.VCPU); err != nil {
+			f.Stop()
+			return nil, err
+		}
+		go f.throttleAfterInit()
+	}
 	return f, nil
+}
+
+// throttleAfterInit puts the process under its CPU share once its init is
+// over (its first request for an invocation).
+func (f *Function) throttleAfterInit() {
+	select {
+	case <-f.Runtime.Ready():
+		if err := f.share.add(f.cmd.Process.Pid); err != nil {
+			f.output.Write([]byte("lambdatest: " + err.Error() + "\n"))
+		}
+	case <-f.exited:
+	}
 }
 
 // FunctionArn is the ARN of a function run here.
@@ -200,17 +226,22 @@ func (f *Function) PeakRSS() (int64, error) {
 	return n, nil
 }
 
-// kill ends the process at once (Lambda's answer to a timeout).
-func (f *Function) kill() {
+// Kill ends the process at once, as Lambda does when an invocation runs
+// past its timeout, or the kernel when it runs out of memory: the
+// invocation under way fails with ErrorExit, and so does every later one.
+func (f *Function) Kill() {
 	_ = f.cmd.Process.Kill()
 }
 
 // Stop kills the process if it still runs, waits for it and closes the
 // Runtime API.
 func (f *Function) Stop() {
-	f.kill()
+	f.Kill()
 	<-f.exited
 	f.Runtime.Close()
+	if f.share != nil {
+		f.share.remove()
+	}
 }
 
 // lockedBuffer collects a process's output from two writers.

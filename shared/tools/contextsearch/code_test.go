@@ -116,6 +116,85 @@ func TestS3(t *testing.T) {
 	}
 	t.Run("deployed", func(t *testing.T) { testDeployedS3(t, newBlobs(t)) })
 	t.Run("default repository", func(t *testing.T) { testDefaultRepositoryIndex(t, newBlobs(t)) })
+	t.Run("parts", func(t *testing.T) { testStoredParts(t, newBlobs(t)) })
+}
+
+// heldBlobs holds the reads of the objects under a prefix until release
+// is closed.
+type heldBlobs struct {
+	contextindex.Blobs
+	hold    string
+	release chan struct{}
+}
+
+func (h *heldBlobs) Get(ctx context.Context, key, etag string) ([]byte, string, error) {
+	if strings.Contains(key, h.hold) {
+		select {
+		case <-h.release:
+		case <-ctx.Done():
+			return nil, "", ctx.Err()
+		}
+	}
+	return h.Blobs.Get(ctx, key, etag)
+}
+
+// testStoredParts: an index built in batches is read in parts, shared by
+// the tenants that read it. A call while a part is still being read
+// answers within its time from the others, saying the index is loading;
+// while a newer snapshot is indexed, the index before is searched and the
+// answer says how far the new one is.
+func testStoredParts(t *testing.T, blobs *contextindex.S3Blobs) {
+	ctx := context.Background()
+	idx := contextindex.NewStore(blobs)
+	snap, _ := (&dirSource{root: repotest.GoPackages(t, "container/list", "container/ring")}).Open(ctx, "acme")
+	var infos []contextindex.PartInfo
+	for n, pkg := range []string{"container/list/", "container/ring/"} {
+		files := slices.DeleteFunc(slices.Clone(snap.Files), func(f contextindex.File) bool { return !strings.HasPrefix(f.Path, pkg) })
+		ix, st, err := contextindex.BuildCode(ctx, nil, contextindex.Snapshot{FS: snap.FS, Commit: "c1", Files: files}, nil, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := idx.SavePart(ctx, "shared", "c1", contextindex.PartName(n), ix); err != nil {
+			t.Fatal(err)
+		}
+		infos = append(infos, contextindex.PartInfo{Name: contextindex.PartName(n), First: files[0].Path, Last: files[len(files)-1].Path, Files: len(files), Chunks: st.Chunks})
+	}
+	if _, err := idx.Publish(ctx, "shared", contextindex.Manifest{Commit: "c1", BuiltAt: time.Now(), Parts: infos}); err != nil {
+		t.Fatal(err)
+	}
+	held := &heldBlobs{Blobs: blobs, hold: "shared/c1/part-0001/", release: make(chan struct{})}
+	h := newHarness(t, tooltest.BoltStores(t), contextsearch.Options{Blobs: held, DefaultRepo: "shared"})
+	start := time.Now()
+	out := h.search(t, "acme", `{"query":"doubly linked list"}`)
+	if took := time.Since(start); took > 4*time.Second {
+		t.Errorf("a call while a part is read took %v", took)
+	}
+	if out.Index.State != "loading" || out.Index.FilesIndexed != infos[0].Files || out.Index.FilesTotal != infos[0].Files+infos[1].Files ||
+		len(out.Results) == 0 || !strings.HasPrefix(out.Results[0].ID, "container/list/") || !strings.Contains(out.Notice, "being loaded") {
+		t.Errorf("while part 1 is read: %+v", out)
+	}
+	close(held.release)
+	h.svc.Settle()
+	out = h.search(t, "beta", `{"query":"ring of elements"}`)
+	if out.Index.State != "ready" || out.Index.Commit != "c1" || out.Index.FilesIndexed != out.Index.FilesTotal ||
+		out.Index.Chunks != infos[0].Chunks+infos[1].Chunks || !strings.HasPrefix(out.Results[0].ID, "container/ring/") || out.Notice != "" {
+		t.Errorf("read whole: %+v", out)
+	}
+
+	// The indexer builds a newer snapshot.
+	_, err := idx.UpdateBuild(ctx, "shared", func(b *contextindex.Build) bool {
+		*b = contextindex.Build{Commit: "c2", State: contextindex.BuildRunning, Batches: 4, Files: 9, Started: time.Now(), Updated: time.Now(),
+			Done: []contextindex.PartInfo{{Name: contextindex.PartName(0), Chunks: 12}}}
+		return true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = h.search(t, "acme", `{"query":"ring of elements"}`)
+	if b := out.Index.Build; out.Index.State != "building" || out.Index.Commit != "c1" || b == nil || b.Commit != "c2" || b.BatchesDone != 1 ||
+		b.Batches != 4 || b.Chunks != 12 || !strings.Contains(out.Notice, "commit c2") || len(out.Results) == 0 {
+		t.Errorf("while c2 is built: %+v %+v", out, out.Index.Build)
+	}
 }
 
 // testDeployedS3 reads indexes the indexer keeps in S3: the code index
@@ -209,37 +288,6 @@ func testDefaultRepositoryIndex(t *testing.T, blobs *contextindex.S3Blobs) {
 	}
 	h = newHarness(t, tooltest.BoltStores(t), contextsearch.Options{Blobs: blobs})
 	h.Fail(t, "newcomer", contextsearch.Tool, `{"query":"doubly linked list"}`, toolerr.ResourceNotFound)
-}
-
-// TestRepoSnapshots: the code corpus is what grep_codebase searches: a
-// local repository's files less the ignored, excluded and binary ones.
-func TestRepoSnapshots(t *testing.T) {
-	dir := t.TempDir()
-	files := map[string]string{
-		"main.go":                 "package main\n\n// Serve answers requests.\nfunc Serve() {}\n",
-		".gitignore":              "generated/\n",
-		"generated/out.go":        "package generated\n",
-		"node_modules/x/index.js": "module.exports = 1\n",
-		"logo.png":                "\x89PNG\r\n\x1a\n\x00\x00",
-	}
-	for name, content := range files {
-		os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755)
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	snap, err := contextindex.RepoSnapshots{Source: repotest.Local(t, dir)}.Open(context.Background(), "local")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, f := range snap.Files {
-		got = append(got, f.Path)
-	}
-	// Hidden files (.gitignore), ignored, excluded and binary ones are left out.
-	if want := []string{"main.go"}; !slices.Equal(got, want) {
-		t.Errorf("indexed %v, want the searchable files %v", got, want)
-	}
 }
 
 // blockingEmbedder holds every Embed call until release is closed, then

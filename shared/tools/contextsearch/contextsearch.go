@@ -46,7 +46,7 @@ var Family = family.Family{
 		family.List(contextindex.BucketPrefix), // a missing index is then 404, not 403
 		family.Model(embedding.TitanV2),
 	},
-	MemoryMB: 1024,
+	MemoryMB: 2048,
 	// Each search may embed its query (Bedrock's quota is per account).
 	Concurrency: 10,
 	Settings:    append([]settings.Setting{SaveAfter}, embedding.Settings...),
@@ -94,7 +94,18 @@ func FromEnv(ctx context.Context, env *wiring.Env) (*Service, error) {
 		opts.Blobs = &contextindex.S3Blobs{Bucket: bucket, Prefix: contextindex.BucketPrefix}
 		opts.Revalidate = DefaultRevalidate
 		opts.DefaultRepo = env.Config.DefaultRepo
-		return New(opts), nil
+		s := New(opts)
+		// A deployed function reads the default repository's code index
+		// before its first call.
+		env.WarmDefaultRepo("code index", func(ctx context.Context, repo string) error {
+			select {
+			case <-s.Preload(ctx, repo):
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+		return s, nil
 	}
 	if env.Config.DataDir != "" {
 		opts.Blobs = &contextindex.DirBlobs{Root: filepath.Join(env.Config.DataDir, IndexDir)}

@@ -46,6 +46,14 @@ type index struct {
 	FilesIndexed int    `json:"filesIndexed"`
 	FilesTotal   int    `json:"filesTotal"`
 	Chunks       int    `json:"chunks"`
+	Vectors      int    `json:"vectors"`
+	Commit       string `json:"commit"`
+	Build        *struct {
+		Commit      string `json:"commit"`
+		Batches     int    `json:"batches"`
+		BatchesDone int    `json:"batchesDone"`
+		Chunks      int    `json:"chunks"`
+	} `json:"build"`
 }
 
 // seedDiscoveries are the three discoveries of context_search's specification.

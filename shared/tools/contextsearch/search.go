@@ -67,12 +67,42 @@ type searchOutput struct {
 	Index      *indexJSON   `json:"index,omitempty"`
 }
 
+// StateLoading is the index state of a stored index still being read
+// (contextindex has the other states).
+const StateLoading = "loading"
+
 // indexJSON says how far the code index is.
 type indexJSON struct {
-	State        string `json:"state"`
-	FilesIndexed int    `json:"filesIndexed"`
-	FilesTotal   int    `json:"filesTotal"`
-	Chunks       int    `json:"chunks"`
+	State        string     `json:"state"`
+	FilesIndexed int        `json:"filesIndexed"`
+	FilesTotal   int        `json:"filesTotal"`
+	Chunks       int        `json:"chunks"`
+	Vectors      int        `json:"vectors"`
+	Commit       string     `json:"commit,omitempty"`
+	Build        *buildJSON `json:"build,omitempty"`
+}
+
+// buildJSON is the indexer's build of a newer snapshot.
+type buildJSON struct {
+	Commit      string    `json:"commit"`
+	Files       int       `json:"files"`
+	Batches     int       `json:"batches"`
+	BatchesDone int       `json:"batchesDone"`
+	Chunks      int       `json:"chunks"`
+	Embedded    int       `json:"embedded"`
+	Failed      int       `json:"failed"`
+	Started     time.Time `json:"started"`
+	Updated     time.Time `json:"updated"`
+}
+
+// buildJSONOf renders a build record (nil for none).
+func buildJSONOf(b *contextindex.Build) *buildJSON {
+	if b == nil {
+		return nil
+	}
+	t := contextindex.Totals(b.Done)
+	return &buildJSON{Commit: b.Commit, Files: b.Files, Batches: b.Batches, BatchesDone: len(b.Done), Chunks: t.Chunks,
+		Embedded: t.Embedded, Failed: t.Failed, Started: b.Started.UTC(), Updated: b.Updated.UTC()}
 }
 
 // search answers one context_search call.
@@ -83,20 +113,16 @@ func (s *Service) search(ctx context.Context, call toolkit.Call, in searchInput)
 		return toolkit.Result{}, toolerr.New(toolerr.InvalidInput, msgQueryTooShort).
 			With("errors", []toolerr.FieldError{{Field: "query", Message: fmt.Sprintf("must be at least %d characters long, got %d", minQueryChars, n)}})
 	}
-	corpus, progress, stale, err := s.corpus(ctx, call.Tenant)
+	corpus, index, stale, err := s.corpus(ctx, call.Tenant)
 	if err != nil {
 		return toolkit.Result{}, fmt.Errorf("context index of %s: %w", call.Tenant, err)
 	}
-	building := progress != nil && progress.State == contextindex.StateBuilding
-	if corpus.Len() == 0 && !building {
+	if corpus.Len() == 0 && (index == nil || index.State == contextindex.StateReady) {
 		return toolkit.Result{}, toolerr.New(toolerr.ResourceNotFound, msgNothingFound).
 			With("fallback", msgFallback).
 			With("action", "Record discoveries with write_memory_entry; embeddings are generated in the background")
 	}
-	out := searchOutput{Query: in.Query, Results: []resultJSON{}}
-	if progress != nil {
-		out.Index = &indexJSON{State: progress.State, FilesIndexed: progress.FilesIndexed, FilesTotal: progress.FilesTotal, Chunks: progress.Chunks}
-	}
+	out := searchOutput{Query: in.Query, Results: []resultJSON{}, Index: index}
 	// One more than asked for says whether there are more.
 	q := contextindex.Query{Text: query, Type: in.Type, Module: strings.TrimSpace(in.Module), Limit: in.Limit + 1}
 	switch {
@@ -123,9 +149,8 @@ func (s *Service) search(ctx context.Context, call toolkit.Call, in searchInput)
 	if cut && out.Notice == "" {
 		out.Notice = "The search stopped at its time limit: these results rank by the query words scored by then; a shorter query ranks by all of its words."
 	}
-	if building && out.Notice == "" {
-		out.Notice = fmt.Sprintf("The code index is being built (%d of %d files so far): these results come from what is indexed; grep_codebase searches every file now.",
-			progress.FilesIndexed, progress.FilesTotal)
+	if out.Notice == "" && index != nil {
+		out.Notice = indexNotice(index)
 	}
 	if len(hits) > in.Limit {
 		hits, out.HasMore = hits[:in.Limit], true
@@ -138,6 +163,28 @@ func (s *Service) search(ctx context.Context, call toolkit.Call, in searchInput)
 	out.SearchTime = time.Since(start).Milliseconds()
 	msg := fmt.Sprintf("Found %d result(s) (%s)", out.TotalFound, out.Mode)
 	return toolkit.Result{Data: out, Message: msg}, nil
+}
+
+// indexNotice says why the code searched is not the repository as it is
+// ("" when it is).
+func indexNotice(index *indexJSON) string {
+	switch {
+	case index.State == contextindex.StateBuilding && index.Build != nil && index.Commit != "":
+		b := index.Build
+		return fmt.Sprintf("A newer snapshot (commit %s) is being indexed, %d of %d batches done: these results come from the index of commit %s.",
+			b.Commit, b.BatchesDone, b.Batches, index.Commit)
+	case index.State == contextindex.StateBuilding && index.Build != nil:
+		b := index.Build
+		return fmt.Sprintf("The code index of commit %s is being built, %d of %d batches done: code is not searchable yet; grep_codebase searches every file now.",
+			b.Commit, b.BatchesDone, b.Batches)
+	case index.State == contextindex.StateBuilding:
+		return fmt.Sprintf("The code index is being built (%d of %d files so far): these results come from what is indexed; grep_codebase searches every file now.",
+			index.FilesIndexed, index.FilesTotal)
+	case index.State == StateLoading:
+		return fmt.Sprintf("The code index is being loaded (%d of %d files so far): these results come from what is loaded; grep_codebase searches every file now.",
+			index.FilesIndexed, index.FilesTotal)
+	}
+	return ""
 }
 
 // embedQuery embeds the query within queryEmbedTimeout.

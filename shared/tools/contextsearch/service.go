@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"maps"
 	"path/filepath"
@@ -47,6 +46,7 @@ type Service struct {
 	mu      sync.Mutex
 	tenants map[string]*tenantState
 	lives   map[repo.View]*contextindex.Live // local: one code index per repository
+	repos   map[string]*storedRepo           // deployed: the stored index of each repository read
 }
 
 // New returns the service.
@@ -58,7 +58,7 @@ func New(o Options) *Service {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	s := &Service{o: o, store: contextindex.NewStore(o.Blobs), tenants: map[string]*tenantState{},
-		lives: map[repo.View]*contextindex.Live{}}
+		lives: map[repo.View]*contextindex.Live{}, repos: map[string]*storedRepo{}}
 	if o.BuildLocally {
 		s.build = newBuilder(s.store, o.Embedder, o.Log)
 	}
@@ -176,23 +176,17 @@ type tenantState struct {
 	// memDirty: docs has entries memSeg lacks (a refresh failed midway).
 	memDirty bool
 
-	code     *contextindex.CodeIndex // deployed: the code index read from the store
-	codeRepo string                  // whose code index: the tenant's, or the default repository's
-	codeTag  string
+	codeRepo string // deployed: whose code index, the tenant's or the default repository's; "" for none
 	codeRead checked
-
-	loading bool // a new code index is being loaded in the background
 
 	vectors     *contextindex.Vectors
 	vectorsTag  string
 	vectorsRead checked
 
-	// The collections searched, and what they were made of. The code of a
-	// local repository is its live index's, shared by every tenant.
-	memColl    *contextindex.Collection
-	memCollOf  [2]any // memSeg, vectors
-	codeColl   *contextindex.Collection
-	codeCollOf *contextindex.CodeIndex
+	// The memory collection searched, and what it was made of. The code
+	// collections are shared by every tenant that reads their repository.
+	memColl   *contextindex.Collection
+	memCollOf [2]any // memSeg, vectors
 }
 
 // state returns the tenant's state, evicting the least recently used
@@ -210,6 +204,9 @@ func (s *Service) state(tenant string) *tenantState {
 				}
 			}
 			delete(s.tenants, oldest)
+			if oldest != s.o.DefaultRepo {
+				delete(s.repos, oldest) // a tenant's own repository is read by it alone
+			}
 		}
 		ts = &tenantState{seen: map[string]bool{}, after: map[string]string{}}
 		s.tenants[tenant] = ts
@@ -242,7 +239,7 @@ func (s *Service) held(ctx context.Context, have bool, what, tenant string, refr
 // corpus brings the tenant's index up to date and returns it, with how far
 // the code index is (nil when there is no code index) and a notice when
 // part of it could not be refreshed.
-func (s *Service) corpus(ctx context.Context, tenant string) (*contextindex.Corpus, *contextindex.Progress, string, error) {
+func (s *Service) corpus(ctx context.Context, tenant string) (*contextindex.Corpus, *indexJSON, string, error) {
 	ts := s.state(tenant)
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
@@ -266,29 +263,19 @@ func (s *Service) corpus(ctx context.Context, tenant string) (*contextindex.Corp
 
 // codeCollection returns the tenant's code index as a collection, with how
 // far it is (both nil when there is none) and a notice when it could not
-// be refreshed. A local repository's is its live index; otherwise the
-// stored index is refreshed into ts. The caller holds ts.mu.
-func (s *Service) codeCollection(ctx context.Context, tenant string, ts *tenantState, model string) (*contextindex.Collection, *contextindex.Progress, string, error) {
-	if s.o.Repo != nil {
-		st, err := s.localCode(ctx, tenant)
-		if err != nil || st == nil {
-			return nil, nil, "", err
-		}
-		return st.Collection(), &st.Progress, "", nil
+// be refreshed. A local repository's is its live index; otherwise it is
+// read from the store (stored.go). The caller holds ts.mu.
+func (s *Service) codeCollection(ctx context.Context, tenant string, ts *tenantState, model string) (*contextindex.Collection, *indexJSON, string, error) {
+	if s.o.Repo == nil {
+		return s.storedCode(ctx, tenant, ts, model)
 	}
-	notice, err := s.held(ctx, ts.code != nil, "code index", tenant, func(ctx context.Context) error {
-		return s.refreshCode(ctx, tenant, ts)
-	})
-	if err != nil || ts.code == nil {
-		return nil, nil, notice, err
+	st, err := s.localCode(ctx, tenant)
+	if err != nil || st == nil {
+		return nil, nil, "", err
 	}
-	if ts.codeColl == nil || ts.codeCollOf != ts.code {
-		ts.codeColl = contextindex.NewCollection(model, []contextindex.Part{{Seg: ts.code.Segment}}, ts.code.Vectors)
-		ts.codeCollOf = ts.code
-	}
-	n := len(ts.code.Files)
-	progress := &contextindex.Progress{State: contextindex.StateReady, FilesIndexed: n, FilesTotal: n, Chunks: ts.code.Segment.Len()}
-	return ts.codeColl, progress, notice, nil
+	coll, p := st.Collection(), st.Progress
+	return coll, &indexJSON{State: p.State, FilesIndexed: p.FilesIndexed, FilesTotal: p.FilesTotal,
+		Chunks: p.Chunks, Vectors: contextindex.Join(coll).Vectors()}, "", nil
 }
 
 // memoryCollection returns the tenant's memory entries, refreshed into ts,
@@ -402,72 +389,6 @@ func (s *Service) trusted(c checked) bool {
 	default:
 		return s.o.Now().Sub(c.at) < s.o.Revalidate
 	}
-}
-
-// refreshCode loads the tenant's current code index when the pointer
-// changed (revalidated by ETag when no longer trusted).
-func (s *Service) refreshCode(ctx context.Context, tenant string, ts *tenantState) error {
-	if s.trusted(ts.codeRead) {
-		return nil
-	}
-	mark := s.check() // before reading: a save during the read is seen next time
-	repoKey := tenant
-	p, tag, err := s.store.Pointer(ctx, repoKey, ts.codeTag)
-	if errors.Is(err, fs.ErrNotExist) && s.o.DefaultRepo != "" && s.o.DefaultRepo != tenant {
-		// A tenant without a repository of its own reads the default one,
-		// as the other repository tools do.
-		repoKey = s.o.DefaultRepo
-		if ts.codeRepo != repoKey {
-			ts.codeTag = ""
-		}
-		p, tag, err = s.store.Pointer(ctx, repoKey, ts.codeTag)
-	}
-	ts.codeRepo = repoKey
-	switch {
-	case errors.Is(err, contextindex.ErrNotModified):
-	case errors.Is(err, fs.ErrNotExist):
-		ts.code, ts.codeTag = nil, ""
-	case err != nil:
-		return fmt.Errorf("read the code index pointer: %w", err)
-	case ts.code != nil && (ts.code.Commit != p.Commit || !ts.code.BuiltAt.Equal(p.BuiltAt)):
-		// A new index: the one in hand serves while it loads.
-		s.loadCode(ts, repoKey, p, tag)
-	case ts.code == nil:
-		ix, err := s.store.LoadCode(ctx, repoKey, p)
-		if err != nil {
-			return err
-		}
-		ts.code, ts.codeTag = ix, tag
-	default:
-		ts.codeTag = tag
-	}
-	ts.codeRead = mark
-	return nil
-}
-
-// loadTimeout bounds loading a code index in the background.
-const loadTimeout = 5 * time.Minute
-
-// loadCode loads the code index p names in the background and swaps it in
-// when it is loaded (unless a load already runs). ts.mu is held.
-func (s *Service) loadCode(ts *tenantState, repoKey string, p contextindex.Pointer, tag string) {
-	if ts.loading {
-		return
-	}
-	ts.loading = true
-	s.loads.Go(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), loadTimeout)
-		defer cancel()
-		ix, err := s.store.LoadCode(ctx, repoKey, p)
-		ts.mu.Lock()
-		defer ts.mu.Unlock()
-		ts.loading = false
-		if err != nil {
-			s.o.Log.Warn("context index: loading a new code index failed; serving the one in hand", "repo", repoKey, "commit", p.Commit, "error", err)
-			return
-		}
-		ts.code, ts.codeTag, ts.codeRepo = ix, tag, repoKey
-	})
 }
 
 // refreshVectors loads the vectors of the tenant's memory entries when

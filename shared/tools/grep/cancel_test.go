@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 	"github.com/toolshed/toolshed/shared/tools/grep"
 )
@@ -99,4 +100,58 @@ func working() int {
 func stacks() string {
 	buf := make([]byte, 1<<20)
 	return string(buf[:runtime.Stack(buf, true)])
+}
+
+// heldSource serves a repository whose files are still being read until
+// release is closed.
+type heldSource struct {
+	repo.Shared
+	release chan struct{}
+}
+
+func (s heldSource) Open(ctx context.Context, tenant string) (repo.View, error) {
+	v, err := s.Shared.Open(ctx, tenant)
+	return heldView{View: v, release: s.release}, err
+}
+
+type heldView struct {
+	repo.View
+	release chan struct{}
+}
+
+func (v heldView) Searchable(ctx context.Context) ([]*repo.File, error) {
+	select {
+	case <-v.release:
+		return v.View.Searchable(ctx)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// TestAnswersWhileTheRepositoryLoads: a call that comes while a large
+// snapshot is still being read answers, before its deadline, that
+// nothing was searched yet (incomplete), instead of TIMEOUT.
+func TestAnswersWhileTheRepositoryLoads(t *testing.T) {
+	src := heldSource{Shared: repotest.Local(t, repotest.WriteDir(t, map[string]string{"a.go": "package a\n"})), release: make(chan struct{})}
+	h := harness(t, src)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	o := h.CallContext(ctx, tenant, grep.Tool, `{"pattern":"package"}`)
+	cancel()
+	var out struct {
+		Matches    []json.RawMessage
+		Incomplete bool
+		Message    string
+	}
+	if !o.OK || json.Unmarshal(o.Result, &out) != nil || !out.Incomplete || len(out.Matches) != 0 || !strings.Contains(out.Message, "still being read") {
+		t.Errorf("while the repository loads: %+v %s", o.Error, o.Result)
+	}
+	close(src.release)
+	var after struct {
+		Matches    []json.RawMessage
+		Incomplete bool
+	}
+	h.OK(t, tenant, grep.Tool, `{"pattern":"package"}`, &after)
+	if after.Incomplete || len(after.Matches) != 1 {
+		t.Errorf("once read: %+v", after)
+	}
 }

@@ -54,6 +54,21 @@ var Family = family.Family{
 		if err != nil {
 			return nil, err
 		}
+		// A deployed function reads the default repository's files, and
+		// makes the filters a search skips files with, before its first
+		// call.
+		env.WarmDefaultRepo("searchable files", func(ctx context.Context, repo string) error {
+			snap, err := src.Open(ctx, repo)
+			if err != nil {
+				return err
+			}
+			files, err := snap.Searchable(ctx)
+			if err != nil {
+				return err
+			}
+			textsearch.Prepare(ctx, files)
+			return nil
+		})
 		return Tools(src), nil
 	},
 }
@@ -109,19 +124,24 @@ func (s service) grep(ctx context.Context, call toolkit.Call, in input) (toolkit
 	if err != nil {
 		return toolkit.Result{}, err
 	}
-	snap, err := repo.OpenFor(ctx, s.src, call.Tenant)
-	if err != nil {
-		return toolkit.Result{}, err
-	}
-	files, err := snap.Searchable(ctx)
-	if err != nil {
-		return toolkit.Result{}, fmt.Errorf("list searchable files: %w", err)
-	}
 	// What was found when the time ran out is the answer (even if the
 	// last window searched ends past the deadline: an answer beats TIMEOUT).
 	gctx, cancel := toolkit.Gathering(ctx)
+	defer cancel()
+	snap, err := repo.OpenFor(gctx, s.src, call.Tenant)
+	var files []*repo.File
+	if err == nil {
+		files, err = snap.Searchable(gctx)
+	}
+	if err != nil && gctx.Err() != nil && ctx.Err() == nil {
+		// A large snapshot is still being read (it goes on for the next
+		// call): nothing was searched, and the answer says so.
+		return toolkit.Result{Data: loading(in.Pattern, started), Message: msgLoading}, nil
+	}
+	if err != nil {
+		return toolkit.Result{}, fmt.Errorf("read the repository: %w", err)
+	}
 	res := textsearch.Search(gctx, files, q, textsearch.Options{Limit: int(in.Limit), Include: include})
-	cancel()
 	out := output{
 		Matches:       make([]matchJSON, len(res.Matches)),
 		Pattern:       in.Pattern,
@@ -139,6 +159,15 @@ func (s service) grep(ctx context.Context, call toolkit.Call, in input) (toolkit
 		msg = out.Message
 	}
 	return toolkit.Result{Data: out, Message: msg}, nil
+}
+
+// msgLoading says that a call came while its repository was being read.
+const msgLoading = "The repository is still being read (a large snapshot, loading in the background): nothing was searched yet; call again in a few seconds"
+
+// loading is the answer of a call that came while its repository was
+// being read.
+func loading(pattern string, started time.Time) output {
+	return output{Matches: []matchJSON{}, Pattern: pattern, SearchTime: time.Since(started).Milliseconds(), Incomplete: true, Message: msgLoading}
 }
 
 // message is the output's message: what there is to say about res beyond

@@ -105,6 +105,12 @@ var Family = family.Family{
 		if err != nil {
 			return nil, err
 		}
+		// A deployed function reads the default repository's snapshot
+		// before its first call.
+		env.WarmDefaultRepo("snapshot", func(ctx context.Context, repo string) error {
+			_, err := src.Open(ctx, repo)
+			return err
+		})
 		st, err := env.Stores(ctx)
 		if err != nil {
 			return nil, err

@@ -8,8 +8,10 @@ import (
 	"errors"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 )
@@ -19,8 +21,12 @@ type event struct {
 	Fail    string          `json:"fail"`
 	Panic   string          `json:"panic"`
 	SleepMs int             `json:"sleepMs"`
+	SpinMs  int             `json:"spinMs"`
 	Big     int             `json:"big"`
 	Context bool            `json:"context"`
+	// Records is an SQS event: a record whose body is "fail" is reported
+	// failed, "crash" ends the process, "sleep" sleeps a second.
+	Records []events.SQSMessage `json:"Records"`
 }
 
 // invocationContext is what the runtime client tells the handler.
@@ -37,6 +43,12 @@ type invocationContext struct {
 
 func handle(ctx context.Context, ev event) (any, error) {
 	switch {
+	case len(ev.Records) > 0:
+		return sqsBatch(ev.Records), nil
+	case ev.SpinMs > 0:
+		start := time.Now()
+		spin(time.Duration(ev.SpinMs) * time.Millisecond)
+		return map[string]int64{"wallMs": time.Since(start).Milliseconds()}, nil
 	case ev.Fail != "":
 		return nil, errors.New(ev.Fail)
 	case ev.Panic != "":
@@ -69,4 +81,35 @@ func main() {
 		os.Exit(3)
 	}
 	lambda.Start(handle)
+}
+
+// sqsBatch handles an SQS event's records by their bodies.
+func sqsBatch(records []events.SQSMessage) events.SQSEventResponse {
+	var resp events.SQSEventResponse
+	for _, r := range records {
+		switch r.Body {
+		case "fail":
+			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: r.MessageId})
+		case "crash":
+			os.Exit(2)
+		case "sleep":
+			time.Sleep(time.Second)
+		}
+	}
+	return resp
+}
+
+// spin burns d of the process's CPU time.
+func spin(d time.Duration) {
+	used := func() time.Duration {
+		var ru syscall.Rusage
+		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	until := used() + d
+	for x := 0; used() < until; x++ {
+		for i := 0; i < 100000; i++ {
+			x ^= i
+		}
+	}
 }

@@ -1,0 +1,126 @@
+package contextindex
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+	"time"
+)
+
+// BuildFile is the record of a tenant's latest code index build:
+// <tenant>/build.json.
+const BuildFile = "build.json"
+
+// Build states.
+const (
+	// BuildRunning: batches are being built; the tenant's pointer still
+	// names the index before (if any).
+	BuildRunning = "building"
+	// BuildPublished: every batch is built and the index published.
+	BuildPublished = "published"
+)
+
+// Build is the record of a tenant's latest code index build, kept by the
+// deployed indexer: what it builds, how far it is (context_search's
+// answers and operators read it), and the ledger of its batches, each
+// done once. A build of a newer snapshot replaces the record; the batches
+// of the one it replaces then stop.
+type Build struct {
+	Commit  string    `json:"commit"`
+	Model   string    `json:"model,omitempty"`
+	State   string    `json:"state"`
+	Started time.Time `json:"started"`
+	Updated time.Time `json:"updated"`
+	Files   int       `json:"files"`   // files of the snapshot to index
+	Batches int       `json:"batches"` // batches they are split into
+	// Queued: every batch has been sent to the queue.
+	Queued bool `json:"queued"`
+	// Done are the parts of the batches done, in name order.
+	Done []PartInfo `json:"done"`
+}
+
+// IsDone reports whether the part of that name is done.
+func (b *Build) IsDone(part string) bool {
+	_, ok := slices.BinarySearchFunc(b.Done, part, func(p PartInfo, name string) int { return strings.Compare(p.Name, name) })
+	return ok
+}
+
+// AddDone records a part as done, once; it reports whether it was new.
+func (b *Build) AddDone(p PartInfo) bool {
+	i, ok := slices.BinarySearchFunc(b.Done, p.Name, func(q PartInfo, name string) int { return strings.Compare(q.Name, name) })
+	if ok {
+		return false
+	}
+	b.Done = slices.Insert(b.Done, i, p)
+	return true
+}
+
+// Complete reports whether every batch is done.
+func (b *Build) Complete() bool { return b.Batches > 0 && len(b.Done) == b.Batches }
+
+// buildKey is where the tenant's build record lives.
+func buildKey(tenant string) (string, error) {
+	if err := checkKey(tenant); err != nil {
+		return "", err
+	}
+	return tenant + "/" + BuildFile, nil
+}
+
+// Build reads the tenant's build record and its ETag, or returns an error
+// wrapping fs.ErrNotExist when there is none. With the ETag of the
+// record the caller holds, ErrNotModified says it is unchanged.
+func (s *Store) Build(ctx context.Context, tenant, etag string) (Build, string, error) {
+	key, err := buildKey(tenant)
+	if err != nil {
+		return Build{}, "", err
+	}
+	raw, tag, err := s.blobs.Get(ctx, key, etag)
+	if err != nil {
+		return Build{}, tag, err
+	}
+	var b Build
+	if err := json.Unmarshal(raw, &b); err != nil {
+		return Build{}, "", fmt.Errorf("%s: %w", key, err)
+	}
+	return b, tag, nil
+}
+
+// SaveBuild writes the tenant's build record if the stored one still has
+// the ETag etag ("" when there was none); a lost race is ErrPrecondition.
+func (s *Store) SaveBuild(ctx context.Context, tenant string, b Build, etag string) (string, error) {
+	key, err := buildKey(tenant)
+	if err != nil {
+		return "", err
+	}
+	match := etag
+	if match == "" {
+		match = IfAbsent
+	}
+	raw, _ := json.Marshal(b)
+	return s.blobs.Put(ctx, key, raw, match)
+}
+
+// UpdateBuild applies change to the tenant's build record (the zero Build
+// when there is none) and saves it with a conditional write, reading it
+// again when another writer got there first. change returns false to
+// leave the record as it is. It returns the record as saved or left.
+func (s *Store) UpdateBuild(ctx context.Context, tenant string, change func(b *Build) bool) (Build, error) {
+	for range maxSaveAttempts * 4 {
+		b, etag, err := s.Build(ctx, tenant, "")
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return Build{}, err
+		}
+		if !change(&b) {
+			return b, nil
+		}
+		_, err = s.SaveBuild(ctx, tenant, b, etag)
+		if !errors.Is(err, ErrPrecondition) {
+			return b, err
+		}
+	}
+	return Build{}, fmt.Errorf("save the build record of %s: %d conflicting writes in a row", tenant, maxSaveAttempts*4)
+}

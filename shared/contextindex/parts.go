@@ -1,0 +1,327 @@
+package contextindex
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+)
+
+// A code index built in batches (the deployed indexer's fan-out) is
+// stored in parts, each the CodeIndex of a run of the snapshot's files in
+// path order, and published by its manifest:
+//
+//	<tenant>/<commit>/parts.json          the Manifest
+//	<tenant>/<commit>/<part>/chunks.bin   per part, the files of a whole index
+//	<tenant>/<commit>/<part>/lexical.bin
+//	<tenant>/<commit>/<part>/vectors.bin
+//	<tenant>/<commit>/<part>/checkpoint.bin  the vectors so far, while the part is embedded
+//
+// Publish writes the manifest, then the pointer (with Parts set), so a
+// reader never sees a pointer to an index that is not whole. A reader
+// ranks the parts together (NewCodeCollection); no part is ever merged
+// into another, so no invocation needs memory for the whole index.
+
+// ManifestFile is the manifest of an index built in batches;
+// CheckpointFile, a part's vectors while it is embedded (apart from
+// vectors.bin, so that a late checkpoint of a batch delivered twice never
+// overwrites the vectors of the part done).
+const (
+	ManifestFile   = "parts.json"
+	CheckpointFile = "checkpoint.bin"
+)
+
+// Manifest lists the parts of a code index built in batches, in path
+// order.
+type Manifest struct {
+	Commit  string     `json:"commit"`
+	BuiltAt time.Time  `json:"builtAt"`
+	Model   string     `json:"model,omitempty"` // "" for a lexical-only index
+	Parts   []PartInfo `json:"parts"`
+}
+
+// PartInfo says what one part holds and how it was built.
+type PartInfo struct {
+	Name  string `json:"name"`  // its folder, PartName of its batch
+	First string `json:"first"` // its first and last file, in path order
+	Last  string `json:"last"`
+	Files int    `json:"files"`
+	// Chunks are its chunks; Vectors, those with a vector; Failed, those
+	// the embedder refused (found lexically only).
+	Chunks  int `json:"chunks"`
+	Vectors int `json:"vectors"`
+	Failed  int `json:"failed,omitempty"`
+	// Embedded texts were sent to the embedder for it; Reused vectors
+	// came from an earlier build (the same text, by hash).
+	Embedded int `json:"embedded,omitempty"`
+	Reused   int `json:"reused,omitempty"`
+}
+
+// PartName is the folder of batch n's part: part-0007.
+func PartName(n int) string { return fmt.Sprintf("part-%04d", n) }
+
+// Overlaps reports whether the part holds files in [first, last].
+func (p PartInfo) Overlaps(first, last string) bool {
+	return p.First <= last && first <= p.Last
+}
+
+// Totals returns the sums of the parts' counts, in one PartInfo.
+func Totals(parts []PartInfo) PartInfo {
+	var t PartInfo
+	for _, p := range parts {
+		t.Files += p.Files
+		t.Chunks += p.Chunks
+		t.Vectors += p.Vectors
+		t.Failed += p.Failed
+		t.Embedded += p.Embedded
+		t.Reused += p.Reused
+	}
+	return t
+}
+
+// partPrefix is where a part's files live; part "" is the whole index of
+// the commit (an index stored whole).
+func partPrefix(tenant, commit, part string) (string, error) {
+	segs := []string{commit}
+	if part != "" {
+		segs = append(segs, part)
+	}
+	if err := checkKey(tenant, segs...); err != nil {
+		return "", err
+	}
+	prefix := tenant + "/" + commit + "/"
+	if part != "" {
+		prefix += part + "/"
+	}
+	return prefix, nil
+}
+
+// SavePart writes a part's files (ix.Vectors too, when it has them).
+func (s *Store) SavePart(ctx context.Context, tenant, commit, part string, ix *CodeIndex) error {
+	prefix, err := partPrefix(tenant, commit, part)
+	if err != nil {
+		return err
+	}
+	if err := s.saveFiles(ctx, prefix, ix); err != nil {
+		return fmt.Errorf("save part %s of %s: %w", part, commit, err)
+	}
+	return nil
+}
+
+// SaveCheckpoint writes the vectors of a part being embedded, which a
+// retry resumes from.
+func (s *Store) SaveCheckpoint(ctx context.Context, tenant, commit, part string, v *Vectors) error {
+	prefix, err := partPrefix(tenant, commit, part)
+	if err != nil {
+		return err
+	}
+	if err := s.put(ctx, prefix+CheckpointFile, v.write); err != nil {
+		return fmt.Errorf("save the checkpoint of part %s of %s: %w", part, commit, err)
+	}
+	return nil
+}
+
+// Checkpoint reads a part's checkpoint; none is an error wrapping
+// fs.ErrNotExist.
+func (s *Store) Checkpoint(ctx context.Context, tenant, commit, part string) (*Vectors, error) {
+	return s.partVectors(ctx, tenant, commit, part, CheckpointFile)
+}
+
+// PartVectors reads a part's vectors (part "": those of an index stored
+// whole); none is an error wrapping fs.ErrNotExist.
+func (s *Store) PartVectors(ctx context.Context, tenant, commit, part string) (*Vectors, error) {
+	return s.partVectors(ctx, tenant, commit, part, VectorsFile)
+}
+
+// partVectors reads a vector file of a part.
+func (s *Store) partVectors(ctx context.Context, tenant, commit, part, file string) (*Vectors, error) {
+	prefix, err := partPrefix(tenant, commit, part)
+	if err != nil {
+		return nil, err
+	}
+	raw, _, err := s.blobs.Get(ctx, prefix+file, "")
+	if err == nil {
+		var v *Vectors
+		if v, err = UnmarshalVectors(raw); err == nil {
+			return v, nil
+		}
+	}
+	return nil, fmt.Errorf("%s of part %q of %s: %w", file, part, commit, err)
+}
+
+// LoadPart reads one part, with its vectors when asked (a lexical search
+// needs none, and they may be larger than the rest).
+func (s *Store) LoadPart(ctx context.Context, tenant, commit, part string, vectors bool) (*CodeIndex, error) {
+	prefix, err := partPrefix(tenant, commit, part)
+	if err != nil {
+		return nil, err
+	}
+	get := func(name string) ([]byte, error) {
+		data, _, err := s.blobs.Get(ctx, prefix+name, "")
+		return data, err
+	}
+	chunks, err := get(ChunksFile)
+	var lexical []byte
+	if err == nil {
+		lexical, err = get(LexicalFile)
+	}
+	var seg *Segment
+	if err == nil {
+		seg, err = decodeSegment(chunks, lexical)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load part %s of %s/%s: %w", part, tenant, commit, err)
+	}
+	ix := &CodeIndex{Commit: commit, Segment: seg, Files: seg.code.hashes()}
+	if !vectors {
+		return ix, nil
+	}
+	if ix.Vectors, err = s.partVectors(ctx, tenant, commit, part, VectorsFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	return ix, nil
+}
+
+// Manifest reads the manifest of an index built in batches.
+func (s *Store) Manifest(ctx context.Context, tenant, commit string) (Manifest, error) {
+	prefix, err := partPrefix(tenant, commit, "")
+	if err != nil {
+		return Manifest{}, err
+	}
+	raw, _, err := s.blobs.Get(ctx, prefix+ManifestFile, "")
+	if err != nil {
+		return Manifest{}, fmt.Errorf("manifest of %s/%s: %w", tenant, commit, err)
+	}
+	var m Manifest
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return Manifest{}, fmt.Errorf("manifest of %s/%s: %w", tenant, commit, err)
+	}
+	if m.Commit != commit {
+		return Manifest{}, fmt.Errorf("manifest of %s/%s names commit %q", tenant, commit, m.Commit)
+	}
+	for _, p := range m.Parts {
+		if err := checkCommit(p.Name); err != nil {
+			return Manifest{}, fmt.Errorf("manifest of %s/%s: %w", tenant, commit, err)
+		}
+	}
+	return m, nil
+}
+
+// Publish makes an index built in batches the tenant's current one: its
+// manifest first, then the pointer. Its parts must be saved. The pointer
+// only moves forward: when it already names an index built later (by
+// BuiltAt), Publish leaves it and returns false.
+func (s *Store) Publish(ctx context.Context, tenant string, m Manifest) (bool, error) {
+	prefix, err := partPrefix(tenant, m.Commit, "")
+	if err != nil {
+		return false, err
+	}
+	if len(m.Parts) == 0 {
+		return false, errors.New("publish an index of no parts")
+	}
+	raw, _ := json.Marshal(m)
+	if _, err := s.blobs.Put(ctx, prefix+ManifestFile, raw, ""); err != nil {
+		return false, fmt.Errorf("save the manifest of %s: %w", m.Commit, err)
+	}
+	next, _ := json.Marshal(Pointer{Commit: m.Commit, BuiltAt: m.BuiltAt, Chunks: Totals(m.Parts).Chunks, Model: m.Model, Parts: len(m.Parts), Format: CodeFormat})
+	for range maxSaveAttempts {
+		cur, etag, err := s.Pointer(ctx, tenant, "")
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			etag = IfAbsent
+		case err != nil:
+			return false, err
+		case cur.BuiltAt.After(m.BuiltAt):
+			return false, nil
+		}
+		_, err = s.blobs.Put(ctx, tenant+"/"+PointerFile, next, etag)
+		if !errors.Is(err, ErrPrecondition) {
+			if err != nil {
+				return false, fmt.Errorf("save the pointer to %s: %w", m.Commit, err)
+			}
+			return true, nil
+		}
+	}
+	return false, fmt.Errorf("save the pointer to %s: %d conflicting writes in a row", m.Commit, maxSaveAttempts)
+}
+
+// NewCodeCollection ranks the parts of a code index together, as one
+// collection (nil when they hold no documents): each document has the
+// vector of its text in its own part's vectors, when those are of model.
+func NewCodeCollection(model string, parts []*CodeIndex) *Collection {
+	var ps []Part
+	var vecs []*Vectors // per part in ps
+	usable := false
+	for _, p := range parts {
+		if p.Segment == nil || p.Segment.Len() == 0 {
+			continue // NewCollection leaves it out too
+		}
+		ps = append(ps, Part{Seg: p.Segment})
+		v := p.Vectors
+		if v == nil || v.Model != model || v.Len() == 0 {
+			v = nil
+		}
+		vecs = append(vecs, v)
+		usable = usable || v != nil
+	}
+	c := NewCollection(model, ps)
+	if c == nil || !usable {
+		return c
+	}
+	c.vecs = make([][]float32, c.n)
+	for si, p := range c.parts {
+		if vecs[si] == nil {
+			continue
+		}
+		for i, h := range p.Seg.hashes() {
+			if vec, ok := vecs[si].Get(h); ok {
+				c.vecs[c.base[si]+i] = vec
+				c.nvecs++
+			}
+		}
+	}
+	return c
+}
+
+// ReuseVectors gives ix's chunks the vectors their texts have in from
+// (sets of another model than model are skipped), adding to ix.Vectors
+// (started for model when nil). It returns how many vectors it added.
+func (ix *CodeIndex) ReuseVectors(model string, from ...*Vectors) int {
+	if ix.Vectors == nil {
+		ix.Vectors = NewVectors(model)
+	}
+	added := 0
+	for _, h := range ix.Segment.hashes() {
+		if _, ok := ix.Vectors.Get(h); ok {
+			continue
+		}
+		for _, v := range from {
+			if v == nil || v.Model != model {
+				continue
+			}
+			if vec, ok := v.Get(h); ok {
+				_ = ix.Vectors.Add(h, vec) // of the set's dimensions and unit length already
+				added++
+				break
+			}
+		}
+	}
+	return added
+}
+
+// Missing returns the texts to embed for ix's chunks that have no vector
+// in ix.Vectors, each text once, and how many chunks those are.
+func (ix *CodeIndex) Missing() (texts []string, chunks int) {
+	seen := map[string]bool{}
+	docs := ix.Segment.WithoutVectors(ix.Vectors)
+	for _, d := range docs {
+		t := d.EmbedText()
+		if h := TextHash(t); !seen[h] {
+			seen[h] = true
+			texts = append(texts, t)
+		}
+	}
+	return texts, len(docs)
+}

@@ -1,0 +1,218 @@
+package indexer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/toolshed/toolshed/shared/contextindex"
+)
+
+// maxStalledRounds is how many rounds in a row a batch may embed nothing
+// (the provider failing or throttling every request) before it is built
+// with the chunks left without a vector, counted failed: the build
+// finishes, and those chunks are found lexically until a later build
+// embeds them.
+const maxStalledRounds = 10
+
+// Round timing: a round stops embedding when a third of the time the
+// invocation had left is left (to save its checkpoint or part and record
+// it; and a round stays under the duration alarm, 80% of the timeout),
+// and checkpoints every eighth of that time, at most every
+// maxCheckpointEvery; without a deadline a round lasts
+// roundWithoutDeadline.
+const (
+	maxCheckpointEvery   = 30 * time.Second
+	roundWithoutDeadline = 5 * time.Minute
+)
+
+// round is what one invocation did of a batch.
+type round struct {
+	part     contextindex.PartInfo
+	finished bool // the part is saved; else its checkpoint is
+	stats    embedStats
+}
+
+// RunBatch builds a batch's part of its commit's index, resuming from the
+// part's checkpoint, and records it in the build record; the batch that
+// completes the build publishes the index. When the invocation's time
+// runs short, it saves the checkpoint and queues the batch again. A batch
+// of a build that was replaced by a newer one is dropped.
+func (ix *Indexer) RunBatch(ctx context.Context, b Batch) error {
+	name := contextindex.PartName(b.N)
+	rec, _, err := ix.Store.Build(ctx, b.Tenant, "")
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("read the build record: %w", err)
+	}
+	if rec.Commit != b.Commit || rec.Model != ix.model() {
+		ix.Log.Info("indexer: batch of a replaced build dropped", "repo", b.Tenant, "commit", b.Commit, "part", name, "building", rec.Commit)
+		return nil
+	}
+	if !rec.IsDone(name) {
+		r, err := ix.buildPart(ctx, b, rec.Started)
+		if err != nil {
+			return fmt.Errorf("build part %s of %s: %w", name, b.Commit, err)
+		}
+		if !r.finished {
+			return ix.queue(ctx, []Batch{continuation(b, r)})
+		}
+		rec, err = ix.Store.UpdateBuild(ctx, b.Tenant, func(rec *contextindex.Build) bool {
+			if rec.Commit != b.Commit {
+				return false
+			}
+			rec.Updated = ix.Now()
+			return rec.AddDone(r.part)
+		})
+		if err != nil {
+			return fmt.Errorf("record part %s of %s: %w", name, b.Commit, err)
+		}
+		if rec.Commit != b.Commit {
+			ix.Log.Info("indexer: part of a replaced build left unrecorded", "repo", b.Tenant, "commit", b.Commit, "part", name)
+			return nil
+		}
+	}
+	if rec.Complete() && rec.State == contextindex.BuildRunning {
+		return ix.publish(ctx, b.Tenant, rec)
+	}
+	return nil
+}
+
+// continuation is the batch's message for the next round after r.
+func continuation(b Batch, r round) Batch {
+	next := b
+	next.Rounds++
+	next.Stalled = 0
+	if r.stats.Embedded == 0 {
+		next.Stalled = b.Stalled + 1
+	}
+	return next
+}
+
+// buildPart builds a batch's part: its files cut and tokenized, its
+// chunks given the vectors of their texts from the part's checkpoint and
+// from earlier indexes, the others embedded until done or until the
+// round's time is up (then the checkpoint is saved, not the part).
+func (ix *Indexer) buildPart(ctx context.Context, b Batch, builtAt time.Time) (round, error) {
+	started := time.Now()
+	name := contextindex.PartName(b.N)
+	files, err := ix.Snapshots.Files(ctx, b.Tenant, b.Commit, b.Paths)
+	if err != nil {
+		return round{}, err
+	}
+	code, st, err := contextindex.BuildCode(ctx, nil, contextindex.Snapshot{Commit: b.Commit, Files: files}, nil, builtAt)
+	if err != nil {
+		return round{}, err
+	}
+	r := round{part: contextindex.PartInfo{Name: name, Files: len(files), Chunks: st.Chunks}, finished: true}
+	if len(b.Paths) > 0 {
+		r.part.First, r.part.Last = b.Paths[0], b.Paths[len(b.Paths)-1]
+	}
+	if ix.Embedder != nil {
+		r.part.Reused = code.ReuseVectors(ix.model(), ix.reusable(ctx, b)...)
+		resumed := 0
+		cp, err := ix.Store.Checkpoint(ctx, b.Tenant, b.Commit, name)
+		switch {
+		case err == nil:
+			resumed = code.ReuseVectors(ix.model(), cp)
+		case !errors.Is(err, fs.ErrNotExist):
+			ix.Log.Warn("indexer: checkpoint unreadable; embedding the part's texts again", "repo", b.Tenant, "part", name, "error", err)
+		}
+		texts, _ := code.Missing()
+		ix.Log.Info("indexer: batch round started", "repo", b.Tenant, "commit", b.Commit, "part", name, "round", b.Rounds+1,
+			"chunks", st.Chunks, "reused", r.part.Reused, "resumed", resumed, "to_embed", len(texts))
+		until, every := roundTime(ctx, time.Now())
+		r.stats = embedTexts(ctx, ix.Embedder, code.Vectors, texts, until, every, func(v *contextindex.Vectors) {
+			ix.checkpoint(ctx, b, v)
+		})
+		if err := ctx.Err(); err != nil {
+			return round{}, err
+		}
+		_, missing := code.Missing()
+		r.finished = r.stats.Left == 0 || b.Stalled+1 >= maxStalledRounds && r.stats.Embedded == 0
+		r.part.Vectors = st.Chunks - missing
+		r.part.Failed = missing
+		r.part.Embedded = code.Vectors.Len() - r.part.Reused
+	}
+	if r.finished {
+		err = ix.Store.SavePart(ctx, b.Tenant, b.Commit, name, code)
+	} else {
+		err = ix.Store.SaveCheckpoint(ctx, b.Tenant, b.Commit, name, code.Vectors)
+	}
+	if err != nil {
+		return round{}, err
+	}
+	ix.Log.Info("indexer: batch round", "repo", b.Tenant, "commit", b.Commit, "part", name, "round", b.Rounds+1,
+		"finished", r.finished, "files", r.part.Files, "chunks", r.part.Chunks, "reused", r.part.Reused,
+		"embedded", r.stats.Embedded, "requests", r.stats.Requests, "throttled", r.stats.Throttled,
+		"failed", r.stats.Failed, "left", r.stats.Left, "duration_ms", time.Since(started).Milliseconds())
+	ix.roundMetrics(r, time.Since(started))
+	return r, nil
+}
+
+// roundTime returns when a round started at now stops embedding, and how
+// often it checkpoints (see the constants above).
+func roundTime(ctx context.Context, now time.Time) (until time.Time, every time.Duration) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = now.Add(roundWithoutDeadline)
+	}
+	left := deadline.Sub(now)
+	return deadline.Add(-left / 3), max(min(left/8, maxCheckpointEvery), 10*time.Millisecond)
+}
+
+// reusable reads the vectors of the parts the batch may reuse; a part
+// that cannot be read is skipped (its texts are embedded again).
+func (ix *Indexer) reusable(ctx context.Context, b Batch) []*contextindex.Vectors {
+	var out []*contextindex.Vectors
+	for _, ref := range b.Reuse {
+		v, err := ix.Store.PartVectors(ctx, b.Tenant, ref.Commit, ref.Part)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				ix.Log.Warn("indexer: earlier vectors unreadable; embedding their texts again", "repo", b.Tenant, "commit", ref.Commit, "part", ref.Part, "error", err)
+			}
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// checkpoint saves the vectors of a part being embedded; a failure only
+// costs a retry the texts embedded since the last one.
+func (ix *Indexer) checkpoint(ctx context.Context, b Batch, v *contextindex.Vectors) {
+	name := contextindex.PartName(b.N)
+	if err := ix.Store.SaveCheckpoint(ctx, b.Tenant, b.Commit, name, v); err != nil {
+		ix.Log.Warn("indexer: checkpoint failed", "repo", b.Tenant, "part", name, "error", err)
+		return
+	}
+	ix.Log.Info("indexer: checkpoint saved", "repo", b.Tenant, "commit", b.Commit, "part", name, "vectors", v.Len())
+}
+
+// publish publishes a complete build's index and marks the build
+// published.
+func (ix *Indexer) publish(ctx context.Context, tenant string, rec contextindex.Build) error {
+	m := contextindex.Manifest{Commit: rec.Commit, BuiltAt: rec.Started, Model: rec.Model, Parts: rec.Done}
+	moved, err := ix.Store.Publish(ctx, tenant, m)
+	if err != nil {
+		return fmt.Errorf("publish %s: %w", rec.Commit, err)
+	}
+	_, err = ix.Store.UpdateBuild(ctx, tenant, func(b *contextindex.Build) bool {
+		if b.Commit != rec.Commit || b.State == contextindex.BuildPublished {
+			return false
+		}
+		b.State, b.Updated = contextindex.BuildPublished, ix.Now()
+		return true
+	})
+	if err != nil {
+		return fmt.Errorf("record the publication of %s: %w", rec.Commit, err)
+	}
+	t := contextindex.Totals(rec.Done)
+	took := ix.Now().Sub(rec.Started)
+	ix.Log.Info("indexer: code index published", "repo", tenant, "commit", rec.Commit, "pointer_moved", moved,
+		"files", t.Files, "parts", len(rec.Done), "chunks", t.Chunks, "vectors", t.Vectors, "reused", t.Reused,
+		"embedded", t.Embedded, "failed", t.Failed, "duration_ms", took.Milliseconds())
+	ix.publishMetrics(t, took)
+	return nil
+}

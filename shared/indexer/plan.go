@@ -1,0 +1,216 @@
+package indexer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/toolshed/toolshed/shared/contextindex"
+)
+
+// Batch is one message on the index queue: a run of a snapshot's files,
+// in path order, to build into one part of the commit's index.
+type Batch struct {
+	Tenant string   `json:"tenant"`
+	Commit string   `json:"commit"`
+	N      int      `json:"n"`     // its part is contextindex.PartName(N)
+	Paths  []string `json:"paths"` // its files, in path order
+	// Reuse are parts of earlier indexes holding files of the batch's
+	// range, whose vectors its chunks may reuse.
+	Reuse []PartRef `json:"reuse,omitempty"`
+	// Rounds is how many invocations have worked on it before;
+	// Stalled, how many of those in a row embedded nothing.
+	Rounds  int `json:"rounds,omitempty"`
+	Stalled int `json:"stalled,omitempty"`
+}
+
+// PartRef names a part of a commit's index ("" for an index stored
+// whole).
+type PartRef struct {
+	Commit string `json:"commit"`
+	Part   string `json:"part,omitempty"`
+}
+
+// Batch limits: a batch is at most BatchFiles files and maxBatchBytes of
+// them (the part it builds and its vectors fit an invocation's memory and
+// time several times over), and its message at most maxMessageBytes of
+// paths (SQS takes 256 KiB).
+const (
+	maxBatchBytes   = 8 << 20
+	maxMessageBytes = 200 << 10
+)
+
+// stalledAfter is how long a build may go without a batch done before a
+// new event of its snapshot sends its unfinished batches again (their
+// messages may have ended in the dead-letter queue).
+const stalledAfter = 30 * time.Minute
+
+// IndexSnapshot plans the build of the tenant's current snapshot, unless
+// that commit is indexed or being built: it splits the searchable files
+// into batches, records the build and queues the batches (or, without a
+// queue, builds them one after another).
+func (ix *Indexer) IndexSnapshot(ctx context.Context, tenant string) error {
+	if ix.Snapshots == nil {
+		return errors.New("no snapshot reader is configured")
+	}
+	snap, err := ix.Snapshots.Current(ctx, tenant)
+	if err != nil {
+		return fmt.Errorf("open snapshot: %w", err)
+	}
+	// The pointer says what is indexed: a repeated event (S3 notifies at
+	// least once) stops here.
+	p, _, err := ix.Store.Pointer(ctx, tenant, "")
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("read the index pointer: %w", err)
+	}
+	if err == nil && p.Commit == snap.Commit && p.Model == ix.model() {
+		ix.Log.Info("indexer: snapshot already indexed", "repo", tenant, "commit", snap.Commit)
+		return nil
+	}
+	prev, _, err := ix.Store.Build(ctx, tenant, "")
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("read the build record: %w", err)
+	}
+	now := ix.Now()
+	batches := ix.split(tenant, snap)
+	building := prev.Commit == snap.Commit && prev.Model == ix.model() && prev.State == contextindex.BuildRunning
+	if building && prev.Queued && now.Sub(prev.Updated) < stalledAfter {
+		ix.Log.Info("indexer: snapshot being indexed", "repo", tenant, "commit", snap.Commit, "done", len(prev.Done), "batches", prev.Batches)
+		return nil
+	}
+	replaced := prev
+	if building {
+		// Its batches were not all queued, or nothing has been done for a
+		// while: send again those not done (their checkpoints are kept).
+		replaced = contextindex.Build{}
+		batches = slices.DeleteFunc(batches, func(b Batch) bool { return prev.IsDone(contextindex.PartName(b.N)) })
+	}
+	ix.reuse(ctx, tenant, p, replaced, batches)
+	if !building {
+		_, err := ix.Store.UpdateBuild(ctx, tenant, func(b *contextindex.Build) bool {
+			*b = contextindex.Build{Commit: snap.Commit, Model: ix.model(), State: contextindex.BuildRunning,
+				Started: now, Updated: now, Files: len(snap.Files), Batches: len(batches)}
+			return true
+		})
+		if err != nil {
+			return fmt.Errorf("record the build: %w", err)
+		}
+		ix.Log.Info("indexer: build planned", "repo", tenant, "commit", snap.Commit, "files", len(snap.Files), "batches", len(batches))
+	}
+	if err := ix.queue(ctx, batches); err != nil {
+		return err
+	}
+	_, err = ix.Store.UpdateBuild(ctx, tenant, func(b *contextindex.Build) bool {
+		if b.Commit != snap.Commit || b.Queued {
+			return false
+		}
+		b.Queued, b.Updated = true, ix.Now()
+		return true
+	})
+	return err
+}
+
+// model names the embedder's vectors ("" without one).
+func (ix *Indexer) model() string {
+	if ix.Embedder == nil {
+		return ""
+	}
+	return ix.Embedder.Model()
+}
+
+// split cuts the snapshot's files, in path order, into batches of at most
+// BatchFiles files, maxBatchBytes of content and maxMessageBytes of paths.
+func (ix *Indexer) split(tenant string, snap contextindex.Snapshot) []Batch {
+	files := slices.Clone(snap.Files)
+	slices.SortFunc(files, func(a, b contextindex.File) int { return strings.Compare(a.Path, b.Path) })
+	most := ix.BatchFiles
+	if most <= 0 {
+		most = defaultBatchFiles
+	}
+	var out []Batch
+	var cur Batch
+	bytes, pathBytes := 0, 0
+	for _, f := range files {
+		if len(cur.Paths) > 0 && (len(cur.Paths) >= most || bytes+len(f.Content) > maxBatchBytes || pathBytes+len(f.Path) > maxMessageBytes) {
+			out = append(out, cur)
+			cur, bytes, pathBytes = Batch{}, 0, 0
+		}
+		cur.Paths = append(cur.Paths, f.Path)
+		bytes += len(f.Content)
+		pathBytes += len(f.Path) + 3 // quotes and comma
+	}
+	if len(cur.Paths) > 0 || len(out) == 0 {
+		out = append(out, cur) // a snapshot of no files is one empty batch
+	}
+	for i := range out {
+		out[i].Tenant, out[i].Commit, out[i].N = tenant, snap.Commit, i
+	}
+	return out
+}
+
+// reuse tells each batch which parts of earlier indexes hold files of its
+// range: those of the published index (p; one whole index is one part
+// holding everything) and those done by the build being replaced.
+func (ix *Indexer) reuse(ctx context.Context, tenant string, p contextindex.Pointer, replaced contextindex.Build, batches []Batch) {
+	if ix.Embedder == nil {
+		return
+	}
+	type source struct {
+		commit string
+		parts  []contextindex.PartInfo
+	}
+	var sources []source
+	switch {
+	case p.Commit == "" || p.Model != ix.model():
+	case p.Parts == 0:
+		sources = append(sources, source{p.Commit, []contextindex.PartInfo{{Last: "\U0010FFFF"}}})
+	default:
+		m, err := ix.Store.Manifest(ctx, tenant, p.Commit)
+		if err != nil {
+			ix.Log.Warn("indexer: the published index's manifest is unreadable; its vectors are not reused", "repo", tenant, "error", err)
+			break
+		}
+		sources = append(sources, source{p.Commit, m.Parts})
+	}
+	if replaced.State == contextindex.BuildRunning && replaced.Commit != p.Commit && replaced.Model == ix.model() {
+		sources = append(sources, source{replaced.Commit, replaced.Done})
+	}
+	for i, b := range batches {
+		if len(b.Paths) == 0 {
+			continue
+		}
+		first, last := b.Paths[0], b.Paths[len(b.Paths)-1]
+		for _, s := range sources {
+			for _, part := range s.parts {
+				if part.Overlaps(first, last) {
+					batches[i].Reuse = append(batches[i].Reuse, PartRef{Commit: s.commit, Part: part.Name})
+				}
+			}
+		}
+	}
+}
+
+// queue sends batches to the queue or, without one, runs them here.
+func (ix *Indexer) queue(ctx context.Context, batches []Batch) error {
+	if ix.Queue == nil {
+		for _, b := range batches {
+			if err := ix.RunBatch(ctx, b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	bodies := make([][]byte, len(batches))
+	for i, b := range batches {
+		bodies[i], _ = json.Marshal(b)
+	}
+	if err := ix.Queue.Send(ctx, bodies); err != nil {
+		return fmt.Errorf("queue %d batches: %w", len(batches), err)
+	}
+	return nil
+}

@@ -1,0 +1,180 @@
+package indexer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"slices"
+	"sync"
+
+	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/objects"
+	"github.com/toolshed/toolshed/shared/repo"
+)
+
+// Snapshots reads published repository snapshots from the bucket
+// (snapshots/<tenant>/<commit>.zip, see shared/repo) with the files the
+// repository tools see: the deployment's policy, ignore rules, no binary
+// files. It reads a zip by ranges, as its files are asked for (rangedZip):
+// a batch reads the zip's directory and its own files, whatever the size
+// of the snapshot. It keeps the last zip it opened: the batches of one
+// build, handled one after another by a warm function, read the same one.
+type Snapshots struct {
+	Bucket   *objects.Bucket
+	Policy   *repo.Policy // nil: repo's default deny list
+	MaxBytes int64        // the largest zip read
+
+	mu   sync.Mutex
+	key  string
+	view repo.View
+}
+
+var _ SnapshotReader = (*Snapshots)(nil)
+
+// Current returns the tenant's current snapshot: its commit and its
+// searchable files, with their content. A tenant without one gets
+// repo.ErrNoRepository.
+func (s *Snapshots) Current(ctx context.Context, tenant string) (contextindex.Snapshot, error) {
+	p, ok, err := repo.ReadPointer(ctx, s.Bucket, tenant)
+	if err != nil {
+		return contextindex.Snapshot{}, fmt.Errorf("read the snapshot pointer of %s: %w", tenant, err)
+	}
+	if !ok {
+		return contextindex.Snapshot{}, repo.ErrNoRepository
+	}
+	view, err := s.open(ctx, tenant, p.Commit)
+	if err != nil {
+		return contextindex.Snapshot{}, err
+	}
+	files, err := view.Searchable(ctx)
+	if err != nil {
+		return contextindex.Snapshot{}, fmt.Errorf("list the searchable files of %s: %w", tenant, err)
+	}
+	out := contextindex.Snapshot{FS: view, Commit: p.Commit, Files: make([]contextindex.File, len(files))}
+	for i, f := range files {
+		out.Files[i] = contextindex.File{Path: f.Path, Content: f.Data, ModTime: f.ModTime}
+	}
+	return out, nil
+}
+
+// Files reads some files of the tenant's snapshot of a commit, as Current
+// lists them (a file that has become binary is left out).
+func (s *Snapshots) Files(ctx context.Context, tenant, commit string, paths []string) ([]contextindex.File, error) {
+	view, err := s.open(ctx, tenant, commit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]contextindex.File, 0, len(paths))
+	for _, p := range paths {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		f, err := repo.ReadSearchable(view, p)
+		if err != nil {
+			return nil, fmt.Errorf("read %s of %s at %s: %w", p, tenant, commit, err)
+		}
+		if f != nil {
+			out = append(out, contextindex.File{Path: f.Path, Content: f.Data, ModTime: f.ModTime})
+		}
+	}
+	return out, nil
+}
+
+// open returns the view of the tenant's snapshot of commit, downloading
+// its zip unless it is the one in hand.
+func (s *Snapshots) open(ctx context.Context, tenant, commit string) (repo.View, error) {
+	if commit == "" || path.Base(commit) != commit || commit == ".." {
+		return nil, fmt.Errorf("snapshot commit %q is not one key segment", commit)
+	}
+	key := repo.ZipKey(tenant, commit)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.key == key {
+		return s.view, nil
+	}
+	s.key, s.view = "", nil // let the old one go before the new one comes
+	info, err := s.Bucket.Head(ctx, key)
+	if err != nil {
+		return nil, fmt.Errorf("read snapshot %s: %w", key, err)
+	}
+	if info.Size > s.MaxBytes {
+		return nil, fmt.Errorf("snapshot %s is %d bytes, over the limit of %d", key, info.Size, s.MaxBytes)
+	}
+	view, err := repo.OpenZipAt(&rangedZip{bucket: s.Bucket, key: key, etag: info.ETag, size: info.Size}, info.Size, commit, s.Policy)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w", key, err)
+	}
+	s.key, s.view = key, view
+	return view, nil
+}
+
+// Reading a zip by ranges: blocks of zipBlock bytes, the last
+// zipBlocksKept of them kept (the zip reader reads the directory in small
+// pieces, and a batch's files lie side by side: the zip holds them in
+// path order, as batches do).
+const (
+	zipBlock      = 4 << 20
+	zipBlocksKept = 16
+)
+
+// rangedZip is an io.ReaderAt over one version of a zip in the bucket
+// (its ETag), reading it in blocks, as they are asked for, with ranged
+// GETs. io.ReaderAt takes no context: each GET is bounded by the
+// client's per-attempt limits and retries instead.
+type rangedZip struct {
+	bucket     *objects.Bucket
+	key, etag  string
+	size       int64
+	mu         sync.Mutex
+	blocks     map[int64][]byte // by block number
+	recent     []int64          // the blocks kept, least recently used first
+	fetchCount int              // blocks read from the bucket (for tests)
+}
+
+// ReadAt implements io.ReaderAt.
+func (z *rangedZip) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, errors.New("negative offset")
+	}
+	n := 0
+	for n < len(p) && off+int64(n) < z.size {
+		at := off + int64(n)
+		block, err := z.block(at / zipBlock)
+		if err != nil {
+			return n, err
+		}
+		n += copy(p[n:], block[at%zipBlock:])
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// block returns block i, read from the bucket unless it is kept.
+func (z *rangedZip) block(i int64) ([]byte, error) {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if z.blocks == nil {
+		z.blocks = map[int64][]byte{}
+	}
+	if b, ok := z.blocks[i]; ok {
+		z.recent = append(slices.DeleteFunc(z.recent, func(j int64) bool { return j == i }), i)
+		return b, nil
+	}
+	start := i * zipBlock
+	b, err := z.bucket.ReadRange(context.Background(), z.key, z.etag, start, min(zipBlock, z.size-start))
+	if err != nil {
+		return nil, fmt.Errorf("read %s at %d: %w", z.key, start, err)
+	}
+	z.fetchCount++
+	if len(z.recent) == zipBlocksKept {
+		delete(z.blocks, z.recent[0])
+		z.recent = z.recent[1:]
+	}
+	z.blocks[i] = b
+	z.recent = append(z.recent, i)
+	return b, nil
+}

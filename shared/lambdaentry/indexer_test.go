@@ -1,0 +1,301 @@
+package lambdaentry_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/indexer"
+	"github.com/toolshed/toolshed/shared/objects"
+	"github.com/toolshed/toolshed/shared/testenv/embedtest"
+	"github.com/toolshed/toolshed/shared/testenv/emulator"
+	"github.com/toolshed/toolshed/shared/testenv/lambdatest"
+	"github.com/toolshed/toolshed/shared/testenv/repotest"
+)
+
+// fanOut is the deployed indexer under the harness: the indexer function
+// (S3 events), the index worker functions (a Pool, fed by an SQS event
+// source mapping on moto_server's queue) and the embedding stand-in.
+type fanOut struct {
+	d       *deployment
+	queue   emulator.Queue
+	embed   *embedtest.Server
+	workers *lambdatest.Pool
+	source  *lambdatest.SQSSource
+	indexer *lambdatest.Function
+	store   *contextindex.Store
+}
+
+// fanOutOptions shape a fan-out run.
+type fanOutOptions struct {
+	Embed         embedtest.Options
+	BatchFiles    int
+	Workers       int           // concurrency of the worker function
+	WorkerTimeout time.Duration // the worker function's timeout
+	Visibility    time.Duration // the queue's visibility timeout
+	VCPU          float64       // the functions' CPU share (0: unthrottled)
+}
+
+// startFanOut starts the indexer and its workers as infra/indexer.go
+// deploys them (their environment: the bucket, the queue, the embedder),
+// with the emulators' endpoints.
+func startFanOut(t testing.TB, d *deployment, o fanOutOptions) *fanOut {
+	t.Helper()
+	bucket, endpoint := d.S3(t)
+	f := &fanOut{d: d, queue: d.Moto.NewQueue(t, o.Visibility, 5)}
+	f.embed, _ = embedtest.StartWith(t, o.Embed)
+	f.store = contextindex.NewStore(&contextindex.S3Blobs{Bucket: objects.New(d.Moto.S3(), bucket), Prefix: contextindex.BucketPrefix})
+	env := map[string]string{
+		"TOOLSHED_BUCKET":         bucket,
+		"TOOLSHED_S3_ENDPOINT":    endpoint,
+		indexer.QueueURL.Name():   f.queue.URL,
+		indexer.BatchFiles.Name(): strconv.Itoa(o.BatchFiles),
+		"TOOLSHED_EMBEDDER":       "openai",
+		"TOOLSHED_EMBED_URL":      f.embed.URL,
+		"TOOLSHED_EMBED_MODEL":    embedtest.Model,
+	}
+	bin := filepath.Join(bootstrapDir, "indexer")
+	f.indexer = d.Start(t, lambdatest.Config{Name: "toolshed-indexer", Bootstrap: bin, Env: env,
+		Timeout: indexerTimeout, MemoryMB: indexerMemoryMB, VCPU: o.VCPU})
+	f.workers = lambdatest.NewPool(d.Endpoints(lambdatest.Config{Name: "toolshed-index-worker", Bootstrap: bin, Env: env,
+		Timeout: o.WorkerTimeout, MemoryMB: indexerMemoryMB, VCPU: o.VCPU}), o.Workers)
+	t.Cleanup(f.workers.Stop)
+	f.source = lambdatest.StartSQS(lambdatest.SQSConfig{Client: d.Moto.SQS(), QueueURL: f.queue.URL, QueueArn: f.queue.Arn,
+		BatchSize: 1, Concurrency: o.Workers, Target: f.workers})
+	t.Cleanup(f.source.Stop)
+	return f
+}
+
+// The deployed settings infra/functions.go gives the indexer functions.
+const (
+	indexerTimeout  = 900 * time.Second
+	indexerMemoryMB = 2048
+)
+
+// published invokes the indexer with the S3 event of tenant's snapshot
+// pointer being written.
+func (f *fanOut) published(t testing.TB, tenant string) {
+	t.Helper()
+	event := fmt.Appendf(nil, `{"Records":[{"eventSource":"aws:s3","eventName":"ObjectCreated:Put","s3":{"object":{"key":"snapshots/%s/current.json"}}}]}`, tenant)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	resp, err := f.indexer.Invoke(ctx, event)
+	if err != nil || resp.FunctionError != "" {
+		t.Fatalf("indexer: %v %s\n%s", err, resp.Payload, f.indexer.Output())
+	}
+}
+
+// waitPublished waits until tenant's pointer names commit.
+func (f *fanOut) waitPublished(t testing.TB, tenant, commit string, within time.Duration) contextindex.Manifest {
+	t.Helper()
+	ctx := context.Background()
+	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		p, _, err := f.store.Pointer(ctx, tenant, "")
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			t.Fatal(err)
+		}
+		if p.Commit == commit {
+			m, err := f.store.Manifest(ctx, tenant, commit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return m
+		}
+	}
+	b, _, _ := f.store.Build(ctx, tenant, "")
+	t.Fatalf("%s not published within %v: build %+v; %d events, %d failed", commit, within, b, f.source.Events.Load(), f.source.Failed.Load())
+	return contextindex.Manifest{}
+}
+
+// logLine is a JSON log line of the indexer.
+type logLine struct {
+	Msg     string
+	Part    string
+	Vectors int
+	Resumed int
+}
+
+// logLines parses a function's JSON log lines.
+func logLines(output string) []logLine {
+	var out []logLine
+	for _, line := range strings.Split(output, "\n") {
+		var l logLine
+		if json.Unmarshal([]byte(line), &l) == nil && l.Msg != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// midBatch returns the part a worker's output shows it working on with a
+// checkpoint saved, and that checkpoint's vectors ("" when none).
+func midBatch(output string) (part string, vectors int) {
+	for _, l := range logLines(output) {
+		switch l.Msg {
+		case "indexer: batch round started":
+			part, vectors = l.Part, 0
+		case "indexer: checkpoint saved":
+			vectors = l.Vectors
+		case "indexer: batch round":
+			part = ""
+		}
+	}
+	if vectors == 0 {
+		part = ""
+	}
+	return part, vectors
+}
+
+// TestIndexerFanOut is the acceptance test of the deployed indexing: a
+// tree of a few hundred files is indexed through the fan-out — the real
+// indexer bootstrap plans it into batches on an SQS queue, worker
+// bootstraps build them — against an embedding stand-in that answers in
+// 100 ms and throttles beyond 16 requests a second; a worker is killed
+// mid-batch, and the batch is delivered again after the visibility
+// timeout to a new environment, which resumes from the checkpoint. The
+// index is published whole within the time budget, every chunk with its
+// vector, and context_search says how far the build is while it runs and
+// searches it when it is done.
+func TestIndexerFanOut(t *testing.T) {
+	d := newDeployment(t)
+	f := startFanOut(t, d, fanOutOptions{
+		Embed: embedtest.Options{Latency: 100 * time.Millisecond, RequestsPerSecond: 16},
+		// The queue's visibility timeout is at least the function's, as
+		// Lambda requires of a mapping (a batch is never run twice at once).
+		BatchFiles: 40, Workers: 2, WorkerTimeout: 3 * time.Second, Visibility: 3 * time.Second,
+	})
+	dir := repotest.GoPackages(t, "go/types", "net/http", "encoding/json", "go/ast", "text/template", "strings",
+		"regexp/syntax", "sort", "go/token", "go/printer", "bytes", "net/url", "go/parser", "os")
+	files := len(repotest.Files(t, dir))
+	(&repotest.S3{Moto: d.Moto, Bucket: d.Bucket}).Publish(t, "acme", "c1", dir)
+	search := d.Start(t, searchConfig(t, d, f.embed))
+
+	start := time.Now()
+	f.published(t, "acme")
+	rec, _, err := f.store.Build(context.Background(), "acme", "")
+	if err != nil || rec.Batches < 5 || rec.Files != files || !rec.Queued {
+		t.Fatalf("planned: %+v, %v (%d files)", rec, err, files)
+	}
+	// While the build runs, context_search says so.
+	out := contextSearch(t, search, `{"query":"type checker"}`)
+	if out.Index == nil || out.Index.State != "building" || out.Index.Build == nil || out.Index.Build.Batches != rec.Batches {
+		t.Errorf("during the build: %+v", out)
+	}
+
+	// Kill a worker that has checkpointed a batch it has not finished.
+	var killed *lambdatest.Function
+	var killedPart string
+	var killedVectors int
+	for deadline := time.Now().Add(30 * time.Second); killed == nil && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		for _, fn := range f.workers.Running() {
+			if part, _ := midBatch(fn.Output()); part != "" {
+				fn.Kill()
+				<-fn.Exited()
+				// It may have finished the batch between the look and the kill.
+				if killedPart, killedVectors = midBatch(fn.Output()); killedPart != "" {
+					killed = fn
+				}
+				break
+			}
+		}
+	}
+	if killed == nil {
+		t.Fatal("no worker was seen mid-batch with a checkpoint")
+	}
+	m := f.waitPublished(t, "acme", "c1", time.Minute)
+	took := time.Since(start)
+
+	total := contextindex.Totals(m.Parts)
+	if len(m.Parts) != rec.Batches || total.Files != files || total.Vectors != total.Chunks || total.Failed != 0 || m.Model != embedtest.Model {
+		t.Errorf("published: %d parts of %d batches, %+v", len(m.Parts), rec.Batches, total)
+	}
+	resumed := false
+	for _, fn := range f.workers.Running() {
+		for _, l := range logLines(fn.Output()) {
+			resumed = resumed || l.Msg == "indexer: batch round started" && l.Part == killedPart && l.Resumed >= killedVectors
+		}
+	}
+	if !resumed {
+		t.Errorf("no worker resumed %s from its checkpoint of %d vectors", killedPart, killedVectors)
+	}
+	// Resumed, not restarted: texts embedded again are at most those in
+	// flight or embedded since the checkpoint when the worker was killed.
+	if again := f.embed.Texts.Load() - int64(total.Embedded); again > int64(total.Embedded/4) {
+		t.Errorf("%d texts embedded for %d: %d twice", f.embed.Texts.Load(), total.Embedded, again)
+	}
+	if f.embed.Throttled.Load() == 0 || f.source.Failed.Load() == 0 || f.workers.Started() <= 2 {
+		t.Errorf("%d requests throttled, %d events failed, %d environments started: the test does not test what it says",
+			f.embed.Throttled.Load(), f.source.Failed.Load(), f.workers.Started())
+	}
+	if took > time.Minute {
+		t.Errorf("indexing took %v", took)
+	}
+	t.Logf("%d files, %d chunks in %d batches: published in %v; %d texts embedded in %d requests (%.1f requests/s), %d throttled; %d events, %d failed, %d environments",
+		files, total.Chunks, len(m.Parts), took.Round(time.Millisecond), f.embed.Texts.Load(), f.embed.Requests.Load(),
+		float64(f.embed.Requests.Load())/took.Seconds(), f.embed.Throttled.Load(), f.source.Events.Load(), f.source.Failed.Load(), f.workers.Started())
+
+	// context_search searches the new index, hybrid.
+	out = contextSearch(t, search, `{"query":"type checker"}`)
+	if out.Index == nil || out.Index.State != "ready" || out.Index.Commit != "c1" || out.Index.Chunks != total.Chunks ||
+		out.Index.Vectors != total.Chunks || out.Mode != "hybrid" || len(out.Results) == 0 {
+		t.Errorf("after the build: %+v, index %+v", out, out.Index)
+	}
+	if !strings.Contains(strings.Join(workerOutputs(f), ""), `"`+indexer.MetricPublished+`":1`) {
+		t.Error("no worker wrote the metric of the publication")
+	}
+}
+
+// workerOutputs returns the output of the worker environments running.
+func workerOutputs(f *fanOut) []string {
+	var out []string
+	for _, fn := range f.workers.Running() {
+		out = append(out, fn.Output())
+	}
+	return out
+}
+
+// searchConfig is context_search's function as deployed, embedding its
+// queries with the stand-in.
+func searchConfig(t testing.TB, d *deployment, embed *embedtest.Server) lambdatest.Config {
+	cfg := d.ToolConfig(t, "context_search")
+	cfg.Env["TOOLSHED_EMBEDDER"] = "openai"
+	cfg.Env["TOOLSHED_EMBED_URL"] = embed.URL
+	cfg.Env["TOOLSHED_EMBED_MODEL"] = embedtest.Model
+	return cfg
+}
+
+// searchOutput is what the tests read of context_search's answer.
+type searchOutput struct {
+	Mode    string
+	Notice  string
+	Results []struct{ ID string }
+	Index   *struct {
+		State                    string
+		FilesIndexed, FilesTotal int
+		Chunks, Vectors          int
+		Commit                   string
+		Build                    *struct{ Batches, BatchesDone int }
+	}
+}
+
+// contextSearch calls context_search for acme.
+func contextSearch(t testing.TB, fn *lambdatest.Function, args string) searchOutput {
+	t.Helper()
+	resp := invoke(t, fn, directEvent("context_search", args, "acme", "search"))
+	var o struct {
+		OK     bool
+		Result searchOutput
+	}
+	if err := json.Unmarshal(resp.Payload, &o); err != nil || !o.OK {
+		t.Fatalf("context_search: %s", resp.Payload)
+	}
+	return o.Result
+}

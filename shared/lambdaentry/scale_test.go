@@ -1,0 +1,236 @@
+package lambdaentry_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/toolshed/toolshed/contracts"
+	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/testenv/embedtest"
+	"github.com/toolshed/toolshed/shared/testenv/lambdatest"
+	"github.com/toolshed/toolshed/shared/testenv/repotest"
+)
+
+// vcpuOf is the CPU share Lambda gives a function of memoryMB: one vCPU
+// at 1,769 MB, in proportion.
+func vcpuOf(memoryMB int) float64 { return float64(memoryMB) / 1769 }
+
+// TestScale measures, through the harness, what a large repository costs
+// deployed: indexing it through the fan-out (the real indexer and worker
+// bootstraps, moto_server's S3 and SQS, an embedding stand-in answering
+// in 100 ms), then the cold and warm calls of context_search,
+// grep_codebase and read_file, each function at the CPU share its memory
+// buys once its init is over. It runs only when TOOLSHED_SCALE_TREE names
+// a git checkout (not in make test):
+//
+//	TOOLSHED_SCALE_TREE=/tmp/u/big5 go test -run TestScale -v -timeout 90m ./shared/lambdaentry/
+//
+// TOOLSHED_SCALE_WORKERS sets the index workers (10, as deployed);
+// TOOLSHED_SCALE_LOGS names a folder for the indexer functions' output. The
+// snapshot is packed and uploaded by the test itself (repo.Publish with
+// moto's client), not by scripts/snapshot.
+func TestScale(t *testing.T) {
+	dir := os.Getenv("TOOLSHED_SCALE_TREE")
+	if dir == "" {
+		t.Skip("TOOLSHED_SCALE_TREE names no tree to measure")
+	}
+	workers := 10
+	if n, err := strconv.Atoi(os.Getenv("TOOLSHED_SCALE_WORKERS")); err == nil && n > 0 {
+		workers = n
+	}
+	d := newDeployment(t)
+	d.S3(t)
+	start := time.Now()
+	p := publishCheckout(t, d, "big", dir)
+	t.Logf("published %d files, %d MB (zip %d MB) in %v", p.Files, p.Bytes>>20, p.ZipBytes>>20, time.Since(start).Round(time.Second))
+
+	f := startFanOut(t, d, fanOutOptions{
+		Embed:      embedtest.Options{Latency: 100 * time.Millisecond},
+		BatchFiles: 1000, Workers: workers, WorkerTimeout: 300 * time.Second, Visibility: 600 * time.Second,
+		VCPU: vcpuOf(indexerMemoryMB),
+	})
+	start = time.Now()
+	f.published(t, "big")
+	planned := time.Since(start)
+	stopProgress := f.logProgress(t, "big", 30*time.Second)
+	m := f.waitPublished(t, "big", p.Commit, 90*time.Minute)
+	took := time.Since(start)
+	stopProgress()
+	total := contextindex.Totals(m.Parts)
+	peakPlan, _ := f.indexer.PeakRSS()
+	t.Logf("indexed: %d files, %d chunks (%d with a vector, %d failed) in %d batches; planned in %v, published after %v",
+		total.Files, total.Chunks, total.Vectors, total.Failed, len(m.Parts), planned.Round(time.Millisecond), took.Round(time.Second))
+	t.Logf("peak RSS: indexer (plan) %d MiB, index workers %d MiB (of %d MB); %d worker environments, %d events (%d failed)",
+		peakPlan>>20, f.workers.PeakRSS()>>20, indexerMemoryMB, f.workers.Started(), f.source.Events.Load(), f.source.Failed.Load())
+	t.Logf("embedding: %d texts in %d requests, %.0f requests/s (%.0f texts/s) over the build, %d throttled",
+		f.embed.Texts.Load(), f.embed.Requests.Load(), float64(f.embed.Requests.Load())/took.Seconds(),
+		float64(f.embed.Texts.Load())/took.Seconds(), f.embed.Throttled.Load())
+	f.workers.Stop()
+
+	set, err := schema.Load(contracts.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The five copies of the Go tree are src1/ to src5/; the Go tree alone
+	// has them at its root.
+	src := ""
+	if _, err := os.Stat(filepath.Join(dir, "src1")); err == nil {
+		src = "src1/"
+	}
+	calls := []struct{ tool, file string }{
+		{"context_search", `{"query":"parse an HTTP request header"}`},
+		{"grep_codebase", `{"pattern":"func \\(c \\*Client\\) Do\\("}`},
+		{"read_file", `{"path":"` + src + `net/http/client.go"}`},
+	}
+	warm := []string{`{"query":"type checker for generic functions"}`, `{"query":"mutex lock unlock"}`, `{"query":"gzip reader checksum"}`}
+	grepWarm := []string{`{"pattern":"ErrNotExist"}`, `{"pattern":"func New[A-Z]\\w*\\("}`, `{"pattern":"TODO\\(","limit":5}`}
+	readWarm := []string{`{"path":"` + src + `strings/builder.go"}`, `{"path":"` + src + `sort/sort.go"}`, `{"path":"` + src + `bufio/scan.go"}`}
+	for _, c := range calls {
+		for _, warmUp := range []bool{true, false} {
+			cfg := d.ToolConfig(t, c.tool)
+			tenant := "big" // its own repository: read in the first call
+			if warmUp {
+				cfg.Env["TOOLSHED_DEFAULT_REPO"] = "big" // read in the init
+				tenant = "newcomer"
+			}
+			cfg.VCPU = vcpuOf(cfg.MemoryMB)
+			contract, _ := set.Get(c.tool)
+			fn := d.Start(t, cfg)
+			initTook, err := fn.InitDuration(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			first, answer := timedCall(t, fn, c.tool, c.file, tenant)
+			var rest []time.Duration
+			args := map[string][]string{"context_search": warm, "grep_codebase": grepWarm, "read_file": readWarm}[c.tool]
+			for range 2 {
+				for _, a := range args {
+					d, _ := timedCall(t, fn, c.tool, a, tenant)
+					rest = append(rest, d)
+				}
+			}
+			slices.Sort(rest)
+			peak, _ := fn.PeakRSS()
+			how := "in the first call"
+			if warmUp {
+				how = "in the init"
+			}
+			t.Logf("%s (%d MB, %.2f vCPU, deadline %v), repository read %s: init %v, first call %v (%s), warm p50 %v max %v, peak RSS %d MiB",
+				c.tool, cfg.MemoryMB, cfg.VCPU, time.Duration(contract.TimeoutMs)*time.Millisecond, how, initTook.Round(time.Millisecond),
+				first.Round(time.Millisecond), answer, rest[len(rest)/2].Round(time.Millisecond), rest[len(rest)-1].Round(time.Millisecond), peak>>20)
+			fn.Stop()
+		}
+	}
+}
+
+// publishCheckout publishes the files git lists in dir (as scripts/snapshot
+// push does) as tenant's snapshot, with no size limit.
+func publishCheckout(t *testing.T, d *deployment, tenant, dir string) repo.Pointer {
+	t.Helper()
+	out, err := exec.Command("git", "-C", dir, "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p != "" && !strings.HasPrefix(p, ".toolshed/") {
+			paths = append(paths, p)
+		}
+	}
+	s3 := repotest.S3{Moto: d.Moto, Bucket: d.Bucket}
+	pub, err := repo.Publish(context.Background(), s3.Objects(), repo.PublishInput{Tenant: tenant, Commit: "scale-" + filepath.Base(dir),
+		Dir: dir, Paths: paths, MaxBytes: 4 << 30, Now: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pub.Pointer
+}
+
+// timedCall makes one direct call and returns how long it took and what
+// it answered: ok (with context_search's index state), or the error code.
+func timedCall(t *testing.T, fn *lambdatest.Function, tool, args, tenant string) (time.Duration, string) {
+	t.Helper()
+	start := time.Now()
+	resp := invoke(t, fn, directEvent(tool, args, tenant, "scale"))
+	took := time.Since(start)
+	var o struct {
+		OK     bool
+		Error  *struct{ Code string }
+		Result struct {
+			Index *struct {
+				State                    string
+				FilesIndexed, FilesTotal int
+			}
+			Incomplete bool
+		}
+	}
+	if err := json.Unmarshal(resp.Payload, &o); err != nil {
+		return took, fmt.Sprintf("%s: %.200s", resp.ErrorType, resp.Payload)
+	}
+	switch {
+	case !o.OK && o.Error != nil:
+		return took, o.Error.Code
+	case o.Result.Index != nil:
+		return took, fmt.Sprintf("ok, index %s %d/%d files", o.Result.Index.State, o.Result.Index.FilesIndexed, o.Result.Index.FilesTotal)
+	case o.Result.Incomplete:
+		return took, "ok, incomplete"
+	}
+	return took, "ok"
+}
+
+// logProgress logs the build's progress and the queue every interval
+// until the returned function is called, and saves the indexer
+// functions' output into TOOLSHED_SCALE_LOGS when it is set.
+func (f *fanOut) logProgress(t *testing.T, tenant string, every time.Duration) func() {
+	done := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			b, _, _ := f.store.Build(context.Background(), tenant, "")
+			a, _ := f.d.Moto.SQS().GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{QueueUrl: aws.String(f.queue.URL),
+				AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameAll}})
+			var visible, invisible string
+			if a != nil {
+				visible, invisible = a.Attributes["ApproximateNumberOfMessages"], a.Attributes["ApproximateNumberOfMessagesNotVisible"]
+			}
+			t.Logf("progress: %d of %d batches done; queue %s visible, %s in flight; %d events, %d failed; %d texts embedded",
+				len(b.Done), b.Batches, visible, invisible, f.source.Events.Load(), f.source.Failed.Load(), f.embed.Texts.Load())
+			if logs := os.Getenv("TOOLSHED_SCALE_LOGS"); logs != "" {
+				f.saveOutputs(t, logs)
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+// saveOutputs writes the output of the indexer and of each worker
+// environment running into dir.
+func (f *fanOut) saveOutputs(t *testing.T, dir string) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "indexer.log"), []byte(f.indexer.Output()), 0o644)
+	for i, fn := range f.workers.Running() {
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("worker-%d.log", i)), []byte(fn.Output()), 0o644)
+	}
+}

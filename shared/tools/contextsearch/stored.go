@@ -1,0 +1,348 @@
+package contextsearch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sync"
+	"time"
+
+	"github.com/toolshed/toolshed/shared/contextindex"
+)
+
+// Deployed, the code indexes are the indexer's, read from the store: one
+// per repository (a tenant's own, or the default repository's), shared by
+// every tenant that reads it. A published index is read in the
+// background, its parts several at a time, each searchable as soon as it
+// is read: a call waits for it at most loadWaitShare of its time, then
+// answers from the parts read so far, saying the index is loading. A
+// newer published index is read beside the one served and swapped in when
+// whole. The indexer's record of its latest build says when a newer
+// snapshot is being indexed, and how far it is.
+
+// Loading limits.
+const (
+	// loadTimeout bounds reading one index.
+	loadTimeout = 5 * time.Minute
+	// loadParallel is how many parts are read at once.
+	loadParallel = 4
+	// loadWaitShare: a call waits for an index being read at most a
+	// loadWaitShare-th of the time it has left, keeping the rest to search
+	// what is read and answer.
+	loadWaitShare = 2
+)
+
+// storedRepo is what the process holds of one repository's stored index.
+type storedRepo struct {
+	key string
+
+	mu       sync.Mutex
+	tag      string       // ETag of the pointer read last
+	served   *storedIndex // nil: none yet
+	next     *storedIndex // a newer index being read, swapped in when whole
+	build    *contextindex.Build
+	buildTag string
+}
+
+// storedIndex is one published index, as far as it is read.
+type storedIndex struct {
+	pointer contextindex.Pointer
+	done    chan struct{} // closed when every part is read, or reading failed
+
+	mu         sync.Mutex
+	parts      []*contextindex.CodeIndex // by place in the manifest; nil until read
+	filesTotal int
+	err        error
+	coll       *contextindex.Collection // of the parts read when it was made
+	collParts  int
+	collModel  string
+}
+
+// repo returns the process's state of a repository's stored index.
+func (s *Service) repo(key string) *storedRepo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.repos[key]
+	if r == nil {
+		r = &storedRepo{key: key}
+		s.repos[key] = r
+	}
+	return r
+}
+
+// forget drops what the process holds of a repository without an index
+// (a tenant that has none of its own), unless it is the default one.
+func (s *Service) forget(key string) {
+	if key == s.o.DefaultRepo {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.repos, key)
+}
+
+// Preload starts reading a repository's stored index (the default
+// repository's, from a function's start) and returns a channel closed
+// once it is read, or could not be.
+func (s *Service) Preload(ctx context.Context, key string) <-chan struct{} {
+	r := s.repo(key)
+	if _, err := s.refreshRepo(ctx, r); err != nil {
+		s.o.Log.Warn("context index: preloading failed", "repo", key, "error", err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.served == nil {
+		done := make(chan struct{})
+		close(done)
+		return done
+	}
+	return r.served.done
+}
+
+// refreshCode finds which repository's index the tenant searches (its
+// own, else the default repository's) and brings what the process holds
+// of it up to date (pointers revalidated by ETag when no longer trusted).
+func (s *Service) refreshCode(ctx context.Context, tenant string, ts *tenantState) error {
+	if s.trusted(ts.codeRead) {
+		return nil
+	}
+	mark := s.check() // before reading: a save during the read is seen next time
+	key := tenant
+	found, err := s.refreshRepo(ctx, s.repo(key))
+	if err == nil && !found {
+		s.forget(key)
+	}
+	if err == nil && !found && s.o.DefaultRepo != "" && s.o.DefaultRepo != tenant {
+		// A tenant without a repository of its own reads the default one,
+		// as the other repository tools do.
+		key = s.o.DefaultRepo
+		found, err = s.refreshRepo(ctx, s.repo(key))
+	}
+	if err != nil {
+		return err
+	}
+	ts.codeRepo = ""
+	if found {
+		ts.codeRepo = key
+	}
+	ts.codeRead = mark
+	return nil
+}
+
+// refreshRepo revalidates a repository's pointer and build record,
+// starting to read a newly published index. It reports whether the
+// repository has an index or a build.
+func (s *Service) refreshRepo(ctx context.Context, r *storedRepo) (bool, error) {
+	r.mu.Lock()
+	tag := r.tag
+	r.mu.Unlock()
+	p, newTag, err := s.store.Pointer(ctx, r.key, tag)
+	switch {
+	case errors.Is(err, contextindex.ErrNotModified):
+	case errors.Is(err, fs.ErrNotExist):
+		r.mu.Lock()
+		r.tag, r.served, r.next = "", nil, nil
+		r.mu.Unlock()
+	case err != nil:
+		return false, fmt.Errorf("read the code index pointer of %s: %w", r.key, err)
+	default:
+		s.published(r, p, newTag)
+	}
+	s.refreshBuild(ctx, r)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.served != nil || r.build != nil, nil
+}
+
+// published takes a pointer just read: the index it names is read unless
+// it is the one served or being read.
+func (s *Service) published(r *storedRepo, p contextindex.Pointer, tag string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.tag = tag
+	same := func(idx *storedIndex) bool {
+		return idx != nil && idx.pointer.Commit == p.Commit && idx.pointer.BuiltAt.Equal(p.BuiltAt)
+	}
+	switch {
+	case same(r.served) || same(r.next):
+	case r.served == nil:
+		r.served = s.read(r, p)
+	default:
+		// The index in hand serves while the new one is read.
+		r.next = s.read(r, p)
+	}
+}
+
+// refreshBuild revalidates the repository's build record; failing to, it
+// keeps the one in hand (it only informs answers).
+func (s *Service) refreshBuild(ctx context.Context, r *storedRepo) {
+	r.mu.Lock()
+	tag := r.buildTag
+	r.mu.Unlock()
+	b, newTag, err := s.store.Build(ctx, r.key, tag)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case errors.Is(err, contextindex.ErrNotModified):
+	case errors.Is(err, fs.ErrNotExist):
+		r.build, r.buildTag = nil, ""
+	case err != nil:
+		s.o.Log.Warn("context index: the build record is unreadable", "repo", r.key, "error", err)
+	default:
+		r.build, r.buildTag = &b, newTag
+	}
+}
+
+// read starts reading the index p names in the background.
+func (s *Service) read(r *storedRepo, p contextindex.Pointer) *storedIndex {
+	idx := &storedIndex{pointer: p, done: make(chan struct{})}
+	s.loads.Go(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), loadTimeout)
+		defer cancel()
+		err := idx.load(ctx, s.store, r.key, s.o.Embedder != nil)
+		idx.mu.Lock()
+		idx.err = err
+		idx.mu.Unlock()
+		close(idx.done)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		switch {
+		case err != nil:
+			s.o.Log.Warn("context index: reading a code index failed", "repo", r.key, "commit", p.Commit, "error", err)
+			// Read the pointer again next time, and this index with it.
+			r.tag = ""
+			if r.next == idx {
+				r.next = nil
+			}
+			if r.served == idx {
+				r.served = nil
+			}
+		case r.next == idx:
+			r.served, r.next = idx, nil
+		}
+	})
+	return idx
+}
+
+// load reads the index's parts, loadParallel at a time (an index stored
+// whole is one part), with their vectors when asked.
+func (idx *storedIndex) load(ctx context.Context, st *contextindex.Store, key string, vectors bool) error {
+	if idx.pointer.Parts == 0 {
+		ix, err := st.LoadCode(ctx, key, idx.pointer)
+		if err != nil {
+			return err
+		}
+		idx.mu.Lock()
+		idx.parts, idx.filesTotal = []*contextindex.CodeIndex{ix}, len(ix.Files)
+		idx.mu.Unlock()
+		return nil
+	}
+	m, err := st.Manifest(ctx, key, idx.pointer.Commit)
+	if err != nil {
+		return err
+	}
+	idx.mu.Lock()
+	idx.parts, idx.filesTotal = make([]*contextindex.CodeIndex, len(m.Parts)), contextindex.Totals(m.Parts).Files
+	idx.mu.Unlock()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	next := make(chan int)
+	errs := make(chan error, loadParallel)
+	var wg sync.WaitGroup
+	for range loadParallel {
+		wg.Go(func() {
+			for i := range next {
+				part, err := st.LoadPart(ctx, key, m.Commit, m.Parts[i].Name, vectors)
+				if err != nil {
+					errs <- err
+					cancel()
+					return
+				}
+				idx.mu.Lock()
+				idx.parts[i] = part
+				idx.mu.Unlock()
+			}
+		})
+	}
+	for i := range m.Parts {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+		}
+	}
+	close(next)
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
+
+// collection returns the parts read so far ranked together (nil when
+// none is), how many files they hold, and whether every part is read.
+func (idx *storedIndex) collection(model string) (coll *contextindex.Collection, files int, whole bool) {
+	idx.mu.Lock()
+	defer idx.mu.Unlock()
+	var read []*contextindex.CodeIndex
+	for _, p := range idx.parts {
+		if p != nil {
+			read = append(read, p)
+			files += len(p.Files)
+		}
+	}
+	if idx.coll == nil || idx.collParts != len(read) || idx.collModel != model {
+		idx.coll, idx.collParts, idx.collModel = contextindex.NewCodeCollection(model, read), len(read), model
+	}
+	return idx.coll, files, len(read) == len(idx.parts) && len(read) > 0
+}
+
+// storedCode returns the tenant's stored code index as a collection, and
+// how far it is; both nil when the tenant's repository has none and no
+// build. A call waits for an index being read at most a loadWaitShare-th
+// of its time. The caller holds ts.mu.
+func (s *Service) storedCode(ctx context.Context, tenant string, ts *tenantState, model string) (*contextindex.Collection, *indexJSON, string, error) {
+	notice, err := s.held(ctx, ts.codeRepo != "", "code index", tenant, func(ctx context.Context) error {
+		return s.refreshCode(ctx, tenant, ts)
+	})
+	if err != nil || ts.codeRepo == "" {
+		return nil, nil, notice, err
+	}
+	r := s.repo(ts.codeRepo)
+	r.mu.Lock()
+	idx, build := r.served, r.build
+	r.mu.Unlock()
+	if idx == nil {
+		// The first build of the repository runs.
+		return nil, &indexJSON{State: contextindex.StateBuilding, Build: buildJSONOf(build)}, notice, nil
+	}
+	waitForLoad(ctx, idx.done)
+	idx.mu.Lock()
+	failed := idx.err
+	idx.mu.Unlock()
+	coll, files, whole := idx.collection(model)
+	if failed != nil && coll == nil {
+		return nil, nil, notice, fmt.Errorf("read the code index of %s: %w", ts.codeRepo, failed)
+	}
+	out := &indexJSON{State: contextindex.StateReady, FilesIndexed: files, FilesTotal: idx.filesTotal,
+		Chunks: contextindex.Join(coll).Len(), Vectors: contextindex.Join(coll).Vectors(), Commit: idx.pointer.Commit}
+	switch {
+	case !whole:
+		out.State = StateLoading
+	case build != nil && build.State == contextindex.BuildRunning && build.Commit != idx.pointer.Commit:
+		out.State, out.Build = contextindex.StateBuilding, buildJSONOf(build)
+	}
+	return coll, out, notice, nil
+}
+
+// waitForLoad waits until done is closed, or a loadWaitShare-th of the
+// time ctx has left is spent.
+func waitForLoad(ctx context.Context, done <-chan struct{}) {
+	if deadline, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Until(deadline)/loadWaitShare)
+		defer cancel()
+	}
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
