@@ -44,7 +44,9 @@ func TestColdStartsReadTheDefaultRepository(t *testing.T) {
 			if _, err := fn.InitDuration(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			if !strings.Contains(fn.Output(), `"msg":"warm-up done"`) {
+			waitCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if !fn.WaitOutput(waitCtx, `"msg":"warm-up done"`) {
 				t.Errorf("%s's init did not read the default repository:\n%s", c.tool, fn.Output())
 			}
 			resp := invoke(t, fn, directEvent(c.tool, c.args, "newcomer", "cold"))
