@@ -163,6 +163,15 @@ bench-grep: ripgrep
 bench-scale: node_modules ripgrep pytools
 	$(GO) run ./scripts/benchscale $(ARGS)
 
+## bench-fanout: a git checkout (TREE, e.g. five copies of the Go tree side
+## by side) published as a snapshot and indexed through the fan-out under the
+## Lambda harness (10 index workers at their vCPU share, an embedding stand-in
+## at 100 ms a request), then cold and warm grep/context_search/read_file
+## against each contract's deadline and function memory
+bench-fanout: node_modules pytools
+	@test -n "$(TREE)" || { echo "usage: make bench-fanout TREE=/path/to/git/checkout"; exit 2; }
+	TOOLSHED_SCALE_TREE=$(TREE) $(GO) test -count=1 -run TestScale -v -timeout 90m ./shared/lambdaentry/
+
 ## bench-nav: the navigation tools (list_files, find_symbols, find_references,
 ## read_file slices) on the Go source tree through /v1 on the local server,
 ## p50/p99 and answer bytes, next to rg --files -g and rg -w in the same run

@@ -35,7 +35,7 @@ func vcpuOf(memoryMB int) float64 { return float64(memoryMB) / 1769 }
 // in 100 ms), then the cold and warm calls of context_search,
 // grep_codebase and read_file, each function at the CPU share its memory
 // buys once its init is over. It runs only when TOOLSHED_SCALE_TREE names
-// a git checkout (not in make test):
+// a git checkout (make bench-fanout TREE=..., not make test):
 //
 //	TOOLSHED_SCALE_TREE=/tmp/u/big5 go test -run TestScale -v -timeout 90m ./shared/lambdaentry/
 //
