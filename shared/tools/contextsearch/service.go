@@ -3,8 +3,6 @@ package contextsearch
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -152,16 +150,9 @@ func (s *Service) live(view repo.View) *contextindex.Live {
 	return l
 }
 
-// liveKey names a view's stored code index: a local directory by the hash
-// of its path, so that one data directory can serve several repositories
-// in turn.
-func liveKey(view repo.View) string {
-	if d, ok := view.(interface{ Dir() string }); ok {
-		sum := sha256.Sum256([]byte(d.Dir()))
-		return "local-" + hex.EncodeToString(sum[:6])
-	}
-	return "local"
-}
+// liveKey names a view's stored code index (repo.Key; "local" for a view
+// without one).
+func liveKey(view repo.View) string { return cmp.Or(repo.Key(view), "local") }
 
 // tenantState is what the service keeps warm for one tenant.
 type tenantState struct {

@@ -42,8 +42,13 @@ var Family = family.Family{
 	Name:              "navigate",
 	ReadsRepositories: true,
 	Tools:             []string{ListFilesTool, FindReferencesTool, FindSymbolsTool},
-	// ListBucket makes S3 answer a missing pointer 404 (not 403).
-	Grants:   []family.Grant{family.Objects(repo.Prefix, "s3:GetObject"), family.List(repo.Prefix)},
+	// ListBucket makes S3 answer a missing pointer 404 (not 403). The
+	// first function to build a snapshot's symbol table saves it for the
+	// others (wiring.SymbolStores).
+	Grants: []family.Grant{
+		family.Objects(repo.Prefix, "s3:GetObject"), family.List(repo.Prefix),
+		family.Objects(wiring.SymbolsPrefix, "s3:GetObject", "s3:PutObject"), family.List(wiring.SymbolsPrefix),
+	},
 	MemoryMB: 2048,
 	Env:      map[string]string{"GOMEMLIMIT": "1800MiB", "TOOLSHED_REPO_MAX_MB": "800"},
 	New: func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
@@ -51,8 +56,22 @@ var Family = family.Family{
 		if err != nil {
 			return nil, err
 		}
-		s := newService(src)
+		stores, err := env.SymbolStores(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s := service{src: src, tables: symbols.NewTables(env.Log, stores)}
 		env.OnClose(func() error { s.tables.Close(); return nil })
+		// A deployed function reads (or builds) the default repository's
+		// symbol table before its first call.
+		env.WarmDefaultRepo("symbol table", func(ctx context.Context, name string) error {
+			view, err := src.Open(ctx, name)
+			if err != nil {
+				return err
+			}
+			s.tables.For(view).Wait(ctx)
+			return nil
+		})
 		return s.tools(), nil
 	},
 }
@@ -60,11 +79,7 @@ var Family = family.Family{
 // Tools returns the navigation tools over src (their symbol tables are
 // never closed: for tests and programs that end).
 func Tools(src repo.Source) []toolkit.Tool {
-	return newService(src).tools()
-}
-
-func newService(src repo.Source) service {
-	return service{src: src, tables: symbols.NewTables(nil)}
+	return service{src: src, tables: symbols.NewTables(nil, nil)}.tools()
 }
 
 func (s service) tools() []toolkit.Tool {
