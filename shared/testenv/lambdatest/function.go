@@ -51,6 +51,13 @@ type Config struct {
 	VCPU float64
 }
 
+// FullVCPUMemoryMB is the memory setting at which Lambda gives a function
+// one full vCPU; it gives less in proportion below.
+const FullVCPUMemoryMB = 1769
+
+// VCPUOf is the CPU share a function of memoryMB gets (Config.VCPU).
+func VCPUOf(memoryMB int) float64 { return float64(memoryMB) / FullVCPUMemoryMB }
+
 // Function is a bootstrap running as a real process against its own
 // Runtime API, like one Lambda execution environment.
 type Function struct {
