@@ -83,7 +83,7 @@ func open(ctx context.Context, args []string, load func() (config.Config, error)
 	}
 	env := wiring.NewEnv(cfg, nil)
 	defer env.Close()
-	if cfg.Store == "bolt" {
+	if cfg.Store == config.StoreBolt {
 		db, err := boltstore.OpenIn(cfg.DataDir)
 		if errors.Is(err, boltstore.ErrLocked) {
 			return fmt.Errorf("the embedded store in %s is in use, most likely by a running local server: stop the server first (Ctrl-C where `make run` runs), then try again", cfg.DataDir)

@@ -85,8 +85,9 @@ func (e *Env) Stores(ctx context.Context) (store.Stores, error) {
 	if opened != nil {
 		return *opened, nil
 	}
-	if e.Config.Store != "dynamodb" {
-		return store.Stores{}, fmt.Errorf("open storage: TOOLSHED_STORE=%q is opened by the process (boltstore.OpenIn); this one connects to dynamodb only", e.Config.Store)
+	if e.Config.Store != config.StoreDynamoDB {
+		return store.Stores{}, fmt.Errorf("open storage: %s=%q is opened by the process (boltstore.OpenIn); this one connects to %s only",
+			config.Store.Name(), e.Config.Store, config.StoreDynamoDB)
 	}
 	awsCfg, err := e.AWS(ctx)
 	if err != nil {
@@ -120,7 +121,7 @@ func (e *Env) AWS(ctx context.Context) (aws.Config, error) {
 // path-style addressing.
 func (e *Env) S3(ctx context.Context) (*objects.Bucket, error) {
 	if e.Config.Bucket == "" {
-		return nil, errors.New("TOOLSHED_BUCKET is not set: it names the S3 bucket")
+		return nil, fmt.Errorf("%s is not set: it names the S3 bucket", config.Bucket.Name())
 	}
 	e.mu.Lock()
 	b := e.s3
