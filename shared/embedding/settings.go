@@ -88,11 +88,11 @@ func (c *Choice) check() error {
 			c.Dimensions = defaultTitanDimensions
 		}
 		if c.Dimensions != 256 && c.Dimensions != 512 && c.Dimensions != 1024 {
-			return fmt.Errorf("TOOLSHED_EMBED_DIMENSIONS=%d: Titan Text Embeddings V2 makes 256, 512 or 1024", c.Dimensions)
+			return fmt.Errorf("%s=%d: Titan Text Embeddings V2 makes 256, 512 or 1024", Dimensions.Name(), c.Dimensions)
 		}
 	case KindOpenAI:
 		if c.URL == "" || c.Model == "" {
-			return fmt.Errorf("TOOLSHED_EMBEDDER=openai needs TOOLSHED_EMBED_URL (e.g. http://localhost:11434/v1) and TOOLSHED_EMBED_MODEL")
+			return fmt.Errorf("%s=%s needs %s (e.g. http://localhost:11434/v1) and %s", Kind.Name(), KindOpenAI, URL.Name(), Model.Name())
 		}
 	}
 	return nil
