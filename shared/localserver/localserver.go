@@ -24,9 +24,9 @@ import (
 	"github.com/toolshed/toolshed/shared/ratelimit"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/store"
-	"github.com/toolshed/toolshed/shared/store/boltstore"
 	"github.com/toolshed/toolshed/shared/toolset"
 	"github.com/toolshed/toolshed/shared/wiring"
+	"github.com/toolshed/toolshed/shared/wiring/embedded"
 )
 
 // Server is a built local server, ready to serve.
@@ -43,12 +43,8 @@ func (s *Server) Close() error { return s.close() }
 // on a loopback address, which decides whether auth may be off.
 func Build(ctx context.Context, cfg config.Config, log *slog.Logger, version string, loopback bool) (*Server, error) {
 	env := wiring.NewEnv(cfg, log)
-	if cfg.Store == config.StoreBolt {
-		db, err := boltstore.OpenIn(cfg.DataDir)
-		if err != nil {
-			return nil, fmt.Errorf("open storage: %w", err)
-		}
-		env.UseStores(db.Stores(), db.Close)
+	if err := embedded.Use(env); err != nil {
+		return nil, err
 	}
 	s, err := build(ctx, env, version, loopback)
 	if err != nil {

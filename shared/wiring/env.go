@@ -4,6 +4,12 @@
 // use and shared by every family of the process; and Pipeline, the
 // pipeline over the built tools with their contracts, rate limits and
 // telemetry. Each functions/<name>/main.go wires its process with it.
+//
+// The Env alone chooses backends: local or in the bucket, for the stores
+// (Stores; the embedded one through shared/wiring/embedded), the served
+// repository (Repo), file-io's workspaces (Workspaces) and
+// context_search's indexes (CodeIndexes). A family asks for what it needs
+// and never looks at the configuration to decide where it lives.
 package wiring
 
 import (
@@ -74,8 +80,8 @@ func (e *Env) UseStores(st store.Stores, release func() error) *Env {
 // Stores returns the stores: those given to UseStores, or else DynamoDB
 // (TOOLSHED_STORE=dynamodb), connected on first use. The embedded bolt
 // file is opened by the processes that use it (the local server, the
-// apikeys script) and handed over with UseStores, so that no Lambda
-// function links it.
+// apikeys script, through shared/wiring/embedded) and handed over with
+// UseStores, so that no Lambda function links it.
 func (e *Env) Stores(ctx context.Context) (store.Stores, error) {
 	e.openMu.Lock()
 	defer e.openMu.Unlock()
