@@ -17,6 +17,7 @@ package navigate
 import (
 	"context"
 
+	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/symbols"
@@ -50,7 +51,7 @@ var Family = family.Family{
 		family.Objects(wiring.SymbolsPrefix, "s3:GetObject", "s3:PutObject"), family.List(wiring.SymbolsPrefix),
 	},
 	MemoryMB: 2048,
-	Env:      map[string]string{"GOMEMLIMIT": "1800MiB", "TOOLSHED_REPO_MAX_MB": "800"},
+	Env:      map[string]string{"GOMEMLIMIT": "1800MiB", config.RepoMaxMB.Name(): "800"},
 	New: func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
 		src, err := env.Repo(ctx)
 		if err != nil {
