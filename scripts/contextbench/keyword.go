@@ -35,14 +35,23 @@ func countWords(paths, texts []string, words []string) *keywordCounts {
 	for _, w := range words {
 		want[w] = true
 	}
+	var buf []byte
 	for fi, text := range texts {
 		for i := 0; i < len(text); {
-			start := i
+			start, ascii := i, true
 			for i < len(text) {
+				if c := text[i]; c < utf8.RuneSelf {
+					if !isRgWord(rune(c)) {
+						break
+					}
+					i++
+					continue
+				}
 				r, n := utf8.DecodeRuneInString(text[i:])
 				if !isRgWord(r) {
 					break
 				}
+				ascii = false
 				i += n
 			}
 			if i == start {
@@ -50,10 +59,20 @@ func countWords(paths, texts []string, words []string) *keywordCounts {
 				i += n
 				continue
 			}
-			w := strings.ToLower(text[start:i])
-			if !want[w] {
+			if ascii {
+				buf = append(buf[:0], text[start:i]...)
+				for j, c := range buf {
+					if 'A' <= c && c <= 'Z' {
+						buf[j] = c + 'a' - 'A'
+					}
+				}
+			} else {
+				buf = append(buf[:0], strings.ToLower(text[start:i])...)
+			}
+			if !want[string(buf)] {
 				continue
 			}
+			w := string(buf)
 			c := kc.counts[w]
 			if c == nil {
 				c = map[int]int{}

@@ -412,15 +412,21 @@ func answer(ctx context.Context, name string, corpus *contextindex.Corpus, emb c
 	return out, nil
 }
 
+// warmUp is how many questions are asked before the timed ones.
+const warmUp = 100
+
 // search answers each item with context_search's ranking (with the
 // question's vector, when vectors is not nil): its chunks, and its files
-// (the first occurrence of a file's chunk gives its rank). It searches
-// twice, the first time to warm up, and times the second.
+// (the first occurrence of a file's chunk gives its rank). It asks the
+// first warmUp questions to warm up, then times every question.
 func search(corpus *contextindex.Corpus, items []item, vectors [][]float32) (files, chunks [][]hitRef, times []time.Duration) {
 	files, chunks = make([][]hitRef, len(items)), make([][]hitRef, len(items))
 	for pass := range 2 {
 		times = times[:0]
 		for i, it := range items {
+			if pass == 0 && i == warmUp {
+				break
+			}
 			query := contextindex.Query{Text: it.text, Limit: searchLimit}
 			if vectors != nil {
 				query.Vector = vectors[i]
