@@ -129,11 +129,12 @@ bench: node_modules
 	$(GO) test -run '^$$' -bench BenchmarkSearch20k -benchtime 200x ./shared/contextindex/
 	$(GO) test -run '^$$' -bench BenchmarkBuildGoTree -benchtime 3x ./shared/contextindex/
 
-## contextbench: context_search on labelled questions about the Go source
-## tree, next to a ripgrep keyword baseline: recall@5, recall@10 and MRR@10
-## per question class; index build time, size, memory and query latency
+## contextbench: context_search on questions generated from the Go tree's and
+## Python's doc comments (held-out half; ARGS=-tuning for the tuning half) and
+## on hand-written ones, next to a keyword baseline: recall@1/5/10, MRR@10 and
+## nDCG@10 per class; index build time, size, memory and query latency
 ## (hybrid too with an embedder set; ARGS=-v for every question)
-contextbench: ripgrep
+contextbench:
 	$(GO) run ./scripts/contextbench $(ARGS)
 
 ## bench-mcp: Toolshed's local server next to a bare go-sdk server under the
