@@ -24,8 +24,7 @@ const (
 	listTasksTool   = "list_tasks"
 )
 
-// composedTools are every tool the MCP features call (a test checks each
-// has a contract).
+// composedTools are every tool the MCP features call.
 var composedTools = []string{readFileTool, listFilesTool, findSymbolsTool, readMemoryTool, writeMemoryTool, listTasksTool}
 
 // features serves MCP's other server features — resources (resources.go),
