@@ -30,8 +30,9 @@ const maxValues = 100
 // maximum page).
 const folderLimit = 1000
 
-// fuzzyLimit is the most files a fuzzy completion ranks.
-const fuzzyLimit = 1000
+// fuzzyLimit is the most files one fuzzy search reads (the first, in path
+// order).
+const fuzzyLimit = 300
 
 // pathKind says what a path argument names.
 type pathKind int
@@ -142,40 +143,56 @@ func completion(e listEntry, kind pathKind) (string, bool) {
 	return e.Path, kind == anyPath
 }
 
-// fuzzyPaths returns the paths in which the typed characters (but '/')
-// occur in order, best first: those whose name contains the last typed
-// segment, then shorter paths, then by path. Files are found with a
-// list_files glob of the last segment's characters (every file whose name
-// holds them in order); folders are the folders of those files.
+// fuzzyPaths returns the paths whose last segment holds the last typed
+// segment's characters in order (and the whole path all typed characters
+// but '/'), in any case, best first: names containing the typed segment,
+// then shorter paths, then by path. They come from one list_files search
+// of at most fuzzyLimit files: those whose name holds the characters in
+// order, and those below a folder whose name contains the typed segment
+// (a folder counts as a path when a file below it is found).
 func (f *features) fuzzyPaths(ctx context.Context, value string, kind pathKind) ([]string, error) {
 	base := value[strings.LastIndex(value, "/")+1:]
-	glob := fuzzyGlob(base)
-	if glob == "" {
-		glob = fuzzyGlob(value)
-	}
-	if glob == "" {
+	patterns := []string{fuzzyGlob(base)}
+	if patterns[0] == "" {
 		return nil, nil
 	}
+	if sub := substringGlob(base); sub != "" {
+		patterns = append(patterns, "**/"+sub+"/**")
+	}
 	var out listing
-	if err := f.call(ctx, listFilesTool, map[string]any{"path": "", "patterns": []string{glob}, "limit": fuzzyLimit}, &out); err != nil {
+	if err := f.call(ctx, listFilesTool, map[string]any{"path": "", "patterns": patterns, "limit": fuzzyLimit}, &out); err != nil {
 		return nil, err
 	}
+	return fuzzyRank(out.Entries, value, base, kind), nil
+}
+
+// fuzzyRank returns the files and folders of entries that fuzzyPaths
+// completes to, best first.
+func fuzzyRank(entries []listEntry, value, base string, kind pathKind) []string {
 	seen := map[string]bool{}
 	var values []string
-	for _, e := range out.Entries {
-		p := e.Path
-		if kind == folderPath {
-			p = path.Dir(p)
+	add := func(p, shown string) {
+		if !seen[shown] && subsequence(path.Base(p), base) && subsequence(p, value) {
+			seen[shown] = true
+			values = append(values, shown)
 		}
-		if p == "." || seen[p] || !subsequence(p, value) {
-			continue
-		}
-		seen[p] = true
-		values = append(values, p)
 	}
+	for _, e := range entries {
+		if kind == anyPath {
+			add(e.Path, e.Path)
+		}
+		for d := path.Dir(e.Path); d != "."; d = path.Dir(d) {
+			if kind == anyPath {
+				add(d, d+"/")
+			} else {
+				add(d, d)
+			}
+		}
+	}
+	lower := strings.ToLower(base)
+	contains := func(p string) bool { return strings.Contains(strings.ToLower(path.Base(p)), lower) }
 	slices.SortStableFunc(values, func(a, b string) int {
-		lower := strings.ToLower(base)
-		ca, cb := strings.Contains(strings.ToLower(path.Base(a)), lower), strings.Contains(strings.ToLower(path.Base(b)), lower)
+		ca, cb := contains(a), contains(b)
 		switch {
 		case ca != cb && ca:
 			return -1
@@ -186,7 +203,30 @@ func (f *features) fuzzyPaths(ctx context.Context, value string, kind pathKind) 
 		}
 		return strings.Compare(a, b)
 	})
-	return values, nil
+	return values
+}
+
+// substringGlob is the glob matching names that contain s, in any case
+// ("tkn" → "*[tT][kK][nN]*"), or "" when s holds a character globs give a
+// meaning or is empty.
+func substringGlob(s string) string {
+	if s == "" || strings.ContainsAny(s, globSpecial) {
+		return ""
+	}
+	return "*" + anyCase(s) + "*"
+}
+
+// anyCase is s with each letter that has two cases a class of both.
+func anyCase(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if lo, up := unicode.ToLower(r), unicode.ToUpper(r); lo != up {
+			b.WriteString("[" + string(lo) + string(up) + "]")
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // fuzzyGlob is the glob matching names that hold s's characters in order,
@@ -199,11 +239,7 @@ func fuzzyGlob(s string) string {
 			continue
 		}
 		b.WriteByte('*')
-		if lo, up := unicode.ToLower(r), unicode.ToUpper(r); lo != up {
-			b.WriteString("[" + string(lo) + string(up) + "]")
-			continue
-		}
-		b.WriteRune(r)
+		b.WriteString(anyCase(string(r)))
 	}
 	if b.Len() == 0 {
 		return ""
