@@ -72,7 +72,7 @@ var decisionTypes = []string{"decision", "pattern", "rule", "issue"}
 // taskStatuses are list_tasks' statuses, and all.
 var taskStatuses = []string{"pending", "completed", "all"}
 
-// prompts are the served prompts, in the order prompts/list shows them.
+// prompts are the served prompts (prompts/list shows them sorted by name).
 var prompts = []*prompt{
 	{
 		name:        "explore_area",
