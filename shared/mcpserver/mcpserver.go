@@ -39,6 +39,7 @@ import (
 	"github.com/toolshed/toolshed/shared/caller"
 	"github.com/toolshed/toolshed/shared/envelope"
 	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/servercard"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
@@ -58,6 +59,7 @@ type Config struct {
 // Server is the MCP server with every tool registered, ready to Serve.
 type Server struct {
 	sdk      http.Handler    // the SDK's stateless JSON Streamable HTTP handler
+	version  string          // the server's version
 	versions []string        // protocol versions served, newest first
 	tools    toolkit.Catalog // for the credential's refusals (strict.go)
 }
@@ -83,8 +85,15 @@ var icons = []mcp.Icon{{
 	Sizes:    []string{"any"},
 }}
 
-// Icons returns the server's icons (for its server card).
-func Icons() []mcp.Icon { return slices.Clone(icons) }
+// Card returns the server card of this server when its MCP endpoint is
+// mcpURL (httpapi.Config.ServerCard).
+func (s *Server) Card(mcpURL string) any {
+	var cardIcons []servercard.Icon
+	for _, i := range icons {
+		cardIcons = append(cardIcons, servercard.Icon{Source: i.Source, MIMEType: i.MIMEType, Sizes: i.Sizes})
+	}
+	return servercard.New(s.version, mcpURL, s.versions, cardIcons)
+}
 
 // New returns the MCP server with every tool registered.
 //
@@ -139,7 +148,7 @@ func New(cfg Config) *Server {
 			MaxRequestBodyBytes:        -1,
 			Logger:                     sdkLog,
 		})
-	return &Server{sdk: sdk, versions: mcp.SupportedProtocolVersions(), tools: cfg.Tools}
+	return &Server{sdk: sdk, version: cfg.Version, versions: mcp.SupportedProtocolVersions(), tools: cfg.Tools}
 }
 
 func toolFor(c *schema.Contract) *mcp.Tool {
