@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 
@@ -86,7 +87,8 @@ func (f *features) visible(ctx context.Context, tools ...string) bool {
 }
 
 // rpcError maps an error of a feature handler onto the JSON-RPC error it
-// is answered with, once: a tool's refusal keeps its message, with the
+// is answered with, once: a tool's refusal (wrapped or not) keeps its
+// message, with the
 // vocabulary's code, details and retryAfter in data (and about, the URI or
 // prompt it concerns); RESOURCE_NOT_FOUND is the spec's resource-not-found
 // error (-32602, SEP-2164), other codes take their jsonrpcCode from
@@ -95,8 +97,8 @@ func (f *features) visible(ctx context.Context, tools ...string) bool {
 // -32002), and the rest -32603, as does any other error, whose cause is
 // logged and never sent.
 func (f *features) rpcError(ctx context.Context, err error, about map[string]any) error {
-	fl, ok := err.(*failure)
-	if !ok {
+	var fl *failure
+	if !errors.As(err, &fl) {
 		id := caller.From(ctx)
 		f.log.ErrorContext(ctx, "MCP feature failed", "request_id", id.RequestID, "tenant", id.Tenant, "error", err)
 		fl = &failure{toolkit.Fail("", id.RequestID, err)}

@@ -69,6 +69,7 @@ func TestFeatureRefusals(t *testing.T) {
 		{"read scope: prompts without record_decision", readScope, listPrompts, 200, false, `"explain_file"`, `record_decision`},
 		{"read scope: record_decision", readScope, getRecord, 403, true, `write_memory_entry needs scope toolshed:full`, `"result"`},
 		{"not selected: read a file", notSelected, readFile, 200, false, `"code":"TOOL_NOT_FOUND"`, `"result"`},
+		{"not selected: read memory", notSelected, readMemory, 200, false, `"code":"TOOL_NOT_FOUND"`, `"result"`},
 		{"not selected: no template", notSelected, listTemplates, 200, false, `"resourceTemplates":[]`, `"error"`},
 		{"not selected: no resources", notSelected, listResources, 200, false, `"resources":[]`, `"error"`},
 		{"not selected: no prompts", notSelected, listPrompts, 200, false, `"prompts":[]`, `"error"`},
