@@ -13,6 +13,7 @@ import (
 	"github.com/toolshed/toolshed/shared/auth"
 	"github.com/toolshed/toolshed/shared/cors"
 	"github.com/toolshed/toolshed/shared/httpapi"
+	"github.com/toolshed/toolshed/shared/servercard"
 )
 
 // The routes of each tool name and alias: POST <prefix><name>.
@@ -46,9 +47,10 @@ var accessLogFormat = map[string]string{
 	"error":             "$context.error.message",
 }
 
-// newHTTPAPI creates the HTTP API: /mcp and /healthz go to the gateway, and
-// each tool name and alias gets POST /v1/tools/<name> and POST
-// /mcp/tool/<name>. Every route except /healthz has a Lambda authorizer;
+// newHTTPAPI creates the HTTP API: /mcp, /healthz and the server card
+// (servercard.Path) go to the gateway, and each tool name and alias gets
+// POST /v1/tools/<name> and POST /mcp/tool/<name>. Every route except
+// /healthz and the server card has a Lambda authorizer;
 // those of a tool's routes refuse at the edge, that of /mcp lets a refusal
 // through for the gateway to answer (auth.PassesRefusals), and the two are
 // apart so that neither's cached answers serve the other's routes. With
@@ -70,6 +72,7 @@ func (d *deployment) newHTTPAPI() {
 		}
 	}
 	d.addRoute(awsapigatewayv2.HttpMethod_GET, "/healthz", gatewayIntegration, nil)
+	d.addRoute(awsapigatewayv2.HttpMethod_GET, servercard.Path, gatewayIntegration, nil) // public, as discovery is
 	if d.opts.OAuth.on() {
 		for _, path := range httpapi.MetadataPaths {
 			d.addRoute(awsapigatewayv2.HttpMethod_GET, path, gatewayIntegration, nil)

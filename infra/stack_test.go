@@ -28,6 +28,7 @@ import (
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/secrets"
+	"github.com/toolshed/toolshed/shared/servercard"
 	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/store/dynamostore"
 	"github.com/toolshed/toolshed/shared/toolset"
@@ -364,7 +365,7 @@ func isXRay(actions []string) bool {
 
 // expectedRouteKeys lists every route the API must have.
 func expectedRouteKeys() []string {
-	keys := []string{"GET /healthz"}
+	keys := []string{"GET /healthz", "GET " + servercard.Path}
 	for _, path := range auth.MCPPaths {
 		keys = append(keys, "POST "+path, "GET "+path, "DELETE "+path)
 	}
@@ -406,7 +407,7 @@ func TestResourceCounts(t *testing.T) {
 		{"AWS::ApiGatewayV2::Stage", 1},
 		{"AWS::ApiGatewayV2::Authorizer", 2},                                  // the tools' routes', /mcp's
 		{"AWS::ApiGatewayV2::Integration", 1 + len(tools)},                    // the gateway and each tool
-		{"AWS::ApiGatewayV2::Route", 1 + 3*len(auth.MCPPaths) + 2*routeNames}, // /healthz, 3 on each MCP path, 2 per name
+		{"AWS::ApiGatewayV2::Route", 2 + 3*len(auth.MCPPaths) + 2*routeNames}, // /healthz and the server card, 3 on each MCP path, 2 per name
 		{"AWS::CloudWatch::Alarm", alarms},
 		{"AWS::SNS::Topic", 1},
 		{"AWS::SNS::Subscription", 0}, // without -c alarmEmail
@@ -634,7 +635,8 @@ func TestRoutes(t *testing.T) {
 	}
 
 	// route key → function name it must reach
-	want := map[string]string{"GET /healthz": "gateway"}
+	open := map[string]bool{"GET /healthz": true, "GET " + servercard.Path: true} // no authorizer
+	want := map[string]string{"GET /healthz": "gateway", "GET " + servercard.Path: "gateway"}
 	for _, path := range auth.MCPPaths {
 		for _, m := range []string{"POST", "GET", "DELETE"} {
 			want[m+" "+path] = "gateway"
@@ -680,7 +682,7 @@ func TestRoutes(t *testing.T) {
 			if !ok {
 				t.Fatalf("route %q missing", key)
 			}
-			if key == "GET /healthz" {
+			if open[key] {
 				if got := r.Properties["AuthorizationType"]; got != "NONE" {
 					t.Errorf("AuthorizationType: got %v, want NONE", got)
 				}

@@ -76,7 +76,7 @@ func serveLambda() {
 		telemetry.NewGatewayObserver(log, lambdaentry.Metrics(cfg)))
 	lambdaentry.FatalIf(log, "tool functions", err)
 	srv := mcpserver.New(mcpserver.Config{Name: "toolshed", Version: version, Tools: inv, Log: log})
-	hc := httpapi.Config{Invoker: inv, Auth: auth.Gateway{}, MCP: srv,
+	hc := httpapi.Config{Invoker: inv, Auth: auth.Gateway{}, MCP: srv, ServerCard: srv.Card, PublicURL: cfg.PublicURL,
 		RequestID: lambdaentry.RequestID, MaxResponse: lambdaentry.MaxHTTPBody, Log: log}
 	env := wiring.NewEnv(cfg, log)
 	env.Getenv = getenv

@@ -2,7 +2,8 @@
 // /v1 envelope), POST /mcp/tool/{name} (the task-API envelope), POST /mcp
 // (the MCP server of shared/mcpserver) and GET /healthz; with OAuth, the
 // protected resource metadata at GET /.well-known/oauth-protected-resource
-// (metadata.go), open to anyone.
+// (metadata.go), open to anyone; and the MCP Server Card at
+// servercard.Path, open to anyone too.
 //
 // Every response carries X-Request-Id, and every failure — including 401,
 // 403, 404, 405, 413 and 415 — is written in the envelope of the route the
@@ -44,6 +45,7 @@ import (
 	"github.com/toolshed/toolshed/shared/caller"
 	"github.com/toolshed/toolshed/shared/envelope"
 	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/servercard"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
@@ -97,7 +99,14 @@ type Config struct {
 	// OAuth protected resource metadata (RFC 9728; metadata.go) when the
 	// server takes OAuth access tokens; nil: it takes none.
 	ProtectedResource *oauthex.ProtectedResourceMetadata
-	Log               *slog.Logger
+	// ServerCard, when set, is answered, to anyone, at servercard.Path:
+	// the card of the server whose MCP endpoint is mcpURL.
+	ServerCard func(mcpURL string) any
+	// PublicURL is the origin clients reach the server at, for the server
+	// card; "" takes it from each request (its Host, https when it came
+	// over TLS or through a proxy that says so in X-Forwarded-Proto).
+	PublicURL string
+	Log       *slog.Logger
 }
 
 // New returns the HTTP handler.
@@ -150,6 +159,10 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r.Body = &trackedBody{ReadCloser: r.Body}
 	if s.cfg.ProtectedResource != nil && isMetadataPath(r.URL.Path) {
 		s.resourceMetadata(w, r) // open to every origin: no guard
+		return
+	}
+	if s.cfg.ServerCard != nil && r.URL.Path == servercard.Path {
+		s.serverCard(w, r) // open to every origin: no guard
 		return
 	}
 	if s.cfg.Guard != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/auth"
+	"github.com/toolshed/toolshed/shared/servercard"
 	"github.com/toolshed/toolshed/shared/smoke"
 	"github.com/toolshed/toolshed/shared/testenv/lambdatest"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
@@ -44,10 +45,12 @@ func testSmoke(t *testing.T, d *deployment) {
 		t.Errorf("tools/list: %v, want every tool", report.Tools)
 	}
 	t.Run("tool selection", func(t *testing.T) { testSelectionDeployed(t, api.URL(), key) })
+	t.Run("resources, prompts, completions", func(t *testing.T) { testFeaturesDeployed(t, api.URL(), key) })
 }
 
 // httpAPI starts an HTTP API with the routes infra/main.go gives the
-// stack: /mcp (POST, GET, DELETE) and /healthz to the gateway, POST
+// stack: /mcp (POST, GET, DELETE), /healthz and the server card to the
+// gateway, POST
 // /v1/tools/<name> and /mcp/tool/<name> for each tool and alias to that
 // tool's function; every route but /healthz behind the authorizer. The
 // gateway forwards tools/call to the same tool functions.
@@ -72,7 +75,8 @@ func httpAPI(t *testing.T, d *deployment) *lambdatest.HTTPAPI {
 	for _, method := range []string{"POST", "GET", "DELETE"} {
 		routes = append(routes, lambdatest.Route{Method: method, Path: "/mcp", Function: gateway, Authorizer: authorizer})
 	}
-	routes = append(routes, lambdatest.Route{Method: "GET", Path: "/healthz", Function: gateway})
+	routes = append(routes, lambdatest.Route{Method: "GET", Path: "/healthz", Function: gateway},
+		lambdatest.Route{Method: "GET", Path: servercard.Path, Function: gateway})
 	api, err := lambdatest.NewHTTPAPI(routes)
 	if err != nil {
 		t.Fatal(err)
@@ -105,26 +109,77 @@ func testSelectionDeployed(t *testing.T, base, key string) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			req, _ := http.NewRequest("POST", base+tt.path, strings.NewReader(tt.body))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			req.Header.Set("Authorization", "Bearer "+key)
-			if tt.header != "" {
-				req.Header.Set(tt.header, tt.value)
-			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			body, err := io.ReadAll(resp.Body)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := string(body)
-			if resp.StatusCode != tt.status || !strings.Contains(got, tt.want) || strings.Contains(got, tt.absent) {
-				t.Errorf("%d %.300s; want %d with %s and without %s", resp.StatusCode, got, tt.status, tt.want, tt.absent)
+			status, got := postDeployed(t, base+tt.path, key, tt.header, tt.value, tt.body)
+			if status != tt.status || !strings.Contains(got, tt.want) || strings.Contains(got, tt.absent) {
+				t.Errorf("%d %.300s; want %d with %s and without %s", status, got, tt.status, tt.want, tt.absent)
 			}
 		})
 	}
+}
+
+// testFeaturesDeployed: the deployed gateway serves resources, prompts and
+// completions by invoking the tool functions (read_file, list_files) with
+// the caller's tenant and selection: the tenant's snapshot is read, a
+// denied file answers read_file's refusal, a client that did not select
+// read_file reads no file; and the server card is public.
+func testFeaturesDeployed(t *testing.T, base, key string) {
+	tests := []struct {
+		name, header, value, body string
+		want, absent              string
+	}{
+		{"read a file resource", "", "", `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"repo://default/src/index.ts"}}`,
+			`"text":"import { AuthService }`, `"error"`},
+		{"a denied file", "", "", `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"repo://default/.env"}}`,
+			`"code":"PATH_NOT_ALLOWED"`, `"result"`},
+		{"read_file not selected", "X-MCP-Tools", "hello", `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"repo://default/src/index.ts"}}`,
+			`"code":"TOOL_NOT_FOUND"`, `"result"`},
+		{"list resources", "", "", `{"jsonrpc":"2.0","id":1,"method":"resources/list"}`,
+			`"uri":"repo://default/README.md"`, `"error"`},
+		{"complete a path", "", "", `{"jsonrpc":"2.0","id":1,"method":"completion/complete","params":{"ref":{"type":"ref/resource","uri":"repo://{repo}/{+path}"},"argument":{"name":"path","value":"src/server/"}}}`,
+			`"src/server/auth/"`, `"error"`},
+		{"get a prompt", "", "", `{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"explain_file","arguments":{"path":"src/index.ts"}}}`,
+			`"uri":"repo://default/src/index.ts"`, `"error"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, got := postDeployed(t, base+"/mcp", key, tt.header, tt.value, tt.body)
+			if status != 200 || !strings.Contains(got, tt.want) || strings.Contains(got, tt.absent) {
+				t.Errorf("%d %.300s; want 200 with %s and without %s", status, got, tt.want, tt.absent)
+			}
+		})
+	}
+	t.Run("server card", func(t *testing.T) {
+		resp, err := http.Get(base + servercard.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != servercard.MediaType || !strings.Contains(string(body), `"url":"`+base+`/mcp"`) {
+			t.Errorf("%d %s %.300s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+		}
+	})
+}
+
+// postDeployed POSTs body to url with the key (and a header, when name is
+// set) and returns the status and the answer.
+func postDeployed(t *testing.T, url, key, name, value, body string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+key)
+	if name != "" {
+		req.Header.Set(name, value)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(got)
 }

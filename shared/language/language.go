@@ -1,6 +1,7 @@
 // Package language names the language of a repository file from its name,
 // the one rule every tool that reports or filters by language uses
-// (read_file's metadata, list_files' entries).
+// (read_file's metadata, list_files' entries), and the MIME type the MCP
+// resources of those files carry.
 package language
 
 import (
@@ -51,3 +52,26 @@ var code = map[string]bool{
 // IsCode reports whether lang is a programming language (its files are a
 // module's source), not documentation, configuration or data.
 func IsCode(lang string) bool { return code[lang] }
+
+// mimeTypes are the registered or customary MIME types of the languages
+// that have one; other programming languages are text/x-<language>, and
+// everything else text/plain (the files read_file serves are UTF-8 text).
+var mimeTypes = map[string]string{
+	"markdown": "text/markdown", "json": "application/json", "jsonl": "application/jsonl",
+	"yaml": "application/yaml", "toml": "application/toml", "xml": "application/xml",
+	"html": "text/html", "css": "text/css", "javascript": "text/javascript",
+	"typescript": "text/x-typescript", "shell": "text/x-shellscript", "sql": "application/sql",
+	"graphql": "application/graphql", "restructuredtext": "text/x-rst", Text: "text/plain",
+}
+
+// MIMEType returns the MIME type of a text file of language lang (as Of
+// names it): "text/x-go", "text/markdown", "text/plain".
+func MIMEType(lang string) string {
+	if t, ok := mimeTypes[lang]; ok {
+		return t
+	}
+	if IsCode(lang) {
+		return "text/x-" + lang
+	}
+	return "text/plain"
+}

@@ -25,3 +25,21 @@ func TestOf(t *testing.T) {
 		t.Error("IsCode: go is code, markdown and text are not")
 	}
 }
+
+func TestMIMEType(t *testing.T) {
+	tests := []struct{ lang, want string }{
+		{"go", "text/x-go"},
+		{"markdown", "text/markdown"},
+		{"json", "application/json"},
+		{"jsonl", "application/jsonl"},
+		{"typescript", "text/x-typescript"},
+		{"makefile", "text/plain"},
+		{Text, "text/plain"},
+		{"", "text/plain"},
+	}
+	for _, tt := range tests {
+		if got := MIMEType(tt.lang); got != tt.want {
+			t.Errorf("MIMEType(%q) = %q, want %q", tt.lang, got, tt.want)
+		}
+	}
+}

@@ -74,7 +74,7 @@ func build(ctx context.Context, env *wiring.Env, version string, loopback bool) 
 		return nil, err
 	}
 	srv := mcpserver.New(mcpserver.Config{Name: "toolshed", Version: version, Tools: p, Log: log})
-	hc := httpapi.Config{Invoker: p, MCP: srv, Status: env.Status, Log: log}
+	hc := httpapi.Config{Invoker: p, MCP: srv, ServerCard: srv.Card, PublicURL: cfg.PublicURL, Status: env.Status, Log: log}
 	authOn, err := oauth.Protect(ctx, &hc, cfg, env, p.Served())
 	if err == nil && !authOn {
 		hc.Auth, authOn, err = authenticator(ctx, cfg, stores, loopback)

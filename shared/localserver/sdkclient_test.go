@@ -56,3 +56,20 @@ func runSDKScript(t *testing.T, script string, args ...string) []byte {
 	}
 	return out
 }
+
+// TestTypeScriptSDKClientResources runs scripts/sdkclient/resources.mjs,
+// the official TypeScript SDK client, against the real local server over
+// the example project: it lists the resources and templates, reads a file
+// resource, completes its path, lists the prompts and gets one, and is
+// refused a denied file.
+func TestTypeScriptSDKClientResources(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := startServer(t, map[string]string{"TOOLSHED_REPO_DIR": filepath.Join(root, "shared", "toolset", "testdata", "example-repo")})
+	out := runSDKScript(t, "resources.mjs", base+"/mcp", "src/server/auth/AuthService.ts", "src/server/auth/Au")
+	if !strings.Contains(string(out), "all checks passed") {
+		t.Error("resources.mjs did not pass every check")
+	}
+}

@@ -49,6 +49,7 @@ type exchange struct {
 	header map[string]string
 	call   *rpc   // the body, built per version, or
 	body   string // a literal body (version independent)
+	repo   bool   // served by the repository server (newRepoHandler), not hello's
 }
 
 var exchanges = []exchange{
@@ -79,13 +80,63 @@ var exchanges = []exchange{
 		call: &rpc{id: 9, method: "subscriptions/listen", params: map[string]any{"notifications": map[string]any{"toolsListChanged": true}}}},
 	{name: "subscriptions-listen-without-meta", about: "2026-07-28 requires _meta with protocolVersion and clientCapabilities on every request: -32602, 400.",
 		call: &rpc{id: 16, method: "subscriptions/listen", params: map[string]any{"notifications": map[string]any{"toolsListChanged": true}}, noMeta: true}},
-	{name: "prompts-list", about: "A capability the server does not advertise.", call: &rpc{id: 10, method: "prompts/list"}},
+	{name: "resources-subscribe", about: "Resource subscriptions are not advertised: a stateless server cannot deliver updates.",
+		call: &rpc{id: 10, method: "resources/subscribe", params: map[string]any{"uri": "memory://decisions.jsonl"}}},
+	{name: "prompts-list-without-tools", about: "Every prompt needs tools this server does not serve: none is listed.", call: &rpc{id: 10, method: "prompts/list"}},
 	{name: "unknown-method", about: "A method no version has.", call: &rpc{id: 11, method: "tools/destroy"}},
 	{name: "unknown-notification", about: "A notification the server does not know cannot be accepted: 400, id null.",
 		call: &rpc{method: "notifications/whatever"}},
 	{name: "request-without-id", about: "A request method sent as a notification.", call: &rpc{method: "tools/list"}},
 	{name: "notification-with-id", about: "A notification method sent with an id.", call: &rpc{id: 12, method: "notifications/initialized"}},
 	{name: "tools-call-without-params", about: "tools/call needs params.", call: &rpc{id: 13, method: "tools/call"}},
+
+	// Resources, prompts and completions, on the repository server: tools
+	// over the example project (shared/toolset/testdata/example-repo).
+	{name: "resources-list", about: "The memory files and the repository's top-level files.", repo: true,
+		call: &rpc{id: 20, method: "resources/list"}},
+	{name: "resources-templates-list", about: "Every repository file through one template.", repo: true,
+		call: &rpc{id: 21, method: "resources/templates/list"}},
+	{name: "resources-read-file", about: "A repository file, read through read_file.", repo: true,
+		call: &rpc{id: 22, method: "resources/read", params: map[string]any{"uri": "repo://default/src/index.ts"}}},
+	{name: "resources-read-memory", about: "A memory file without entries: an empty text, sent as an empty blob.", repo: true,
+		call: &rpc{id: 23, method: "resources/read", params: map[string]any{"uri": "memory://decisions.jsonl"}}},
+	{name: "resources-read-denied", about: "A denied file answers read_file's refusal: PATH_NOT_ALLOWED, -32001.", repo: true,
+		call: &rpc{id: 24, method: "resources/read", params: map[string]any{"uri": "repo://default/config/.env"}}},
+	{name: "resources-read-missing", about: "A missing file: resource not found, -32602 (SEP-2164), with read_file's message.", repo: true,
+		call: &rpc{id: 25, method: "resources/read", params: map[string]any{"uri": "repo://default/invalid/path.ts"}}},
+	{name: "resources-read-folder", about: "A folder is not a resource: read_file's INVALID_INPUT, -32602.", repo: true,
+		call: &rpc{id: 26, method: "resources/read", params: map[string]any{"uri": "repo://default/src"}}},
+	{name: "resources-read-other-repository", about: "A repository the tenant does not have: resource not found.", repo: true,
+		call: &rpc{id: 27, method: "resources/read", params: map[string]any{"uri": "repo://other/README.md"}}},
+	{name: "resources-read-unknown-scheme", about: "A URI no template matches: resource not found.", repo: true,
+		call: &rpc{id: 28, method: "resources/read", params: map[string]any{"uri": "test://nonexistent"}}},
+	{name: "prompts-list", about: "The prompts, each with typed arguments that complete.", repo: true,
+		call: &rpc{id: 30, method: "prompts/list"}},
+	{name: "prompts-get-explain-file", about: "explain_file embeds the file (read_file with its dependencies) and lists what it imports.", repo: true,
+		call: &rpc{id: 31, method: "prompts/get", params: map[string]any{"name": "explain_file", "arguments": map[string]any{"path": "src/server/auth/AuthService.ts"}}}},
+	{name: "prompts-get-review-tasks", about: "review_tasks lists the tasks with list_tasks.", repo: true,
+		call: &rpc{id: 32, method: "prompts/get", params: map[string]any{"name": "review_tasks"}}},
+	{name: "prompts-get-missing-argument", about: "A required argument left out: -32602 naming it.", repo: true,
+		call: &rpc{id: 33, method: "prompts/get", params: map[string]any{"name": "explain_file"}}},
+	{name: "prompts-get-bad-choice", about: "A typed argument outside its choices: -32602.", repo: true,
+		call: &rpc{id: 34, method: "prompts/get", params: map[string]any{"name": "record_decision", "arguments": map[string]any{"decision": "x", "type": "whim"}}}},
+	{name: "prompts-get-unknown", about: "A prompt the server does not have: -32602.", repo: true,
+		call: &rpc{id: 35, method: "prompts/get", params: map[string]any{"name": "no_such_prompt"}}},
+	{name: "completion-path-prefix", about: "A path completes from its folder's entries; folders end in '/'.", repo: true,
+		call: &rpc{id: 40, method: "completion/complete", params: map[string]any{
+			"ref": map[string]any{"type": "ref/resource", "uri": "repo://{repo}/{+path}"}, "argument": map[string]any{"name": "path", "value": "src/server/a"}}}},
+	{name: "completion-path-fuzzy", about: "Nothing starts so: the typed characters in order, anywhere.", repo: true,
+		call: &rpc{id: 41, method: "completion/complete", params: map[string]any{
+			"ref": map[string]any{"type": "ref/resource", "uri": "repo://{repo}/{+path}"}, "argument": map[string]any{"name": "path", "value": "tknmgr"}}}},
+	{name: "completion-repo", about: "The tenant's repositories.", repo: true,
+		call: &rpc{id: 42, method: "completion/complete", params: map[string]any{
+			"ref": map[string]any{"type": "ref/resource", "uri": "repo://{repo}/{+path}"}, "argument": map[string]any{"name": "repo", "value": "d"}}}},
+	{name: "completion-prompt-argument", about: "A prompt's typed argument completes to its choices.", repo: true,
+		call: &rpc{id: 43, method: "completion/complete", params: map[string]any{
+			"ref": map[string]any{"type": "ref/prompt", "name": "record_decision"}, "argument": map[string]any{"name": "type", "value": "p"}}}},
+	{name: "completion-unknown-prompt", about: "A prompt the server does not have: -32602.", repo: true,
+		call: &rpc{id: 44, method: "completion/complete", params: map[string]any{
+			"ref": map[string]any{"type": "ref/prompt", "name": "test_prompt_with_arguments"}, "argument": map[string]any{"name": "arg1", "value": "x"}}}},
 
 	// HTTP-level refusals: httpapi's rules for every route, answered in the
 	// /mcp route's JSON-RPC envelope.
@@ -141,7 +192,7 @@ var exchanges = []exchange{
 // serves and compares request and answer with
 // testdata/golden/<version>/<name>.txtar. Run with -update to rewrite them.
 func TestGolden(t *testing.T) {
-	h := newHandler(t)
+	handlers := map[bool]http.Handler{false: newHandler(t), true: newRepoHandler(t)}
 	versions := mcp.SupportedProtocolVersions()
 	if len(versions) < 5 {
 		t.Fatalf("the SDK serves %v; expected 2024-11-05 to 2026-07-28", versions)
@@ -152,7 +203,7 @@ func TestGolden(t *testing.T) {
 			path := filepath.Join("testdata", "golden", v, ex.name+".txtar")
 			want[path] = true
 			t.Run(v+"/"+ex.name, func(t *testing.T) {
-				got := record(t, h, ex, v)
+				got := record(t, handlers[ex.repo], ex, v)
 				if *update {
 					writeFile(t, path, got)
 					return
@@ -232,8 +283,13 @@ func buildRequest(ex exchange, v, body string) *http.Request {
 	req.Header.Set("Mcp-Protocol-Version", v)
 	if ex.call != nil && modern(v) {
 		req.Header.Set("Mcp-Method", ex.call.method)
-		if name, ok := ex.call.params["name"].(string); ok && ex.call.method == "tools/call" {
-			req.Header.Set("Mcp-Name", name)
+		switch ex.call.method {
+		case "tools/call", "prompts/get":
+			if name, ok := ex.call.params["name"].(string); ok {
+				req.Header.Set("Mcp-Name", name)
+			}
+		case "resources/read":
+			req.Header.Set("Mcp-Name", ex.call.params["uri"].(string))
 		}
 	}
 	for k, val := range ex.header {

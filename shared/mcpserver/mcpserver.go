@@ -13,9 +13,13 @@
 // object sent as application/json (errors.go); only well-formed single
 // messages reach the SDK, whose registered handlers answer them.
 //
+// Beyond tools it serves resources (the repository's files and the memory
+// files), prompts and completions (features.go), each by calling tools
+// through the same catalog.
+//
 // A stateless deployment cannot deliver notifications outside the response
 // to the request they belong to, so the server advertises none: no
-// tools.listChanged, no resource subscriptions, no logging. A 2026-07-28
+// listChanged, no resource subscriptions, no logging. A 2026-07-28
 // client that opens subscriptions/listen anyway is acknowledged with an
 // empty filter and the listen completes at once (see New).
 package mcpserver
@@ -23,6 +27,7 @@ package mcpserver
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -34,6 +39,7 @@ import (
 	"github.com/toolshed/toolshed/shared/caller"
 	"github.com/toolshed/toolshed/shared/envelope"
 	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/servercard"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
@@ -53,14 +59,41 @@ type Config struct {
 // Server is the MCP server with every tool registered, ready to Serve.
 type Server struct {
 	sdk      http.Handler    // the SDK's stateless JSON Streamable HTTP handler
+	version  string          // the server's version
 	versions []string        // protocol versions served, newest first
-	tools    toolkit.Catalog // for the credential's refusals of a tools/call (strict.go)
+	tools    toolkit.Catalog // for the credential's refusals (strict.go)
 }
 
 // Instructions tell agents how to use the server.
 const Instructions = "Toolshed serves tools to agents. Each tool validates its arguments against " +
 	"the inputSchema shown in tools/list; failures come back as isError results whose text is " +
-	`{"error":"...","code":"CODE"}. RATE_LIMITED results carry retryAfter seconds.`
+	`{"error":"...","code":"CODE"}. RATE_LIMITED results carry retryAfter seconds. ` +
+	"Repository files are also resources (" + RepoTemplate + ", read as read_file reads them), " +
+	"and so are the memory files (memory://decisions.jsonl, ...)."
+
+// Title is the server's display name.
+const Title = "Toolshed"
+
+// icons are the server's icon, also shown beside its prompts and resources:
+// a shed, as an SVG data URI (no request leaves the client to show it).
+var icons = []mcp.Icon{{
+	Source: "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString([]byte(
+		`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">`+
+			`<path d="M4 14 16 4l12 10v14H4z" fill="#8a5a2b"/><path d="M11 28V18h10v10z" fill="#f2d29b"/>`+
+			`<path d="M2 15 16 3l14 12" fill="none" stroke="#4a2f14" stroke-width="2"/></svg>`)),
+	MIMEType: "image/svg+xml",
+	Sizes:    []string{"any"},
+}}
+
+// Card returns the server card of this server when its MCP endpoint is
+// mcpURL (httpapi.Config.ServerCard).
+func (s *Server) Card(mcpURL string) any {
+	var cardIcons []servercard.Icon
+	for _, i := range icons {
+		cardIcons = append(cardIcons, servercard.Icon{Source: i.Source, MIMEType: i.MIMEType, Sizes: i.Sizes})
+	}
+	return servercard.New(s.version, mcpURL, s.versions, cardIcons)
+}
 
 // New returns the MCP server with every tool registered.
 //
@@ -85,16 +118,28 @@ func New(cfg Config) *Server {
 		log = slog.New(slog.DiscardHandler)
 	}
 	sdkLog := slog.New(debugOnly{log.Handler()})
-	srv := mcp.NewServer(&mcp.Implementation{Name: cfg.Name, Title: "Toolshed", Version: cfg.Version},
+	f := &features{tools: cfg.Tools, log: log}
+	srv := mcp.NewServer(&mcp.Implementation{Name: cfg.Name, Title: Title, Version: cfg.Version, Icons: icons},
 		&mcp.ServerOptions{
 			Instructions: Instructions,
 			Logger:       sdkLog,
-			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: false}},
+			Capabilities: &mcp.ServerCapabilities{
+				Tools:       &mcp.ToolCapabilities{ListChanged: false},
+				Resources:   &mcp.ResourceCapabilities{ListChanged: false, Subscribe: false},
+				Prompts:     &mcp.PromptCapabilities{ListChanged: false},
+				Completions: &mcp.CompletionCapabilities{},
+			},
+			CompletionHandler: f.complete,
+			SetCacheable: func(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
+				*c = cacheHint(methodOf(req))
+			},
 		})
 	for _, c := range cfg.Tools.Served() {
 		srv.AddTool(toolFor(c), handlerFor(c.Name, cfg.Tools))
 	}
-	srv.AddReceivingMiddleware(checkCall(cfg.Tools), listVisible, validLogLevel)
+	f.addResources(srv)
+	f.addPrompts(srv)
+	srv.AddReceivingMiddleware(checkCall(cfg.Tools), f.lists, validLogLevel)
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{
 			Stateless:                  true,
@@ -103,7 +148,7 @@ func New(cfg Config) *Server {
 			MaxRequestBodyBytes:        -1,
 			Logger:                     sdkLog,
 		})
-	return &Server{sdk: sdk, versions: mcp.SupportedProtocolVersions(), tools: cfg.Tools}
+	return &Server{sdk: sdk, version: cfg.Version, versions: mcp.SupportedProtocolVersions(), tools: cfg.Tools}
 }
 
 func toolFor(c *schema.Contract) *mcp.Tool {
@@ -151,17 +196,53 @@ func Result(out toolkit.Outcome) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}
 }
 
-// listVisible leaves out of tools/list the tools the request may not see
-// (caller.CheckTool: the client's selection, its token's scopes).
-func listVisible(next mcp.MethodHandler) mcp.MethodHandler {
+// methodOf names the method of a request the SDK has typed.
+func methodOf(req mcp.Request) string {
+	switch req.(type) {
+	case *mcp.ListToolsRequest:
+		return "tools/list"
+	case *mcp.ListPromptsRequest:
+		return "prompts/list"
+	case *mcp.ListResourceTemplatesRequest:
+		return "resources/templates/list"
+	case *mcp.ListResourcesRequest:
+		return "resources/list"
+	case *mcp.ReadResourceRequest:
+		return "resources/read"
+	}
+	return ""
+}
+
+// lists shows each request what it may use (caller.CheckTool: the client's
+// selection, its token's scopes): tools/list leaves out the tools it may
+// not see, prompts/list the prompts needing such a tool, and
+// resources/templates/list the repository template unless it may call
+// read_file. resources/list is answered here (features.listResources):
+// the SDK lists only resources registered in advance.
+func (f *features) lists(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "resources/list" {
+			var cursor string
+			if p, ok := req.GetParams().(*mcp.ListResourcesParams); ok && p != nil {
+				cursor = p.Cursor
+			}
+			return f.listResources(ctx, cursor)
+		}
 		res, err := next(ctx, method, req)
-		list, ok := res.(*mcp.ListToolsResult)
-		if method != "tools/list" || err != nil || !ok {
+		if err != nil {
 			return res, err
 		}
-		list.Tools = slices.DeleteFunc(slices.Clone(list.Tools), func(t *mcp.Tool) bool { return caller.CheckTool(ctx, t.Name) != nil })
-		return list, nil
+		switch list := res.(type) {
+		case *mcp.ListToolsResult:
+			list.Tools = slices.DeleteFunc(slices.Clone(list.Tools), func(t *mcp.Tool) bool { return caller.CheckTool(ctx, t.Name) != nil })
+		case *mcp.ListPromptsResult:
+			list.Prompts = slices.DeleteFunc(slices.Clone(list.Prompts), func(p *mcp.Prompt) bool { return !f.visible(ctx, promptNeeds(p.Name)...) })
+		case *mcp.ListResourceTemplatesResult:
+			if !f.visible(ctx, readFileTool) {
+				list.ResourceTemplates = []*mcp.ResourceTemplate{}
+			}
+		}
+		return res, nil
 	}
 }
 

@@ -277,19 +277,26 @@ type methodSpec struct {
 	modernOnly   bool // added by 2026-07-28
 }
 
-// methods are the methods this server answers: the tools capability, the
-// lifecycle and utilities of every protocol version it serves. Methods of
-// capabilities it does not advertise (prompts, resources, completions,
-// tasks) are "method not found", as is any unknown method. The methods
-// 2026-07-28 added are not found under earlier versions either (the SDK
-// would answer subscriptions/listen under any version); the methods it
-// removed (initialize, ping, logging/setLevel, ...) are refused by the SDK
-// under 2026-07-28, with the same -32601.
+// methods are the methods this server answers: the tools, resources,
+// prompts and completions capabilities, the lifecycle and utilities of
+// every protocol version it serves. Methods of capabilities it does not
+// advertise (resource subscriptions, tasks) are "method not found", as is
+// any unknown method. The methods 2026-07-28 added are not found under
+// earlier versions either (the SDK would answer subscriptions/listen under
+// any version); the methods it removed (initialize, ping,
+// logging/setLevel, ...) are refused by the SDK under 2026-07-28, with the
+// same -32601.
 var methods = map[string]methodSpec{
 	"initialize":                       {needsParams: true},
 	"ping":                             {},
 	"tools/list":                       {},
 	"tools/call":                       {needsParams: true},
+	"resources/list":                   {},
+	"resources/templates/list":         {},
+	"resources/read":                   {needsParams: true},
+	"prompts/list":                     {},
+	"prompts/get":                      {needsParams: true},
+	"completion/complete":              {needsParams: true},
 	"logging/setLevel":                 {needsParams: true},
 	"server/discover":                  {modernOnly: true},
 	"subscriptions/listen":             {needsParams: true, modernOnly: true},
@@ -323,30 +330,50 @@ func checkMethod(msg message, version string) *rejection {
 	return nil
 }
 
-// credentialRefusal is the refusal of a tools/call whose tool the
-// request's credential does not reach: a token lacking the scope the tool
-// needs (caller.CheckTool's ACCESS_DENIED carrying a challenge). It is
-// answered here, before the SDK runs, with HTTP 403 and WWW-Authenticate,
-// because an MCP client asks for more scope only on an HTTP 403; the SDK
-// would answer 200. The filter's other refusals stay the SDK's (checkCall,
-// the tool's isError result). Nothing is run here.
+// credentialRefusal is the refusal of a request whose tool the request's
+// credential does not reach: a token lacking the scope a tool needs
+// (caller.CheckTool's ACCESS_DENIED carrying a challenge), for a tools/call
+// of that tool, a resources/read that would call it (read_file for a
+// repository file, read_memory for a memory file) or a prompts/get of a
+// prompt that needs it. It is answered here, before the SDK runs, with HTTP
+// 403 and WWW-Authenticate, because an MCP client asks for more scope only
+// on an HTTP 403; the SDK would answer 200. The filter's other refusals
+// stay the SDK's (checkCall, the tool's isError result, the resource's or
+// prompt's error). Nothing is run here.
 func (s *Server) credentialRefusal(r *http.Request, msg message) *toolerr.Error {
-	if msg.method != "tools/call" {
-		return nil
+	for _, tool := range s.toolsOf(msg) {
+		canonical, served := s.tools.Has(tool)
+		if !served {
+			continue
+		}
+		if te := toolerr.From(caller.CheckTool(r.Context(), canonical)); te != nil && te.Challenge != "" {
+			return te
+		}
 	}
+	return nil
+}
+
+// toolsOf returns the tools msg would call, read from its params as the
+// SDK reads them (checkCall); none when they cannot be read (the SDK
+// refuses such params).
+func (s *Server) toolsOf(msg message) []string {
 	var p struct {
 		Name string `json:"name"`
+		URI  string `json:"uri"`
 	}
-	if schema.Unmarshal(msg.params, &p) != nil { // the name the SDK reads (checkCall)
-		return nil // the SDK refuses params it cannot read
+	switch msg.method {
+	case "tools/call", "prompts/get", "resources/read":
+		if schema.Unmarshal(msg.params, &p) != nil {
+			return nil
+		}
 	}
-	canonical, served := s.tools.Has(p.Name)
-	if !served {
-		return nil
+	switch msg.method {
+	case "tools/call":
+		return []string{p.Name}
+	case "prompts/get":
+		return promptNeeds(p.Name)
+	case "resources/read":
+		return resourceTools(p.URI)
 	}
-	te := toolerr.From(caller.CheckTool(r.Context(), canonical))
-	if te == nil || te.Challenge == "" {
-		return nil
-	}
-	return te
+	return nil
 }
