@@ -14,6 +14,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/testenv/deploytest"
 	"github.com/toolshed/toolshed/shared/testenv/lambdatest"
 	"github.com/toolshed/toolshed/shared/testenv/latency"
@@ -96,7 +97,7 @@ func (h *harness) publish(size string, t tree) pushRow {
 		return r
 	}
 	s3 := repotest.S3{Moto: h.stack.Moto, Bucket: bucket}
-	list, err := repo.List(context.Background(), s3.Objects(), tenant(size))
+	list, err := repo.List(context.Background(), s3.Objects(), reposcope.DefaultOf(tenant(size)))
 	if err != nil {
 		r.problem = fmt.Sprintf("list snapshots: %v", err)
 		return r

@@ -22,6 +22,7 @@ import (
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/dynamostore"
 )
@@ -237,18 +238,19 @@ const warmTimeout = 5 * time.Minute
 
 // WarmDefaultRepo starts, in the background, work a function would
 // otherwise do in its first call on the deployment's default repository
-// (TOOLSHED_DEFAULT_REPO, when snapshots come from the bucket): reading
-// its snapshot, or its code index. what names it in the log. WaitWarm
-// waits for it; it goes on after.
-func (e *Env) WarmDefaultRepo(what string, fn func(ctx context.Context, repo string) error) {
+// (TOOLSHED_DEFAULT_REPO's default repository, when snapshots come from
+// the bucket): reading its snapshot, or its code index. what names it in
+// the log. WaitWarm waits for it; it goes on after.
+func (e *Env) WarmDefaultRepo(what string, fn func(ctx context.Context, r reposcope.Ref) error) {
 	if e.Config.Bucket == "" || e.Config.DefaultRepo == "" {
 		return
 	}
+	r := reposcope.DefaultOf(e.Config.DefaultRepo)
 	e.warming.Go(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), warmTimeout)
 		defer cancel()
 		start := time.Now()
-		if err := fn(ctx, e.Config.DefaultRepo); err != nil {
+		if err := fn(ctx, r); err != nil {
 			e.Log.Warn("warm-up failed; the first call does it", "what", what, "repo", e.Config.DefaultRepo, "error", err)
 			return
 		}

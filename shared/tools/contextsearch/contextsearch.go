@@ -23,6 +23,7 @@ import (
 	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/toolkit"
 	"github.com/toolshed/toolshed/shared/wiring"
@@ -97,9 +98,9 @@ func FromEnv(ctx context.Context, env *wiring.Env) (*Service, error) {
 		s := New(opts)
 		// A deployed function reads the default repository's code index
 		// before its first call.
-		env.WarmDefaultRepo("code index", func(ctx context.Context, repo string) error {
+		env.WarmDefaultRepo("code index", func(ctx context.Context, r reposcope.Ref) error {
 			select {
-			case <-s.Preload(ctx, repo):
+			case <-s.Preload(ctx, r.Key()):
 				return nil
 			case <-ctx.Done():
 				return ctx.Err()

@@ -15,6 +15,7 @@ import (
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/pathmatch"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/textsearch"
 	"github.com/toolshed/toolshed/shared/wiring"
@@ -57,8 +58,8 @@ var Family = family.Family{
 		// A deployed function reads the default repository's files, and
 		// makes the filters a search skips files with, before its first
 		// call.
-		env.WarmDefaultRepo("searchable files", func(ctx context.Context, repo string) error {
-			snap, err := src.Open(ctx, repo)
+		env.WarmDefaultRepo("searchable files", func(ctx context.Context, r reposcope.Ref) error {
+			snap, err := src.Open(ctx, r)
 			if err != nil {
 				return err
 			}
@@ -87,6 +88,7 @@ type input struct {
 	FilePattern   string     `json:"filePattern"`
 	CaseSensitive bool       `json:"caseSensitive"`
 	Limit         schema.Int `json:"limit"`
+	Repo          string     `json:"repo"`
 }
 
 type contextJSON struct {
@@ -128,7 +130,7 @@ func (s service) grep(ctx context.Context, call toolkit.Call, in input) (toolkit
 	// last window searched ends past the deadline: an answer beats TIMEOUT).
 	gctx, cancel := toolkit.Gathering(ctx)
 	defer cancel()
-	snap, err := repo.OpenFor(gctx, s.src, call.Tenant)
+	snap, err := repo.OpenFor(gctx, s.src, call, in.Repo)
 	var files []*repo.File
 	if err == nil {
 		files, err = snap.Searchable(gctx)
