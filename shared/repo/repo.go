@@ -44,7 +44,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/toolshed/toolshed/shared/reposcope"
@@ -99,6 +101,9 @@ type Listing struct {
 	Name   string
 	Commit string // "" when not known
 	Files  int    // the files of the snapshot, or those the tools see in a local directory
+	// Read is the repository whose snapshot is read: this one, or the
+	// deployment's default one (reposcope.Fallback).
+	Read reposcope.Ref
 }
 
 // Pointer is the content of a repository's current.json: which zip is its
@@ -177,7 +182,7 @@ func (s Shared) Open(_ context.Context, r reposcope.Ref) (View, error) {
 }
 
 // List implements Source: every repository, whatever the tenant.
-func (s Shared) List(ctx context.Context, _ string) ([]Listing, error) {
+func (s Shared) List(ctx context.Context, tenant string) ([]Listing, error) {
 	all := append([]Named{{Name: s.Default(), View: s.View}}, s.Others...)
 	out := make([]Listing, len(all))
 	for i, n := range all {
@@ -185,7 +190,7 @@ func (s Shared) List(ctx context.Context, _ string) ([]Listing, error) {
 		if err != nil {
 			return nil, fmt.Errorf("list the files of %s: %w", n.Name, err)
 		}
-		out[i] = Listing{Name: n.Name, Commit: n.View.Commit(), Files: len(files)}
+		out[i] = Listing{Name: n.Name, Commit: n.View.Commit(), Files: len(files), Read: reposcope.Ref{Tenant: tenant, Name: n.Name}}
 	}
 	slices.SortFunc(out, func(a, b Listing) int { return cmp.Compare(a.Name, b.Name) })
 	return out, nil
@@ -213,4 +218,45 @@ func OpenFor(ctx context.Context, src Source, call toolkit.Call, arg string) (Vi
 		return nil, fmt.Errorf("open repository %s: %w", r, err)
 	}
 	return view, nil
+}
+
+// LocalRepo is one repository of the local server: its name and folder.
+type LocalRepo struct{ Name, Dir string }
+
+// LocalRepos reads the local server's repositories from specs, each
+// "name=path" or a path (named after its folder); the first is the
+// default one. Without specs, dir alone is served, named after its folder
+// (reposcope.Default when the folder's name cannot be a name). Names must
+// differ.
+func LocalRepos(specs []string, dir string) ([]LocalRepo, error) {
+	if len(specs) == 0 {
+		name := filepath.Base(absolute(dir))
+		if reposcope.Check(name) != nil {
+			name = reposcope.Default
+		}
+		return []LocalRepo{{Name: name, Dir: dir}}, nil
+	}
+	out := make([]LocalRepo, 0, len(specs))
+	for _, spec := range specs {
+		name, path, named := strings.Cut(spec, "=")
+		if !named || reposcope.Check(name) != nil { // a path, which may hold '='
+			name, path = filepath.Base(absolute(spec)), spec
+		}
+		if err := reposcope.Check(name); err != nil {
+			return nil, fmt.Errorf("repository %q: %w; name it: name=%s", spec, err, path)
+		}
+		if slices.ContainsFunc(out, func(r LocalRepo) bool { return r.Name == name }) {
+			return nil, fmt.Errorf("two repositories are named %q: name them apart with name=path", name)
+		}
+		out = append(out, LocalRepo{Name: name, Dir: path})
+	}
+	return out, nil
+}
+
+// absolute is dir as an absolute path, or as given if it has none.
+func absolute(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return dir
 }

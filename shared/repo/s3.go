@@ -123,13 +123,9 @@ func (s *S3) Open(ctx context.Context, r reposcope.Ref) (View, error) {
 	return nil, ErrNoRepository
 }
 
-// fallback is the repository read in place of r when r has no snapshot:
-// the deployment's default repository, for a tenant's default one.
+// fallback is the repository read in place of r when r has no snapshot.
 func (s *S3) fallback(r reposcope.Ref) (reposcope.Ref, bool) {
-	if r.Name != reposcope.Default || s.o.DefaultRepo == "" || s.o.DefaultRepo == r.Tenant {
-		return reposcope.Ref{}, false
-	}
-	return reposcope.DefaultOf(s.o.DefaultRepo), true
+	return reposcope.Fallback(r, s.o.DefaultRepo)
 }
 
 // List implements Source: the tenant's default repository (its own, or
@@ -149,15 +145,17 @@ func (s *S3) List(ctx context.Context, tenant string) ([]Listing, error) {
 	}
 	var out []Listing
 	for _, r := range refs {
+		read := r
 		p, ok, err := ReadPointer(ctx, s.bucket, r)
 		if fallback, fb := s.fallback(r); err == nil && !ok && fb {
+			read = fallback
 			p, ok, err = ReadPointer(ctx, s.bucket, fallback)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("read the pointer of %s: %w", r, err)
 		}
 		if ok {
-			out = append(out, Listing{Name: r.Name, Commit: p.Commit, Files: p.Files})
+			out = append(out, Listing{Name: r.Name, Commit: p.Commit, Files: p.Files, Read: read})
 		}
 	}
 	slices.SortFunc(out, func(a, b Listing) int { return strings.Compare(a.Name, b.Name) })

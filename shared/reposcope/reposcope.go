@@ -54,6 +54,17 @@ type Ref struct {
 // DefaultOf is the default repository of tenant.
 func DefaultOf(tenant string) Ref { return Ref{Tenant: tenant, Name: Default} }
 
+// Fallback is the repository read in place of r when r has no snapshot
+// (or index): for a tenant's default repository, the default repository of
+// the deployment's default tenant (TOOLSHED_DEFAULT_REPO, "" for none);
+// false for any other repository.
+func Fallback(r Ref, deploymentDefault string) (Ref, bool) {
+	if r.Name != Default || deploymentDefault == "" || deploymentDefault == r.Tenant {
+		return Ref{}, false
+	}
+	return DefaultOf(deploymentDefault), true
+}
+
 // Key is the folder of the repository's snapshots and indexes: the tenant
 // for its Default repository, <tenant>/<name> for any other.
 func (r Ref) Key() string {

@@ -7,6 +7,7 @@
 package wiring
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -48,7 +49,9 @@ type Env struct {
 	repo    repo.Source
 	closers []func() error
 	status  map[string]func() any
-	warming sync.WaitGroup // the warm-ups started (WarmDefaultRepo)
+	// codeIndexes answers CodeIndex (codeindex.go); nil: the bucket's.
+	codeIndexes CodeIndexes
+	warming     sync.WaitGroup // the warm-ups started (WarmDefaultRepo)
 }
 
 // NewEnv returns an Env over cfg. A nil log discards; Now is time.Now.
@@ -168,8 +171,9 @@ func (e *Env) RepoPolicy() (*repo.Policy, error) {
 
 // Repo returns the repository source on first use, shared by every family
 // of the process: S3 snapshots when TOOLSHED_BUCKET is set (with
-// TOOLSHED_DEFAULT_REPO as the fallback), otherwise the local directory
-// TOOLSHED_REPO_DIR (the working directory when empty) as one live view.
+// TOOLSHED_DEFAULT_REPO as the fallback), otherwise the local directories
+// of the -repo flags (Config.Repos; without any, TOOLSHED_REPO_DIR, the
+// working directory when empty), each as one live view.
 // Either way the repository policy (repo.DefaultDeny, TOOLSHED_REPO_DENY
 // and, locally, the data directory) applies to every view.
 func (e *Env) Repo(ctx context.Context) (repo.Source, error) {
@@ -204,19 +208,34 @@ func (e *Env) Repo(ctx context.Context) (repo.Source, error) {
 		return e.repo, nil
 	}
 	if src == nil {
-		deny, err := repo.ParseDeny(e.Config.RepoDeny)
+		local, err := e.localRepos()
 		if err != nil {
 			return nil, err
 		}
-		dir := e.Config.RepoDir
-		if dir == "" {
-			dir = "."
-		}
-		policy, err := repo.LocalPolicy(dir, e.Config.DataDir, deny)
+		src = local
+	}
+	e.repo = src
+	return src, nil
+}
+
+// localRepos opens the local repositories (repo.LocalRepos), each a live
+// view closed with the Env. The caller holds e.mu.
+func (e *Env) localRepos() (repo.Shared, error) {
+	deny, err := repo.ParseDeny(e.Config.RepoDeny)
+	if err != nil {
+		return repo.Shared{}, err
+	}
+	dirs, err := repo.LocalRepos(e.Config.Repos, cmp.Or(e.Config.RepoDir, "."))
+	if err != nil {
+		return repo.Shared{}, err
+	}
+	var views []repo.Named
+	for _, d := range dirs {
+		policy, err := repo.LocalPolicy(d.Dir, e.Config.DataDir, deny)
 		if err != nil {
-			return nil, err
+			return repo.Shared{}, err
 		}
-		local, err := repo.NewLocal(dir, repo.LocalOptions{
+		local, err := repo.NewLocal(d.Dir, repo.LocalOptions{
 			Policy:     policy,
 			CacheBytes: int64(e.Config.RepoCacheMB) << 20,
 			Watch:      e.Config.RepoWatch,
@@ -224,13 +243,12 @@ func (e *Env) Repo(ctx context.Context) (repo.Source, error) {
 			Log:        e.Log,
 		})
 		if err != nil {
-			return nil, err
+			return repo.Shared{}, fmt.Errorf("repository %s: %w", d.Name, err)
 		}
 		e.closers = append(e.closers, local.Close)
-		src = repo.Shared{View: local}
+		views = append(views, repo.Named{Name: d.Name, View: local})
 	}
-	e.repo = src
-	return src, nil
+	return repo.Shared{View: views[0].View, Name: views[0].Name, Others: views[1:]}, nil
 }
 
 // warmTimeout bounds one warm-up.

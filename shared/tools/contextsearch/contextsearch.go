@@ -125,6 +125,7 @@ func FromEnv(ctx context.Context, env *wiring.Env) (*Service, error) {
 	s := New(opts)
 	env.OnClose(func() error { s.Close(); return nil })
 	env.ReportStatus("codeIndexes", func() any { return s.Indexes() })
+	env.KeepCodeIndexes(s.codeIndex)
 	// The local repository is every tenant's: index it from the start.
 	if err := s.Start(ctx, env.Config.LocalTenant); err != nil {
 		return nil, err

@@ -19,6 +19,7 @@ import (
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/store"
+	"github.com/toolshed/toolshed/shared/wiring"
 )
 
 // MemoryLister reads memory entries (store.Memory's List).
@@ -329,6 +330,17 @@ func (s *Service) localCode(ctx context.Context, r reposcope.Ref) (*contextindex
 		return nil, fmt.Errorf("open the repository: %w", err)
 	}
 	return s.live(view).State(), nil
+}
+
+// codeIndex says how far the live code index of the repository r is
+// (wiring.Env.CodeIndex, locally).
+func (s *Service) codeIndex(ctx context.Context, r reposcope.Ref) (wiring.CodeIndex, error) {
+	st, err := s.localCode(ctx, r)
+	if err != nil || st == nil {
+		return wiring.CodeIndex{State: wiring.CodeIndexNone}, err
+	}
+	p := st.Progress
+	return wiring.CodeIndex{State: p.State, FilesIndexed: p.FilesIndexed, FilesTotal: p.FilesTotal}, nil
 }
 
 // refreshMemory reads the entries written since the last refresh (and a

@@ -121,10 +121,10 @@ func (s *Service) refreshCode(ctx context.Context, r reposcope.Ref, cs *codeStat
 	if err == nil && !found {
 		s.forget(key)
 	}
-	if err == nil && !found && r.Name == reposcope.Default && s.o.DefaultRepo != "" && s.o.DefaultRepo != r.Tenant {
+	if fallback, ok := reposcope.Fallback(r, s.o.DefaultRepo); err == nil && !found && ok {
 		// A tenant without a repository of its own reads the default one,
 		// as the other repository tools do.
-		key = reposcope.DefaultOf(s.o.DefaultRepo).Key()
+		key = fallback.Key()
 		found, err = s.refreshRepo(ctx, s.repo(key))
 	}
 	if err != nil {

@@ -8,6 +8,9 @@
 //     paged with a cursor.
 //   - find_symbols: where a name is defined, or a file's outline, from
 //     the symbol table of the view (shared/symbols).
+//   - list_repos: the repositories the caller may read (every other tool
+//     takes one by name, as repo), with commit, file count and how far
+//     the code index is.
 //   - find_references: where an identifier is used, as a whole word and
 //     case-sensitively (the lines `rg -w -s` finds), grouped by file with
 //     every occurrence's column, comments and strings optionally left out
@@ -17,6 +20,7 @@ package navigate
 import (
 	"context"
 
+	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/symbols"
@@ -41,9 +45,15 @@ const (
 var Family = family.Family{
 	Name:              "navigate",
 	ReadsRepositories: true,
-	Tools:             []string{ListFilesTool, FindReferencesTool, FindSymbolsTool},
-	// ListBucket makes S3 answer a missing pointer 404 (not 403).
-	Grants:   []family.Grant{family.Objects(repo.Prefix, "s3:GetObject"), family.List(repo.Prefix)},
+	Tools:             []string{ListFilesTool, FindReferencesTool, FindSymbolsTool, ListReposTool},
+	// ListBucket makes S3 answer a missing pointer 404 (not 403), and
+	// list_repos list a tenant's repositories; list_repos reads the code
+	// indexes' pointers and build records.
+	Grants: []family.Grant{
+		family.Objects(repo.Prefix, "s3:GetObject"), family.List(repo.Prefix),
+		family.Objects(contextindex.BucketPrefix, "s3:GetObject").For(ListReposTool),
+		family.List(contextindex.BucketPrefix).For(ListReposTool),
+	},
 	MemoryMB: 2048,
 	Env:      map[string]string{"GOMEMLIMIT": "1800MiB", "TOOLSHED_REPO_MAX_MB": "800"},
 	New: func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
@@ -51,20 +61,21 @@ var Family = family.Family{
 		if err != nil {
 			return nil, err
 		}
-		s := newService(src)
+		s := newService(src, env.CodeIndex)
 		env.OnClose(func() error { s.tables.Close(); return nil })
 		return s.tools(), nil
 	},
 }
 
 // Tools returns the navigation tools over src (their symbol tables are
-// never closed: for tests and programs that end).
+// never closed: for tests and programs that end; list_repos knows of no
+// code index).
 func Tools(src repo.Source) []toolkit.Tool {
-	return newService(src).tools()
+	return newService(src, noCodeIndexes).tools()
 }
 
-func newService(src repo.Source) service {
-	return service{src: src, tables: symbols.NewTables(nil)}
+func newService(src repo.Source, codeIndex wiring.CodeIndexes) service {
+	return service{src: src, tables: symbols.NewTables(nil), codeIndex: codeIndex}
 }
 
 func (s service) tools() []toolkit.Tool {
@@ -72,13 +83,15 @@ func (s service) tools() []toolkit.Tool {
 		{Name: ListFilesTool, Handler: toolkit.Typed(s.listFiles)},
 		{Name: FindReferencesTool, Handler: toolkit.Typed(s.findReferences)},
 		{Name: FindSymbolsTool, Handler: toolkit.Typed(s.findSymbols)},
+		{Name: ListReposTool, Handler: toolkit.Typed(s.listRepos)},
 	}
 }
 
-// service holds what the tools share: the repositories and the symbol
+// service holds what the tools share: the repositories, the symbol
 // table of each view (find_symbols looks names up in it, find_references
-// marks definitions with it).
+// marks definitions with it) and how far code indexes are (list_repos).
 type service struct {
-	src    repo.Source
-	tables *symbols.Tables
+	src       repo.Source
+	tables    *symbols.Tables
+	codeIndex wiring.CodeIndexes
 }
