@@ -108,6 +108,7 @@ type output struct {
 	Matches       []matchJSON `json:"matches"`
 	Pattern       string      `json:"pattern"`
 	TotalMatches  int         `json:"totalMatches"`
+	HasMore       bool        `json:"hasMore"`
 	FilesSearched int         `json:"filesSearched"`
 	SearchTime    int64       `json:"searchTime"`
 	Incomplete    bool        `json:"incomplete,omitempty"`
@@ -148,6 +149,7 @@ func (s service) grep(ctx context.Context, call toolkit.Call, in input) (toolkit
 		Matches:       make([]matchJSON, len(res.Matches)),
 		Pattern:       in.Pattern,
 		TotalMatches:  res.Total,
+		HasMore:       res.Total > len(res.Matches) || !res.Complete,
 		FilesSearched: res.FilesSearched,
 		SearchTime:    time.Since(started).Milliseconds(),
 		Incomplete:    !res.Complete,
@@ -169,7 +171,7 @@ const msgLoading = "The repository is still being read (a large snapshot, loadin
 // loading is the answer of a call that came while its repository was
 // being read.
 func loading(pattern string, started time.Time) output {
-	return output{Matches: []matchJSON{}, Pattern: pattern, SearchTime: time.Since(started).Milliseconds(), Incomplete: true, Message: msgLoading}
+	return output{Matches: []matchJSON{}, Pattern: pattern, HasMore: true, SearchTime: time.Since(started).Milliseconds(), Incomplete: true, Message: msgLoading}
 }
 
 // message is the output's message: what there is to say about res beyond
