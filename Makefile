@@ -129,11 +129,12 @@ bench: node_modules
 	$(GO) test -run '^$$' -bench BenchmarkSearch20k -benchtime 200x ./shared/contextindex/
 	$(GO) test -run '^$$' -bench BenchmarkBuildGoTree -benchtime 3x ./shared/contextindex/
 
-## contextbench: context_search on labelled questions about the Go source
-## tree, next to a ripgrep keyword baseline: recall@5, recall@10 and MRR@10
-## per question class; index build time, size, memory and query latency
+## contextbench: context_search on questions generated from the Go tree's and
+## Python's doc comments (held-out half; ARGS=-tuning for the tuning half) and
+## on hand-written ones, next to a keyword baseline: recall@1/5/10, MRR@10 and
+## nDCG@10 per class; index build time, size, memory and query latency
 ## (hybrid too with an embedder set; ARGS=-v for every question)
-contextbench: ripgrep
+contextbench:
 	$(GO) run ./scripts/contextbench $(ARGS)
 
 ## bench-mcp: Toolshed's local server next to a bare go-sdk server under the
@@ -162,6 +163,15 @@ bench-grep: ripgrep
 ## calls against memory and deadline); quick: ARGS="-sizes 1k,10k -harness=false"
 bench-scale: node_modules ripgrep pytools
 	$(GO) run ./scripts/benchscale $(ARGS)
+
+## bench-fanout: a git checkout (TREE, e.g. five copies of the Go tree side
+## by side) published as a snapshot and indexed through the fan-out under the
+## Lambda harness (10 index workers at their vCPU share, an embedding stand-in
+## at 100 ms a request), then cold and warm grep/context_search/read_file
+## against each contract's deadline and function memory
+bench-fanout: node_modules pytools
+	@test -n "$(TREE)" || { echo "usage: make bench-fanout TREE=/path/to/git/checkout"; exit 2; }
+	TOOLSHED_SCALE_TREE=$(TREE) $(GO) test -count=1 -run TestScale -v -timeout 90m ./shared/lambdaentry/
 
 ## bench-nav: the navigation tools (list_files, find_symbols, find_references,
 ## read_file slices) on the Go source tree through /v1 on the local server,

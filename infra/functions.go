@@ -156,7 +156,7 @@ func (d *deployment) newGateway() {
 		TimeoutSeconds: gatewayTimeoutSeconds,
 		MemoryMB:       gatewayMemoryMB,
 		Concurrency:    gatewayConcurrency,
-		Env:            map[string]*string{"TOOLSHED_TOOL_FUNCTIONS": d.stack.ToJsonString(names, nil)},
+		Env:            map[string]*string{config.ToolFunctions.Name(): d.stack.ToJsonString(names, nil)},
 	})
 	d.gateway.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Actions:   jsii.Strings("lambda:InvokeFunction"),
@@ -176,8 +176,8 @@ func (d *deployment) newAuthorizer() {
 		MemoryMB:       authorizerMemoryMB,
 		Concurrency:    authorizerConcurrency,
 		Env: map[string]*string{
-			"TOOLSHED_STORE":                      jsii.String("dynamodb"),
-			config.TableVars[config.APIKeysTable]: keys.TableName(),
+			config.Store.Name(): jsii.String(string(config.StoreDynamoDB)),
+			config.TableSettings[config.APIKeysTable].Name(): keys.TableName(),
 		},
 	})
 	d.authorizer.AddToRolePolicy(d.readAPIKeys())

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3notifications"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/jsii-runtime-go"
+	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/deploy"
 	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/indexer"
@@ -157,8 +158,8 @@ func (d *deployment) streamSource() *awslambdaeventsources.DynamoEventSourceProp
 // context_search queries with, from the same declarations; Bedrock's
 // Titan V2 unless chosen).
 func (d *deployment) indexerEnv() map[string]*string {
-	env := deploy.SettingsEnv(deploy.RepositorySettings, append(slices.Clone(embedding.Settings), indexer.Settings...), d.setting)
-	env["TOOLSHED_BUCKET"] = *d.bucket.BucketName()
+	env := deploy.SettingsEnv(slices.Concat(deploy.RepositorySettings, embedding.Settings, indexer.Settings), d.setting)
+	env[config.Bucket.Name()] = *d.bucket.BucketName()
 	env[indexer.QueueURL.Name()] = *d.indexQueue.QueueUrl()
 	if env[embedding.Kind.Name()] == "" {
 		env[embedding.Kind.Name()] = embedding.KindBedrock

@@ -25,7 +25,7 @@ import (
 // open.
 var (
 	oauthIssuerOption = settings.New("oauthIssuer", "",
-		"the OAuth issuer whose access tokens every route takes beside API keys (`https://…`, any OpenID Connect provider, exactly as its tokens carry it in `iss`)", parseOptional)
+		"the OAuth issuer whose access tokens every route takes beside API keys (`https://…`, any OpenID Connect provider, exactly as its tokens carry it in `iss`)", settings.Text)
 	oauthOption = settings.New("oauth", "",
 		"`cognito`: the stack creates a Cognito user pool as the issuer (a domain, a resource server for `<McpUrl>` with the two scopes, an app client for public clients with the authorization code grant and PKCE)", parseOAuthMode)
 	callbackURLsOption = settings.New("oauthCallbackUrls", strings.Join(defaultCallbackURLs, ","),
@@ -44,7 +44,7 @@ var defaultCallbackURLs = []string{
 
 // oauthSettings are the functions' OAuth settings a deployment with an
 // issuer may choose by their names; the others come from the options.
-var oauthSettings = []string{"TOOLSHED_OAUTH_TENANT_CLAIM", "TOOLSHED_OAUTH_READ_SCOPE", "TOOLSHED_OAUTH_FULL_SCOPE"}
+var oauthSettings = []settings.Setting{config.OAuthTenantClaim, config.OAuthReadScope, config.OAuthFullScope}
 
 // oauthOptions are the deployment's OAuth options.
 type oauthOptions struct {
@@ -60,13 +60,14 @@ func (o oauthOptions) on() bool { return o.Issuer != "" || o.Cognito }
 // readOAuthOptions reads the OAuth options and checks them with the OAuth
 // settings, as the functions will read them.
 func readOAuthOptions(get func(string) string) (oauthOptions, error) {
-	var o oauthOptions
-	var errs [4]error
-	o.Issuer, errs[0] = oauthIssuerOption.Get(get)
-	o.Cognito, errs[1] = oauthOption.Get(get)
-	o.CallbackURLs, errs[2] = callbackURLsOption.Get(get)
-	o.DomainPrefix, errs[3] = domainPrefixOption.Get(get)
-	if err := errors.Join(errs[:]...); err != nil {
+	r := settings.NewReader(get)
+	o := oauthOptions{
+		Issuer:       settings.Read(r, oauthIssuerOption),
+		Cognito:      settings.Read(r, oauthOption),
+		CallbackURLs: settings.Read(r, callbackURLsOption),
+		DomainPrefix: settings.Read(r, domainPrefixOption),
+	}
+	if err := r.Err(); err != nil {
 		return o, err
 	}
 	return o, checkOAuth(o, get)
@@ -76,7 +77,7 @@ func readOAuthOptions(get func(string) string) (oauthOptions, error) {
 // values the functions would refuse at start.
 func checkOAuth(o oauthOptions, get func(string) string) error {
 	cognitoOnly := []string{callbackURLsOption.Name(), domainPrefixOption.Name()}
-	for _, name := range slices.Concat(oauthSettings, cognitoOnly) {
+	for _, name := range slices.Concat(settingNames(oauthSettings), cognitoOnly) {
 		if get(name) == "" {
 			continue
 		}
@@ -97,17 +98,15 @@ func checkOAuth(o oauthOptions, get func(string) string) error {
 	if o.Cognito {
 		issuer = "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_example" // its form; the pool's is known deployed
 	}
-	env := map[string]string{"TOOLSHED_OAUTH_ISSUER": issuer, "TOOLSHED_PUBLIC_URL": "https://api.example"}
-	for _, name := range oauthSettings {
-		env[name] = get(name)
+	env := map[string]string{config.OAuthIssuer.Name(): issuer, config.PublicURL.Name(): "https://api.example"}
+	for _, s := range oauthSettings {
+		env[s.Name()] = get(s.Name())
 	}
 	if _, err := config.FromEnv(func(k string) string { return env[k] }); err != nil {
 		return fmt.Errorf("oauthIssuer and the TOOLSHED_OAUTH_* settings would stop the functions from starting: %w", err)
 	}
 	return nil
 }
-
-func parseOptional(s string) (string, error) { return s, nil }
 
 func parseOAuthMode(s string) (bool, error) {
 	switch s {
@@ -170,25 +169,25 @@ func (d *deployment) addOAuth() {
 // URL, and the API keys table.
 func (d *deployment) oauthEnv() map[string]*string {
 	env := map[string]*string{
-		"TOOLSHED_PUBLIC_URL":                 d.publicURL(),
-		"TOOLSHED_STORE":                      jsii.String("dynamodb"),
-		config.TableVars[config.APIKeysTable]: d.tables[config.APIKeysTable].TableName(),
+		config.PublicURL.Name():                          d.publicURL(),
+		config.Store.Name():                              jsii.String(string(config.StoreDynamoDB)),
+		config.TableSettings[config.APIKeysTable].Name(): d.tables[config.APIKeysTable].TableName(),
 	}
-	for _, name := range oauthSettings {
-		if v := d.setting(name); v != "" {
-			env[name] = jsii.String(v)
+	for _, s := range oauthSettings {
+		if v := d.setting(s.Name()); v != "" {
+			env[s.Name()] = jsii.String(v)
 		}
 	}
 	if !d.opts.OAuth.Cognito {
-		env["TOOLSHED_OAUTH_ISSUER"] = jsii.String(d.opts.OAuth.Issuer)
-		d.extraOutputs = append(d.extraOutputs, issuerOutput(env["TOOLSHED_OAUTH_ISSUER"]))
+		env[config.OAuthIssuer.Name()] = jsii.String(d.opts.OAuth.Issuer)
+		d.extraOutputs = append(d.extraOutputs, issuerOutput(env[config.OAuthIssuer.Name()]))
 		return env
 	}
 	pool := d.newUserPool()
-	env["TOOLSHED_OAUTH_ISSUER"] = pool.issuer
-	env["TOOLSHED_OAUTH_READ_SCOPE"] = pool.readScope
-	env["TOOLSHED_OAUTH_FULL_SCOPE"] = pool.fullScope
-	env["TOOLSHED_OAUTH_AUDIENCE"] = jsii.String(config.AudienceScope)
+	env[config.OAuthIssuer.Name()] = pool.issuer
+	env[config.OAuthReadScope.Name()] = pool.readScope
+	env[config.OAuthFullScope.Name()] = pool.fullScope
+	env[config.OAuthAudience.Name()] = jsii.String(string(config.AudienceScope))
 	return env
 }
 
@@ -279,7 +278,7 @@ func (d *deployment) newUserPool() userPool {
 // functions' defaults for the others.
 func (d *deployment) oauthConfig() config.OAuth {
 	cfg, err := config.FromEnv(func(k string) string {
-		if slices.Contains(oauthSettings, k) {
+		if slices.Contains(settingNames(oauthSettings), k) {
 			return d.setting(k)
 		}
 		return ""

@@ -12,9 +12,9 @@ import (
 	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/deploy"
 	"github.com/toolshed/toolshed/shared/settings"
-	"github.com/toolshed/toolshed/shared/tenant"
 	"github.com/toolshed/toolshed/shared/toolset"
 )
 
@@ -27,7 +27,7 @@ import (
 // two equal).
 var (
 	defaultRepoOption = settings.New("defaultRepo", "",
-		"the tenant whose repository snapshot tenants without one read", parseTenant)
+		"the tenant whose repository snapshot tenants without one read", config.ParseOptionalTenant)
 	retentionOption = settings.New("snapshotRetentionDays", "30",
 		"days a snapshot that is no longer current (and old versions under `snapshots/`) is kept", settings.Positive)
 	originsOption = settings.New("allowedOrigins", "*",
@@ -93,25 +93,26 @@ var appKey = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
 // would refuse, fails with every problem named.
 func readOptions(ctx map[string]string) (options, error) {
 	get := func(k string) string { return ctx[k] }
-	known := slices.Concat(settingNames(appOptions), settingNames(declaredSettings(toolset.Families)), deploy.ProcessSettings(), oauthSettings)
+	known := settingNames(slices.Concat(appOptions, declaredSettings(toolset.Families), deploy.ProcessSettings(), oauthSettings))
 	var errs []error
 	for _, k := range sortedKeys(ctx) {
 		if appKey.MatchString(k) && !slices.Contains(known, k) {
 			errs = append(errs, fmt.Errorf("unknown context key %q: the app takes %s", k, strings.Join(known, ", ")))
 		}
 	}
-	var o options
-	var errOpts [9]error
-	o.DefaultRepo, errOpts[0] = defaultRepoOption.Get(get)
-	o.SnapshotRetentionDays, errOpts[1] = retentionOption.Get(get)
-	o.AllowedOrigins, errOpts[2] = originsOption.Get(get)
-	o.AlarmEmail, errOpts[3] = alarmEmailOption.Get(get)
-	o.Throttle.Rate, errOpts[4] = throttleRateOption.Get(get)
-	o.Throttle.Burst, errOpts[5] = throttleBurstOption.Get(get)
-	o.RouteThrottles, errOpts[6] = routeThrottlesOption.Get(get)
-	o.Concurrency, errOpts[7] = concurrencyOption.Get(get)
-	o.OAuth, errOpts[8] = readOAuthOptions(get)
-	errs = append(errs, errOpts[:]...)
+	r := settings.NewReader(get)
+	o := options{
+		DefaultRepo:           settings.Read(r, defaultRepoOption),
+		SnapshotRetentionDays: settings.Read(r, retentionOption),
+		AllowedOrigins:        settings.Read(r, originsOption),
+		AlarmEmail:            settings.Read(r, alarmEmailOption),
+		Throttle:              throttle{Rate: settings.Read(r, throttleRateOption), Burst: settings.Read(r, throttleBurstOption)},
+		RouteThrottles:        settings.Read(r, routeThrottlesOption),
+		Concurrency:           settings.Read(r, concurrencyOption),
+	}
+	var err error
+	o.OAuth, err = readOAuthOptions(get)
+	errs = append(errs, r.Err(), err)
 	if err := deploy.CheckSettings(declaredSettings(toolset.Families), get); err != nil {
 		errs = append(errs, fmt.Errorf("a setting would stop the functions from starting: %w", err))
 	}
@@ -179,13 +180,6 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-func parseTenant(s string) (string, error) {
-	if s == "" {
-		return "", nil
-	}
-	return s, tenant.Check(s)
 }
 
 // parseOrigins reads browser origins as a browser sends them,

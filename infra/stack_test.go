@@ -513,7 +513,7 @@ func TestEnvironment(t *testing.T) {
 			for _, g := range tool.Grants {
 				switch g.Kind {
 				case family.TableGrant:
-					want[config.TableVars[g.Table]] = ref(ids[g.Table])
+					want[config.TableSettings[g.Table].Name()] = ref(ids[g.Table])
 				case family.ObjectGrant, family.ListGrant:
 					want["TOOLSHED_BUCKET"] = ref(bucketID)
 				}
@@ -530,7 +530,7 @@ func TestEnvironment(t *testing.T) {
 			if tool.Family.ReadsRepositories {
 				names = append(names, deploy.RepositorySettings...)
 			}
-			for _, name := range append(names, settingNames(tool.Family.Settings)...) {
+			for _, name := range settingNames(append(names, tool.Family.Settings...)) {
 				if v := testContext[name]; v != "" {
 					want[name] = v
 				}

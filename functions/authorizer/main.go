@@ -19,7 +19,7 @@ var version = "dev"
 func main() {
 	cmdline.Command{Name: "authorizer", Version: version, Readme: "README.md#build-and-deploy",
 		Summary: "the API Gateway Lambda authorizer: a bearer API key to its tenant; run by Lambda, it takes its settings from the environment"}.Parse()
-	log, cfg := lambdaentry.Setup()
+	log, cfg, _ := lambdaentry.Setup()
 	awsCfg, err := awscall.LoadConfig(context.Background())
 	lambdaentry.FatalIf(log, "load AWS config", err)
 	keys := dynamostore.Connect(awsCfg, cfg).APIKeys

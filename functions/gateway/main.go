@@ -37,7 +37,7 @@ var command = cmdline.Command{Name: "gateway", Version: version, Readme: "README
 	Summary: "the MCP endpoint; outside Lambda, the local server with every tool in process (make run)"}
 
 func main() {
-	if lambdaentry.InLambda() {
+	if config.InLambda(os.Getenv) {
 		serveLambda()
 		return
 	}
@@ -47,9 +47,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	flag.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address (env TOOLSHED_ADDR)")
-	flag.StringVar(&cfg.DataDir, "data", cfg.DataDir, "data directory: the embedded store, workspaces, indexes (env TOOLSHED_DATA_DIR)")
-	flag.Func("repo", "a repository the repository tools serve when TOOLSHED_BUCKET is unset, name=DIR or DIR (named after its folder); repeat it for more, the first is the default one (default: env TOOLSHED_REPO_DIR, else the working directory)",
+	flag.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address (env "+config.Addr.Name()+")")
+	flag.StringVar(&cfg.DataDir, "data", cfg.DataDir, "data directory: the embedded store, workspaces, indexes (env "+config.DataDir.Name()+")")
+	flag.Func("repo", "a repository the repository tools serve when "+config.Bucket.Name()+" is unset, name=DIR or DIR (named after its folder); repeat it for more, the first is the default one (default: env "+config.RepoDir.Name()+", else the working directory)",
 		func(spec string) error { cfg.Repos = append(cfg.Repos, spec); return nil })
 	command.Parse()
 	log := telemetry.NewLogger(os.Stdout, cfg.LogLevel)
@@ -67,7 +67,7 @@ func main() {
 // (TOOLSHED_OAUTH_ISSUER): then the gateway checks access tokens and API
 // keys itself (oauth.Protect).
 func serveLambda() {
-	log, cfg := lambdaentry.Setup()
+	log, cfg, getenv := lambdaentry.Setup()
 	set, err := schema.Load(contracts.FS)
 	lambdaentry.FatalIf(log, "load contracts", err)
 	// Not awscall's bounds: a tool function may take its whole deadline.
@@ -79,7 +79,9 @@ func serveLambda() {
 	srv := mcpserver.New(mcpserver.Config{Name: "toolshed", Version: version, Tools: inv, Log: log})
 	hc := httpapi.Config{Invoker: inv, Auth: auth.Gateway{}, MCP: srv,
 		RequestID: lambdaentry.RequestID, MaxResponse: lambdaentry.MaxHTTPBody, Log: log}
-	_, err = oauth.Protect(context.Background(), &hc, cfg, wiring.NewEnv(cfg, log), inv.Served())
+	env := wiring.NewEnv(cfg, log)
+	env.Getenv = getenv
+	_, err = oauth.Protect(context.Background(), &hc, cfg, env, inv.Served())
 	lambdaentry.FatalIf(log, "OAuth", err)
 	lambda.Start(lambdaentry.HTTPHandler(httpapi.New(hc)))
 }

@@ -21,9 +21,10 @@ var version = "dev"
 func main() {
 	cmdline.Command{Name: "indexer", Version: version, Readme: "README.md#build-and-deploy",
 		Summary: "the Lambda that builds context_search's indexes from snapshots and memory entries; run by Lambda, it takes its settings from the environment"}.Parse()
-	log, cfg := lambdaentry.Setup()
-	ctx := context.Background()
-	ix, err := indexer.New(ctx, wiring.NewEnv(cfg, log), lambdaentry.Metrics(cfg))
+	log, cfg, getenv := lambdaentry.Setup()
+	env := wiring.NewEnv(cfg, log)
+	env.Getenv = getenv
+	ix, err := indexer.New(context.Background(), env, lambdaentry.Metrics(cfg))
 	lambdaentry.FatalIf(log, "indexer", err)
 	lambda.Start(ix.Handle)
 }

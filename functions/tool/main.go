@@ -9,11 +9,12 @@ package main
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/toolshed/toolshed/shared/auth"
 	"github.com/toolshed/toolshed/shared/cmdline"
+	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/httpapi"
 	"github.com/toolshed/toolshed/shared/lambdaentry"
@@ -29,12 +30,13 @@ var version = "dev"
 func main() {
 	cmdline.Command{Name: "tool", Version: version, Readme: "README.md#build-and-deploy",
 		Summary: "the Lambda function of one tool (TOOLSHED_TOOL names it); run by Lambda, it takes its settings from the environment"}.Parse()
-	log, cfg := lambdaentry.Setup()
+	log, cfg, getenv := lambdaentry.Setup()
 	ctx := context.Background()
 	if cfg.Tool == "" {
-		lambdaentry.FatalIf(log, "configuration", errors.New("TOOLSHED_TOOL is not set: it names the tool this function serves"))
+		lambdaentry.FatalIf(log, "configuration", fmt.Errorf("%s is not set: it names the tool this function serves", config.Tool.Name()))
 	}
 	env := wiring.NewEnv(cfg, log)
+	env.Getenv = getenv
 	tools, err := family.Build(ctx, toolset.Families, env, cfg.Tool)
 	lambdaentry.FatalIf(log, "build "+cfg.Tool, err)
 	// The default repository, read at the init phase's full CPU.

@@ -33,6 +33,7 @@ import (
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
 	"github.com/toolshed/toolshed/shared/wiring"
+	"github.com/toolshed/toolshed/shared/wiring/embedded"
 )
 
 const usage = `usage:
@@ -88,15 +89,12 @@ func open(ctx context.Context, args []string, load func() (config.Config, error)
 	}
 	env := wiring.NewEnv(cfg, nil)
 	defer env.Close()
-	if cfg.Store == "bolt" {
-		db, err := boltstore.OpenIn(cfg.DataDir)
-		if errors.Is(err, boltstore.ErrLocked) {
-			return fmt.Errorf("the embedded store in %s is in use, most likely by a running local server: stop the server first (Ctrl-C where `make run` runs), then try again", cfg.DataDir)
-		}
-		if err != nil {
-			return err
-		}
-		env.UseStores(db.Stores(), db.Close)
+	err = embedded.Use(env)
+	if errors.Is(err, boltstore.ErrLocked) {
+		return fmt.Errorf("the embedded store in %s is in use, most likely by a running local server: stop the server first (Ctrl-C where `make run` runs), then try again", cfg.DataDir)
+	}
+	if err != nil {
+		return err
 	}
 	stores, err := env.Stores(ctx)
 	if err != nil {

@@ -179,7 +179,7 @@ func TestStack(t *testing.T) {
 	tables := dynamo.NewTables(t)
 	moto := emulator.StartMoto(t)
 	outputs := map[string]string{stackoutputs.Bucket: "unused"}
-	for table := range config.TableVars {
+	for table := range config.TableSettings {
 		outputs[stackoutputs.Table(table)] = "unused"
 	}
 	outputs[stackoutputs.Table(config.APIKeysTable)] = tables.APIKeys

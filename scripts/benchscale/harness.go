@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
+	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/testenv/deploytest"
@@ -111,78 +110,68 @@ func (h *harness) publish(size string, t tree) pushRow {
 	return r
 }
 
-// index runs a fresh indexer function on the S3 event of the tree's
-// snapshot and measures it.
+// Index workers as deployed (infra/indexer.go: reserved concurrency 10,
+// 300 s, the queue's visibility twice that), each at the vCPU share its
+// memory buys.
+const (
+	indexWorkers       = 10
+	indexWorkerTimeout = 300 * time.Second
+	indexBatchFiles    = 1000
+	indexWithin        = time.Hour
+)
+
+// index runs the deployed indexing on the snapshot's S3 event — the
+// indexer function plans batches on an SQS queue, index worker functions
+// build them — until the index is published, and measures it: the time
+// from the event to the publication, the CPU of the indexer and of the
+// workers, the highest peak RSS of any of them (each has the indexer's
+// memory setting).
 func (h *harness) index(r *pushRow) {
-	cfg := h.stack.IndexerConfig(h.tb)
-	cfg.Name += "-" + r.size
-	fn := h.stack.Start(h.tb, cfg)
-	defer fn.Stop()
-	ctx, cancel := context.WithTimeout(context.Background(), cfg.Timeout+time.Minute)
+	f := h.stack.StartFanOut(h.tb, deploytest.FanOutOptions{
+		BatchFiles: indexBatchFiles, Workers: indexWorkers, WorkerTimeout: indexWorkerTimeout,
+		Visibility: 2 * indexWorkerTimeout, VCPU: lambdatest.VCPUOf(deploytest.IndexerMemoryMB),
+	})
+	defer f.Workers.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), indexWithin)
 	defer cancel()
-	if _, err := fn.InitDuration(ctx); err != nil {
+	if _, err := f.Indexer.InitDuration(ctx); err != nil {
 		r.problem = fmt.Sprintf("indexer init: %v", err)
 		return
 	}
-	event, err := snapshotEvent(h.stack.Bucket, tenant(r.size))
+	commit, err := currentCommit(h, r.size)
 	if err != nil {
 		r.problem = err.Error()
 		return
 	}
-	before, _ := procstat.CPUTime(fn.Pid())
 	t0 := time.Now()
-	resp, err := fn.Invoke(ctx, event)
+	if err := f.Published(ctx, tenant(r.size)); err != nil {
+		r.problem = err.Error()
+		return
+	}
+	m, err := f.WaitPublished(ctx, tenant(r.size), commit)
 	r.index = time.Since(t0)
-	after, _ := procstat.CPUTime(fn.Pid())
-	r.cpu = after - before
-	r.peak, _ = fn.PeakRSS()
-	switch {
-	case err != nil:
-		r.problem = fmt.Sprintf("indexer: %v", err)
-	case resp.FunctionError != "":
-		r.problem = fmt.Sprintf("indexer: %s %.300s", resp.ErrorType, resp.Payload)
-	}
-	// The process's output comes through a pipe: give its last lines a
-	// moment to arrive.
-	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if n, ok := loggedChunks(fn.Output()); ok {
-			r.chunks = fmt.Sprint(n)
-			break
-		}
-	}
-}
-
-// snapshotEvent is the S3 event of a snapshot's publication: its pointer
-// created.
-func snapshotEvent(bucket, tenant string) ([]byte, error) {
-	var ev events.S3Event
-	rec := events.S3EventRecord{EventVersion: "2.1", EventSource: "aws:s3", AWSRegion: lambdatest.DefaultRegion,
-		EventTime: time.Now().UTC(), EventName: "ObjectCreated:Put"}
-	rec.S3.Bucket.Name = bucket
-	rec.S3.Bucket.Arn = "arn:aws:s3:::" + bucket
-	rec.S3.Object.Key = repo.Prefix + tenant + "/" + repo.PointerName
-	ev.Records = append(ev.Records, rec)
-	b, err := json.Marshal(ev)
 	if err != nil {
-		return nil, fmt.Errorf("encode the S3 event: %w", err)
+		r.problem = fmt.Sprintf("not indexed: %v", err)
+		return
 	}
-	return b, nil
+	r.chunks = fmt.Sprint(contextindex.Totals(m.Parts).Chunks)
+	r.cpu, _ = procstat.CPUTime(f.Indexer.Pid())
+	for _, fn := range f.Workers.Running() {
+		c, _ := procstat.CPUTime(fn.Pid())
+		r.cpu += c
+	}
+	r.peak, _ = f.Indexer.PeakRSS()
+	r.peak = max(r.peak, f.Workers.PeakRSS())
 }
 
-// loggedChunks reads the chunks of the indexer's "code indexed" log line.
-func loggedChunks(output string) (int, bool) {
-	sc := bufio.NewScanner(strings.NewReader(output))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var line struct {
-			Msg    string `json:"msg"`
-			Chunks *int   `json:"chunks"`
-		}
-		if json.Unmarshal(sc.Bytes(), &line) == nil && line.Chunks != nil && strings.Contains(line.Msg, "code indexed") {
-			return *line.Chunks, true
-		}
+// currentCommit is the commit of the tree's current snapshot.
+func currentCommit(h *harness, size string) (string, error) {
+	s3 := repotest.S3{Moto: h.stack.Moto, Bucket: h.stack.Bucket}
+	p, ok, err := repo.ReadPointer(context.Background(), s3.Objects(), reposcope.DefaultOf(tenant(size)))
+	if err != nil || !ok {
+		return "", fmt.Errorf("read the snapshot pointer: %v (found: %v)", err, ok)
 	}
-	return 0, false
+	return p.Commit, nil
 }
 
 // measureTool runs a fresh function of tool, reading the tree's snapshot,

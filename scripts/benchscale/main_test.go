@@ -50,28 +50,6 @@ func TestSpreadIndex(t *testing.T) {
 	}
 }
 
-func TestLoggedChunks(t *testing.T) {
-	tests := []struct {
-		name   string
-		output string
-		want   int
-		found  bool
-	}{
-		{"the indexer's line", `{"level":"INFO","msg":"indexer: code indexed","repo":"bench-1k","files":1000,"chunks":8123}`, 8123, true},
-		{"among other lines", "START RequestId: x\n{\"msg\":\"other\",\"chunks\":1}\n{\"msg\":\"indexer: code indexed\",\"chunks\":42}\nEND", 42, true},
-		{"no such line", `{"msg":"indexer: snapshot already indexed"}`, 0, false},
-		{"not JSON", "panic: boom", 0, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, found := loggedChunks(tt.output)
-			if got != tt.want || found != tt.found {
-				t.Errorf("loggedChunks = %d, %v; want %d, %v", got, found, tt.want, tt.found)
-			}
-		})
-	}
-}
-
 func TestToolVerdict(t *testing.T) {
 	ok := toolRow{memoryMB: 1024, deadline: 5 * time.Second, cold: time.Second, peak: 500 << 20}
 	tests := []struct {

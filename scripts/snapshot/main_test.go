@@ -191,7 +191,7 @@ func gitRun(t *testing.T, dir string, args ...string) string {
 func TestStack(t *testing.T) {
 	s3 := repotest.StartS3(t)
 	outputs := map[string]string{stackoutputs.Bucket: s3.Bucket}
-	for table := range config.TableVars {
+	for table := range config.TableSettings {
 		outputs[stackoutputs.Table(table)] = "unused"
 	}
 	s3.Moto.CreateStack(t, "Toolshed", outputs)

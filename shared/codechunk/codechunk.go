@@ -1,14 +1,20 @@
 // Package codechunk cuts source files into the chunks context_search
 // indexes: Go files into one chunk per top-level declaration with its doc
-// comment (go/ast), Markdown into one chunk per heading, and anything else
-// into blocks of about 40 lines cut at blank lines or where indentation
-// returns to the left margin. A chunk knows its file and line range.
+// comment (go/ast), the other languages shared/symbols reads (TypeScript,
+// JavaScript, Python, Java, Rust, C, C++ with tree-sitter) into one chunk
+// per declaration with its doc comment and name (a long class into its
+// header and its members), Markdown into one chunk per heading, and
+// anything else into blocks of about 40 lines cut at blank lines or where
+// indentation returns to the left margin. A chunk knows its file, line
+// range, kind and name.
 package codechunk
 
 import (
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/toolshed/toolshed/shared/symbols"
 )
 
 // Kinds of chunk besides Go's declaration kinds (func, method, type,
@@ -70,7 +76,11 @@ func Split(p, text string) []Chunk {
 	case ".md", ".markdown", ".mdx":
 		chunks = splitMarkdown(ls)
 	default:
-		chunks = splitLines(ls, 0, ls.n(), KindBlock, "")
+		if f := symbols.Parse(p, text); f != nil {
+			chunks = splitDeclarations(ls, f)
+		} else {
+			chunks = splitLines(ls, 0, ls.n(), KindBlock, "")
+		}
 	}
 	for i := range chunks {
 		chunks[i].Path = p

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/toolshed/toolshed/shared/symbols"
 )
 
 // summary renders chunks as "kind name start-end" lines for comparison.
@@ -195,4 +197,35 @@ func FuzzSplit(f *testing.F) {
 			last = c.End
 		}
 	})
+}
+
+// TestSplitDeclarations cuts the languages shared/symbols reads with
+// tree-sitter at their declarations, named, with their doc comments; a
+// long class into its header and methods; neighbouring constants into
+// one chunk; lines no declaration holds into blocks, or into the
+// declaration right below when they are one or two.
+func TestSplitDeclarations(t *testing.T) {
+	if len(symbols.Missing()) > 0 {
+		t.Skip("built without tree-sitter (cgo): only Go is read at declarations")
+	}
+	longBody := strings.Repeat("        x = 1\n", 40)
+	tests := []struct {
+		path, src, want string
+	}{
+		{"pkg/spool.py", "import os\n\nMAX = 3\nMIN = 1\n\n# Copies data.\ndef spool(data):\n    return data\n\nclass Small:\n    def m(self):\n        pass\n\nif __name__ == '__main__':\n    spool(1)\n",
+			"block||1-1\nconstant|constant MAX|3-4\nfunction|function spool|6-8\nclass|class Small|10-12\nblock||14-15\n"},
+		{"pkg/big.py", "class Big:\n    \"\"\"A big class.\"\"\"\n    size = 1\n\n    def first(self):\n" + longBody + "\n    # The second.\n    def second(self):\n        pass\n",
+			"class|class Big|1-3\nmethod|method Big.first|5-45\nmethod|method Big.second|47-49\n"},
+		{"src/greet.ts", "/** Greets. */\nexport function greet(name: string): string {\n  return name;\n}\n\nexport interface Greeter {\n  greet(): void;\n}\n",
+			"function|function greet|1-4\ninterface|interface Greeter|6-8\n"},
+		{"src/shapes.rs", "/// A point.\npub struct Point { x: i32 }\n\nimpl Point {\n    /// Makes one.\n    pub fn new(x: i32) -> Self { Point { x } }\n}\n",
+			"class|class Point|1-2\nmethod|method Point.new|4-6\n"},
+		{"inc/limits.h", "#define A 1\n#define B 2\n\n/* Adds. */\nint add(int a, int b);\n",
+			"macro|macro A|1-2\nfunction|function add|4-5\n"},
+	}
+	for _, tt := range tests {
+		if got := summary(Split(tt.path, tt.src)); got != tt.want {
+			t.Errorf("%s:\n%s\nwant:\n%s", tt.path, got, tt.want)
+		}
+	}
 }

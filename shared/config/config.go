@@ -1,28 +1,25 @@
 // Package config reads Toolshed's process-wide settings from environment
 // variables (and, for the local server, flags that override them): where
 // to listen, which stores, bucket and repository, authentication, rate
-// limits, logging. Every setting has a default that works on a developer's
-// machine with no AWS account. A tool's own settings are declared in its
-// package (shared/settings).
+// limits, logging. Each is declared once, in settings.go, the way a
+// family declares its own (shared/settings), and every one has a default
+// that works on a developer's machine with no AWS account. InLambda is the
+// one rule for "this process is a deployed Lambda function".
 package config
 
 import (
-	"encoding/json"
-	"fmt"
 	"log/slog"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/toolshed/toolshed/shared/tenant"
+	"github.com/toolshed/toolshed/shared/settings"
 )
 
-// Config is every setting.
+// Config is every setting (see the declarations in settings.go).
 type Config struct {
 	Addr           string            // TOOLSHED_ADDR, local listen address (127.0.0.1:8000)
 	DataDir        string            // TOOLSHED_DATA_DIR, embedded store directory (.toolshed)
-	Store          string            // TOOLSHED_STORE: "bolt" (default) or "dynamodb"
+	Store          StoreKind         // TOOLSHED_STORE: StoreBolt (default) or StoreDynamoDB
 	Tables         Tables            // TOOLSHED_*_TABLE, DynamoDB table names
 	DynamoEndpoint string            // TOOLSHED_DYNAMODB_ENDPOINT, e.g. a local DynamoDB
 	Bucket         string            // TOOLSHED_BUCKET, the S3 bucket (snapshots, indexes, workspaces)
@@ -34,10 +31,10 @@ type Config struct {
 	RepoMaxMB      int               // TOOLSHED_REPO_MAX_MB, largest repository pushed or loaded, in MB of files (DefaultRepoMaxMB)
 	RepoCacheMB    int               // TOOLSHED_REPO_CACHE_MB, repository contents kept in memory per process (1024)
 	RepoDeny       []string          // TOOLSHED_REPO_DENY, globs the repository tools never read, beyond repo.DefaultDeny
-	RepoWatch      string            // TOOLSHED_REPO_WATCH: auto (file-system events) or poll (stat revalidation)
+	RepoWatch      Watch             // TOOLSHED_REPO_WATCH: WatchAuto (file-system events) or WatchPoll (stat revalidation)
 	RepoPoll       time.Duration     // TOOLSHED_REPO_POLL, how often stat revalidation runs without events (2s)
 	RateLimits     map[string]int    // TOOLSHED_RATE_LIMITS, "tool=perMinute,..." overrides
-	Auth           string            // TOOLSHED_AUTH: "auto" (default), "keys" or "off" (loopback only)
+	Auth           AuthMode          // TOOLSHED_AUTH: AuthAuto (default), AuthKeys or AuthOff (loopback only)
 	LocalTenant    string            // TOOLSHED_LOCAL_TENANT, tenant when auth is off (local)
 	Origins        []string          // TOOLSHED_ALLOWED_ORIGINS, extra browser origins
 	PublicURL      string            // TOOLSHED_PUBLIC_URL, the server's public origin (locally: http://<listen address>)
@@ -47,6 +44,12 @@ type Config struct {
 	LogLevel       slog.Level        // TOOLSHED_LOG_LEVEL: debug, info, warn, error
 	Metrics        bool              // TOOLSHED_METRICS: write EMF metrics (default on in Lambda)
 }
+
+// InLambda reports whether the process runs as a Lambda function: the
+// Lambda runtime gives it the address of its Runtime API, without which
+// it could not take an invocation. Every "locally or deployed" default
+// asks this one rule.
+func InLambda(getenv func(string) string) bool { return getenv("AWS_LAMBDA_RUNTIME_API") != "" }
 
 // DefaultDataDir is the local server's data directory unless configured:
 // in the directory it starts in, which is often the repository it serves
@@ -76,148 +79,52 @@ const (
 	APIKeysTable    Table = "ApiKeys"
 )
 
-// TableVars maps each table to the environment variable carrying its name.
-var TableVars = map[Table]string{
-	TasksTable:      "TOOLSHED_TASKS_TABLE",
-	MemoryTable:     "TOOLSHED_MEMORY_TABLE",
-	RateLimitsTable: "TOOLSHED_RATE_TABLE",
-	AccessTable:     "TOOLSHED_ACCESS_TABLE",
-	APIKeysTable:    "TOOLSHED_APIKEYS_TABLE",
-}
-
-// FromEnv reads the configuration from getenv (os.Getenv in production).
+// FromEnv reads the configuration from getenv (os.Getenv in production):
+// every setting with its declaration, then the rules that join several.
+// The error names every setting refused.
 func FromEnv(getenv func(string) string) (Config, error) {
-	get := func(k, def string) string {
-		if v := strings.TrimSpace(getenv(k)); v != "" {
-			return v
-		}
-		return def
-	}
-	inLambda := getenv("AWS_LAMBDA_FUNCTION_NAME") != ""
+	r := settings.NewReader(getenv)
 	c := Config{
-		Addr:           get("TOOLSHED_ADDR", "127.0.0.1:8000"),
-		DataDir:        get("TOOLSHED_DATA_DIR", DefaultDataDir),
-		Store:          get("TOOLSHED_STORE", "bolt"),
-		DynamoEndpoint: get("TOOLSHED_DYNAMODB_ENDPOINT", ""),
-		Bucket:         get("TOOLSHED_BUCKET", ""),
-		S3Endpoint:     get("TOOLSHED_S3_ENDPOINT", ""),
-		Auth:           get("TOOLSHED_AUTH", "auto"),
-		LocalTenant:    get("TOOLSHED_LOCAL_TENANT", "local"),
-		Tool:           get("TOOLSHED_TOOL", ""),
-		RepoDir:        get("TOOLSHED_REPO_DIR", "."),
-		DefaultRepo:    get("TOOLSHED_DEFAULT_REPO", ""),
+		Addr:           settings.Read(r, Addr),
+		DataDir:        settings.Read(r, DataDir),
+		Store:          settings.Read(r, Store),
+		DynamoEndpoint: settings.Read(r, DynamoEndpoint),
+		Bucket:         settings.Read(r, Bucket),
+		S3Endpoint:     settings.Read(r, S3Endpoint),
+		Auth:           settings.Read(r, Auth),
+		LocalTenant:    settings.Read(r, LocalTenant),
+		Tool:           settings.Read(r, Tool),
+		ToolFunctions:  settings.Read(r, ToolFunctions),
+		RateLimits:     settings.Read(r, RateLimits),
+		Origins:        settings.Read(r, Origins),
+		LogLevel:       settings.Read(r, LogLevel),
+		PublicURL:      settings.Read(r, PublicURL),
+		OAuth:          readOAuth(r),
+		RepoDir:        settings.Read(r, RepoDir),
+		DefaultRepo:    settings.Read(r, DefaultRepo),
+		RepoRefresh:    settings.Read(r, RepoRefresh),
+		RepoMaxMB:      settings.Read(r, RepoMaxMB),
+		RepoCacheMB:    settings.Read(r, RepoCacheMB),
+		RepoDeny:       settings.Read(r, RepoDeny),
+		RepoWatch:      settings.Read(r, RepoWatch),
+		RepoPoll:       settings.Read(r, RepoPoll),
 		Tables: Tables{
-			Tasks:      get(TableVars[TasksTable], "toolshed-tasks"),
-			Memory:     get(TableVars[MemoryTable], "toolshed-memory"),
-			RateLimits: get(TableVars[RateLimitsTable], "toolshed-rate-limits"),
-			Access:     get(TableVars[AccessTable], "toolshed-access"),
-			APIKeys:    get(TableVars[APIKeysTable], "toolshed-api-keys"),
+			Tasks:      settings.Read(r, TableSettings[TasksTable]),
+			Memory:     settings.Read(r, TableSettings[MemoryTable]),
+			RateLimits: settings.Read(r, TableSettings[RateLimitsTable]),
+			Access:     settings.Read(r, TableSettings[AccessTable]),
+			APIKeys:    settings.Read(r, TableSettings[APIKeysTable]),
 		},
 	}
-	if c.Store != "bolt" && c.Store != "dynamodb" {
-		return c, fmt.Errorf("TOOLSHED_STORE=%q: use bolt or dynamodb", c.Store)
+	c.Metrics = InLambda(getenv)
+	if on := settings.Read(r, Metrics); on != nil {
+		c.Metrics = *on
 	}
-	if c.Auth != "auto" && c.Auth != "keys" && c.Auth != "off" {
-		return c, fmt.Errorf("TOOLSHED_AUTH=%q: use auto, keys or off", c.Auth)
-	}
-	if err := c.checkTenants(); err != nil {
+	if err := r.Err(); err != nil {
 		return c, err
 	}
-	var err error
-	if c.RateLimits, err = parseLimits(getenv("TOOLSHED_RATE_LIMITS")); err != nil {
-		return c, err
-	}
-	c.Origins = list(getenv("TOOLSHED_ALLOWED_ORIGINS"))
-	if v := getenv("TOOLSHED_TOOL_FUNCTIONS"); v != "" {
-		if err := json.Unmarshal([]byte(v), &c.ToolFunctions); err != nil {
-			return c, fmt.Errorf("TOOLSHED_TOOL_FUNCTIONS: %w", err)
-		}
-	}
-	if err := c.LogLevel.UnmarshalText([]byte(get("TOOLSHED_LOG_LEVEL", "info"))); err != nil {
-		return c, fmt.Errorf("TOOLSHED_LOG_LEVEL: %w", err)
-	}
-	if c.Metrics, err = strconv.ParseBool(get("TOOLSHED_METRICS", strconv.FormatBool(inLambda))); err != nil {
-		return c, fmt.Errorf("TOOLSHED_METRICS: %w", err)
-	}
-	if err := c.readOAuth(get, inLambda); err != nil {
-		return c, err
-	}
-	return c, c.readRepository(get)
-}
-
-// checkTenants refuses a local tenant or a default repository that no API
-// key could ever reach: both are tenants.
-func (c *Config) checkTenants() error {
-	if err := tenant.Check(c.LocalTenant); err != nil {
-		return fmt.Errorf("TOOLSHED_LOCAL_TENANT: %w", err)
-	}
-	if c.DefaultRepo == "" {
-		return nil
-	}
-	if err := tenant.Check(c.DefaultRepo); err != nil {
-		return fmt.Errorf("TOOLSHED_DEFAULT_REPO: %w", err)
-	}
-	return nil
-}
-
-// readRepository reads the settings of the served repository.
-func (c *Config) readRepository(get func(k, def string) string) error {
-	var err error
-	if c.RepoRefresh, err = time.ParseDuration(get("TOOLSHED_REPO_REFRESH", "5s")); err != nil || c.RepoRefresh <= 0 {
-		return fmt.Errorf("TOOLSHED_REPO_REFRESH=%q: use a positive duration such as 5s", get("TOOLSHED_REPO_REFRESH", ""))
-	}
-	if c.RepoMaxMB, err = positive("TOOLSHED_REPO_MAX_MB", get("TOOLSHED_REPO_MAX_MB", strconv.Itoa(DefaultRepoMaxMB))); err != nil {
-		return err
-	}
-	if c.RepoCacheMB, err = positive("TOOLSHED_REPO_CACHE_MB", get("TOOLSHED_REPO_CACHE_MB", "1024")); err != nil {
-		return err
-	}
-	c.RepoDeny = list(get("TOOLSHED_REPO_DENY", "")) // checked by repo.ParseDeny when the repository opens
-	if c.RepoWatch = get("TOOLSHED_REPO_WATCH", "auto"); c.RepoWatch != "auto" && c.RepoWatch != "poll" {
-		return fmt.Errorf("TOOLSHED_REPO_WATCH=%q: use auto (file-system events) or poll (stat revalidation)", c.RepoWatch)
-	}
-	if c.RepoPoll, err = time.ParseDuration(get("TOOLSHED_REPO_POLL", "2s")); err != nil || c.RepoPoll < 100*time.Millisecond {
-		return fmt.Errorf("TOOLSHED_REPO_POLL=%q: use a duration of at least 100ms, such as 2s", get("TOOLSHED_REPO_POLL", ""))
-	}
-	return nil
+	return c, c.checkOAuth(InLambda(getenv))
 }
 
 // Load reads the configuration from the process environment.
 func Load() (Config, error) { return FromEnv(os.Getenv) }
-
-// list splits a comma-separated setting, dropping blanks.
-func list(s string) []string {
-	var out []string
-	for _, v := range strings.Split(s, ",") {
-		if v = strings.TrimSpace(v); v != "" {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-// positive parses a setting that must be a positive whole number.
-func positive(name, v string) (int, error) {
-	n, err := strconv.Atoi(v)
-	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("%s=%q: use a positive whole number", name, v)
-	}
-	return n, nil
-}
-
-func parseLimits(s string) (map[string]int, error) {
-	m := map[string]int{}
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		tool, n, ok := strings.Cut(part, "=")
-		v, err := strconv.Atoi(strings.TrimSpace(n))
-		if !ok || err != nil || v <= 0 {
-			return nil, fmt.Errorf("TOOLSHED_RATE_LIMITS: %q is not tool=positive-number", part)
-		}
-		m[strings.TrimSpace(tool)] = v
-	}
-	return m, nil
-}

@@ -24,14 +24,14 @@ func TestDefaults(t *testing.T) {
 	}{
 		{"addr", c.Addr, "127.0.0.1:8000"},
 		{"data dir", c.DataDir, config.DefaultDataDir},
-		{"store", c.Store, "bolt"},
-		{"auth", c.Auth, "auto"},
+		{"store", c.Store, config.StoreBolt},
+		{"auth", c.Auth, config.AuthAuto},
 		{"local tenant", c.LocalTenant, "local"},
 		{"repo dir", c.RepoDir, "."},
 		{"repo refresh", c.RepoRefresh, 5 * time.Second},
 		{"repo max MB", c.RepoMaxMB, config.DefaultRepoMaxMB},
 		{"repo cache MB", c.RepoCacheMB, 1024},
-		{"repo watch", c.RepoWatch, "auto"},
+		{"repo watch", c.RepoWatch, config.WatchAuto},
 		{"repo poll", c.RepoPoll, 2 * time.Second},
 		{"log level", c.LogLevel, slog.LevelInfo},
 		{"metrics", c.Metrics, false},
@@ -42,8 +42,47 @@ func TestDefaults(t *testing.T) {
 			t.Errorf("%s: %v, want %v", ck.name, ck.got, ck.want)
 		}
 	}
-	if c, _ := from(map[string]string{"AWS_LAMBDA_FUNCTION_NAME": "f"}); !c.Metrics {
+	if c, _ := from(map[string]string{"AWS_LAMBDA_RUNTIME_API": "127.0.0.1:9001"}); !c.Metrics {
 		t.Error("metrics are off in Lambda by default")
+	}
+	if c, _ := from(map[string]string{"AWS_LAMBDA_RUNTIME_API": "127.0.0.1:9001", "TOOLSHED_METRICS": "false"}); c.Metrics {
+		t.Error("TOOLSHED_METRICS=false left metrics on in Lambda")
+	}
+}
+
+// TestDeclarations checks that every process-wide setting is declared
+// once, with a default its own parser accepts.
+func TestDeclarations(t *testing.T) {
+	seen := map[string]bool{}
+	for _, s := range config.Settings {
+		if seen[s.Name()] {
+			t.Errorf("%s is declared twice", s.Name())
+		}
+		seen[s.Name()] = true
+		if err := s.Check(""); err != nil {
+			t.Errorf("%s: the default is refused: %v", s.Name(), err)
+		}
+	}
+	for table, s := range config.TableSettings {
+		if !seen[s.Name()] {
+			t.Errorf("the %s table's setting %s is not in Settings", table, s.Name())
+		}
+	}
+}
+
+func TestInLambda(t *testing.T) {
+	tests := []struct {
+		env  map[string]string
+		want bool
+	}{
+		{nil, false},
+		{map[string]string{"AWS_LAMBDA_FUNCTION_NAME": "f"}, false},
+		{map[string]string{"AWS_LAMBDA_RUNTIME_API": "127.0.0.1:9001"}, true},
+	}
+	for _, tt := range tests {
+		if got := config.InLambda(func(k string) string { return tt.env[k] }); got != tt.want {
+			t.Errorf("InLambda(%v) = %v, want %v", tt.env, got, tt.want)
+		}
 	}
 }
 
@@ -57,6 +96,8 @@ func TestRefused(t *testing.T) {
 		{map[string]string{"TOOLSHED_RATE_LIMITS": "hello=0"}, "tool=positive-number"},
 		{map[string]string{"TOOLSHED_TOOL_FUNCTIONS": "{"}, "TOOLSHED_TOOL_FUNCTIONS"},
 		{map[string]string{"TOOLSHED_LOG_LEVEL": "loud"}, "TOOLSHED_LOG_LEVEL"},
+		{map[string]string{"TOOLSHED_STORE": "sqlite", "TOOLSHED_AUTH": "maybe"}, `TOOLSHED_STORE="sqlite": use bolt or dynamodb
+TOOLSHED_AUTH="maybe": use auto, keys or off`},
 		{map[string]string{"TOOLSHED_METRICS": "sometimes"}, "TOOLSHED_METRICS"},
 		{map[string]string{"TOOLSHED_REPO_REFRESH": "-1s"}, "positive duration"},
 		{map[string]string{"TOOLSHED_REPO_MAX_MB": "0"}, "TOOLSHED_REPO_MAX_MB"},
@@ -68,11 +109,11 @@ func TestRefused(t *testing.T) {
 		{map[string]string{"TOOLSHED_OAUTH_ISSUER": "idp.example"}, "use https"},
 		{map[string]string{"TOOLSHED_PUBLIC_URL": "https://tools.example/api"}, "origin only"},
 		{map[string]string{"TOOLSHED_PUBLIC_URL": "http://tools.example"}, "use https"},
-		{map[string]string{"AWS_LAMBDA_FUNCTION_NAME": "f", "TOOLSHED_OAUTH_ISSUER": "https://idp.example"}, "TOOLSHED_PUBLIC_URL is required"},
+		{map[string]string{"AWS_LAMBDA_RUNTIME_API": "127.0.0.1:9001", "TOOLSHED_OAUTH_ISSUER": "https://idp.example"}, "TOOLSHED_PUBLIC_URL is required"},
 		{map[string]string{"TOOLSHED_OAUTH_ISSUER": "https://idp.example", "TOOLSHED_AUTH": "off"}, "contradicts"},
 		{map[string]string{"TOOLSHED_OAUTH_ISSUER": "https://idp.example", "TOOLSHED_OAUTH_READ_SCOPE": "toolshed:full"}, "name two scopes"},
 		{map[string]string{"TOOLSHED_OAUTH_ISSUER": "https://idp.example", "TOOLSHED_OAUTH_FULL_SCOPE": `a"b`}, "no spaces, quotes"},
-		{map[string]string{"TOOLSHED_OAUTH_ISSUER": "https://idp.example", "TOOLSHED_OAUTH_AUDIENCE": "client_id"}, "use aud (the default) or scope"},
+		{map[string]string{"TOOLSHED_OAUTH_ISSUER": "https://idp.example", "TOOLSHED_OAUTH_AUDIENCE": "client_id"}, "use aud or scope"},
 	}
 	for _, tt := range tests {
 		if _, err := from(tt.env); err == nil || !strings.Contains(err.Error(), tt.want) {

@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+
+	"github.com/toolshed/toolshed/shared/settings"
 )
 
 // OAuth configures Toolshed as an OAuth 2.1 resource server (shared/oauth):
@@ -20,56 +22,38 @@ type OAuth struct {
 	// AudienceClaim (the default), or AudienceScope for issuers that bind
 	// it through scopes instead (Cognito: no "aud", scopes
 	// "<resource>/<name>"; see shared/accesstoken).
-	Audience string
+	Audience Audience
 }
-
-// The values of TOOLSHED_OAUTH_AUDIENCE.
-const (
-	AudienceClaim = "aud"   // the token's "aud" names the resource
-	AudienceScope = "scope" // or, without "aud", its scopes are the resource's
-)
 
 // On reports whether access tokens are accepted.
 func (o OAuth) On() bool { return o.Issuer != "" }
 
-// readOAuth reads the public URL and the OAuth settings. Deployed, the
-// public URL cannot be guessed (the server sees API Gateway's request, not
-// the URL a client used), so an issuer needs it; the local server derives
-// it from its listen address.
-func (c *Config) readOAuth(get func(k, def string) string, inLambda bool) error {
-	c.PublicURL = strings.TrimSuffix(get("TOOLSHED_PUBLIC_URL", ""), "/")
-	c.OAuth = OAuth{
-		Issuer:      get("TOOLSHED_OAUTH_ISSUER", ""),
-		TenantClaim: get("TOOLSHED_OAUTH_TENANT_CLAIM", "sub"),
-		ReadScope:   get("TOOLSHED_OAUTH_READ_SCOPE", "toolshed:read"),
-		FullScope:   get("TOOLSHED_OAUTH_FULL_SCOPE", "toolshed:full"),
-		Audience:    get("TOOLSHED_OAUTH_AUDIENCE", AudienceClaim),
+// readOAuth reads the OAuth settings.
+func readOAuth(r *settings.Reader) OAuth {
+	return OAuth{
+		Issuer:      settings.Read(r, OAuthIssuer),
+		TenantClaim: settings.Read(r, OAuthTenantClaim),
+		ReadScope:   settings.Read(r, OAuthReadScope),
+		FullScope:   settings.Read(r, OAuthFullScope),
+		Audience:    settings.Read(r, OAuthAudience),
 	}
-	if c.PublicURL != "" {
-		if err := checkURL(c.PublicURL, false); err != nil {
-			return fmt.Errorf("TOOLSHED_PUBLIC_URL=%q: %w (e.g. https://tools.example.com)", c.PublicURL, err)
-		}
-	}
+}
+
+// checkOAuth refuses OAuth settings that contradict one another or the
+// others. Deployed, the public URL cannot be guessed (the server sees API
+// Gateway's request, not the URL a client used), so an issuer needs it;
+// the local server derives it from its listen address.
+func (c *Config) checkOAuth(inLambda bool) error {
 	if !c.OAuth.On() {
 		return nil
 	}
-	if err := checkURL(c.OAuth.Issuer, true); err != nil {
-		return fmt.Errorf("TOOLSHED_OAUTH_ISSUER=%q: %w", c.OAuth.Issuer, err)
-	}
 	switch {
 	case c.PublicURL == "" && inLambda:
-		return errors.New("TOOLSHED_PUBLIC_URL is required with TOOLSHED_OAUTH_ISSUER: tokens are issued for <public URL>/mcp")
-	case c.Auth == "off":
-		return errors.New("TOOLSHED_AUTH=off contradicts TOOLSHED_OAUTH_ISSUER: with an issuer every request needs a token or an API key")
-	case c.OAuth.Audience != AudienceClaim && c.OAuth.Audience != AudienceScope:
-		return fmt.Errorf("TOOLSHED_OAUTH_AUDIENCE=%q: use %s (the default) or %s", c.OAuth.Audience, AudienceClaim, AudienceScope)
+		return fmt.Errorf("%s is required with %s: tokens are issued for <public URL>/mcp", PublicURL.Name(), OAuthIssuer.Name())
+	case c.Auth == AuthOff:
+		return fmt.Errorf("%s=%s contradicts %s: with an issuer every request needs a token or an API key", Auth.Name(), AuthOff, OAuthIssuer.Name())
 	case c.OAuth.ReadScope == c.OAuth.FullScope:
-		return fmt.Errorf("TOOLSHED_OAUTH_READ_SCOPE and TOOLSHED_OAUTH_FULL_SCOPE are both %q: name two scopes", c.OAuth.FullScope)
-	}
-	for name, scope := range map[string]string{"TOOLSHED_OAUTH_READ_SCOPE": c.OAuth.ReadScope, "TOOLSHED_OAUTH_FULL_SCOPE": c.OAuth.FullScope} {
-		if strings.ContainsAny(scope, " \"\\") {
-			return fmt.Errorf("%s=%q: a scope has no spaces, quotes or backslashes (RFC 6749 §3.3)", name, scope)
-		}
+		return fmt.Errorf("%s and %s are both %q: name two scopes", OAuthReadScope.Name(), OAuthFullScope.Name(), c.OAuth.FullScope)
 	}
 	return nil
 }

@@ -42,11 +42,12 @@ func (b *lexiconBuilder) addDoc(d *Doc) {
 }
 
 // nameTerms are the terms of a chunk's name ("func (*Decoder) Decode" in
-// encoding/json): the words of the name without its keyword (decoder,
-// decode) and the qualified names an agent writes, lower-cased, as single
-// terms: package.Name (json.decoder for a method's type, json.decode for a
-// function) and Type.Method (decoder.decode). QueryTerms finds the same in
-// a question ("what does json.Decoder.Decode do").
+// encoding/json, "method Decoder.decode" in another language): the words
+// of the name without its keyword (decoder, decode) and the qualified
+// names an agent writes, lower-cased, as single terms: package.Name
+// (json.decoder for a method's type, json.decode for a function) and
+// Type.Method (decoder.decode). QueryTerms finds the same in a question
+// ("what does json.Decoder.Decode do").
 func nameTerms(name, module string) []string {
 	kind, rest, ok := strings.Cut(name, " ")
 	if !ok {
@@ -63,7 +64,14 @@ func nameTerms(name, module string) []string {
 		recv := lastIdent(rest[:strings.Index(rest, ")")+1])
 		terms = appendQualified(terms, recv, ident)
 		terms = appendQualified(terms, pkg, recv)
-	case kind != "package":
+	case kind == "package":
+	case strings.Contains(rest, "."):
+		// A member named with its container ("method Reader.read", as
+		// codechunk names the declarations of other languages).
+		container := lastIdent(rest[:strings.LastIndexByte(rest, '.')])
+		terms = appendQualified(terms, container, ident)
+		terms = appendQualified(terms, pkg, container)
+	default:
 		terms = appendQualified(terms, pkg, ident)
 	}
 	return terms

@@ -18,6 +18,8 @@ func TestNameTerms(t *testing.T) {
 		{"const DefaultMaxHeaderBytes", "net/http", []string{"default", "max", "header", "byte", "defaultmaxheaderbyt", "http.defaultmaxheaderbytes"}},
 		{"package textproto", "net/textproto", []string{"textproto"}},
 		{"func main", "", []string{"main"}},
+		{"method JSONDecoder.raw_decode", "json", []string{"json", "decoder", "jsondecoder", "raw", "decod", "jsondecoder.raw_decode", "json.jsondecoder"}},
+		{"function spool", "tempfile", []string{"spool", "tempfile.spool"}},
 		{"Installing", "", []string{"install"}}, // a Markdown heading
 		{"", "x", nil},
 	}

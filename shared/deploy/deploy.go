@@ -26,12 +26,12 @@ const TimeoutMargin = 3 * time.Second
 
 // CommonSettings are the process-wide settings (shared/config) a
 // deployment may choose for every tool function.
-var CommonSettings = []string{"TOOLSHED_RATE_LIMITS", "TOOLSHED_LOG_LEVEL"}
+var CommonSettings = []settings.Setting{config.RateLimits, config.LogLevel}
 
 // RepositorySettings are the process-wide settings a deployment may choose
 // for the functions that read repositories (the repository tools' and the
 // indexer's): the paths they never read, search or index.
-var RepositorySettings = []string{"TOOLSHED_REPO_DENY"}
+var RepositorySettings = []settings.Setting{config.RepoDeny}
 
 // Grants are the grants of the function serving tool: its rate counter
 // first (every tool function counts its calls), then the family's grants
@@ -67,38 +67,33 @@ type Deployment struct {
 // when the family reads repositories, and the settings (the family's fixed
 // Env, and the chosen process-wide and declared settings, see SettingsEnv).
 func Env(f family.Family, tool string, d Deployment) map[string]string {
-	env := map[string]string{"TOOLSHED_TOOL": tool, "TOOLSHED_STORE": "dynamodb"}
+	env := map[string]string{config.Tool.Name(): tool, config.Store.Name(): string(config.StoreDynamoDB)}
 	grants := Grants(f, tool)
 	for _, g := range grants {
 		if g.Kind == family.TableGrant {
-			env[config.TableVars[g.Table]] = d.TableName(g.Table)
+			env[config.TableSettings[g.Table].Name()] = d.TableName(g.Table)
 		}
 	}
 	if family.UsesBucket(grants) {
-		env["TOOLSHED_BUCKET"] = d.Bucket
+		env[config.Bucket.Name()] = d.Bucket
 	}
 	if f.ReadsRepositories && d.DefaultRepo != "" {
-		env["TOOLSHED_DEFAULT_REPO"] = d.DefaultRepo
+		env[config.DefaultRepo.Name()] = d.DefaultRepo
 	}
 	for k, v := range f.Env {
 		env[k] = v
 	}
-	maps.Copy(env, SettingsEnv(processSettings(f), f.Settings, d.Getenv))
+	maps.Copy(env, SettingsEnv(slices.Concat(processSettings(f), f.Settings), d.Getenv))
 	return env
 }
 
 // SettingsEnv is the environment that gives a function the settings the
-// deployment chose (getenv) among names (process-wide settings) and
-// declared: each as chosen, except a secret, whose value is never written
-// into the deployment: secrets.EnvVar names the parameter the function
-// reads it from at start (see SecretParameters).
-func SettingsEnv(names []string, declared []settings.Setting, getenv func(string) string) map[string]string {
+// deployment chose (getenv) among declared: each as chosen, except a
+// secret, whose value is never written into the deployment:
+// secrets.EnvVar names the parameter the function reads it from at start
+// (see SecretParameters).
+func SettingsEnv(declared []settings.Setting, getenv func(string) string) map[string]string {
 	env := map[string]string{}
-	for _, name := range names {
-		if v := getenv(name); v != "" {
-			env[name] = v
-		}
-	}
 	for _, s := range declared {
 		if v := getenv(s.Name()); v != "" && !s.IsSecret() {
 			env[s.Name()] = v
@@ -127,14 +122,15 @@ func SecretParameters(declared []settings.Setting, getenv func(string) string) m
 	return params
 }
 
-// CheckSettings checks the value of each setting the deployment chose, so
-// that a value a function would refuse at start stops the deployment
-// instead: a declared setting's with its declaration (a secret's must be
-// a reference to its parameter, never the secret itself), and the
-// process-wide settings as the functions read them.
+// CheckSettings checks the value of each setting the deployment chose
+// among declared and the process-wide ones it may choose
+// (ProcessSettings), so that a value a function would refuse at start
+// stops the deployment instead: each with its declaration (a secret's
+// must be a reference to its parameter, never the secret itself), and the
+// repository's deny globs as the repository reads them.
 func CheckSettings(declared []settings.Setting, getenv func(string) string) error {
 	var errs []error
-	for _, s := range declared {
+	for _, s := range slices.Concat(declared, ProcessSettings()) {
 		v := getenv(s.Name())
 		switch {
 		case v == "":
@@ -146,36 +142,23 @@ func CheckSettings(declared []settings.Setting, getenv func(string) string) erro
 			errs = append(errs, s.Check(v))
 		}
 	}
-	return errors.Join(append(errs, checkProcessSettings(getenv))...)
-}
-
-// checkProcessSettings reads the chosen process-wide settings (and only
-// those) as a function reads them at start.
-func checkProcessSettings(getenv func(string) string) error {
-	chosen := func(name string) string {
-		if slices.Contains(ProcessSettings(), name) {
-			return getenv(name)
-		}
-		return ""
+	if deny, err := config.RepoDeny.Get(getenv); err == nil {
+		_, err = repo.ParseDeny(deny)
+		errs = append(errs, err)
 	}
-	cfg, err := config.FromEnv(chosen)
-	if err != nil {
-		return err
-	}
-	_, err = repo.ParseDeny(cfg.RepoDeny)
-	return err
+	return errors.Join(errs...)
 }
 
 // ProcessSettings are every process-wide setting a deployment may choose
 // (for some of its functions): CommonSettings and RepositorySettings.
-func ProcessSettings() []string {
+func ProcessSettings() []settings.Setting {
 	return slices.Concat(CommonSettings, RepositorySettings)
 }
 
 // processSettings are the process-wide settings a deployment may choose
 // for the family's functions: CommonSettings, and RepositorySettings when
 // it reads repositories.
-func processSettings(f family.Family) []string {
+func processSettings(f family.Family) []settings.Setting {
 	names := slices.Clone(CommonSettings)
 	if f.ReadsRepositories {
 		names = append(names, RepositorySettings...)

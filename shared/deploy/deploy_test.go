@@ -59,7 +59,7 @@ func TestSecretSettings(t *testing.T) {
 		{"", map[string]string{}},
 	} {
 		getenv := func(k string) string { return map[string]string{"ECHO_TOKEN": tt.chosen}[k] }
-		if got := deploy.SettingsEnv(nil, echo.Settings, getenv); !maps.Equal(got, tt.want) {
+		if got := deploy.SettingsEnv(echo.Settings, getenv); !maps.Equal(got, tt.want) {
 			t.Errorf("%q: environment %v, want %v", tt.chosen, got, tt.want)
 		}
 	}
@@ -76,7 +76,7 @@ func TestCheckSettings(t *testing.T) {
 			"TOOLSHED_RATE_LIMITS": "echo=5", "TOOLSHED_LOG_LEVEL": "debug", "TOOLSHED_REPO_DENY": "*.db"}, ""},
 		{"declared setting", map[string]string{"ECHO_VOICE": "alto"}, `ECHO_VOICE="alto": use bass or tenor`},
 		{"a secret's value", map[string]string{"ECHO_TOKEN": "hunter2"}, "ECHO_TOKEN is a secret: a secret is never written into the deployment"},
-		{"rate limits", map[string]string{"TOOLSHED_RATE_LIMITS": "echo=lots"}, `TOOLSHED_RATE_LIMITS: "echo=lots" is not tool=positive-number`},
+		{"rate limits", map[string]string{"TOOLSHED_RATE_LIMITS": "echo=lots"}, `TOOLSHED_RATE_LIMITS="echo=lots": "echo=lots" is not tool=positive-number`},
 		{"log level", map[string]string{"TOOLSHED_LOG_LEVEL": "loud"}, "TOOLSHED_LOG_LEVEL"},
 		{"repository deny list", map[string]string{"TOOLSHED_REPO_DENY": "a\\b"}, "TOOLSHED_REPO_DENY"},
 		{"a process setting no deployment chooses", map[string]string{"TOOLSHED_STORE": "postgres"}, ""},

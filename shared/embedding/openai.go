@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -57,10 +56,10 @@ var _ contextindex.Embedder = (*OpenAI)(nil)
 func NewOpenAI(o OpenAIOptions) (*OpenAI, error) {
 	u, err := url.Parse(o.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("TOOLSHED_EMBED_URL %q is not an http(s) URL", o.URL)
+		return nil, fmt.Errorf("%s %q is not an http(s) URL", URL.Name(), o.URL)
 	}
 	if o.Model == "" {
-		return nil, errors.New("TOOLSHED_EMBED_MODEL is required for an OpenAI-compatible embedder")
+		return nil, fmt.Errorf("%s is required for an OpenAI-compatible embedder", Model.Name())
 	}
 	if o.HTTPClient == nil {
 		o.HTTPClient = &http.Client{Timeout: 60 * time.Second}

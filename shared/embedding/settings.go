@@ -2,11 +2,11 @@ package embedding
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/settings"
 )
@@ -57,21 +57,22 @@ type Choice struct {
 // TOOLSHED_EMBEDDER the embedder is openai when TOOLSHED_EMBED_URL is set,
 // bedrock in Lambda, and none otherwise.
 func Chosen(getenv func(string) string) (Choice, error) {
-	var c Choice
-	var errs [5]error
-	c.Kind, errs[0] = Kind.Get(getenv)
-	c.URL, errs[1] = URL.Get(getenv)
-	c.Model, errs[2] = Model.Get(getenv)
-	c.Key, errs[3] = Key.Get(getenv)
-	c.Dimensions, errs[4] = Dimensions.Get(getenv)
-	if err := errors.Join(errs[:]...); err != nil {
+	r := settings.NewReader(getenv)
+	c := Choice{
+		Kind:       settings.Read(r, Kind),
+		URL:        settings.Read(r, URL),
+		Model:      settings.Read(r, Model),
+		Key:        settings.Read(r, Key),
+		Dimensions: settings.Read(r, Dimensions),
+	}
+	if err := r.Err(); err != nil {
 		return Choice{}, err
 	}
 	if c.Kind == "" {
 		switch {
 		case c.URL != "":
 			c.Kind = KindOpenAI
-		case getenv("AWS_LAMBDA_FUNCTION_NAME") != "":
+		case config.InLambda(getenv):
 			c.Kind = KindBedrock
 		default:
 			c.Kind = KindNone
@@ -87,11 +88,11 @@ func (c *Choice) check() error {
 			c.Dimensions = defaultTitanDimensions
 		}
 		if c.Dimensions != 256 && c.Dimensions != 512 && c.Dimensions != 1024 {
-			return fmt.Errorf("TOOLSHED_EMBED_DIMENSIONS=%d: Titan Text Embeddings V2 makes 256, 512 or 1024", c.Dimensions)
+			return fmt.Errorf("%s=%d: Titan Text Embeddings V2 makes 256, 512 or 1024", Dimensions.Name(), c.Dimensions)
 		}
 	case KindOpenAI:
 		if c.URL == "" || c.Model == "" {
-			return fmt.Errorf("TOOLSHED_EMBEDDER=openai needs TOOLSHED_EMBED_URL (e.g. http://localhost:11434/v1) and TOOLSHED_EMBED_MODEL")
+			return fmt.Errorf("%s=%s needs %s (e.g. http://localhost:11434/v1) and %s", Kind.Name(), KindOpenAI, URL.Name(), Model.Name())
 		}
 	}
 	return nil

@@ -17,11 +17,11 @@ func TestChosen(t *testing.T) {
 		wantErr string
 	}{
 		{"local default is none", nil, Choice{Kind: "none"}, ""},
-		{"Lambda default is Bedrock at 512 dimensions", map[string]string{"AWS_LAMBDA_FUNCTION_NAME": "f"},
+		{"Lambda default is Bedrock at 512 dimensions", map[string]string{"AWS_LAMBDA_RUNTIME_API": "127.0.0.1:9001"},
 			Choice{Kind: "bedrock", Dimensions: 512}, ""},
 		{"a URL means openai", map[string]string{"TOOLSHED_EMBED_URL": "http://localhost:11434/v1", "TOOLSHED_EMBED_MODEL": "nomic-embed-text"},
 			Choice{Kind: "openai", URL: "http://localhost:11434/v1", Model: "nomic-embed-text"}, ""},
-		{"explicit none wins in Lambda", map[string]string{"AWS_LAMBDA_FUNCTION_NAME": "f", "TOOLSHED_EMBEDDER": "none"},
+		{"explicit none wins in Lambda", map[string]string{"AWS_LAMBDA_RUNTIME_API": "127.0.0.1:9001", "TOOLSHED_EMBEDDER": "none"},
 			Choice{Kind: "none"}, ""},
 		{"openai with key and dimensions", map[string]string{"TOOLSHED_EMBEDDER": "openai", "TOOLSHED_EMBED_URL": "https://api.openai.com/v1",
 			"TOOLSHED_EMBED_MODEL": "text-embedding-3-small", "TOOLSHED_EMBED_KEY": "sk-x", "TOOLSHED_EMBED_DIMENSIONS": "256"},

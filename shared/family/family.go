@@ -15,8 +15,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/toolshed/toolshed/shared/settings"
+	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolkit"
 	"github.com/toolshed/toolshed/shared/wiring"
 )
@@ -133,4 +135,16 @@ func (f Family) check(tools []toolkit.Tool) error {
 		return fmt.Errorf("family %s names tools %v but built %v", f.Name, want, built)
 	}
 	return nil
+}
+
+// OverStores is the New of a family whose tools need only the stores and
+// the clock (tasks, memory): tools builds them over what env opens.
+func OverStores(tools func(st store.Stores, now func() time.Time) []toolkit.Tool) func(context.Context, *wiring.Env) ([]toolkit.Tool, error) {
+	return func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
+		st, err := env.Stores(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return tools(st, env.Now), nil
+	}
 }

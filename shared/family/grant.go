@@ -69,7 +69,7 @@ func (g Grant) Check() error {
 	service := ""
 	switch g.Kind {
 	case TableGrant:
-		if _, ok := config.TableVars[g.Table]; !ok {
+		if _, ok := config.TableSettings[g.Table]; !ok {
 			return fmt.Errorf("grant on unknown table %q", g.Table)
 		}
 		service = "dynamodb:"

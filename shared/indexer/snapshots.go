@@ -8,7 +8,9 @@ import (
 	"path"
 	"slices"
 	"sync"
+	"time"
 
+	"github.com/toolshed/toolshed/shared/awscall"
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo"
@@ -136,12 +138,17 @@ func (s *Snapshots) open(ctx context.Context, r reposcope.Ref, commit string) (r
 const (
 	zipBlock      = 4 << 20
 	zipBlocksKept = 16
+	blockTimeout  = time.Minute
 )
 
 // rangedZip is an io.ReaderAt over one version of a zip in the bucket
 // (its ETag), reading it in blocks, as they are asked for, with ranged
-// GETs. io.ReaderAt takes no context: each GET is bounded by the
-// client's per-attempt limits and retries instead.
+// GETs. io.ReaderAt takes no context: each GET is bounded by
+// blockTimeout instead. The reads are a batch's, in the background, not
+// a call's: each attempt may wait for S3's first byte as long as a
+// patient call does (awscall.Patiently), so a busy S3 (or emulator)
+// slows a batch rather than failing it and sending it round the queue
+// again.
 type rangedZip struct {
 	bucket     *objects.Bucket
 	key, etag  string
@@ -184,7 +191,9 @@ func (z *rangedZip) block(i int64) ([]byte, error) {
 		return b, nil
 	}
 	start := i * zipBlock
-	b, err := z.bucket.ReadRange(context.Background(), z.key, z.etag, start, min(zipBlock, z.size-start))
+	ctx, cancel := context.WithTimeout(awscall.Patiently(context.Background()), blockTimeout)
+	defer cancel()
+	b, err := z.bucket.ReadRange(ctx, z.key, z.etag, start, min(zipBlock, z.size-start))
 	if err != nil {
 		return nil, fmt.Errorf("read %s at %d: %w", z.key, start, err)
 	}

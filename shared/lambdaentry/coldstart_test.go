@@ -44,7 +44,9 @@ func TestColdStartsReadTheDefaultRepository(t *testing.T) {
 			if _, err := fn.InitDuration(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			if !strings.Contains(fn.Output(), `"msg":"warm-up done"`) {
+			waitCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if !fn.WaitOutput(waitCtx, `"msg":"warm-up done"`) {
 				t.Errorf("%s's init did not read the default repository:\n%s", c.tool, fn.Output())
 			}
 			resp := invoke(t, fn, directEvent(c.tool, c.args, "newcomer", "cold"))
@@ -56,5 +58,39 @@ func TestColdStartsReadTheDefaultRepository(t *testing.T) {
 				t.Errorf("context_search's first call did not find its index read: %s", resp.Payload)
 			}
 		})
+	}
+}
+
+// TestSymbolTableSavedForTheNextEnvironment: the first navigate function
+// to read a snapshot builds its symbol table in its init and saves it in
+// the bucket; the next environment reads it instead of parsing, and
+// answers the same.
+func TestSymbolTableSavedForTheNextEnvironment(t *testing.T) {
+	d := newDeployment(t)
+	d.S3(t)
+	(&repotest.S3{Moto: d.Moto, Bucket: d.Bucket}).Publish(t, "shared", "c1", repotest.GoPackages(t, "container/list", "net/url", "strings"))
+	answers := make([]string, 2)
+	for i := range answers {
+		cfg := d.ToolConfig(t, "find_symbols")
+		cfg.Name += []string{"-a", "-b"}[i]
+		cfg.Env["TOOLSHED_DEFAULT_REPO"] = "shared"
+		fn := d.Start(t, cfg)
+		if _, err := fn.InitDuration(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		want := []string{`"msg":"symbols: table saved"`, `"parsed":0`}[i]
+		if !fn.WaitOutput(ctx, want) {
+			t.Fatalf("environment %d: no %s in its output:\n%s", i, want, fn.Output())
+		}
+		resp := invoke(t, fn, directEvent("find_symbols", `{"name":"Parse"}`, "newcomer", "cold"))
+		if !strings.Contains(string(resp.Payload), `"path":"net/url/url.go"`) {
+			t.Fatalf("environment %d: %s", i, resp.Payload)
+		}
+		answers[i] = string(resp.Payload)
+	}
+	if answers[0] != answers[1] {
+		t.Errorf("the stored table answers otherwise:\n%s\n%s", answers[0], answers[1])
 	}
 }

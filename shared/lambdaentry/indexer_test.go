@@ -3,116 +3,39 @@ package lambdaentry_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io/fs"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/indexer"
-	"github.com/toolshed/toolshed/shared/objects"
+	"github.com/toolshed/toolshed/shared/testenv/deploytest"
 	"github.com/toolshed/toolshed/shared/testenv/embedtest"
-	"github.com/toolshed/toolshed/shared/testenv/emulator"
 	"github.com/toolshed/toolshed/shared/testenv/lambdatest"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 )
 
-// fanOut is the deployed indexer under the harness: the indexer function
-// (S3 events), the index worker functions (a Pool, fed by an SQS event
-// source mapping on moto_server's queue) and the embedding stand-in.
-type fanOut struct {
-	d       *deployment
-	queue   emulator.Queue
-	embed   *embedtest.Server
-	workers *lambdatest.Pool
-	source  *lambdatest.SQSSource
-	indexer *lambdatest.Function
-	store   *contextindex.Store
-}
-
-// fanOutOptions shape a fan-out run.
-type fanOutOptions struct {
-	Embed         embedtest.Options
-	BatchFiles    int
-	Workers       int           // concurrency of the worker function
-	WorkerTimeout time.Duration // the worker function's timeout
-	Visibility    time.Duration // the queue's visibility timeout
-	VCPU          float64       // the functions' CPU share (0: unthrottled)
-}
-
-// startFanOut starts the indexer and its workers as infra/indexer.go
-// deploys them (their environment: the bucket, the queue, the embedder),
-// with the emulators' endpoints.
-func startFanOut(t testing.TB, d *deployment, o fanOutOptions) *fanOut {
-	t.Helper()
-	bucket, endpoint := d.S3(t)
-	f := &fanOut{d: d, queue: d.Moto.NewQueue(t, o.Visibility, 5)}
-	f.embed, _ = embedtest.StartWith(t, o.Embed)
-	f.store = contextindex.NewStore(&contextindex.S3Blobs{Bucket: objects.New(d.Moto.S3(), bucket), Prefix: contextindex.BucketPrefix})
-	env := map[string]string{
-		"TOOLSHED_BUCKET":         bucket,
-		"TOOLSHED_S3_ENDPOINT":    endpoint,
-		indexer.QueueURL.Name():   f.queue.URL,
-		indexer.BatchFiles.Name(): strconv.Itoa(o.BatchFiles),
-		"TOOLSHED_EMBEDDER":       "openai",
-		"TOOLSHED_EMBED_URL":      f.embed.URL,
-		"TOOLSHED_EMBED_MODEL":    embedtest.Model,
-	}
-	bin := filepath.Join(bootstrapDir, "indexer")
-	f.indexer = d.Start(t, lambdatest.Config{Name: "toolshed-indexer", Bootstrap: bin, Env: env,
-		Timeout: indexerTimeout, MemoryMB: indexerMemoryMB, VCPU: o.VCPU})
-	f.workers = lambdatest.NewPool(d.Endpoints(lambdatest.Config{Name: "toolshed-index-worker", Bootstrap: bin, Env: env,
-		Timeout: o.WorkerTimeout, MemoryMB: indexerMemoryMB, VCPU: o.VCPU}), o.Workers)
-	t.Cleanup(f.workers.Stop)
-	f.source = lambdatest.StartSQS(lambdatest.SQSConfig{Client: d.Moto.SQS(), QueueURL: f.queue.URL, QueueArn: f.queue.Arn,
-		BatchSize: 1, Concurrency: o.Workers, Target: f.workers})
-	t.Cleanup(f.source.Stop)
-	return f
-}
-
-// The deployed settings infra/functions.go gives the indexer functions.
-const (
-	indexerTimeout  = 900 * time.Second
-	indexerMemoryMB = 2048
-)
-
 // published invokes the indexer with the S3 event of tenant's snapshot
 // pointer being written.
-func (f *fanOut) published(t testing.TB, tenant string) {
+func published(t testing.TB, f *deploytest.FanOut, tenant string) {
 	t.Helper()
-	event := fmt.Appendf(nil, `{"Records":[{"eventSource":"aws:s3","eventName":"ObjectCreated:Put","s3":{"object":{"key":"snapshots/%s/current.json"}}}]}`, tenant)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	resp, err := f.indexer.Invoke(ctx, event)
-	if err != nil || resp.FunctionError != "" {
-		t.Fatalf("indexer: %v %s\n%s", err, resp.Payload, f.indexer.Output())
+	if err := f.Published(ctx, tenant); err != nil {
+		t.Fatal(err)
 	}
 }
 
 // waitPublished waits until tenant's pointer names commit.
-func (f *fanOut) waitPublished(t testing.TB, tenant, commit string, within time.Duration) contextindex.Manifest {
+func waitPublished(t testing.TB, f *deploytest.FanOut, tenant, commit string, within time.Duration) contextindex.Manifest {
 	t.Helper()
-	ctx := context.Background()
-	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		p, _, err := f.store.Pointer(ctx, tenant, "")
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			t.Fatal(err)
-		}
-		if p.Commit == commit {
-			m, err := f.store.Manifest(ctx, tenant, commit)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return m
-		}
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	m, err := f.WaitPublished(ctx, tenant, commit)
+	if err != nil {
+		t.Fatal(err)
 	}
-	b, _, _ := f.store.Build(ctx, tenant, "")
-	t.Fatalf("%s not published within %v: build %+v; %d events, %d failed", commit, within, b, f.source.Events.Load(), f.source.Failed.Load())
-	return contextindex.Manifest{}
+	return m
 }
 
 // logLine is a JSON log line of the indexer.
@@ -166,8 +89,8 @@ func midBatch(output string) (part string, vectors int) {
 // searches it when it is done.
 func TestIndexerFanOut(t *testing.T) {
 	d := newDeployment(t)
-	f := startFanOut(t, d, fanOutOptions{
-		Embed: embedtest.Options{Latency: 100 * time.Millisecond, RequestsPerSecond: 16},
+	f := d.StartFanOut(t, deploytest.FanOutOptions{
+		Embed: &embedtest.Options{Latency: 100 * time.Millisecond, RequestsPerSecond: 16},
 		// The queue's visibility timeout is at least the function's, as
 		// Lambda requires of a mapping (a batch is never run twice at once).
 		BatchFiles: 40, Workers: 2, WorkerTimeout: 3 * time.Second, Visibility: 3 * time.Second,
@@ -176,11 +99,11 @@ func TestIndexerFanOut(t *testing.T) {
 		"regexp/syntax", "sort", "go/token", "go/printer", "bytes", "net/url", "go/parser", "os")
 	files := len(repotest.Files(t, dir))
 	(&repotest.S3{Moto: d.Moto, Bucket: d.Bucket}).Publish(t, "acme", "c1", dir)
-	search := d.Start(t, searchConfig(t, d, f.embed))
+	search := d.Start(t, searchConfig(t, d, f.Embed))
 
 	start := time.Now()
-	f.published(t, "acme")
-	rec, _, err := f.store.Build(context.Background(), "acme", "")
+	published(t, f, "acme")
+	rec, _, err := f.Store.Build(context.Background(), "acme", "")
 	if err != nil || rec.Batches < 5 || rec.Files != files || !rec.Queued {
 		t.Fatalf("planned: %+v, %v (%d files)", rec, err, files)
 	}
@@ -195,7 +118,7 @@ func TestIndexerFanOut(t *testing.T) {
 	var killedPart string
 	var killedVectors int
 	for deadline := time.Now().Add(30 * time.Second); killed == nil && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		for _, fn := range f.workers.Running() {
+		for _, fn := range f.Workers.Running() {
 			if part, _ := midBatch(fn.Output()); part != "" {
 				fn.Kill()
 				<-fn.Exited()
@@ -210,7 +133,7 @@ func TestIndexerFanOut(t *testing.T) {
 	if killed == nil {
 		t.Fatal("no worker was seen mid-batch with a checkpoint")
 	}
-	m := f.waitPublished(t, "acme", "c1", time.Minute)
+	m := waitPublished(t, f, "acme", "c1", time.Minute)
 	took := time.Since(start)
 
 	total := contextindex.Totals(m.Parts)
@@ -218,7 +141,7 @@ func TestIndexerFanOut(t *testing.T) {
 		t.Errorf("published: %d parts of %d batches, %+v", len(m.Parts), rec.Batches, total)
 	}
 	resumed := false
-	for _, fn := range f.workers.Running() {
+	for _, fn := range f.Workers.Running() {
 		for _, l := range logLines(fn.Output()) {
 			resumed = resumed || l.Msg == "indexer: batch round started" && l.Part == killedPart && l.Resumed >= killedVectors
 		}
@@ -228,19 +151,19 @@ func TestIndexerFanOut(t *testing.T) {
 	}
 	// Resumed, not restarted: texts embedded again are at most those in
 	// flight or embedded since the checkpoint when the worker was killed.
-	if again := f.embed.Texts.Load() - int64(total.Embedded); again > int64(total.Embedded/4) {
-		t.Errorf("%d texts embedded for %d: %d twice", f.embed.Texts.Load(), total.Embedded, again)
+	if again := f.Embed.Texts.Load() - int64(total.Embedded); again > int64(total.Embedded/4) {
+		t.Errorf("%d texts embedded for %d: %d twice", f.Embed.Texts.Load(), total.Embedded, again)
 	}
-	if f.embed.Throttled.Load() == 0 || f.source.Failed.Load() == 0 || f.workers.Started() <= 2 {
+	if f.Embed.Throttled.Load() == 0 || f.Source.Failed.Load() == 0 || f.Workers.Started() <= 2 {
 		t.Errorf("%d requests throttled, %d events failed, %d environments started: the test does not test what it says",
-			f.embed.Throttled.Load(), f.source.Failed.Load(), f.workers.Started())
+			f.Embed.Throttled.Load(), f.Source.Failed.Load(), f.Workers.Started())
 	}
 	if took > time.Minute {
 		t.Errorf("indexing took %v", took)
 	}
 	t.Logf("%d files, %d chunks in %d batches: published in %v; %d texts embedded in %d requests (%.1f requests/s), %d throttled; %d events, %d failed, %d environments",
-		files, total.Chunks, len(m.Parts), took.Round(time.Millisecond), f.embed.Texts.Load(), f.embed.Requests.Load(),
-		float64(f.embed.Requests.Load())/took.Seconds(), f.embed.Throttled.Load(), f.source.Events.Load(), f.source.Failed.Load(), f.workers.Started())
+		files, total.Chunks, len(m.Parts), took.Round(time.Millisecond), f.Embed.Texts.Load(), f.Embed.Requests.Load(),
+		float64(f.Embed.Requests.Load())/took.Seconds(), f.Embed.Throttled.Load(), f.Source.Events.Load(), f.Source.Failed.Load(), f.Workers.Started())
 
 	// context_search searches the new index, hybrid.
 	out = contextSearch(t, search, `{"query":"type checker"}`)
@@ -254,9 +177,9 @@ func TestIndexerFanOut(t *testing.T) {
 }
 
 // workerOutputs returns the output of the worker environments running.
-func workerOutputs(f *fanOut) []string {
+func workerOutputs(f *deploytest.FanOut) []string {
 	var out []string
-	for _, fn := range f.workers.Running() {
+	for _, fn := range f.Workers.Running() {
 		out = append(out, fn.Output())
 	}
 	return out

@@ -34,7 +34,7 @@ func TestBootstrapsWithOAuth(t *testing.T) {
 	}
 	oauthEnv := map[string]string{
 		"TOOLSHED_OAUTH_ISSUER": iss.URL, "TOOLSHED_PUBLIC_URL": publicURL,
-		"TOOLSHED_STORE": "dynamodb", config.TableVars[config.APIKeysTable]: d.Tables.APIKeys,
+		config.Store.Name(): string(config.StoreDynamoDB), config.TableSettings[config.APIKeysTable].Name(): d.Tables.APIKeys,
 	}
 	withOAuth := func(cfg lambdatest.Config) *lambdatest.Function {
 		maps.Copy(cfg.Env, oauthEnv)

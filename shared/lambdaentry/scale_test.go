@@ -21,14 +21,11 @@ import (
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/testenv/deploytest"
 	"github.com/toolshed/toolshed/shared/testenv/embedtest"
 	"github.com/toolshed/toolshed/shared/testenv/lambdatest"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 )
-
-// vcpuOf is the CPU share Lambda gives a function of memoryMB: one vCPU
-// at 1,769 MB, in proportion.
-func vcpuOf(memoryMB int) float64 { return float64(memoryMB) / 1769 }
 
 // TestScale measures, through the harness, what a large repository costs
 // deployed: indexing it through the fan-out (the real indexer and worker
@@ -36,7 +33,7 @@ func vcpuOf(memoryMB int) float64 { return float64(memoryMB) / 1769 }
 // in 100 ms), then the cold and warm calls of context_search,
 // grep_codebase and read_file, each function at the CPU share its memory
 // buys once its init is over. It runs only when TOOLSHED_SCALE_TREE names
-// a git checkout (not in make test):
+// a git checkout (make bench-fanout TREE=..., not make test):
 //
 //	TOOLSHED_SCALE_TREE=/tmp/u/big5 go test -run TestScale -v -timeout 90m ./shared/lambdaentry/
 //
@@ -59,28 +56,28 @@ func TestScale(t *testing.T) {
 	p := publishCheckout(t, d, "big", dir)
 	t.Logf("published %d files, %d MB (zip %d MB) in %v", p.Files, p.Bytes>>20, p.ZipBytes>>20, time.Since(start).Round(time.Second))
 
-	f := startFanOut(t, d, fanOutOptions{
-		Embed:      embedtest.Options{Latency: 100 * time.Millisecond},
+	f := d.StartFanOut(t, deploytest.FanOutOptions{
+		Embed:      &embedtest.Options{Latency: 100 * time.Millisecond},
 		BatchFiles: 1000, Workers: workers, WorkerTimeout: 300 * time.Second, Visibility: 600 * time.Second,
-		VCPU: vcpuOf(indexerMemoryMB),
+		VCPU: lambdatest.VCPUOf(deploytest.IndexerMemoryMB),
 	})
 	start = time.Now()
-	f.published(t, "big")
+	published(t, f, "big")
 	planned := time.Since(start)
-	stopProgress := f.logProgress(t, "big", 30*time.Second)
-	m := f.waitPublished(t, "big", p.Commit, 90*time.Minute)
+	stopProgress := logProgress(t, d, f, "big", 30*time.Second)
+	m := waitPublished(t, f, "big", p.Commit, 90*time.Minute)
 	took := time.Since(start)
 	stopProgress()
 	total := contextindex.Totals(m.Parts)
-	peakPlan, _ := f.indexer.PeakRSS()
+	peakPlan, _ := f.Indexer.PeakRSS()
 	t.Logf("indexed: %d files, %d chunks (%d with a vector, %d failed) in %d batches; planned in %v, published after %v",
 		total.Files, total.Chunks, total.Vectors, total.Failed, len(m.Parts), planned.Round(time.Millisecond), took.Round(time.Second))
 	t.Logf("peak RSS: indexer (plan) %d MiB, index workers %d MiB (of %d MB); %d worker environments, %d events (%d failed)",
-		peakPlan>>20, f.workers.PeakRSS()>>20, indexerMemoryMB, f.workers.Started(), f.source.Events.Load(), f.source.Failed.Load())
+		peakPlan>>20, f.Workers.PeakRSS()>>20, deploytest.IndexerMemoryMB, f.Workers.Started(), f.Source.Events.Load(), f.Source.Failed.Load())
 	t.Logf("embedding: %d texts in %d requests, %.0f requests/s (%.0f texts/s) over the build, %d throttled",
-		f.embed.Texts.Load(), f.embed.Requests.Load(), float64(f.embed.Requests.Load())/took.Seconds(),
-		float64(f.embed.Texts.Load())/took.Seconds(), f.embed.Throttled.Load())
-	f.workers.Stop()
+		f.Embed.Texts.Load(), f.Embed.Requests.Load(), float64(f.Embed.Requests.Load())/took.Seconds(),
+		float64(f.Embed.Texts.Load())/took.Seconds(), f.Embed.Throttled.Load())
+	f.Workers.Stop()
 
 	set, err := schema.Load(contracts.FS)
 	if err != nil {
@@ -108,7 +105,7 @@ func TestScale(t *testing.T) {
 				cfg.Env["TOOLSHED_DEFAULT_REPO"] = "big" // read in the init
 				tenant = "newcomer"
 			}
-			cfg.VCPU = vcpuOf(cfg.MemoryMB)
+			cfg.VCPU = lambdatest.VCPUOf(cfg.MemoryMB)
 			contract, _ := set.Get(c.tool)
 			fn := d.Start(t, cfg)
 			initTook, err := fn.InitDuration(context.Background())
@@ -196,7 +193,7 @@ func timedCall(t *testing.T, fn *lambdatest.Function, tool, args, tenant string)
 // logProgress logs the build's progress and the queue every interval
 // until the returned function is called, and saves the indexer
 // functions' output into TOOLSHED_SCALE_LOGS when it is set.
-func (f *fanOut) logProgress(t *testing.T, tenant string, every time.Duration) func() {
+func logProgress(t *testing.T, d *deployment, f *deploytest.FanOut, tenant string, every time.Duration) func() {
 	done := make(chan struct{})
 	go func() {
 		tick := time.NewTicker(every)
@@ -207,17 +204,17 @@ func (f *fanOut) logProgress(t *testing.T, tenant string, every time.Duration) f
 				return
 			case <-tick.C:
 			}
-			b, _, _ := f.store.Build(context.Background(), tenant, "")
-			a, _ := f.d.Moto.SQS().GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{QueueUrl: aws.String(f.queue.URL),
+			b, _, _ := f.Store.Build(context.Background(), tenant, "")
+			a, _ := d.Moto.SQS().GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{QueueUrl: aws.String(f.Queue.URL),
 				AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameAll}})
 			var visible, invisible string
 			if a != nil {
 				visible, invisible = a.Attributes["ApproximateNumberOfMessages"], a.Attributes["ApproximateNumberOfMessagesNotVisible"]
 			}
 			t.Logf("progress: %d of %d batches done; queue %s visible, %s in flight; %d events, %d failed; %d texts embedded",
-				len(b.Done), b.Batches, visible, invisible, f.source.Events.Load(), f.source.Failed.Load(), f.embed.Texts.Load())
+				len(b.Done), b.Batches, visible, invisible, f.Source.Events.Load(), f.Source.Failed.Load(), f.Embed.Texts.Load())
 			if logs := os.Getenv("TOOLSHED_SCALE_LOGS"); logs != "" {
-				f.saveOutputs(t, logs)
+				saveOutputs(t, f, logs)
 			}
 		}
 	}()
@@ -226,12 +223,12 @@ func (f *fanOut) logProgress(t *testing.T, tenant string, every time.Duration) f
 
 // saveOutputs writes the output of the indexer and of each worker
 // environment running into dir.
-func (f *fanOut) saveOutputs(t *testing.T, dir string) {
+func saveOutputs(t *testing.T, f *deploytest.FanOut, dir string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, "indexer.log"), []byte(f.indexer.Output()), 0o644)
-	for i, fn := range f.workers.Running() {
+	os.WriteFile(filepath.Join(dir, "indexer.log"), []byte(f.Indexer.Output()), 0o644)
+	for i, fn := range f.Workers.Running() {
 		os.WriteFile(filepath.Join(dir, fmt.Sprintf("worker-%d.log", i)), []byte(fn.Output()), 0o644)
 	}
 }

@@ -22,34 +22,33 @@ import (
 // the background.
 const InitWarmTime = 8 * time.Second
 
-// InLambda reports whether the process runs inside the Lambda runtime.
-func InLambda() bool { return os.Getenv("AWS_LAMBDA_RUNTIME_API") != "" }
-
 // Setup begins every function's main: the GC settings for the function's
-// memory, the configuration, the JSON logger, and the secret settings the
-// deployment named (shared/secrets), read into the environment before any
-// tool reads its settings. A configuration that cannot be read, or a
-// secret that cannot, ends the process (FatalIf).
-func Setup() (*slog.Logger, config.Config) {
+// memory, the configuration, the JSON logger, and the getenv the tools
+// read their settings with: the environment with the secret settings the
+// deployment named (shared/secrets) laid over it. A configuration that
+// cannot be read, or a secret that cannot, ends the process (FatalIf).
+func Setup() (*slog.Logger, config.Config, func(string) string) {
 	gcsettings.Apply(os.Getenv)
 	cfg, err := config.Load()
 	log := telemetry.NewLogger(os.Stdout, cfg.LogLevel)
 	FatalIf(log, "configuration", err)
-	FatalIf(log, "secret settings", loadSecrets(context.Background()))
-	return log, cfg
+	getenv, err := loadSecrets(context.Background())
+	FatalIf(log, "secret settings", err)
+	return log, cfg, getenv
 }
 
-// loadSecrets reads the secret settings from Parameter Store into the
-// environment; it loads the AWS configuration only when there are any.
-func loadSecrets(ctx context.Context) error {
+// loadSecrets reads the secret settings from Parameter Store and lays
+// them over os.Getenv; it loads the AWS configuration only when there are
+// any.
+func loadSecrets(ctx context.Context) (func(string) string, error) {
 	if os.Getenv(secrets.EnvVar) == "" {
-		return nil
+		return os.Getenv, nil
 	}
 	awsCfg, err := awscall.LoadConfig(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return secrets.Load(ctx, os.Getenv, os.Setenv, secrets.SSM(ssm.NewFromConfig(awsCfg)))
+	return secrets.Load(ctx, os.Getenv, secrets.SSM(ssm.NewFromConfig(awsCfg)))
 }
 
 // Metrics is where a function writes its EMF metrics: stdout when

@@ -25,9 +25,9 @@ import (
 	"github.com/toolshed/toolshed/shared/ratelimit"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/store"
-	"github.com/toolshed/toolshed/shared/store/boltstore"
 	"github.com/toolshed/toolshed/shared/toolset"
 	"github.com/toolshed/toolshed/shared/wiring"
+	"github.com/toolshed/toolshed/shared/wiring/embedded"
 )
 
 // Server is a built local server, ready to serve.
@@ -44,12 +44,8 @@ func (s *Server) Close() error { return s.close() }
 // on a loopback address, which decides whether auth may be off.
 func Build(ctx context.Context, cfg config.Config, log *slog.Logger, version string, loopback bool) (*Server, error) {
 	env := wiring.NewEnv(cfg, log)
-	if cfg.Store == "bolt" {
-		db, err := boltstore.OpenIn(cfg.DataDir)
-		if err != nil {
-			return nil, fmt.Errorf("open storage: %w", err)
-		}
-		env.UseStores(db.Stores(), db.Close)
+	if err := embedded.Use(env); err != nil {
+		return nil, err
 	}
 	s, err := build(ctx, env, version, loopback)
 	if err != nil {
@@ -98,7 +94,7 @@ func build(ctx context.Context, env *wiring.Env, version string, loopback bool) 
 // call; a restart only resets the current windows), in the store when it
 // shares DynamoDB with others.
 func localCounters(cfg config.Config, stores store.Stores) store.Counters {
-	if cfg.Store == "bolt" {
+	if cfg.Store == config.StoreBolt {
 		return ratelimit.NewMemoryCounters(nil)
 	}
 	return stores.Counters
@@ -111,11 +107,11 @@ func localCounters(cfg config.Config, stores store.Stores) store.Counters {
 func authenticator(ctx context.Context, cfg config.Config, stores store.Stores, loopback bool) (httpapi.Authenticator, bool, error) {
 	keysOn := auth.Keys{Store: stores.APIKeys}
 	switch {
-	case cfg.Auth == "off" && !loopback:
-		return nil, false, errors.New("TOOLSHED_AUTH=off is only allowed on a loopback address: listen on 127.0.0.1 or use API keys")
-	case cfg.Auth == "off":
+	case cfg.Auth == config.AuthOff && !loopback:
+		return nil, false, fmt.Errorf("%s=%s is only allowed on a loopback address: listen on 127.0.0.1 or use API keys", config.Auth.Name(), config.AuthOff)
+	case cfg.Auth == config.AuthOff:
 		return auth.Fixed{Tenant: cfg.LocalTenant}, false, nil
-	case cfg.Auth == "keys":
+	case cfg.Auth == config.AuthKeys:
 		return keysOn, true, nil
 	}
 	keys, err := stores.APIKeys.List(ctx)

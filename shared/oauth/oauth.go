@@ -84,8 +84,8 @@ func New(cfg Config) (*ResourceServer, error) {
 	resource := cfg.PublicURL + "/mcp"
 	scopeAudience := cfg.OAuth.Audience == config.AudienceScope
 	if scopeAudience && !(resourceScope(cfg.OAuth.ReadScope, resource) && resourceScope(cfg.OAuth.FullScope, resource)) {
-		return nil, fmt.Errorf("oauth: with TOOLSHED_OAUTH_AUDIENCE=%s the read and full scopes must be %s/<name>, not %q and %q",
-			config.AudienceScope, resource, cfg.OAuth.ReadScope, cfg.OAuth.FullScope)
+		return nil, fmt.Errorf("oauth: with %s=%s the read and full scopes must be %s/<name>, not %q and %q",
+			config.OAuthAudience.Name(), config.AudienceScope, resource, cfg.OAuth.ReadScope, cfg.OAuth.FullScope)
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)

@@ -17,16 +17,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
-)
-
-// Watch modes of a local view (TOOLSHED_REPO_WATCH).
-const (
-	// WatchAuto follows file-system events, and falls back to stat
-	// revalidation where they are unavailable.
-	WatchAuto = "auto"
-	// WatchPoll always revalidates by stat (for trees whose file system
-	// sends no events for changes made elsewhere).
-	WatchPoll = "poll"
+	"github.com/toolshed/toolshed/shared/config"
 )
 
 // Defaults of LocalOptions.
@@ -45,8 +36,8 @@ type LocalOptions struct {
 	// with their folded copies and trigram filters; files beyond it are
 	// read from disk at each search (0: DefaultCacheBytes).
 	CacheBytes int64
-	// Watch is WatchAuto (the default) or WatchPoll.
-	Watch string
+	// Watch is config.WatchAuto (the default) or config.WatchPoll.
+	Watch config.Watch
 	// Poll is how often stat revalidation runs when there are no events;
 	// at least ten times a revalidation's own duration (0: DefaultPoll).
 	Poll time.Duration
@@ -60,7 +51,7 @@ type LocalOptions struct {
 // held in memory; file-system events (fsnotify, a watch per folder search
 // sees) then bring each change in within moments. Where events are
 // unavailable (a networked file system, more folders than the kernel lets
-// a process watch, WatchPoll) or were lost (the kernel's event queue
+// a process watch, config.WatchPoll) or were lost (the kernel's event queue
 // overflowed), the view revalidates by stat instead: it walks the tree and
 // reads again only the files whose size or modification time changed.
 type Local struct {
@@ -128,11 +119,11 @@ func NewLocal(dir string, o LocalOptions) (*Local, error) {
 		o.Poll = DefaultPoll
 	}
 	if o.Watch == "" {
-		o.Watch = WatchAuto
+		o.Watch = config.WatchAuto
 	}
-	if o.Watch != WatchAuto && o.Watch != WatchPoll {
+	if o.Watch != config.WatchAuto && o.Watch != config.WatchPoll {
 		root.Close()
-		return nil, fmt.Errorf("watch mode %q: use %s or %s", o.Watch, WatchAuto, WatchPoll)
+		return nil, fmt.Errorf("watch mode %q: use %s or %s", o.Watch, config.WatchAuto, config.WatchPoll)
 	}
 	log := o.Log
 	if log == nil {
@@ -149,7 +140,7 @@ func NewLocal(dir string, o LocalOptions) (*Local, error) {
 		ready: make(chan struct{}), next: make(chan struct{}), pending: map[string]fsnotify.Op{},
 		dirs: map[string]*ignoreRules{}, files: map[string]*entry{},
 		wake: make(chan struct{}, 1), stop: make(chan struct{}),
-		polling: o.Watch == WatchPoll,
+		polling: o.Watch == config.WatchPoll,
 	}
 	l.wg.Go(l.run)
 	return l, nil

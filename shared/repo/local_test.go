@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 	"github.com/toolshed/toolshed/shared/toolerr"
@@ -131,10 +132,10 @@ var changes = []change{
 // stat.
 func TestLocalFollowsTheTree(t *testing.T) {
 	for _, mode := range []repo.LocalOptions{
-		{Watch: repo.WatchAuto},
-		{Watch: repo.WatchPoll, Poll: 100 * time.Millisecond},
+		{Watch: config.WatchAuto},
+		{Watch: config.WatchPoll, Poll: 100 * time.Millisecond},
 	} {
-		t.Run(mode.Watch, func(t *testing.T) {
+		t.Run(string(mode.Watch), func(t *testing.T) {
 			dir := repotest.WriteDir(t, map[string]string{"a.txt": "one\n", "b/c.txt": "two\n", "keep.txt": "unchanged\n"})
 			policy, err := repo.LocalPolicy(dir, filepath.Join(dir, "data"), nil)
 			if err != nil {
@@ -146,7 +147,7 @@ func TestLocalFollowsTheTree(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer view.Close()
-			if want := map[bool]string{true: "polling", false: "events"}[mode.Watch == repo.WatchPoll]; view.Watching() != want {
+			if want := map[bool]string{true: "polling", false: "events"}[mode.Watch == config.WatchPoll]; view.Watching() != want {
 				t.Errorf("watching by %s, want %s", view.Watching(), want)
 			}
 			ctx := context.Background()

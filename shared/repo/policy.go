@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/pathmatch"
 	"github.com/toolshed/toolshed/shared/toolerr"
 )
@@ -67,10 +68,10 @@ func ParseDeny(patterns []string) ([]string, error) {
 			pat = "**/" + pat
 		}
 		if strings.Contains(pat, "\\") {
-			return nil, fmt.Errorf("TOOLSHED_REPO_DENY: %q has a backslash; use '/' between folders", pat)
+			return nil, fmt.Errorf("%s: %q has a backslash; use '/' between folders", config.RepoDeny.Name(), pat)
 		}
 		if err := pathmatch.Validate(pat); err != nil {
-			return nil, fmt.Errorf("TOOLSHED_REPO_DENY: %w", err)
+			return nil, fmt.Errorf("%s: %w", config.RepoDeny.Name(), err)
 		}
 		out = append(out, pat)
 	}

@@ -40,6 +40,8 @@ package repo
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -82,6 +84,25 @@ type View interface {
 	// Changed returns a channel that is closed once the view's version is
 	// past v (at once when it already is).
 	Changed(v uint64) <-chan struct{}
+}
+
+// Key names a view for what is stored about it (its code index, its
+// symbol table): a local directory by the hash of its path ("local-"),
+// so that one data directory can serve several repositories in turn; a
+// snapshot by the hash of its commit ("commit-"); "" for a view that has
+// neither.
+func Key(v View) string {
+	hash := func(s string) string {
+		sum := sha256.Sum256([]byte(s))
+		return hex.EncodeToString(sum[:6])
+	}
+	if d, ok := v.(interface{ Dir() string }); ok {
+		return "local-" + hash(d.Dir())
+	}
+	if c := v.Commit(); c != "" {
+		return "commit-" + hash(c)
+	}
+	return ""
 }
 
 // Source yields tenants' views.

@@ -4,26 +4,35 @@
 // deployment names an AWS Systems Manager Parameter Store parameter per
 // secret (a SecureString, `-c TOOLSHED_EMBED_KEY=ssm:/toolshed/embed-key`);
 // the function's environment carries only those names, in EnvVar; and the
-// function reads the values once, at start (Load), into its own
-// environment, where the setting's readers find them as if set there.
+// function reads the values once, at start (Load), and lays them over the
+// getenv its settings are read with, where the setting's readers find
+// them as if set in the environment. The process environment never holds
+// them.
 package secrets
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
+	"github.com/toolshed/toolshed/shared/settings"
 )
 
 // EnvVar is the environment variable of a deployed function that maps
 // each of its secret settings to the parameter holding its value, as a
 // JSON object: {"TOOLSHED_EMBED_KEY":"/toolshed/embed-key"}.
 const EnvVar = "TOOLSHED_SECRET_PARAMETERS"
+
+// Parameters is EnvVar's declaration.
+var Parameters = settings.New(EnvVar, "",
+	"the parameter each secret setting of a deployed function is read from at start, a JSON object (`{\"TOOLSHED_EMBED_KEY\":\"/toolshed/embed-key\"}`)",
+	parseParameters).Shown("(set by the CDK)")
 
 // RefPrefix starts a deployment's value of a secret setting: the rest is
 // the parameter's name.
@@ -55,33 +64,41 @@ func Encode(params map[string]string) string {
 // Fetch returns the decrypted value of a parameter.
 type Fetch func(ctx context.Context, name string) (string, error)
 
-// Load reads EnvVar with getenv and, for each setting it names, fetches
-// the parameter's value and sets the setting to it with setenv. Without
-// EnvVar it does nothing (and never calls fetch).
-func Load(ctx context.Context, getenv func(string) string, setenv func(string, string) error, fetch Fetch) error {
-	raw := getenv(EnvVar)
-	if raw == "" {
-		return nil
+// Load reads EnvVar with getenv and returns getenv with each setting it
+// names laid over it: the value of that setting's parameter, fetched
+// once, now. Without EnvVar it returns getenv itself (and never calls
+// fetch).
+func Load(ctx context.Context, getenv func(string) string, fetch Fetch) (func(string) string, error) {
+	params, err := Parameters.Get(getenv)
+	if err != nil || len(params) == 0 {
+		return getenv, err
 	}
-	var params map[string]string
-	if err := json.Unmarshal([]byte(raw), &params); err != nil {
-		return fmt.Errorf("%s: %w", EnvVar, err)
-	}
-	settings := make([]string, 0, len(params))
-	for s := range params {
-		settings = append(settings, s)
-	}
-	sort.Strings(settings)
-	for _, s := range settings {
+	values := make(map[string]string, len(params))
+	for _, s := range slices.Sorted(maps.Keys(params)) {
 		v, err := fetch(ctx, params[s])
 		if err != nil {
-			return fmt.Errorf("read %s from parameter %s: %w", s, params[s], err)
+			return nil, fmt.Errorf("read %s from parameter %s: %w", s, params[s], err)
 		}
-		if err := setenv(s, v); err != nil {
-			return fmt.Errorf("set %s: %w", s, err)
-		}
+		values[s] = v
 	}
-	return nil
+	return func(k string) string {
+		if v, ok := values[k]; ok {
+			return v
+		}
+		return getenv(k)
+	}, nil
+}
+
+// parseParameters reads EnvVar's JSON object; "" is none.
+func parseParameters(s string) (map[string]string, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var params map[string]string
+	if err := json.Unmarshal([]byte(s), &params); err != nil {
+		return nil, err
+	}
+	return params, nil
 }
 
 // SSM fetches parameters from Parameter Store, decrypted.

@@ -67,23 +67,36 @@ func TestLoad(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := map[string]string{}
-			setenv := func(k, v string) error { got[k] = v; return nil }
 			getenv := func(k string) string {
-				if k == secrets.EnvVar {
+				switch k {
+				case secrets.EnvVar:
 					return tt.env
+				case "C_SETTING":
+					return "plain"
 				}
 				return ""
 			}
-			err := secrets.Load(context.Background(), getenv, setenv, fetch)
+			overlaid, err := secrets.Load(context.Background(), getenv, fetch)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error %v, want one about %q", err, tt.wantErr)
 				}
 				return
 			}
-			if err != nil || !maps.Equal(got, tt.want) {
-				t.Errorf("set %v, %v; want %v", got, err, tt.want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for _, k := range []string{"A_KEY", "B_KEY"} {
+				if v := overlaid(k); v != "" {
+					got[k] = v
+				}
+			}
+			if !maps.Equal(got, tt.want) {
+				t.Errorf("read %v; want %v", got, tt.want)
+			}
+			if overlaid("C_SETTING") != "plain" {
+				t.Errorf("a setting that is not a secret reads %q, want it from getenv", overlaid("C_SETTING"))
 			}
 		})
 	}

@@ -6,10 +6,11 @@
 // equal). A setting marked Secret (an API key) is never written into a
 // deployment: the deployment names where the function reads it at start
 // (shared/secrets). Process-wide settings (listen address, stores,
-// logging) stay in shared/config.
+// logging) are declared the same way, in shared/config.
 package settings
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -134,3 +135,49 @@ func Duration(s string) (time.Duration, error) {
 
 // Text takes the value as it is.
 func Text(s string) (string, error) { return s, nil }
+
+// OneOf parses one of values, a typed enumeration: the error lists them
+// ("use auto, keys or off").
+func OneOf[T ~string](values ...T) func(string) (T, error) {
+	return func(s string) (T, error) {
+		for _, v := range values {
+			if s == string(v) {
+				return v, nil
+			}
+		}
+		names := make([]string, len(values))
+		for i, v := range values {
+			names[i] = string(v)
+		}
+		last := len(names) - 1
+		return "", fmt.Errorf("use %s or %s", strings.Join(names[:last], ", "), names[last])
+	}
+}
+
+// Reader reads several settings with one getenv and keeps every error,
+// so that a configuration is refused with all its problems named at once:
+//
+//	r := settings.NewReader(getenv)
+//	quota := settings.Read(r, Quota)
+//	hosts := settings.Read(r, Hosts)
+//	if err := r.Err(); err != nil { ... }
+type Reader struct {
+	getenv func(string) string
+	errs   []error
+}
+
+// NewReader returns a Reader over getenv.
+func NewReader(getenv func(string) string) *Reader { return &Reader{getenv: getenv} }
+
+// Read reads v with r's getenv (see Var.Get); an error is kept for Err,
+// and the value is then T's zero value.
+func Read[T any](r *Reader, v Var[T]) T {
+	t, err := v.Get(r.getenv)
+	if err != nil {
+		r.errs = append(r.errs, err)
+	}
+	return t
+}
+
+// Err is every error of the settings read so far, joined; nil if none.
+func (r *Reader) Err() error { return errors.Join(r.errs...) }

@@ -83,3 +83,55 @@ func TestDuration(t *testing.T) {
 		}
 	}
 }
+
+func TestOneOf(t *testing.T) {
+	type mode string
+	parse := settings.OneOf[mode]("auto", "keys", "off")
+	tests := []struct {
+		in      string
+		want    mode
+		wantErr string
+	}{
+		{"keys", "keys", ""},
+		{"off", "off", ""},
+		{"maybe", "", "use auto, keys or off"},
+		{"", "", "use auto, keys or off"},
+	}
+	for _, tt := range tests {
+		got, err := parse(tt.in)
+		if got != tt.want || (err == nil) != (tt.wantErr == "") || (err != nil && err.Error() != tt.wantErr) {
+			t.Errorf("OneOf(%q) = %q, %v; want %q, %q", tt.in, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
+func TestReader(t *testing.T) {
+	quota := settings.New("TOOLSHED_X_QUOTA", "10", "a quota", settings.Positive)
+	wait := settings.New("TOOLSHED_X_WAIT", "1s", "a wait", settings.Duration)
+	tests := []struct {
+		name    string
+		env     map[string]string
+		wantErr string
+	}{
+		{"defaults", nil, ""},
+		{"one refused", map[string]string{"TOOLSHED_X_WAIT": "never"}, `TOOLSHED_X_WAIT="never": use a positive duration such as 30s`},
+		{"both refused, both named", map[string]string{"TOOLSHED_X_QUOTA": "0", "TOOLSHED_X_WAIT": "never"},
+			"TOOLSHED_X_QUOTA=\"0\": use a positive whole number\nTOOLSHED_X_WAIT=\"never\": use a positive duration such as 30s"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := settings.NewReader(func(k string) string { return tt.env[k] })
+			q, w := settings.Read(r, quota), settings.Read(r, wait)
+			err := r.Err()
+			if tt.wantErr == "" {
+				if err != nil || q != 10 || w != time.Second {
+					t.Fatalf("got %d, %v, %v; want 10, 1s, no error", q, w, err)
+				}
+				return
+			}
+			if err == nil || err.Error() != tt.wantErr {
+				t.Fatalf("error %v, want %q", err, tt.wantErr)
+			}
+		})
+	}
+}

@@ -100,13 +100,13 @@ func Load(ctx context.Context, stack string) (Outputs, error) {
 // Getenv returns getenv with the settings that point a process at the
 // stack: DynamoDB as the store, and the stack's tables and bucket.
 func (o Outputs) Getenv(getenv func(string) string) (func(string) string, error) {
-	env := map[string]string{"TOOLSHED_STORE": "dynamodb"}
+	env := map[string]string{config.Store.Name(): string(config.StoreDynamoDB)}
 	var err error
-	if env["TOOLSHED_BUCKET"], err = o.Get(Bucket); err != nil {
+	if env[config.Bucket.Name()], err = o.Get(Bucket); err != nil {
 		return nil, err
 	}
-	for t, name := range config.TableVars {
-		if env[name], err = o.Get(Table(t)); err != nil {
+	for t, s := range config.TableSettings {
+		if env[s.Name()], err = o.Get(Table(t)); err != nil {
 			return nil, err
 		}
 	}

@@ -47,7 +47,7 @@ func TestRead(t *testing.T) {
 func TestConfig(t *testing.T) {
 	moto := emulator.StartMoto(t)
 	outputs := map[string]string{stackoutputs.Bucket: "the-bucket"}
-	for table := range config.TableVars {
+	for table := range config.TableSettings {
 		outputs[stackoutputs.Table(table)] = "Toolshed-" + string(table)
 	}
 	moto.CreateStack(t, "Toolshed", outputs)

@@ -42,7 +42,7 @@ func BenchmarkGoTree(b *testing.B) {
 	}
 	before := heap()
 	started := time.Now()
-	table := symbols.NewTable(view, nil)
+	table := symbols.NewTable(view, nil, nil)
 	defer table.Close()
 	st := table.Wait(context.Background())
 	took := time.Since(started)

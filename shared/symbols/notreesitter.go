@@ -17,3 +17,6 @@ func (*grammar) parse(string) []Symbol { return nil }
 
 // grammarOf returns nil: no file is read with tree-sitter.
 func grammarOf(string, string) *grammar { return nil }
+
+// parsersVersion names the parsers of this build (see storedFormat).
+func parsersVersion() string { return "go" }

@@ -2,6 +2,9 @@ package symbols
 
 import (
 	"context"
+	"crypto/sha256"
+	"errors"
+	"io/fs"
 	"log/slog"
 	"runtime"
 	"slices"
@@ -20,13 +23,13 @@ import (
 // only the files that changed: an unchanged file is the same *repo.File
 // from one Searchable call to the next, and keeps its symbols.
 //
-// Persisting the table with the index is a seam left open: a File's
-// Symbols are plain data, a pure function of the file's path and content,
-// so a stored table is a map from (path, content hash) to Symbols that
-// update consults before it parses.
+// With a Store, a table starts from the symbols saved with the view's
+// index: a file whose path and content hash are stored is not parsed
+// again (see Store).
 type Table struct {
-	view repo.View
-	log  *slog.Logger
+	view  repo.View
+	store Store // nil: nothing is saved
+	log   *slog.Logger
 
 	state   atomic.Pointer[State]
 	stop    chan struct{}
@@ -34,7 +37,7 @@ type Table struct {
 	wg      sync.WaitGroup
 
 	// Parses counts the files parsed (for tests and logs: an unchanged
-	// file is not parsed again).
+	// file is not parsed again, nor a file whose symbols were stored).
 	Parses atomic.Int64
 }
 
@@ -62,12 +65,13 @@ type nameRef struct {
 	i     int32 // in file.Symbols
 }
 
-// NewTable starts building view's symbol table. Close stops it.
-func NewTable(view repo.View, log *slog.Logger) *Table {
+// NewTable starts building view's symbol table, from what store holds
+// when it is not nil. Close stops it.
+func NewTable(view repo.View, store Store, log *slog.Logger) *Table {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	t := &Table{view: view, log: log, stop: make(chan struct{})}
+	t := &Table{view: view, store: store, log: log, stop: make(chan struct{})}
 	t.state.Store(&State{files: map[string]*File{}})
 	t.wg.Go(t.run)
 	return t
@@ -102,8 +106,10 @@ func (t *Table) Wait(ctx context.Context) *State {
 
 // parsed is what the table holds of one file.
 type parsed struct {
-	src  *repo.File // the view's file it was parsed from
-	file *File
+	src   *repo.File // the view's file it was parsed from
+	hash  [sha256.Size]byte
+	file  *File
+	fresh bool // parsed now, not read from the store
 }
 
 // run builds the table, then follows the view until Close.
@@ -115,6 +121,9 @@ func (t *Table) run() {
 		cancel()
 	}()
 	held := map[string]parsed{}
+	stored := t.load(ctx)
+	unsaved := 0 // files parsed since the last save
+	defer func() { t.save(held, unsaved) }()
 	for {
 		v := t.view.Version()
 		files, err := t.view.Searchable(ctx)
@@ -130,8 +139,17 @@ func (t *Table) run() {
 				return
 			}
 		}
-		if !t.update(ctx, held, files, v) {
+		n, ok := t.update(ctx, held, files, v, stored)
+		if !ok {
 			return
+		}
+		unsaved += n
+		if stored != nil {
+			// The first build is done: save it (later changes are saved
+			// when the table closes) and let the stored symbols go.
+			stored = nil
+			t.save(held, unsaved)
+			unsaved = 0
 		}
 		select {
 		case <-t.view.Changed(v):
@@ -146,10 +164,11 @@ func (t *Table) run() {
 const publishFirst = 500 * time.Millisecond
 
 // update brings held to the view's files at version v: files that are new
-// or changed are parsed on every core, removed ones dropped; a large
-// update publishes what it has as it goes. It reports false when the
-// table is closing.
-func (t *Table) update(ctx context.Context, held map[string]parsed, files []*repo.File, v uint64) bool {
+// or changed are parsed on every core (unless stored has their symbols),
+// removed ones dropped; a large update publishes what it has as it goes.
+// It returns how many files it parsed, and false when the table is
+// closing.
+func (t *Table) update(ctx context.Context, held map[string]parsed, files []*repo.File, v uint64, stored map[string]storedFile) (int, bool) {
 	started := time.Now()
 	present := make(map[string]bool, len(files))
 	var todo []*repo.File
@@ -175,7 +194,7 @@ func (t *Table) update(ctx context.Context, held map[string]parsed, files []*rep
 	for range runtime.GOMAXPROCS(0) {
 		workers.Go(func() {
 			for f := range work {
-				results <- parsed{src: f, file: Parse(f.Path, f.Text())}
+				results <- parse(f, stored)
 			}
 		})
 	}
@@ -193,9 +212,13 @@ func (t *Table) update(ctx context.Context, held map[string]parsed, files []*rep
 		workers.Wait()
 		close(results)
 	}()
+	parses := 0
 	for r := range results {
 		held[r.src.Path] = r
-		t.Parses.Add(1)
+		if r.fresh {
+			parses++
+			t.Parses.Add(1)
+		}
 		if time.Now().After(publishAt) {
 			t.publish(held, Progress{FilesParsed: len(held), FilesTotal: total, Version: v})
 			wait *= 2
@@ -203,14 +226,69 @@ func (t *Table) update(ctx context.Context, held map[string]parsed, files []*rep
 		}
 	}
 	if ctx.Err() != nil {
-		return false
+		return parses, false
 	}
 	t.publish(held, Progress{Ready: true, FilesParsed: len(held), FilesTotal: total, Version: v})
 	if len(todo) > 0 {
-		t.log.Info("symbols: table updated", "files", total, "parsed", len(todo),
+		t.log.Info("symbols: table updated", "files", total, "parsed", parses, "stored", len(todo)-parses,
 			"symbols", t.State().Progress.Symbols, "took_ms", time.Since(started).Milliseconds())
 	}
-	return true
+	return parses, true
+}
+
+// parse returns the symbols of f: stored's when they are of its content,
+// else parsed (fresh).
+func parse(f *repo.File, stored map[string]storedFile) parsed {
+	p := parsed{src: f, hash: sha256.Sum256(f.Data)}
+	if s, ok := stored[f.Path]; ok && s.Hash == p.hash && s.fits(f.Text()) {
+		p.file = &File{Path: f.Path, Language: s.Language, Text: f.Text(), Symbols: s.Symbols}
+		return p
+	}
+	p.file, p.fresh = Parse(f.Path, f.Text()), true
+	return p
+}
+
+// storeTimeout bounds loading or saving a stored table.
+const storeTimeout = time.Minute
+
+// load returns the table's stored symbols (nil when there are none or
+// they cannot be read: every file is parsed then).
+func (t *Table) load(ctx context.Context) map[string]storedFile {
+	if t.store == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, storeTimeout)
+	defer cancel()
+	data, err := t.store.Load(ctx)
+	if err == nil {
+		var stored map[string]storedFile
+		if stored, err = decodeTable(data); err == nil {
+			return stored
+		}
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.log.Warn("symbols: the stored table is unreadable; parsing every file", "error", err)
+	}
+	return map[string]storedFile{} // read once: the first build saves
+}
+
+// save stores held when files were parsed since the last save.
+func (t *Table) save(held map[string]parsed, unsaved int) {
+	if t.store == nil || unsaved == 0 {
+		return
+	}
+	started := time.Now()
+	data, err := encodeTable(held)
+	if err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+		defer cancel()
+		err = t.store.Save(ctx, data)
+	}
+	if err != nil {
+		t.log.Warn("symbols: saving the table failed; the next start parses what it lacks", "error", err)
+		return
+	}
+	t.log.Info("symbols: table saved", "files", len(held), "bytes", len(data), "took_ms", time.Since(started).Milliseconds())
 }
 
 // publish makes held the table's state.

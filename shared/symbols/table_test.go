@@ -22,7 +22,7 @@ func tableOf(t *testing.T, dir string) (*symbols.Table, *repo.Local) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { v.Close() })
-	table := symbols.NewTable(v, nil)
+	table := symbols.NewTable(v, nil, nil)
 	t.Cleanup(table.Close)
 	return table, v
 }
@@ -145,7 +145,7 @@ func TestFollowsTheView(t *testing.T) {
 // TestTablesShareAndEvict: one table per view, whoever asks; beyond four
 // views the least recently used goes.
 func TestTablesShareAndEvict(t *testing.T) {
-	ts := symbols.NewTables(nil)
+	ts := symbols.NewTables(nil, nil)
 	t.Cleanup(ts.Close)
 	dir := repotest.WriteDir(t, tableFiles)
 	var views []repo.View

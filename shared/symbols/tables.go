@@ -16,7 +16,8 @@ const maxTables = 4
 // started on first use and shared by every caller (every tenant reading
 // that view). Beyond maxTables, the least recently used table is closed.
 type Tables struct {
-	log *slog.Logger
+	log    *slog.Logger
+	stores func(repo.View) Store // nil: tables are not saved
 
 	mu     sync.Mutex
 	tables map[repo.View]*tableUse
@@ -27,9 +28,10 @@ type tableUse struct {
 	used  time.Time
 }
 
-// NewTables returns an empty set of tables.
-func NewTables(log *slog.Logger) *Tables {
-	return &Tables{log: log, tables: map[repo.View]*tableUse{}}
+// NewTables returns an empty set of tables; stores, when not nil, gives
+// the Store of a view's table (nil for none).
+func NewTables(log *slog.Logger, stores func(repo.View) Store) *Tables {
+	return &Tables{log: log, stores: stores, tables: map[repo.View]*tableUse{}}
 }
 
 // For returns view's table, started on first use.
@@ -41,7 +43,11 @@ func (ts *Tables) For(view repo.View) *Table {
 		if len(ts.tables) >= maxTables {
 			ts.evictLocked()
 		}
-		u = &tableUse{table: NewTable(view, ts.log)}
+		var store Store
+		if ts.stores != nil {
+			store = ts.stores(view)
+		}
+		u = &tableUse{table: NewTable(view, store, ts.log)}
 		ts.tables[view] = u
 	}
 	u.used = time.Now()

@@ -3,8 +3,10 @@
 package symbols
 
 import (
+	"crypto/sha256"
 	"embed"
 	"fmt"
+	"io/fs"
 	"path"
 	"slices"
 	"strings"
@@ -280,4 +282,17 @@ func adjacent(text string, from, to, start int) bool {
 		newlines++
 	}
 	return strings.TrimSpace(gap) == "" && newlines <= 1
+}
+
+// parsersVersion names the parsers of this build (see storedFormat): Go's
+// and the hash of the tag queries.
+func parsersVersion() string {
+	h := sha256.New()
+	names, _ := fs.Glob(queryFiles, "queries/*.scm") // the pattern is valid
+	for _, n := range names {
+		b, _ := queryFiles.ReadFile(n) // embedded: it is there
+		fmt.Fprintf(h, "%s %d\n", n, len(b))
+		h.Write(b)
+	}
+	return fmt.Sprintf("go+ts-%x", h.Sum(nil)[:6])
 }

@@ -2,72 +2,58 @@ package wiring
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io/fs"
+	"path/filepath"
 
 	"github.com/toolshed/toolshed/shared/contextindex"
-	"github.com/toolshed/toolshed/shared/reposcope"
 )
 
-// CodeIndex is how far the code index of a repository (context_search's)
-// is, for list_repos.
-type CodeIndex struct {
-	State        string // contextindex.StateReady, StateBuilding, or CodeIndexNone
-	Commit       string // the commit indexed, when known
-	FilesIndexed int
-	FilesTotal   int
+// CodeIndexMode is who keeps context_search's code indexes.
+type CodeIndexMode string
+
+// The code index modes.
+const (
+	// CodeIndexLive: this process builds them, in the background, from
+	// the repository it serves (Env.Repo), and saves them itself.
+	CodeIndexLive CodeIndexMode = "live"
+	// CodeIndexStored: the indexer Lambda builds them into the bucket;
+	// this process only reads them.
+	CodeIndexStored CodeIndexMode = "stored"
+)
+
+// CodeIndexes is where a process finds context_search's indexes, and who
+// keeps them.
+type CodeIndexes struct {
+	Mode CodeIndexMode
+	// Blobs hold the indexes: the bucket under contextindex.BucketPrefix
+	// (CodeIndexStored), or the data directory's folder (CodeIndexLive;
+	// in memory when there is no data directory).
+	Blobs contextindex.Blobs
+	// DefaultRepo is whose code index a tenant without one searches
+	// (CodeIndexStored; "" for none).
+	DefaultRepo string
+	// Tenant is the tenant whose index a live process starts with (the
+	// local tenant: every tenant reads the one served repository).
+	Tenant string
 }
 
-// CodeIndexNone is the state of a repository without a code index.
-const CodeIndexNone = "none"
-
-// CodeIndexes answers CodeIndex for the code indexes a family keeps in
-// process (the local server's context_search).
-type CodeIndexes func(ctx context.Context, r reposcope.Ref) (CodeIndex, error)
-
-// KeepCodeIndexes makes fn answer CodeIndex: the family that keeps code
-// indexes in process calls it.
-func (e *Env) KeepCodeIndexes(fn CodeIndexes) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.codeIndexes = fn
-}
-
-// CodeIndex returns how far the code index of the repository r is: as the
-// family keeping code indexes in process says, else as the indexer
-// recorded it in the bucket (its pointer and build record), else none.
-func (e *Env) CodeIndex(ctx context.Context, r reposcope.Ref) (CodeIndex, error) {
-	e.mu.Lock()
-	kept := e.codeIndexes
-	e.mu.Unlock()
-	switch {
-	case kept != nil:
-		return kept(ctx, r)
-	case e.Config.Bucket == "":
-		return CodeIndex{State: CodeIndexNone}, nil
+// CodeIndexes chooses the indexes' store and mode: the bucket's, kept by
+// the indexer, when TOOLSHED_BUCKET is set; otherwise live, saved in the
+// data directory's folder (named folder).
+func (e *Env) CodeIndexes(ctx context.Context, folder string) (CodeIndexes, error) {
+	if e.Config.Bucket != "" {
+		bucket, err := e.S3(ctx)
+		if err != nil {
+			return CodeIndexes{}, err
+		}
+		return CodeIndexes{
+			Mode:        CodeIndexStored,
+			Blobs:       &contextindex.S3Blobs{Bucket: bucket, Prefix: contextindex.BucketPrefix},
+			DefaultRepo: e.Config.DefaultRepo,
+		}, nil
 	}
-	bucket, err := e.S3(ctx)
-	if err != nil {
-		return CodeIndex{}, err
+	idx := CodeIndexes{Mode: CodeIndexLive, Blobs: &contextindex.MemBlobs{}, Tenant: e.Config.LocalTenant}
+	if e.Config.DataDir != "" {
+		idx.Blobs = &contextindex.DirBlobs{Root: filepath.Join(e.Config.DataDir, folder)}
 	}
-	st := contextindex.NewStore(&contextindex.S3Blobs{Bucket: bucket, Prefix: contextindex.BucketPrefix})
-	p, _, err := st.Pointer(ctx, r.Key(), "")
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return CodeIndex{}, fmt.Errorf("read the code index pointer of %s: %w", r, err)
-	}
-	out := CodeIndex{State: CodeIndexNone}
-	if err == nil {
-		out = CodeIndex{State: contextindex.StateReady, Commit: p.Commit}
-	}
-	b, _, err := st.Build(ctx, r.Key(), "")
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return CodeIndex{}, fmt.Errorf("read the build record of %s: %w", r, err)
-	case b.State == contextindex.BuildRunning && b.Commit != out.Commit:
-		out = CodeIndex{State: contextindex.StateBuilding, Commit: b.Commit,
-			FilesIndexed: contextindex.Totals(b.Done).Files, FilesTotal: b.Files}
-	}
-	return out, nil
+	return idx, nil
 }

@@ -4,6 +4,12 @@
 // use and shared by every family of the process; and Pipeline, the
 // pipeline over the built tools with their contracts, rate limits and
 // telemetry. Each functions/<name>/main.go wires its process with it.
+//
+// The Env alone chooses backends: local or in the bucket, for the stores
+// (Stores; the embedded one through shared/wiring/embedded), the served
+// repository (Repo), file-io's workspaces (Workspaces) and
+// context_search's indexes (CodeIndexes). A family asks for what it needs
+// and never looks at the configuration to decide where it lives.
 package wiring
 
 import (
@@ -49,8 +55,8 @@ type Env struct {
 	repo    repo.Source
 	closers []func() error
 	status  map[string]func() any
-	// codeIndexes answers CodeIndex (codeindex.go); nil: the bucket's.
-	codeIndexes CodeIndexes
+	// repoIndexes answers RepoIndex (repoindex.go); nil: the bucket's.
+	repoIndexes RepoIndexes
 	warming     sync.WaitGroup // the warm-ups started (WarmDefaultRepo)
 }
 
@@ -78,8 +84,8 @@ func (e *Env) UseStores(st store.Stores, release func() error) *Env {
 // Stores returns the stores: those given to UseStores, or else DynamoDB
 // (TOOLSHED_STORE=dynamodb), connected on first use. The embedded bolt
 // file is opened by the processes that use it (the local server, the
-// apikeys script) and handed over with UseStores, so that no Lambda
-// function links it.
+// apikeys script, through shared/wiring/embedded) and handed over with
+// UseStores, so that no Lambda function links it.
 func (e *Env) Stores(ctx context.Context) (store.Stores, error) {
 	e.openMu.Lock()
 	defer e.openMu.Unlock()
@@ -89,8 +95,9 @@ func (e *Env) Stores(ctx context.Context) (store.Stores, error) {
 	if opened != nil {
 		return *opened, nil
 	}
-	if e.Config.Store != "dynamodb" {
-		return store.Stores{}, fmt.Errorf("open storage: TOOLSHED_STORE=%q is opened by the process (boltstore.OpenIn); this one connects to dynamodb only", e.Config.Store)
+	if e.Config.Store != config.StoreDynamoDB {
+		return store.Stores{}, fmt.Errorf("open storage: %s=%q is opened by the process (boltstore.OpenIn); this one connects to %s only",
+			config.Store.Name(), e.Config.Store, config.StoreDynamoDB)
 	}
 	awsCfg, err := e.AWS(ctx)
 	if err != nil {
@@ -124,7 +131,7 @@ func (e *Env) AWS(ctx context.Context) (aws.Config, error) {
 // path-style addressing.
 func (e *Env) S3(ctx context.Context) (*objects.Bucket, error) {
 	if e.Config.Bucket == "" {
-		return nil, errors.New("TOOLSHED_BUCKET is not set: it names the S3 bucket")
+		return nil, fmt.Errorf("%s is not set: it names the S3 bucket", config.Bucket.Name())
 	}
 	e.mu.Lock()
 	b := e.s3

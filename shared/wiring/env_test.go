@@ -2,12 +2,15 @@ package wiring_test
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/wiring"
@@ -91,5 +94,43 @@ func TestWarmDefaultRepo(t *testing.T) {
 	close(release)
 	if !env.WaitWarm(time.Second) {
 		t.Error("the warm-up, done, was not seen done")
+	}
+}
+
+// TestCodeIndexes: the wiring chooses where context_search's indexes live
+// and who keeps them, from the bucket and the data directory.
+func TestCodeIndexes(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name        string
+		cfg         config.Config
+		mode        wiring.CodeIndexMode
+		blobs       string // the Blobs' type
+		defaultRepo string
+		tenant      string
+	}{
+		{"bucket", config.Config{Bucket: "b", DefaultRepo: "acme", LocalTenant: "local", DataDir: dir},
+			wiring.CodeIndexStored, "*contextindex.S3Blobs", "acme", ""},
+		{"data directory", config.Config{LocalTenant: "local", DataDir: dir, DefaultRepo: "acme"},
+			wiring.CodeIndexLive, "*contextindex.DirBlobs", "", "local"},
+		{"no data directory", config.Config{LocalTenant: "local"},
+			wiring.CodeIndexLive, "*contextindex.MemBlobs", "", "local"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := wiring.NewEnv(tt.cfg, nil)
+			defer env.Close()
+			got, err := env.CodeIndexes(context.Background(), "index")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if blobs := fmt.Sprintf("%T", got.Blobs); got.Mode != tt.mode || blobs != tt.blobs || got.DefaultRepo != tt.defaultRepo || got.Tenant != tt.tenant {
+				t.Errorf("got %s, %s, default repo %q, tenant %q; want %s, %s, %q, %q",
+					got.Mode, blobs, got.DefaultRepo, got.Tenant, tt.mode, tt.blobs, tt.defaultRepo, tt.tenant)
+			}
+			if d, ok := got.Blobs.(*contextindex.DirBlobs); ok && d.Root != filepath.Join(dir, "index") {
+				t.Errorf("index folder %s, want %s", d.Root, filepath.Join(dir, "index"))
+			}
+		})
 	}
 }

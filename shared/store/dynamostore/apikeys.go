@@ -64,19 +64,7 @@ func (s *apiKeyStore) Create(ctx context.Context, k store.APIKey) error {
 	if len(k.Repos) > 0 {
 		it[keyRepos] = &types.AttributeValueMemberSS{Value: k.Repos}
 	}
-	_, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName:                aws.String(s.table),
-		Item:                     it,
-		ConditionExpression:      aws.String("attribute_not_exists(#h)"),
-		ExpressionAttributeNames: map[string]string{"#h": keyHash},
-	})
-	if isConditionFailed(err) {
-		return fmt.Errorf("dynamodb create api key: key exists: %w", store.ErrConflict)
-	}
-	if err != nil {
-		return writeErr("create api key", err)
-	}
-	return nil
+	return putNew(ctx, s.client, s.table, it, keyHash, "create api key", "key exists")
 }
 
 func (s *apiKeyStore) Lookup(ctx context.Context, hash string) (store.APIKey, error) {

@@ -62,11 +62,13 @@
 package dynamostore
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -98,6 +100,27 @@ func New(client *dynamodb.Client, t Tables) store.Stores {
 func isConditionFailed(err error) bool {
 	var ccf *types.ConditionalCheckFailedException
 	return errors.As(err, &ccf)
+}
+
+// putNew puts item into table only if no item has its key (keyAttr is
+// one of the key's attributes): the conditional write every new task,
+// memory entry and API key is made with. An existing item is
+// store.ErrConflict, described by exists ("entry exists"); op names the
+// write in errors.
+func putNew(ctx context.Context, client *dynamodb.Client, table string, item map[string]types.AttributeValue, keyAttr, op, exists string) error {
+	_, err := client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:                aws.String(table),
+		Item:                     item,
+		ConditionExpression:      aws.String("attribute_not_exists(#k)"),
+		ExpressionAttributeNames: map[string]string{"#k": keyAttr},
+	})
+	if isConditionFailed(err) {
+		return fmt.Errorf("dynamodb %s: %s: %w", op, exists, store.ErrConflict)
+	}
+	if err != nil {
+		return writeErr(op, err)
+	}
+	return nil
 }
 
 // storageErr wraps the SDK error of a read as store.ErrStorage with the

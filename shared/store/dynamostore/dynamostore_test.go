@@ -137,13 +137,13 @@ func TestCreateTablesFailure(t *testing.T) {
 func TestSchemas(t *testing.T) {
 	srv := dynamotest.Start(t)
 	tables := srv.NewTables(t)
-	if len(dynamostore.Schemas) != len(config.TableVars) {
-		t.Errorf("%d schemas for %d tables", len(dynamostore.Schemas), len(config.TableVars))
+	if len(dynamostore.Schemas) != len(config.TableSettings) {
+		t.Errorf("%d schemas for %d tables", len(dynamostore.Schemas), len(config.TableSettings))
 	}
 	seen := map[config.Table]bool{}
 	for _, s := range dynamostore.Schemas {
 		t.Run(string(s.Table), func(t *testing.T) {
-			if _, ok := config.TableVars[s.Table]; !ok || seen[s.Table] {
+			if _, ok := config.TableSettings[s.Table]; !ok || seen[s.Table] {
 				t.Fatalf("%s: not a table of the configuration, or declared twice", s.Table)
 			}
 			seen[s.Table] = true

@@ -106,17 +106,8 @@ func (s *memoryStore) append(ctx context.Context, tenant, file string, ne store.
 	if ne.IdempotencyKey != "" {
 		it[claimKey] = attrS(ne.IdempotencyKey)
 	}
-	_, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName:                aws.String(s.table),
-		Item:                     it,
-		ConditionExpression:      aws.String("attribute_not_exists(#pk)"),
-		ExpressionAttributeNames: map[string]string{"#pk": memPK},
-	})
-	if isConditionFailed(err) {
-		return store.MemoryEntry{}, fmt.Errorf("dynamodb %s: entry exists: %w", op, store.ErrConflict)
-	}
-	if err != nil {
-		return store.MemoryEntry{}, writeErr(op, err)
+	if err := putNew(ctx, s.client, s.table, it, memPK, op, "entry exists"); err != nil {
+		return store.MemoryEntry{}, err
 	}
 	return e, nil
 }

@@ -140,17 +140,8 @@ func (s *taskStore) create(ctx context.Context, tenant string, t store.NewTask, 
 	if t.IdempotencyKey != "" {
 		it[claimKey] = attrS(t.IdempotencyKey)
 	}
-	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName:                aws.String(s.table),
-		Item:                     it,
-		ConditionExpression:      aws.String("attribute_not_exists(#id)"),
-		ExpressionAttributeNames: map[string]string{"#id": taskID},
-	})
-	if isConditionFailed(err) {
-		return store.Task{}, fmt.Errorf("dynamodb put task %d: id already used: %w", id, store.ErrConflict)
-	}
-	if err != nil {
-		return store.Task{}, writeErr(fmt.Sprintf("put task %d", id), err)
+	if err := putNew(ctx, s.client, s.table, it, taskID, fmt.Sprintf("put task %d", id), "id already used"); err != nil {
+		return store.Task{}, err
 	}
 	return task, nil
 }

@@ -170,7 +170,7 @@ func (s *Stack) ToolConfig(tb testing.TB, tool string) lambdatest.Config {
 	}
 	env := deploy.Env(fam, tool, dep)
 	if dep.Bucket != "" {
-		_, env["TOOLSHED_S3_ENDPOINT"] = s.S3(tb)
+		_, env[config.S3Endpoint.Name()] = s.S3(tb)
 	}
 	return lambdatest.Config{
 		Name:      ToolFunctionName(tool),
@@ -192,7 +192,7 @@ func (s *Stack) GatewayConfig(tb testing.TB, functions map[string]string) lambda
 	return lambdatest.Config{
 		Name:      "toolshed-gateway",
 		Bootstrap: filepath.Join(s.bootstraps, "gateway"),
-		Env:       map[string]string{"TOOLSHED_TOOL_FUNCTIONS": string(m)},
+		Env:       map[string]string{config.ToolFunctions.Name(): string(m)},
 		Timeout:   GatewayTimeout,
 		MemoryMB:  GatewayMemoryMB,
 	}
@@ -204,8 +204,8 @@ func (s *Stack) AuthorizerConfig() lambdatest.Config {
 		Name:      "toolshed-authorizer",
 		Bootstrap: filepath.Join(s.bootstraps, "authorizer"),
 		Env: map[string]string{
-			"TOOLSHED_STORE":                      "dynamodb",
-			config.TableVars[config.APIKeysTable]: s.Tables.APIKeys,
+			config.Store.Name(): string(config.StoreDynamoDB),
+			config.TableSettings[config.APIKeysTable].Name(): s.Tables.APIKeys,
 		},
 		Timeout:  AuthorizerTimeout,
 		MemoryMB: AuthorizerMemoryMB,
@@ -222,9 +222,9 @@ func (s *Stack) IndexerConfig(tb testing.TB) lambdatest.Config {
 		Name:      "toolshed-indexer",
 		Bootstrap: filepath.Join(s.bootstraps, "indexer"),
 		Env: map[string]string{
-			"TOOLSHED_BUCKET":      bucket,
-			"TOOLSHED_S3_ENDPOINT": endpoint,
-			embedding.Kind.Name():  embedding.KindNone,
+			config.Bucket.Name():     bucket,
+			config.S3Endpoint.Name(): endpoint,
+			embedding.Kind.Name():    embedding.KindNone,
 		},
 		Timeout:  IndexerTimeout,
 		MemoryMB: IndexerMemoryMB,

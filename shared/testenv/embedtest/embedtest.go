@@ -7,10 +7,14 @@
 package embedtest
 
 import (
+	"bufio"
 	"encoding/json"
 	"hash/fnv"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -37,6 +41,11 @@ type Options struct {
 	RequestsPerSecond float64
 	// Refuse: a request with a text containing it is answered 400.
 	Refuse string
+	// Synonyms map words to others before they are hashed, so that texts
+	// in different words point the same way, as a model's vectors do
+	// ("backoff" → "pause"); both sides are read as index terms
+	// (contextindex.Tokens: lower-cased and stemmed).
+	Synonyms map[string]string
 }
 
 // Server is the running server.
@@ -47,10 +56,11 @@ type Server struct {
 	Throttled atomic.Int64 // requests refused for the quota
 	Fail      atomic.Bool  // answer every request with a 500
 
-	o      Options
-	mu     sync.Mutex
-	tokens float64   // requests the quota allows now
-	filled time.Time // when tokens was last refilled
+	o        Options
+	mu       sync.Mutex
+	tokens   float64           // requests the quota allows now
+	filled   time.Time         // when tokens was last refilled
+	synonyms map[string]string // o.Synonyms as index terms
 }
 
 // Start runs a server without latency or quota until tb ends and returns
@@ -63,7 +73,7 @@ func Start(tb testing.TB) (*Server, contextindex.Embedder) {
 // an OpenAI embedder (the real adapter, retrying at once) pointed at it.
 func StartWith(tb testing.TB, o Options) (*Server, contextindex.Embedder) {
 	tb.Helper()
-	s := &Server{o: o, tokens: o.RequestsPerSecond, filled: time.Now()}
+	s := NewServer(o)
 	hs := httptest.NewServer(s)
 	tb.Cleanup(hs.Close)
 	s.URL = hs.URL + "/v1"
@@ -75,11 +85,26 @@ func StartWith(tb testing.TB, o Options) (*Server, contextindex.Embedder) {
 	return s, emb
 }
 
+// NewServer returns a server shaped by o, to serve with net/http (Start
+// runs one in the test's process, StartProcess in a process of its own).
+func NewServer(o Options) *Server {
+	s := &Server{o: o, tokens: o.RequestsPerSecond, filled: time.Now(), synonyms: map[string]string{}}
+	for from, to := range o.Synonyms {
+		if f, t := contextindex.Tokens(from), contextindex.Tokens(to); len(f) == 1 && len(t) == 1 {
+			s.synonyms[f[0]] = t[0]
+		}
+	}
+	return s
+}
+
 // vector is the server's vector for a text.
-func vector(text string) []float32 {
+func (s *Server) vector(text string) []float32 {
 	v := make([]float32, dims)
 	v[0] = 0.01 // never the zero vector
 	for _, tok := range contextindex.Tokens(text) {
+		if syn, ok := s.synonyms[tok]; ok {
+			tok = syn
+		}
 		h := fnv.New32a()
 		h.Write([]byte(tok))
 		v[h.Sum32()%dims]++
@@ -141,8 +166,42 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	data := make([]item, len(req.Input))
 	for i, text := range req.Input {
-		data[i] = item{"embedding", i, vector(text)}
+		data[i] = item{"embedding", i, s.vector(text)}
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": Model})
+}
+
+// StartProcess builds scripts/embedserver and runs it as a process of its
+// own with o's synonyms until tb ends, and returns its API base (for
+// TOOLSHED_EMBED_URL): the embedder is then configured and reached as a
+// deployment reaches a model server.
+func StartProcess(tb testing.TB, o Options) string {
+	tb.Helper()
+	bin := filepath.Join(tb.TempDir(), "embedserver")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/toolshed/toolshed/scripts/embedserver").CombinedOutput(); err != nil {
+		tb.Fatalf("build embedserver: %v\n%s", err, out)
+	}
+	var pairs []string
+	for from, to := range o.Synonyms {
+		pairs = append(pairs, from+"="+to)
+	}
+	cmd := exec.Command(bin, "-synonyms", strings.Join(pairs, ","))
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		tb.Fatalf("embedserver: no address: %v", err)
+	}
+	return strings.TrimSpace(line)
 }

@@ -51,6 +51,13 @@ type Config struct {
 	VCPU float64
 }
 
+// FullVCPUMemoryMB is the memory setting at which Lambda gives a function
+// one full vCPU; it gives less in proportion below.
+const FullVCPUMemoryMB = 1769
+
+// VCPUOf is the CPU share a function of memoryMB gets (Config.VCPU).
+func VCPUOf(memoryMB int) float64 { return float64(memoryMB) / FullVCPUMemoryMB }
+
 // Function is a bootstrap running as a real process against its own
 // Runtime API, like one Lambda execution environment.
 type Function struct {
@@ -213,6 +220,23 @@ func (f *Function) ExitCode() int {
 // Output is everything the process wrote to stdout and stderr so far.
 func (f *Function) Output() string { return f.output.String() }
 
+// WaitOutput waits until the function's output contains s, and reports
+// whether it did before ctx ended. The output comes through a pipe, so a
+// line the process wrote may arrive after the event that followed it
+// (the end of init, a response).
+func (f *Function) WaitOutput(ctx context.Context, s string) bool {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for !strings.Contains(f.Output(), s) {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-tick.C:
+		}
+	}
+	return true
+}
+
 // Pid is the process's id, for measurements.
 func (f *Function) Pid() int { return f.cmd.Process.Pid }
 
@@ -229,15 +253,16 @@ func (f *Function) PeakRSS() (int64, error) {
 // Kill ends the process at once, as Lambda does when an invocation runs
 // past its timeout, or the kernel when it runs out of memory: the
 // invocation under way fails with ErrorExit, and so does every later one.
+// It returns once the process has ended (Exited is closed).
 func (f *Function) Kill() {
 	_ = f.cmd.Process.Kill()
+	<-f.exited
 }
 
 // Stop kills the process if it still runs, waits for it and closes the
 // Runtime API.
 func (f *Function) Stop() {
 	f.Kill()
-	<-f.exited
 	f.Runtime.Close()
 	if f.share != nil {
 		f.share.remove()

@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolshed/toolshed/shared/awscall"
 	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/memoryfile"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo"
@@ -412,5 +414,62 @@ func (v heldView) Searchable(ctx context.Context) ([]*repo.File, error) {
 		return v.View.Searchable(ctx)
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	}
+}
+
+// TestHybridCodeAgainstServerProcess: with TOOLSHED_EMBED_URL naming an
+// OpenAI-compatible server running as a process of its own (embedtest's
+// stand-in, whose synonyms play a model's sense that "exponential backoff"
+// is "doubling the pause"), the code is embedded as it is indexed and
+// searches fuse the BM25 and cosine rankings by reciprocal rank: the
+// function that retries doubling the pause (a), second lexically and
+// first by cosine, comes before the one with the question's words (c),
+// first lexically and third by cosine, and the one that only doubles a
+// pause (b), found by cosine alone, comes last.
+func TestHybridCodeAgainstServerProcess(t *testing.T) {
+	url := embedtest.StartProcess(t, embedtest.Options{Synonyms: map[string]string{"exponential": "doubling", "backoff": "pause"}})
+	env := map[string]string{"TOOLSHED_EMBED_URL": url, "TOOLSHED_EMBED_MODEL": embedtest.Model}
+	emb, err := embedding.FromEnv(context.Background(), func(k string) string { return env[k] }, awscall.LoadConfig)
+	if err != nil || emb == nil {
+		t.Fatalf("embedder from the environment: %v, %v", emb, err)
+	}
+	dir := t.TempDir()
+	files := map[string]string{
+		"a/a.go": "package a\n\n// Do retries f, doubling the pause after each failure.\nfunc Do(f func() error) error { return f() }\n",
+		"b/b.go": "package b\n\n// Sleep doubles the pause.\nfunc Sleep() {}\n",
+		"c/c.go": "package c\n\n// Exponentially growing waits; a retry loop may use them.\nfunc Grow() {}\n",
+	}
+	for p, text := range files {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755)
+		os.WriteFile(filepath.Join(dir, p), []byte(text), 0o644)
+	}
+	query := `{"query":"retry with exponential backoff"}`
+	first := func(emb contextindex.Embedder) output {
+		h := newHarness(t, tooltest.BoltStores(t), contextsearch.Options{Repo: repotest.Local(t, dir), Embedder: emb, BuildLocally: true})
+		h.svc.Start(context.Background(), "local")
+		h.svc.Settle()
+		return h.search(t, "local", query)
+	}
+	lexical := first(nil)
+	if lexical.Mode != "lexical" || len(lexical.Results) < 2 || !strings.HasPrefix(lexical.Results[0].ID, "c/") || !strings.HasPrefix(lexical.Results[1].ID, "a/") {
+		t.Fatalf("lexical: %+v", lexical.Results)
+	}
+	hybrid := first(emb)
+	if hybrid.Mode != "hybrid" || hybrid.Degraded || len(hybrid.Results) < 3 {
+		t.Fatalf("hybrid: mode %s, degraded %v, %+v", hybrid.Mode, hybrid.Degraded, hybrid.Results)
+	}
+	var got []string
+	for _, r := range hybrid.Results {
+		got = append(got, strings.SplitN(r.ID, "/", 2)[0])
+	}
+	if want := []string{"a", "c", "b"}; !slices.Equal(got, want) {
+		// a: 1/(60+2) + 1/(60+1); c: 1/(60+1) + 1/(60+3); b: 1/(60+2).
+		for _, r := range hybrid.Results {
+			t.Logf("%s %v", r.ID, r.Score)
+		}
+		t.Errorf("hybrid order %v, want %v (reciprocal rank fusion of lexical [c a] and cosine [a b c])", got, want)
+	}
+	if hybrid.Index == nil || hybrid.Index.Vectors != 3 {
+		t.Errorf("index: %+v, want 3 vectors", hybrid.Index)
 	}
 }

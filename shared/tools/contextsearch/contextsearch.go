@@ -15,7 +15,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"time"
 
 	"github.com/toolshed/toolshed/shared/config"
@@ -71,12 +70,12 @@ func Tools(s *Service) []toolkit.Tool {
 	return []toolkit.Tool{{Name: Tool, Handler: toolkit.Typed(s.search)}}
 }
 
-// FromEnv builds the service from the configuration. With TOOLSHED_BUCKET
-// set it reads the indexes the indexer Lambda keeps in S3 (a tenant
-// without a code index of its own searches TOOLSHED_DEFAULT_REPO's);
-// otherwise it builds them in process, under <data>/index (in memory when
-// there is no data directory), with the code of the repository the other
-// repository tools read (env.Repo).
+// FromEnv builds the service on the indexes the wiring chose
+// (env.CodeIndexes): stored, it reads the indexes the indexer Lambda keeps
+// in S3 (a tenant without a code index of its own searches the default
+// repository's); live, it builds them in process, under <data>/index (in
+// memory when there is no data directory), with the code of the
+// repository the other repository tools read (env.Repo).
 func FromEnv(ctx context.Context, env *wiring.Env) (*Service, error) {
 	st, err := env.Stores(ctx)
 	if err != nil {
@@ -86,15 +85,14 @@ func FromEnv(ctx context.Context, env *wiring.Env) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("embedder: %w", err)
 	}
-	opts := Options{Memory: st.Memory, Embedder: emb, Log: env.Log, Now: env.Now}
-	if env.Config.Bucket != "" {
-		bucket, err := env.S3(ctx)
-		if err != nil {
-			return nil, err
-		}
-		opts.Blobs = &contextindex.S3Blobs{Bucket: bucket, Prefix: contextindex.BucketPrefix}
+	idx, err := env.CodeIndexes(ctx, IndexDir)
+	if err != nil {
+		return nil, err
+	}
+	opts := Options{Memory: st.Memory, Embedder: emb, Blobs: idx.Blobs, Log: env.Log, Now: env.Now}
+	if idx.Mode == wiring.CodeIndexStored {
 		opts.Revalidate = DefaultRevalidate
-		opts.DefaultRepo = env.Config.DefaultRepo
+		opts.DefaultRepo = idx.DefaultRepo
 		s := New(opts)
 		// A deployed function reads the default repository's code index
 		// before its first call.
@@ -108,11 +106,6 @@ func FromEnv(ctx context.Context, env *wiring.Env) (*Service, error) {
 		})
 		return s, nil
 	}
-	if env.Config.DataDir != "" {
-		opts.Blobs = &contextindex.DirBlobs{Root: filepath.Join(env.Config.DataDir, IndexDir)}
-	} else {
-		opts.Blobs = &contextindex.MemBlobs{}
-	}
 	src, err := env.Repo(ctx)
 	if err != nil {
 		return nil, err
@@ -125,9 +118,9 @@ func FromEnv(ctx context.Context, env *wiring.Env) (*Service, error) {
 	s := New(opts)
 	env.OnClose(func() error { s.Close(); return nil })
 	env.ReportStatus("codeIndexes", func() any { return s.Indexes() })
-	env.KeepCodeIndexes(s.codeIndex)
+	env.KeepRepoIndexes(s.codeIndex)
 	// The local repository is every tenant's: index it from the start.
-	if err := s.Start(ctx, env.Config.LocalTenant); err != nil {
+	if err := s.Start(ctx, idx.Tenant); err != nil {
 		return nil, err
 	}
 	return s, nil

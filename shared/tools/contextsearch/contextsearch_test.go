@@ -20,42 +20,11 @@ import (
 	"github.com/toolshed/toolshed/shared/tools/memory"
 )
 
-type result struct {
-	ID      string  `json:"id"`
-	Type    string  `json:"type"`
-	Content string  `json:"content"`
-	Module  *string `json:"module"`
-	Session *string `json:"session"`
-	Date    *string `json:"date"`
-	Score   float64 `json:"score"`
-	Source  string  `json:"source"`
-}
-
-type output struct {
-	Results    []result `json:"results"`
-	Query      string   `json:"query"`
-	TotalFound int      `json:"totalFound"`
-	HasMore    bool     `json:"hasMore"`
-	Mode       string   `json:"mode"`
-	Degraded   bool     `json:"degraded"`
-	Notice     string   `json:"notice"`
-	Index      *index   `json:"index"`
-}
-
-type index struct {
-	State        string `json:"state"`
-	FilesIndexed int    `json:"filesIndexed"`
-	FilesTotal   int    `json:"filesTotal"`
-	Chunks       int    `json:"chunks"`
-	Vectors      int    `json:"vectors"`
-	Commit       string `json:"commit"`
-	Build        *struct {
-		Commit      string `json:"commit"`
-		Batches     int    `json:"batches"`
-		BatchesDone int    `json:"batchesDone"`
-		Chunks      int    `json:"chunks"`
-	} `json:"build"`
-}
+// result and output are context_search's answer, decoded.
+type (
+	result = contextsearch.Result
+	output = contextsearch.Output
+)
 
 // seedDiscoveries are the three discoveries of context_search's specification.
 var seedDiscoveries = []string{

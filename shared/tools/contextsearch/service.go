@@ -3,8 +3,6 @@ package contextsearch
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -160,16 +158,9 @@ func (s *Service) live(view repo.View) *contextindex.Live {
 	return l
 }
 
-// liveKey names a view's stored code index: a local directory by the hash
-// of its path, so that one data directory can serve several repositories
-// in turn.
-func liveKey(view repo.View) string {
-	if d, ok := view.(interface{ Dir() string }); ok {
-		sum := sha256.Sum256([]byte(d.Dir()))
-		return "local-" + hex.EncodeToString(sum[:6])
-	}
-	return "local"
-}
+// liveKey names a view's stored code index (repo.Key; "local" for a view
+// without one).
+func liveKey(view repo.View) string { return cmp.Or(repo.Key(view), "local") }
 
 // tenantState is what the service keeps warm for one tenant.
 type tenantState struct {
@@ -334,13 +325,13 @@ func (s *Service) localCode(ctx context.Context, r reposcope.Ref) (*contextindex
 
 // codeIndex says how far the live code index of the repository r is
 // (wiring.Env.CodeIndex, locally).
-func (s *Service) codeIndex(ctx context.Context, r reposcope.Ref) (wiring.CodeIndex, error) {
+func (s *Service) codeIndex(ctx context.Context, r reposcope.Ref) (wiring.RepoIndex, error) {
 	st, err := s.localCode(ctx, r)
 	if err != nil || st == nil {
-		return wiring.CodeIndex{State: wiring.CodeIndexNone}, err
+		return wiring.RepoIndex{State: wiring.RepoIndexNone}, err
 	}
 	p := st.Progress
-	return wiring.CodeIndex{State: p.State, FilesIndexed: p.FilesIndexed, FilesTotal: p.FilesTotal}, nil
+	return wiring.RepoIndex{State: p.State, FilesIndexed: p.FilesIndexed, FilesTotal: p.FilesTotal}, nil
 }
 
 // refreshMemory reads the entries written since the last refresh (and a

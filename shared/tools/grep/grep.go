@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/pathmatch"
 	"github.com/toolshed/toolshed/shared/repo"
@@ -49,7 +50,7 @@ var Family = family.Family{
 	MemoryMB: 3008,
 	// 3 GB each: at most ten at once (about 30 GB-seconds a second).
 	Concurrency: 10,
-	Env:         map[string]string{"GOMEMLIMIT": "2700MiB", "TOOLSHED_REPO_CACHE_MB": "2048", "TOOLSHED_REPO_MAX_MB": "800"},
+	Env:         map[string]string{"GOMEMLIMIT": "2700MiB", config.RepoCacheMB.Name(): "2048", config.RepoMaxMB.Name(): "800"},
 	New: func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
 		src, err := env.Repo(ctx)
 		if err != nil {

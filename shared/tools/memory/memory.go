@@ -17,7 +17,6 @@
 package memory
 
 import (
-	"context"
 	"time"
 
 	"github.com/toolshed/toolshed/shared/config"
@@ -26,7 +25,6 @@ import (
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
-	"github.com/toolshed/toolshed/shared/wiring"
 )
 
 // Tool names, as in contracts/.
@@ -60,13 +58,9 @@ var Family = family.Family{
 		family.Table(config.MemoryTable, "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem").For(WriteTool),
 		family.Table(config.MemoryTable, "dynamodb:Query").For(ReadTool),
 	},
-	New: func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
-		st, err := env.Stores(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return Tools(st.Memory, env.Now), nil
-	},
+	New: family.OverStores(func(st store.Stores, now func() time.Time) []toolkit.Tool {
+		return Tools(st.Memory, now)
+	}),
 }
 
 // service holds what both memory tools need.

@@ -20,9 +20,11 @@ package navigate
 import (
 	"context"
 
+	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/symbols"
 	"github.com/toolshed/toolshed/shared/toolkit"
 	"github.com/toolshed/toolshed/shared/wiring"
@@ -46,23 +48,40 @@ var Family = family.Family{
 	Name:              "navigate",
 	ReadsRepositories: true,
 	Tools:             []string{ListFilesTool, FindReferencesTool, FindSymbolsTool, ListReposTool},
-	// ListBucket makes S3 answer a missing pointer 404 (not 403), and
-	// list_repos list a tenant's repositories; list_repos reads the code
-	// indexes' pointers and build records.
+	// ListBucket makes S3 answer a missing pointer 404 (not 403), and lets
+	// list_repos list a tenant's repositories. The first function to build
+	// a snapshot's symbol table saves it for the others
+	// (wiring.SymbolStores). list_repos reads the code indexes' pointers
+	// and build records.
 	Grants: []family.Grant{
 		family.Objects(repo.Prefix, "s3:GetObject"), family.List(repo.Prefix),
+		family.Objects(wiring.SymbolsPrefix, "s3:GetObject", "s3:PutObject"), family.List(wiring.SymbolsPrefix),
 		family.Objects(contextindex.BucketPrefix, "s3:GetObject").For(ListReposTool),
 		family.List(contextindex.BucketPrefix).For(ListReposTool),
 	},
 	MemoryMB: 2048,
-	Env:      map[string]string{"GOMEMLIMIT": "1800MiB", "TOOLSHED_REPO_MAX_MB": "800"},
+	Env:      map[string]string{"GOMEMLIMIT": "1800MiB", config.RepoMaxMB.Name(): "800"},
 	New: func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
 		src, err := env.Repo(ctx)
 		if err != nil {
 			return nil, err
 		}
-		s := newService(src, env.CodeIndex)
+		stores, err := env.SymbolStores(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s := service{src: src, tables: symbols.NewTables(env.Log, stores), codeIndex: env.RepoIndex}
 		env.OnClose(func() error { s.tables.Close(); return nil })
+		// A deployed function reads (or builds) the default repository's
+		// symbol table before its first call.
+		env.WarmDefaultRepo("symbol table", func(ctx context.Context, r reposcope.Ref) error {
+			view, err := src.Open(ctx, r)
+			if err != nil {
+				return err
+			}
+			s.tables.For(view).Wait(ctx)
+			return nil
+		})
 		return s.tools(), nil
 	},
 }
@@ -71,11 +90,7 @@ var Family = family.Family{
 // never closed: for tests and programs that end; list_repos knows of no
 // code index).
 func Tools(src repo.Source) []toolkit.Tool {
-	return newService(src, noCodeIndexes).tools()
-}
-
-func newService(src repo.Source, codeIndex wiring.CodeIndexes) service {
-	return service{src: src, tables: symbols.NewTables(nil), codeIndex: codeIndex}
+	return service{src: src, tables: symbols.NewTables(nil, nil), codeIndex: noCodeIndexes}.tools()
 }
 
 func (s service) tools() []toolkit.Tool {
@@ -93,5 +108,5 @@ func (s service) tools() []toolkit.Tool {
 type service struct {
 	src       repo.Source
 	tables    *symbols.Tables
-	codeIndex wiring.CodeIndexes
+	codeIndex wiring.RepoIndexes
 }

@@ -91,6 +91,6 @@ func (s service) listRepos(ctx context.Context, call toolkit.Call, in reposInput
 
 // noCodeIndexes answers every repository's code index as none (a service
 // built without an Env: tests and programs).
-func noCodeIndexes(context.Context, reposcope.Ref) (wiring.CodeIndex, error) {
-	return wiring.CodeIndex{State: wiring.CodeIndexNone}, nil
+func noCodeIndexes(context.Context, reposcope.Ref) (wiring.RepoIndex, error) {
+	return wiring.RepoIndex{State: wiring.RepoIndexNone}, nil
 }

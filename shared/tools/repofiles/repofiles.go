@@ -100,7 +100,7 @@ var Family = family.Family{
 		family.Table(config.AccessTable, "dynamodb:UpdateItem").For(ReadFileTool),
 	},
 	MemoryMB: 512,
-	Env:      map[string]string{"GOMEMLIMIT": "440MiB", "TOOLSHED_REPO_MAX_MB": "1024"},
+	Env:      map[string]string{"GOMEMLIMIT": "440MiB", config.RepoMaxMB.Name(): "1024"},
 	New: func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
 		src, err := env.Repo(ctx)
 		if err != nil {

@@ -14,7 +14,6 @@
 package tasks
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -25,7 +24,6 @@ import (
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
-	"github.com/toolshed/toolshed/shared/wiring"
 )
 
 // Tool names, as in contracts/.
@@ -51,13 +49,9 @@ var Family = family.Family{
 		family.Table(config.TasksTable, "dynamodb:GetItem", "dynamodb:UpdateItem").For(UpdateTool, CompleteTool),
 		family.Table(config.TasksTable, "dynamodb:DeleteItem").For(DeleteTool),
 	},
-	New: func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
-		st, err := env.Stores(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return Tools(st.Tasks, env.Now), nil
-	},
+	New: family.OverStores(func(st store.Stores, now func() time.Time) []toolkit.Tool {
+		return Tools(st.Tasks, now)
+	}),
 }
 
 // service holds what every task tool needs.

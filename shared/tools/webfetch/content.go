@@ -37,7 +37,7 @@ func mediaTypes(list []string) ([]string, error) {
 		}
 		main, sub, ok := strings.Cut(t, "/")
 		if !ok || main == "" || main == "*" || sub == "" || strings.ContainsAny(t, " ;,") || strings.Contains(sub, "/") {
-			return nil, fmt.Errorf("TOOLSHED_FETCH_REJECT_TYPES: %q is not a media type such as image/png or image/*", t)
+			return nil, fmt.Errorf("%s: %q is not a media type such as image/png or image/*", RejectTypes.Name(), t)
 		}
 		out = append(out, t)
 	}

@@ -199,7 +199,7 @@ func newAllowlist(entries []string) (allowlist, error) {
 		}
 		h, err := asciiHost(name)
 		if err != nil || net.ParseIP(h) != nil {
-			return allowlist{}, fmt.Errorf("TOOLSHED_FETCH_ALLOWED_DOMAINS: %q is not a host name or *.domain", e)
+			return allowlist{}, fmt.Errorf("%s: %q is not a host name or *.domain", AllowedDomains.Name(), e)
 		}
 		if wildcard {
 			a.suffixes = append(a.suffixes, "."+h)

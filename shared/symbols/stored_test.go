@@ -1,0 +1,125 @@
+package symbols_test
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/symbols"
+	"github.com/toolshed/toolshed/shared/testenv/repotest"
+)
+
+// memStore is a Store in memory.
+type memStore struct {
+	mu    sync.Mutex
+	data  []byte
+	saves int
+}
+
+func (m *memStore) Load(context.Context) ([]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.data == nil {
+		return nil, fs.ErrNotExist
+	}
+	return m.data, nil
+}
+
+func (m *memStore) Save(_ context.Context, data []byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.data, m.saves = slices.Clone(data), m.saves+1
+	return nil
+}
+
+// TestStoredTable: a table saves what it parsed once ready; a table of
+// the same files started from the store parses none of them, and finds
+// the same symbols; a file changed since is parsed again, alone; changes
+// a table follows are saved when it closes; a store that holds garbage
+// costs a full parse, nothing else.
+func TestStoredTable(t *testing.T) {
+	requireTreeSitter(t)
+	dir := repotest.WriteDir(t, tableFiles)
+	store := &memStore{}
+	start := func() (*symbols.Table, *symbols.State) {
+		t.Helper()
+		v, err := repo.NewLocal(dir, repo.LocalOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { v.Close() })
+		table := symbols.NewTable(v, store, nil)
+		t.Cleanup(table.Close)
+		return table, settled(t, table)
+	}
+	find := func(st *symbols.State) []string {
+		hits, err := st.Find(context.Background(), symbols.Query{Name: "read", Match: symbols.Substring})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := names(hits)
+		for _, h := range hits {
+			out = append(out, fmt.Sprint(h.Symbol.Start, h.Symbol.End, h.Symbol.From, h.Symbol.To, h.Symbol.Kind))
+		}
+		return out
+	}
+
+	first, st := start()
+	want := find(st)
+	first.Close()
+	if n := first.Parses.Load(); n != 3 || store.saves != 1 {
+		t.Fatalf("first table: %d parses, %d saves; want 3 and 1", n, store.saves)
+	}
+
+	second, st := start()
+	if n := second.Parses.Load(); n != 0 {
+		t.Errorf("a table started from the store parsed %d files", n)
+	}
+	if got := find(st); !slices.Equal(got, want) {
+		t.Errorf("from the store: %v\nwant %v", got, want)
+	}
+	second.Close()
+	if store.saves != 1 {
+		t.Errorf("a table that parsed nothing saved (%d saves)", store.saves)
+	}
+
+	if err := os.WriteFile(filepath.Join(dir, "web/app.ts"), []byte("export class WriterView {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	third, _ := start()
+	if n := third.Parses.Load(); n != 1 {
+		t.Errorf("one file changed: %d parses, want 1", n)
+	}
+	// A change while it runs is saved when it closes.
+	if err := os.WriteFile(filepath.Join(dir, "a/more.go"), []byte("package a\n\nfunc ReadMore() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		hits, _ := settled(t, third).Find(context.Background(), symbols.Query{Name: "ReadMore", Match: symbols.Exact})
+		if len(hits) == 1 {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatal("the new file's symbol never showed")
+		}
+	}
+	third.Close()
+	if fifth, _ := start(); fifth.Parses.Load() != 0 {
+		t.Errorf("after a close that saved the change: %d parses, want 0", fifth.Parses.Load())
+	}
+
+	store.data = []byte("not a table")
+	fourth, st := start()
+	if n := fourth.Parses.Load(); n != 4 {
+		t.Errorf("from a store of garbage: %d parses, want 4 (every file)", n)
+	}
+	if got := find(st); len(got) == 0 {
+		t.Error("nothing found after a store of garbage")
+	}
+}

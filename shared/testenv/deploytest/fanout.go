@@ -1,0 +1,105 @@
+package deploytest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/embedding"
+	"github.com/toolshed/toolshed/shared/indexer"
+	"github.com/toolshed/toolshed/shared/objects"
+	"github.com/toolshed/toolshed/shared/testenv/embedtest"
+	"github.com/toolshed/toolshed/shared/testenv/emulator"
+	"github.com/toolshed/toolshed/shared/testenv/lambdatest"
+)
+
+// FanOut is the deployed indexer under the harness: the indexer function
+// (S3 events), the index worker functions (a Pool, fed by an SQS event
+// source mapping on moto_server's queue) and, when asked for, the
+// embedding stand-in.
+type FanOut struct {
+	Queue   emulator.Queue
+	Embed   *embedtest.Server // nil: lexical only
+	Workers *lambdatest.Pool
+	Source  *lambdatest.SQSSource
+	Indexer *lambdatest.Function
+	Store   *contextindex.Store
+}
+
+// FanOutOptions shape a fan-out run.
+type FanOutOptions struct {
+	// Embed, when set, starts the embedding stand-in with these options;
+	// nil indexes lexically (the deployed default embedder, Bedrock,
+	// cannot be called here).
+	Embed         *embedtest.Options
+	BatchFiles    int
+	Workers       int           // concurrency of the worker function
+	WorkerTimeout time.Duration // the worker function's timeout
+	Visibility    time.Duration // the queue's visibility timeout
+	VCPU          float64       // the functions' CPU share (0: unthrottled)
+}
+
+// StartFanOut starts the indexer and its workers as infra/indexer.go
+// deploys them (their environment: the bucket, the queue, the embedder),
+// with the emulators' endpoints. Everything stops when tb ends.
+func (s *Stack) StartFanOut(tb testing.TB, o FanOutOptions) *FanOut {
+	tb.Helper()
+	bucket, _ := s.S3(tb)
+	f := &FanOut{Queue: s.Moto.NewQueue(tb, o.Visibility, 5)}
+	f.Store = contextindex.NewStore(&contextindex.S3Blobs{Bucket: objects.New(s.Moto.S3(), bucket), Prefix: contextindex.BucketPrefix})
+	cfg := s.IndexerConfig(tb)
+	cfg.Env[indexer.QueueURL.Name()] = f.Queue.URL
+	cfg.Env[indexer.BatchFiles.Name()] = strconv.Itoa(o.BatchFiles)
+	if o.Embed != nil {
+		f.Embed, _ = embedtest.StartWith(tb, *o.Embed)
+		cfg.Env[embedding.Kind.Name()] = "openai"
+		cfg.Env["TOOLSHED_EMBED_URL"] = f.Embed.URL
+		cfg.Env["TOOLSHED_EMBED_MODEL"] = embedtest.Model
+	}
+	cfg.VCPU = o.VCPU
+	f.Indexer = s.Start(tb, cfg)
+	worker := cfg
+	worker.Name, worker.Timeout = "toolshed-index-worker", o.WorkerTimeout
+	f.Workers = lambdatest.NewPool(s.Endpoints(worker), o.Workers)
+	tb.Cleanup(f.Workers.Stop)
+	f.Source = lambdatest.StartSQS(lambdatest.SQSConfig{Client: s.Moto.SQS(), QueueURL: f.Queue.URL, QueueArn: f.Queue.Arn,
+		BatchSize: 1, Concurrency: o.Workers, Target: f.Workers})
+	tb.Cleanup(f.Source.Stop)
+	return f
+}
+
+// Published invokes the indexer with the S3 event of tenant's snapshot
+// pointer being written.
+func (f *FanOut) Published(ctx context.Context, tenant string) error {
+	event := fmt.Appendf(nil, `{"Records":[{"eventSource":"aws:s3","eventName":"ObjectCreated:Put","s3":{"object":{"key":"snapshots/%s/current.json"}}}]}`, tenant)
+	resp, err := f.Indexer.Invoke(ctx, event)
+	if err == nil && resp.FunctionError != "" {
+		err = fmt.Errorf("%s: %s", resp.ErrorType, resp.Payload)
+	}
+	if err != nil {
+		return fmt.Errorf("indexer: %w\n%s", err, f.Indexer.Output())
+	}
+	return nil
+}
+
+// WaitPublished waits until tenant's pointer names commit and returns the
+// index's manifest.
+func (f *FanOut) WaitPublished(ctx context.Context, tenant, commit string) (contextindex.Manifest, error) {
+	for ; ctx.Err() == nil; time.Sleep(50 * time.Millisecond) {
+		p, _, err := f.Store.Pointer(ctx, tenant, "")
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return contextindex.Manifest{}, err
+		}
+		if p.Commit == commit {
+			return f.Store.Manifest(ctx, tenant, commit)
+		}
+	}
+	b, _, _ := f.Store.Build(context.Background(), tenant, "")
+	return contextindex.Manifest{}, fmt.Errorf("%s not published: build %+v; %d events, %d failed: %w",
+		commit, b, f.Source.Events.Load(), f.Source.Failed.Load(), ctx.Err())
+}

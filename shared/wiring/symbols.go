@@ -1,0 +1,99 @@
+package wiring
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/objects"
+	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/symbols"
+)
+
+// SymbolsDir is where symbol tables are saved under the local data
+// directory; SymbolsPrefix, under the bucket's index prefix.
+const (
+	SymbolsDir    = "symbols"
+	SymbolsPrefix = contextindex.BucketPrefix + "symbols/"
+)
+
+// maxSymbolsBytes bounds a stored symbol table read from the bucket.
+const maxSymbolsBytes = 512 << 20
+
+// SymbolStores returns where the symbol table of a repository view is
+// saved, named by repo.Key: deployed, in the bucket under SymbolsPrefix
+// (a snapshot's table, saved by the first function that builds it, read
+// by every later one); locally, under the data directory's SymbolsDir;
+// nowhere (nil) without a data directory or for a view without a key.
+func (e *Env) SymbolStores(ctx context.Context) (func(repo.View) symbols.Store, error) {
+	if e.Config.Bucket != "" {
+		bucket, err := e.S3(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return func(v repo.View) symbols.Store {
+			if key := repo.Key(v); key != "" {
+				return bucketSymbols{bucket: bucket, key: SymbolsPrefix + key + ".bin"}
+			}
+			return nil
+		}, nil
+	}
+	if e.Config.DataDir == "" {
+		return nil, nil
+	}
+	dir := filepath.Join(e.Config.DataDir, SymbolsDir)
+	return func(v repo.View) symbols.Store {
+		if key := repo.Key(v); key != "" {
+			return fileSymbols{path: filepath.Join(dir, key+".bin")}
+		}
+		return nil
+	}, nil
+}
+
+// bucketSymbols is a symbol table saved in the bucket.
+type bucketSymbols struct {
+	bucket *objects.Bucket
+	key    string
+}
+
+func (b bucketSymbols) Load(ctx context.Context) ([]byte, error) {
+	data, _, err := b.bucket.Read(ctx, b.key, "", maxSymbolsBytes)
+	return data, err
+}
+
+func (b bucketSymbols) Save(ctx context.Context, data []byte) error {
+	_, err := b.bucket.Put(ctx, b.key, data, objects.PutOptions{})
+	return err
+}
+
+// fileSymbols is a symbol table saved in a file, replaced whole: written
+// aside, flushed and renamed into place, so a crash leaves the last one.
+type fileSymbols struct{ path string }
+
+func (f fileSymbols) Load(context.Context) ([]byte, error) { return os.ReadFile(f.path) }
+
+func (f fileSymbols) Save(_ context.Context, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(f.path), 0o700); err != nil {
+		return fmt.Errorf("save the symbol table: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(f.path), ".symbols-*.tmp")
+	if err != nil {
+		return fmt.Errorf("save the symbol table: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // gone once renamed
+	if _, err = tmp.Write(data); err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), f.path)
+	}
+	if err != nil {
+		return fmt.Errorf("save the symbol table: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,73 @@
+package wiring_test
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/testenv/emulator"
+	"github.com/toolshed/toolshed/shared/wiring"
+)
+
+// commitView is a view known by its commit only (as a snapshot is).
+type commitView struct {
+	repo.View
+	commit string
+}
+
+func (v commitView) Commit() string { return v.commit }
+
+// TestSymbolStores: a symbol table is saved where the view's code index
+// is (the data directory's SymbolsDir, the bucket's SymbolsPrefix), one
+// per view, and read back; nothing before it was saved is fs.ErrNotExist;
+// without a data directory nothing is saved.
+func TestSymbolStores(t *testing.T) {
+	moto := emulator.StartMoto(t)
+	t.Setenv("AWS_REGION", "us-east-1")
+	t.Setenv("AWS_ACCESS_KEY_ID", "test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	data := t.TempDir()
+	tests := []struct {
+		name string
+		cfg  config.Config
+	}{
+		{"local", config.Config{DataDir: data}},
+		{"deployed", config.Config{Bucket: moto.NewBucket(t), S3Endpoint: moto.Endpoint}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			stores, err := wiring.NewEnv(tt.cfg, nil).SymbolStores(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, b := stores(commitView{commit: "c1"}), stores(commitView{commit: "c2"})
+			if _, err := a.Load(ctx); !errors.Is(err, fs.ErrNotExist) {
+				t.Fatalf("nothing saved yet: %v", err)
+			}
+			if err := a.Save(ctx, []byte("table of c1")); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := a.Load(ctx); err != nil || string(got) != "table of c1" {
+				t.Errorf("read back %q, %v", got, err)
+			}
+			if _, err := b.Load(ctx); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("another view's table: %v", err)
+			}
+			if stores(commitView{}) != nil {
+				t.Error("a view without a key got a store")
+			}
+		})
+	}
+	if files, _ := filepath.Glob(filepath.Join(data, wiring.SymbolsDir, "*")); len(files) != 1 || !strings.HasPrefix(filepath.Base(files[0]), "commit-") {
+		t.Errorf("local files %v, want one table named by its view's key", files)
+	}
+	if stores, err := wiring.NewEnv(config.Config{}, nil).SymbolStores(context.Background()); err != nil || stores != nil {
+		t.Errorf("without a data directory: %v, %v", stores != nil, err)
+	}
+}
