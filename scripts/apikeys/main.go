@@ -6,6 +6,7 @@
 // its outputs with the usual AWS credentials and region).
 //
 //	go run ./scripts/apikeys create -tenant acme -name laptop
+//	go run ./scripts/apikeys create -tenant acme -name ci -repos api,web
 //	go run ./scripts/apikeys list
 //	go run ./scripts/apikeys revoke <id>
 //	go run ./scripts/apikeys delete <id>
@@ -27,6 +28,7 @@ import (
 
 	"github.com/toolshed/toolshed/shared/auth"
 	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/stackoutputs"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
@@ -35,7 +37,9 @@ import (
 )
 
 const usage = `usage:
-  apikeys [-stack NAME] create -tenant TENANT -name NAME   create a key (printed once)
+  apikeys [-stack NAME] create -tenant TENANT -name NAME [-repos A,B]
+                                                           create a key (printed once), limited
+                                                           to repositories A and B when given
   apikeys [-stack NAME] list                               list keys (id = hash prefix)
   apikeys [-stack NAME] revoke ID                          revoke the key whose id (hash prefix) is ID
   apikeys [-stack NAME] delete ID                          delete the key whose id is ID
@@ -44,7 +48,8 @@ const usage = `usage:
 outputs; needs AWS credentials and its region); without it, the store the
 local server uses (TOOLSHED_STORE, TOOLSHED_DATA_DIR, TOOLSHED_APIKEYS_TABLE).
 
-Keys give access to one tenant's data. The local server requires keys while
+Keys give access to one tenant's data (with -repos, to those of its
+repositories only: any other answers as if it did not exist). The local server requires keys while
 any unrevoked key exists; with none (or TOOLSHED_AUTH=off) it serves tenant
 "local" on loopback without keys.`
 
@@ -127,15 +132,20 @@ func createKey(ctx context.Context, keys store.APIKeys, args []string, out io.Wr
 	fs := flag.NewFlagSet("create", flag.ContinueOnError)
 	tenant := fs.String("tenant", "", "tenant the key belongs to")
 	name := fs.String("name", "", "a name to recognise the key by")
+	repos := fs.String("repos", "", "the repositories the key may read, comma-separated (default: every repository of the tenant)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	key, rec, err := auth.Create(ctx, keys, *tenant, *name, now())
+	limit, err := reposcope.ParseList(*repos)
+	if err != nil {
+		return fmt.Errorf("-repos: %w", err)
+	}
+	key, rec, err := auth.Create(ctx, keys, *tenant, *name, now(), limit...)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "created key %s for tenant %s (%s)\n\n  %s\n\nStore it now: it is not kept and cannot be shown again.\n",
-		id(rec), rec.Tenant, rec.Name, key)
+	fmt.Fprintf(out, "created key %s for tenant %s (%s), repositories: %s\n\n  %s\n\nStore it now: it is not kept and cannot be shown again.\n",
+		id(rec), rec.Tenant, rec.Name, reposOf(rec), key)
 	return nil
 }
 
@@ -146,13 +156,13 @@ func listKeys(ctx context.Context, keys store.APIKeys, out io.Writer) error {
 		return err
 	}
 	w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tTENANT\tNAME\tCREATED\tREVOKED")
+	fmt.Fprintln(w, "ID\tTENANT\tNAME\tREPOS\tCREATED\tREVOKED")
 	for _, k := range all {
 		revoked := "-"
 		if k.Revoked && k.RevokedAt != nil {
 			revoked = k.RevokedAt.UTC().Format(time.RFC3339)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", id(k), k.Tenant, k.Name, k.CreatedAt.UTC().Format(time.RFC3339), revoked)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", id(k), k.Tenant, k.Name, reposOf(k), k.CreatedAt.UTC().Format(time.RFC3339), revoked)
 	}
 	return w.Flush()
 }
@@ -178,6 +188,14 @@ func deleteKey(ctx context.Context, keys store.APIKeys, k store.APIKey, out io.W
 	}
 	fmt.Fprintf(out, "deleted key %s (%s, tenant %s); the tenant's data is kept\n", id(k), k.Name, k.Tenant)
 	return nil
+}
+
+// reposOf says which repositories k may read.
+func reposOf(k store.APIKey) string {
+	if k.Repos == nil {
+		return "all"
+	}
+	return strings.Join(k.Repos, ",")
 }
 
 // id is the short public id of a key: the first 12 hex digits of its hash.

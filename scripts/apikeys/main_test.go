@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -31,15 +32,15 @@ func TestCreateListRevoke(t *testing.T) {
 	ctx := context.Background()
 
 	var out bytes.Buffer
-	if err := command(ctx, keys, []string{"create", "-tenant", "acme", "-name", "laptop"}, &out, now); err != nil {
+	if err := command(ctx, keys, []string{"create", "-tenant", "acme", "-name", "laptop", "-repos", "web, api"}, &out, now); err != nil {
 		t.Fatal(err)
 	}
 	key := regexp.MustCompile(`tsk_[A-Za-z0-9_-]{43}`).FindString(out.String())
 	if key == "" {
 		t.Fatalf("no key printed: %s", out.String())
 	}
-	if tenant, err := auth.Resolve(ctx, keys, key); err != nil || tenant != "acme" {
-		t.Fatalf("new key resolves to %q, %v", tenant, err)
+	if g, err := auth.Resolve(ctx, keys, key); err != nil || g.Tenant != "acme" || !slices.Equal(g.Repos, []string{"api", "web"}) {
+		t.Fatalf("new key resolves to %+v, %v", g, err)
 	}
 	all, _ := keys.List(ctx)
 	if len(all) != 1 || strings.Contains(all[0].Hash, key) || all[0].Hash == key {
@@ -50,7 +51,7 @@ func TestCreateListRevoke(t *testing.T) {
 	if err := command(ctx, keys, []string{"list"}, &out, now); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "acme") || strings.Contains(out.String(), key) {
+	if !strings.Contains(out.String(), "acme") || !strings.Contains(out.String(), "api,web") || strings.Contains(out.String(), key) {
 		t.Errorf("list output %q", out.String())
 	}
 
@@ -62,7 +63,7 @@ func TestCreateListRevoke(t *testing.T) {
 		t.Errorf("revoked key still resolves: %v", err)
 	}
 
-	for _, bad := range [][]string{{"create", "-tenant", "a#b", "-name", "x"}, {"create", "-tenant", "acme"}, {"revoke", "abc"}, {"revoke", "ffffffff"}, {"frobnicate"}} {
+	for _, bad := range [][]string{{"create", "-tenant", "a#b", "-name", "x"}, {"create", "-tenant", "acme"}, {"create", "-tenant", "acme", "-name", "x", "-repos", "a/b"}, {"revoke", "abc"}, {"revoke", "ffffffff"}, {"frobnicate"}} {
 		if err := command(ctx, keys, bad, &out, now); err == nil {
 			t.Errorf("%v succeeded", bad)
 		}
@@ -88,7 +89,7 @@ func TestRevokeTwiceAndDelete(t *testing.T) {
 	keys := tooltest.BoltStores(t).APIKeys
 	ctx := context.Background()
 	var out bytes.Buffer
-	if err := command(ctx, keys, []string{"create", "-tenant", "acme", "-name", "laptop"}, &out, now); err != nil {
+	if err := command(ctx, keys, []string{"create", "-tenant", "acme", "-name", "laptop", "-repos", "web, api"}, &out, now); err != nil {
 		t.Fatal(err)
 	}
 	all, _ := keys.List(ctx)
@@ -195,8 +196,8 @@ func TestStack(t *testing.T) {
 	}
 	key := regexp.MustCompile(`tsk_[A-Za-z0-9_-]{43}`).FindString(out.String())
 	keys := dynamostore.New(dynamo.Client(), tables).APIKeys
-	if owner, err := auth.Resolve(t.Context(), keys, key); err != nil || owner != "acme" {
-		t.Errorf("the key in the stack's table resolves to %q, %v", owner, err)
+	if g, err := auth.Resolve(t.Context(), keys, key); err != nil || g.Tenant != "acme" || g.Repos != nil {
+		t.Errorf("the key in the stack's table resolves to %+v, %v", g, err)
 	}
 	out.Reset()
 	if status := run(t.Context(), []string{"-stack", "Toolshed", "list"}, load, &out, &errOut); status != 0 || !strings.Contains(out.String(), "acme") {

@@ -38,6 +38,7 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
 	"github.com/toolshed/toolshed/shared/testenv/latency"
@@ -262,7 +263,7 @@ func s3OpenOnce(tb testing.TB, dir string) error {
 	runtime.GC()
 	src := s3.Source(repo.S3Options{})
 	t0 := time.Now()
-	snap, err := src.Open(context.Background(), "bench")
+	snap, err := src.Open(context.Background(), reposcope.DefaultOf("bench"))
 	if err != nil {
 		return err
 	}
@@ -317,14 +318,9 @@ func zipSnapshot(root string, files []*repo.File) (repo.View, error) {
 	return snap, err
 }
 
-// fixedSource serves one snapshot to everyone.
-type fixedSource struct{ snap repo.View }
-
-func (f fixedSource) Open(context.Context, string) (repo.View, error) { return f.snap, nil }
-
 // compare runs every class on the tool and on rg and prints a table.
 func compare(title, dir string, snap repo.View, runs int) (bool, error) {
-	p, err := pipeline(grep.Tools(fixedSource{snap}))
+	p, err := pipeline(grep.Tools(repo.Shared{View: snap}))
 	if err != nil {
 		return false, err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/testenv/deploytest"
 	"github.com/toolshed/toolshed/shared/testenv/lambdatest"
 	"github.com/toolshed/toolshed/shared/testenv/latency"
@@ -95,7 +96,7 @@ func (h *harness) publish(size string, t tree) pushRow {
 		return r
 	}
 	s3 := repotest.S3{Moto: h.stack.Moto, Bucket: bucket}
-	list, err := repo.List(context.Background(), s3.Objects(), tenant(size))
+	list, err := repo.List(context.Background(), s3.Objects(), reposcope.DefaultOf(tenant(size)))
 	if err != nil {
 		r.problem = fmt.Sprintf("list snapshots: %v", err)
 		return r
@@ -166,7 +167,7 @@ func (h *harness) index(r *pushRow) {
 // currentCommit is the commit of the tree's current snapshot.
 func currentCommit(h *harness, size string) (string, error) {
 	s3 := repotest.S3{Moto: h.stack.Moto, Bucket: h.stack.Bucket}
-	p, ok, err := repo.ReadPointer(context.Background(), s3.Objects(), tenant(size))
+	p, ok, err := repo.ReadPointer(context.Background(), s3.Objects(), reposcope.DefaultOf(tenant(size)))
 	if err != nil || !ok {
 		return "", fmt.Errorf("read the snapshot pointer: %v (found: %v)", err, ok)
 	}

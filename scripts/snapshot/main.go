@@ -4,12 +4,14 @@
 // modification times into a zip, uploads it to
 // snapshots/<tenant>/<commit>.zip and only then moves
 // snapshots/<tenant>/current.json to it, so a reader never sees half a
-// snapshot. list shows a tenant's snapshots and rollback moves the pointer
-// back.
+// snapshot. With -repo NAME it publishes the tenant's repository NAME
+// instead, under snapshots/<tenant>/<NAME>/ (-repo default is the
+// tenant's default repository, the folder above). list shows a
+// repository's snapshots and rollback moves the pointer back.
 //
-//	go run ./scripts/snapshot -stack Toolshed push -tenant acme [-dir .] [-max-mb 2048]
-//	go run ./scripts/snapshot -stack Toolshed list -tenant acme
-//	go run ./scripts/snapshot -stack Toolshed rollback -tenant acme [-to COMMIT]
+//	go run ./scripts/snapshot -stack Toolshed push -tenant acme [-repo NAME] [-dir .] [-max-mb 2048]
+//	go run ./scripts/snapshot -stack Toolshed list -tenant acme [-repo NAME]
+//	go run ./scripts/snapshot -stack Toolshed rollback -tenant acme [-repo NAME] [-to COMMIT]
 //
 // The bucket is the SnapshotBucket output of the deployed stack -stack
 // names, or TOOLSHED_BUCKET without -stack; credentials and region come
@@ -44,15 +46,18 @@ import (
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/stackoutputs"
-	"github.com/toolshed/toolshed/shared/tenant"
 	"github.com/toolshed/toolshed/shared/wiring"
 )
 
 const usage = `usage:
-  snapshot [-stack NAME] push -tenant TENANT [-dir DIR] [-max-mb N]   publish DIR (default .) as TENANT's repository
-  snapshot [-stack NAME] list -tenant TENANT                          list TENANT's snapshots (* = current)
-  snapshot [-stack NAME] rollback -tenant TENANT [-to COMMIT]         point TENANT at COMMIT (default: the previous snapshot)
+  snapshot [-stack NAME] push -tenant TENANT [-repo REPO] [-dir DIR] [-max-mb N]   publish DIR (default .) as TENANT's repository
+  snapshot [-stack NAME] list -tenant TENANT [-repo REPO]                          list its snapshots (* = current)
+  snapshot [-stack NAME] rollback -tenant TENANT [-repo REPO] [-to COMMIT]         point it at COMMIT (default: the previous snapshot)
+
+-repo REPO names one of the tenant's repositories (default: its default
+repository, which tenants without one read from the deployment's default).
 
 -stack NAME uses the bucket of that deployed stack (its SnapshotBucket
 output; needs AWS credentials and its region); without it, TOOLSHED_BUCKET.`
@@ -107,25 +112,27 @@ func command(ctx context.Context, bucket *objects.Bucket, s settings, args []str
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	owner := fs.String("tenant", "", "the tenant whose repository this is")
+	name := fs.String("repo", reposcope.Default, "the repository's name")
 	dir := fs.String("dir", ".", "push: the repository's directory (a git checkout)")
 	max := fs.Int("max-mb", s.MaxMB, "push: refuse repositories whose files total more than this many MB")
 	to := fs.String("to", "", "rollback: the commit to point at")
 	if err := fs.Parse(args[1:]); err != nil || fs.NArg() != 0 {
 		return errors.New(usage)
 	}
-	if err := tenant.Check(*owner); err != nil {
+	r := reposcope.Ref{Tenant: *owner, Name: *name}
+	if err := r.Check(); err != nil {
 		return fmt.Errorf("%w\n%s", err, usage)
 	}
 	switch args[0] {
 	case "push":
-		return push(ctx, bucket, *owner, *dir, int64(*max)<<20, s, out, now())
+		return push(ctx, bucket, r, *dir, int64(*max)<<20, s, out, now())
 	case "list":
-		list, err := repo.List(ctx, bucket, *owner)
+		list, err := repo.List(ctx, bucket, r)
 		if err != nil {
 			return err
 		}
 		if len(list) == 0 {
-			fmt.Fprintf(out, "%s has no snapshots\n", *owner)
+			fmt.Fprintf(out, "%s has no snapshots\n", r)
 			return nil
 		}
 		w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
@@ -139,11 +146,11 @@ func command(ctx context.Context, bucket *objects.Bucket, s settings, args []str
 		}
 		return w.Flush()
 	case "rollback":
-		p, err := repo.Rollback(ctx, bucket, *owner, *to, now())
+		p, err := repo.Rollback(ctx, bucket, r, *to, now())
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "%s now reads commit %s (%d files, %d bytes)\n", *owner, p.Commit, p.Files, p.Bytes)
+		fmt.Fprintf(out, "%s now reads commit %s (%d files, %d bytes)\n", r, p.Commit, p.Files, p.Bytes)
 		return nil
 	default:
 		return errors.New(usage)
@@ -153,7 +160,7 @@ func command(ctx context.Context, bucket *objects.Bucket, s settings, args []str
 // push publishes the checkout at dir, without what the repository policy
 // refuses (secrets and keys, TOOLSHED_REPO_DENY) and without a local
 // server's data directory: the configured one, and .toolshed at the root.
-func push(ctx context.Context, bucket *objects.Bucket, tenant, dir string, maxBytes int64, s settings, out io.Writer, now time.Time) error {
+func push(ctx context.Context, bucket *objects.Bucket, r reposcope.Ref, dir string, maxBytes int64, s settings, out io.Writer, now time.Time) error {
 	listed, err := git(dir, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
 	if err != nil {
 		return err
@@ -181,13 +188,13 @@ func push(ctx context.Context, bucket *objects.Bucket, tenant, dir string, maxBy
 		return err
 	}
 	pub, err := repo.Publish(ctx, bucket, repo.PublishInput{
-		Tenant: tenant, Commit: commit, Dir: dir, Paths: paths, MaxBytes: maxBytes, Now: now,
+		Repo: r, Commit: commit, Dir: dir, Paths: paths, MaxBytes: maxBytes, Now: now,
 	})
 	if err != nil {
 		return err
 	}
 	p := pub.Pointer
-	fmt.Fprintf(out, "pushed %s for %s: commit %s, %d files, %d bytes (zip %d bytes)\n", p.Key, tenant, p.Commit, p.Files, p.Bytes, p.ZipBytes)
+	fmt.Fprintf(out, "pushed %s for %s: commit %s, %d files, %d bytes (zip %d bytes)\n", p.Key, r, p.Commit, p.Files, p.Bytes, p.ZipBytes)
 	if len(refused) > 0 {
 		fmt.Fprintf(out, "left out %d files the repository tools never read (secrets and keys, the server's data directory, TOOLSHED_REPO_DENY): %s\n",
 			len(refused), strings.Join(refused[:min(len(refused), 10)], ", ")+map[bool]string{true: ", …", false: ""}[len(refused) > 10])

@@ -17,6 +17,7 @@ import (
 
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/stackoutputs"
 	"github.com/toolshed/toolshed/shared/tenant"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
@@ -65,7 +66,7 @@ func TestPushListRollback(t *testing.T) {
 		t.Fatal(err)
 	}
 	dirty := head + "-dirty-20250115T100000Z"
-	want := "pushed snapshots/acme/" + dirty + ".zip for acme: commit " + dirty + ", 4 files, 49 bytes"
+	want := "pushed snapshots/acme/" + dirty + ".zip for acme/default: commit " + dirty + ", 4 files, 49 bytes"
 	if !strings.HasPrefix(out, want) {
 		t.Errorf("push printed %q, want it to start with %q", out, want)
 	}
@@ -73,7 +74,7 @@ func TestPushListRollback(t *testing.T) {
 		t.Errorf("push did not say what it left out: %q", out)
 	}
 	src := repo.NewS3(bucket, repo.S3Options{})
-	snap, err := src.Open(ctx, "acme")
+	snap, err := src.Open(ctx, reposcope.DefaultOf("acme"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,11 +110,27 @@ func TestPushListRollback(t *testing.T) {
 		t.Errorf("list printed:\n%s", out)
 	}
 
-	if out, err := cli("rollback", "-tenant", "acme", "-to", dirty); err != nil || !strings.Contains(out, "acme now reads commit "+dirty+" (4 files, 49 bytes)") {
+	if out, err := cli("rollback", "-tenant", "acme", "-to", dirty); err != nil || !strings.Contains(out, "acme/default now reads commit "+dirty+" (4 files, 49 bytes)") {
 		t.Errorf("rollback: %q, %v", out, err)
 	}
-	if p, _, _ := repo.ReadPointer(ctx, bucket, "acme"); p.Commit != dirty {
+	if p, _, _ := repo.ReadPointer(ctx, bucket, reposcope.DefaultOf("acme")); p.Commit != dirty {
 		t.Errorf("pointer at %s after rollback", p.Commit)
+	}
+
+	// A named repository lives one folder down; the default one is
+	// untouched, and -repo default is the default repository.
+	if out, err := cli("push", "-tenant", "acme", "-repo", "web", "-dir", dir); err != nil ||
+		!strings.HasPrefix(out, "pushed snapshots/acme/web/"+second+".zip for acme/web: commit "+second) {
+		t.Errorf("push -repo web: %q, %v", out, err)
+	}
+	if p, _, _ := repo.ReadPointer(ctx, bucket, reposcope.Ref{Tenant: "acme", Name: "web"}); p.Commit != second {
+		t.Errorf("acme/web points at %q", p.Commit)
+	}
+	if out, err := cli("list", "-tenant", "acme", "-repo", "default"); err != nil || !strings.Contains(out, dirty) || strings.Contains(out, "web") {
+		t.Errorf("list -repo default: %q, %v", out, err)
+	}
+	if _, err := cli("push", "-tenant", "acme", "-repo", "a/b", "-dir", dir); err == nil {
+		t.Error("push -repo a/b was accepted")
 	}
 
 	// Size limit: a 2 MB file against -max-mb 1; the pointer stays.
@@ -123,7 +140,7 @@ func TestPushListRollback(t *testing.T) {
 	if _, err := cli("push", "-tenant", "acme", "-dir", dir, "-max-mb", "1"); err == nil || !strings.Contains(err.Error(), "too large") {
 		t.Errorf("oversized push: %v", err)
 	}
-	if p, _, _ := repo.ReadPointer(ctx, bucket, "acme"); p.Commit != dirty {
+	if p, _, _ := repo.ReadPointer(ctx, bucket, reposcope.DefaultOf("acme")); p.Commit != dirty {
 		t.Errorf("pointer moved to %s by a refused push", p.Commit)
 	}
 
@@ -191,7 +208,7 @@ func TestStack(t *testing.T) {
 		wantErr string
 	}{
 		{[]string{"-stack", "Toolshed", "list", "-tenant", "acme"}, "*  abc123", ""},
-		{[]string{"-stack", "Toolshed", "list", "-tenant", "other"}, "other has no snapshots", ""},
+		{[]string{"-stack", "Toolshed", "list", "-tenant", "other"}, "other/default has no snapshots", ""},
 		{[]string{"-stack", "Old", "list", "-tenant", "acme"}, "", "stack Old has no output SnapshotBucket"},
 		{[]string{"list", "-tenant", "acme"}, "", "name the deployed stack (-stack Toolshed) or set TOOLSHED_BUCKET"},
 		{[]string{"-stak", "Toolshed", "list"}, "", "usage:"},

@@ -191,12 +191,18 @@ func scopes(claims map[string]any) []string {
 	if s, ok := claims["scope"].(string); ok {
 		return strings.Fields(s)
 	}
-	switch scp := claims["scp"].(type) {
+	return words(claims["scp"])
+}
+
+// words reads a claim that is a space-separated string or a list of
+// strings (other elements are left out).
+func words(v any) []string {
+	switch v := v.(type) {
 	case string:
-		return strings.Fields(scp)
+		return strings.Fields(v)
 	case []any:
 		var out []string
-		for _, s := range scp {
+		for _, s := range v {
 			if s, ok := s.(string); ok {
 				out = append(out, s)
 			}
@@ -204,6 +210,13 @@ func scopes(claims map[string]any) []string {
 		return out
 	}
 	return nil
+}
+
+// Words returns a claim that is a space-separated string or a list of
+// strings, as its words; false when the token does not have it.
+func (c Claims) Words(name string) ([]string, bool) {
+	v, ok := c.claims[name]
+	return words(v), ok
 }
 
 // scopeOf reports whether one of scopes is "<audience>/<name>".

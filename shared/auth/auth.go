@@ -1,4 +1,5 @@
-// Package auth resolves the tenant of a request from an API key. Keys are
+// Package auth resolves the tenant of a request from an API key, with the
+// repositories the key is limited to. Keys are
 // presented as "Authorization: Bearer <key>" and stored only as SHA-256
 // hashes (store.APIKeys). Three authenticators cover the three places a
 // request can arrive: the local server with keys (Keys), the local server on
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/httpapi"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/tenant"
 	"github.com/toolshed/toolshed/shared/toolerr"
@@ -44,25 +46,26 @@ func BearerToken(header string) (string, error) {
 	return strings.TrimSpace(token), nil
 }
 
-// Resolve checks a key against the store and returns its tenant.
-func Resolve(ctx context.Context, keys store.APIKeys, key string) (string, error) {
+// Resolve checks a key against the store and returns what it grants: its
+// tenant and the repositories it is limited to.
+func Resolve(ctx context.Context, keys store.APIKeys, key string) (httpapi.Grant, error) {
 	k, err := keys.Lookup(ctx, store.HashKey(key))
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return "", unauthorized("unknown API key")
+		return httpapi.Grant{}, unauthorized("unknown API key")
 	case errors.Is(err, store.ErrStorage) || errors.Is(err, context.DeadlineExceeded):
 		e := toolerr.New(toolerr.StorageError, "the API key could not be checked: its storage is unavailable; try again")
 		e.Cause = fmt.Errorf("look up API key: %w", err)
-		return "", e
+		return httpapi.Grant{}, e
 	case err != nil:
-		return "", fmt.Errorf("look up API key: %w", err)
+		return httpapi.Grant{}, fmt.Errorf("look up API key: %w", err)
 	case k.Revoked:
-		return "", unauthorized(fmt.Sprintf("API key %q was revoked", k.Name))
+		return httpapi.Grant{}, unauthorized(fmt.Sprintf("API key %q was revoked", k.Name))
 	}
 	if err := tenant.Check(k.Tenant); err != nil {
-		return "", fmt.Errorf("API key %q: %w", k.Name, err)
+		return httpapi.Grant{}, fmt.Errorf("API key %q: %w", k.Name, err)
 	}
-	return k.Tenant, nil
+	return httpapi.Grant{Tenant: k.Tenant, Repos: k.Repos}, nil
 }
 
 // Keys authenticates bearer keys against the key store.
@@ -74,8 +77,7 @@ func (a Keys) Authenticate(r *http.Request) (httpapi.Grant, error) {
 	if err != nil {
 		return httpapi.Grant{}, err
 	}
-	owner, err := Resolve(r.Context(), a.Store, key)
-	return httpapi.Grant{Tenant: owner}, err
+	return Resolve(r.Context(), a.Store, key)
 }
 
 // Fixed gives every request one tenant. It is only used by the local server
@@ -87,17 +89,22 @@ func (a Fixed) Authenticate(*http.Request) (httpapi.Grant, error) {
 	return httpapi.Grant{Tenant: a.Tenant}, nil
 }
 
-// Create stores a new key for the tenant owner and returns the key
-// itself, which is shown once and never stored.
-func Create(ctx context.Context, keys store.APIKeys, owner, name string, now time.Time) (string, store.APIKey, error) {
+// Create stores a new key for the tenant owner, limited to the
+// repositories repos when there are any, and returns the key itself,
+// which is shown once and never stored.
+func Create(ctx context.Context, keys store.APIKeys, owner, name string, now time.Time, repos ...string) (string, store.APIKey, error) {
 	if err := tenant.Check(owner); err != nil {
 		return "", store.APIKey{}, err
 	}
 	if strings.TrimSpace(name) == "" {
 		return "", store.APIKey{}, fmt.Errorf("a key needs a name")
 	}
+	limit, err := reposcope.Limit(repos)
+	if err != nil {
+		return "", store.APIKey{}, err
+	}
 	key := NewKey()
-	rec := store.APIKey{Hash: store.HashKey(key), Tenant: owner, Name: name, CreatedAt: now.UTC()}
+	rec := store.APIKey{Hash: store.HashKey(key), Tenant: owner, Name: name, CreatedAt: now.UTC(), Repos: limit}
 	if err := keys.Create(ctx, rec); err != nil {
 		return "", store.APIKey{}, fmt.Errorf("store API key: %w", err)
 	}

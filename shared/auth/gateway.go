@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 	"github.com/toolshed/toolshed/shared/httpapi"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/tenant"
 	"github.com/toolshed/toolshed/shared/toolerr"
@@ -18,6 +19,10 @@ import (
 const (
 	ContextTenant = "tenant"
 	ContextError  = "authError"
+	// ContextRepos is the repositories the credential is limited to,
+	// comma-separated (an authorizer's context holds strings); absent
+	// for every repository.
+	ContextRepos = "repos"
 )
 
 // Gateway reads the tenant that the API Gateway Lambda authorizer put in the
@@ -40,7 +45,12 @@ func (Gateway) Authenticate(r *http.Request) (httpapi.Grant, error) {
 	if !tenant.Valid(owner) {
 		return httpapi.Grant{}, toolerr.New(toolerr.Unauthorized, "the authorizer gave no valid tenant")
 	}
-	return httpapi.Grant{Tenant: owner}, nil
+	limit, _ := rc.Authorizer.Lambda[ContextRepos].(string)
+	repos, err := reposcope.ParseList(limit)
+	if err != nil {
+		return httpapi.Grant{}, toolerr.New(toolerr.Unauthorized, "the authorizer gave invalid repositories: %v", err)
+	}
+	return httpapi.Grant{Tenant: owner, Repos: repos}, nil
 }
 
 // PassesRefusals reports whether the authorizer lets a refused credential
@@ -68,14 +78,14 @@ var MCPPaths = []string{"/mcp", "/mcp/readonly"}
 // answers 500 and never guesses a tenant.
 type Authorizer struct{ Keys store.APIKeys }
 
-// Decide is the authorizer's decision on an Authorization header: the
-// tenant of a valid credential, or an Unauthorized error saying why it is
+// Decide is the authorizer's decision on an Authorization header: what a
+// valid credential grants, or an Unauthorized error saying why it is
 // refused, or another error when it cannot be checked. Credentials are API
 // keys; an OAuth access token would be decided here too.
-func (a Authorizer) Decide(ctx context.Context, header string) (string, error) {
+func (a Authorizer) Decide(ctx context.Context, header string) (httpapi.Grant, error) {
 	key, err := BearerToken(header)
 	if err != nil {
-		return "", err
+		return httpapi.Grant{}, err
 	}
 	return Resolve(ctx, a.Keys, key)
 }
@@ -86,11 +96,13 @@ func (a Authorizer) Handle(ctx context.Context, req events.APIGatewayV2CustomAut
 	if header == "" && len(req.IdentitySource) > 0 {
 		header = req.IdentitySource[0]
 	}
-	owner, err := a.Decide(ctx, header)
+	grant, err := a.Decide(ctx, header)
 	if err == nil {
-		return events.APIGatewayV2CustomAuthorizerSimpleResponse{
-			IsAuthorized: true, Context: map[string]any{ContextTenant: owner},
-		}, nil
+		granted := map[string]any{ContextTenant: grant.Tenant}
+		if grant.Repos != nil {
+			granted[ContextRepos] = strings.Join(grant.Repos, ",")
+		}
+		return events.APIGatewayV2CustomAuthorizerSimpleResponse{IsAuthorized: true, Context: granted}, nil
 	}
 	te := toolerr.From(err)
 	if te.Code != toolerr.Unauthorized {

@@ -15,6 +15,9 @@ import (
 type Identity struct {
 	Tenant    string
 	RequestID string
+	// Repos limits the caller to some repositories (its API key's, its
+	// access token's); nil: every repository of the tenant.
+	Repos []string
 	// Accepted is when the request arrived: a tool's deadline runs from
 	// it, so authentication counts against it too (zero: unknown, the
 	// deadline runs from when the tool is invoked).

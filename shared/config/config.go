@@ -25,6 +25,7 @@ type Config struct {
 	Bucket         string            // TOOLSHED_BUCKET, the S3 bucket (snapshots, indexes, workspaces)
 	S3Endpoint     string            // TOOLSHED_S3_ENDPOINT, e.g. a local S3 emulator (path-style)
 	RepoDir        string            // TOOLSHED_REPO_DIR, the repository served locally (the working directory)
+	Repos          []string          // the local server's -repo flags, "name=path" or a path: its repositories (none: RepoDir alone)
 	DefaultRepo    string            // TOOLSHED_DEFAULT_REPO, tenant whose snapshot tenants without one read
 	RepoRefresh    time.Duration     // TOOLSHED_REPO_REFRESH, how long a snapshot pointer is trusted (5s)
 	RepoMaxMB      int               // TOOLSHED_REPO_MAX_MB, largest repository pushed or loaded, in MB of files (DefaultRepoMaxMB)

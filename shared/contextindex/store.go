@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/objects"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/tenant"
 )
 
@@ -105,13 +106,15 @@ func (p Pointer) names() []string {
 // at start, deployed when the snapshot is published again).
 const CodeFormat = 5
 
-// Store keeps indexes in Blobs under these keys:
+// Store keeps indexes in Blobs under these keys, where <tenant> is a
+// repository's folder (reposcope.Ref.Key: <tenant>/<name> for a tenant's
+// named repository):
 //
 //	<tenant>/current.json                  the Pointer to the current code index
 //	<tenant>/<commit>/chunks.bin           chunks, their text and file hashes
 //	<tenant>/<commit>/lexical.bin          BM25 statistics
 //	<tenant>/<commit>/vectors.bin          chunk vectors (with an embedder)
-//	<tenant>/memory/<model>.vectors.bin    vectors of memory entries
+//	<tenant>/memory/<model>.vectors.bin    vectors of memory entries (a tenant's, whatever the repository)
 //
 // An index saved as it changes (the local server's) is segments instead,
 // <tenant>/<name>/chunks.bin and lexical.bin each, and sets of vectors,
@@ -146,16 +149,26 @@ func checkCommit(commit string) error {
 	return nil
 }
 
-// checkKey refuses the first segment of a key, the tenant owner (the rule
-// of package tenant), and commits that would not stay one segment.
+// checkKey refuses the folder of a key, owner, unless it is a
+// repository's (reposcope.CheckKey: <tenant> or <tenant>/<repository>),
+// and commits that would not stay one segment.
 func checkKey(owner string, commits ...string) error {
-	if err := tenant.Check(owner); err != nil {
+	if err := reposcope.CheckKey(owner); err != nil {
 		return fmt.Errorf("index key: %w", err)
 	}
 	for _, c := range commits {
 		if err := checkCommit(c); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkTenant refuses the folder of a tenant's memory vectors, owner,
+// unless it is a tenant (the rule of package tenant).
+func checkTenant(owner string) error {
+	if err := tenant.Check(owner); err != nil {
+		return fmt.Errorf("index key: %w", err)
 	}
 	return nil
 }
@@ -389,7 +402,7 @@ func memoryKey(tenant, model string) string {
 // model, with ETag revalidation as Pointer. None yet is an empty set with
 // ETag "".
 func (s *Store) MemoryVectors(ctx context.Context, tenant, model, etag string) (*Vectors, string, error) {
-	if err := checkKey(tenant); err != nil {
+	if err := checkTenant(tenant); err != nil {
 		return nil, "", err
 	}
 	raw, tag, err := s.blobs.Get(ctx, memoryKey(tenant, model), etag)
@@ -413,7 +426,7 @@ func (s *Store) MemoryVectors(ctx context.Context, tenant, model, etag string) (
 // stored ones still have the ETag etag ("" when there were none); a lost
 // race is ErrPrecondition.
 func (s *Store) SaveMemoryVectors(ctx context.Context, tenant string, v *Vectors, etag string) (string, error) {
-	if err := checkKey(tenant); err != nil {
+	if err := checkTenant(tenant); err != nil {
 		return "", err
 	}
 	match := etag

@@ -73,6 +73,7 @@ type Authenticator interface {
 type Grant struct {
 	Tenant string
 	Tools  caller.ToolFilter // nil: every tool
+	Repos  []string          // the repositories the credential is limited to; nil: every one
 }
 
 // Config wires a Handler.
@@ -245,7 +246,7 @@ func (s *server) authed(next http.HandlerFunc) http.HandlerFunc {
 			s.fail(w, r, toolerr.Lookup(te.Code).HTTPStatus, te)
 			return
 		}
-		id.Tenant = grant.Tenant
+		id.Tenant, id.Repos = grant.Tenant, grant.Repos
 		ctx := caller.With(r.Context(), id)
 		if grant.Tools != nil {
 			ctx = caller.WithToolFilter(ctx, grant.Tools)
@@ -359,7 +360,7 @@ func (s *server) invoke(r *http.Request, args json.RawMessage, argErr error) too
 		return toolkit.Fail(name, id.RequestID, argErr)
 	}
 	return s.cfg.Invoker.Invoke(r.Context(), toolkit.Request{
-		Tool: name, Args: args, Tenant: id.Tenant, RequestID: id.RequestID,
+		Tool: name, Args: args, Tenant: id.Tenant, RequestID: id.RequestID, Repos: id.Repos,
 	})
 }
 

@@ -6,8 +6,10 @@
 // repository of any size is indexed, each invocation bounded in time and
 // memory:
 //
-//   - S3 ObjectCreated of snapshots/<tenant>/current.json (a snapshot was
-//     published) reaches the indexer, which plans the build
+//   - S3 ObjectCreated of snapshots/<repo>/current.json (a snapshot was
+//     published; <repo> is a repository's folder, <tenant> for a tenant's
+//     default repository, <tenant>/<name> for its named ones, and every
+//     <tenant> below stands for it) reaches the indexer, which plans the build
 //     (IndexSnapshot): it lists the snapshot's searchable files, splits
 //     them in path order into batches, records the build in
 //     indexes/<tenant>/build.json, and sends one message per batch to the
@@ -60,6 +62,7 @@ import (
 	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/dynamostore"
@@ -99,11 +102,11 @@ var Settings = []settings.Setting{BatchFiles}
 
 // SnapshotReader reads published snapshots: *Snapshots, the bucket's.
 type SnapshotReader interface {
-	// Current returns the tenant's current snapshot: its commit and its
-	// searchable files.
-	Current(ctx context.Context, tenant string) (contextindex.Snapshot, error)
-	// Files reads some files of the tenant's snapshot of a commit.
-	Files(ctx context.Context, tenant, commit string, paths []string) ([]contextindex.File, error)
+	// Current returns the current snapshot of the repository whose folder
+	// is key (reposcope.Ref.Key): its commit and its searchable files.
+	Current(ctx context.Context, key string) (contextindex.Snapshot, error)
+	// Files reads some files of the repository's snapshot of a commit.
+	Files(ctx context.Context, key, commit string, paths []string) ([]contextindex.File, error)
 }
 
 // Indexer handles the events of both functions.
@@ -197,11 +200,12 @@ func (ix *Indexer) Handle(ctx context.Context, raw json.RawMessage) (any, error)
 }
 
 // repoOf returns <repo> of a snapshots/<repo>/current.json key (the
-// object whose creation publishes a snapshot); <repo> is a tenant.
+// object whose creation publishes a snapshot); <repo> is a repository's
+// folder, <tenant> or <tenant>/<name> (reposcope.Ref.Key).
 func repoOf(key string) (string, bool) {
 	rest, ok := strings.CutPrefix(key, repo.Prefix)
 	name, ok2 := strings.CutSuffix(rest, "/"+repo.PointerName)
-	return name, ok && ok2 && tenant.Valid(name)
+	return name, ok && ok2 && reposcope.CheckKey(name) == nil
 }
 
 // handleS3 plans the build of each published snapshot of the event.

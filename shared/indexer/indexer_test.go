@@ -21,6 +21,7 @@ import (
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/testenv/embedtest"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 )
@@ -460,7 +461,7 @@ func testSnapshotRanges(t *testing.T, s3 *repotest.S3) {
 	dir := repotest.WriteDir(t, files)
 	s3.Publish(t, "acme", "c1", dir)
 	ctx := context.Background()
-	info, err := s3.Objects().Head(ctx, repo.ZipKey("acme", "c1"))
+	info, err := s3.Objects().Head(ctx, repo.ZipKey(reposcope.DefaultOf("acme"), "c1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -516,7 +517,8 @@ func testSnapshotErrors(t *testing.T, s3 *repotest.S3) {
 func TestRepoOf(t *testing.T) {
 	for key, want := range map[string]string{
 		"snapshots/acme/current.json": "acme", "snapshots/acme/x.zip": "", "snapshots/current.json": "",
-		"snapshots/a/b/current.json": "", "indexes/acme/current.json": "",
+		"snapshots/a/b/current.json": "a/b", "snapshots/a/b/c/current.json": "", "snapshots/a/default/current.json": "",
+		"snapshots/a/b/x.zip": "", "indexes/acme/current.json": "",
 	} {
 		if got, ok := repoOf(key); got != want && ok || ok != (want != "") {
 			t.Errorf("repoOf(%q) = %q, %v; want %q", key, got, ok, want)

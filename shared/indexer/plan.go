@@ -16,6 +16,8 @@ import (
 // Batch is one message on the index queue: a run of a snapshot's files,
 // in path order, to build into one part of the commit's index.
 type Batch struct {
+	// Tenant is the repository's folder (reposcope.Ref.Key: the tenant
+	// for its default repository), its index's key.
 	Tenant string   `json:"tenant"`
 	Commit string   `json:"commit"`
 	N      int      `json:"n"`     // its part is contextindex.PartName(N)

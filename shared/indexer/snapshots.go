@@ -14,10 +14,12 @@ import (
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/reposcope"
 )
 
 // Snapshots reads published repository snapshots from the bucket
-// (snapshots/<tenant>/<commit>.zip, see shared/repo) with the files the
+// (snapshots/<key>/<commit>.zip, key a repository's folder: see shared/repo
+// and shared/reposcope) with the files the
 // repository tools see: the deployment's policy, ignore rules, no binary
 // files. It reads a zip by ranges, as its files are asked for (rangedZip):
 // a batch reads the zip's directory and its own files, whatever the size
@@ -35,24 +37,28 @@ type Snapshots struct {
 
 var _ SnapshotReader = (*Snapshots)(nil)
 
-// Current returns the tenant's current snapshot: its commit and its
-// searchable files, with their content. A tenant without one gets
-// repo.ErrNoRepository.
-func (s *Snapshots) Current(ctx context.Context, tenant string) (contextindex.Snapshot, error) {
-	p, ok, err := repo.ReadPointer(ctx, s.Bucket, tenant)
+// Current returns the current snapshot of the repository whose folder is
+// key: its commit and its searchable files, with their content. A
+// repository without one gets repo.ErrNoRepository.
+func (s *Snapshots) Current(ctx context.Context, key string) (contextindex.Snapshot, error) {
+	r, err := refOf(key)
 	if err != nil {
-		return contextindex.Snapshot{}, fmt.Errorf("read the snapshot pointer of %s: %w", tenant, err)
+		return contextindex.Snapshot{}, err
+	}
+	p, ok, err := repo.ReadPointer(ctx, s.Bucket, r)
+	if err != nil {
+		return contextindex.Snapshot{}, fmt.Errorf("read the snapshot pointer of %s: %w", key, err)
 	}
 	if !ok {
 		return contextindex.Snapshot{}, repo.ErrNoRepository
 	}
-	view, err := s.open(ctx, tenant, p.Commit)
+	view, err := s.open(ctx, r, p.Commit)
 	if err != nil {
 		return contextindex.Snapshot{}, err
 	}
 	files, err := view.Searchable(ctx)
 	if err != nil {
-		return contextindex.Snapshot{}, fmt.Errorf("list the searchable files of %s: %w", tenant, err)
+		return contextindex.Snapshot{}, fmt.Errorf("list the searchable files of %s: %w", key, err)
 	}
 	out := contextindex.Snapshot{FS: view, Commit: p.Commit, Files: make([]contextindex.File, len(files))}
 	for i, f := range files {
@@ -61,10 +67,14 @@ func (s *Snapshots) Current(ctx context.Context, tenant string) (contextindex.Sn
 	return out, nil
 }
 
-// Files reads some files of the tenant's snapshot of a commit, as Current
-// lists them (a file that has become binary is left out).
-func (s *Snapshots) Files(ctx context.Context, tenant, commit string, paths []string) ([]contextindex.File, error) {
-	view, err := s.open(ctx, tenant, commit)
+// Files reads some files of the repository's snapshot of a commit, as
+// Current lists them (a file that has become binary is left out).
+func (s *Snapshots) Files(ctx context.Context, key, commit string, paths []string) ([]contextindex.File, error) {
+	r, err := refOf(key)
+	if err != nil {
+		return nil, err
+	}
+	view, err := s.open(ctx, r, commit)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +85,7 @@ func (s *Snapshots) Files(ctx context.Context, tenant, commit string, paths []st
 		}
 		f, err := repo.ReadSearchable(view, p)
 		if err != nil {
-			return nil, fmt.Errorf("read %s of %s at %s: %w", p, tenant, commit, err)
+			return nil, fmt.Errorf("read %s of %s at %s: %w", p, key, commit, err)
 		}
 		if f != nil {
 			out = append(out, contextindex.File{Path: f.Path, Content: f.Data, ModTime: f.ModTime})
@@ -84,13 +94,22 @@ func (s *Snapshots) Files(ctx context.Context, tenant, commit string, paths []st
 	return out, nil
 }
 
-// open returns the view of the tenant's snapshot of commit, downloading
-// its zip unless it is the one in hand.
-func (s *Snapshots) open(ctx context.Context, tenant, commit string) (repo.View, error) {
+// refOf is the repository whose folder is key.
+func refOf(key string) (reposcope.Ref, error) {
+	r, ok := reposcope.ParseKey(key)
+	if !ok {
+		return reposcope.Ref{}, reposcope.CheckKey(key)
+	}
+	return r, nil
+}
+
+// open returns the view of the repository's snapshot of commit,
+// downloading its zip unless it is the one in hand.
+func (s *Snapshots) open(ctx context.Context, r reposcope.Ref, commit string) (repo.View, error) {
 	if commit == "" || path.Base(commit) != commit || commit == ".." {
 		return nil, fmt.Errorf("snapshot commit %q is not one key segment", commit)
 	}
-	key := repo.ZipKey(tenant, commit)
+	key := repo.ZipKey(r, commit)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.key == key {

@@ -19,6 +19,7 @@ import (
 	"github.com/toolshed/toolshed/contracts"
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/testenv/deploytest"
 	"github.com/toolshed/toolshed/shared/testenv/embedtest"
@@ -149,7 +150,7 @@ func publishCheckout(t *testing.T, d *deployment, tenant, dir string) repo.Point
 		}
 	}
 	s3 := repotest.S3{Moto: d.Moto, Bucket: d.Bucket}
-	pub, err := repo.Publish(context.Background(), s3.Objects(), repo.PublishInput{Tenant: tenant, Commit: "scale-" + filepath.Base(dir),
+	pub, err := repo.Publish(context.Background(), s3.Objects(), repo.PublishInput{Repo: reposcope.DefaultOf(tenant), Commit: "scale-" + filepath.Base(dir),
 		Dir: dir, Paths: paths, MaxBytes: 4 << 30, Now: time.Now()})
 	if err != nil {
 		t.Fatal(err)

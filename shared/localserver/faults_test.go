@@ -27,6 +27,7 @@ import (
 	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/store/dynamostore"
 	"github.com/toolshed/toolshed/shared/testenv/dynamotest"
@@ -252,7 +253,7 @@ func TestDependencyFaults(t *testing.T) {
 	publish := func(t *testing.T) {
 		t.Helper()
 		b := objects.New(moto.S3(), bucket)
-		_, err := repo.Publish(context.Background(), b, repo.PublishInput{Tenant: "acme", Commit: "c1", Dir: repoDir,
+		_, err := repo.Publish(context.Background(), b, repo.PublishInput{Repo: reposcope.DefaultOf("acme"), Commit: "c1", Dir: repoDir,
 			Paths: repotest.Files(t, repoDir), MaxBytes: repo.DefaultMaxBytes, Now: repotest.ModTime})
 		must(t, err)
 		ix := &indexer.Indexer{Store: contextindex.NewStore(&contextindex.S3Blobs{Bucket: b, Prefix: contextindex.BucketPrefix}),

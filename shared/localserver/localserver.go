@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/toolshed/toolshed/shared/auth"
@@ -182,7 +183,12 @@ func Serve(ctx context.Context, ln net.Listener, cfg config.Config, log *slog.Lo
 func serving(cfg config.Config) (repository, data string) {
 	repository = "s3://" + cfg.Bucket + "/" + repo.Prefix
 	if cfg.Bucket == "" {
-		repository = absolute(cfg.RepoDir)
+		dirs, _ := repo.LocalRepos(cfg.Repos, cfg.RepoDir) // the wiring refused bad ones
+		names := make([]string, len(dirs))
+		for i, d := range dirs {
+			names[i] = d.Name + "=" + absolute(d.Dir)
+		}
+		repository = strings.Join(names, ", ")
 	}
 	return repository, absolute(cfg.DataDir)
 }

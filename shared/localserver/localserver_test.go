@@ -43,6 +43,13 @@ func startServer(t testing.TB, env map[string]string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return serveConfig(t, cfg)
+}
+
+// serveConfig starts the local server with cfg for the test and returns
+// its base URL.
+func serveConfig(t testing.TB, cfg config.Config) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -702,7 +709,7 @@ func TestStartUpLine(t *testing.T) {
 	defer func() { cancel(); <-done }()
 	waitHealthy(t, "http://"+ln.Addr().String())
 
-	want := map[string]any{"version": "v1.2.3", "repository": repoDir, "data": dataDir}
+	want := map[string]any{"version": "v1.2.3", "repository": filepath.Base(repoDir) + "=" + repoDir, "data": dataDir}
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		mu.Lock()
 		lines := strings.Split(logs.String(), "\n")

@@ -173,7 +173,7 @@ func handlerFor(name string, inv toolkit.Invoker) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		id := caller.From(ctx)
 		out := inv.Invoke(ctx, toolkit.Request{
-			Tool: name, Args: req.Params.Arguments, Tenant: id.Tenant, RequestID: id.RequestID,
+			Tool: name, Args: req.Params.Arguments, Tenant: id.Tenant, RequestID: id.RequestID, Repos: id.Repos,
 		})
 		return Result(out), nil
 	}

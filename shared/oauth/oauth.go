@@ -23,6 +23,9 @@
 //   - Scopes: the full scope serves every tool; the read scope only the
 //     tools annotated readOnlyHint (the others are left out of tools/list
 //     and refused, through the request's caller.ToolFilter).
+//   - Repositories: a token with the claim ReposClaim (a list of names,
+//     or one space-separated string) reads only those of its tenant's
+//     repositories (shared/reposcope); without it, every one.
 package oauth
 
 import (
@@ -40,6 +43,7 @@ import (
 	"github.com/toolshed/toolshed/shared/caller"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/httpapi"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/tenant"
 	"github.com/toolshed/toolshed/shared/toolerr"
@@ -167,7 +171,33 @@ func (s *ResourceServer) Authenticate(r *http.Request) (httpapi.Grant, error) {
 	if err != nil {
 		return httpapi.Grant{}, err
 	}
-	return httpapi.Grant{Tenant: owner, Tools: s.scopeFilter(claims)}, nil
+	repos, err := reposOf(claims)
+	if err != nil {
+		return httpapi.Grant{}, err
+	}
+	return httpapi.Grant{Tenant: owner, Tools: s.scopeFilter(claims), Repos: repos}, nil
+}
+
+// ReposClaim is the access token claim that limits a token to some
+// repositories of its tenant: an issuer sets it for the clients it limits.
+const ReposClaim = "toolshed_repos"
+
+// reposOf returns the repositories a token is limited to (nil: every
+// one). A claim that names no valid repository leaves the token nothing
+// to read: ACCESS_DENIED, rather than every repository.
+func reposOf(c accesstoken.Claims) ([]string, error) {
+	names, ok := c.Words(ReposClaim)
+	if !ok {
+		return nil, nil
+	}
+	repos, err := reposcope.Limit(names)
+	if err == nil && repos == nil {
+		err = errors.New("it names none")
+	}
+	if err != nil {
+		return nil, toolerr.New(toolerr.AccessDenied, "the access token's %q claim does not name repositories: %v", ReposClaim, err)
+	}
+	return repos, nil
 }
 
 // unauthorized gives an UNAUTHORIZED refusal its challenge, with the

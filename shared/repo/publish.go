@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/objects"
-	"github.com/toolshed/toolshed/shared/tenant"
+	"github.com/toolshed/toolshed/shared/reposcope"
 )
 
 // Lifecycle tagging: a zip that is no longer current is tagged
@@ -37,7 +37,7 @@ const (
 )
 
 // commitPattern is what commit ids may look like: they become parts of
-// object keys. (Tenants follow package tenant.)
+// object keys. (Repositories follow package reposcope.)
 var commitPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}$`)
 
 // checkCommit refuses a commit that cannot be part of a key.
@@ -50,11 +50,12 @@ func checkCommit(commit string) error {
 
 // PublishInput is what Publish packs.
 type PublishInput struct {
-	Tenant, Commit string
-	Dir            string   // the repository's root
-	Paths          []string // files to pack, relative to Dir
-	MaxBytes       int64    // refuse more than this many bytes of files
-	Now            time.Time
+	Repo     reposcope.Ref
+	Commit   string
+	Dir      string   // the repository's root
+	Paths    []string // files to pack, relative to Dir
+	MaxBytes int64    // refuse more than this many bytes of files
+	Now      time.Time
 }
 
 // Published is what Publish did.
@@ -78,7 +79,7 @@ type Published struct {
 // unreferenced: List shows it, not current, and publishing the same
 // commit again overwrites it and moves the pointer.
 func Publish(ctx context.Context, b *objects.Bucket, in PublishInput) (Published, error) {
-	if err := tenant.Check(in.Tenant); err != nil {
+	if err := in.Repo.Check(); err != nil {
 		return Published{}, err
 	}
 	if err := checkCommit(in.Commit); err != nil {
@@ -103,7 +104,7 @@ func Publish(ctx context.Context, b *objects.Bucket, in PublishInput) (Published
 	}
 	p := Pointer{
 		Commit:   in.Commit,
-		Key:      ZipKey(in.Tenant, in.Commit),
+		Key:      ZipKey(in.Repo, in.Commit),
 		Files:    st.Files,
 		Bytes:    st.Bytes,
 		ZipBytes: zipBytes,
@@ -122,10 +123,10 @@ func Publish(ctx context.Context, b *objects.Bucket, in PublishInput) (Published
 	if err != nil {
 		return Published{Skipped: st.Skipped}, fmt.Errorf("upload %s: %w", p.Key, err)
 	}
-	prev, err := movePointer(ctx, b, in.Tenant, p)
+	prev, err := movePointer(ctx, b, in.Repo, p)
 	out := Published{Pointer: p, Skipped: st.Skipped, Previous: prev}
 	if err != nil {
-		return out, fmt.Errorf("%s is uploaded, but moving %s to it failed (publish the same commit again): %w", p.Key, PointerKey(in.Tenant), err)
+		return out, fmt.Errorf("%s is uploaded, but moving %s to it failed (publish the same commit again): %w", p.Key, PointerKey(in.Repo), err)
 	}
 	if prev != "" && prev != p.Key {
 		out.RetireErr = b.Tag(ctx, prev, StateTag, Retired)
@@ -133,23 +134,24 @@ func Publish(ctx context.Context, b *objects.Bucket, in PublishInput) (Published
 	return out, nil
 }
 
-// ReadPointer returns the tenant's pointer; ok is false when there is none.
-func ReadPointer(ctx context.Context, b *objects.Bucket, tenant string) (p Pointer, ok bool, err error) {
-	raw, _, err := b.Read(ctx, PointerKey(tenant), "", maxPointerBytes)
+// ReadPointer returns the repository's pointer; ok is false when there is
+// none.
+func ReadPointer(ctx context.Context, b *objects.Bucket, r reposcope.Ref) (p Pointer, ok bool, err error) {
+	raw, _, err := b.Read(ctx, PointerKey(r), "", maxPointerBytes)
 	if errors.Is(err, objects.ErrNotFound) {
 		return Pointer{}, false, nil
 	}
 	if err != nil {
 		return Pointer{}, false, err
 	}
-	p, err = decodePointer(raw, PointerKey(tenant))
+	p, err = decodePointer(raw, PointerKey(r))
 	return p, err == nil, err
 }
 
-// movePointer writes the tenant's pointer and returns the key the old one
-// named ("" for none).
-func movePointer(ctx context.Context, b *objects.Bucket, tenant string, p Pointer) (string, error) {
-	old, _, err := ReadPointer(ctx, b, tenant)
+// movePointer writes the repository's pointer and returns the key the old
+// one named ("" for none).
+func movePointer(ctx context.Context, b *objects.Bucket, r reposcope.Ref, p Pointer) (string, error) {
+	old, _, err := ReadPointer(ctx, b, r)
 	if err != nil {
 		return "", err
 	}
@@ -157,13 +159,13 @@ func movePointer(ctx context.Context, b *objects.Bucket, tenant string, p Pointe
 	if err != nil {
 		return "", err
 	}
-	if _, err := b.Put(ctx, PointerKey(tenant), body, objects.PutOptions{ContentType: "application/json", CacheControl: "no-cache"}); err != nil {
+	if _, err := b.Put(ctx, PointerKey(r), body, objects.PutOptions{ContentType: "application/json", CacheControl: "no-cache"}); err != nil {
 		return "", err
 	}
 	return old.Key, nil
 }
 
-// SnapshotInfo is one zip of a tenant.
+// SnapshotInfo is one zip of a repository.
 type SnapshotInfo struct {
 	Commit   string
 	Key      string
@@ -172,23 +174,23 @@ type SnapshotInfo struct {
 	Current  bool
 }
 
-// List returns the snapshots of the tenant owner, newest first, marking
+// List returns the snapshots of the repository r, newest first, marking
 // the current one.
-func List(ctx context.Context, b *objects.Bucket, owner string) ([]SnapshotInfo, error) {
-	if err := tenant.Check(owner); err != nil {
+func List(ctx context.Context, b *objects.Bucket, r reposcope.Ref) ([]SnapshotInfo, error) {
+	if err := r.Check(); err != nil {
 		return nil, err
 	}
-	cur, _, err := ReadPointer(ctx, b, owner)
+	cur, _, err := ReadPointer(ctx, b, r)
 	if err != nil {
 		return nil, err
 	}
-	objs, err := b.List(ctx, TenantPrefix(owner))
+	objs, err := b.List(ctx, RepoPrefix(r))
 	if err != nil {
 		return nil, err
 	}
 	var out []SnapshotInfo
 	for _, o := range objs {
-		commit, ok := strings.CutSuffix(strings.TrimPrefix(o.Key, TenantPrefix(owner)), ".zip")
+		commit, ok := strings.CutSuffix(strings.TrimPrefix(o.Key, RepoPrefix(r)), ".zip")
 		if !ok || strings.Contains(commit, "/") {
 			continue
 		}
@@ -223,16 +225,16 @@ func List(ctx context.Context, b *objects.Bucket, owner string) ([]SnapshotInfo,
 // ErrNoSnapshot means a rollback target does not exist.
 var ErrNoSnapshot = errors.New("no such snapshot")
 
-// Rollback moves the pointer of the tenant owner to the snapshot of
+// Rollback moves the pointer of the repository r to the snapshot of
 // commit, or, when commit is "", to the newest snapshot older than the
 // current one. The snapshot left is tagged retired and the one chosen
 // current again.
-func Rollback(ctx context.Context, b *objects.Bucket, owner, commit string, now time.Time) (Pointer, error) {
-	if err := tenant.Check(owner); err != nil {
+func Rollback(ctx context.Context, b *objects.Bucket, r reposcope.Ref, commit string, now time.Time) (Pointer, error) {
+	if err := r.Check(); err != nil {
 		return Pointer{}, err
 	}
 	if commit == "" {
-		list, err := List(ctx, b, owner)
+		list, err := List(ctx, b, r)
 		if err != nil {
 			return Pointer{}, err
 		}
@@ -245,7 +247,7 @@ func Rollback(ctx context.Context, b *objects.Bucket, owner, commit string, now 
 	if err := checkCommit(commit); err != nil {
 		return Pointer{}, err
 	}
-	key := ZipKey(owner, commit)
+	key := ZipKey(r, commit)
 	head, err := b.Head(ctx, key)
 	if errors.Is(err, objects.ErrNotFound) {
 		return Pointer{}, fmt.Errorf("%w: %s", ErrNoSnapshot, key)
@@ -259,7 +261,7 @@ func Rollback(ctx context.Context, b *objects.Bucket, owner, commit string, now 
 	if err := b.Tag(ctx, key, StateTag, Current); err != nil {
 		return Pointer{}, err
 	}
-	prev, err := movePointer(ctx, b, owner, p)
+	prev, err := movePointer(ctx, b, r, p)
 	if err != nil {
 		return Pointer{}, err
 	}

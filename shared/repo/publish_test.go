@@ -17,6 +17,7 @@ import (
 
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/testenv/emulator"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 )
@@ -39,7 +40,7 @@ func testInterruptedPublish(t *testing.T, s *repotest.S3) {
 		}
 	}
 	publish := func(ctx context.Context, commit string) error {
-		_, err := repo.Publish(ctx, b, repo.PublishInput{Tenant: "stopped", Commit: commit, Dir: dir,
+		_, err := repo.Publish(ctx, b, repo.PublishInput{Repo: reposcope.DefaultOf("stopped"), Commit: commit, Dir: dir,
 			Paths: repotest.Files(t, dir), MaxBytes: 1 << 20, Now: time.Now()})
 		return err
 	}
@@ -60,10 +61,10 @@ func testInterruptedPublish(t *testing.T, s *repotest.S3) {
 	}
 	state := func(wantCurrent string, wantZips ...string) {
 		t.Helper()
-		if p, _, err := repo.ReadPointer(ctx, b, "stopped"); err != nil || p.Commit != wantCurrent {
+		if p, _, err := repo.ReadPointer(ctx, b, reposcope.DefaultOf("stopped")); err != nil || p.Commit != wantCurrent {
 			t.Errorf("the pointer names %q (%v), want %q", p.Commit, err, wantCurrent)
 		}
-		list, err := repo.List(ctx, b, "stopped")
+		list, err := repo.List(ctx, b, reposcope.DefaultOf("stopped"))
 		var zips []string
 		for _, z := range list {
 			zips = append(zips, z.Commit)
@@ -87,7 +88,7 @@ func testInterruptedPublish(t *testing.T, s *repotest.S3) {
 	state("c1", "c1")
 
 	pointer := func(r *http.Request) bool {
-		return r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/"+repo.PointerKey("stopped"))
+		return r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/"+repo.PointerKey(reposcope.DefaultOf("stopped")))
 	}
 	err := interrupt("c3", pointer)
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "c3.zip is uploaded, but moving") {
@@ -101,7 +102,7 @@ func testInterruptedPublish(t *testing.T, s *repotest.S3) {
 		}
 	}
 	state("c2", "c2", "c3", "c1")
-	snap, err := repo.NewS3(b, repo.S3Options{}).Open(ctx, "stopped")
+	snap, err := repo.NewS3(b, repo.S3Options{}).Open(ctx, reposcope.DefaultOf("stopped"))
 	if err != nil || snap.Commit() != "c2" {
 		t.Fatalf("open after the pushes: %v", err)
 	}

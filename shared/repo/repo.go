@@ -10,20 +10,25 @@
 // Two Sources yield views:
 //
 //   - Local serves one directory through os.Root (no symbolic link or ".."
-//     leaves it) to every tenant, as one live view: it follows the working
+//     leaves it), as one live view; Shared serves such views, each under
+//     its name, to every tenant (the local server's repositories): it follows the working
 //     tree through file-system events (fsnotify), so an edit, a new
 //     untracked file, a delete or a rename is seen within moments, without
 //     a commit; where events are unavailable (networked file systems, a
 //     tree with more folders than the kernel lets a process watch, a lost
 //     event) it revalidates by stat instead.
-//   - S3 serves zip snapshots published with scripts/snapshot:
-//     snapshots/<tenant>/<commit>.zip and the pointer
-//     snapshots/<tenant>/current.json. The current snapshot is downloaded
-//     once and kept in memory; the pointer is revalidated with a
-//     conditional GET (ETag) at most every refresh interval.
+//   - S3 serves zip snapshots published with scripts/snapshot, each
+//     repository in its folder (reposcope.Ref.Key: snapshots/<tenant>/ for
+//     the tenant's default repository, snapshots/<tenant>/<name>/ for the
+//     others): <commit>.zip and the pointer current.json. The current
+//     snapshot is downloaded once and kept in memory; the pointer is
+//     revalidated with a conditional GET (ETag) at most every refresh
+//     interval.
 //
-// A tenant without a snapshot of its own reads the default repository when
-// one is configured; otherwise Open returns ErrNoRepository.
+// A tenant without a default repository of its own reads the deployment's
+// default one when one is configured; any other repository it lacks is
+// ErrNoRepository. Which repository a call reads is decided once, by
+// OpenFor (shared/reposcope): tools never name keys or folders.
 //
 // Searchable says which files search tools read: it honours .gitignore
 // files at every level (and .ignore and .rgignore, as ripgrep does), skips
@@ -33,6 +38,7 @@
 package repo
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -40,13 +46,18 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/toolerr"
+	"github.com/toolshed/toolshed/shared/toolkit"
 )
 
-// ErrNoRepository means the tenant has no snapshot and there is no default
-// repository to fall back to.
+// ErrNoRepository means the tenant has no such repository (and, for its
+// default one, there is no deployment default to fall back to).
 var ErrNoRepository = errors.New("no repository snapshot")
 
 // View is a repository as the repository tools see it. Paths are slash
@@ -96,13 +107,28 @@ func Key(v View) string {
 
 // Source yields tenants' views.
 type Source interface {
-	// Open returns the view of the tenant's repository, the default
-	// repository's when the tenant has none, or ErrNoRepository.
-	Open(ctx context.Context, tenant string) (View, error)
+	// Default names the repository a call without "repo" reads.
+	Default() string
+	// Open returns the view of the repository r, the deployment's default
+	// repository's for a tenant without its own default one, or
+	// ErrNoRepository.
+	Open(ctx context.Context, r reposcope.Ref) (View, error)
+	// List returns the tenant's repositories, by name.
+	List(ctx context.Context, tenant string) ([]Listing, error)
 }
 
-// Pointer is the content of snapshots/<tenant>/current.json: which zip is
-// the tenant's current snapshot.
+// Listing is what List says of one repository.
+type Listing struct {
+	Name   string
+	Commit string // "" when not known
+	Files  int    // the files of the snapshot, or those the tools see in a local directory
+	// Read is the repository whose snapshot is read: this one, or the
+	// deployment's default one (reposcope.Fallback).
+	Read reposcope.Ref
+}
+
+// Pointer is the content of a repository's current.json: which zip is its
+// current snapshot.
 type Pointer struct {
 	Commit   string    `json:"commit"`
 	Key      string    `json:"key"`      // the zip's object key
@@ -132,32 +158,126 @@ const (
 	PointerName = "current.json"
 )
 
-// TenantPrefix is the folder of a tenant's snapshots: snapshots/<tenant>/.
-func TenantPrefix(tenant string) string { return Prefix + tenant + "/" }
+// RepoPrefix is the folder of a repository's snapshots:
+// snapshots/<tenant>/ for a tenant's default repository,
+// snapshots/<tenant>/<name>/ for the others.
+func RepoPrefix(r reposcope.Ref) string { return Prefix + r.Key() + "/" }
 
-// PointerKey is the key of a tenant's pointer.
-func PointerKey(tenant string) string { return TenantPrefix(tenant) + PointerName }
+// PointerKey is the key of a repository's pointer.
+func PointerKey(r reposcope.Ref) string { return RepoPrefix(r) + PointerName }
 
-// ZipKey is the key of a tenant's snapshot of commit.
-func ZipKey(tenant, commit string) string { return TenantPrefix(tenant) + commit + ".zip" }
+// ZipKey is the key of a repository's snapshot of commit.
+func ZipKey(r reposcope.Ref, commit string) string { return RepoPrefix(r) + commit + ".zip" }
 
-// Shared serves one view to every tenant (the local server's directory).
-type Shared struct{ View View }
+// Named is one repository of a Shared source.
+type Named struct {
+	Name string
+	View View
+}
 
-// Open returns the view, whatever the tenant.
-func (s Shared) Open(context.Context, string) (View, error) { return s.View, nil }
+// Shared serves the same repositories to every tenant (the local
+// server's directories): View, the default one, named Name (""
+// reposcope.Default), and Others.
+type Shared struct {
+	View   View
+	Name   string
+	Others []Named
+}
 
-// OpenFor opens the tenant's view for a repository tool: a tenant without
-// a repository gets RESOURCE_NOT_FOUND saying how to publish one.
-func OpenFor(ctx context.Context, src Source, tenant string) (View, error) {
-	snap, err := src.Open(ctx, tenant)
-	if errors.Is(err, ErrNoRepository) {
+var _ Source = Shared{}
+
+// Default implements Source.
+func (s Shared) Default() string { return cmp.Or(s.Name, reposcope.Default) }
+
+// Open returns the view named r.Name, whatever the tenant.
+func (s Shared) Open(_ context.Context, r reposcope.Ref) (View, error) {
+	if r.Name == s.Default() {
+		return s.View, nil
+	}
+	for _, n := range s.Others {
+		if n.Name == r.Name {
+			return n.View, nil
+		}
+	}
+	return nil, ErrNoRepository
+}
+
+// List implements Source: every repository, whatever the tenant.
+func (s Shared) List(ctx context.Context, tenant string) ([]Listing, error) {
+	all := append([]Named{{Name: s.Default(), View: s.View}}, s.Others...)
+	out := make([]Listing, len(all))
+	for i, n := range all {
+		files, err := n.View.Searchable(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("list the files of %s: %w", n.Name, err)
+		}
+		out[i] = Listing{Name: n.Name, Commit: n.View.Commit(), Files: len(files), Read: reposcope.Ref{Tenant: tenant, Name: n.Name}}
+	}
+	slices.SortFunc(out, func(a, b Listing) int { return cmp.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+// OpenFor opens the repository a repository tool's call reads: the one its
+// "repo" argument names (arg), or the source's default one, within the
+// repositories the caller may read (reposcope.Resolve). A repository that
+// is not there, or not the caller's to read, is RESOURCE_NOT_FOUND; a
+// tenant without a default repository is told how to publish one.
+func OpenFor(ctx context.Context, src Source, call toolkit.Call, arg string) (View, error) {
+	r, err := reposcope.Resolve(call, arg, src.Default())
+	if err != nil {
+		return nil, err
+	}
+	view, err := src.Open(ctx, r)
+	switch {
+	case errors.Is(err, ErrNoRepository) && arg == "" && r.Name == reposcope.Default:
 		return nil, toolerr.New(toolerr.ResourceNotFound,
 			"No repository for tenant %s: publish one with `go run ./scripts/snapshot push -tenant %s` from its checkout (or deploy with a default repository)",
-			tenant, tenant).With("tenant", tenant)
+			r.Tenant, r.Tenant).With("tenant", r.Tenant)
+	case errors.Is(err, ErrNoRepository):
+		return nil, reposcope.NotFound(r.Name)
+	case err != nil:
+		return nil, fmt.Errorf("open repository %s: %w", r, err)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("open repository of %s: %w", tenant, err)
+	return view, nil
+}
+
+// LocalRepo is one repository of the local server: its name and folder.
+type LocalRepo struct{ Name, Dir string }
+
+// LocalRepos reads the local server's repositories from specs, each
+// "name=path" or a path (named after its folder); the first is the
+// default one. Without specs, dir alone is served, named after its folder
+// (reposcope.Default when the folder's name cannot be a name). Names must
+// differ.
+func LocalRepos(specs []string, dir string) ([]LocalRepo, error) {
+	if len(specs) == 0 {
+		name := filepath.Base(absolute(dir))
+		if reposcope.Check(name) != nil {
+			name = reposcope.Default
+		}
+		return []LocalRepo{{Name: name, Dir: dir}}, nil
 	}
-	return snap, nil
+	out := make([]LocalRepo, 0, len(specs))
+	for _, spec := range specs {
+		name, path, named := strings.Cut(spec, "=")
+		if !named || reposcope.Check(name) != nil { // a path, which may hold '='
+			name, path = filepath.Base(absolute(spec)), spec
+		}
+		if err := reposcope.Check(name); err != nil {
+			return nil, fmt.Errorf("repository %q: %w; name it: name=%s", spec, err, path)
+		}
+		if slices.ContainsFunc(out, func(r LocalRepo) bool { return r.Name == name }) {
+			return nil, fmt.Errorf("two repositories are named %q: name them apart with name=path", name)
+		}
+		out = append(out, LocalRepo{Name: name, Dir: path})
+	}
+	return out, nil
+}
+
+// absolute is dir as an absolute path, or as given if it has none.
+func absolute(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return dir
 }

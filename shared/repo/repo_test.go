@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 	"github.com/toolshed/toolshed/shared/toolerr"
 )
@@ -69,7 +70,7 @@ func TestSources(t *testing.T) {
 	dir := repotest.WriteDir(t, fixture)
 	for _, src := range s3.Sources(t, tenant, dir) {
 		t.Run("conformance/"+src.Name, func(t *testing.T) {
-			snap, err := src.Source.Open(context.Background(), tenant)
+			snap, err := src.Source.Open(context.Background(), reposcope.DefaultOf(tenant))
 			if err != nil {
 				t.Fatal(err)
 			}

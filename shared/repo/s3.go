@@ -12,14 +12,15 @@ import (
 
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/objects"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolerr"
 )
 
 // S3Options configure NewS3.
 type S3Options struct {
-	// DefaultRepo is the tenant whose snapshot tenants without one read;
-	// "" for none.
+	// DefaultRepo is the tenant whose default repository tenants without
+	// one of their own read; "" for none.
 	DefaultRepo string
 	// Refresh is how long a pointer is trusted before it is revalidated
 	// (0: DefaultRefresh).
@@ -53,8 +54,8 @@ const (
 // never holds a call.
 const revalidateWait = 300 * time.Millisecond
 
-// S3 serves zip snapshots from a bucket: snapshots/<tenant>/current.json
-// names the current zip. Each repository's snapshot is downloaded once and
+// S3 serves zip snapshots from a bucket: each repository's current.json
+// (see RepoPrefix) names its current zip. Each repository's snapshot is downloaded once and
 // kept in memory; its pointer is revalidated with a conditional GET (ETag)
 // when it is older than Refresh, so a push is seen within Refresh and an
 // unchanged pointer costs no download. A snapshot in hand keeps being
@@ -69,7 +70,7 @@ type S3 struct {
 
 var _ Source = (*S3)(nil)
 
-// s3Repo is what is known of one repository (a tenant's folder).
+// s3Repo is what is known of one repository (its folder, by key).
 type s3Repo struct {
 	mu       sync.Mutex
 	checked  time.Time // when the pointer was last read or tried; zero: never
@@ -102,19 +103,63 @@ func NewS3(bucket *objects.Bucket, o S3Options) *S3 {
 	return &S3{bucket: bucket, o: o, repos: map[string]*s3Repo{}}
 }
 
-// Open returns the tenant's current snapshot, or the default repository's.
-func (s *S3) Open(ctx context.Context, tenant string) (View, error) {
-	snap, err := s.current(ctx, tenant)
+// Default implements Source: a tenant's default repository is named
+// reposcope.Default.
+func (s *S3) Default() string { return reposcope.Default }
+
+// Open returns the repository's current snapshot; for a tenant without a
+// default repository of its own, the deployment's default one.
+func (s *S3) Open(ctx context.Context, r reposcope.Ref) (View, error) {
+	snap, err := s.current(ctx, r)
 	if err != nil || snap != nil {
 		return snap, err
 	}
-	if s.o.DefaultRepo != "" && s.o.DefaultRepo != tenant {
-		snap, err = s.current(ctx, s.o.DefaultRepo)
+	if fallback, ok := s.fallback(r); ok {
+		snap, err = s.current(ctx, fallback)
 		if err != nil || snap != nil {
 			return snap, err
 		}
 	}
 	return nil, ErrNoRepository
+}
+
+// fallback is the repository read in place of r when r has no snapshot.
+func (s *S3) fallback(r reposcope.Ref) (reposcope.Ref, bool) {
+	return reposcope.Fallback(r, s.o.DefaultRepo)
+}
+
+// List implements Source: the tenant's default repository (its own, or
+// the deployment's) and its named ones, as their pointers say.
+func (s *S3) List(ctx context.Context, tenant string) ([]Listing, error) {
+	own := reposcope.DefaultOf(tenant)
+	objs, err := s.bucket.List(ctx, RepoPrefix(own))
+	if err != nil {
+		return nil, fmt.Errorf("list the repositories of %s: %w", tenant, err)
+	}
+	refs := []reposcope.Ref{own}
+	for _, o := range objs {
+		name, ok := strings.CutSuffix(strings.TrimPrefix(o.Key, RepoPrefix(own)), "/"+PointerName)
+		if ok && reposcope.Check(name) == nil && name != reposcope.Default {
+			refs = append(refs, reposcope.Ref{Tenant: tenant, Name: name})
+		}
+	}
+	var out []Listing
+	for _, r := range refs {
+		read := r
+		p, ok, err := ReadPointer(ctx, s.bucket, r)
+		if fallback, fb := s.fallback(r); err == nil && !ok && fb {
+			read = fallback
+			p, ok, err = ReadPointer(ctx, s.bucket, fallback)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read the pointer of %s: %w", r, err)
+		}
+		if ok {
+			out = append(out, Listing{Name: r.Name, Commit: p.Commit, Files: p.Files, Read: read})
+		}
+	}
+	slices.SortFunc(out, func(a, b Listing) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
 }
 
 // current returns the snapshot of one repository; nil when it has none.
@@ -124,12 +169,12 @@ func (s *S3) Open(ctx context.Context, tenant string) (View, error) {
 // for the next call, so a large snapshot is not started over by every
 // call that times out. Concurrent callers wait for the same one; a caller
 // holding a snapshot waits at most revalidateWait and is then served it.
-func (s *S3) current(ctx context.Context, name string) (View, error) {
+func (s *S3) current(ctx context.Context, ref reposcope.Ref) (View, error) {
 	s.mu.Lock()
-	r := s.repos[name]
+	r := s.repos[ref.Key()]
 	if r == nil {
 		r = &s3Repo{}
-		s.repos[name] = r
+		s.repos[ref.Key()] = r
 	}
 	s.mu.Unlock()
 
@@ -146,7 +191,7 @@ func (s *S3) current(ctx context.Context, name string) (View, error) {
 	}
 	if r.refresh == nil {
 		r.refresh = make(chan struct{})
-		go s.revalidate(name, r, r.etag, r.pointer, r.snap)
+		go s.revalidate(ref, r, r.etag, r.pointer, r.snap)
 	}
 	done, held := r.refresh, r.snap
 	r.mu.Unlock()
@@ -168,7 +213,7 @@ func (s *S3) current(ctx context.Context, name string) (View, error) {
 			e.Cause = ctx.Err()
 			return nil, e
 		}
-		return nil, fmt.Errorf("the snapshot pointer of %s: S3 did not answer in time: %w: %w", name, store.ErrStorage, ctx.Err())
+		return nil, fmt.Errorf("the snapshot pointer of %s: S3 did not answer in time: %w: %w", ref, store.ErrStorage, ctx.Err())
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -185,17 +230,17 @@ const revalidateTimeout = 5 * time.Minute
 // revalidate reads the pointer (conditionally on the ETag in hand),
 // downloads the zip it names when that changed, and records the outcome
 // in r. A failure while a snapshot is held keeps it, and is logged.
-func (s *S3) revalidate(name string, r *s3Repo, etag string, cur Pointer, snap View) {
+func (s *S3) revalidate(ref reposcope.Ref, r *s3Repo, etag string, cur Pointer, snap View) {
 	ctx, cancel := context.WithTimeout(context.Background(), revalidateTimeout)
 	defer cancel()
-	newEtag, p, newSnap, err := s.fetch(ctx, name, r, etag, cur, snap)
+	newEtag, p, newSnap, err := s.fetch(ctx, ref, r, etag, cur, snap)
 
 	r.mu.Lock()
 	r.checked = s.o.Now() // a failure too: S3 is asked again after Refresh, not by every call
 	if err == nil {
 		r.etag, r.pointer, r.snap = newEtag, p, newSnap
 	} else if r.snap != nil {
-		s.o.Log.Warn("repository snapshot: revalidation failed; serving the snapshot in hand", "repo", name, "commit", r.pointer.Commit, "error", err)
+		s.o.Log.Warn("repository snapshot: revalidation failed; serving the snapshot in hand", "repo", ref.String(), "commit", r.pointer.Commit, "error", err)
 	}
 	r.err = err
 	r.loading = 0
@@ -211,11 +256,11 @@ func (s *S3) revalidate(name string, r *s3Repo, etag string, cur Pointer, snap V
 // fetch returns the repository's pointer ETag, pointer and snapshot: the
 // ones in hand when the pointer is unchanged, none when there is no
 // pointer.
-func (s *S3) fetch(ctx context.Context, name string, r *s3Repo, etag string, cur Pointer, snap View) (string, Pointer, View, error) {
+func (s *S3) fetch(ctx context.Context, ref reposcope.Ref, r *s3Repo, etag string, cur Pointer, snap View) (string, Pointer, View, error) {
 	if snap == nil {
 		etag = ""
 	}
-	raw, newEtag, err := s.bucket.Read(ctx, PointerKey(name), etag, maxPointerBytes)
+	raw, newEtag, err := s.bucket.Read(ctx, PointerKey(ref), etag, maxPointerBytes)
 	switch {
 	case err == nil:
 	case errors.Is(err, objects.ErrNotModified):
@@ -225,12 +270,12 @@ func (s *S3) fetch(ctx context.Context, name string, r *s3Repo, etag string, cur
 	default:
 		return "", Pointer{}, nil, err
 	}
-	p, err := decodePointer(raw, PointerKey(name))
+	p, err := decodePointer(raw, PointerKey(ref))
 	if err != nil {
 		return "", Pointer{}, nil, err
 	}
-	if !strings.HasPrefix(p.Key, TenantPrefix(name)) || !strings.HasSuffix(p.Key, ".zip") || strings.Contains(p.Key, "..") {
-		return "", Pointer{}, nil, fmt.Errorf("%s names %q, which is not a snapshot of %s", PointerKey(name), p.Key, name)
+	if zip, ok := strings.CutPrefix(p.Key, RepoPrefix(ref)); !ok || !strings.HasSuffix(zip, ".zip") || strings.Contains(zip, "/") || strings.Contains(zip, "..") {
+		return "", Pointer{}, nil, fmt.Errorf("%s names %q, which is not a snapshot of %s", PointerKey(ref), p.Key, ref)
 	}
 	if snap != nil && p.Key == cur.Key && p.Commit == cur.Commit {
 		return newEtag, p, snap, nil

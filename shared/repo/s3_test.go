@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 )
 
@@ -68,7 +69,7 @@ func testS3(t *testing.T, s *repotest.S3) {
 
 	open := func(tenant, wantCommit, wantA string) repo.View {
 		t.Helper()
-		snap, err := src.Open(ctx, tenant)
+		snap, err := src.Open(ctx, reposcope.DefaultOf(tenant))
 		if err != nil {
 			t.Fatalf("open %s: %v", tenant, err)
 		}
@@ -84,7 +85,7 @@ func testS3(t *testing.T, s *repotest.S3) {
 			t.Errorf("GETs %v, want %v", got, want)
 		}
 	}
-	pointer, zip1, zip2 := repo.PointerKey("s3-acme"), repo.ZipKey("s3-acme", "c1"), repo.ZipKey("s3-acme", "c2")
+	pointer, zip1, zip2 := repo.PointerKey(reposcope.DefaultOf("s3-acme")), repo.ZipKey(reposcope.DefaultOf("s3-acme"), "c1"), repo.ZipKey(reposcope.DefaultOf("s3-acme"), "c2")
 
 	first := open("s3-acme", "c1", "version 1\n")
 	gets(map[string]int{pointer: 1, zip1: 1})
@@ -107,7 +108,7 @@ func testS3(t *testing.T, s *repotest.S3) {
 	gets(map[string]int{pointer: 1, zip2: 1})
 
 	// Rollback is seen the same way, and downloads the old zip again.
-	if _, err := repo.Rollback(ctx, s.Objects(), "s3-acme", "", clk.Now()); err != nil {
+	if _, err := repo.Rollback(ctx, s.Objects(), reposcope.DefaultOf("s3-acme"), "", clk.Now()); err != nil {
 		t.Fatal(err)
 	}
 	clk.add(5 * time.Second)
@@ -115,34 +116,34 @@ func testS3(t *testing.T, s *repotest.S3) {
 	gets(map[string]int{pointer: 1, zip1: 1})
 
 	// Tenants without a snapshot.
-	if _, err := src.Open(ctx, "nobody"); !errors.Is(err, repo.ErrNoRepository) {
+	if _, err := src.Open(ctx, reposcope.DefaultOf("nobody")); !errors.Is(err, repo.ErrNoRepository) {
 		t.Errorf("tenant without snapshot: %v, want ErrNoRepository", err)
 	}
 	withDefault := repo.NewS3(s.Objects(), repo.S3Options{DefaultRepo: "s3-acme"})
-	if snap, err := withDefault.Open(ctx, "nobody"); err != nil || snap.Commit() != "c1" {
+	if snap, err := withDefault.Open(ctx, reposcope.DefaultOf("nobody")); err != nil || snap.Commit() != "c1" {
 		t.Errorf("fallback to the default repository: %v, %v", snap, err)
 	}
 	// A tenant's own snapshot wins over the default.
 	s.Publish(t, "s3-own", "own1", v2)
-	if snap, err := withDefault.Open(ctx, "s3-own"); err != nil || snap.Commit() != "own1" {
+	if snap, err := withDefault.Open(ctx, reposcope.DefaultOf("s3-own")); err != nil || snap.Commit() != "own1" {
 		t.Errorf("own snapshot: %v, %v", snap, err)
 	}
 
 	// A pointer naming another tenant's zip is refused.
 	_, err := s.Moto.S3().PutObject(ctx, &s3.PutObjectInput{
-		Bucket: &s.Bucket, Key: aws.String(repo.PointerKey("s3-evil")),
+		Bucket: &s.Bucket, Key: aws.String(repo.PointerKey(reposcope.DefaultOf("s3-evil"))),
 		Body: strings.NewReader(`{"commit":"c1","key":"` + zip1 + `"}`),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if snap, err := src.Open(ctx, "s3-evil"); err == nil {
+	if snap, err := src.Open(ctx, reposcope.DefaultOf("s3-evil")); err == nil {
 		t.Errorf("a pointer to another tenant's zip opened %v", snap.Commit())
 	}
 
 	// A snapshot over MaxBytes is refused.
 	small := repo.NewS3(s.Objects(), repo.S3Options{MaxBytes: 10})
-	if _, err := small.Open(ctx, "s3-acme"); err == nil || !strings.Contains(err.Error(), "over the limit") {
+	if _, err := small.Open(ctx, reposcope.DefaultOf("s3-acme")); err == nil || !strings.Contains(err.Error(), "over the limit") {
 		t.Errorf("oversized snapshot: %v", err)
 	}
 
@@ -152,13 +153,13 @@ func testS3(t *testing.T, s *repotest.S3) {
 	patient := repo.NewS3(counted, repo.S3Options{Now: clk.Now})
 	gone, cancel := context.WithCancel(ctx)
 	cancel()
-	patient.Open(gone, "s3-acme") // may fail or not, depending on timing
-	if snap, err := patient.Open(ctx, "s3-acme"); err != nil || snap.Commit() != "c1" {
+	patient.Open(gone, reposcope.DefaultOf("s3-acme")) // may fail or not, depending on timing
+	if snap, err := patient.Open(ctx, reposcope.DefaultOf("s3-acme")); err != nil || snap.Commit() != "c1" {
 		t.Fatalf("after a cancelled call: %v, %v", snap, err)
 	}
 	gets(map[string]int{pointer: 1, zip1: 1})
-	snap, _ := patient.Open(ctx, "s3-acme")
-	patient.Open(gone, "s3-acme")
+	snap, _ := patient.Open(ctx, reposcope.DefaultOf("s3-acme"))
+	patient.Open(gone, reposcope.DefaultOf("s3-acme"))
 	snap.Searchable(gone) // starts the build, which outlives the call
 	if files, err := snap.Searchable(ctx); err != nil || len(files) != 1 {
 		t.Errorf("searchable after a cancelled call: %v, %v", files, err)
@@ -168,11 +169,11 @@ func testS3(t *testing.T, s *repotest.S3) {
 	evicting := repo.NewS3(counted, repo.S3Options{CacheBytes: 1, Now: clk.Now})
 	counter.take()
 	for _, tenant := range []string{"s3-acme", "s3-own", "s3-acme"} {
-		if _, err := evicting.Open(ctx, tenant); err != nil {
+		if _, err := evicting.Open(ctx, reposcope.DefaultOf(tenant)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	gets(map[string]int{pointer: 2, zip1: 2, repo.PointerKey("s3-own"): 1, repo.ZipKey("s3-own", "own1"): 1})
+	gets(map[string]int{pointer: 2, zip1: 2, repo.PointerKey(reposcope.DefaultOf("s3-own")): 1, repo.ZipKey(reposcope.DefaultOf("s3-own"), "own1"): 1})
 }
 
 func testPublish(t *testing.T, s *repotest.S3) {
@@ -184,7 +185,7 @@ func testPublish(t *testing.T, s *repotest.S3) {
 	mustSymlink(t, outside, filepath.Join(dir, "linkdir"))
 
 	in := repo.PublishInput{
-		Tenant: "pub", Commit: "p1", Dir: dir,
+		Repo: reposcope.DefaultOf("pub"), Commit: "p1", Dir: dir,
 		Paths:    []string{"a.txt", "sub/b.txt", "link", "linkdir/secret", "gone.txt", "../x"},
 		MaxBytes: 100, Now: repotest.ModTime,
 	}
@@ -196,7 +197,7 @@ func testPublish(t *testing.T, s *repotest.S3) {
 	if out.Pointer != want || strings.Join(out.Skipped, ",") != "link,linkdir/secret,gone.txt,../x" {
 		t.Errorf("published %+v skipped %q, want %+v", out.Pointer, out.Skipped, want)
 	}
-	if got, ok, err := repo.ReadPointer(ctx, client, "pub"); err != nil || !ok || got != want {
+	if got, ok, err := repo.ReadPointer(ctx, client, reposcope.DefaultOf("pub")); err != nil || !ok || got != want {
 		t.Errorf("pointer %+v %v %v", got, ok, err)
 	}
 	zipped := getObject(t, s, want.Key)
@@ -210,7 +211,7 @@ func testPublish(t *testing.T, s *repotest.S3) {
 	if _, err := repo.Publish(ctx, client, big); !errors.Is(err, repo.ErrTooLarge) {
 		t.Errorf("over the size limit: %v, want ErrTooLarge", err)
 	}
-	if got, _, _ := repo.ReadPointer(ctx, client, "pub"); got.Commit != "p1" {
+	if got, _, _ := repo.ReadPointer(ctx, client, reposcope.DefaultOf("pub")); got.Commit != "p1" {
 		t.Errorf("pointer moved to %s", got.Commit)
 	}
 
@@ -223,7 +224,7 @@ func testPublish(t *testing.T, s *repotest.S3) {
 	if out, err := repo.Publish(ctx, client, in); err != nil || out.Previous != "snapshots/pub/p1.zip" || out.RetireErr != nil {
 		t.Fatalf("second push: %+v, %v", out, err)
 	}
-	list, err := repo.List(ctx, client, "pub")
+	list, err := repo.List(ctx, client, reposcope.DefaultOf("pub"))
 	if err != nil || len(list) != 2 || list[0].Commit != "p3" || !list[0].Current || list[1].Commit != "p1" || list[1].Current {
 		t.Fatalf("list %+v, %v", list, err)
 	}
@@ -232,24 +233,26 @@ func testPublish(t *testing.T, s *repotest.S3) {
 	}
 
 	// Rollback without a commit goes to the previous one.
-	p, err := repo.Rollback(ctx, client, "pub", "", repotest.ModTime)
+	p, err := repo.Rollback(ctx, client, reposcope.DefaultOf("pub"), "", repotest.ModTime)
 	if err != nil || p.Commit != "p1" || p.Files != 2 || p.Bytes != 12 || p.ZipBytes != want.ZipBytes {
 		t.Fatalf("rollback: %+v, %v", p, err)
 	}
 	if tagOf(t, s, "snapshots/pub/p1.zip") != repo.Current || tagOf(t, s, "snapshots/pub/p3.zip") != repo.Retired {
 		t.Error("rollback did not swap the tags")
 	}
-	if _, err := repo.Rollback(ctx, client, "pub", "", repotest.ModTime); !errors.Is(err, repo.ErrNoSnapshot) {
+	if _, err := repo.Rollback(ctx, client, reposcope.DefaultOf("pub"), "", repotest.ModTime); !errors.Is(err, repo.ErrNoSnapshot) {
 		t.Errorf("rollback past the oldest: %v", err)
 	}
-	if _, err := repo.Rollback(ctx, client, "pub", "nope", repotest.ModTime); !errors.Is(err, repo.ErrNoSnapshot) {
+	if _, err := repo.Rollback(ctx, client, reposcope.DefaultOf("pub"), "nope", repotest.ModTime); !errors.Is(err, repo.ErrNoSnapshot) {
 		t.Errorf("rollback to a missing commit: %v", err)
 	}
 	for _, bad := range []string{"../other", "a/b", "", ".hidden", "x y"} {
-		bin := in
-		bin.Tenant = bad
-		if _, err := repo.Publish(ctx, client, bin); err == nil {
-			t.Errorf("tenant %q was accepted", bad)
+		for _, r := range []reposcope.Ref{reposcope.DefaultOf(bad), {Tenant: "pub", Name: bad}} {
+			bin := in
+			bin.Repo = r
+			if _, err := repo.Publish(ctx, client, bin); err == nil {
+				t.Errorf("repository %+v was accepted", r)
+			}
 		}
 	}
 }

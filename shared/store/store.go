@@ -19,8 +19,8 @@
 //   - Counters: fixed-window rate counters. The caller names the window in
 //     the key; the expiry is for clean-up only.
 //   - Access: how often and when a tenant last read a path.
-//   - APIKeys: keys by their sha256 hash, with tenant, name and
-//     revocation.
+//   - APIKeys: keys by their sha256 hash, with tenant, name, the
+//     repositories they are limited to, and revocation.
 //
 // Every tenant-owned item is keyed by its tenant, so one tenant can never
 // see or change another's data. Stores do not validate tenant names, titles
@@ -266,6 +266,9 @@ type APIKey struct {
 	CreatedAt time.Time
 	Revoked   bool
 	RevokedAt *time.Time // set the first time the key is revoked
+	// Repos limits the key to some of its tenant's repositories (sorted,
+	// no repeats); nil: every one.
+	Repos []string
 }
 
 // APIKeys stores API keys by hash.

@@ -24,6 +24,7 @@ import (
 	"github.com/toolshed/toolshed/shared/oauth"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/tenant"
 	"github.com/toolshed/toolshed/shared/testenv/issuertest"
@@ -35,8 +36,11 @@ import (
 )
 
 // accepted reports whether a call got past its tenant check: whatever
-// else failed, it did not refuse the tenant.
-func accepted(err error) bool { return !errors.Is(err, tenant.ErrInvalid) }
+// else failed, it did not refuse the tenant (or the repository key made
+// of it: a tenant with a '/' makes a key whose name is refused).
+func accepted(err error) bool {
+	return !errors.Is(err, tenant.ErrInvalid) && !errors.Is(err, reposcope.ErrInvalid)
+}
 
 func TestPipelineAgrees(t *testing.T) {
 	h := tooltest.New(t, tooltest.BoltStores(t), []toolkit.Tool{hello.New()})
@@ -114,27 +118,28 @@ func TestSnapshotsAgree(t *testing.T) {
 	bucket := objects.New(refusingS3{}, "snapshots")
 	dir := t.TempDir()
 	tenanttest.Agree(t, "repo.Publish", func(t *testing.T, s string) bool {
-		_, err := repo.Publish(t.Context(), bucket, repo.PublishInput{Tenant: s, Commit: "c1", Dir: dir, MaxBytes: 1 << 20, Now: time.Now()})
+		_, err := repo.Publish(t.Context(), bucket, repo.PublishInput{Repo: reposcope.DefaultOf(s), Commit: "c1", Dir: dir, MaxBytes: 1 << 20, Now: time.Now()})
 		return accepted(err)
 	})
 	tenanttest.Agree(t, "repo.List", func(t *testing.T, s string) bool {
-		_, err := repo.List(t.Context(), bucket, s)
+		_, err := repo.List(t.Context(), bucket, reposcope.DefaultOf(s))
 		return accepted(err)
 	})
 	tenanttest.Agree(t, "repo.Rollback", func(t *testing.T, s string) bool {
-		_, err := repo.Rollback(t.Context(), bucket, s, "c1", time.Now())
+		_, err := repo.Rollback(t.Context(), bucket, reposcope.DefaultOf(s), "c1", time.Now())
 		return accepted(err)
 	})
 }
 
 func TestIndexesAgree(t *testing.T) {
 	st := contextindex.NewStore(&contextindex.MemBlobs{})
+	// Code indexes are a repository's: the tenant's named repository "r".
 	tenanttest.Agree(t, "contextindex pointer", func(t *testing.T, s string) bool {
-		_, _, err := st.Pointer(t.Context(), s, "")
+		_, _, err := st.Pointer(t.Context(), reposcope.Ref{Tenant: s, Name: "r"}.Key(), "")
 		return accepted(err)
 	})
 	tenanttest.Agree(t, "contextindex code", func(t *testing.T, s string) bool {
-		_, err := st.LoadCode(t.Context(), s, contextindex.Pointer{Commit: "c1", Format: contextindex.CodeFormat})
+		_, err := st.LoadCode(t.Context(), reposcope.Ref{Tenant: s, Name: "r"}.Key(), contextindex.Pointer{Commit: "c1", Format: contextindex.CodeFormat})
 		return accepted(err)
 	})
 	tenanttest.Agree(t, "contextindex memory vectors", func(t *testing.T, s string) bool {
@@ -155,8 +160,9 @@ func (o openRecorder) Files(context.Context, string, string, []string) ([]contex
 	return nil, errRefused
 }
 
-// TestIndexerAgrees: the indexer indexes snapshots/<tenant>/current.json
-// only for a valid tenant, and ignores other keys.
+// TestIndexerAgrees: the indexer indexes snapshots/<tenant>/r/current.json
+// (the tenant's repository r) only for a valid tenant, and ignores other
+// keys.
 func TestIndexerAgrees(t *testing.T) {
 	rec := openRecorder{opened: map[string]bool{}}
 	ix := &indexer.Indexer{
@@ -166,15 +172,16 @@ func TestIndexerAgrees(t *testing.T) {
 		Log:       slog.New(slog.DiscardHandler),
 	}
 	tenanttest.Agree(t, "indexer", func(t *testing.T, s string) bool {
-		key := url.QueryEscape(repo.PointerKey(s))
+		r := reposcope.Ref{Tenant: s, Name: "r"}
+		key := url.QueryEscape(repo.PointerKey(r))
 		raw, _ := json.Marshal(map[string]any{"Records": []any{map[string]any{
 			"eventSource": "aws:s3", "eventName": "ObjectCreated:Put", "s3": map[string]any{"object": map[string]any{"key": key}},
 		}}})
 		_, err := ix.Handle(t.Context(), raw)
-		if rec.opened[s] != (err != nil) {
-			t.Errorf("indexer: %q opened %v, error %v", s, rec.opened[s], err)
+		if rec.opened[r.Key()] != (err != nil) {
+			t.Errorf("indexer: %q opened %v, error %v", s, rec.opened[r.Key()], err)
 		}
-		return rec.opened[s]
+		return rec.opened[r.Key()]
 	})
 }
 

@@ -126,7 +126,7 @@ func (p *Pipeline) run(ctx context.Context, name string, req Request, notes *[]s
 		if err != nil {
 			return ran{}, err
 		}
-		res, err := handler(ctx, Call{Tool: name, Tenant: req.Tenant, RequestID: req.RequestID, Args: args})
+		res, err := handler(ctx, Call{Tool: name, Tenant: req.Tenant, RequestID: req.RequestID, Args: args, Repos: req.Repos})
 		if err != nil {
 			return ran{}, err
 		}

@@ -22,6 +22,9 @@ type Request struct {
 	Args      json.RawMessage `json:"args,omitempty"`
 	Tenant    string          `json:"tenant"`
 	RequestID string          `json:"requestId,omitempty"`
+	// Repos limits the caller to some repositories (caller.Identity.Repos);
+	// nil: every repository of the tenant.
+	Repos []string `json:"repos,omitempty"`
 }
 
 // Outcome is the result of an invocation in a transport-neutral form; the
@@ -76,6 +79,9 @@ type Call struct {
 	Tenant    string
 	RequestID string
 	Args      json.RawMessage
+	// Repos limits the caller to some repositories (nil: every one);
+	// repository tools apply it through shared/reposcope.
+	Repos []string
 }
 
 // Result is a successful tool result; Message is the human-readable line of

@@ -13,6 +13,7 @@
 package wiring
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -28,6 +29,7 @@ import (
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/dynamostore"
 )
@@ -53,7 +55,9 @@ type Env struct {
 	repo    repo.Source
 	closers []func() error
 	status  map[string]func() any
-	warming sync.WaitGroup // the warm-ups started (WarmDefaultRepo)
+	// repoIndexes answers RepoIndex (repoindex.go); nil: the bucket's.
+	repoIndexes RepoIndexes
+	warming     sync.WaitGroup // the warm-ups started (WarmDefaultRepo)
 }
 
 // NewEnv returns an Env over cfg. A nil log discards; Now is time.Now.
@@ -174,8 +178,9 @@ func (e *Env) RepoPolicy() (*repo.Policy, error) {
 
 // Repo returns the repository source on first use, shared by every family
 // of the process: S3 snapshots when TOOLSHED_BUCKET is set (with
-// TOOLSHED_DEFAULT_REPO as the fallback), otherwise the local directory
-// TOOLSHED_REPO_DIR (the working directory when empty) as one live view.
+// TOOLSHED_DEFAULT_REPO as the fallback), otherwise the local directories
+// of the -repo flags (Config.Repos; without any, TOOLSHED_REPO_DIR, the
+// working directory when empty), each as one live view.
 // Either way the repository policy (repo.DefaultDeny, TOOLSHED_REPO_DENY
 // and, locally, the data directory) applies to every view.
 func (e *Env) Repo(ctx context.Context) (repo.Source, error) {
@@ -210,19 +215,34 @@ func (e *Env) Repo(ctx context.Context) (repo.Source, error) {
 		return e.repo, nil
 	}
 	if src == nil {
-		deny, err := repo.ParseDeny(e.Config.RepoDeny)
+		local, err := e.localRepos()
 		if err != nil {
 			return nil, err
 		}
-		dir := e.Config.RepoDir
-		if dir == "" {
-			dir = "."
-		}
-		policy, err := repo.LocalPolicy(dir, e.Config.DataDir, deny)
+		src = local
+	}
+	e.repo = src
+	return src, nil
+}
+
+// localRepos opens the local repositories (repo.LocalRepos), each a live
+// view closed with the Env. The caller holds e.mu.
+func (e *Env) localRepos() (repo.Shared, error) {
+	deny, err := repo.ParseDeny(e.Config.RepoDeny)
+	if err != nil {
+		return repo.Shared{}, err
+	}
+	dirs, err := repo.LocalRepos(e.Config.Repos, cmp.Or(e.Config.RepoDir, "."))
+	if err != nil {
+		return repo.Shared{}, err
+	}
+	var views []repo.Named
+	for _, d := range dirs {
+		policy, err := repo.LocalPolicy(d.Dir, e.Config.DataDir, deny)
 		if err != nil {
-			return nil, err
+			return repo.Shared{}, err
 		}
-		local, err := repo.NewLocal(dir, repo.LocalOptions{
+		local, err := repo.NewLocal(d.Dir, repo.LocalOptions{
 			Policy:     policy,
 			CacheBytes: int64(e.Config.RepoCacheMB) << 20,
 			Watch:      e.Config.RepoWatch,
@@ -230,13 +250,12 @@ func (e *Env) Repo(ctx context.Context) (repo.Source, error) {
 			Log:        e.Log,
 		})
 		if err != nil {
-			return nil, err
+			return repo.Shared{}, fmt.Errorf("repository %s: %w", d.Name, err)
 		}
 		e.closers = append(e.closers, local.Close)
-		src = repo.Shared{View: local}
+		views = append(views, repo.Named{Name: d.Name, View: local})
 	}
-	e.repo = src
-	return src, nil
+	return repo.Shared{View: views[0].View, Name: views[0].Name, Others: views[1:]}, nil
 }
 
 // warmTimeout bounds one warm-up.
@@ -244,18 +263,19 @@ const warmTimeout = 5 * time.Minute
 
 // WarmDefaultRepo starts, in the background, work a function would
 // otherwise do in its first call on the deployment's default repository
-// (TOOLSHED_DEFAULT_REPO, when snapshots come from the bucket): reading
-// its snapshot, or its code index. what names it in the log. WaitWarm
-// waits for it; it goes on after.
-func (e *Env) WarmDefaultRepo(what string, fn func(ctx context.Context, repo string) error) {
+// (TOOLSHED_DEFAULT_REPO's default repository, when snapshots come from
+// the bucket): reading its snapshot, or its code index. what names it in
+// the log. WaitWarm waits for it; it goes on after.
+func (e *Env) WarmDefaultRepo(what string, fn func(ctx context.Context, r reposcope.Ref) error) {
 	if e.Config.Bucket == "" || e.Config.DefaultRepo == "" {
 		return
 	}
+	r := reposcope.DefaultOf(e.Config.DefaultRepo)
 	e.warming.Go(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), warmTimeout)
 		defer cancel()
 		start := time.Now()
-		if err := fn(ctx, e.Config.DefaultRepo); err != nil {
+		if err := fn(ctx, r); err != nil {
 			e.Log.Warn("warm-up failed; the first call does it", "what", what, "repo", e.Config.DefaultRepo, "error", err)
 			return
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/wiring"
 )
@@ -69,7 +70,7 @@ func TestWarmDefaultRepo(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			env := wiring.NewEnv(tt.cfg, nil)
 			warmed := make(chan string, 1)
-			env.WarmDefaultRepo("test", func(_ context.Context, repo string) error { warmed <- repo; return nil })
+			env.WarmDefaultRepo("test", func(_ context.Context, r reposcope.Ref) error { warmed <- r.Key(); return nil })
 			if !env.WaitWarm(time.Second) {
 				t.Fatal("a quick warm-up was not waited for")
 			}
@@ -85,7 +86,7 @@ func TestWarmDefaultRepo(t *testing.T) {
 	}
 	env := wiring.NewEnv(config.Config{Bucket: "b", DefaultRepo: "shared"}, nil)
 	release := make(chan struct{})
-	env.WarmDefaultRepo("slow", func(context.Context, string) error { <-release; return nil })
+	env.WarmDefaultRepo("slow", func(context.Context, reposcope.Ref) error { <-release; return nil })
 	start := time.Now()
 	if env.WaitWarm(50*time.Millisecond) || time.Since(start) > time.Second {
 		t.Errorf("a slow warm-up held WaitWarm %v", time.Since(start))

@@ -23,6 +23,7 @@ type apiKeyRecord struct {
 	CreatedAt time.Time  `json:"created_at"`
 	Revoked   bool       `json:"revoked"`
 	RevokedAt *time.Time `json:"revoked_at,omitempty"`
+	Repos     []string   `json:"repos,omitempty"`
 }
 
 func (r apiKeyRecord) key() store.APIKey {
@@ -33,6 +34,7 @@ func (r apiKeyRecord) key() store.APIKey {
 		CreatedAt: r.CreatedAt,
 		Revoked:   r.Revoked,
 		RevokedAt: r.RevokedAt,
+		Repos:     r.Repos,
 	}
 }
 
@@ -43,6 +45,7 @@ func (s *apiKeyStore) Create(ctx context.Context, k store.APIKey) error {
 		Name:      k.Name,
 		CreatedAt: k.CreatedAt.UTC(),
 		Revoked:   k.Revoked,
+		Repos:     k.Repos,
 	}
 	if k.RevokedAt != nil {
 		t := k.RevokedAt.UTC()

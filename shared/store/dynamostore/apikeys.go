@@ -3,6 +3,7 @@ package dynamostore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -22,6 +23,7 @@ const (
 	keyCreatedAt = "created_at"
 	keyRevoked   = "revoked"
 	keyRevokedAt = "revoked_at"
+	keyRepos     = "repos" // a string set; absent for a key limited to no repositories
 )
 
 type apiKeyStore struct {
@@ -42,6 +44,9 @@ func decodeAPIKey(m map[string]types.AttributeValue) (store.APIKey, error) {
 	if it.err != nil {
 		return store.APIKey{}, fmt.Errorf("decode api key: %w", it.err)
 	}
+	if v, ok := m[keyRepos].(*types.AttributeValueMemberSS); ok {
+		k.Repos = slices.Sorted(slices.Values(v.Value))
+	}
 	return k, nil
 }
 
@@ -55,6 +60,9 @@ func (s *apiKeyStore) Create(ctx context.Context, k store.APIKey) error {
 	}
 	if k.RevokedAt != nil {
 		it[keyRevokedAt] = attrTime(*k.RevokedAt)
+	}
+	if len(k.Repos) > 0 {
+		it[keyRepos] = &types.AttributeValueMemberSS{Value: k.Repos}
 	}
 	return putNew(ctx, s.client, s.table, it, keyHash, "create api key", "key exists")
 }

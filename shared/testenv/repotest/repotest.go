@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/testenv/emulator"
 )
 
@@ -111,15 +112,23 @@ func StartS3(tb testing.TB) *S3 {
 // Objects is the bucket, for the objects package.
 func (s *S3) Objects() *objects.Bucket { return objects.New(s.Moto.S3(), s.Bucket) }
 
-// Publish packs every file of dir and makes it tenant's current snapshot.
+// Publish packs every file of dir and makes it the current snapshot of
+// tenant's default repository.
 func (s *S3) Publish(tb testing.TB, tenant, commit, dir string) repo.Pointer {
 	tb.Helper()
+	return s.PublishRepo(tb, reposcope.DefaultOf(tenant), commit, dir)
+}
+
+// PublishRepo packs every file of dir and makes it the current snapshot
+// of the repository r.
+func (s *S3) PublishRepo(tb testing.TB, r reposcope.Ref, commit, dir string) repo.Pointer {
+	tb.Helper()
 	out, err := repo.Publish(context.Background(), s.Objects(), repo.PublishInput{
-		Tenant: tenant, Commit: commit, Dir: dir,
+		Repo: r, Commit: commit, Dir: dir,
 		Paths: Files(tb, dir), MaxBytes: repo.DefaultMaxBytes, Now: ModTime,
 	})
 	if err != nil {
-		tb.Fatalf("publish %s for %s: %v", commit, tenant, err)
+		tb.Fatalf("publish %s for %s: %v", commit, r, err)
 	}
 	return out.Pointer
 }

@@ -32,12 +32,19 @@ func apiKey(secret, tenant string, created time.Time) store.APIKey {
 	}
 }
 
+// limited returns k limited to the repositories repos (sorted).
+func limited(k store.APIKey, repos ...string) store.APIKey {
+	k.Repos = repos
+	return k
+}
+
 func apiKeysCreateLookup(t *testing.T, st store.Stores) {
 	keys, ctx := st.APIKeys, t.Context()
 	cases := []store.APIKey{
 		apiKey("s1", "acme", keyBase),
 		apiKey("s2", "acme", keyBase.Add(time.Second)),
 		apiKey("s3", "other", keyBase.Add(2*time.Second)),
+		limited(apiKey("s4", "acme", keyBase.Add(3*time.Second)), "api", "web"),
 	}
 	for _, k := range cases {
 		noErr(t, keys.Create(ctx, k), "create")
@@ -96,7 +103,7 @@ func apiKeysListSorted(t *testing.T, st store.Stores) {
 
 func apiKeysRevoke(t *testing.T, st store.Stores) {
 	keys, ctx := st.APIKeys, t.Context()
-	k := apiKey("rev", "acme", keyBase)
+	k := limited(apiKey("rev", "acme", keyBase), "api") // revoking keeps the limit
 	noErr(t, keys.Create(ctx, k), "create")
 	first := keyBase.Add(time.Hour)
 	got, err := keys.Revoke(ctx, k.Hash, first)
@@ -146,7 +153,8 @@ func sameKey(t *testing.T, got, want store.APIKey) {
 	t.Helper()
 	if got.Hash != want.Hash || got.Tenant != want.Tenant || got.Name != want.Name ||
 		!got.CreatedAt.Equal(want.CreatedAt) ||
-		got.Revoked != want.Revoked || !equalTime(got.RevokedAt, want.RevokedAt) {
+		got.Revoked != want.Revoked || !equalTime(got.RevokedAt, want.RevokedAt) ||
+		!slices.Equal(got.Repos, want.Repos) || (got.Repos == nil) != (want.Repos == nil) {
 		t.Fatalf("api key:\n got %+v\nwant %+v", got, want)
 	}
 }

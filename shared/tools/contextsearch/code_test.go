@@ -17,6 +17,7 @@ import (
 	"github.com/toolshed/toolshed/shared/memoryfile"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/testenv/embedtest"
 	"github.com/toolshed/toolshed/shared/testenv/emulator"
@@ -397,8 +398,8 @@ type heldSource struct {
 	release chan struct{}
 }
 
-func (s *heldSource) Open(ctx context.Context, tenant string) (repo.View, error) {
-	v, err := s.Shared.Open(ctx, tenant)
+func (s *heldSource) Open(ctx context.Context, r reposcope.Ref) (repo.View, error) {
+	v, err := s.Shared.Open(ctx, r)
 	return heldView{View: v, release: s.release}, err
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/toolkit"
 	"github.com/toolshed/toolshed/shared/wiring"
@@ -95,9 +96,9 @@ func FromEnv(ctx context.Context, env *wiring.Env) (*Service, error) {
 		s := New(opts)
 		// A deployed function reads the default repository's code index
 		// before its first call.
-		env.WarmDefaultRepo("code index", func(ctx context.Context, repo string) error {
+		env.WarmDefaultRepo("code index", func(ctx context.Context, r reposcope.Ref) error {
 			select {
-			case <-s.Preload(ctx, repo):
+			case <-s.Preload(ctx, r.Key()):
 				return nil
 			case <-ctx.Done():
 				return ctx.Err()
@@ -117,6 +118,7 @@ func FromEnv(ctx context.Context, env *wiring.Env) (*Service, error) {
 	s := New(opts)
 	env.OnClose(func() error { s.Close(); return nil })
 	env.ReportStatus("codeIndexes", func() any { return s.Indexes() })
+	env.KeepRepoIndexes(s.codeIndex)
 	// The local repository is every tenant's: index it from the start.
 	if err := s.Start(ctx, idx.Tenant); err != nil {
 		return nil, err

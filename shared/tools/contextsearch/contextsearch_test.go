@@ -161,6 +161,20 @@ func TestSeedExamples(t *testing.T) {
 	}
 }
 
+// TestHasMore: an answer says whether results beyond limit match.
+func TestHasMore(t *testing.T) {
+	h := newHarness(t, tooltest.BoltStores(t), contextsearch.Options{})
+	for i := range 3 {
+		h.write(t, "acme", memoryfile.Decisions, fmt.Sprintf(`{"timestamp":"2025-02-0%dT08:00:00Z","type":"rule","content":"zqxpaging rule %d"}`, i+1, i))
+	}
+	for limit, want := range map[int]bool{1: true, 2: true, 3: false, 10: false} {
+		out := h.search(t, "acme", fmt.Sprintf(`{"query":"zqxpaging","limit":%d}`, limit))
+		if out.HasMore != want || out.TotalFound != min(limit, 3) || len(out.Results) != out.TotalFound {
+			t.Errorf("limit %d: hasMore %v, %d of %d results", limit, out.HasMore, len(out.Results), out.TotalFound)
+		}
+	}
+}
+
 // TestMapping checks the memory-entry mapping the contract documents.
 func TestMapping(t *testing.T) {
 	h := newHarness(t, tooltest.BoltStores(t), contextsearch.Options{})

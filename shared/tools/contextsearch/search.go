@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolshed/toolshed/shared/codechunk"
 	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
@@ -38,6 +39,7 @@ type searchInput struct {
 	Module string `json:"module"`
 	Limit  int    `json:"limit"`
 	Full   bool   `json:"full"`
+	Repo   string `json:"repo"` // "": the default repository
 }
 
 type resultJSON struct {
@@ -105,6 +107,15 @@ func buildJSONOf(b *contextindex.Build) *buildJSON {
 		Embedded: t.Embedded, Failed: t.Failed, Started: b.Started.UTC(), Updated: b.Updated.UTC()}
 }
 
+// defaultRepo names the repository a call without "repo" searches the
+// code of.
+func (s *Service) defaultRepo() string {
+	if s.o.Repo == nil {
+		return reposcope.Default
+	}
+	return s.o.Repo.Default()
+}
+
 // search answers one context_search call.
 func (s *Service) search(ctx context.Context, call toolkit.Call, in searchInput) (toolkit.Result, error) {
 	start := time.Now()
@@ -113,9 +124,13 @@ func (s *Service) search(ctx context.Context, call toolkit.Call, in searchInput)
 		return toolkit.Result{}, toolerr.New(toolerr.InvalidInput, msgQueryTooShort).
 			With("errors", []toolerr.FieldError{{Field: "query", Message: fmt.Sprintf("must be at least %d characters long, got %d", minQueryChars, n)}})
 	}
-	corpus, index, stale, err := s.corpus(ctx, call.Tenant)
+	r, err := reposcope.Resolve(call, in.Repo, s.defaultRepo())
 	if err != nil {
-		return toolkit.Result{}, fmt.Errorf("context index of %s: %w", call.Tenant, err)
+		return toolkit.Result{}, err
+	}
+	corpus, index, stale, err := s.corpus(ctx, r, in.Repo != "")
+	if err != nil {
+		return toolkit.Result{}, fmt.Errorf("context index of %s: %w", r, err)
 	}
 	if corpus.Len() == 0 && (index == nil || index.State == contextindex.StateReady) {
 		return toolkit.Result{}, toolerr.New(toolerr.ResourceNotFound, msgNothingFound).

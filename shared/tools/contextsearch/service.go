@@ -15,7 +15,9 @@ import (
 
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/store"
+	"github.com/toolshed/toolshed/shared/wiring"
 )
 
 // MemoryLister reads memory entries (store.Memory's List).
@@ -122,17 +124,23 @@ func (s *Service) Indexes() []IndexStatus {
 	return out
 }
 
-// Start begins indexing the repository a tenant reads (locally every
-// tenant reads the same one), in the background, without waiting.
+// Start begins indexing the repositories a tenant reads (locally every
+// tenant reads the same ones), in the background, without waiting.
 func (s *Service) Start(ctx context.Context, tenant string) error {
 	if s.o.Repo == nil {
 		return nil
 	}
-	view, err := s.o.Repo.Open(ctx, tenant)
+	list, err := s.o.Repo.List(ctx, tenant)
 	if err != nil {
 		return err
 	}
-	s.live(view)
+	for _, l := range list {
+		view, err := s.o.Repo.Open(ctx, reposcope.Ref{Tenant: tenant, Name: l.Name})
+		if err != nil {
+			return err
+		}
+		s.live(view)
+	}
 	return nil
 }
 
@@ -167,8 +175,7 @@ type tenantState struct {
 	// memDirty: docs has entries memSeg lacks (a refresh failed midway).
 	memDirty bool
 
-	codeRepo string // deployed: whose code index, the tenant's or the default repository's; "" for none
-	codeRead checked
+	code map[string]*codeState // deployed: by repository name
 
 	vectors     *contextindex.Vectors
 	vectorsTag  string
@@ -195,11 +202,14 @@ func (s *Service) state(tenant string) *tenantState {
 				}
 			}
 			delete(s.tenants, oldest)
-			if oldest != s.o.DefaultRepo {
-				delete(s.repos, oldest) // a tenant's own repository is read by it alone
+			for key := range s.repos {
+				// A tenant's own repositories are read by it alone.
+				if r, _ := reposcope.ParseKey(key); r.Tenant == oldest && key != s.o.DefaultRepo {
+					delete(s.repos, key)
+				}
 			}
 		}
-		ts = &tenantState{seen: map[string]bool{}, after: map[string]string{}}
+		ts = &tenantState{seen: map[string]bool{}, after: map[string]string{}, code: map[string]*codeState{}}
 		s.tenants[tenant] = ts
 	}
 	ts.used = s.o.Now()
@@ -227,10 +237,13 @@ func (s *Service) held(ctx context.Context, have bool, what, tenant string, refr
 	return "", nil
 }
 
-// corpus brings the tenant's index up to date and returns it, with how far
-// the code index is (nil when there is no code index) and a notice when
-// part of it could not be refreshed.
-func (s *Service) corpus(ctx context.Context, tenant string) (*contextindex.Corpus, *indexJSON, string, error) {
+// corpus brings the tenant's index up to date and returns it, with the
+// code of the repository r, how far its code index is (nil when there is no
+// code index) and a notice when part of it could not be refreshed. asked
+// says r was named by the call: then a repository without code (or
+// without an index deployed) is RESOURCE_NOT_FOUND.
+func (s *Service) corpus(ctx context.Context, r reposcope.Ref, asked bool) (*contextindex.Corpus, *indexJSON, string, error) {
+	tenant := r.Tenant
 	ts := s.state(tenant)
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
@@ -244,23 +257,27 @@ func (s *Service) corpus(ctx context.Context, tenant string) (*contextindex.Corp
 	if s.o.Embedder != nil {
 		model = s.o.Embedder.Model()
 	}
-	code, progress, codeNotice, err := s.codeCollection(ctx, tenant, ts, model)
+	code, progress, codeNotice, err := s.codeCollection(ctx, r, ts, model)
 	if err != nil {
 		return nil, nil, "", err
+	}
+	if asked && progress == nil {
+		return nil, nil, "", reposcope.NotFound(r.Name)
 	}
 	notice = cmp.Or(notice, codeNotice)
 	return contextindex.Join(s.memoryCollection(ctx, tenant, ts, model), code), progress, notice, nil
 }
 
-// codeCollection returns the tenant's code index as a collection, with how
-// far it is (both nil when there is none) and a notice when it could not
-// be refreshed. A local repository's is its live index; otherwise it is
-// read from the store (stored.go). The caller holds ts.mu.
-func (s *Service) codeCollection(ctx context.Context, tenant string, ts *tenantState, model string) (*contextindex.Collection, *indexJSON, string, error) {
+// codeCollection returns the code index of the repository r as a
+// collection, with how far it is (both nil when there is none) and a
+// notice when it could not be refreshed. A local repository's is its live
+// index; otherwise it is read from the store (stored.go). The caller holds
+// ts.mu.
+func (s *Service) codeCollection(ctx context.Context, r reposcope.Ref, ts *tenantState, model string) (*contextindex.Collection, *indexJSON, string, error) {
 	if s.o.Repo == nil {
-		return s.storedCode(ctx, tenant, ts, model)
+		return s.storedCode(ctx, r, ts, model)
 	}
-	st, err := s.localCode(ctx, tenant)
+	st, err := s.localCode(ctx, r)
 	if err != nil || st == nil {
 		return nil, nil, "", err
 	}
@@ -293,10 +310,10 @@ func (s *Service) memoryCollection(ctx context.Context, tenant string, ts *tenan
 	return ts.memColl
 }
 
-// localCode returns the live code index of the repository the tenant
-// reads, or nil when it reads none.
-func (s *Service) localCode(ctx context.Context, tenant string) (*contextindex.LiveState, error) {
-	view, err := s.o.Repo.Open(ctx, tenant)
+// localCode returns the live code index of the repository r, or nil when
+// there is no such repository.
+func (s *Service) localCode(ctx context.Context, r reposcope.Ref) (*contextindex.LiveState, error) {
+	view, err := s.o.Repo.Open(ctx, r)
 	if errors.Is(err, repo.ErrNoRepository) {
 		return nil, nil
 	}
@@ -304,6 +321,17 @@ func (s *Service) localCode(ctx context.Context, tenant string) (*contextindex.L
 		return nil, fmt.Errorf("open the repository: %w", err)
 	}
 	return s.live(view).State(), nil
+}
+
+// codeIndex says how far the live code index of the repository r is
+// (wiring.Env.CodeIndex, locally).
+func (s *Service) codeIndex(ctx context.Context, r reposcope.Ref) (wiring.RepoIndex, error) {
+	st, err := s.localCode(ctx, r)
+	if err != nil || st == nil {
+		return wiring.RepoIndex{State: wiring.RepoIndexNone}, err
+	}
+	p := st.Progress
+	return wiring.RepoIndex{State: p.State, FilesIndexed: p.FilesIndexed, FilesTotal: p.FilesTotal}, nil
 }
 
 // refreshMemory reads the entries written since the last refresh (and a

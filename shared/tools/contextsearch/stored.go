@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/reposcope"
 )
 
 // Deployed, the code indexes are the indexer's, read from the store: one
@@ -100,33 +101,40 @@ func (s *Service) Preload(ctx context.Context, key string) <-chan struct{} {
 	return r.served.done
 }
 
-// refreshCode finds which repository's index the tenant searches (its
-// own, else the default repository's) and brings what the process holds
-// of it up to date (pointers revalidated by ETag when no longer trusted).
-func (s *Service) refreshCode(ctx context.Context, tenant string, ts *tenantState) error {
-	if s.trusted(ts.codeRead) {
+// codeState is which stored index a tenant's repository is searched in.
+type codeState struct {
+	key  string // the repository's own, or the default repository's; "" for none
+	read checked
+}
+
+// refreshCode finds which repository's index the tenant's repository r is
+// searched in (its own, else, for a tenant's default repository, the
+// deployment's default one) and brings what the process holds of it up to
+// date (pointers revalidated by ETag when no longer trusted).
+func (s *Service) refreshCode(ctx context.Context, r reposcope.Ref, cs *codeState) error {
+	if s.trusted(cs.read) {
 		return nil
 	}
 	mark := s.check() // before reading: a save during the read is seen next time
-	key := tenant
+	key := r.Key()
 	found, err := s.refreshRepo(ctx, s.repo(key))
 	if err == nil && !found {
 		s.forget(key)
 	}
-	if err == nil && !found && s.o.DefaultRepo != "" && s.o.DefaultRepo != tenant {
+	if fallback, ok := reposcope.Fallback(r, s.o.DefaultRepo); err == nil && !found && ok {
 		// A tenant without a repository of its own reads the default one,
 		// as the other repository tools do.
-		key = s.o.DefaultRepo
+		key = fallback.Key()
 		found, err = s.refreshRepo(ctx, s.repo(key))
 	}
 	if err != nil {
 		return err
 	}
-	ts.codeRepo = ""
+	cs.key = ""
 	if found {
-		ts.codeRepo = key
+		cs.key = key
 	}
-	ts.codeRead = mark
+	cs.read = mark
 	return nil
 }
 
@@ -295,18 +303,23 @@ func (idx *storedIndex) collection(model string) (coll *contextindex.Collection,
 	return idx.coll, files, len(read) == len(idx.parts) && len(read) > 0
 }
 
-// storedCode returns the tenant's stored code index as a collection, and
-// how far it is; both nil when the tenant's repository has none and no
-// build. A call waits for an index being read at most a loadWaitShare-th
-// of its time. The caller holds ts.mu.
-func (s *Service) storedCode(ctx context.Context, tenant string, ts *tenantState, model string) (*contextindex.Collection, *indexJSON, string, error) {
-	notice, err := s.held(ctx, ts.codeRepo != "", "code index", tenant, func(ctx context.Context) error {
-		return s.refreshCode(ctx, tenant, ts)
+// storedCode returns the stored code index of the tenant's repository ref
+// as a collection, and how far it is; both nil when the repository has
+// none and no build. A call waits for an index being read at most a
+// loadWaitShare-th of its time. The caller holds ts.mu.
+func (s *Service) storedCode(ctx context.Context, ref reposcope.Ref, ts *tenantState, model string) (*contextindex.Collection, *indexJSON, string, error) {
+	cs := ts.code[ref.Name]
+	if cs == nil {
+		cs = &codeState{}
+		ts.code[ref.Name] = cs
+	}
+	notice, err := s.held(ctx, cs.key != "", "code index", ref.Tenant, func(ctx context.Context) error {
+		return s.refreshCode(ctx, ref, cs)
 	})
-	if err != nil || ts.codeRepo == "" {
+	if err != nil || cs.key == "" {
 		return nil, nil, notice, err
 	}
-	r := s.repo(ts.codeRepo)
+	r := s.repo(cs.key)
 	r.mu.Lock()
 	idx, build := r.served, r.build
 	r.mu.Unlock()
@@ -320,7 +333,7 @@ func (s *Service) storedCode(ctx context.Context, tenant string, ts *tenantState
 	idx.mu.Unlock()
 	coll, files, whole := idx.collection(model)
 	if failed != nil && coll == nil {
-		return nil, nil, notice, fmt.Errorf("read the code index of %s: %w", ts.codeRepo, failed)
+		return nil, nil, notice, fmt.Errorf("read the code index of %s: %w", cs.key, failed)
 	}
 	out := &indexJSON{State: contextindex.StateReady, FilesIndexed: files, FilesTotal: idx.filesTotal,
 		Chunks: contextindex.Join(coll).Len(), Vectors: contextindex.Join(coll).Vectors(), Commit: idx.pointer.Commit}

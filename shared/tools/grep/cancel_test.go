@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 	"github.com/toolshed/toolshed/shared/tools/grep"
 )
@@ -109,8 +110,8 @@ type heldSource struct {
 	release chan struct{}
 }
 
-func (s heldSource) Open(ctx context.Context, tenant string) (repo.View, error) {
-	v, err := s.Shared.Open(ctx, tenant)
+func (s heldSource) Open(ctx context.Context, r reposcope.Ref) (repo.View, error) {
+	v, err := s.Shared.Open(ctx, r)
 	return heldView{View: v, release: s.release}, err
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/pathmatch"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/textsearch"
 	"github.com/toolshed/toolshed/shared/wiring"
@@ -58,8 +59,8 @@ var Family = family.Family{
 		// A deployed function reads the default repository's files, and
 		// makes the filters a search skips files with, before its first
 		// call.
-		env.WarmDefaultRepo("searchable files", func(ctx context.Context, repo string) error {
-			snap, err := src.Open(ctx, repo)
+		env.WarmDefaultRepo("searchable files", func(ctx context.Context, r reposcope.Ref) error {
+			snap, err := src.Open(ctx, r)
 			if err != nil {
 				return err
 			}
@@ -88,6 +89,7 @@ type input struct {
 	FilePattern   string     `json:"filePattern"`
 	CaseSensitive bool       `json:"caseSensitive"`
 	Limit         schema.Int `json:"limit"`
+	Repo          string     `json:"repo"`
 }
 
 type contextJSON struct {
@@ -107,6 +109,7 @@ type output struct {
 	Matches       []matchJSON `json:"matches"`
 	Pattern       string      `json:"pattern"`
 	TotalMatches  int         `json:"totalMatches"`
+	HasMore       bool        `json:"hasMore"`
 	FilesSearched int         `json:"filesSearched"`
 	SearchTime    int64       `json:"searchTime"`
 	Incomplete    bool        `json:"incomplete,omitempty"`
@@ -129,7 +132,7 @@ func (s service) grep(ctx context.Context, call toolkit.Call, in input) (toolkit
 	// last window searched ends past the deadline: an answer beats TIMEOUT).
 	gctx, cancel := toolkit.Gathering(ctx)
 	defer cancel()
-	snap, err := repo.OpenFor(gctx, s.src, call.Tenant)
+	snap, err := repo.OpenFor(gctx, s.src, call, in.Repo)
 	var files []*repo.File
 	if err == nil {
 		files, err = snap.Searchable(gctx)
@@ -147,6 +150,7 @@ func (s service) grep(ctx context.Context, call toolkit.Call, in input) (toolkit
 		Matches:       make([]matchJSON, len(res.Matches)),
 		Pattern:       in.Pattern,
 		TotalMatches:  res.Total,
+		HasMore:       res.Total > len(res.Matches) || !res.Complete,
 		FilesSearched: res.FilesSearched,
 		SearchTime:    time.Since(started).Milliseconds(),
 		Incomplete:    !res.Complete,
@@ -168,7 +172,7 @@ const msgLoading = "The repository is still being read (a large snapshot, loadin
 // loading is the answer of a call that came while its repository was
 // being read.
 func loading(pattern string, started time.Time) output {
-	return output{Matches: []matchJSON{}, Pattern: pattern, SearchTime: time.Since(started).Milliseconds(), Incomplete: true, Message: msgLoading}
+	return output{Matches: []matchJSON{}, Pattern: pattern, HasMore: true, SearchTime: time.Since(started).Milliseconds(), Incomplete: true, Message: msgLoading}
 }
 
 // message is the output's message: what there is to say about res beyond

@@ -105,6 +105,7 @@ type grepResult struct {
 	Matches       []matchResult `json:"matches"`
 	Pattern       string        `json:"pattern"`
 	TotalMatches  int           `json:"totalMatches"`
+	HasMore       bool          `json:"hasMore"`
 	FilesSearched int           `json:"filesSearched"`
 	SearchTime    int           `json:"searchTime"`
 	Message       string        `json:"message"`
@@ -238,9 +239,14 @@ func testOutput(t *testing.T, h *tooltest.Harness) {
 	if m := out.Matches[0]; len(m.Context.Before) != 0 || len(m.Context.After) != 0 || m.Text != "the last line has foo" {
 		t.Errorf("match %+v", m)
 	}
-	// limit returns that many; totalMatches counts all, in file order.
+	// limit returns that many; totalMatches counts all, in file order, and
+	// hasMore says whether there are more than those returned.
 	all := search(t, h, map[string]any{"pattern": "foo", "limit": 100})
 	two := search(t, h, map[string]any{"pattern": "foo", "limit": 2})
+	exact := search(t, h, map[string]any{"pattern": "foo", "limit": all.TotalMatches})
+	if all.HasMore || !two.HasMore || exact.HasMore || len(exact.Matches) != all.TotalMatches {
+		t.Errorf("hasMore: %v with all %d, %v with 2, %v with exactly as many", all.HasMore, all.TotalMatches, two.HasMore, exact.HasMore)
+	}
 	if len(two.Matches) != 2 || two.TotalMatches != all.TotalMatches || all.TotalMatches < 5 ||
 		fmt.Sprint(two.Matches) != fmt.Sprint(all.Matches[:2]) {
 		t.Errorf("limit 2: %d of %d; all: %d", len(two.Matches), two.TotalMatches, all.TotalMatches)

@@ -24,6 +24,7 @@ type listInput struct {
 	Depth    schema.Int `json:"depth"`
 	Limit    schema.Int `json:"limit"`
 	Cursor   string     `json:"cursor"`
+	Repo     string     `json:"repo"`
 }
 
 // Entry types.
@@ -70,7 +71,7 @@ func (s service) listFiles(ctx context.Context, call toolkit.Call, in listInput)
 			return toolkit.Result{}, err
 		}
 	}
-	snap, err := repo.OpenFor(ctx, s.src, call.Tenant)
+	snap, err := repo.OpenFor(ctx, s.src, call, in.Repo)
 	if err != nil {
 		return toolkit.Result{}, err
 	}

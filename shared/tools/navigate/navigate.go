@@ -8,6 +8,9 @@
 //     paged with a cursor.
 //   - find_symbols: where a name is defined, or a file's outline, from
 //     the symbol table of the view (shared/symbols).
+//   - list_repos: the repositories the caller may read (every other tool
+//     takes one by name, as repo), with commit, file count and how far
+//     the code index is.
 //   - find_references: where an identifier is used, as a whole word and
 //     case-sensitively (the lines `rg -w -s` finds), grouped by file with
 //     every occurrence's column, comments and strings optionally left out
@@ -18,8 +21,10 @@ import (
 	"context"
 
 	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/symbols"
 	"github.com/toolshed/toolshed/shared/toolkit"
 	"github.com/toolshed/toolshed/shared/wiring"
@@ -42,13 +47,17 @@ const (
 var Family = family.Family{
 	Name:              "navigate",
 	ReadsRepositories: true,
-	Tools:             []string{ListFilesTool, FindReferencesTool, FindSymbolsTool},
-	// ListBucket makes S3 answer a missing pointer 404 (not 403). The
-	// first function to build a snapshot's symbol table saves it for the
-	// others (wiring.SymbolStores).
+	Tools:             []string{ListFilesTool, FindReferencesTool, FindSymbolsTool, ListReposTool},
+	// ListBucket makes S3 answer a missing pointer 404 (not 403), and lets
+	// list_repos list a tenant's repositories. The first function to build
+	// a snapshot's symbol table saves it for the others
+	// (wiring.SymbolStores). list_repos reads the code indexes' pointers
+	// and build records.
 	Grants: []family.Grant{
 		family.Objects(repo.Prefix, "s3:GetObject"), family.List(repo.Prefix),
 		family.Objects(wiring.SymbolsPrefix, "s3:GetObject", "s3:PutObject"), family.List(wiring.SymbolsPrefix),
+		family.Objects(contextindex.BucketPrefix, "s3:GetObject").For(ListReposTool),
+		family.List(contextindex.BucketPrefix).For(ListReposTool),
 	},
 	MemoryMB: 2048,
 	Env:      map[string]string{"GOMEMLIMIT": "1800MiB", config.RepoMaxMB.Name(): "800"},
@@ -61,12 +70,12 @@ var Family = family.Family{
 		if err != nil {
 			return nil, err
 		}
-		s := service{src: src, tables: symbols.NewTables(env.Log, stores)}
+		s := service{src: src, tables: symbols.NewTables(env.Log, stores), codeIndex: env.RepoIndex}
 		env.OnClose(func() error { s.tables.Close(); return nil })
 		// A deployed function reads (or builds) the default repository's
 		// symbol table before its first call.
-		env.WarmDefaultRepo("symbol table", func(ctx context.Context, name string) error {
-			view, err := src.Open(ctx, name)
+		env.WarmDefaultRepo("symbol table", func(ctx context.Context, r reposcope.Ref) error {
+			view, err := src.Open(ctx, r)
 			if err != nil {
 				return err
 			}
@@ -78,9 +87,10 @@ var Family = family.Family{
 }
 
 // Tools returns the navigation tools over src (their symbol tables are
-// never closed: for tests and programs that end).
+// never closed: for tests and programs that end; list_repos knows of no
+// code index).
 func Tools(src repo.Source) []toolkit.Tool {
-	return service{src: src, tables: symbols.NewTables(nil, nil)}.tools()
+	return service{src: src, tables: symbols.NewTables(nil, nil), codeIndex: noCodeIndexes}.tools()
 }
 
 func (s service) tools() []toolkit.Tool {
@@ -88,13 +98,15 @@ func (s service) tools() []toolkit.Tool {
 		{Name: ListFilesTool, Handler: toolkit.Typed(s.listFiles)},
 		{Name: FindReferencesTool, Handler: toolkit.Typed(s.findReferences)},
 		{Name: FindSymbolsTool, Handler: toolkit.Typed(s.findSymbols)},
+		{Name: ListReposTool, Handler: toolkit.Typed(s.listRepos)},
 	}
 }
 
-// service holds what the tools share: the repositories and the symbol
+// service holds what the tools share: the repositories, the symbol
 // table of each view (find_symbols looks names up in it, find_references
-// marks definitions with it).
+// marks definitions with it) and how far code indexes are (list_repos).
 type service struct {
-	src    repo.Source
-	tables *symbols.Tables
+	src       repo.Source
+	tables    *symbols.Tables
+	codeIndex wiring.RepoIndexes
 }

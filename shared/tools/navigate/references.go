@@ -28,6 +28,7 @@ type refsInput struct {
 	ExcludeStrings  bool       `json:"excludeStrings"`
 	Limit           schema.Int `json:"limit"`
 	Cursor          string     `json:"cursor"`
+	Repo            string     `json:"repo"`
 }
 
 type refLineJSON struct {
@@ -86,7 +87,7 @@ func (s service) findReferences(ctx context.Context, call toolkit.Call, in refsI
 			return toolkit.Result{}, err
 		}
 	}
-	snap, err := repo.OpenFor(ctx, s.src, call.Tenant)
+	snap, err := repo.OpenFor(ctx, s.src, call, in.Repo)
 	if err != nil {
 		return toolkit.Result{}, err
 	}

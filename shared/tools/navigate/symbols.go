@@ -44,6 +44,7 @@ type symbolsInput struct {
 	File          string     `json:"file"`
 	Limit         schema.Int `json:"limit"`
 	Cursor        string     `json:"cursor"`
+	Repo          string     `json:"repo"`
 }
 
 type symbolJSON struct {
@@ -97,7 +98,7 @@ func (s service) findSymbols(ctx context.Context, call toolkit.Call, in symbolsI
 	for i, k := range in.Kinds {
 		kinds[i] = symbols.Kind(k)
 	}
-	view, err := repo.OpenFor(ctx, s.src, call.Tenant)
+	view, err := repo.OpenFor(ctx, s.src, call, in.Repo)
 	if err != nil {
 		return toolkit.Result{}, err
 	}

@@ -25,6 +25,7 @@ type readFileInput struct {
 	MaxDepth    schema.Int `json:"maxDepth"`
 	StartLine   schema.Int `json:"startLine"` // 0: from the first line
 	EndLine     schema.Int `json:"endLine"`   // 0: to the last line
+	Repo        string     `json:"repo"`      // "": the default repository
 }
 
 type fileJSON struct {
@@ -59,7 +60,7 @@ type readFileOutput struct {
 
 // readFile serves read_file.
 func (s service) readFile(ctx context.Context, call toolkit.Call, in readFileInput) (toolkit.Result, error) {
-	snap, err := repo.OpenFor(ctx, s.src, call.Tenant)
+	snap, err := repo.OpenFor(ctx, s.src, call, in.Repo)
 	if err != nil {
 		return toolkit.Result{}, err
 	}

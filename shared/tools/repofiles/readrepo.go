@@ -21,6 +21,7 @@ const memoryDir = ".claude/memory/"
 
 type readRepoInput struct {
 	Path string `json:"path"`
+	Repo string `json:"repo"` // "": the default repository
 }
 
 type readRepoOutput struct {
@@ -40,11 +41,16 @@ func (s service) readRepoFile(ctx context.Context, call toolkit.Call, in readRep
 	if err := p.Check(clean); err != nil {
 		return toolkit.Result{}, err
 	}
+	snap, err := repo.OpenFor(ctx, s.src, call, in.Repo)
 	var content string
 	if dir, file := path.Split(clean); dir == memoryDir && isMemoryFile(file) {
-		content, err = s.memoryFile(ctx, call.Tenant, clean, file)
-	} else {
-		content, err = s.repoFile(ctx, call.Tenant, p, clean)
+		// The tenant's entries are read without a default repository too.
+		if err != nil && (in.Repo != "" || !isCode(err, toolerr.ResourceNotFound)) {
+			return toolkit.Result{}, err
+		}
+		content, err = s.memoryFile(ctx, call.Tenant, snap, clean, file)
+	} else if err == nil {
+		content, err = repoFile(snap, p, clean)
 	}
 	if err != nil {
 		return toolkit.Result{}, err
@@ -54,11 +60,7 @@ func (s service) readRepoFile(ctx context.Context, call toolkit.Call, in readRep
 }
 
 // repoFile reads a committed file as UTF-8 text.
-func (s service) repoFile(ctx context.Context, tenant string, p *pathpolicy.Policy, clean string) (string, error) {
-	snap, err := repo.OpenFor(ctx, s.src, tenant)
-	if err != nil {
-		return "", err
-	}
+func repoFile(snap repo.View, p *pathpolicy.Policy, clean string) (string, error) {
 	f, err := p.Read(snap, clean)
 	if err != nil {
 		return "", err
@@ -66,18 +68,20 @@ func (s service) repoFile(ctx context.Context, tenant string, p *pathpolicy.Poli
 	return text(clean, f.Data)
 }
 
-// memoryFile returns the committed memory file (if any) followed by the
-// tenant's appended entries. It exists when either does; the whole is held
-// to the same 100 KB as any file (read_memory pages through longer ones).
-func (s service) memoryFile(ctx context.Context, tenant, clean, file string) (string, error) {
-	committed, found := "", true
-	switch c, err := s.repoFile(ctx, tenant, RepoFilePolicy, clean); {
-	case err == nil:
-		committed = c
-	case isCode(err, toolerr.ResourceNotFound):
-		found = false // no repository, or no such file in it
-	default:
-		return "", err
+// memoryFile returns the memory file committed in snap (if any; nil when
+// the tenant has no repository) followed by the tenant's appended entries.
+// It exists when either does; the whole is held to the same 100 KB as any
+// file (read_memory pages through longer ones).
+func (s service) memoryFile(ctx context.Context, tenant string, snap repo.View, clean, file string) (string, error) {
+	committed, found := "", false
+	if snap != nil {
+		c, err := repoFile(snap, RepoFilePolicy, clean)
+		switch {
+		case err == nil:
+			committed, found = c, true
+		case !isCode(err, toolerr.ResourceNotFound): // not committed is fine
+			return "", err
+		}
 	}
 	entries, err := memoryfile.Render(ctx, s.memory, tenant, file, RepoFileMaxBytes)
 	if err != nil {

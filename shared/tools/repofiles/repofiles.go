@@ -26,6 +26,7 @@ import (
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/pathpolicy"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolkit"
 	"github.com/toolshed/toolshed/shared/wiring"
@@ -107,8 +108,8 @@ var Family = family.Family{
 		}
 		// A deployed function reads the default repository's snapshot
 		// before its first call.
-		env.WarmDefaultRepo("snapshot", func(ctx context.Context, repo string) error {
-			_, err := src.Open(ctx, repo)
+		env.WarmDefaultRepo("snapshot", func(ctx context.Context, r reposcope.Ref) error {
+			_, err := src.Open(ctx, r)
 			return err
 		})
 		st, err := env.Stores(ctx)
