@@ -145,4 +145,24 @@ func TestSeveralRepositories(t *testing.T) {
 			}
 		})
 	}
+
+	// MCP resources: repo://<name>/<path> reads that repository through
+	// read_file (repo://default/ the caller's default one); the repository
+	// name completes from list_repos, and a path within the repository
+	// named in the completion's context.
+	t.Run("mcp resources", func(t *testing.T) {
+		for _, c := range []struct{ key, body, want, not string }{
+			{alice, `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"repo://web/web.go"}}`, "zqxweb", "zqxapi"},
+			{alice, `{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"repo://default/api.go"}}`, "zqxapi", "zqxweb"},
+			{alice, `{"jsonrpc":"2.0","id":3,"method":"completion/complete","params":{"ref":{"type":"ref/resource","uri":"repo://{repo}/{+path}"},"argument":{"name":"repo","value":"w"}}}`, `"web"`, `"api"`},
+			{alice, `{"jsonrpc":"2.0","id":4,"method":"completion/complete","params":{"ref":{"type":"ref/resource","uri":"repo://{repo}/{+path}"},"argument":{"name":"path","value":"we"},"context":{"arguments":{"repo":"web"}}}}`, `"web.go"`, "api.go"},
+			{bob, `{"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"repo://api/api.go"}}`, "RESOURCE_NOT_FOUND", "zqxapi"},
+			{bob, `{"jsonrpc":"2.0","id":6,"method":"completion/complete","params":{"ref":{"type":"ref/resource","uri":"repo://{repo}/{+path}"},"argument":{"name":"repo","value":""}}}`, `"web"`, `"api"`},
+		} {
+			status, body := mcpPost(t, base+"/mcp", map[string]string{"Authorization": "Bearer " + c.key}, c.body)
+			if status != 200 || !strings.Contains(string(body), c.want) || strings.Contains(string(body), c.not) {
+				t.Errorf("%s: %d %s; want %s and no %s", c.body, status, body, c.want, c.not)
+			}
+		}
+	})
 }

@@ -54,9 +54,13 @@ func (f *features) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp
 		}
 		switch p.Argument.Name {
 		case "repo":
-			values = withPrefix([]string{DefaultRepo}, p.Argument.Value)
+			values, err = f.completeRepo(ctx, p.Argument.Value)
 		case "path":
-			values, err = f.completePath(ctx, p.Argument.Value, anyPath)
+			repo := ""
+			if p.Context != nil && p.Context.Arguments["repo"] != DefaultRepo {
+				repo = p.Context.Arguments["repo"]
+			}
+			values, err = f.completePath(ctx, repo, p.Argument.Value, anyPath)
 		default:
 			return nil, invalidParams("%s has no argument %q (it has repo and path)", RepoTemplate, p.Argument.Name)
 		}
@@ -96,11 +100,37 @@ func withPrefix(values []string, prefix string) []string {
 	return out
 }
 
-// completePath completes a repository path: the entries of the typed
-// path's folder whose name starts with what follows its last '/', or, when
-// none does (or the folder does not exist), a fuzzy match. Nothing when
-// the request may not call list_files.
-func (f *features) completePath(ctx context.Context, value string, kind pathKind) ([]string, error) {
+// completeRepo completes a repository name: DefaultRepo and the names
+// list_repos gives (its first page), those that start with value. Only
+// DefaultRepo when the request may not call list_repos.
+func (f *features) completeRepo(ctx context.Context, value string) ([]string, error) {
+	names := []string{DefaultRepo}
+	if f.visible(ctx, listReposTool) {
+		var out struct {
+			Repos []struct{ Name string } `json:"repos"`
+		}
+		if err := f.call(ctx, listReposTool, map[string]any{"limit": repoLimit}, &out); err != nil {
+			return nil, err
+		}
+		for _, r := range out.Repos {
+			if r.Name != DefaultRepo {
+				names = append(names, r.Name)
+			}
+		}
+	}
+	return withPrefix(names, value), nil
+}
+
+// repoLimit is how many repositories a completion lists (list_repos'
+// largest page).
+const repoLimit = 200
+
+// completePath completes a path of repo ("" for the caller's default
+// repository): the entries of the typed path's folder whose name starts
+// with what follows its last '/', or, when none does (or the folder does
+// not exist), a fuzzy match. Nothing when the request may not call
+// list_files.
+func (f *features) completePath(ctx context.Context, repo, value string, kind pathKind) ([]string, error) {
 	if !f.visible(ctx, listFilesTool) {
 		return nil, nil
 	}
@@ -109,7 +139,7 @@ func (f *features) completePath(ctx context.Context, value string, kind pathKind
 		dir, base = value[:i], value[i+1:]
 	}
 	var out listing
-	err := f.call(ctx, listFilesTool, map[string]any{"path": dir, "depth": 1, "limit": folderLimit}, &out)
+	err := f.call(ctx, listFilesTool, inRepo(repo, map[string]any{"path": dir, "depth": 1, "limit": folderLimit}), &out)
 	var fl *failure
 	switch {
 	case errors.As(err, &fl) && (fl.out.Error.Code == toolerr.ResourceNotFound || fl.out.Error.Code == toolerr.InvalidInput):
@@ -129,7 +159,7 @@ func (f *features) completePath(ctx context.Context, value string, kind pathKind
 			return values, nil
 		}
 	}
-	return f.fuzzyPaths(ctx, value, kind)
+	return f.fuzzyPaths(ctx, repo, value, kind)
 }
 
 // completion is the value an entry completes to, and whether it fits kind.
@@ -150,7 +180,7 @@ func completion(e listEntry, kind pathKind) (string, bool) {
 // of at most fuzzyLimit files: those whose name holds the characters in
 // order, and those below a folder whose name contains the typed segment
 // (a folder counts as a path when a file below it is found).
-func (f *features) fuzzyPaths(ctx context.Context, value string, kind pathKind) ([]string, error) {
+func (f *features) fuzzyPaths(ctx context.Context, repo, value string, kind pathKind) ([]string, error) {
 	base := value[strings.LastIndex(value, "/")+1:]
 	patterns := []string{fuzzyGlob(base)}
 	if patterns[0] == "" {
@@ -160,7 +190,7 @@ func (f *features) fuzzyPaths(ctx context.Context, value string, kind pathKind) 
 		patterns = append(patterns, "**/"+sub+"/**")
 	}
 	var out listing
-	if err := f.call(ctx, listFilesTool, map[string]any{"path": "", "patterns": patterns, "limit": fuzzyLimit}, &out); err != nil {
+	if err := f.call(ctx, listFilesTool, inRepo(repo, map[string]any{"path": "", "patterns": patterns, "limit": fuzzyLimit}), &out); err != nil {
 		return nil, err
 	}
 	return fuzzyRank(out.Entries, value, base, kind), nil

@@ -19,6 +19,7 @@ import (
 const (
 	readFileTool    = "read_file"
 	listFilesTool   = "list_files"
+	listReposTool   = "list_repos"
 	findSymbolsTool = "find_symbols"
 	readMemoryTool  = "read_memory"
 	writeMemoryTool = "write_memory_entry"
@@ -26,7 +27,7 @@ const (
 )
 
 // composedTools are every tool the MCP features call.
-var composedTools = []string{readFileTool, listFilesTool, findSymbolsTool, readMemoryTool, writeMemoryTool, listTasksTool}
+var composedTools = []string{readFileTool, listFilesTool, listReposTool, findSymbolsTool, readMemoryTool, writeMemoryTool, listTasksTool}
 
 // features serves MCP's other server features — resources (resources.go),
 // prompts (prompts.go) and completions (completion.go) — by calling tools
@@ -57,8 +58,7 @@ func (f *features) call(ctx context.Context, tool string, args map[string]any, o
 	if err != nil {
 		return fmt.Errorf("encode %s arguments: %w", tool, err)
 	}
-	id := caller.From(ctx)
-	o := f.tools.Invoke(ctx, toolkit.Request{Tool: tool, Args: raw, Tenant: id.Tenant, RequestID: id.RequestID})
+	o := f.tools.Invoke(ctx, request(ctx, tool, raw))
 	if o.Error != nil {
 		return &failure{o}
 	}

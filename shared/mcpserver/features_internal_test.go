@@ -28,19 +28,23 @@ func TestComposedToolsHaveContracts(t *testing.T) {
 	}
 }
 
-// TestRepoURI: resource URIs of repository files round-trip, and URIs of
-// other repositories, or with a query or fragment, name no file.
+// TestRepoURI: resource URIs of repository files round-trip, the default
+// repository's without a repo argument and a named one's with it; URIs
+// with an invalid repository name, a query or a fragment name no file.
 func TestRepoURI(t *testing.T) {
 	for _, p := range []string{"README.md", "net/http/server.go", "docs/a b.md", "src/%41.ts", "dir/#x"} {
-		got, ok := parseRepoURI(repoURI(p))
-		if !ok || got != p {
-			t.Errorf("parseRepoURI(repoURI(%q) = %q) = %q, %v", p, repoURI(p), got, ok)
+		repo, got, ok := parseRepoURI(repoURI(p))
+		if !ok || got != p || repo != "" {
+			t.Errorf("parseRepoURI(repoURI(%q) = %q) = %q, %q, %v", p, repoURI(p), repo, got, ok)
 		}
 	}
-	for _, uri := range []string{"repo://other/README.md", "repo://default/", "repo://default", "repo://default/a?x=1",
-		"repo://default/a#b", "repo://u@default/a", "file:///README.md", "memory://decisions.jsonl", "%zz"} {
-		if p, ok := parseRepoURI(uri); ok {
-			t.Errorf("parseRepoURI(%q) = %q, want no file", uri, p)
+	if repo, p, ok := parseRepoURI("repo://web/src/app.ts"); !ok || repo != "web" || p != "src/app.ts" {
+		t.Errorf("a named repository's file: %q, %q, %v", repo, p, ok)
+	}
+	for _, uri := range []string{"repo://-x/README.md", "repo://default/", "repo://default", "repo://default/a?x=1",
+		"repo://default/a#b", "repo://u@default/a", "repo://a:80/b", "file:///README.md", "memory://decisions.jsonl", "%zz"} {
+		if repo, p, ok := parseRepoURI(uri); ok {
+			t.Errorf("parseRepoURI(%q) = %q, %q, want no file", uri, repo, p)
 		}
 	}
 }

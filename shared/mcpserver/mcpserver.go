@@ -171,12 +171,17 @@ func toolFor(c *schema.Contract) *mcp.Tool {
 
 func handlerFor(name string, inv toolkit.Invoker) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		id := caller.From(ctx)
-		out := inv.Invoke(ctx, toolkit.Request{
-			Tool: name, Args: req.Params.Arguments, Tenant: id.Tenant, RequestID: id.RequestID, Repos: id.Repos,
-		})
-		return Result(out), nil
+		return Result(inv.Invoke(ctx, request(ctx, name, req.Params.Arguments))), nil
 	}
+}
+
+// request is the call of tool with args on behalf of the caller in ctx:
+// its tenant, request id and repository limit. Every call this server
+// makes goes through it (tools/call, and the tools resources, prompts and
+// completions compose), so none can read beyond the caller's limits.
+func request(ctx context.Context, tool string, args json.RawMessage) toolkit.Request {
+	id := caller.From(ctx)
+	return toolkit.Request{Tool: tool, Args: args, Tenant: id.Tenant, RequestID: id.RequestID, Repos: id.Repos}
 }
 
 // Result maps an outcome to a tools/call result: success carries the result

@@ -54,10 +54,10 @@ func (p *prompt) definition() *mcp.Prompt {
 // Argument completers.
 var (
 	completeFile = func(ctx context.Context, f *features, v string) ([]string, error) {
-		return f.completePath(ctx, v, anyPath)
+		return f.completePath(ctx, "", v, anyPath)
 	}
 	completeFolder = func(ctx context.Context, f *features, v string) ([]string, error) {
-		return f.completePath(ctx, v, folderPath)
+		return f.completePath(ctx, "", v, folderPath)
 	}
 )
 

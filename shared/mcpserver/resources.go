@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolshed/toolshed/shared/language"
 	"github.com/toolshed/toolshed/shared/memoryfile"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolerr"
 )
@@ -17,8 +18,10 @@ import (
 // Resources. A tenant's repository files are the resource template
 // RepoTemplate, repo://{repo}/{+path} (the URI form of the spec's own
 // template examples, with the reserved expansion that keeps the slashes of
-// a path): until a tenant has several named repositories, it has one,
-// DefaultRepo. resources/read of one calls read_file, so it reads what
+// a path): repo is one of the names list_repos gives, or DefaultRepo for
+// the caller's default repository (whatever its name: the local server
+// names its repositories after their folders). resources/read of one
+// calls read_file with that repo, so it reads what
 // read_file reads (the repository view, its access policy, its 1 MB limit)
 // and a refusal is read_file's (PATH_NOT_ALLOWED for a denied file,
 // RESOURCE_NOT_FOUND for a missing one, INVALID_INPUT for a folder or a
@@ -34,7 +37,7 @@ import (
 // RepoTemplate is the URI template of repository files.
 const RepoTemplate = "repo://{repo}/{+path}"
 
-// DefaultRepo names the tenant's repository in resource URIs.
+// DefaultRepo names the caller's default repository in resource URIs.
 const DefaultRepo = "default"
 
 // Resource URI schemes.
@@ -77,21 +80,34 @@ func cacheHint(method string) mcp.Cacheable {
 	return mcp.Cacheable{CacheScope: "public"} // server/discover: the same for every caller
 }
 
-// repoURI is the resource URI of a repository file.
+// repoURI is the resource URI of a file of the caller's default
+// repository.
 func repoURI(p string) string {
 	return (&url.URL{Scheme: repoScheme, Host: DefaultRepo, Path: "/" + p}).String()
 }
 
-// parseRepoURI returns the path of a repository file's resource URI, or
-// false when uri names no repository of the tenant or has a query or
-// fragment.
-func parseRepoURI(uri string) (string, bool) {
+// parseRepoURI returns the repository ("" for the caller's default one)
+// and the path of a repository file's resource URI, or false when uri is
+// not one (no valid repository name, a query or a fragment).
+func parseRepoURI(uri string) (repo, p string, ok bool) {
 	u, err := url.Parse(uri)
-	if err != nil || u.Scheme != repoScheme || u.Host != DefaultRepo || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
-		return "", false
+	if err != nil || u.Scheme != repoScheme || reposcope.Check(u.Host) != nil || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return "", "", false
 	}
-	p, ok := strings.CutPrefix(u.Path, "/")
-	return p, ok && p != ""
+	if u.Host != DefaultRepo {
+		repo = u.Host
+	}
+	p, ok = strings.CutPrefix(u.Path, "/")
+	return repo, p, ok && p != ""
+}
+
+// inRepo returns a repository tool's arguments with repo added ("" for the
+// caller's default repository: no argument).
+func inRepo(repo string, args map[string]any) map[string]any {
+	if repo != "" {
+		args["repo"] = repo
+	}
+	return args
 }
 
 // memoryURI is the resource URI of a memory file.
@@ -122,7 +138,7 @@ func (f *features) addResources(srv *mcp.Server) {
 		Name:        "repository-file",
 		Title:       "Repository file",
 		Description: "A file of the repository, read as read_file reads it (UTF-8 text up to 1 MB; never secrets, keys, .git/ or node_modules/). " +
-			"repo is " + DefaultRepo + "; path is relative to the repository root (net/http/server.go) and completes.",
+			"repo is a name list_repos gives, or " + DefaultRepo + " for your default repository; path is relative to the repository root (net/http/server.go) and completes.",
 		Icons: icons,
 	}, f.readRepoFile)
 	for _, file := range memoryfile.Names() {
@@ -143,7 +159,7 @@ func memoryResource(file string) *mcp.Resource {
 // readRepoFile answers resources/read of a repository file with read_file.
 func (f *features) readRepoFile(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
-	p, ok := parseRepoURI(uri)
+	repo, p, ok := parseRepoURI(uri)
 	if !ok {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
@@ -153,7 +169,7 @@ func (f *features) readRepoFile(ctx context.Context, req *mcp.ReadResourceReques
 			Language string `json:"language"`
 		} `json:"file"`
 	}
-	if err := f.call(ctx, readFileTool, map[string]any{"path": p}, &out); err != nil {
+	if err := f.call(ctx, readFileTool, inRepo(repo, map[string]any{"path": p}), &out); err != nil {
 		return nil, f.rpcError(ctx, err, map[string]any{"uri": uri})
 	}
 	return textResource(uri, language.MIMEType(out.File.Language), out.File.Content), nil
