@@ -382,22 +382,26 @@ func TestOutputs(t *testing.T) {
 	}
 }
 
-// TestREADMEListsOptions: the README's deploy section has each option's
-// row as its declaration renders it.
-func TestREADMEListsOptions(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+// TestDocsListOptions: docs/deploy.md has each option's row as its
+// declaration renders it, docs/configuration.md each indexer setting's.
+func TestDocsListOptions(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "docs", "deploy.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	configuration, err := os.ReadFile(filepath.Join("..", "docs", "configuration.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, o := range appOptions {
 		if !bytes.Contains(readme, []byte(o.Row()+"\n")) {
-			t.Errorf("README lacks the row of option %s:\n%s", o.Name(), o.Row())
+			t.Errorf("docs/deploy.md lacks the row of option %s:\n%s", o.Name(), o.Row())
 		}
 	}
 	// The indexer's settings are in its configuration table.
 	for _, s := range append([]settings.Setting{indexer.QueueURL}, indexer.Settings...) {
-		if !bytes.Contains(readme, []byte(s.Row()+"\n")) {
-			t.Errorf("README lacks the row of setting %s:\n%s", s.Name(), s.Row())
+		if !bytes.Contains(configuration, []byte(s.Row()+"\n")) {
+			t.Errorf("docs/configuration.md lacks the row of setting %s:\n%s", s.Name(), s.Row())
 		}
 	}
 }

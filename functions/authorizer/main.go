@@ -17,7 +17,7 @@ import (
 var version = "dev"
 
 func main() {
-	cmdline.Command{Name: "authorizer", Version: version, Readme: "README.md#build-and-deploy",
+	cmdline.Command{Name: "authorizer", Version: version, Readme: "docs/deploy.md",
 		Summary: "the API Gateway Lambda authorizer: a bearer API key to its tenant; run by Lambda, it takes its settings from the environment"}.Parse()
 	log, cfg, _ := lambdaentry.Setup()
 	awsCfg, err := awscall.LoadConfig(context.Background())

@@ -33,7 +33,7 @@ import (
 // version is the build's version (make sets it with -ldflags).
 var version = "dev"
 
-var command = cmdline.Command{Name: "gateway", Version: version, Readme: "README.md#configuration",
+var command = cmdline.Command{Name: "gateway", Version: version, Readme: "docs/configuration.md",
 	Summary: "the MCP endpoint; outside Lambda, the local server with every tool in process (make run)"}
 
 func main() {

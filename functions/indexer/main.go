@@ -19,7 +19,7 @@ import (
 var version = "dev"
 
 func main() {
-	cmdline.Command{Name: "indexer", Version: version, Readme: "README.md#build-and-deploy",
+	cmdline.Command{Name: "indexer", Version: version, Readme: "docs/deploy.md",
 		Summary: "the Lambda that builds context_search's indexes from snapshots and memory entries; run by Lambda, it takes its settings from the environment"}.Parse()
 	log, cfg, getenv := lambdaentry.Setup()
 	env := wiring.NewEnv(cfg, log)

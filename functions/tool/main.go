@@ -28,7 +28,7 @@ import (
 var version = "dev"
 
 func main() {
-	cmdline.Command{Name: "tool", Version: version, Readme: "README.md#build-and-deploy",
+	cmdline.Command{Name: "tool", Version: version, Readme: "docs/deploy.md",
 		Summary: "the Lambda function of one tool (TOOLSHED_TOOL names it); run by Lambda, it takes its settings from the environment"}.Parse()
 	log, cfg, getenv := lambdaentry.Setup()
 	ctx := context.Background()

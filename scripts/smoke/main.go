@@ -25,7 +25,7 @@ var version = "dev"
 func main() {
 	url := flag.String("url", "http://127.0.0.1:8000", "the server's base URL (a stack's ApiUrl)")
 	key := flag.String("key", os.Getenv("TOOLSHED_KEY"), "API key (env TOOLSHED_KEY); none for a local server without keys")
-	cmdline.Command{Name: "smoke", Version: version, Readme: "README.md#smoke-test",
+	cmdline.Command{Name: "smoke", Version: version, Readme: "docs/deploy.md#smoke-test",
 		Summary: "calls every tool's first example on the three routes and checks the answers"}.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

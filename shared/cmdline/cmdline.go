@@ -15,7 +15,7 @@ type Command struct {
 	Name    string // as it is run, e.g. "gateway"
 	Summary string // what it is, in one line
 	// Readme is the README section that explains the command and its
-	// settings, e.g. "README.md#configuration".
+	// settings, e.g. "docs/configuration.md".
 	Readme string
 	// Version is the build's version: main.version, which make sets from
 	// git describe (-ldflags -X main.version=...); "dev" without it.

@@ -7,7 +7,7 @@ import (
 )
 
 func TestParse(t *testing.T) {
-	c := Command{Name: "gateway", Summary: "the MCP endpoint", Readme: "README.md#configuration", Version: "v1.2.3"}
+	c := Command{Name: "gateway", Summary: "the MCP endpoint", Readme: "docs/configuration.md", Version: "v1.2.3"}
 	tests := []struct {
 		name     string
 		args     []string
@@ -19,7 +19,7 @@ func TestParse(t *testing.T) {
 		{"-version", []string{"-version"}, true, []string{"gateway v1.2.3\n"}},
 		{"--version", []string{"--version"}, true, []string{"gateway v1.2.3\n"}},
 		{"-h", []string{"-h"}, true, []string{"gateway v1.2.3: the MCP endpoint", "Usage: gateway [flags]",
-			"-addr string", "listen address", "-version", "see README.md#configuration."}},
+			"-addr string", "listen address", "-version", "see docs/configuration.md."}},
 		{"an unknown flag", []string{"-nope"}, true, []string{"flag provided but not defined: -nope", "Usage: gateway [flags]"}},
 	}
 	for _, tt := range tests {

@@ -65,7 +65,7 @@ var (
 	Addr = settings.New("TOOLSHED_ADDR", "127.0.0.1:8000",
 		"local listen address", settings.Text)
 	DataDir = settings.New("TOOLSHED_DATA_DIR", DefaultDataDir,
-		"the local server's data: the embedded store (`toolshed.db`), file-io workspaces, context_search's index. A relative path is taken from the directory the server starts in, not from `-repo`: `make run` keeps it in `.toolshed/` at the top of this checkout (ignored by git, kept by `make clean`), whichever repository it serves; it is never part of the served repository (see [Repositories](#repositories))",
+		"the local server's data: the embedded store (`toolshed.db`), file-io workspaces, context_search's index. A relative path is taken from the directory the server starts in, not from `-repo`: `make run` keeps it in `.toolshed/` at the top of this checkout (ignored by git, kept by `make clean`), whichever repository it serves; it is never part of the served repository (see [Repositories](repositories.md))",
 		settings.Text)
 	Store = settings.New("TOOLSHED_STORE", string(StoreBolt),
 		"`bolt` or `dynamodb`", settings.OneOf(StoreBolt, StoreDynamoDB)).Shown("`bolt` (Lambda: `dynamodb`)")
@@ -79,7 +79,7 @@ var (
 	LocalTenant = settings.New("TOOLSHED_LOCAL_TENANT", "local",
 		"the tenant when auth is off", parseTenant)
 	OAuthIssuer = settings.New("TOOLSHED_OAUTH_ISSUER", "",
-		"the OAuth issuer whose access tokens every route takes beside API keys (see [OAuth access tokens](#oauth-access-tokens)); https, or http on loopback",
+		"the OAuth issuer whose access tokens every route takes beside API keys (see [OAuth access tokens](oauth.md)); https, or http on loopback",
 		parseIssuer)
 	PublicURL = settings.New("TOOLSHED_PUBLIC_URL", "",
 		"the origin clients reach the server at; the OAuth resource is `<public URL>/mcp` (required deployed with an issuer)",
@@ -94,7 +94,7 @@ var (
 		"how a token names the resource: `aud` (its `aud` must contain `<public URL>/mcp`), or `scope` for issuers that bind it through scopes (Cognito): a token without `aud` then needs a scope `<public URL>/mcp/<name>`, and both scopes above must be such scopes",
 		settings.OneOf(AudienceClaim, AudienceScope))
 	Origins = settings.New("TOOLSHED_ALLOWED_ORIGINS", "",
-		"extra browser origins allowed on the local server, comma-separated (loopback origins always are); deployed: `-c allowedOrigins=…`, any origin by default (see [The HTTP API](#the-http-api))",
+		"extra browser origins allowed on the local server, comma-separated (loopback origins always are); deployed: `-c allowedOrigins=…`, any origin by default (see [The HTTP API](http-api.md))",
 		settings.List)
 	LogLevel = settings.New("TOOLSHED_LOG_LEVEL", "info",
 		"`debug`, `info`, `warn`, `error`; the MCP library's own lines are at `debug`", parseLevel)

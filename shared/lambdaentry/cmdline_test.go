@@ -12,10 +12,10 @@ import (
 // about it.
 func TestVersionAndHelp(t *testing.T) {
 	tests := []struct{ bootstrap, readme string }{
-		{"gateway", "README.md#configuration"},
-		{"tool", "README.md#build-and-deploy"},
-		{"authorizer", "README.md#build-and-deploy"},
-		{"indexer", "README.md#build-and-deploy"},
+		{"gateway", "docs/configuration.md"},
+		{"tool", "docs/deploy.md"},
+		{"authorizer", "docs/deploy.md"},
+		{"indexer", "docs/deploy.md"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.bootstrap, func(t *testing.T) {

@@ -58,7 +58,7 @@ func TestReadmeToolTable(t *testing.T) {
 // indexer's, the secrets' and each family's, appears as the row its
 // declaration renders (name, default, meaning).
 func TestReadmeListsSettings(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	readme, err := os.ReadFile(filepath.Join("..", "..", "docs", "configuration.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestReadmeListsSettings(t *testing.T) {
 		}
 		for _, s := range ss {
 			if !slices.Contains(lines, s.Row()) {
-				t.Errorf("README's configuration table lacks the row of %s (%s); it reads:\n%s", s.Name(), owner, s.Row())
+				t.Errorf("docs/configuration.md's table lacks the row of %s (%s); it reads:\n%s", s.Name(), owner, s.Row())
 			}
 		}
 	}
