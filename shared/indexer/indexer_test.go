@@ -346,7 +346,9 @@ func testProviderDown(t *testing.T, s3 *repotest.S3) {
 		t.Helper()
 		var b Batch
 		json.Unmarshal(body, &b)
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		// Long enough for moto on a busy machine to save the round's
+		// checkpoint and queue the batch within it.
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()
 		if err := ix.RunBatch(ctx, b); err != nil {
 			t.Fatal(err)
