@@ -58,6 +58,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/toolshed/toolshed/shared/awscall"
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/family"
@@ -167,6 +168,12 @@ func New(ctx context.Context, env *wiring.Env, metrics io.Writer) (*Indexer, err
 // Handle takes one Lambda event, an S3 notification, a DynamoDB stream
 // batch or an SQS batch, told apart by the records' eventSource.
 func (ix *Indexer) Handle(ctx context.Context, raw json.RawMessage) (any, error) {
+	// An indexer's work is in the background, not a call an agent waits
+	// for: each AWS call may wait for its service's first byte as long as
+	// a patient call does (awscall.Patiently), within the invocation's
+	// deadline, so a busy S3 or SQS slows a plan or a batch instead of
+	// failing it (and sending it round the queue again).
+	ctx = awscall.Patiently(ctx)
 	var probe struct {
 		Records []struct {
 			EventSource string `json:"eventSource"`
