@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/toolshed/toolshed/shared/store"
 )
 
 // BuildFile is the record of a tenant's latest code index build:
@@ -109,18 +111,26 @@ func (s *Store) SaveBuild(ctx context.Context, tenant string, b Build, etag stri
 // again when another writer got there first. change returns false to
 // leave the record as it is. It returns the record as saved or left.
 func (s *Store) UpdateBuild(ctx context.Context, tenant string, change func(b *Build) bool) (Build, error) {
+	var err error
 	for range maxSaveAttempts * 4 {
-		b, etag, err := s.Build(ctx, tenant, "")
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		var b Build
+		var etag string
+		b, etag, err = s.Build(ctx, tenant, "")
+		switch {
+		case errors.Is(err, store.ErrStorage):
+			// Many batches update the record at once; one that finished its
+			// part must not be done again for a read that failed once.
+			continue
+		case err != nil && !errors.Is(err, fs.ErrNotExist):
 			return Build{}, err
 		}
 		if !change(&b) {
 			return b, nil
 		}
 		_, err = s.SaveBuild(ctx, tenant, b, etag)
-		if !errors.Is(err, ErrPrecondition) {
+		if !errors.Is(err, ErrPrecondition) && !errors.Is(err, store.ErrStorage) {
 			return b, err
 		}
 	}
-	return Build{}, fmt.Errorf("save the build record of %s: %d conflicting writes in a row", tenant, maxSaveAttempts*4)
+	return Build{}, fmt.Errorf("save the build record of %s: %d failed or conflicting writes in a row: %w", tenant, maxSaveAttempts*4, err)
 }
