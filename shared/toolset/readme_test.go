@@ -82,3 +82,58 @@ func TestReadmeListsSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsLinks: every relative link of the README and the pages under
+// docs/ leads to a file that exists and, with a #fragment, to a heading
+// of that page (as GitHub names headings).
+func TestDocsLinks(t *testing.T) {
+	root := filepath.Join("..", "..")
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages = append(pages, filepath.Join(root, "README.md"))
+	fence := regexp.MustCompile("(?s)```.*?```")
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	heading := regexp.MustCompile(`(?m)^#{1,6} (.+)$`)
+	slug := func(h string) string {
+		h = strings.ToLower(strings.TrimSpace(h))
+		h = regexp.MustCompile(`[^\p{L}\p{N}_\- ]`).ReplaceAllString(h, "")
+		return strings.ReplaceAll(h, " ", "-")
+	}
+	anchors := func(page string) []string {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			return nil
+		}
+		var out []string
+		for _, m := range heading.FindAllStringSubmatch(string(b), -1) {
+			out = append(out, slug(m[1]))
+		}
+		return out
+	}
+	for _, page := range pages {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range link.FindAllStringSubmatch(fence.ReplaceAllString(string(b), ""), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			file, fragment, _ := strings.Cut(target, "#")
+			dest := page
+			if file != "" {
+				dest = filepath.Join(filepath.Dir(page), file)
+			}
+			if _, err := os.Stat(dest); err != nil {
+				t.Errorf("%s links to %s: no such file", page, target)
+				continue
+			}
+			if fragment != "" && strings.HasSuffix(dest, ".md") && !slices.Contains(anchors(dest), fragment) {
+				t.Errorf("%s links to %s: %s has no such heading", page, target, dest)
+			}
+		}
+	}
+}
