@@ -19,6 +19,7 @@ import (
 	"github.com/toolshed/toolshed/shared/tools/contextsearch"
 	"github.com/toolshed/toolshed/shared/tools/grep"
 	"github.com/toolshed/toolshed/shared/tools/repofiles"
+	"github.com/toolshed/toolshed/shared/wiring"
 )
 
 // secrets are files no repository tool may read, search or index, each
@@ -74,7 +75,7 @@ func TestSecretsRefusedByEveryRepositoryTool(t *testing.T) {
 	}
 	t.Cleanup(func() { local.Close() })
 	localSrc := repo.Shared{View: local}
-	localSearch := contextsearch.New(contextsearch.Options{Memory: st.Memory, Blobs: &contextindex.MemBlobs{}, BuildLocally: true, Repo: localSrc})
+	localSearch := contextsearch.New(contextsearch.Options{Memory: st.Memory, Blobs: &contextindex.MemBlobs{}, Mode: wiring.CodeIndexLive, Repo: localSrc})
 	t.Cleanup(localSearch.Close)
 	localSearch.Start(context.Background(), "alice")
 	localSearch.Settle()

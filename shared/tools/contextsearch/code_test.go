@@ -25,6 +25,7 @@ import (
 	"github.com/toolshed/toolshed/shared/testenv/tooltest"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/tools/contextsearch"
+	"github.com/toolshed/toolshed/shared/wiring"
 )
 
 // clock is a settable clock.
@@ -45,7 +46,7 @@ func TestLocalCode(t *testing.T) {
 	data := t.TempDir()
 	st := tooltest.BoltStores(t)
 	h := newHarness(t, st, contextsearch.Options{
-		Blobs: &contextindex.DirBlobs{Root: filepath.Join(data, "index")}, BuildLocally: true,
+		Blobs: &contextindex.DirBlobs{Root: filepath.Join(data, "index")}, Mode: wiring.CodeIndexLive,
 		Repo: repotest.Local(t, dir),
 	})
 	h.svc.Start(context.Background(), "local")
@@ -85,7 +86,7 @@ func TestLocalCode(t *testing.T) {
 	os.WriteFile(zebra, []byte("package sort\n\n// Zebra stripes a slice.\nfunc Zebra() {}\n"), 0o644)
 	h.eventually(t, "local", `{"query":"zebra stripes"}`, func(o output) bool { return len(o.Results) > 0 })
 	h.svc.Close() // saves the index
-	h2 := newHarness(t, st, contextsearch.Options{Blobs: &contextindex.DirBlobs{Root: filepath.Join(data, "index")}, BuildLocally: true,
+	h2 := newHarness(t, st, contextsearch.Options{Blobs: &contextindex.DirBlobs{Root: filepath.Join(data, "index")}, Mode: wiring.CodeIndexLive,
 		Repo: repotest.Local(t, dir)})
 	h2.svc.Start(context.Background(), "local")
 	h2.svc.Settle()
@@ -315,7 +316,7 @@ func TestLocalCodeRestart(t *testing.T) {
 	dir := repotest.GoPackages(t, "container/list")
 	blobs := &contextindex.DirBlobs{Root: filepath.Join(t.TempDir(), "index")}
 	st := tooltest.BoltStores(t)
-	h := newHarness(t, st, contextsearch.Options{Blobs: blobs, BuildLocally: true, Repo: repotest.Local(t, dir)})
+	h := newHarness(t, st, contextsearch.Options{Blobs: blobs, Mode: wiring.CodeIndexLive, Repo: repotest.Local(t, dir)})
 	h.svc.Start(context.Background(), "local")
 	h.svc.Settle()
 	h.svc.Close()
@@ -323,7 +324,7 @@ func TestLocalCodeRestart(t *testing.T) {
 	// The files change while no server runs; the next one embeds slowly.
 	os.WriteFile(filepath.Join(dir, "container", "list", "zebra.go"), []byte("package list\n\n// Zebra stripes a list.\nfunc Zebra() {}\n"), 0o644)
 	emb := blockingEmbedder{release: make(chan struct{})}
-	h2 := newHarness(t, st, contextsearch.Options{Blobs: blobs, BuildLocally: true, Repo: repotest.Local(t, dir), Embedder: emb})
+	h2 := newHarness(t, st, contextsearch.Options{Blobs: blobs, Mode: wiring.CodeIndexLive, Repo: repotest.Local(t, dir), Embedder: emb})
 	t.Cleanup(func() { close(emb.release) }) // before h2 settles
 	out := h2.eventually(t, "local", `{"query":"doubly linked list"}`, func(o output) bool { return len(o.Results) > 0 })
 	if !strings.HasPrefix(out.Results[0].ID, "container/list/list.go:") {
@@ -338,7 +339,7 @@ func TestLocalCodeRestart(t *testing.T) {
 func TestTenantsShareOneCodeIndex(t *testing.T) {
 	dir := repotest.GoPackages(t, "container/list")
 	st := tooltest.BoltStores(t)
-	h := newHarness(t, st, contextsearch.Options{BuildLocally: true, Repo: repotest.Local(t, dir)})
+	h := newHarness(t, st, contextsearch.Options{Mode: wiring.CodeIndexLive, Repo: repotest.Local(t, dir)})
 	h.svc.Start(context.Background(), "alice")
 	h.svc.Settle()
 	h.write(t, "alice", memoryfile.Decisions, `{"timestamp":"2025-01-10T09:00:00Z","type":"decision","module":"list","content":"Alice keeps the doubly linked list"}`)
@@ -368,7 +369,7 @@ func TestAnswersWhileTheCodeIsIndexed(t *testing.T) {
 	dir := repotest.GoPackages(t, "container/list")
 	held := &heldSource{Shared: repotest.Local(t, dir), release: make(chan struct{})}
 	st := tooltest.BoltStores(t)
-	h := newHarness(t, st, contextsearch.Options{BuildLocally: true, Repo: held})
+	h := newHarness(t, st, contextsearch.Options{Mode: wiring.CodeIndexLive, Repo: held})
 	h.write(t, "alice", memoryfile.Decisions, `{"timestamp":"2025-01-10T09:00:00Z","type":"decision","module":"list","content":"Keep the doubly linked list for the LRU cache"}`)
 
 	start := time.Now()
@@ -445,7 +446,7 @@ func TestHybridCodeAgainstServerProcess(t *testing.T) {
 	}
 	query := `{"query":"retry with exponential backoff"}`
 	first := func(emb contextindex.Embedder) output {
-		h := newHarness(t, tooltest.BoltStores(t), contextsearch.Options{Repo: repotest.Local(t, dir), Embedder: emb, BuildLocally: true})
+		h := newHarness(t, tooltest.BoltStores(t), contextsearch.Options{Repo: repotest.Local(t, dir), Embedder: emb, Mode: wiring.CodeIndexLive})
 		h.svc.Start(context.Background(), "local")
 		h.svc.Settle()
 		return h.search(t, "local", query)

@@ -7,8 +7,10 @@
 // with the current code index and the vectors built in the background,
 // and ranks them with contextindex. Deployed, the indexer Lambda builds
 // the indexes in S3 (indexes/<tenant>/…) and this package only reads
-// them, revalidating by ETag; locally, the same indexes are built in
-// process under the data directory.
+// them, revalidating by ETag (stored.go); locally, the same indexes are
+// built in process under the data directory (live.go). The wiring chooses
+// which (wiring.CodeIndexMode); the memory entries are read the same way
+// in both (service.go).
 package contextsearch
 
 import (
@@ -89,7 +91,7 @@ func FromEnv(ctx context.Context, env *wiring.Env) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := Options{Memory: st.Memory, Embedder: emb, Blobs: idx.Blobs, Log: env.Log, Now: env.Now}
+	opts := Options{Mode: idx.Mode, Memory: st.Memory, Embedder: emb, Blobs: idx.Blobs, Log: env.Log, Now: env.Now}
 	if idx.Mode == wiring.CodeIndexStored {
 		opts.Revalidate = DefaultRevalidate
 		opts.DefaultRepo = idx.DefaultRepo
@@ -111,14 +113,14 @@ func FromEnv(ctx context.Context, env *wiring.Env) (*Service, error) {
 		return nil, err
 	}
 	opts.Repo = src
-	opts.BuildLocally = true
 	if opts.SaveAfter, err = SaveAfter.Get(env.Getenv); err != nil {
 		return nil, err
 	}
 	s := New(opts)
 	env.OnClose(func() error { s.Close(); return nil })
 	env.ReportStatus("codeIndexes", func() any { return s.Indexes() })
-	env.KeepRepoIndexes(s.codeIndex)
+	live := s.code.(*liveIndexes) // New built live indexes: opts.Mode is CodeIndexLive
+	env.KeepRepoIndexes(live.repoIndex)
 	// The local repository is every tenant's: index it from the start.
 	if err := s.Start(ctx, idx.Tenant); err != nil {
 		return nil, err
@@ -132,25 +134,27 @@ const DefaultRevalidate = 5 * time.Second
 
 // Options configure New.
 type Options struct {
+	// Mode is who keeps the indexes: wiring.CodeIndexLive builds them in
+	// process (in the background); wiring.CodeIndexStored (or "") reads
+	// the ones the indexer Lambda keeps.
+	Mode     wiring.CodeIndexMode
 	Memory   MemoryLister
 	Embedder contextindex.Embedder // nil: lexical only
 	Blobs    contextindex.Blobs    // where indexes live
-	// BuildLocally makes the service keep the indexes itself (in the
-	// background); otherwise the indexer Lambda does.
-	BuildLocally bool
 	// Repo yields the repositories whose code is indexed in process, one
 	// live index per repository view shared by every tenant that reads it
-	// (with BuildLocally; nil for no code corpus).
+	// (CodeIndexLive; nil for no code corpus).
 	Repo repo.Source
 	// DefaultRepo is whose code index a tenant without one searches (the
-	// deployment's default repository); "" for none.
+	// deployment's default repository, CodeIndexStored); "" for none.
 	DefaultRepo string
 	// SaveAfter is how long a local code index waits after a change
-	// before it is saved (with BuildLocally; 0: 30 s).
+	// before it is saved (CodeIndexLive; 0: 30 s).
 	SaveAfter time.Duration
 	// Revalidate is how long stored indexes are trusted before asking the
-	// store again; 0 asks on every call. With BuildLocally the builder is
-	// their only writer: they are trusted until it saves new ones.
+	// store again; 0 asks on every call (CodeIndexStored). Live, the
+	// process is their only writer: they are trusted until it saves new
+	// ones.
 	Revalidate time.Duration
 	Log        *slog.Logger
 	Now        func() time.Time

@@ -18,6 +18,7 @@ import (
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/tools/contextsearch"
 	"github.com/toolshed/toolshed/shared/tools/memory"
+	"github.com/toolshed/toolshed/shared/wiring"
 )
 
 // result and output are context_search's answer, decoded.
@@ -81,7 +82,7 @@ func newHarness(t *testing.T, st store.Stores, o contextsearch.Options) harness 
 	o.Memory = st.Memory
 	if o.Blobs == nil {
 		o.Blobs = &contextindex.MemBlobs{}
-		o.BuildLocally = true
+		o.Mode = wiring.CodeIndexLive
 	}
 	svc := contextsearch.New(o)
 	t.Cleanup(svc.Close)
@@ -347,7 +348,7 @@ func (c *countingBlobs) Get(ctx context.Context, key, etag string) ([]byte, stri
 func TestLocalReadsIndexesAfterSaves(t *testing.T) {
 	_, emb := embedtest.Start(t)
 	blobs := &countingBlobs{}
-	h := newHarness(t, tooltest.BoltStores(t), contextsearch.Options{Embedder: emb, Blobs: blobs, BuildLocally: true})
+	h := newHarness(t, tooltest.BoltStores(t), contextsearch.Options{Embedder: emb, Blobs: blobs, Mode: wiring.CodeIndexLive})
 	h.fixture(t, "acme")
 	h.search(t, "acme", `{"query":"token refresh race"}`)
 	h.svc.Settle() // the entries' vectors are saved

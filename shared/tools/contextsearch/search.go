@@ -107,15 +107,6 @@ func buildJSONOf(b *contextindex.Build) *buildJSON {
 		Embedded: t.Embedded, Failed: t.Failed, Started: b.Started.UTC(), Updated: b.Updated.UTC()}
 }
 
-// defaultRepo names the repository a call without "repo" searches the
-// code of.
-func (s *Service) defaultRepo() string {
-	if s.o.Repo == nil {
-		return reposcope.Default
-	}
-	return s.o.Repo.Default()
-}
-
 // search answers one context_search call.
 func (s *Service) search(ctx context.Context, call toolkit.Call, in searchInput) (toolkit.Result, error) {
 	start := time.Now()
@@ -124,7 +115,7 @@ func (s *Service) search(ctx context.Context, call toolkit.Call, in searchInput)
 		return toolkit.Result{}, toolerr.New(toolerr.InvalidInput, msgQueryTooShort).
 			With("errors", []toolerr.FieldError{{Field: "query", Message: fmt.Sprintf("must be at least %d characters long, got %d", minQueryChars, n)}})
 	}
-	r, err := reposcope.Resolve(call, in.Repo, s.defaultRepo())
+	r, err := reposcope.Resolve(call, in.Repo, s.code.defaultRepo())
 	if err != nil {
 		return toolkit.Result{}, err
 	}

@@ -6,15 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
-	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/toolshed/toolshed/shared/contextindex"
-	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/wiring"
@@ -35,21 +31,44 @@ const (
 	memoryOverlap = 2 * time.Minute
 )
 
+// codeIndexes is where the code searched comes from, and who keeps its
+// indexes: built in process (live.go) or read from the indexer's in the
+// store (stored.go).
+type codeIndexes interface {
+	// defaultRepo names the repository a call without "repo" searches.
+	defaultRepo() string
+	// code returns the code index of the repository r as a collection,
+	// with how far it is (both nil when there is none) and a notice when
+	// it could not be refreshed. The caller holds ts.mu.
+	code(ctx context.Context, r reposcope.Ref, ts *tenantState, model string) (*contextindex.Collection, *indexJSON, string, error)
+	// embedMemory sends a tenant's memory entries that have no vector to
+	// be embedded, when this process is the one that embeds them.
+	embedMemory(tenant string, docs []contextindex.Doc)
+	// check returns the mark of a read of the store made now; trusted
+	// reports whether what was read at c may be used without asking the
+	// store again.
+	check() checked
+	trusted(c checked) bool
+	// forgetTenant drops what is held for a tenant no longer kept warm.
+	forgetTenant(tenant string)
+	// settle waits until the background work is done; close stops it.
+	settle()
+	close()
+	// status says how far each code index kept in process is.
+	status() []IndexStatus
+}
+
 // Service answers context_search.
 type Service struct {
 	o     Options
 	store *contextindex.Store
-	build *builder // nil unless building locally
-
-	loads sync.WaitGroup // background loads of new code indexes
+	code  codeIndexes
 
 	mu      sync.Mutex
 	tenants map[string]*tenantState
-	lives   map[repo.View]*contextindex.Live // local: one code index per repository
-	repos   map[string]*storedRepo           // deployed: the stored index of each repository read
 }
 
-// New returns the service.
+// New returns the service, with the code indexes o.Mode says.
 func New(o Options) *Service {
 	if o.Now == nil {
 		o.Now = time.Now
@@ -57,43 +76,30 @@ func New(o Options) *Service {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{o: o, store: contextindex.NewStore(o.Blobs), tenants: map[string]*tenantState{},
-		lives: map[repo.View]*contextindex.Live{}, repos: map[string]*storedRepo{}}
-	if o.BuildLocally {
-		s.build = newBuilder(s.store, o.Embedder, o.Log)
+	s := &Service{o: o, store: contextindex.NewStore(o.Blobs), tenants: map[string]*tenantState{}}
+	if o.Mode == wiring.CodeIndexLive {
+		s.code = newLiveIndexes(o, s.store)
+	} else {
+		s.code = newStoredIndexes(o, s.store)
 	}
 	return s
 }
 
 // Settle waits until the background work is done: memory entries
-// embedded, code indexes caught up with their repositories.
-func (s *Service) Settle() {
-	s.loads.Wait()
-	if s.build != nil {
-		s.build.wait()
-	}
-	for _, l := range s.LiveIndexes() {
-		l.Settle()
-	}
-}
+// embedded, code indexes read or caught up with their repositories.
+func (s *Service) Settle() { s.code.settle() }
 
 // Close stops the background work: the code indexes are saved and stop
 // following their repositories.
-func (s *Service) Close() {
-	if s.build != nil {
-		s.build.wait()
-	}
-	for _, l := range s.LiveIndexes() {
-		l.Close()
-	}
-}
+func (s *Service) Close() { s.code.close() }
 
-// LiveIndexes returns the code indexes the service keeps (locally, one
-// per repository).
+// LiveIndexes returns the code indexes the service keeps in process (one
+// per repository; none when it reads stored ones).
 func (s *Service) LiveIndexes() []*contextindex.Live {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Collect(maps.Values(s.lives))
+	if l, ok := s.code.(*liveIndexes); ok {
+		return l.all()
+	}
+	return nil
 }
 
 // IndexStatus is how far one code index is, for operators.
@@ -107,60 +113,30 @@ type IndexStatus struct {
 }
 
 // Indexes returns how far each code index the service keeps is, by key.
-func (s *Service) Indexes() []IndexStatus {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := []IndexStatus{}
-	for view, l := range s.lives {
-		p := l.State().Progress
-		name := ""
-		if d, ok := view.(interface{ Dir() string }); ok {
-			name = filepath.Base(d.Dir())
-		}
-		out = append(out, IndexStatus{Repository: name, Key: liveKey(view), State: p.State,
-			FilesIndexed: p.FilesIndexed, FilesTotal: p.FilesTotal, Chunks: p.Chunks})
-	}
-	slices.SortFunc(out, func(a, b IndexStatus) int { return strings.Compare(a.Key, b.Key) })
-	return out
-}
+func (s *Service) Indexes() []IndexStatus { return s.code.status() }
 
 // Start begins indexing the repositories a tenant reads (locally every
-// tenant reads the same ones), in the background, without waiting.
+// tenant reads the same ones), in the background, without waiting. It
+// does nothing when the service reads stored indexes.
 func (s *Service) Start(ctx context.Context, tenant string) error {
-	if s.o.Repo == nil {
-		return nil
-	}
-	list, err := s.o.Repo.List(ctx, tenant)
-	if err != nil {
-		return err
-	}
-	for _, l := range list {
-		view, err := s.o.Repo.Open(ctx, reposcope.Ref{Tenant: tenant, Name: l.Name})
-		if err != nil {
-			return err
-		}
-		s.live(view)
+	if l, ok := s.code.(*liveIndexes); ok {
+		return l.start(ctx, tenant)
 	}
 	return nil
 }
 
-// live returns the code index of a view, started on first use.
-func (s *Service) live(view repo.View) *contextindex.Live {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	l := s.lives[view]
-	if l == nil {
-		l = contextindex.NewLive(view, contextindex.LiveOptions{
-			Store: s.store, Key: liveKey(view), Embedder: s.o.Embedder, SaveAfter: s.o.SaveAfter, Log: s.o.Log, Now: s.o.Now,
-		})
-		s.lives[view] = l
+// Preload starts reading a repository's stored index (the default
+// repository's, from a function's start) and returns a channel closed
+// once it is read, or could not be (at once when the service keeps its
+// indexes in process).
+func (s *Service) Preload(ctx context.Context, key string) <-chan struct{} {
+	if st, ok := s.code.(*storedIndexes); ok {
+		return st.preload(ctx, key)
 	}
-	return l
+	done := make(chan struct{})
+	close(done)
+	return done
 }
-
-// liveKey names a view's stored code index (repo.Key; "local" for a view
-// without one).
-func liveKey(view repo.View) string { return cmp.Or(repo.Key(view), "local") }
 
 // tenantState is what the service keeps warm for one tenant.
 type tenantState struct {
@@ -175,7 +151,7 @@ type tenantState struct {
 	// memDirty: docs has entries memSeg lacks (a refresh failed midway).
 	memDirty bool
 
-	code map[string]*codeState // deployed: by repository name
+	code map[string]*codeState // stored.go: by repository name
 
 	vectors     *contextindex.Vectors
 	vectorsTag  string
@@ -202,12 +178,7 @@ func (s *Service) state(tenant string) *tenantState {
 				}
 			}
 			delete(s.tenants, oldest)
-			for key := range s.repos {
-				// A tenant's own repositories are read by it alone.
-				if r, _ := reposcope.ParseKey(key); r.Tenant == oldest && key != s.o.DefaultRepo {
-					delete(s.repos, key)
-				}
-			}
+			s.code.forgetTenant(oldest)
 		}
 		ts = &tenantState{seen: map[string]bool{}, after: map[string]string{}, code: map[string]*codeState{}}
 		s.tenants[tenant] = ts
@@ -224,14 +195,14 @@ const revalidateWait = 300 * time.Millisecond
 // held runs refresh under ctx, or, when the service holds something to
 // serve (have), under a revalidateWait bound; a failure then is logged
 // and returned as a notice for the caller instead of an error.
-func (s *Service) held(ctx context.Context, have bool, what, tenant string, refresh func(context.Context) error) (notice string, err error) {
+func held(ctx context.Context, log *slog.Logger, have bool, what, tenant string, refresh func(context.Context) error) (notice string, err error) {
 	if !have {
 		return "", refresh(ctx)
 	}
 	rctx, cancel := context.WithTimeout(ctx, revalidateWait)
 	defer cancel()
 	if err := refresh(rctx); err != nil {
-		s.o.Log.Warn("context index: refreshing failed; serving what is held", "what", what, "tenant", tenant, "error", err)
+		log.Warn("context index: refreshing failed; serving what is held", "what", what, "tenant", tenant, "error", err)
 		return fmt.Sprintf("The %s could not be refreshed (storage is unavailable); these results may miss the latest changes.", what), nil
 	}
 	return "", nil
@@ -247,7 +218,7 @@ func (s *Service) corpus(ctx context.Context, r reposcope.Ref, asked bool) (*con
 	ts := s.state(tenant)
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	notice, err := s.held(ctx, ts.memSeg != nil, "memory entries", tenant, func(ctx context.Context) error {
+	notice, err := held(ctx, s.o.Log, ts.memSeg != nil, "memory entries", tenant, func(ctx context.Context) error {
 		return s.refreshMemory(ctx, tenant, ts)
 	})
 	if err != nil {
@@ -257,7 +228,7 @@ func (s *Service) corpus(ctx context.Context, r reposcope.Ref, asked bool) (*con
 	if s.o.Embedder != nil {
 		model = s.o.Embedder.Model()
 	}
-	code, progress, codeNotice, err := s.codeCollection(ctx, r, ts, model)
+	code, progress, codeNotice, err := s.code.code(ctx, r, ts, model)
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -266,24 +237,6 @@ func (s *Service) corpus(ctx context.Context, r reposcope.Ref, asked bool) (*con
 	}
 	notice = cmp.Or(notice, codeNotice)
 	return contextindex.Join(s.memoryCollection(ctx, tenant, ts, model), code), progress, notice, nil
-}
-
-// codeCollection returns the code index of the repository r as a
-// collection, with how far it is (both nil when there is none) and a
-// notice when it could not be refreshed. A local repository's is its live
-// index; otherwise it is read from the store (stored.go). The caller holds
-// ts.mu.
-func (s *Service) codeCollection(ctx context.Context, r reposcope.Ref, ts *tenantState, model string) (*contextindex.Collection, *indexJSON, string, error) {
-	if s.o.Repo == nil {
-		return s.storedCode(ctx, r, ts, model)
-	}
-	st, err := s.localCode(ctx, r)
-	if err != nil || st == nil {
-		return nil, nil, "", err
-	}
-	coll, p := st.Collection(), st.Progress
-	return coll, &indexJSON{State: p.State, FilesIndexed: p.FilesIndexed, FilesTotal: p.FilesTotal,
-		Chunks: p.Chunks, Vectors: contextindex.Join(coll).Vectors()}, "", nil
 }
 
 // memoryCollection returns the tenant's memory entries, refreshed into ts,
@@ -296,11 +249,11 @@ func (s *Service) memoryCollection(ctx context.Context, tenant string, ts *tenan
 			s.o.Log.Warn("context index: memory vectors unavailable", "tenant", tenant, "error", err)
 		}
 	}
-	if s.build != nil && s.o.Embedder != nil {
+	if s.o.Embedder != nil {
 		// After reading the vectors: this call ranks with what exists,
 		// and only entries without a vector are sent to be embedded.
 		if missing := ts.memSeg.WithoutVectors(ts.vectors); len(missing) > 0 {
-			s.build.memory(tenant, missing)
+			s.code.embedMemory(tenant, missing)
 		}
 	}
 	if of := [2]any{ts.memSeg, ts.vectors}; ts.memColl == nil || ts.memCollOf != of {
@@ -308,30 +261,6 @@ func (s *Service) memoryCollection(ctx context.Context, tenant string, ts *tenan
 		ts.memCollOf = of
 	}
 	return ts.memColl
-}
-
-// localCode returns the live code index of the repository r, or nil when
-// there is no such repository.
-func (s *Service) localCode(ctx context.Context, r reposcope.Ref) (*contextindex.LiveState, error) {
-	view, err := s.o.Repo.Open(ctx, r)
-	if errors.Is(err, repo.ErrNoRepository) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("open the repository: %w", err)
-	}
-	return s.live(view).State(), nil
-}
-
-// codeIndex says how far the live code index of the repository r is
-// (wiring.Env.CodeIndex, locally).
-func (s *Service) codeIndex(ctx context.Context, r reposcope.Ref) (wiring.RepoIndex, error) {
-	st, err := s.localCode(ctx, r)
-	if err != nil || st == nil {
-		return wiring.RepoIndex{State: wiring.RepoIndexNone}, err
-	}
-	p := st.Progress
-	return wiring.RepoIndex{State: p.State, FilesIndexed: p.FilesIndexed, FilesTotal: p.FilesTotal}, nil
 }
 
 // refreshMemory reads the entries written since the last refresh (and a
@@ -381,42 +310,19 @@ func (s *Service) refreshMemory(ctx context.Context, tenant string, ts *tenantSt
 }
 
 // checked is when a stored index was last asked for, and how many saves
-// the local builder had made then.
+// the local memory embedder had made then.
 type checked struct {
 	at    time.Time
 	saves uint64
 }
 
-// check returns the mark of an ask made now.
-func (s *Service) check() checked {
-	c := checked{at: s.o.Now()}
-	if s.build != nil {
-		c.saves = s.build.saves.Load()
-	}
-	return c
-}
-
-// trusted reports whether an index asked for at c may be used without
-// asking the store again: locally until the builder, its only writer,
-// saves again; deployed for Revalidate.
-func (s *Service) trusted(c checked) bool {
-	switch {
-	case c.at.IsZero():
-		return false
-	case s.build != nil:
-		return c.saves == s.build.saves.Load()
-	default:
-		return s.o.Now().Sub(c.at) < s.o.Revalidate
-	}
-}
-
 // refreshVectors loads the vectors of the tenant's memory entries when
 // they changed (revalidated by ETag when no longer trusted).
 func (s *Service) refreshVectors(ctx context.Context, tenant string, ts *tenantState) error {
-	if s.trusted(ts.vectorsRead) {
+	if s.code.trusted(ts.vectorsRead) {
 		return nil
 	}
-	mark := s.check()
+	mark := s.code.check()
 	v, tag, err := s.store.MemoryVectors(ctx, tenant, s.o.Embedder.Model(), ts.vectorsTag)
 	switch {
 	case errors.Is(err, contextindex.ErrNotModified):

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -12,9 +13,9 @@ import (
 	"github.com/toolshed/toolshed/shared/reposcope"
 )
 
-// Deployed, the code indexes are the indexer's, read from the store: one
-// per repository (a tenant's own, or the default repository's), shared by
-// every tenant that reads it. A published index is read in the
+// Deployed (wiring.CodeIndexStored), the code indexes are the indexer's,
+// read from the store: one per repository (a tenant's own, or the default
+// repository's), shared by every tenant that reads it. A published index is read in the
 // background, its parts several at a time, each searchable as soon as it
 // is read: a call waits for it at most loadWaitShare of its time, then
 // answers from the parts read so far, saying the index is loading. A
@@ -33,6 +34,64 @@ const (
 	// what is read and answer.
 	loadWaitShare = 2
 )
+
+// storedIndexes reads the indexer's published code indexes from the
+// store.
+type storedIndexes struct {
+	store      *contextindex.Store
+	vectors    bool   // read the code's vectors (there is an embedder)
+	defaultKey string // whose index a tenant without one searches; "" for none
+	revalidate time.Duration
+	log        *slog.Logger
+	now        func() time.Time
+
+	loads sync.WaitGroup // background loads of new code indexes
+
+	mu    sync.Mutex
+	repos map[string]*storedRepo // the stored index of each repository read
+}
+
+var _ codeIndexes = (*storedIndexes)(nil)
+
+func newStoredIndexes(o Options, st *contextindex.Store) *storedIndexes {
+	return &storedIndexes{store: st, vectors: o.Embedder != nil, defaultKey: o.DefaultRepo, revalidate: o.Revalidate,
+		log: o.Log, now: o.Now, repos: map[string]*storedRepo{}}
+}
+
+// defaultRepo names the repository a call without "repo" searches.
+func (s *storedIndexes) defaultRepo() string { return reposcope.Default }
+
+// embedMemory: deployed, the indexer embeds memory entries.
+func (s *storedIndexes) embedMemory(string, []contextindex.Doc) {}
+
+// check returns the mark of an ask made now.
+func (s *storedIndexes) check() checked { return checked{at: s.now()} }
+
+// trusted: what was read at c is current for Revalidate.
+func (s *storedIndexes) trusted(c checked) bool {
+	return !c.at.IsZero() && s.now().Sub(c.at) < s.revalidate
+}
+
+// forgetTenant drops the tenant's own repositories (read by it alone),
+// when it is no longer kept warm.
+func (s *storedIndexes) forgetTenant(tenant string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for key := range s.repos {
+		if r, _ := reposcope.ParseKey(key); r.Tenant == tenant && key != s.defaultKey {
+			delete(s.repos, key)
+		}
+	}
+}
+
+// settle waits until the indexes being read are read.
+func (s *storedIndexes) settle() { s.loads.Wait() }
+
+// close: there is nothing to save.
+func (s *storedIndexes) close() {}
+
+// status: the indexer's indexes are not this process's to report.
+func (s *storedIndexes) status() []IndexStatus { return []IndexStatus{} }
 
 // storedRepo is what the process holds of one repository's stored index.
 type storedRepo struct {
@@ -61,7 +120,7 @@ type storedIndex struct {
 }
 
 // repo returns the process's state of a repository's stored index.
-func (s *Service) repo(key string) *storedRepo {
+func (s *storedIndexes) repo(key string) *storedRepo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := s.repos[key]
@@ -74,8 +133,8 @@ func (s *Service) repo(key string) *storedRepo {
 
 // forget drops what the process holds of a repository without an index
 // (a tenant that has none of its own), unless it is the default one.
-func (s *Service) forget(key string) {
-	if key == s.o.DefaultRepo {
+func (s *storedIndexes) forget(key string) {
+	if key == s.defaultKey {
 		return
 	}
 	s.mu.Lock()
@@ -83,13 +142,12 @@ func (s *Service) forget(key string) {
 	delete(s.repos, key)
 }
 
-// Preload starts reading a repository's stored index (the default
-// repository's, from a function's start) and returns a channel closed
-// once it is read, or could not be.
-func (s *Service) Preload(ctx context.Context, key string) <-chan struct{} {
+// preload starts reading a repository's stored index and returns a
+// channel closed once it is read, or could not be.
+func (s *storedIndexes) preload(ctx context.Context, key string) <-chan struct{} {
 	r := s.repo(key)
 	if _, err := s.refreshRepo(ctx, r); err != nil {
-		s.o.Log.Warn("context index: preloading failed", "repo", key, "error", err)
+		s.log.Warn("context index: preloading failed", "repo", key, "error", err)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -111,7 +169,7 @@ type codeState struct {
 // searched in (its own, else, for a tenant's default repository, the
 // deployment's default one) and brings what the process holds of it up to
 // date (pointers revalidated by ETag when no longer trusted).
-func (s *Service) refreshCode(ctx context.Context, r reposcope.Ref, cs *codeState) error {
+func (s *storedIndexes) refreshCode(ctx context.Context, r reposcope.Ref, cs *codeState) error {
 	if s.trusted(cs.read) {
 		return nil
 	}
@@ -121,7 +179,7 @@ func (s *Service) refreshCode(ctx context.Context, r reposcope.Ref, cs *codeStat
 	if err == nil && !found {
 		s.forget(key)
 	}
-	if fallback, ok := reposcope.Fallback(r, s.o.DefaultRepo); err == nil && !found && ok {
+	if fallback, ok := reposcope.Fallback(r, s.defaultKey); err == nil && !found && ok {
 		// A tenant without a repository of its own reads the default one,
 		// as the other repository tools do.
 		key = fallback.Key()
@@ -141,7 +199,7 @@ func (s *Service) refreshCode(ctx context.Context, r reposcope.Ref, cs *codeStat
 // refreshRepo revalidates a repository's pointer and build record,
 // starting to read a newly published index. It reports whether the
 // repository has an index or a build.
-func (s *Service) refreshRepo(ctx context.Context, r *storedRepo) (bool, error) {
+func (s *storedIndexes) refreshRepo(ctx context.Context, r *storedRepo) (bool, error) {
 	r.mu.Lock()
 	tag := r.tag
 	r.mu.Unlock()
@@ -165,7 +223,7 @@ func (s *Service) refreshRepo(ctx context.Context, r *storedRepo) (bool, error) 
 
 // published takes a pointer just read: the index it names is read unless
 // it is the one served or being read.
-func (s *Service) published(r *storedRepo, p contextindex.Pointer, tag string) {
+func (s *storedIndexes) published(r *storedRepo, p contextindex.Pointer, tag string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.tag = tag
@@ -184,7 +242,7 @@ func (s *Service) published(r *storedRepo, p contextindex.Pointer, tag string) {
 
 // refreshBuild revalidates the repository's build record; failing to, it
 // keeps the one in hand (it only informs answers).
-func (s *Service) refreshBuild(ctx context.Context, r *storedRepo) {
+func (s *storedIndexes) refreshBuild(ctx context.Context, r *storedRepo) {
 	r.mu.Lock()
 	tag := r.buildTag
 	r.mu.Unlock()
@@ -196,19 +254,19 @@ func (s *Service) refreshBuild(ctx context.Context, r *storedRepo) {
 	case errors.Is(err, fs.ErrNotExist):
 		r.build, r.buildTag = nil, ""
 	case err != nil:
-		s.o.Log.Warn("context index: the build record is unreadable", "repo", r.key, "error", err)
+		s.log.Warn("context index: the build record is unreadable", "repo", r.key, "error", err)
 	default:
 		r.build, r.buildTag = &b, newTag
 	}
 }
 
 // read starts reading the index p names in the background.
-func (s *Service) read(r *storedRepo, p contextindex.Pointer) *storedIndex {
+func (s *storedIndexes) read(r *storedRepo, p contextindex.Pointer) *storedIndex {
 	idx := &storedIndex{pointer: p, done: make(chan struct{})}
 	s.loads.Go(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), loadTimeout)
 		defer cancel()
-		err := idx.load(ctx, s.store, r.key, s.o.Embedder != nil)
+		err := idx.load(ctx, s.store, r.key, s.vectors)
 		idx.mu.Lock()
 		idx.err = err
 		idx.mu.Unlock()
@@ -217,7 +275,7 @@ func (s *Service) read(r *storedRepo, p contextindex.Pointer) *storedIndex {
 		defer r.mu.Unlock()
 		switch {
 		case err != nil:
-			s.o.Log.Warn("context index: reading a code index failed", "repo", r.key, "commit", p.Commit, "error", err)
+			s.log.Warn("context index: reading a code index failed", "repo", r.key, "commit", p.Commit, "error", err)
 			// Read the pointer again next time, and this index with it.
 			r.tag = ""
 			if r.next == idx {
@@ -303,17 +361,17 @@ func (idx *storedIndex) collection(model string) (coll *contextindex.Collection,
 	return idx.coll, files, len(read) == len(idx.parts) && len(read) > 0
 }
 
-// storedCode returns the stored code index of the tenant's repository ref
+// code returns the stored code index of the tenant's repository ref
 // as a collection, and how far it is; both nil when the repository has
 // none and no build. A call waits for an index being read at most a
 // loadWaitShare-th of its time. The caller holds ts.mu.
-func (s *Service) storedCode(ctx context.Context, ref reposcope.Ref, ts *tenantState, model string) (*contextindex.Collection, *indexJSON, string, error) {
+func (s *storedIndexes) code(ctx context.Context, ref reposcope.Ref, ts *tenantState, model string) (*contextindex.Collection, *indexJSON, string, error) {
 	cs := ts.code[ref.Name]
 	if cs == nil {
 		cs = &codeState{}
 		ts.code[ref.Name] = cs
 	}
-	notice, err := s.held(ctx, cs.key != "", "code index", ref.Tenant, func(ctx context.Context) error {
+	notice, err := held(ctx, s.log, cs.key != "", "code index", ref.Tenant, func(ctx context.Context) error {
 		return s.refreshCode(ctx, ref, cs)
 	})
 	if err != nil || cs.key == "" {

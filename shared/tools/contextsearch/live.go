@@ -1,0 +1,259 @@
+package contextsearch
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/reposcope"
+	"github.com/toolshed/toolshed/shared/wiring"
+)
+
+// Locally (wiring.CodeIndexLive), the code indexes are built in process:
+// one contextindex.Live per repository view, shared by every tenant that
+// reads it, following the view's changes and saved in the store. The
+// vectors of the tenants' memory entries are embedded in process too
+// (memoryEmbedder), the local counterpart of the indexer Lambda.
+
+// liveIndexes keeps the code indexes in process.
+type liveIndexes struct {
+	repo      repo.Source // nil: no code corpus
+	store     *contextindex.Store
+	embedder  contextindex.Embedder
+	saveAfter time.Duration
+	log       *slog.Logger
+	now       func() time.Time
+	memory    *memoryEmbedder
+
+	mu    sync.Mutex
+	lives map[repo.View]*contextindex.Live
+}
+
+var _ codeIndexes = (*liveIndexes)(nil)
+
+func newLiveIndexes(o Options, st *contextindex.Store) *liveIndexes {
+	return &liveIndexes{repo: o.Repo, store: st, embedder: o.Embedder, saveAfter: o.SaveAfter, log: o.Log, now: o.Now,
+		memory: newMemoryEmbedder(st, o.Embedder, o.Log), lives: map[repo.View]*contextindex.Live{}}
+}
+
+// defaultRepo is the served source's default repository.
+func (l *liveIndexes) defaultRepo() string {
+	if l.repo == nil {
+		return reposcope.Default
+	}
+	return l.repo.Default()
+}
+
+// code returns the live code index of the repository r as a collection,
+// with how far it is (both nil when there is no such repository).
+func (l *liveIndexes) code(ctx context.Context, r reposcope.Ref, _ *tenantState, _ string) (*contextindex.Collection, *indexJSON, string, error) {
+	st, err := l.state(ctx, r)
+	if err != nil || st == nil {
+		return nil, nil, "", err
+	}
+	coll, p := st.Collection(), st.Progress
+	return coll, &indexJSON{State: p.State, FilesIndexed: p.FilesIndexed, FilesTotal: p.FilesTotal,
+		Chunks: p.Chunks, Vectors: contextindex.Join(coll).Vectors()}, "", nil
+}
+
+// embedMemory sends memory entries without a vector to be embedded.
+func (l *liveIndexes) embedMemory(tenant string, docs []contextindex.Doc) {
+	l.memory.embed(tenant, docs)
+}
+
+// check returns the mark of an ask made now.
+func (l *liveIndexes) check() checked {
+	return checked{at: l.now(), saves: l.memory.saves.Load()}
+}
+
+// trusted: what was read at c is current until the memory embedder, the
+// only writer of stored vectors here, saves again.
+func (l *liveIndexes) trusted(c checked) bool {
+	return !c.at.IsZero() && c.saves == l.memory.saves.Load()
+}
+
+// forgetTenant: the live indexes are every tenant's.
+func (l *liveIndexes) forgetTenant(string) {}
+
+// settle waits until the memory entries are embedded and the code indexes
+// caught up with their repositories.
+func (l *liveIndexes) settle() {
+	l.memory.wait()
+	for _, live := range l.all() {
+		live.Settle()
+	}
+}
+
+// close saves the code indexes and stops them following their
+// repositories.
+func (l *liveIndexes) close() {
+	l.memory.wait()
+	for _, live := range l.all() {
+		live.Close()
+	}
+}
+
+// status returns how far each code index is, by key.
+func (l *liveIndexes) status() []IndexStatus {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := []IndexStatus{}
+	for view, live := range l.lives {
+		p := live.State().Progress
+		name := ""
+		if d, ok := view.(interface{ Dir() string }); ok {
+			name = filepath.Base(d.Dir())
+		}
+		out = append(out, IndexStatus{Repository: name, Key: liveKey(view), State: p.State,
+			FilesIndexed: p.FilesIndexed, FilesTotal: p.FilesTotal, Chunks: p.Chunks})
+	}
+	slices.SortFunc(out, func(a, b IndexStatus) int { return strings.Compare(a.Key, b.Key) })
+	return out
+}
+
+// all returns the code indexes kept.
+func (l *liveIndexes) all() []*contextindex.Live {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Collect(maps.Values(l.lives))
+}
+
+// start begins indexing the repositories a tenant reads, in the
+// background, without waiting.
+func (l *liveIndexes) start(ctx context.Context, tenant string) error {
+	if l.repo == nil {
+		return nil
+	}
+	list, err := l.repo.List(ctx, tenant)
+	if err != nil {
+		return err
+	}
+	for _, item := range list {
+		view, err := l.repo.Open(ctx, reposcope.Ref{Tenant: tenant, Name: item.Name})
+		if err != nil {
+			return err
+		}
+		l.live(view)
+	}
+	return nil
+}
+
+// live returns the code index of a view, started on first use.
+func (l *liveIndexes) live(view repo.View) *contextindex.Live {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	live := l.lives[view]
+	if live == nil {
+		live = contextindex.NewLive(view, contextindex.LiveOptions{
+			Store: l.store, Key: liveKey(view), Embedder: l.embedder, SaveAfter: l.saveAfter, Log: l.log, Now: l.now,
+		})
+		l.lives[view] = live
+	}
+	return live
+}
+
+// liveKey names a view's stored code index (repo.Key; "local" for a view
+// without one).
+func liveKey(view repo.View) string { return cmp.Or(repo.Key(view), "local") }
+
+// state returns the state of the live code index of the repository r, or
+// nil when there is no such repository.
+func (l *liveIndexes) state(ctx context.Context, r reposcope.Ref) (*contextindex.LiveState, error) {
+	if l.repo == nil {
+		return nil, nil
+	}
+	view, err := l.repo.Open(ctx, r)
+	if errors.Is(err, repo.ErrNoRepository) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open the repository: %w", err)
+	}
+	return l.live(view).State(), nil
+}
+
+// repoIndex says how far the live code index of the repository r is
+// (wiring.Env.RepoIndex, locally).
+func (l *liveIndexes) repoIndex(ctx context.Context, r reposcope.Ref) (wiring.RepoIndex, error) {
+	st, err := l.state(ctx, r)
+	if err != nil || st == nil {
+		return wiring.RepoIndex{State: wiring.RepoIndexNone}, err
+	}
+	p := st.Progress
+	return wiring.RepoIndex{State: p.State, FilesIndexed: p.FilesIndexed, FilesTotal: p.FilesTotal}, nil
+}
+
+// embedTimeout bounds one background embedding job.
+const embedTimeout = 30 * time.Minute
+
+// memoryEmbedder embeds tenants' memory entries in process, writing the
+// same vector files to the same Store as the indexer Lambda does
+// deployed.
+type memoryEmbedder struct {
+	store    *contextindex.Store
+	embedder contextindex.Embedder
+	log      *slog.Logger
+
+	// saves counts the vector files written: the service re-reads stored
+	// vectors only when it changed.
+	saves atomic.Uint64
+
+	mu      sync.Mutex
+	running map[string]chan struct{} // job key → closed when done
+	wg      sync.WaitGroup
+}
+
+func newMemoryEmbedder(st *contextindex.Store, emb contextindex.Embedder, log *slog.Logger) *memoryEmbedder {
+	return &memoryEmbedder{store: st, embedder: emb, log: log, running: map[string]chan struct{}{}}
+}
+
+// start runs job in the background unless a job of that key is running.
+func (m *memoryEmbedder) start(key string, job func(ctx context.Context)) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.running[key]; ok {
+		return
+	}
+	done := make(chan struct{})
+	m.running[key] = done
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), embedTimeout)
+		defer cancel()
+		job(ctx)
+		m.mu.Lock()
+		delete(m.running, key)
+		m.mu.Unlock()
+		close(done)
+	}()
+}
+
+func (m *memoryEmbedder) wait() { m.wg.Wait() }
+
+// embed embeds, in the background, memory entries that have no vector;
+// docs is the job's own.
+func (m *memoryEmbedder) embed(tenant string, docs []contextindex.Doc) {
+	m.start("memory/"+tenant, func(ctx context.Context) {
+		n, err := m.store.AddMemoryVectors(ctx, tenant, m.embedder, docs)
+		if err != nil {
+			m.log.Warn("context index: embedding memory entries failed", "tenant", tenant, "error", err)
+			return
+		}
+		if n > 0 {
+			m.saves.Add(1)
+			m.log.Info("context index: embedded memory entries", "tenant", tenant, "entries", n)
+		}
+	})
+}
