@@ -19,14 +19,11 @@
 // collection does not scan, so collecting that often costs little:
 // indexing five copies of the Go tree took 38-41 CPU-s with an eighth and
 // 37-39 with half, and its peak resident set was 1.32 GB instead of
-// 1.55-1.60. A small heap (an idle server, 20-30 MB live) grows by
-// MinHeadroom: the memory a load of requests adds is the growth the
-// collector allows (make bench-mcp: at 16 MB a load of 32 connections
-// added 21 MB, 3.2x what it adds to a bare go-sdk server), and a
-// tools/call makes about 30 KB of garbage since the MCP SDK's JSON decoder
-// no longer takes 32 KiB per decode (shared/third_party; with it, 320 KB
-// per call), so a collection every hundred-odd calls of a small heap is
-// cheap.
+// 1.55-1.60. A small heap (an idle server, ~30 MB) grows by MinHeadroom,
+// about what GOGC=50 allowed it: the memory a load of requests adds is the
+// growth the collector allows, and a tools/call makes about 30 KB of
+// garbage since the MCP SDK's JSON decoder no longer takes 32 KiB per
+// decode (shared/third_party; with it, 320 KB per call).
 //
 // GOGC and GOMEMLIMIT in the environment always win.
 package gcsettings
@@ -43,7 +40,7 @@ import (
 const Percent = 400
 
 // MinHeadroom is the least an adaptive heap may grow between collections.
-const MinHeadroom = 4 << 20
+const MinHeadroom = 16 << 20
 
 // lambdaShare is the part of a Lambda function's memory the heap may use;
 // the rest is for the runtime, stacks and the binary.
