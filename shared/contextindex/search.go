@@ -463,6 +463,11 @@ func (c *Collection) bm25(words []string, allowed []bool, sc *scratch, done <-ch
 			break
 		}
 		for _, e := range c.expand(w) {
+			// A common word expands to many terms of long postings: stop
+			// between terms too, not only between words.
+			if closed(done) {
+				break
+			}
 			df := c.df(e.term)
 			if df == 0 {
 				continue
