@@ -181,9 +181,13 @@ func (l *Live) Settle() {
 // State returns the current state.
 func (l *Live) State() *LiveState { return l.state.Load() }
 
-// publish makes the code and vectors in hand the current state.
+// publish makes the code and vectors in hand the current state, its
+// collection made here, in the background, so that no search pays for it
+// (or goes on making it after its call was abandoned).
 func (l *Live) publish() {
-	l.state.Store(&LiveState{Parts: slices.Clip(l.code), Vectors: l.vecs, Progress: l.prog})
+	st := &LiveState{Parts: slices.Clip(l.code), Vectors: l.vecs, Progress: l.prog}
+	st.Collection()
+	l.state.Store(st)
 }
 
 // indexed is what the index holds of one file.
