@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
@@ -179,7 +180,7 @@ func currentCommit(h *harness, size string) (string, error) {
 func (h *harness) measureTool(size, tool string, t tree) toolRow {
 	cfg := h.stack.ToolConfig(h.tb, tool)
 	cfg.Name += "-" + size
-	cfg.Env["TOOLSHED_RATE_LIMITS"] = tool + "=1000000"
+	cfg.Env[config.RateLimits.Name()] = tool + "=1000000"
 	c, _ := h.stack.Contracts.Get(tool)
 	r := toolRow{size: size, tool: tool, memoryMB: cfg.MemoryMB, deadline: time.Duration(c.TimeoutMs) * time.Millisecond}
 	fn := h.stack.Start(h.tb, cfg)

@@ -57,9 +57,9 @@ func (s *Stack) StartFanOut(tb testing.TB, o FanOutOptions) *FanOut {
 	cfg.Env[indexer.BatchFiles.Name()] = strconv.Itoa(o.BatchFiles)
 	if o.Embed != nil {
 		f.Embed, _ = embedtest.StartWith(tb, *o.Embed)
-		cfg.Env[embedding.Kind.Name()] = "openai"
-		cfg.Env["TOOLSHED_EMBED_URL"] = f.Embed.URL
-		cfg.Env["TOOLSHED_EMBED_MODEL"] = embedtest.Model
+		cfg.Env[embedding.Kind.Name()] = embedding.KindOpenAI
+		cfg.Env[embedding.URL.Name()] = f.Embed.URL
+		cfg.Env[embedding.Model.Name()] = embedtest.Model
 	}
 	cfg.VCPU = o.VCPU
 	f.Indexer = s.Start(tb, cfg)

@@ -16,8 +16,6 @@ import (
 	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/memoryfile"
 	"github.com/toolshed/toolshed/shared/objects"
-	"github.com/toolshed/toolshed/shared/repo"
-	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/testenv/embedtest"
 	"github.com/toolshed/toolshed/shared/testenv/emulator"
@@ -367,7 +365,7 @@ func TestTenantsShareOneCodeIndex(t *testing.T) {
 // building, and never waits for the build; once built, it says ready.
 func TestAnswersWhileTheCodeIsIndexed(t *testing.T) {
 	dir := repotest.GoPackages(t, "container/list")
-	held := &heldSource{Shared: repotest.Local(t, dir), release: make(chan struct{})}
+	held := repotest.NewHeld(repotest.Local(t, dir))
 	st := tooltest.BoltStores(t)
 	h := newHarness(t, st, contextsearch.Options{Mode: wiring.CodeIndexLive, Repo: held})
 	h.write(t, "alice", memoryfile.Decisions, `{"timestamp":"2025-01-10T09:00:00Z","type":"decision","module":"list","content":"Keep the doubly linked list for the LRU cache"}`)
@@ -385,36 +383,10 @@ func TestAnswersWhileTheCodeIsIndexed(t *testing.T) {
 	if out := h.search(t, "bob", `{"query":"doubly linked list"}`); len(out.Results) != 0 || out.Index.State != "building" {
 		t.Errorf("bob while building: %+v", out)
 	}
-	close(held.release)
+	close(held.Release)
 	out = h.eventually(t, "alice", `{"query":"doubly linked list"}`, func(o output) bool { return o.Index.State == "ready" })
 	if len(out.Results) < 2 || out.Index.FilesIndexed != out.Index.FilesTotal || out.Index.FilesTotal == 0 || out.Notice != "" {
 		t.Errorf("ready: %+v", out)
-	}
-}
-
-// heldSource serves a repository whose files are not read until release
-// is closed.
-type heldSource struct {
-	repo.Shared
-	release chan struct{}
-}
-
-func (s *heldSource) Open(ctx context.Context, r reposcope.Ref) (repo.View, error) {
-	v, err := s.Shared.Open(ctx, r)
-	return heldView{View: v, release: s.release}, err
-}
-
-type heldView struct {
-	repo.View
-	release chan struct{}
-}
-
-func (v heldView) Searchable(ctx context.Context) ([]*repo.File, error) {
-	select {
-	case <-v.release:
-		return v.View.Searchable(ctx)
-	case <-ctx.Done():
-		return nil, ctx.Err()
 	}
 }
 

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolshed/toolshed/shared/repo"
-	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 	"github.com/toolshed/toolshed/shared/tools/grep"
 )
@@ -103,37 +101,11 @@ func stacks() string {
 	return string(buf[:runtime.Stack(buf, true)])
 }
 
-// heldSource serves a repository whose files are still being read until
-// release is closed.
-type heldSource struct {
-	repo.Shared
-	release chan struct{}
-}
-
-func (s heldSource) Open(ctx context.Context, r reposcope.Ref) (repo.View, error) {
-	v, err := s.Shared.Open(ctx, r)
-	return heldView{View: v, release: s.release}, err
-}
-
-type heldView struct {
-	repo.View
-	release chan struct{}
-}
-
-func (v heldView) Searchable(ctx context.Context) ([]*repo.File, error) {
-	select {
-	case <-v.release:
-		return v.View.Searchable(ctx)
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
 // TestAnswersWhileTheRepositoryLoads: a call that comes while a large
 // snapshot is still being read answers, before its deadline, that
 // nothing was searched yet (incomplete), instead of TIMEOUT.
 func TestAnswersWhileTheRepositoryLoads(t *testing.T) {
-	src := heldSource{Shared: repotest.Local(t, repotest.WriteDir(t, map[string]string{"a.go": "package a\n"})), release: make(chan struct{})}
+	src := repotest.NewHeld(repotest.Local(t, repotest.WriteDir(t, map[string]string{"a.go": "package a\n"})))
 	h := harness(t, src)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	o := h.CallContext(ctx, tenant, grep.Tool, `{"pattern":"package"}`)
@@ -146,7 +118,7 @@ func TestAnswersWhileTheRepositoryLoads(t *testing.T) {
 	if !o.OK || json.Unmarshal(o.Result, &out) != nil || !out.Incomplete || len(out.Matches) != 0 || !strings.Contains(out.Message, "still being read") {
 		t.Errorf("while the repository loads: %+v %s", o.Error, o.Result)
 	}
-	close(src.release)
+	close(src.Release)
 	var after struct {
 		Matches    []json.RawMessage
 		Incomplete bool

@@ -71,13 +71,9 @@ func (s service) listFiles(ctx context.Context, call toolkit.Call, in listInput)
 			return toolkit.Result{}, err
 		}
 	}
-	snap, err := repo.OpenFor(ctx, s.src, call, in.Repo)
+	snap, files, err := s.searchable(ctx, call, in.Repo)
 	if err != nil {
 		return toolkit.Result{}, err
-	}
-	files, err := snap.Searchable(ctx)
-	if err != nil {
-		return toolkit.Result{}, fmt.Errorf("list searchable files: %w", err)
 	}
 	l, err := collect(ctx, files, dir, sel, int(in.Depth))
 	if err != nil {

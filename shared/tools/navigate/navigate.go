@@ -19,6 +19,7 @@ package navigate
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/contextindex"
@@ -109,4 +110,19 @@ type service struct {
 	src       repo.Source
 	tables    *symbols.Tables
 	codeIndex wiring.RepoIndexes
+}
+
+// searchable opens the repository a call reads (its repo argument, "" for
+// the caller's default) and returns its view with the files the tools
+// search.
+func (s service) searchable(ctx context.Context, call toolkit.Call, name string) (repo.View, []*repo.File, error) {
+	view, err := repo.OpenFor(ctx, s.src, call, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	files, err := view.Searchable(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("list searchable files: %w", err)
+	}
+	return view, files, nil
 }

@@ -87,13 +87,9 @@ func (s service) findReferences(ctx context.Context, call toolkit.Call, in refsI
 			return toolkit.Result{}, err
 		}
 	}
-	snap, err := repo.OpenFor(ctx, s.src, call, in.Repo)
+	snap, files, err := s.searchable(ctx, call, in.Repo)
 	if err != nil {
 		return toolkit.Result{}, err
-	}
-	files, err := snap.Searchable(ctx)
-	if err != nil {
-		return toolkit.Result{}, fmt.Errorf("list searchable files: %w", err)
 	}
 	// Definitions are marked from what the view's symbol table holds,
 	// waited for briefly while it is built.
