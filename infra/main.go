@@ -40,6 +40,7 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/stackoutputs"
 )
 
@@ -151,12 +152,14 @@ func constructID(name string) string {
 	return string(out)
 }
 
+// buildDirSetting names the folder holding build/<function>/bootstrap.
+var buildDirSetting = settings.New("TOOLSHED_BUILD_DIR", defaultBuildDir,
+	"the folder holding `build/<function>/bootstrap` that the CDK app stages, relative to infra/", settings.Text)
+
 // buildDirFromEnv returns TOOLSHED_BUILD_DIR, or "../build" when it is unset.
 func buildDirFromEnv() string {
-	if dir := os.Getenv("TOOLSHED_BUILD_DIR"); dir != "" {
-		return dir
-	}
-	return defaultBuildDir
+	dir, _ := buildDirSetting.Get(os.Getenv) // settings.Text takes any value
+	return dir
 }
 
 // checkBuildDir reports a missing bootstrap early, with a hint, instead of
@@ -165,7 +168,7 @@ func checkBuildDir(buildDir string) error {
 	for _, dir := range []string{gatewayName, authorizerDir, indexerDir, toolDir} {
 		path := filepath.Join(buildDir, dir, "bootstrap")
 		if _, err := os.Stat(path); err != nil {
-			return fmt.Errorf("missing %s: run `make build` first or set TOOLSHED_BUILD_DIR", path)
+			return fmt.Errorf("missing %s: run `make build` first or set %s", path, buildDirSetting.Name())
 		}
 	}
 	return nil

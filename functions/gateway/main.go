@@ -49,9 +49,13 @@ func main() {
 	}
 	flag.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address (env "+config.Addr.Name()+")")
 	flag.StringVar(&cfg.DataDir, "data", cfg.DataDir, "data directory: the embedded store, workspaces, indexes (env "+config.DataDir.Name()+")")
-	flag.Func("repo", "a repository the repository tools serve when "+config.Bucket.Name()+" is unset, name=DIR or DIR (named after its folder); repeat it for more, the first is the default one (default: env "+config.RepoDir.Name()+", else the working directory)",
-		func(spec string) error { cfg.Repos = append(cfg.Repos, spec); return nil })
+	var repos []string
+	flag.Func("repo", "a repository the repository tools serve when "+config.Bucket.Name()+" is unset, name=DIR or DIR (named after its folder); repeat it for more, the first is the default one (default: env "+config.Repos.Name()+", else the working directory)",
+		func(spec string) error { repos = append(repos, spec); return nil })
 	command.Parse()
+	if repos != nil {
+		cfg.Repos = repos
+	}
 	log := telemetry.NewLogger(os.Stdout, cfg.LogLevel)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

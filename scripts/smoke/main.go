@@ -17,14 +17,19 @@ import (
 	"os/signal"
 
 	"github.com/toolshed/toolshed/shared/cmdline"
+	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/smoke"
 )
 
 var version = "dev"
 
+// keySetting is the API key the smoke test sends unless -key says another.
+var keySetting = settings.New("TOOLSHED_KEY", "", "the API key scripts/smoke sends", settings.Text)
+
 func main() {
 	url := flag.String("url", "http://127.0.0.1:8000", "the server's base URL (a stack's ApiUrl)")
-	key := flag.String("key", os.Getenv("TOOLSHED_KEY"), "API key (env TOOLSHED_KEY); none for a local server without keys")
+	envKey, _ := keySetting.Get(os.Getenv) // settings.Text takes any value
+	key := flag.String("key", envKey, "API key (env "+keySetting.Name()+"); none for a local server without keys")
 	cmdline.Command{Name: "smoke", Version: version, Readme: "docs/deploy.md#smoke-test",
 		Summary: "calls every tool's first example on the three routes and checks the answers"}.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

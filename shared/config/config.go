@@ -24,8 +24,7 @@ type Config struct {
 	DynamoEndpoint string            // TOOLSHED_DYNAMODB_ENDPOINT, e.g. a local DynamoDB
 	Bucket         string            // TOOLSHED_BUCKET, the S3 bucket (snapshots, indexes, workspaces)
 	S3Endpoint     string            // TOOLSHED_S3_ENDPOINT, e.g. a local S3 emulator (path-style)
-	RepoDir        string            // TOOLSHED_REPO_DIR, the repository served locally (the working directory)
-	Repos          []string          // the local server's -repo flags, "name=path" or a path: its repositories (none: RepoDir alone)
+	Repos          []string          // TOOLSHED_REPO_DIR or the -repo flags, "name=path" or a path: the local repositories (the working directory)
 	DefaultRepo    string            // TOOLSHED_DEFAULT_REPO, tenant whose snapshot tenants without one read
 	RepoRefresh    time.Duration     // TOOLSHED_REPO_REFRESH, how long a snapshot pointer is trusted (5s)
 	RepoMaxMB      int               // TOOLSHED_REPO_MAX_MB, largest repository pushed or loaded, in MB of files (DefaultRepoMaxMB)
@@ -100,7 +99,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		LogLevel:       settings.Read(r, LogLevel),
 		PublicURL:      settings.Read(r, PublicURL),
 		OAuth:          readOAuth(r),
-		RepoDir:        settings.Read(r, RepoDir),
+		Repos:          settings.Read(r, Repos),
 		DefaultRepo:    settings.Read(r, DefaultRepo),
 		RepoRefresh:    settings.Read(r, RepoRefresh),
 		RepoMaxMB:      settings.Read(r, RepoMaxMB),

@@ -2,6 +2,7 @@ package config_test
 
 import (
 	"log/slog"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -27,7 +28,7 @@ func TestDefaults(t *testing.T) {
 		{"store", c.Store, config.StoreBolt},
 		{"auth", c.Auth, config.AuthAuto},
 		{"local tenant", c.LocalTenant, "local"},
-		{"repo dir", c.RepoDir, "."},
+		{"repos", c.Repos, []string{"."}},
 		{"repo refresh", c.RepoRefresh, 5 * time.Second},
 		{"repo max MB", c.RepoMaxMB, config.DefaultRepoMaxMB},
 		{"repo cache MB", c.RepoCacheMB, 1024},
@@ -38,7 +39,7 @@ func TestDefaults(t *testing.T) {
 		{"tasks table", c.Tables.Tasks, "toolshed-tasks"},
 	}
 	for _, ck := range checks {
-		if ck.got != ck.want {
+		if !reflect.DeepEqual(ck.got, ck.want) {
 			t.Errorf("%s: %v, want %v", ck.name, ck.got, ck.want)
 		}
 	}
@@ -127,6 +128,7 @@ func TestLists(t *testing.T) {
 		"TOOLSHED_RATE_LIMITS":     " hello=600, add_task=120 ,",
 		"TOOLSHED_ALLOWED_ORIGINS": "https://a.example, ,https://b.example",
 		"TOOLSHED_REPO_DENY":       "*.sqlite,private/",
+		"TOOLSHED_REPO_DIR":        "api=/src/api, /src/web",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -139,6 +141,9 @@ func TestLists(t *testing.T) {
 	}
 	if strings.Join(c.RepoDeny, " ") != "*.sqlite private/" {
 		t.Errorf("repo deny %q", c.RepoDeny)
+	}
+	if strings.Join(c.Repos, " ") != "api=/src/api /src/web" {
+		t.Errorf("repos %q", c.Repos)
 	}
 }
 

@@ -98,9 +98,9 @@ var (
 		settings.List)
 	LogLevel = settings.New("TOOLSHED_LOG_LEVEL", "info",
 		"`debug`, `info`, `warn`, `error`; the MCP library's own lines are at `debug`", parseLevel)
-	RepoDir = settings.New("TOOLSHED_REPO_DIR", ".",
-		"the repository the repository tools read when `TOOLSHED_BUCKET` is unset (local server flag: `-repo DIR`)",
-		settings.Text).Shown("the working directory")
+	Repos = settings.New("TOOLSHED_REPO_DIR", ".",
+		"the repositories the repository tools read when `TOOLSHED_BUCKET` is unset, comma-separated, each `DIR` (named after its folder) or `name=DIR`; the first is the default one (local server flag: `-repo`, repeated)",
+		settings.List).Shown("the working directory")
 	DefaultRepo = settings.New("TOOLSHED_DEFAULT_REPO", "",
 		"the tenant whose snapshot tenants without one read (deploy: `-c defaultRepo=acme`)", ParseOptionalTenant)
 	RepoRefresh = settings.New("TOOLSHED_REPO_REFRESH", "5s",
@@ -154,7 +154,7 @@ var Settings = []settings.Setting{Addr, DataDir, Store, DynamoEndpoint,
 	TableSettings[TasksTable], TableSettings[MemoryTable], TableSettings[RateLimitsTable],
 	TableSettings[AccessTable], TableSettings[APIKeysTable],
 	RateLimits, Auth, LocalTenant, OAuthIssuer, PublicURL, OAuthTenantClaim, OAuthReadScope,
-	OAuthFullScope, OAuthAudience, Origins, LogLevel, RepoDir, DefaultRepo, RepoRefresh,
+	OAuthFullScope, OAuthAudience, Origins, LogLevel, Repos, DefaultRepo, RepoRefresh,
 	RepoMaxMB, RepoCacheMB, RepoDeny, RepoWatch, RepoPoll, Metrics, Tool, ToolFunctions,
 	Bucket, S3Endpoint}
 

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -21,10 +20,21 @@ import (
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/testenv/deploytest"
 	"github.com/toolshed/toolshed/shared/testenv/embedtest"
 	"github.com/toolshed/toolshed/shared/testenv/lambdatest"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
+)
+
+// TestScale's settings (make bench-fanout sets the tree).
+var (
+	scaleTree = settings.New("TOOLSHED_SCALE_TREE", "",
+		"the git checkout TestScale measures (none: it is skipped)", settings.Text)
+	scaleWorkers = settings.New("TOOLSHED_SCALE_WORKERS", "10",
+		"TestScale's index workers (as deployed)", settings.Positive)
+	scaleLogs = settings.New("TOOLSHED_SCALE_LOGS", "",
+		"a folder for TestScale's indexer functions' output", settings.Text)
 )
 
 // TestScale measures, through the harness, what a large repository costs
@@ -42,13 +52,13 @@ import (
 // snapshot is packed and uploaded by the test itself (repo.Publish with
 // moto's client), not by scripts/snapshot.
 func TestScale(t *testing.T) {
-	dir := os.Getenv("TOOLSHED_SCALE_TREE")
+	dir, _ := scaleTree.Get(os.Getenv) // settings.Text takes any value
 	if dir == "" {
-		t.Skip("TOOLSHED_SCALE_TREE names no tree to measure")
+		t.Skip(scaleTree.Name() + " names no tree to measure")
 	}
-	workers := 10
-	if n, err := strconv.Atoi(os.Getenv("TOOLSHED_SCALE_WORKERS")); err == nil && n > 0 {
-		workers = n
+	workers, err := scaleWorkers.Get(os.Getenv)
+	if err != nil {
+		t.Fatal(err)
 	}
 	d := newDeployment(t)
 	d.S3(t)
@@ -213,7 +223,7 @@ func logProgress(t *testing.T, d *deployment, f *deploytest.FanOut, tenant strin
 			}
 			t.Logf("progress: %d of %d batches done; queue %s visible, %s in flight; %d events, %d failed; %d texts embedded",
 				len(b.Done), b.Batches, visible, invisible, f.Source.Events.Load(), f.Source.Failed.Load(), f.Embed.Texts.Load())
-			if logs := os.Getenv("TOOLSHED_SCALE_LOGS"); logs != "" {
+			if logs, _ := scaleLogs.Get(os.Getenv); logs != "" {
 				saveOutputs(t, f, logs)
 			}
 		}

@@ -183,7 +183,7 @@ func Serve(ctx context.Context, ln net.Listener, cfg config.Config, log *slog.Lo
 func serving(cfg config.Config) (repository, data string) {
 	repository = "s3://" + cfg.Bucket + "/" + repo.Prefix
 	if cfg.Bucket == "" {
-		dirs, _ := repo.LocalRepos(cfg.Repos, cfg.RepoDir) // the wiring refused bad ones
+		dirs, _ := repo.LocalRepos(cfg.Repos) // the wiring refused bad ones
 		names := make([]string, len(dirs))
 		for i, d := range dirs {
 			names[i] = d.Name + "=" + absolute(d.Dir)

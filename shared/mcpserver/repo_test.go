@@ -34,7 +34,7 @@ func newRepoPipeline(t *testing.T) *toolkit.Pipeline {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	env := wiring.NewEnv(config.Config{DataDir: dir, RepoDir: exampleRepo}, nil).UseStores(db.Stores(), nil)
+	env := wiring.NewEnv(config.Config{DataDir: dir, Repos: []string{exampleRepo}}, nil).UseStores(db.Stores(), nil)
 	t.Cleanup(func() { env.Close() })
 	tools, err := family.Build(context.Background(), toolset.Families, env, repoTools...)
 	if err != nil {

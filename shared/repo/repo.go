@@ -246,22 +246,21 @@ type LocalRepo struct{ Name, Dir string }
 
 // LocalRepos reads the local server's repositories from specs, each
 // "name=path" or a path (named after its folder); the first is the
-// default one. Without specs, dir alone is served, named after its folder
-// (reposcope.Default when the folder's name cannot be a name). Names must
-// differ.
-func LocalRepos(specs []string, dir string) ([]LocalRepo, error) {
+// default one. Without specs, the working directory is served. One
+// repository given as a path whose folder's name cannot be a name is
+// named reposcope.Default. Names must differ.
+func LocalRepos(specs []string) ([]LocalRepo, error) {
 	if len(specs) == 0 {
-		name := filepath.Base(absolute(dir))
-		if reposcope.Check(name) != nil {
-			name = reposcope.Default
-		}
-		return []LocalRepo{{Name: name, Dir: dir}}, nil
+		specs = []string{"."}
 	}
 	out := make([]LocalRepo, 0, len(specs))
 	for _, spec := range specs {
 		name, path, named := strings.Cut(spec, "=")
 		if !named || reposcope.Check(name) != nil { // a path, which may hold '='
 			name, path = filepath.Base(absolute(spec)), spec
+			if len(specs) == 1 && reposcope.Check(name) != nil {
+				name = reposcope.Default
+			}
 		}
 		if err := reposcope.Check(name); err != nil {
 			return nil, fmt.Errorf("repository %q: %w; name it: name=%s", spec, err, path)

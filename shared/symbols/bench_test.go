@@ -11,8 +11,13 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/symbols"
 )
+
+// benchTree is the tree BenchmarkGoTree reads.
+var benchTree = settings.New("TOOLSHED_BENCH_TREE", filepath.Join(runtime.GOROOT(), "src"),
+	"the tree BenchmarkGoTree reads", settings.Text)
 
 // BenchmarkGoTree builds the symbol table of a large tree (a git copy of
 // the Go source tree: TOOLSHED_BENCH_TREE, default $(go env GOROOT)/src),
@@ -21,10 +26,7 @@ import (
 //
 //	go test -run '^$' -bench GoTree -benchtime 1x ./shared/symbols/
 func BenchmarkGoTree(b *testing.B) {
-	dir := os.Getenv("TOOLSHED_BENCH_TREE")
-	if dir == "" {
-		dir = filepath.Join(runtime.GOROOT(), "src")
-	}
+	dir, _ := benchTree.Get(os.Getenv) // settings.Text takes any value
 	view, err := repo.NewLocal(dir, repo.LocalOptions{})
 	if err != nil {
 		b.Fatal(err)

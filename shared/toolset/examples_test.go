@@ -40,7 +40,7 @@ func TestContractExamplesRun(t *testing.T) {
 		}
 		t.Cleanup(func() { db.Close() })
 		st := db.Stores()
-		env := wiring.NewEnv(config.Config{DataDir: dir, RepoDir: repoDir}, nil).UseStores(st, nil)
+		env := wiring.NewEnv(config.Config{DataDir: dir, Repos: []string{repoDir}}, nil).UseStores(st, nil)
 		t.Cleanup(func() { env.Close() })
 		tools, err := family.Build(context.Background(), toolset.Families, env)
 		if err != nil {

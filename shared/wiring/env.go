@@ -13,7 +13,6 @@
 package wiring
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -179,8 +178,8 @@ func (e *Env) RepoPolicy() (*repo.Policy, error) {
 // Repo returns the repository source on first use, shared by every family
 // of the process: S3 snapshots when TOOLSHED_BUCKET is set (with
 // TOOLSHED_DEFAULT_REPO as the fallback), otherwise the local directories
-// of the -repo flags (Config.Repos; without any, TOOLSHED_REPO_DIR, the
-// working directory when empty), each as one live view.
+// of TOOLSHED_REPO_DIR or the -repo flags (Config.Repos; the working
+// directory when empty), each as one live view.
 // Either way the repository policy (repo.DefaultDeny, TOOLSHED_REPO_DENY
 // and, locally, the data directory) applies to every view.
 func (e *Env) Repo(ctx context.Context) (repo.Source, error) {
@@ -232,7 +231,7 @@ func (e *Env) localRepos() (repo.Shared, error) {
 	if err != nil {
 		return repo.Shared{}, err
 	}
-	dirs, err := repo.LocalRepos(e.Config.Repos, cmp.Or(e.Config.RepoDir, "."))
+	dirs, err := repo.LocalRepos(e.Config.Repos)
 	if err != nil {
 		return repo.Shared{}, err
 	}
