@@ -24,8 +24,11 @@ run:
 	exec ./build/local/toolshed $(ARGS)
 
 ## test: every test — Go unit, contract, MCP client, store conformance on both
-## backends (dynalite), Lambda fixtures, CDK assertions — plus gofmt and vet
-test: node_modules ripgrep pytools arm64-cc qemu lint test-go test-infra
+## backends (dynalite), Lambda fixtures, CDK assertions — plus gofmt and vet.
+## The three run side by side (each one's output printed when it ends): CDK
+## synthesis waits on node and vet on the disk, so the cores stay busy.
+test: node_modules ripgrep pytools arm64-cc qemu
+	@$(MAKE) --no-print-directory -j3 --output-sync=target lint test-go test-infra
 
 test-go: node_modules ripgrep pytools arm64-cc qemu
 	$(GO) test -count=1 ./...
