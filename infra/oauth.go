@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
 	"slices"
@@ -156,7 +157,7 @@ func (d *deployment) addOAuth() {
 	}
 	env := d.oauthEnv()
 	for _, fn := range append([]awslambda.Function{d.gateway}, d.toolFns...) {
-		for _, k := range sortedPtrKeys(env) {
+		for _, k := range slices.Sorted(maps.Keys(env)) {
 			fn.AddEnvironment(jsii.String(k), env[k], nil)
 		}
 		fn.AddToRolePolicy(d.readAPIKeys())
@@ -209,14 +210,6 @@ func (d *deployment) readAPIKeys() awsiam.PolicyStatement {
 		Actions:   jsii.Strings("dynamodb:GetItem"),
 		Resources: jsii.Strings(*d.tables[config.APIKeysTable].TableArn()),
 	})
-}
-
-func sortedPtrKeys(m map[string]*string) []string {
-	plain := make(map[string]string, len(m))
-	for k := range m {
-		plain[k] = ""
-	}
-	return sortedKeys(plain)
 }
 
 // userPool is what the functions need of the stack's Cognito user pool.

@@ -3,11 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/mail"
 	"net/url"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -95,7 +95,7 @@ func readOptions(ctx map[string]string) (options, error) {
 	get := func(k string) string { return ctx[k] }
 	known := settingNames(slices.Concat(appOptions, declaredSettings(toolset.Families), deploy.ProcessSettings(), oauthSettings))
 	var errs []error
-	for _, k := range sortedKeys(ctx) {
+	for _, k := range slices.Sorted(maps.Keys(ctx)) {
 		if appKey.MatchString(k) && !slices.Contains(known, k) {
 			errs = append(errs, fmt.Errorf("unknown context key %q: the app takes %s", k, strings.Join(known, ", ")))
 		}
@@ -171,15 +171,6 @@ func settingNames(ss []settings.Setting) []string {
 		names[i] = s.Name()
 	}
 	return names
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // parseOrigins reads browser origins as a browser sends them,

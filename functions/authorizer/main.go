@@ -8,7 +8,6 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/toolshed/toolshed/shared/auth"
 	"github.com/toolshed/toolshed/shared/awscall"
-	"github.com/toolshed/toolshed/shared/cmdline"
 	"github.com/toolshed/toolshed/shared/lambdaentry"
 	"github.com/toolshed/toolshed/shared/store/dynamostore"
 )
@@ -17,9 +16,8 @@ import (
 var version = "dev"
 
 func main() {
-	cmdline.Command{Name: "authorizer", Version: version, Readme: "docs/deploy.md",
-		Summary: "the API Gateway Lambda authorizer: a bearer API key to its tenant; run by Lambda, it takes its settings from the environment"}.Parse()
-	log, cfg, _ := lambdaentry.Setup()
+	log, cfg, _ := lambdaentry.Begin("authorizer", version,
+		"the API Gateway Lambda authorizer: a bearer API key to its tenant")
 	awsCfg, err := awscall.LoadConfig(context.Background())
 	lambdaentry.FatalIf(log, "load AWS config", err)
 	keys := dynamostore.Connect(awsCfg, cfg).APIKeys

@@ -9,7 +9,6 @@ import (
 	"context"
 
 	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/toolshed/toolshed/shared/cmdline"
 	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/lambdaentry"
 	"github.com/toolshed/toolshed/shared/wiring"
@@ -19,9 +18,8 @@ import (
 var version = "dev"
 
 func main() {
-	cmdline.Command{Name: "indexer", Version: version, Readme: "docs/deploy.md",
-		Summary: "the Lambda that builds context_search's indexes from snapshots and memory entries; run by Lambda, it takes its settings from the environment"}.Parse()
-	log, cfg, getenv := lambdaentry.Setup()
+	log, cfg, getenv := lambdaentry.Begin("indexer", version,
+		"the Lambda that builds context_search's indexes from snapshots and memory entries")
 	env := wiring.NewEnv(cfg, log)
 	env.Getenv = getenv
 	ix, err := indexer.New(context.Background(), env, lambdaentry.Metrics(cfg))

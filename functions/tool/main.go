@@ -13,7 +13,6 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/toolshed/toolshed/shared/auth"
-	"github.com/toolshed/toolshed/shared/cmdline"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/httpapi"
@@ -28,9 +27,8 @@ import (
 var version = "dev"
 
 func main() {
-	cmdline.Command{Name: "tool", Version: version, Readme: "docs/deploy.md",
-		Summary: "the Lambda function of one tool (TOOLSHED_TOOL names it); run by Lambda, it takes its settings from the environment"}.Parse()
-	log, cfg, getenv := lambdaentry.Setup()
+	log, cfg, getenv := lambdaentry.Begin("tool", version,
+		"the Lambda function of one tool (TOOLSHED_TOOL names it)")
 	ctx := context.Background()
 	if cfg.Tool == "" {
 		lambdaentry.FatalIf(log, "configuration", fmt.Errorf("%s is not set: it names the tool this function serves", config.Tool.Name()))

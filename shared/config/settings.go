@@ -1,7 +1,6 @@
 package config
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -128,7 +127,7 @@ var (
 		"the tool a Lambda tool function serves", settings.Text).Shown("(set by the CDK)")
 	ToolFunctions = settings.New("TOOLSHED_TOOL_FUNCTIONS", "",
 		"the deployed gateway's Lambda function of each tool, a JSON object (`{\"hello\":\"<function name>\"}`)",
-		parseToolFunctions).Shown("(set by the CDK)")
+		settings.JSONMap).Shown("(set by the CDK)")
 	Bucket = settings.New("TOOLSHED_BUCKET", "",
 		"the S3 bucket (set by the CDK for functions granted it: the repository tools read snapshots from `snapshots/<tenant>/`, file-io keeps workspaces in `workspace/<tenant>/`, context_search reads `indexes/`; unset, they use the local directory and the data directory)",
 		settings.Text)
@@ -210,18 +209,6 @@ func parsePoll(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("use a duration of at least %v, such as 2s", minPoll)
 	}
 	return d, nil
-}
-
-// parseToolFunctions reads the gateway's tool → function map; "" is none.
-func parseToolFunctions(s string) (map[string]string, error) {
-	if s == "" {
-		return nil, nil
-	}
-	var m map[string]string
-	if err := json.Unmarshal([]byte(s), &m); err != nil {
-		return nil, err
-	}
-	return m, nil
 }
 
 // parseIssuer reads an issuer URL (an https URL that may have a path), or

@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 	"github.com/toolshed/toolshed/shared/awscall"
+	"github.com/toolshed/toolshed/shared/cmdline"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/gcsettings"
 	"github.com/toolshed/toolshed/shared/secrets"
@@ -35,6 +36,16 @@ func Setup() (*slog.Logger, config.Config, func(string) string) {
 	getenv, err := loadSecrets(context.Background())
 	FatalIf(log, "secret settings", err)
 	return log, cfg, getenv
+}
+
+// Begin is Setup for the main of a binary that only ever runs as a Lambda
+// function (tool, authorizer, indexer): first its command line, run by
+// hand, answers -version and -h (naming docs/deploy.md), with summary
+// saying what the function is.
+func Begin(name, version, summary string) (*slog.Logger, config.Config, func(string) string) {
+	cmdline.Command{Name: name, Version: version, Readme: "docs/deploy.md",
+		Summary: summary + "; run by Lambda, it takes its settings from the environment"}.Parse()
+	return Setup()
 }
 
 // loadSecrets reads the secret settings from Parameter Store and lays

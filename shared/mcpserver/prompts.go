@@ -255,13 +255,23 @@ func explainFile(ctx context.Context, f *features, args map[string]string) (*mcp
 	return userText(b.String(), &mcp.EmbeddedResource{Resource: file}), nil
 }
 
-func recordDecision(_ context.Context, _ *features, args map[string]string) (*mcp.GetPromptResult, error) {
-	kind := args["type"]
-	if kind == "" {
-		kind = "decision"
+// oneOf returns the prompt's argument name, def when it is not given; a
+// value not among values is invalid params.
+func oneOf(args map[string]string, name, def string, values []string) (string, error) {
+	v := args[name]
+	if v == "" {
+		v = def
 	}
-	if !slices.Contains(decisionTypes, kind) {
-		return nil, invalidParams("type: must be one of %s, got %q", strings.Join(decisionTypes, ", "), kind)
+	if !slices.Contains(values, v) {
+		return "", invalidParams("%s: must be one of %s, got %q", name, strings.Join(values, ", "), v)
+	}
+	return v, nil
+}
+
+func recordDecision(_ context.Context, _ *features, args map[string]string) (*mcp.GetPromptResult, error) {
+	kind, err := oneOf(args, "type", "decision", decisionTypes)
+	if err != nil {
+		return nil, err
 	}
 	entry := fmt.Sprintf(`{"timestamp": "<now, RFC 3339>", "type": %q, "content": %q`, kind, strings.TrimSpace(args["decision"]))
 	if m := strings.Trim(strings.TrimSpace(args["module"]), "/"); m != "" {
@@ -281,12 +291,9 @@ func recordDecision(_ context.Context, _ *features, args map[string]string) (*mc
 const reviewTaskLimit = 100
 
 func reviewTasks(ctx context.Context, f *features, args map[string]string) (*mcp.GetPromptResult, error) {
-	status := args["status"]
-	if status == "" {
-		status = "pending"
-	}
-	if !slices.Contains(taskStatuses, status) {
-		return nil, invalidParams("status: must be one of %s, got %q", strings.Join(taskStatuses, ", "), status)
+	status, err := oneOf(args, "status", "pending", taskStatuses)
+	if err != nil {
+		return nil, err
 	}
 	q := map[string]any{"limit": reviewTaskLimit}
 	if status != "all" {

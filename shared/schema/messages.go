@@ -75,18 +75,12 @@ func leaf(ve *jsonschema.ValidationError) []toolerr.FieldError {
 	msg := ve.Message
 	keyword := ve.KeywordLocation[strings.LastIndex(ve.KeywordLocation, "/")+1:]
 	switch keyword {
-	case "required":
+	case "required", "additionalProperties":
+		// The message quotes the fields: one error for each.
+		what := map[string]string{"required": "is required", "additionalProperties": "is not an accepted field"}[keyword]
 		var fe []toolerr.FieldError
 		for _, m := range quoted.FindAllStringSubmatch(msg, -1) {
-			fe = append(fe, toolerr.FieldError{Field: join(field, m[1]), Message: "is required"})
-		}
-		if len(fe) > 0 {
-			return fe
-		}
-	case "additionalProperties":
-		var fe []toolerr.FieldError
-		for _, m := range quoted.FindAllStringSubmatch(msg, -1) {
-			fe = append(fe, toolerr.FieldError{Field: join(field, m[1]), Message: "is not an accepted field"})
+			fe = append(fe, toolerr.FieldError{Field: join(field, m[1]), Message: what})
 		}
 		if len(fe) > 0 {
 			return fe

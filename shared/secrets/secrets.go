@@ -32,7 +32,7 @@ const EnvVar = "TOOLSHED_SECRET_PARAMETERS"
 // Parameters is EnvVar's declaration.
 var Parameters = settings.New(EnvVar, "",
 	"the parameter each secret setting of a deployed function is read from at start, a JSON object (`{\"TOOLSHED_EMBED_KEY\":\"/toolshed/embed-key\"}`)",
-	parseParameters).Shown("(set by the CDK)")
+	settings.JSONMap).Shown("(set by the CDK)")
 
 // RefPrefix starts a deployment's value of a secret setting: the rest is
 // the parameter's name.
@@ -87,18 +87,6 @@ func Load(ctx context.Context, getenv func(string) string, fetch Fetch) (func(st
 		}
 		return getenv(k)
 	}, nil
-}
-
-// parseParameters reads EnvVar's JSON object; "" is none.
-func parseParameters(s string) (map[string]string, error) {
-	if s == "" {
-		return nil, nil
-	}
-	var params map[string]string
-	if err := json.Unmarshal([]byte(s), &params); err != nil {
-		return nil, err
-	}
-	return params, nil
 }
 
 // SSM fetches parameters from Parameter Store, decrypted.

@@ -10,6 +10,7 @@
 package settings
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -135,6 +136,19 @@ func Duration(s string) (time.Duration, error) {
 
 // Text takes the value as it is.
 func Text(s string) (string, error) { return s, nil }
+
+// JSONMap reads a JSON object of strings, such as
+// {"hello":"toolshed-hello"}; "" is none (nil).
+func JSONMap(s string) (map[string]string, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var m map[string]string
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
 
 // OneOf parses one of values, a typed enumeration: the error lists them
 // ("use auto, keys or off").

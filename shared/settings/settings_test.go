@@ -135,3 +135,17 @@ func TestReader(t *testing.T) {
 		})
 	}
 }
+
+func TestJSONMap(t *testing.T) {
+	if m, err := settings.JSONMap(""); m != nil || err != nil {
+		t.Errorf(`JSONMap("") = %v, %v; want none`, m, err)
+	}
+	if m, err := settings.JSONMap(`{"hello":"fn-hello"}`); err != nil || len(m) != 1 || m["hello"] != "fn-hello" {
+		t.Errorf("JSONMap(object) = %v, %v", m, err)
+	}
+	for _, bad := range []string{`{"hello":1}`, `["hello"]`, `{`} {
+		if _, err := settings.JSONMap(bad); err == nil {
+			t.Errorf("JSONMap(%s) took it", bad)
+		}
+	}
+}

@@ -63,14 +63,9 @@ func (s *apiKeyStore) Create(ctx context.Context, k store.APIKey) error {
 func (s *apiKeyStore) Lookup(ctx context.Context, hash string) (store.APIKey, error) {
 	var rec apiKeyRecord
 	err := view(ctx, s.db, "lookup api key", func(tx *bolt.Tx) error {
-		ok, err := getJSON(tx.Bucket([]byte(bucketAPIKeys)), []byte(hash), &rec)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return store.ErrNotFound
-		}
-		return nil
+		var err error
+		rec, err = loadKey(tx.Bucket([]byte(bucketAPIKeys)), hash)
+		return err
 	})
 	if err != nil {
 		return store.APIKey{}, err
@@ -102,12 +97,10 @@ func (s *apiKeyStore) Revoke(ctx context.Context, hash string, at time.Time) (st
 	var rec apiKeyRecord
 	err := update(ctx, s.db, "revoke api key", func(tx *bolt.Tx) error {
 		b := tx.Bucket([]byte(bucketAPIKeys))
-		ok, err := getJSON(b, []byte(hash), &rec)
+		var err error
+		rec, err = loadKey(b, hash)
 		if err != nil {
 			return err
-		}
-		if !ok {
-			return store.ErrNotFound
 		}
 		rec.Revoked = true
 		if rec.RevokedAt == nil {
@@ -126,12 +119,10 @@ func (s *apiKeyStore) Delete(ctx context.Context, hash string) (store.APIKey, er
 	var rec apiKeyRecord
 	err := update(ctx, s.db, "delete api key", func(tx *bolt.Tx) error {
 		b := tx.Bucket([]byte(bucketAPIKeys))
-		ok, err := getJSON(b, []byte(hash), &rec)
+		var err error
+		rec, err = loadKey(b, hash)
 		if err != nil {
 			return err
-		}
-		if !ok {
-			return store.ErrNotFound
 		}
 		return b.Delete([]byte(hash))
 	})
@@ -139,4 +130,17 @@ func (s *apiKeyStore) Delete(ctx context.Context, hash string) (store.APIKey, er
 		return store.APIKey{}, err
 	}
 	return rec.key(), nil
+}
+
+// loadKey reads the record of the key with hash; none is store.ErrNotFound.
+func loadKey(b *bolt.Bucket, hash string) (apiKeyRecord, error) {
+	var rec apiKeyRecord
+	ok, err := getJSON(b, []byte(hash), &rec)
+	if err != nil {
+		return rec, err
+	}
+	if !ok {
+		return rec, store.ErrNotFound
+	}
+	return rec, nil
 }

@@ -67,20 +67,8 @@ func (s *accessStore) Record(ctx context.Context, tenant, path string, at time.T
 
 func (s *accessStore) Get(ctx context.Context, tenant, path string) (store.AccessStat, error) {
 	op := fmt.Sprintf("get access %q", path)
-	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:      aws.String(s.table),
-		Key:            accessKey(tenant, path),
-		ConsistentRead: aws.Bool(true),
-	})
-	if err != nil {
-		return store.AccessStat{}, writeErr(op, err)
-	}
-	if out.Item == nil {
-		return store.AccessStat{}, fmt.Errorf("dynamodb %s: %w", op, store.ErrNotFound)
-	}
-	st, err := decodeAccess(tenant, path, out.Item)
-	if err != nil {
-		return store.AccessStat{}, writeErr(op, err)
-	}
-	return st, nil
+	return getItem(ctx, s.client, s.table, accessKey(tenant, path), op,
+		func(m map[string]types.AttributeValue) (store.AccessStat, error) {
+			return decodeAccess(tenant, path, m)
+		})
 }

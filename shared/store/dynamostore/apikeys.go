@@ -68,22 +68,7 @@ func (s *apiKeyStore) Create(ctx context.Context, k store.APIKey) error {
 }
 
 func (s *apiKeyStore) Lookup(ctx context.Context, hash string) (store.APIKey, error) {
-	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:      aws.String(s.table),
-		Key:            map[string]types.AttributeValue{keyHash: attrS(hash)},
-		ConsistentRead: aws.Bool(true),
-	})
-	if err != nil {
-		return store.APIKey{}, storageErr("lookup api key", err)
-	}
-	if out.Item == nil {
-		return store.APIKey{}, fmt.Errorf("dynamodb lookup api key: %w", store.ErrNotFound)
-	}
-	k, err := decodeAPIKey(out.Item)
-	if err != nil {
-		return store.APIKey{}, storageErr("lookup api key", err)
-	}
-	return k, nil
+	return getItem(ctx, s.client, s.table, map[string]types.AttributeValue{keyHash: attrS(hash)}, "lookup api key", decodeAPIKey)
 }
 
 func (s *apiKeyStore) List(ctx context.Context) ([]store.APIKey, error) {
@@ -126,17 +111,10 @@ func (s *apiKeyStore) Revoke(ctx context.Context, hash string, at time.Time) (st
 		},
 		ReturnValues: types.ReturnValueAllNew,
 	})
-	if isConditionFailed(err) {
-		return store.APIKey{}, fmt.Errorf("dynamodb revoke api key: %w", store.ErrNotFound)
-	}
 	if err != nil {
-		return store.APIKey{}, writeErr("revoke api key", err)
+		return written("revoke api key", nil, err, decodeAPIKey)
 	}
-	k, err := decodeAPIKey(out.Attributes)
-	if err != nil {
-		return store.APIKey{}, writeErr("revoke api key", err)
-	}
-	return k, nil
+	return written("revoke api key", out.Attributes, nil, decodeAPIKey)
 }
 
 func (s *apiKeyStore) Delete(ctx context.Context, hash string) (store.APIKey, error) {
@@ -147,15 +125,8 @@ func (s *apiKeyStore) Delete(ctx context.Context, hash string) (store.APIKey, er
 		ExpressionAttributeNames: map[string]string{"#h": keyHash},
 		ReturnValues:             types.ReturnValueAllOld,
 	})
-	if isConditionFailed(err) {
-		return store.APIKey{}, fmt.Errorf("dynamodb delete api key: %w", store.ErrNotFound)
-	}
 	if err != nil {
-		return store.APIKey{}, writeErr("delete api key", err)
+		return written("delete api key", nil, err, decodeAPIKey)
 	}
-	k, err := decodeAPIKey(out.Attributes)
-	if err != nil {
-		return store.APIKey{}, writeErr("delete api key", err)
-	}
-	return k, nil
+	return written("delete api key", out.Attributes, nil, decodeAPIKey)
 }

@@ -123,6 +123,51 @@ func putNew(ctx context.Context, client *dynamodb.Client, table string, item map
 	return nil
 }
 
+// getItem reads the item with key from table, strongly consistent, and
+// decodes it; no such item is store.ErrNotFound. op names the read in
+// errors.
+func getItem[T any](ctx context.Context, client *dynamodb.Client, table string, key map[string]types.AttributeValue,
+	op string, decode func(map[string]types.AttributeValue) (T, error)) (T, error) {
+	var none T
+	out, err := client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(table),
+		Key:            key,
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return none, storageErr(op, err)
+	}
+	if out.Item == nil {
+		return none, fmt.Errorf("dynamodb %s: %w", op, store.ErrNotFound)
+	}
+	v, err := decode(out.Item)
+	if err != nil {
+		return none, storageErr(op, err)
+	}
+	return v, nil
+}
+
+// written finishes a write on an existing item (an UpdateItem or
+// DeleteItem conditional on one of its key attributes existing): a failed
+// condition means the item is not there (store.ErrNotFound); attrs, the
+// item the write returned, decode to the answer. op names the write in
+// errors.
+func written[T any](op string, attrs map[string]types.AttributeValue, err error,
+	decode func(map[string]types.AttributeValue) (T, error)) (T, error) {
+	var none T
+	if isConditionFailed(err) {
+		return none, fmt.Errorf("dynamodb %s: %w", op, store.ErrNotFound)
+	}
+	if err != nil {
+		return none, writeErr(op, err)
+	}
+	v, err := decode(attrs)
+	if err != nil {
+		return none, storageErr(op, err)
+	}
+	return v, nil
+}
+
 // storageErr wraps the SDK error of a read as store.ErrStorage with the
 // operation (package awscall says how it failed).
 func storageErr(op string, err error) error {

@@ -2,6 +2,7 @@ package dynamostore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -55,22 +56,15 @@ func (s *memoryStore) Append(ctx context.Context, tenant, file string, ne store.
 			return e, e.ID, err
 		},
 		load: func(ctx context.Context, id string) (store.MemoryEntry, error) {
-			out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
-				TableName:      aws.String(s.table),
-				Key:            map[string]types.AttributeValue{memPK: attrS(memoryPK(tenant, file)), memID: attrS(id)},
-				ConsistentRead: aws.Bool(true),
-			})
-			if err != nil {
-				return store.MemoryEntry{}, storageErr("get memory entry "+id, err)
-			}
-			if out.Item == nil {
+			key := map[string]types.AttributeValue{memPK: attrS(memoryPK(tenant, file)), memID: attrS(id)}
+			e, err := getItem(ctx, s.client, s.table, key, "get memory entry "+id,
+				func(m map[string]types.AttributeValue) (store.MemoryEntry, error) {
+					return decodeEntry(tenant, file, m)
+				})
+			if errors.Is(err, store.ErrNotFound) {
 				return store.MemoryEntry{}, fmt.Errorf("dynamodb append memory: the entry appended with this idempotency key (id %s) is missing: %w", id, store.ErrNotFound)
 			}
-			e, err := decodeEntry(tenant, file, out.Item)
-			if err != nil {
-				return store.MemoryEntry{}, storageErr("get memory entry "+id, err)
-			}
-			return e, nil
+			return e, err
 		},
 		find: func(ctx context.Context) (store.MemoryEntry, string, bool, error) {
 			m, err := findByKey(ctx, s.client, dynamodb.QueryInput{

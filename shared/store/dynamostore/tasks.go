@@ -173,22 +173,7 @@ func (s *taskStore) Get(ctx context.Context, tenant string, id int64) (store.Tas
 	if id <= counterID {
 		return store.Task{}, fmt.Errorf("dynamodb %s: %w", op, store.ErrNotFound)
 	}
-	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:      aws.String(s.table),
-		Key:            taskKey(tenant, id),
-		ConsistentRead: aws.Bool(true),
-	})
-	if err != nil {
-		return store.Task{}, storageErr(op, err)
-	}
-	if out.Item == nil {
-		return store.Task{}, fmt.Errorf("dynamodb %s: %w", op, store.ErrNotFound)
-	}
-	t, err := decodeTask(out.Item)
-	if err != nil {
-		return store.Task{}, storageErr(op, err)
-	}
-	return t, nil
+	return getItem(ctx, s.client, s.table, taskKey(tenant, id), op, decodeTask)
 }
 
 func (s *taskStore) List(ctx context.Context, tenant string, q store.TaskQuery) (store.TaskPage, error) {
@@ -275,9 +260,9 @@ func (s *taskStore) modify(ctx context.Context, op, tenant string, id int64, exp
 		ReturnValues:              types.ReturnValueAllNew,
 	})
 	if err != nil {
-		return writtenTask(op, nil, err)
+		return written(op, nil, err, decodeTask)
 	}
-	return writtenTask(op, out.Attributes, nil)
+	return written(op, out.Attributes, nil, decodeTask)
 }
 
 func (s *taskStore) Delete(ctx context.Context, tenant string, id int64) (store.Task, error) {
@@ -293,24 +278,7 @@ func (s *taskStore) Delete(ctx context.Context, tenant string, id int64) (store.
 		ReturnValues:             types.ReturnValueAllOld,
 	})
 	if err != nil {
-		return writtenTask(op, nil, err)
+		return written(op, nil, err, decodeTask)
 	}
-	return writtenTask(op, out.Attributes, nil)
-}
-
-// writtenTask finishes a conditional write on an existing task: a failed
-// existence condition means the task is not there; the returned attributes
-// are the task.
-func writtenTask(op string, attrs map[string]types.AttributeValue, err error) (store.Task, error) {
-	if isConditionFailed(err) {
-		return store.Task{}, fmt.Errorf("dynamodb %s: %w", op, store.ErrNotFound)
-	}
-	if err != nil {
-		return store.Task{}, writeErr(op, err)
-	}
-	t, err := decodeTask(attrs)
-	if err != nil {
-		return store.Task{}, storageErr(op, err)
-	}
-	return t, nil
+	return written(op, out.Attributes, nil, decodeTask)
 }

@@ -49,7 +49,7 @@ type Process struct {
 
 	mu   sync.Mutex
 	run  *running // nil while killed
-	logs *syncBuffer
+	logs *Output
 }
 
 // running is one run of the emulator's process.
@@ -68,7 +68,7 @@ func StartProcess(t testing.TB, name string, cmdFor func(port int) *exec.Cmd) *P
 		if err != nil {
 			t.Fatalf("emulator: %v", err)
 		}
-		p := &Process{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), name: name, port: port, cmdFor: cmdFor, logs: &syncBuffer{}}
+		p := &Process{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), name: name, port: port, cmdFor: cmdFor, logs: &Output{}}
 		if lastErr = p.start(); lastErr == nil {
 			t.Cleanup(p.Kill)
 			return p
@@ -174,19 +174,20 @@ func FreePort() (int, error) {
 	return port, nil
 }
 
-// syncBuffer collects a process's output from two writers.
-type syncBuffer struct {
+// Output collects a child process's output from two writers (its
+// standard output and standard error), safe to read while it runs.
+type Output struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 }
 
-func (b *syncBuffer) Write(p []byte) (int, error) {
+func (b *Output) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Write(p)
 }
 
-func (b *syncBuffer) String() string {
+func (b *Output) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()

@@ -1,7 +1,6 @@
 package lambdatest
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,9 +9,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/toolshed/toolshed/shared/testenv/emulator"
 	"github.com/toolshed/toolshed/shared/testenv/procstat"
 )
 
@@ -68,7 +67,7 @@ type Function struct {
 	cmd     *exec.Cmd
 	share   *cpuShare // nil: unthrottled
 	started time.Time
-	output  lockedBuffer
+	output  emulator.Output
 	exited  chan struct{}
 	exitErr error // valid once exited is closed
 }
@@ -267,22 +266,4 @@ func (f *Function) Stop() {
 	if f.share != nil {
 		f.share.remove()
 	}
-}
-
-// lockedBuffer collects a process's output from two writers.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -270,14 +269,4 @@ func fails(t *testing.T, o toolkit.Outcome, code toolerr.Code, msg, reason strin
 	case reason != "" && fmt.Sprint(o.Error.Details["reason"]) != reason:
 		t.Errorf("reason %q, want %q", o.Error.Details["reason"], reason)
 	}
-}
-
-// sortedKeys is for messages.
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

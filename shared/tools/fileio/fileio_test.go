@@ -3,6 +3,7 @@ package fileio_test
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -64,7 +65,7 @@ func testHostilePaths(t *testing.T, be backend) {
 		}
 	}
 	if after := be.stored(t); !maps.Equal(after, before) {
-		t.Errorf("stored files changed:\n got %q\nwant %q", sortedKeys(after), sortedKeys(before))
+		t.Errorf("stored files changed:\n got %q\nwant %q", slices.Sorted(maps.Keys(after)), slices.Sorted(maps.Keys(before)))
 	}
 	t.Logf("%d denied and %d malformed paths refused for reading and writing", len(deniedPaths), len(malformedPaths))
 }
@@ -195,7 +196,7 @@ func testEveryNameIsTheTenants(t *testing.T, be backend) {
 		}
 	}
 	if got, want := len(be.stored(t)), len(names); got != want {
-		t.Errorf("%d files stored after a restart: %v; want the %d written", got, sortedKeys(be.stored(t)), want)
+		t.Errorf("%d files stored after a restart: %v; want the %d written", got, slices.Sorted(maps.Keys(be.stored(t))), want)
 	}
 }
 
@@ -261,6 +262,6 @@ func testConcurrentWriters(t *testing.T, be backend) {
 	check(e.read(t, alice, "shared.txt"))
 	stored := be.stored(t)
 	if len(stored) != 1 {
-		t.Errorf("stored %q; want only alice/shared.txt (no temporary files left)", sortedKeys(stored))
+		t.Errorf("stored %q; want only alice/shared.txt (no temporary files left)", slices.Sorted(maps.Keys(stored)))
 	}
 }
