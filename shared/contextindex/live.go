@@ -21,10 +21,15 @@ import (
 	"github.com/toolshed/toolshed/shared/repo"
 )
 
-// Index states, as context_search reports them.
+// State is how far an index is, as context_search and list_repos report
+// it.
+type State string
+
+// The states of a live index (context_search and package wiring add
+// theirs for an index being read and a repository without one).
 const (
-	StateBuilding = "building"
-	StateReady    = "ready"
+	StateBuilding State = "building"
+	StateReady    State = "ready"
 )
 
 // Tuning of a live index.
@@ -50,10 +55,10 @@ const (
 
 // Progress says how far an index is.
 type Progress struct {
-	State        string // StateBuilding or StateReady
-	FilesIndexed int    // files whose chunks are searchable
-	FilesTotal   int    // searchable files of the view
-	Chunks       int    // searchable chunks
+	State        State // StateBuilding or StateReady
+	FilesIndexed int   // files whose chunks are searchable
+	FilesTotal   int   // searchable files of the view
+	Chunks       int   // searchable chunks
 	// Version is the view's version the index shows once ready.
 	Version uint64
 }
@@ -575,7 +580,7 @@ func (b *builder) merge(from int) {
 }
 
 // publish makes the parts in hand the live index's code.
-func (b *builder) publish(state string, indexed, total int) {
+func (b *builder) publish(state State, indexed, total int) {
 	l := b.l
 	l.mu.Lock()
 	l.code = slices.Clone(b.parts)

@@ -13,14 +13,14 @@ import (
 // RepoIndex is how far the code index of a repository (context_search's)
 // is, for list_repos.
 type RepoIndex struct {
-	State        string // contextindex.StateReady, StateBuilding, or RepoIndexNone
-	Commit       string // the commit indexed, when known
+	State        contextindex.State // contextindex.StateReady, StateBuilding, or RepoIndexNone
+	Commit       string             // the commit indexed, when known
 	FilesIndexed int
 	FilesTotal   int
 }
 
 // RepoIndexNone is the state of a repository without a code index.
-const RepoIndexNone = "none"
+const RepoIndexNone contextindex.State = "none"
 
 // RepoIndexes answers RepoIndex for the code indexes a family keeps in
 // process (the local server's context_search).

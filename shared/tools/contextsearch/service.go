@@ -104,12 +104,12 @@ func (s *Service) LiveIndexes() []*contextindex.Live {
 
 // IndexStatus is how far one code index is, for operators.
 type IndexStatus struct {
-	Repository   string `json:"repository"` // the folder's name
-	Key          string `json:"key"`        // where it is stored: <data>/index/<key>
-	State        string `json:"state"`      // building or ready
-	FilesIndexed int    `json:"filesIndexed"`
-	FilesTotal   int    `json:"filesTotal"`
-	Chunks       int    `json:"chunks"`
+	Repository   string             `json:"repository"` // the folder's name
+	Key          string             `json:"key"`        // where it is stored: <data>/index/<key>
+	State        contextindex.State `json:"state"`      // building or ready
+	FilesIndexed int                `json:"filesIndexed"`
+	FilesTotal   int                `json:"filesTotal"`
+	Chunks       int                `json:"chunks"`
 }
 
 // Indexes returns how far each code index the service keeps is, by key.
