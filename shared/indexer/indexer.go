@@ -62,6 +62,7 @@ import (
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/memoryfile"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/settings"
@@ -311,7 +312,7 @@ func (ix *Indexer) handleStream(ctx context.Context, ev events.DynamoDBEvent) ev
 			ix.Log.Warn("indexer: stream record is not a memory entry", "event", r.EventID)
 			continue
 		}
-		doc, ok := contextindex.MemoryDoc(e)
+		doc, ok := memoryfile.SearchDoc(e)
 		if !ok {
 			continue
 		}
