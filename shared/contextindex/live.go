@@ -123,9 +123,11 @@ type Live struct {
 	embedWake chan struct{}
 	embedding atomic.Bool // a round of embedding runs
 	toEmbed   atomic.Bool // the code changed since the last round began
-	stop      chan struct{}
-	closing   sync.Once
-	wg        sync.WaitGroup
+	// stop ends the background work, closing stopped (the Done channel
+	// of the context it runs with).
+	stop    context.CancelFunc
+	stopped <-chan struct{}
+	wg      sync.WaitGroup
 
 	// Builds counts the files cut into chunks, Loads the stored indexes
 	// read (for tests and logs: an idle index does neither).
@@ -143,15 +145,16 @@ func NewLive(view repo.View, o LiveOptions) *Live {
 	if o.SaveAfter <= 0 {
 		o.SaveAfter = defaultSaveAfter
 	}
-	l := &Live{view: view, o: o, embedWake: make(chan struct{}, 1), stop: make(chan struct{})}
+	ctx, stop := context.WithCancel(context.Background())
+	l := &Live{view: view, o: o, embedWake: make(chan struct{}, 1), stop: stop, stopped: ctx.Done()}
 	if o.Embedder != nil {
 		l.vecs = NewVectors(o.Embedder.Model())
 	}
 	l.prog.State = StateBuilding
 	l.publish()
-	l.wg.Go(l.run)
+	l.wg.Go(func() { l.run(ctx) })
 	if o.Embedder != nil {
-		l.wg.Go(l.embed)
+		l.wg.Go(func() { l.embed(ctx) })
 	}
 	return l
 }
@@ -159,7 +162,7 @@ func NewLive(view repo.View, o LiveOptions) *Live {
 // Close stops the index's background work (saving what is unsaved) and
 // waits for it.
 func (l *Live) Close() {
-	l.closing.Do(func() { close(l.stop) })
+	l.stop()
 	l.wg.Wait()
 }
 
@@ -176,7 +179,7 @@ func (l *Live) Settle() {
 			return
 		}
 		select {
-		case <-l.stop:
+		case <-l.stopped:
 			return
 		case <-time.After(5 * time.Millisecond):
 		}
@@ -213,7 +216,6 @@ type builder struct {
 	stored []string
 	files  map[string]*indexed
 	saved  bool // the index in the store is the one in hand
-	ctx    context.Context
 	// version is the view's version being indexed.
 	version uint64
 	// built: the first build is done; later ones are updates.
@@ -235,16 +237,11 @@ type builder struct {
 	next int
 }
 
-// run builds the index, then follows the view until Close.
-func (l *Live) run() {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		<-l.stop
-		cancel()
-	}()
-	b := &builder{l: l, files: map[string]*indexed{}, ctx: ctx}
-	b.load()
+// run builds the index, then follows the view until Close (which cancels
+// ctx).
+func (l *Live) run(ctx context.Context) {
+	b := &builder{l: l, files: map[string]*indexed{}}
+	b.load(ctx)
 	var saveAt <-chan time.Time
 	for {
 		v := l.view.Version()
@@ -257,26 +254,26 @@ func (l *Live) run() {
 			select {
 			case <-time.After(5 * time.Second):
 				continue
-			case <-l.stop:
+			case <-ctx.Done():
 				return
 			}
 		}
-		if changed := b.update(files, v); changed || !b.saved && saveAt == nil {
+		if changed := b.update(ctx, files, v); changed || !b.saved && saveAt == nil {
 			b.saved = false
 			saveAt = time.After(l.o.SaveAfter)
 		}
 		if ctx.Err() != nil {
-			b.save() // closing: keep what is built, done or not
+			b.save(ctx) // closing: keep what is built, done or not
 			return
 		}
 		select {
 		case <-l.view.Changed(v):
 		case <-saveAt:
 			saveAt = nil
-			b.save()
-		case <-l.stop:
+			b.save(ctx)
+		case <-ctx.Done():
 			if !b.saved {
-				b.save()
+				b.save(ctx)
 			}
 			return
 		}
@@ -284,16 +281,16 @@ func (l *Live) run() {
 }
 
 // load starts from the index an earlier run stored, if any.
-func (b *builder) load() {
+func (b *builder) load(ctx context.Context) {
 	st := b.l.o.Store
 	if st == nil {
 		return
 	}
-	p, _, err := st.Pointer(b.ctx, b.l.o.Key, "")
+	p, _, err := st.Pointer(ctx, b.l.o.Key, "")
 	var parts []Part
 	var vectors *Vectors
 	if err == nil {
-		parts, vectors, err = st.LoadParts(b.ctx, b.l.o.Key, p)
+		parts, vectors, err = st.LoadParts(ctx, b.l.o.Key, p)
 	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -341,7 +338,7 @@ func (b *builder) load() {
 // whose content changed are cut again, in batches published as they are
 // done; the chunks of changed and removed files are left out. It reports
 // whether the index changed.
-func (b *builder) update(files []*repo.File, version uint64) bool {
+func (b *builder) update(ctx context.Context, files []*repo.File, version uint64) bool {
 	b.version = version
 	started := time.Now()
 	present := make(map[string]bool, len(files))
@@ -392,7 +389,7 @@ func (b *builder) update(files []*repo.File, version uint64) bool {
 	if large {
 		b.publish(StateBuilding, len(files)-len(todo), len(files))
 	}
-	if !b.cut(todo, len(files), large) {
+	if !b.cut(ctx, todo, len(files), large) {
 		return true // stopping, or the view changed: the next update goes on
 	}
 	b.finish(len(files), started, len(todo))
@@ -403,14 +400,14 @@ func (b *builder) update(files []*repo.File, version uint64) bool {
 // batch when large (of total files), and logging how far it is every
 // progressEvery. It reports false when it stopped early: the index is
 // closing, or the view changed (the next update cuts what changed first).
-func (b *builder) cut(todo []*repo.File, total int, large bool) bool {
+func (b *builder) cut(ctx context.Context, todo []*repo.File, total int, large bool) bool {
 	started, logged := time.Now(), time.Now()
 	if large {
 		b.l.o.Log.Info("context index: cutting files into chunks", "key", b.l.o.Key, "files", total, "to_cut", len(todo))
 	}
 	batches := (len(todo) + liveBatchFiles - 1) / liveBatchFiles
 	batch := func(i int) []*repo.File { return todo[i*liveBatchFiles : min((i+1)*liveBatchFiles, len(todo))] }
-	err := inOrder(b.ctx, batches, func(i int) *Segment { return cutFiles(batch(i)) }, func(i int, seg *Segment) error {
+	err := inOrder(ctx, batches, func(i int) *Segment { return cutFiles(batch(i)) }, func(i int, seg *Segment) error {
 		b.add(batch(i), seg)
 		if from := mergeFrom(b.parts, b.maxPartChunks()); from < len(b.parts) {
 			b.merge(from)
@@ -602,14 +599,14 @@ func (b *builder) publish(state State, indexed, total int) {
 // What an edit adds is then about what the next save writes. The folders
 // the pointer no longer names are removed after it is written: a crash
 // in between leaves the index the last pointer names whole.
-func (b *builder) save() {
+func (b *builder) save(ctx context.Context) {
 	st := b.l.o.Store
 	if st == nil || b.saved || len(b.parts) == 0 {
 		return
 	}
 	// A save is finished even when closing: it is what the next run
 	// starts from.
-	ctx, key := context.WithoutCancel(b.ctx), b.l.o.Key
+	ctx, key := context.WithoutCancel(ctx), b.l.o.Key
 	hashes := make(map[string]string, len(b.files))
 	for path, f := range b.files {
 		hashes[path] = hex.EncodeToString(f.hash[:])
@@ -694,12 +691,12 @@ func (b *builder) name() string {
 }
 
 // embed gives the chunks their vectors, in the background, whenever the
-// code changed.
-func (l *Live) embed() {
+// code changed, until Close (which cancels ctx).
+func (l *Live) embed(ctx context.Context) {
 	for {
 		select {
 		case <-l.embedWake:
-		case <-l.stop:
+		case <-ctx.Done():
 			return
 		}
 		l.embedding.Store(true)
@@ -713,16 +710,7 @@ func (l *Live) embed() {
 				}
 			})
 		}
-		ctx, cancel := context.WithCancel(context.Background())
-		go func() {
-			select {
-			case <-l.stop:
-			case <-ctx.Done():
-			}
-			cancel()
-		}()
 		err := l.embedTexts(ctx, st.Vectors, texts)
-		cancel()
 		l.embedding.Store(false)
 		if err != nil && !errors.Is(err, context.Canceled) {
 			l.o.Log.Warn("context index: embedding chunks failed; searches rank them lexically", "key", l.o.Key, "error", err)
