@@ -87,10 +87,55 @@ func (st *LiveState) Collection() *Collection {
 	return st.coll
 }
 
+// LiveStore keeps a live index between runs, under a key (package
+// indexfile's Store does): segments and sets of vectors, each saved once
+// under a name of its own, and the record of those that make the index,
+// saved after them.
+type LiveStore interface {
+	// LoadLive reads the record of the index saved under key, its parts
+	// (each with its dead files) and its vectors (nil for none). None is an
+	// error wrapping fs.ErrNotExist.
+	LoadLive(ctx context.Context, key string) (SavedLive, []Part, *Vectors, error)
+	SaveSegment(ctx context.Context, key, name string, seg *Segment) error
+	SaveVectors(ctx context.Context, key, name string, v *Vectors) error
+	// SaveLive makes rec the record of the index saved under key: what it
+	// names must be saved already.
+	SaveLive(ctx context.Context, key string, rec SavedLive) error
+	// Prune removes what the store holds under key that rec does not name.
+	Prune(key string, rec SavedLive) error
+}
+
+// SavedLive is the record of a saved live index.
+type SavedLive struct {
+	Version  string // the version of the files indexed (see version)
+	BuiltAt  time.Time
+	Chunks   int
+	Segments []SavedSegment // oldest first
+	Model    string         // of the vectors, "" for none
+	Vectors  []string       // the names of the sets of vectors
+}
+
+// SavedSegment is one segment of a saved live index.
+type SavedSegment struct {
+	Name string
+	// Dead numbers the segment's files (in its order) that are left out:
+	// changed or removed since it was saved.
+	Dead []int
+}
+
+// names returns every name the record uses.
+func (rec SavedLive) names() []string {
+	var out []string
+	for _, s := range rec.Segments {
+		out = append(out, s.Name)
+	}
+	return append(out, rec.Vectors...)
+}
+
 // LiveOptions configure NewLive.
 type LiveOptions struct {
 	// Store keeps the index between runs under Key (nil: not kept).
-	Store *Store
+	Store LiveStore
 	Key   string
 	// Embedder makes the chunks' vectors, in the background (nil:
 	// lexical only).
@@ -286,12 +331,7 @@ func (b *builder) load(ctx context.Context) {
 	if st == nil {
 		return
 	}
-	p, _, err := st.Pointer(ctx, b.l.o.Key, "")
-	var parts []Part
-	var vectors *Vectors
-	if err == nil {
-		parts, vectors, err = st.LoadParts(ctx, b.l.o.Key, p)
-	}
+	rec, parts, vectors, err := st.LoadLive(ctx, b.l.o.Key)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return
@@ -310,10 +350,10 @@ func (b *builder) load(ctx context.Context) {
 		}
 	}
 	b.parts, b.loaded, b.restored, b.saved = parts, true, true, true
-	for _, stored := range p.segments() {
+	for _, stored := range rec.Segments {
 		b.stored = append(b.stored, stored.Name)
 	}
-	for _, name := range p.names() {
+	for _, name := range rec.names() {
 		if n, ok := strings.CutPrefix(name, storedPrefix); ok {
 			if i, err := strconv.Atoi(n); err == nil {
 				b.next = max(b.next, i+1)
@@ -325,7 +365,7 @@ func (b *builder) load(ctx context.Context) {
 	b.l.prog = Progress{State: StateBuilding, FilesIndexed: len(b.files), FilesTotal: len(b.files), Chunks: b.chunks}
 	if b.l.vecs != nil && vectors != nil && vectors.Model == b.l.vecs.Model {
 		b.l.vecs = vectors
-		b.vectorSets, _ = p.vectorSets()
+		b.vectorSets = rec.Vectors
 		b.vectorsStored, b.vectorsSaved = vectors.Len(), vectors.Len()
 	}
 	b.l.publish()
@@ -611,7 +651,7 @@ func (b *builder) save(ctx context.Context) {
 	for path, f := range b.files {
 		hashes[path] = hex.EncodeToString(f.hash[:])
 	}
-	p := Pointer{Commit: version(hashes), BuiltAt: b.l.o.Now().UTC(), Chunks: b.chunks}
+	rec := SavedLive{Version: version(hashes), BuiltAt: b.l.o.Now().UTC(), Chunks: b.chunks}
 	for i, part := range b.parts {
 		if b.stored[i] == "" {
 			name := b.name()
@@ -621,23 +661,23 @@ func (b *builder) save(ctx context.Context) {
 			}
 			b.stored[i] = name
 		}
-		stored := StoredSegment{Name: b.stored[i]}
+		stored := SavedSegment{Name: b.stored[i]}
 		for f, dead := range part.Dead {
 			if dead {
 				stored.Dead = append(stored.Dead, f)
 			}
 		}
-		p.Segments = append(p.Segments, stored)
+		rec.Segments = append(rec.Segments, stored)
 	}
-	if err := b.saveVectors(ctx, &p); err != nil {
+	if err := b.saveVectors(ctx, &rec); err != nil {
 		b.l.o.Log.Warn("context index: saving vectors failed", "key", key, "error", err)
 		return
 	}
-	if err := st.SavePointer(ctx, key, p); err != nil {
+	if err := st.SaveLive(ctx, key, rec); err != nil {
 		b.l.o.Log.Warn("context index: saving failed", "key", key, "error", err)
 		return
 	}
-	if err := st.Prune(key, p); err != nil {
+	if err := st.Prune(key, rec); err != nil {
 		b.l.o.Log.Warn("context index: removing what the index no longer uses failed", "key", key, "error", err)
 	}
 	b.saved = true
@@ -645,8 +685,8 @@ func (b *builder) save(ctx context.Context) {
 
 // saveVectors saves the vectors added since the last save as a new set,
 // or, once the sets stored hold more than twice the vectors the chunks
-// use, those vectors as one set; p gets the sets.
-func (b *builder) saveVectors(ctx context.Context, p *Pointer) error {
+// use, those vectors as one set; rec gets the sets.
+func (b *builder) saveVectors(ctx context.Context, rec *SavedLive) error {
 	v := b.l.State().Vectors
 	if v == nil || v.Len() == 0 {
 		return nil
@@ -676,7 +716,7 @@ func (b *builder) saveVectors(ctx context.Context, p *Pointer) error {
 		b.vectorsStored += v.Len() - b.vectorsSaved
 	}
 	b.vectorsSaved = v.Len()
-	p.Model, p.Vectors = v.Model, slices.Clone(b.vectorSets)
+	rec.Model, rec.Vectors = v.Model, slices.Clone(b.vectorSets)
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolshed/toolshed/shared/codechunk"
 	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
@@ -98,11 +99,11 @@ type buildJSON struct {
 }
 
 // buildJSONOf renders a build record (nil for none).
-func buildJSONOf(b *contextindex.Build) *buildJSON {
+func buildJSONOf(b *indexfile.Build) *buildJSON {
 	if b == nil {
 		return nil
 	}
-	t := contextindex.Totals(b.Done)
+	t := indexfile.Totals(b.Done)
 	return &buildJSON{Commit: b.Commit, Files: b.Files, Batches: b.Batches, BatchesDone: len(b.Done), Chunks: t.Chunks,
 		Embedded: t.Embedded, Failed: t.Failed, Started: b.Started.UTC(), Updated: b.Updated.UTC()}
 }

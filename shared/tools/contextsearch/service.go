@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/memoryfile"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/store"
@@ -62,7 +63,7 @@ type codeIndexes interface {
 // Service answers context_search.
 type Service struct {
 	o     Options
-	store *contextindex.Store
+	store *indexfile.Store
 	code  codeIndexes
 
 	mu      sync.Mutex
@@ -77,7 +78,7 @@ func New(o Options) *Service {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{o: o, store: contextindex.NewStore(o.Blobs), tenants: map[string]*tenantState{}}
+	s := &Service{o: o, store: indexfile.NewStore(o.Blobs), tenants: map[string]*tenantState{}}
 	if o.Mode == wiring.CodeIndexLive {
 		s.code = newLiveIndexes(o, s.store)
 	} else {
@@ -326,7 +327,7 @@ func (s *Service) refreshVectors(ctx context.Context, tenant string, ts *tenantS
 	mark := s.code.check()
 	v, tag, err := s.store.MemoryVectors(ctx, tenant, s.o.Embedder.Model(), ts.vectorsTag)
 	switch {
-	case errors.Is(err, contextindex.ErrNotModified):
+	case errors.Is(err, indexfile.ErrNotModified):
 	case err != nil:
 		return err
 	default:

@@ -1,4 +1,4 @@
-package contextindex
+package indexfile
 
 import (
 	"context"
