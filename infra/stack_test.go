@@ -20,7 +20,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 	"github.com/toolshed/toolshed/shared/auth"
 	"github.com/toolshed/toolshed/shared/config"
-	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/deploy"
 	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/family"
@@ -948,7 +948,7 @@ func TestBucketLifecycle(t *testing.T) {
 				},
 				replaced("ExpireOldSnapshotVersions", repo.Prefix, testRetentionDays),
 				replaced("ExpireOldWorkspaceVersions", workspace.Prefix, replacedObjectDays),
-				replaced("ExpireOldIndexVersions", contextindex.BucketPrefix, replacedObjectDays),
+				replaced("ExpireOldIndexVersions", indexfile.BucketPrefix, replacedObjectDays),
 				map[string]any{"Id": "AbortIncompleteUploads", "Status": "Enabled",
 					"AbortIncompleteMultipartUpload": map[string]any{"DaysAfterInitiation": incompleteUploadDays}},
 			}},
@@ -967,7 +967,7 @@ func TestDefaultRepository(t *testing.T) {
 		_, has := vars["TOOLSHED_DEFAULT_REPO"]
 		// Anchored on the grants, not on the flag the stack reads.
 		reads := slices.ContainsFunc(tool.Grants, func(g family.Grant) bool {
-			return g.Kind == family.ObjectGrant && (g.Prefix == repo.Prefix || g.Prefix == contextindex.BucketPrefix)
+			return g.Kind == family.ObjectGrant && (g.Prefix == repo.Prefix || g.Prefix == indexfile.BucketPrefix)
 		})
 		if has != reads {
 			t.Errorf("%s: TOOLSHED_DEFAULT_REPO set %t, reads repositories %t", tool.Name, has, reads)

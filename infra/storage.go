@@ -7,7 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/jsii-runtime-go"
 	"github.com/toolshed/toolshed/shared/config"
-	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/store/dynamostore"
 	"github.com/toolshed/toolshed/shared/workspace"
@@ -96,7 +96,7 @@ func bucketLifecycle(snapshotDays float64) *[]*awss3.LifecycleRule {
 		},
 		replacedVersions("ExpireOldSnapshotVersions", repo.Prefix, snapshotDays),
 		replacedVersions("ExpireOldWorkspaceVersions", workspace.Prefix, replacedObjectDays),
-		replacedVersions("ExpireOldIndexVersions", contextindex.BucketPrefix, replacedObjectDays),
+		replacedVersions("ExpireOldIndexVersions", indexfile.BucketPrefix, replacedObjectDays),
 		{
 			Id:                                  jsii.String("AbortIncompleteUploads"),
 			AbortIncompleteMultipartUploadAfter: awscdk.Duration_Days(jsii.Number(incompleteUploadDays)),

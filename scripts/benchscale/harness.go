@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/config"
-	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/testenv/deploytest"
@@ -155,7 +155,7 @@ func (h *harness) index(r *pushRow) {
 		r.problem = fmt.Sprintf("not indexed: %v", err)
 		return
 	}
-	r.chunks = fmt.Sprint(contextindex.Totals(m.Parts).Chunks)
+	r.chunks = fmt.Sprint(indexfile.Totals(m.Parts).Chunks)
 	r.cpu, _ = procstat.CPUTime(f.Indexer.Pid())
 	for _, fn := range f.Workers.Running() {
 		c, _ := procstat.CPUTime(fn.Pid())

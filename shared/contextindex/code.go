@@ -251,37 +251,111 @@ func version(files map[string]string) string {
 	return "tree-" + hex.EncodeToString(h.Sum(nil))[:16]
 }
 
+// NewCodeCollection ranks the parts of a code index together, as one
+// collection (nil when they hold no documents): each document has the
+// vector of its text in its own part's vectors, when those are of model.
+func NewCodeCollection(model string, parts []*CodeIndex) *Collection {
+	var ps []Part
+	var vecs []*Vectors // per part in ps
+	usable := false
+	for _, p := range parts {
+		if p.Segment == nil || p.Segment.Len() == 0 {
+			continue // NewCollection leaves it out too
+		}
+		ps = append(ps, Part{Seg: p.Segment})
+		v := p.Vectors
+		if v == nil || v.Model != model || v.Len() == 0 {
+			v = nil
+		}
+		vecs = append(vecs, v)
+		usable = usable || v != nil
+	}
+	c := NewCollection(model, ps)
+	if c == nil || !usable {
+		return c
+	}
+	c.vecs = make([][]float32, c.n)
+	for si, p := range c.parts {
+		if vecs[si] == nil {
+			continue
+		}
+		for i, h := range p.Seg.hashes() {
+			if vec, ok := vecs[si].Get(h); ok {
+				c.vecs[c.base[si]+i] = vec
+				c.nvecs++
+			}
+		}
+	}
+	return c
+}
+
+// ReuseVectors gives ix's chunks the vectors their texts have in from
+// (sets of another model than model are skipped), adding to ix.Vectors
+// (started for model when nil). It returns how many vectors it added.
+func (ix *CodeIndex) ReuseVectors(model string, from ...*Vectors) int {
+	if ix.Vectors == nil {
+		ix.Vectors = NewVectors(model)
+	}
+	added := 0
+	for _, h := range ix.Segment.hashes() {
+		if _, ok := ix.Vectors.Get(h); ok {
+			continue
+		}
+		for _, v := range from {
+			if v == nil || v.Model != model {
+				continue
+			}
+			if vec, ok := v.Get(h); ok {
+				_ = ix.Vectors.Add(h, vec) // of the set's dimensions and unit length already
+				added++
+				break
+			}
+		}
+	}
+	return added
+}
+
+// Missing returns the texts to embed for ix's chunks that have no vector
+// in ix.Vectors, each text once, and how many chunks those are.
+func (ix *CodeIndex) Missing() (texts []string, chunks int) {
+	seen := map[string]bool{}
+	docs := ix.Segment.WithoutVectors(ix.Vectors)
+	for _, d := range docs {
+		t := d.EmbedText()
+		if h := TextHash(t); !seen[h] {
+			seen[h] = true
+			texts = append(texts, t)
+		}
+	}
+	return texts, len(docs)
+}
+
 // ---- encoding ----
 
-// The files of a stored code index (a segment, and the vectors of its
-// chunks).
+// A segment of code is stored as two encodings, its vectors as a third;
+// package indexfile keeps them, each a file of the name here. Writing to a
+// file, none holds the file in memory.
 const (
-	ChunksFile  = "chunks.bin"
-	LexicalFile = "lexical.bin"
-	VectorsFile = "vectors.bin"
+	ChunksFile  = "chunks.bin"  // Segment.EncodeChunks
+	LexicalFile = "lexical.bin" // Segment.EncodeLexical
+	VectorsFile = "vectors.bin" // Vectors.Encode
 )
 
-// writers returns, per file of the stored index, what writes it:
-// chunks.bin (chunks.writeChunks), lexical.bin (writeLexical) and, with
-// vectors, vectors.bin (Vectors.Marshal). Writing to a file, none holds
-// the file in memory.
-func (ix *CodeIndex) writers() map[string]func(io.Writer) error {
-	out := ix.Segment.writers()
-	if ix.Vectors != nil {
-		out[VectorsFile] = ix.Vectors.write
-	}
-	return out
-}
+// EncodeChunks writes the segment's chunks, their text and their files'
+// hashes (chunks.writeChunks).
+func (s *Segment) EncodeChunks(w io.Writer) error { return s.code.writeChunks(w) }
 
-// writers returns, per file of a stored segment of code, what writes it.
-func (s *Segment) writers() map[string]func(io.Writer) error {
-	return map[string]func(io.Writer) error{ChunksFile: s.code.writeChunks, LexicalFile: s.writeLexical}
-}
+// EncodeLexical writes the segment's BM25 statistics (writeLexical).
+func (s *Segment) EncodeLexical(w io.Writer) error { return s.writeLexical(w) }
 
-// decodeSegment reads a segment of code from its files. It keeps raw
-// chunks' blocks and the lexical file's terms and postings in place: the
-// caller must never change them.
-func decodeSegment(chunksRaw, lexical []byte) (*Segment, error) {
+// FileHashes returns the segment's files of code, each with the hex
+// SHA-256 of its content (as CodeIndex.Files).
+func (s *Segment) FileHashes() map[string]string { return s.code.hashes() }
+
+// DecodeSegment reads a segment of code from its two encodings. It keeps
+// raw chunks' blocks and the lexical encoding's terms and postings in
+// place: the caller must never change them.
+func DecodeSegment(chunksRaw, lexical []byte) (*Segment, error) {
 	c, err := decodeChunks(chunksRaw)
 	if err != nil {
 		return nil, err

@@ -11,9 +11,10 @@
 // every core, each batch a segment, merged in order (the same index
 // whatever the number of cores); a segment of code holds its chunks
 // compactly, their text staying in the files they were cut from (or,
-// stored, deflated in blocks), and is stored as chunks, lexical
-// statistics and a binary vector file. A live index (the local server's)
-// is saved segment by segment, so that a save writes about what changed.
+// decoded, deflated in blocks), and encodes as chunks, lexical statistics
+// and a binary vector file. Package indexfile keeps those files in object
+// storage; a live index (the local server's) is saved through it segment
+// by segment (see LiveStore), so that a save writes about what changed.
 // Vectors are keyed by the hash of the text embedded and the model, so
 // unchanged text is never embedded twice.
 package contextindex

@@ -21,10 +21,15 @@ import (
 	"github.com/toolshed/toolshed/shared/repo"
 )
 
-// Index states, as context_search reports them.
+// State is how far an index is, as context_search and list_repos report
+// it.
+type State string
+
+// The states of a live index (context_search and package wiring add
+// theirs for an index being read and a repository without one).
 const (
-	StateBuilding = "building"
-	StateReady    = "ready"
+	StateBuilding State = "building"
+	StateReady    State = "ready"
 )
 
 // Tuning of a live index.
@@ -50,10 +55,10 @@ const (
 
 // Progress says how far an index is.
 type Progress struct {
-	State        string // StateBuilding or StateReady
-	FilesIndexed int    // files whose chunks are searchable
-	FilesTotal   int    // searchable files of the view
-	Chunks       int    // searchable chunks
+	State        State // StateBuilding or StateReady
+	FilesIndexed int   // files whose chunks are searchable
+	FilesTotal   int   // searchable files of the view
+	Chunks       int   // searchable chunks
 	// Version is the view's version the index shows once ready.
 	Version uint64
 }
@@ -85,7 +90,7 @@ func (st *LiveState) Collection() *Collection {
 // LiveOptions configure NewLive.
 type LiveOptions struct {
 	// Store keeps the index between runs under Key (nil: not kept).
-	Store *Store
+	Store LiveStore
 	Key   string
 	// Embedder makes the chunks' vectors, in the background (nil:
 	// lexical only).
@@ -118,9 +123,11 @@ type Live struct {
 	embedWake chan struct{}
 	embedding atomic.Bool // a round of embedding runs
 	toEmbed   atomic.Bool // the code changed since the last round began
-	stop      chan struct{}
-	closing   sync.Once
-	wg        sync.WaitGroup
+	// stop ends the background work, closing stopped (the Done channel
+	// of the context it runs with).
+	stop    context.CancelFunc
+	stopped <-chan struct{}
+	wg      sync.WaitGroup
 
 	// Builds counts the files cut into chunks, Loads the stored indexes
 	// read (for tests and logs: an idle index does neither).
@@ -138,15 +145,16 @@ func NewLive(view repo.View, o LiveOptions) *Live {
 	if o.SaveAfter <= 0 {
 		o.SaveAfter = defaultSaveAfter
 	}
-	l := &Live{view: view, o: o, embedWake: make(chan struct{}, 1), stop: make(chan struct{})}
+	ctx, stop := context.WithCancel(context.Background())
+	l := &Live{view: view, o: o, embedWake: make(chan struct{}, 1), stop: stop, stopped: ctx.Done()}
 	if o.Embedder != nil {
 		l.vecs = NewVectors(o.Embedder.Model())
 	}
 	l.prog.State = StateBuilding
 	l.publish()
-	l.wg.Go(l.run)
+	l.wg.Go(func() { l.run(ctx) })
 	if o.Embedder != nil {
-		l.wg.Go(l.embed)
+		l.wg.Go(func() { l.embed(ctx) })
 	}
 	return l
 }
@@ -154,7 +162,7 @@ func NewLive(view repo.View, o LiveOptions) *Live {
 // Close stops the index's background work (saving what is unsaved) and
 // waits for it.
 func (l *Live) Close() {
-	l.closing.Do(func() { close(l.stop) })
+	l.stop()
 	l.wg.Wait()
 }
 
@@ -171,7 +179,7 @@ func (l *Live) Settle() {
 			return
 		}
 		select {
-		case <-l.stop:
+		case <-l.stopped:
 			return
 		case <-time.After(5 * time.Millisecond):
 		}
@@ -208,7 +216,6 @@ type builder struct {
 	stored []string
 	files  map[string]*indexed
 	saved  bool // the index in the store is the one in hand
-	ctx    context.Context
 	// version is the view's version being indexed.
 	version uint64
 	// built: the first build is done; later ones are updates.
@@ -230,16 +237,11 @@ type builder struct {
 	next int
 }
 
-// run builds the index, then follows the view until Close.
-func (l *Live) run() {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		<-l.stop
-		cancel()
-	}()
-	b := &builder{l: l, files: map[string]*indexed{}, ctx: ctx}
-	b.load()
+// run builds the index, then follows the view until Close (which cancels
+// ctx).
+func (l *Live) run(ctx context.Context) {
+	b := &builder{l: l, files: map[string]*indexed{}}
+	b.load(ctx)
 	var saveAt <-chan time.Time
 	for {
 		v := l.view.Version()
@@ -252,26 +254,26 @@ func (l *Live) run() {
 			select {
 			case <-time.After(5 * time.Second):
 				continue
-			case <-l.stop:
+			case <-ctx.Done():
 				return
 			}
 		}
-		if changed := b.update(files, v); changed || !b.saved && saveAt == nil {
+		if changed := b.update(ctx, files, v); changed || !b.saved && saveAt == nil {
 			b.saved = false
 			saveAt = time.After(l.o.SaveAfter)
 		}
 		if ctx.Err() != nil {
-			b.save() // closing: keep what is built, done or not
+			b.save(ctx) // closing: keep what is built, done or not
 			return
 		}
 		select {
 		case <-l.view.Changed(v):
 		case <-saveAt:
 			saveAt = nil
-			b.save()
-		case <-l.stop:
+			b.save(ctx)
+		case <-ctx.Done():
 			if !b.saved {
-				b.save()
+				b.save(ctx)
 			}
 			return
 		}
@@ -279,17 +281,12 @@ func (l *Live) run() {
 }
 
 // load starts from the index an earlier run stored, if any.
-func (b *builder) load() {
+func (b *builder) load(ctx context.Context) {
 	st := b.l.o.Store
 	if st == nil {
 		return
 	}
-	p, _, err := st.Pointer(b.ctx, b.l.o.Key, "")
-	var parts []Part
-	var vectors *Vectors
-	if err == nil {
-		parts, vectors, err = st.LoadParts(b.ctx, b.l.o.Key, p)
-	}
+	rec, parts, vectors, err := st.LoadLive(ctx, b.l.o.Key)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return
@@ -308,10 +305,10 @@ func (b *builder) load() {
 		}
 	}
 	b.parts, b.loaded, b.restored, b.saved = parts, true, true, true
-	for _, stored := range p.segments() {
+	for _, stored := range rec.Segments {
 		b.stored = append(b.stored, stored.Name)
 	}
-	for _, name := range p.names() {
+	for _, name := range rec.names() {
 		if n, ok := strings.CutPrefix(name, storedPrefix); ok {
 			if i, err := strconv.Atoi(n); err == nil {
 				b.next = max(b.next, i+1)
@@ -323,7 +320,7 @@ func (b *builder) load() {
 	b.l.prog = Progress{State: StateBuilding, FilesIndexed: len(b.files), FilesTotal: len(b.files), Chunks: b.chunks}
 	if b.l.vecs != nil && vectors != nil && vectors.Model == b.l.vecs.Model {
 		b.l.vecs = vectors
-		b.vectorSets, _ = p.vectorSets()
+		b.vectorSets = rec.Vectors
 		b.vectorsStored, b.vectorsSaved = vectors.Len(), vectors.Len()
 	}
 	b.l.publish()
@@ -336,7 +333,7 @@ func (b *builder) load() {
 // whose content changed are cut again, in batches published as they are
 // done; the chunks of changed and removed files are left out. It reports
 // whether the index changed.
-func (b *builder) update(files []*repo.File, version uint64) bool {
+func (b *builder) update(ctx context.Context, files []*repo.File, version uint64) bool {
 	b.version = version
 	started := time.Now()
 	present := make(map[string]bool, len(files))
@@ -387,7 +384,7 @@ func (b *builder) update(files []*repo.File, version uint64) bool {
 	if large {
 		b.publish(StateBuilding, len(files)-len(todo), len(files))
 	}
-	if !b.cut(todo, len(files), large) {
+	if !b.cut(ctx, todo, len(files), large) {
 		return true // stopping, or the view changed: the next update goes on
 	}
 	b.finish(len(files), started, len(todo))
@@ -398,14 +395,14 @@ func (b *builder) update(files []*repo.File, version uint64) bool {
 // batch when large (of total files), and logging how far it is every
 // progressEvery. It reports false when it stopped early: the index is
 // closing, or the view changed (the next update cuts what changed first).
-func (b *builder) cut(todo []*repo.File, total int, large bool) bool {
+func (b *builder) cut(ctx context.Context, todo []*repo.File, total int, large bool) bool {
 	started, logged := time.Now(), time.Now()
 	if large {
 		b.l.o.Log.Info("context index: cutting files into chunks", "key", b.l.o.Key, "files", total, "to_cut", len(todo))
 	}
 	batches := (len(todo) + liveBatchFiles - 1) / liveBatchFiles
 	batch := func(i int) []*repo.File { return todo[i*liveBatchFiles : min((i+1)*liveBatchFiles, len(todo))] }
-	err := inOrder(b.ctx, batches, func(i int) *Segment { return cutFiles(batch(i)) }, func(i int, seg *Segment) error {
+	err := inOrder(ctx, batches, func(i int) *Segment { return cutFiles(batch(i)) }, func(i int, seg *Segment) error {
 		b.add(batch(i), seg)
 		if from := mergeFrom(b.parts, b.maxPartChunks()); from < len(b.parts) {
 			b.merge(from)
@@ -575,7 +572,7 @@ func (b *builder) merge(from int) {
 }
 
 // publish makes the parts in hand the live index's code.
-func (b *builder) publish(state string, indexed, total int) {
+func (b *builder) publish(state State, indexed, total int) {
 	l := b.l
 	l.mu.Lock()
 	l.code = slices.Clone(b.parts)
@@ -597,19 +594,19 @@ func (b *builder) publish(state string, indexed, total int) {
 // What an edit adds is then about what the next save writes. The folders
 // the pointer no longer names are removed after it is written: a crash
 // in between leaves the index the last pointer names whole.
-func (b *builder) save() {
+func (b *builder) save(ctx context.Context) {
 	st := b.l.o.Store
 	if st == nil || b.saved || len(b.parts) == 0 {
 		return
 	}
 	// A save is finished even when closing: it is what the next run
 	// starts from.
-	ctx, key := context.WithoutCancel(b.ctx), b.l.o.Key
+	ctx, key := context.WithoutCancel(ctx), b.l.o.Key
 	hashes := make(map[string]string, len(b.files))
 	for path, f := range b.files {
 		hashes[path] = hex.EncodeToString(f.hash[:])
 	}
-	p := Pointer{Commit: version(hashes), BuiltAt: b.l.o.Now().UTC(), Chunks: b.chunks}
+	rec := SavedLive{Version: version(hashes), BuiltAt: b.l.o.Now().UTC(), Chunks: b.chunks}
 	for i, part := range b.parts {
 		if b.stored[i] == "" {
 			name := b.name()
@@ -619,23 +616,23 @@ func (b *builder) save() {
 			}
 			b.stored[i] = name
 		}
-		stored := StoredSegment{Name: b.stored[i]}
+		stored := SavedSegment{Name: b.stored[i]}
 		for f, dead := range part.Dead {
 			if dead {
 				stored.Dead = append(stored.Dead, f)
 			}
 		}
-		p.Segments = append(p.Segments, stored)
+		rec.Segments = append(rec.Segments, stored)
 	}
-	if err := b.saveVectors(ctx, &p); err != nil {
+	if err := b.saveVectors(ctx, &rec); err != nil {
 		b.l.o.Log.Warn("context index: saving vectors failed", "key", key, "error", err)
 		return
 	}
-	if err := st.SavePointer(ctx, key, p); err != nil {
+	if err := st.SaveLive(ctx, key, rec); err != nil {
 		b.l.o.Log.Warn("context index: saving failed", "key", key, "error", err)
 		return
 	}
-	if err := st.Prune(key, p); err != nil {
+	if err := st.Prune(key, rec); err != nil {
 		b.l.o.Log.Warn("context index: removing what the index no longer uses failed", "key", key, "error", err)
 	}
 	b.saved = true
@@ -643,8 +640,8 @@ func (b *builder) save() {
 
 // saveVectors saves the vectors added since the last save as a new set,
 // or, once the sets stored hold more than twice the vectors the chunks
-// use, those vectors as one set; p gets the sets.
-func (b *builder) saveVectors(ctx context.Context, p *Pointer) error {
+// use, those vectors as one set; rec gets the sets.
+func (b *builder) saveVectors(ctx context.Context, rec *SavedLive) error {
 	v := b.l.State().Vectors
 	if v == nil || v.Len() == 0 {
 		return nil
@@ -674,7 +671,7 @@ func (b *builder) saveVectors(ctx context.Context, p *Pointer) error {
 		b.vectorsStored += v.Len() - b.vectorsSaved
 	}
 	b.vectorsSaved = v.Len()
-	p.Model, p.Vectors = v.Model, slices.Clone(b.vectorSets)
+	rec.Model, rec.Vectors = v.Model, slices.Clone(b.vectorSets)
 	return nil
 }
 
@@ -689,12 +686,12 @@ func (b *builder) name() string {
 }
 
 // embed gives the chunks their vectors, in the background, whenever the
-// code changed.
-func (l *Live) embed() {
+// code changed, until Close (which cancels ctx).
+func (l *Live) embed(ctx context.Context) {
 	for {
 		select {
 		case <-l.embedWake:
-		case <-l.stop:
+		case <-ctx.Done():
 			return
 		}
 		l.embedding.Store(true)
@@ -708,16 +705,7 @@ func (l *Live) embed() {
 				}
 			})
 		}
-		ctx, cancel := context.WithCancel(context.Background())
-		go func() {
-			select {
-			case <-l.stop:
-			case <-ctx.Done():
-			}
-			cancel()
-		}()
 		err := l.embedTexts(ctx, st.Vectors, texts)
-		cancel()
 		l.embedding.Store(false)
 		if err != nil && !errors.Is(err, context.Canceled) {
 			l.o.Log.Warn("context index: embedding chunks failed; searches rank them lexically", "key", l.o.Key, "error", err)

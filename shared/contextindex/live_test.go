@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/testenv/embedtest"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
@@ -139,7 +140,7 @@ func waitUntil(t *testing.T, l *contextindex.Live, ok func(*contextindex.LiveSta
 
 func TestLiveRestartsFromTheStoredIndex(t *testing.T) {
 	dir := repotest.GoPackages(t, "container/list", "container/ring")
-	store := contextindex.NewStore(&contextindex.DirBlobs{Root: t.TempDir()})
+	store := indexfile.NewStore(&indexfile.DirBlobs{Root: t.TempDir()})
 	view := liveView(t, dir)
 	l := contextindex.NewLive(view, contextindex.LiveOptions{Store: store, Key: "repo"})
 	settled(t, l)
@@ -237,8 +238,8 @@ func hitIDs(hits []contextindex.Hit) []string {
 }
 
 // TestLiveRebuildsAnIndexOfAnOlderFormat starts over a store holding an
-// index an earlier version wrote (testdata/index-v1): it builds the index
-// anew, saves it in the current format and removes the old one.
+// index an earlier version wrote (indexfile/testdata/index-v1): it builds
+// the index anew, saves it in the current format and removes the old one.
 func TestLiveRebuildsAnIndexOfAnOlderFormat(t *testing.T) {
 	dir := repotest.WriteDir(t, map[string]string{
 		"README.md":            "# Toolshed\n\nTools for agents.\n\n## Auth\n\nKeys are hashed.\n",
@@ -249,14 +250,14 @@ func TestLiveRebuildsAnIndexOfAnOlderFormat(t *testing.T) {
 	root := t.TempDir()
 	os.MkdirAll(filepath.Join(root, "repo", "abc123"), 0o755)
 	for _, name := range []string{"chunks.json.gz", contextindex.LexicalFile} {
-		data, err := os.ReadFile(filepath.Join("testdata/index-v1", name))
+		data, err := os.ReadFile(filepath.Join("indexfile/testdata/index-v1", name))
 		if err != nil {
 			t.Fatal(err)
 		}
 		os.WriteFile(filepath.Join(root, "repo", "abc123", name), data, 0o644)
 	}
-	os.WriteFile(filepath.Join(root, "repo", contextindex.PointerFile), []byte(`{"commit":"abc123","builtAt":"2025-01-01T10:00:00Z","chunks":6}`), 0o644)
-	store := contextindex.NewStore(&contextindex.DirBlobs{Root: root})
+	os.WriteFile(filepath.Join(root, "repo", indexfile.PointerFile), []byte(`{"commit":"abc123","builtAt":"2025-01-01T10:00:00Z","chunks":6}`), 0o644)
+	store := indexfile.NewStore(&indexfile.DirBlobs{Root: root})
 
 	l := contextindex.NewLive(liveView(t, dir), contextindex.LiveOptions{Store: store, Key: "repo"})
 	st := settled(t, l)
@@ -320,7 +321,7 @@ func waitFor(t *testing.T, cond func() bool) {
 func TestLiveSavesWhatChanged(t *testing.T) {
 	dir := repotest.GoPackages(t, "strings", "bytes", "container/list")
 	root := t.TempDir()
-	store := contextindex.NewStore(&contextindex.DirBlobs{Root: root})
+	store := indexfile.NewStore(&indexfile.DirBlobs{Root: root})
 	srv, emb := embedtest.Start(t)
 	run := func() *contextindex.Live {
 		l := contextindex.NewLive(liveView(t, dir), contextindex.LiveOptions{Store: store, Key: "repo", Embedder: emb})
@@ -344,7 +345,7 @@ func TestLiveSavesWhatChanged(t *testing.T) {
 	written, total := int64(0), int64(0)
 	for name, f := range after {
 		total += f.Size()
-		if old, ok := before[name]; ok && name != "repo/"+contextindex.PointerFile {
+		if old, ok := before[name]; ok && name != "repo/"+indexfile.PointerFile {
 			if !old.ModTime().Equal(f.ModTime()) || old.Size() != f.Size() {
 				t.Errorf("%s was written again", name)
 			}

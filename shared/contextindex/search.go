@@ -19,10 +19,13 @@ const (
 	fusionDepth = 100
 )
 
-// Modes say how a search ranked its results.
+// Mode is how a search ranked its results, as context_search reports it.
+type Mode string
+
+// The modes.
 const (
-	ModeLexical = "lexical"
-	ModeHybrid  = "hybrid"
+	ModeLexical Mode = "lexical"
+	ModeHybrid  Mode = "hybrid"
 )
 
 // Corpus is what a search ranks: collections of documents, each ranked
@@ -207,7 +210,7 @@ func fill(hits []Hit) {
 // the two lists are merged by score; ties go to the newer document, then
 // the smaller id. With a query vector and documents that have vectors,
 // the search is hybrid, else lexical.
-func (c *Corpus) Search(q Query) ([]Hit, string) {
+func (c *Corpus) Search(q Query) ([]Hit, Mode) {
 	mode := ModeLexical
 	if q.Vector != nil && c.Vectors() > 0 {
 		mode = ModeHybrid

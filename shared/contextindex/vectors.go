@@ -182,12 +182,13 @@ const maxModelName = 256
 // ordered by hash so equal sets encode equally.
 func (v *Vectors) Marshal() []byte {
 	var b bytes.Buffer
-	v.write(&b) // a bytes.Buffer never fails
+	v.Encode(&b) // a bytes.Buffer never fails
 	return b.Bytes()
 }
 
-// write writes the encoding Marshal returns to w.
-func (v *Vectors) write(w io.Writer) error {
+// Encode writes the encoding Marshal returns to w (vectors.bin), without
+// holding it in memory.
+func (v *Vectors) Encode(w io.Writer) error {
 	head := []byte(vectorsMagic)
 	head = binary.AppendUvarint(head, uint64(len(v.Model)))
 	head = append(head, v.Model...)

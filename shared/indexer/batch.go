@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 )
 
 // maxStalledRounds is how many rounds in a row a batch may embed nothing
@@ -30,7 +31,7 @@ const (
 
 // round is what one invocation did of a batch.
 type round struct {
-	part     contextindex.PartInfo
+	part     indexfile.PartInfo
 	finished bool // the part is saved; else its checkpoint is
 	stats    embedStats
 }
@@ -41,7 +42,7 @@ type round struct {
 // runs short, it saves the checkpoint and queues the batch again. A batch
 // of a build that was replaced by a newer one is dropped.
 func (ix *Indexer) RunBatch(ctx context.Context, b Batch) error {
-	name := contextindex.PartName(b.N)
+	name := indexfile.PartName(b.N)
 	rec, _, err := ix.Store.Build(ctx, b.Tenant, "")
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("read the build record: %w", err)
@@ -58,7 +59,7 @@ func (ix *Indexer) RunBatch(ctx context.Context, b Batch) error {
 		if !r.finished {
 			return ix.queue(ctx, []Batch{continuation(b, r)})
 		}
-		rec, err = ix.Store.UpdateBuild(ctx, b.Tenant, func(rec *contextindex.Build) bool {
+		rec, err = ix.Store.UpdateBuild(ctx, b.Tenant, func(rec *indexfile.Build) bool {
 			if rec.Commit != b.Commit {
 				return false
 			}
@@ -73,7 +74,7 @@ func (ix *Indexer) RunBatch(ctx context.Context, b Batch) error {
 			return nil
 		}
 	}
-	if rec.Complete() && rec.State == contextindex.BuildRunning {
+	if rec.Complete() && rec.State == indexfile.BuildRunning {
 		return ix.publish(ctx, b.Tenant, rec)
 	}
 	return nil
@@ -96,7 +97,7 @@ func continuation(b Batch, r round) Batch {
 // round's time is up (then the checkpoint is saved, not the part).
 func (ix *Indexer) buildPart(ctx context.Context, b Batch, builtAt time.Time) (round, error) {
 	started := time.Now()
-	name := contextindex.PartName(b.N)
+	name := indexfile.PartName(b.N)
 	files, err := ix.Snapshots.Files(ctx, b.Tenant, b.Commit, b.Paths)
 	if err != nil {
 		return round{}, err
@@ -105,7 +106,7 @@ func (ix *Indexer) buildPart(ctx context.Context, b Batch, builtAt time.Time) (r
 	if err != nil {
 		return round{}, err
 	}
-	r := round{part: contextindex.PartInfo{Name: name, Files: len(files), Chunks: st.Chunks}, finished: true}
+	r := round{part: indexfile.PartInfo{Name: name, Files: len(files), Chunks: st.Chunks}, finished: true}
 	if len(b.Paths) > 0 {
 		r.part.First, r.part.Last = b.Paths[0], b.Paths[len(b.Paths)-1]
 	}
@@ -182,7 +183,7 @@ func (ix *Indexer) reusable(ctx context.Context, b Batch) []*contextindex.Vector
 // checkpoint saves the vectors of a part being embedded; a failure only
 // costs a retry the texts embedded since the last one.
 func (ix *Indexer) checkpoint(ctx context.Context, b Batch, v *contextindex.Vectors) {
-	name := contextindex.PartName(b.N)
+	name := indexfile.PartName(b.N)
 	if err := ix.Store.SaveCheckpoint(ctx, b.Tenant, b.Commit, name, v); err != nil {
 		ix.Log.Warn("indexer: checkpoint failed", "repo", b.Tenant, "part", name, "error", err)
 		return
@@ -192,23 +193,23 @@ func (ix *Indexer) checkpoint(ctx context.Context, b Batch, v *contextindex.Vect
 
 // publish publishes a complete build's index and marks the build
 // published.
-func (ix *Indexer) publish(ctx context.Context, tenant string, rec contextindex.Build) error {
-	m := contextindex.Manifest{Commit: rec.Commit, BuiltAt: rec.Started, Model: rec.Model, Parts: rec.Done}
+func (ix *Indexer) publish(ctx context.Context, tenant string, rec indexfile.Build) error {
+	m := indexfile.Manifest{Commit: rec.Commit, BuiltAt: rec.Started, Model: rec.Model, Parts: rec.Done}
 	moved, err := ix.Store.Publish(ctx, tenant, m)
 	if err != nil {
 		return fmt.Errorf("publish %s: %w", rec.Commit, err)
 	}
-	_, err = ix.Store.UpdateBuild(ctx, tenant, func(b *contextindex.Build) bool {
-		if b.Commit != rec.Commit || b.State == contextindex.BuildPublished {
+	_, err = ix.Store.UpdateBuild(ctx, tenant, func(b *indexfile.Build) bool {
+		if b.Commit != rec.Commit || b.State == indexfile.BuildPublished {
 			return false
 		}
-		b.State, b.Updated = contextindex.BuildPublished, ix.Now()
+		b.State, b.Updated = indexfile.BuildPublished, ix.Now()
 		return true
 	})
 	if err != nil {
 		return fmt.Errorf("record the publication of %s: %w", rec.Commit, err)
 	}
-	t := contextindex.Totals(rec.Done)
+	t := indexfile.Totals(rec.Done)
 	took := ix.Now().Sub(rec.Started)
 	ix.Log.Info("indexer: code index published", "repo", tenant, "commit", rec.Commit, "pointer_moved", moved,
 		"files", t.Files, "parts", len(rec.Done), "chunks", t.Chunks, "vectors", t.Vectors, "reused", t.Reused,

@@ -60,8 +60,10 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/toolshed/toolshed/shared/awscall"
 	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/memoryfile"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/settings"
@@ -79,8 +81,8 @@ import (
 var Grants = []family.Grant{
 	family.Objects(repo.Prefix, "s3:GetObject"),
 	family.List(repo.Prefix),
-	family.Objects(contextindex.BucketPrefix, "s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload"),
-	family.List(contextindex.BucketPrefix),
+	family.Objects(indexfile.BucketPrefix, "s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload"),
+	family.List(indexfile.BucketPrefix),
 	family.Model(embedding.TitanV2),
 }
 
@@ -112,7 +114,7 @@ type SnapshotReader interface {
 
 // Indexer handles the events of both functions.
 type Indexer struct {
-	Store     *contextindex.Store
+	Store     *indexfile.Store
 	Embedder  contextindex.Embedder // nil: lexical code indexes, no memory vectors
 	Snapshots SnapshotReader        // nil: snapshot events are refused
 	// Queue takes batch messages; nil: every batch is built here, in turn.
@@ -126,7 +128,7 @@ type Indexer struct {
 }
 
 // New builds an Indexer from an Env: the bucket's snapshots and indexes
-// (contextindex.BucketPrefix), the configured embedder and, when
+// (indexfile.BucketPrefix), the configured embedder and, when
 // TOOLSHED_INDEX_QUEUE is set, the index queue.
 func New(ctx context.Context, env *wiring.Env, metrics io.Writer) (*Indexer, error) {
 	bucket, err := env.S3(ctx)
@@ -147,7 +149,7 @@ func New(ctx context.Context, env *wiring.Env, metrics io.Writer) (*Indexer, err
 		return nil, err
 	}
 	ix := &Indexer{
-		Store:      contextindex.NewStore(&contextindex.S3Blobs{Bucket: bucket, Prefix: contextindex.BucketPrefix}),
+		Store:      indexfile.NewStore(&indexfile.S3Blobs{Bucket: bucket, Prefix: indexfile.BucketPrefix}),
 		Embedder:   emb,
 		Snapshots:  &Snapshots{Bucket: bucket, Policy: policy, MaxBytes: int64(env.Config.RepoMaxMB) << 20},
 		BatchFiles: files,
@@ -311,7 +313,7 @@ func (ix *Indexer) handleStream(ctx context.Context, ev events.DynamoDBEvent) ev
 			ix.Log.Warn("indexer: stream record is not a memory entry", "event", r.EventID)
 			continue
 		}
-		doc, ok := contextindex.MemoryDoc(e)
+		doc, ok := memoryfile.SearchDoc(e)
 		if !ok {
 			continue
 		}

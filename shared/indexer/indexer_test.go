@@ -19,6 +19,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
@@ -104,7 +105,7 @@ func drain(t *testing.T, ix *Indexer, q *memQueue) {
 func newIndexer(s3 *repotest.S3, emb contextindex.Embedder, q Queue) *Indexer {
 	b := s3.Objects()
 	return &Indexer{
-		Store:      contextindex.NewStore(&contextindex.S3Blobs{Bucket: b, Prefix: contextindex.BucketPrefix}),
+		Store:      indexfile.NewStore(&indexfile.S3Blobs{Bucket: b, Prefix: indexfile.BucketPrefix}),
 		Embedder:   emb,
 		Snapshots:  &Snapshots{Bucket: b, MaxBytes: repo.DefaultMaxBytes},
 		Queue:      q,
@@ -132,7 +133,7 @@ func published(t *testing.T, ix *Indexer) {
 }
 
 // current returns acme's build record and pointer (zero when none).
-func current(t *testing.T, ix *Indexer) (contextindex.Build, contextindex.Pointer) {
+func current(t *testing.T, ix *Indexer) (indexfile.Build, indexfile.Pointer) {
 	t.Helper()
 	ctx := context.Background()
 	b, _, err := ix.Store.Build(ctx, "acme", "")
@@ -147,7 +148,7 @@ func current(t *testing.T, ix *Indexer) (contextindex.Build, contextindex.Pointe
 }
 
 // loadParts reads acme's published index, its parts ranked together.
-func loadParts(t *testing.T, ix *Indexer) (contextindex.Manifest, *contextindex.Corpus) {
+func loadParts(t *testing.T, ix *Indexer) (indexfile.Manifest, *contextindex.Corpus) {
 	t.Helper()
 	ctx := context.Background()
 	_, p := current(t, ix)
@@ -180,7 +181,7 @@ func testFanOut(t *testing.T, s3 *repotest.S3) {
 	published(t, ix)
 	bodies := q.take()
 	rec, p := current(t, ix)
-	if len(bodies) != 3 || rec.Commit != "c1" || rec.Batches != 3 || rec.Files != 3 || !rec.Queued || rec.State != contextindex.BuildRunning {
+	if len(bodies) != 3 || rec.Commit != "c1" || rec.Batches != 3 || rec.Files != 3 || !rec.Queued || rec.State != indexfile.BuildRunning {
 		t.Fatalf("planned: %d messages, record %+v", len(bodies), rec)
 	}
 	if p.Commit != "" {
@@ -198,11 +199,11 @@ func testFanOut(t *testing.T, s3 *repotest.S3) {
 	}
 	deliver(t, ix, bodies[2])
 	rec, p = current(t, ix)
-	if p.Commit != "c1" || p.Parts != 3 || p.Model != emb.Model() || rec.State != contextindex.BuildPublished {
+	if p.Commit != "c1" || p.Parts != 3 || p.Model != emb.Model() || rec.State != indexfile.BuildPublished {
 		t.Fatalf("after the last batch: pointer %+v, record %+v", p, rec)
 	}
 	m, corpus := loadParts(t, ix)
-	total := contextindex.Totals(m.Parts)
+	total := indexfile.Totals(m.Parts)
 	if total.Files != 3 || total.Vectors != total.Chunks || total.Embedded != int(srv.Texts.Load()) || corpus.Vectors() != total.Chunks {
 		t.Errorf("published: %+v; %d texts embedded, %d vectors searched", total, srv.Texts.Load(), corpus.Vectors())
 	}
@@ -226,10 +227,10 @@ func testFanOut(t *testing.T, s3 *repotest.S3) {
 	drain(t, ix, q)
 	rec, p = current(t, ix)
 	m, _ = loadParts(t, ix)
-	if p.Commit != "c2" || rec.State != contextindex.BuildPublished || srv.Texts.Load()-embedded != 1 {
+	if p.Commit != "c2" || rec.State != indexfile.BuildPublished || srv.Texts.Load()-embedded != 1 {
 		t.Errorf("c2: pointer %s, %s, %d texts embedded (want 1)", p.Commit, rec.State, srv.Texts.Load()-embedded)
 	}
-	if total := contextindex.Totals(m.Parts); total.Reused != total.Vectors-1 || total.Embedded != 1 {
+	if total := indexfile.Totals(m.Parts); total.Reused != total.Vectors-1 || total.Embedded != 1 {
 		t.Errorf("c2's parts: %+v", total)
 	}
 }
@@ -256,7 +257,7 @@ func testResume(t *testing.T, s3 *repotest.S3) {
 		t.Fatal(err)
 	}
 	next := q.take()
-	cp, err := ix.Store.Checkpoint(context.Background(), "acme", "c1", contextindex.PartName(0))
+	cp, err := ix.Store.Checkpoint(context.Background(), "acme", "c1", indexfile.PartName(0))
 	if len(next) != 1 || err != nil || cp.Len() == 0 {
 		t.Fatalf("a round cut short: %d continuations, checkpoint %v", len(next), err)
 	}
@@ -271,7 +272,7 @@ func testResume(t *testing.T, s3 *repotest.S3) {
 	before := srv.Texts.Load()
 	deliver(t, ix, next[0])
 	m, _ := loadParts(t, ix)
-	total := contextindex.Totals(m.Parts)
+	total := indexfile.Totals(m.Parts)
 	if total.Vectors != total.Chunks || total.Failed != 0 {
 		t.Errorf("after resuming: %+v", total)
 	}
@@ -307,7 +308,7 @@ func testReplacedBuild(t *testing.T, s3 *repotest.S3) {
 	}
 	drain(t, ix, q)
 	m, _ := loadParts(t, ix)
-	total := contextindex.Totals(m.Parts)
+	total := indexfile.Totals(m.Parts)
 	if m.Commit != "c2" || total.Vectors != total.Chunks || int64(total.Embedded) != srv.Texts.Load()-doneOld || total.Reused == 0 {
 		t.Errorf("c2: %+v; %d texts embedded for c1's part", total, doneOld)
 	}
@@ -326,7 +327,7 @@ func testRefusedText(t *testing.T, s3 *repotest.S3) {
 	published(t, ix)
 	drain(t, ix, q)
 	m, _ := loadParts(t, ix)
-	if total := contextindex.Totals(m.Parts); total.Failed != 1 || total.Vectors != total.Chunks-1 {
+	if total := indexfile.Totals(m.Parts); total.Failed != 1 || total.Vectors != total.Chunks-1 {
 		t.Errorf("a refused text: %+v", total)
 	}
 }
@@ -370,7 +371,7 @@ func testProviderDown(t *testing.T, s3 *repotest.S3) {
 		t.Fatalf("a batch stalled %d rounds was queued again: %s", maxStalledRounds, more)
 	}
 	m, _ := loadParts(t, ix)
-	if total := contextindex.Totals(m.Parts); total.Vectors != 0 || total.Failed != total.Chunks {
+	if total := indexfile.Totals(m.Parts); total.Vectors != 0 || total.Failed != total.Chunks {
 		t.Errorf("the part built without its vectors: %+v", total)
 	}
 }
@@ -403,7 +404,7 @@ func testLexical(t *testing.T, s3 *repotest.S3) {
 	published(t, ix)
 	drain(t, ix, q)
 	m, corpus := loadParts(t, ix)
-	if p := m.Parts; len(p) != 2 || m.Model != "" || corpus.Vectors() != 0 || corpus.Len() != contextindex.Totals(p).Chunks {
+	if p := m.Parts; len(p) != 2 || m.Model != "" || corpus.Vectors() != 0 || corpus.Len() != indexfile.Totals(p).Chunks {
 		t.Errorf("lexical build: %+v", m)
 	}
 }
@@ -443,7 +444,7 @@ func testSnapshotFiles(t *testing.T, s3 *repotest.S3) {
 		t.Errorf("bom.md read as %+v, %v", files, err)
 	}
 	published(t, ix)
-	if rec, p := current(t, ix); p.Commit != "c1" || rec.Batches != 2 || rec.State != contextindex.BuildPublished {
+	if rec, p := current(t, ix); p.Commit != "c1" || rec.Batches != 2 || rec.State != indexfile.BuildPublished {
 		t.Errorf("without a queue: pointer %+v, record %+v", p, rec)
 	}
 }

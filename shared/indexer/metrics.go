@@ -3,7 +3,7 @@ package indexer
 import (
 	"time"
 
-	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/telemetry"
 )
 
@@ -40,7 +40,7 @@ func (ix *Indexer) roundMetrics(r round, took time.Duration) {
 }
 
 // publishMetrics writes the metrics of an index published.
-func (ix *Indexer) publishMetrics(t contextindex.PartInfo, took time.Duration) {
+func (ix *Indexer) publishMetrics(t indexfile.PartInfo, took time.Duration) {
 	if ix.Metrics == nil {
 		return
 	}

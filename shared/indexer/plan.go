@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 )
 
 // Batch is one message on the index queue: a run of a snapshot's files,
@@ -20,7 +21,7 @@ type Batch struct {
 	// for its default repository), its index's key.
 	Tenant string   `json:"tenant"`
 	Commit string   `json:"commit"`
-	N      int      `json:"n"`     // its part is contextindex.PartName(N)
+	N      int      `json:"n"`     // its part is indexfile.PartName(N)
 	Paths  []string `json:"paths"` // its files, in path order
 	// Reuse are parts of earlier indexes holding files of the batch's
 	// range, whose vectors its chunks may reuse.
@@ -80,7 +81,7 @@ func (ix *Indexer) IndexSnapshot(ctx context.Context, tenant string) error {
 	}
 	now := ix.Now()
 	batches := ix.split(tenant, snap)
-	building := prev.Commit == snap.Commit && prev.Model == ix.model() && prev.State == contextindex.BuildRunning
+	building := prev.Commit == snap.Commit && prev.Model == ix.model() && prev.State == indexfile.BuildRunning
 	if building && prev.Queued && now.Sub(prev.Updated) < stalledAfter {
 		ix.Log.Info("indexer: snapshot being indexed", "repo", tenant, "commit", snap.Commit, "done", len(prev.Done), "batches", prev.Batches)
 		return nil
@@ -89,13 +90,13 @@ func (ix *Indexer) IndexSnapshot(ctx context.Context, tenant string) error {
 	if building {
 		// Its batches were not all queued, or nothing has been done for a
 		// while: send again those not done (their checkpoints are kept).
-		replaced = contextindex.Build{}
-		batches = slices.DeleteFunc(batches, func(b Batch) bool { return prev.IsDone(contextindex.PartName(b.N)) })
+		replaced = indexfile.Build{}
+		batches = slices.DeleteFunc(batches, func(b Batch) bool { return prev.IsDone(indexfile.PartName(b.N)) })
 	}
 	ix.reuse(ctx, tenant, p, replaced, batches)
 	if !building {
-		_, err := ix.Store.UpdateBuild(ctx, tenant, func(b *contextindex.Build) bool {
-			*b = contextindex.Build{Commit: snap.Commit, Model: ix.model(), State: contextindex.BuildRunning,
+		_, err := ix.Store.UpdateBuild(ctx, tenant, func(b *indexfile.Build) bool {
+			*b = indexfile.Build{Commit: snap.Commit, Model: ix.model(), State: indexfile.BuildRunning,
 				Started: now, Updated: now, Files: len(snap.Files), Batches: len(batches)}
 			return true
 		})
@@ -107,7 +108,7 @@ func (ix *Indexer) IndexSnapshot(ctx context.Context, tenant string) error {
 	if err := ix.queue(ctx, batches); err != nil {
 		return err
 	}
-	_, err = ix.Store.UpdateBuild(ctx, tenant, func(b *contextindex.Build) bool {
+	_, err = ix.Store.UpdateBuild(ctx, tenant, func(b *indexfile.Build) bool {
 		if b.Commit != snap.Commit || b.Queued {
 			return false
 		}
@@ -158,19 +159,19 @@ func (ix *Indexer) split(tenant string, snap contextindex.Snapshot) []Batch {
 // reuse tells each batch which parts of earlier indexes hold files of its
 // range: those of the published index (p; one whole index is one part
 // holding everything) and those done by the build being replaced.
-func (ix *Indexer) reuse(ctx context.Context, tenant string, p contextindex.Pointer, replaced contextindex.Build, batches []Batch) {
+func (ix *Indexer) reuse(ctx context.Context, tenant string, p indexfile.Pointer, replaced indexfile.Build, batches []Batch) {
 	if ix.Embedder == nil {
 		return
 	}
 	type source struct {
 		commit string
-		parts  []contextindex.PartInfo
+		parts  []indexfile.PartInfo
 	}
 	var sources []source
 	switch {
 	case p.Commit == "" || p.Model != ix.model():
 	case p.Parts == 0:
-		sources = append(sources, source{p.Commit, []contextindex.PartInfo{{Last: "\U0010FFFF"}}})
+		sources = append(sources, source{p.Commit, []indexfile.PartInfo{{Last: "\U0010FFFF"}}})
 	default:
 		m, err := ix.Store.Manifest(ctx, tenant, p.Commit)
 		if err != nil {
@@ -179,7 +180,7 @@ func (ix *Indexer) reuse(ctx context.Context, tenant string, p contextindex.Poin
 		}
 		sources = append(sources, source{p.Commit, m.Parts})
 	}
-	if replaced.State == contextindex.BuildRunning && replaced.Commit != p.Commit && replaced.Model == ix.model() {
+	if replaced.State == indexfile.BuildRunning && replaced.Commit != p.Commit && replaced.Model == ix.model() {
 		sources = append(sources, source{replaced.Commit, replaced.Done})
 	}
 	for i, b := range batches {

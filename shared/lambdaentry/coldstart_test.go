@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
@@ -25,7 +25,7 @@ func TestColdStartsReadTheDefaultRepository(t *testing.T) {
 	d.S3(t)
 	s3 := &repotest.S3{Moto: d.Moto, Bucket: d.Bucket}
 	s3.Publish(t, "shared", "c1", repotest.GoPackages(t, "container/list", "net/url", "strings"))
-	ix := &indexer.Indexer{Store: contextindex.NewStore(&contextindex.S3Blobs{Bucket: s3.Objects(), Prefix: contextindex.BucketPrefix}),
+	ix := &indexer.Indexer{Store: indexfile.NewStore(&indexfile.S3Blobs{Bucket: s3.Objects(), Prefix: indexfile.BucketPrefix}),
 		Snapshots: &indexer.Snapshots{Bucket: s3.Objects(), MaxBytes: repo.DefaultMaxBytes}, BatchFiles: 4,
 		Now: time.Now, Log: slog.New(slog.DiscardHandler)}
 	if err := ix.IndexSnapshot(context.Background(), "shared"); err != nil {

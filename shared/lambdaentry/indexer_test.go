@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/testenv/deploytest"
 	"github.com/toolshed/toolshed/shared/testenv/embedtest"
@@ -27,7 +27,7 @@ func published(t testing.TB, f *deploytest.FanOut, tenant string) {
 }
 
 // waitPublished waits until tenant's pointer names commit.
-func waitPublished(t testing.TB, f *deploytest.FanOut, tenant, commit string, within time.Duration) contextindex.Manifest {
+func waitPublished(t testing.TB, f *deploytest.FanOut, tenant, commit string, within time.Duration) indexfile.Manifest {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), within)
 	defer cancel()
@@ -136,7 +136,7 @@ func TestIndexerFanOut(t *testing.T) {
 	m := waitPublished(t, f, "acme", "c1", time.Minute)
 	took := time.Since(start)
 
-	total := contextindex.Totals(m.Parts)
+	total := indexfile.Totals(m.Parts)
 	if len(m.Parts) != rec.Batches || total.Files != files || total.Vectors != total.Chunks || total.Failed != 0 || m.Model != embedtest.Model {
 		t.Errorf("published: %d parts of %d batches, %+v", len(m.Parts), rec.Batches, total)
 	}

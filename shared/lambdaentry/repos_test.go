@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/auth"
-	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/testenv/lambdatest"
@@ -58,7 +58,7 @@ func TestNamedRepositories(t *testing.T) {
 	if resp.FunctionError != "" {
 		t.Fatalf("indexer: %s\n%s", resp.Payload, ix.Output())
 	}
-	store := contextindex.NewStore(&contextindex.S3Blobs{Bucket: objects.New(d.Moto.S3(), bucket), Prefix: contextindex.BucketPrefix})
+	store := indexfile.NewStore(&indexfile.S3Blobs{Bucket: objects.New(d.Moto.S3(), bucket), Prefix: indexfile.BucketPrefix})
 	if p, _, err := store.Pointer(context.Background(), "acme/web", ""); err != nil || p.Commit != commit {
 		t.Fatalf("the index of acme/web: %+v, %v", p, err)
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/toolshed/toolshed/contracts"
-	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/schema"
@@ -78,7 +78,7 @@ func TestScale(t *testing.T) {
 	m := waitPublished(t, f, "big", p.Commit, 90*time.Minute)
 	took := time.Since(start)
 	stopProgress()
-	total := contextindex.Totals(m.Parts)
+	total := indexfile.Totals(m.Parts)
 	peakPlan, _ := f.Indexer.PeakRSS()
 	t.Logf("indexed: %d files, %d chunks (%d with a vector, %d failed) in %d batches; planned in %v, published after %v",
 		total.Files, total.Chunks, total.Vectors, total.Failed, len(m.Parts), planned.Round(time.Millisecond), took.Round(time.Second))

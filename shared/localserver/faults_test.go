@@ -22,7 +22,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/toolshed/toolshed/contracts"
 	"github.com/toolshed/toolshed/shared/auth"
-	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/httpapi"
 	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/objects"
@@ -256,7 +256,7 @@ func TestDependencyFaults(t *testing.T) {
 		_, err := repo.Publish(context.Background(), b, repo.PublishInput{Repo: reposcope.DefaultOf("acme"), Commit: "c1", Dir: repoDir,
 			Paths: repotest.Files(t, repoDir), MaxBytes: repo.DefaultMaxBytes, Now: repotest.ModTime})
 		must(t, err)
-		ix := &indexer.Indexer{Store: contextindex.NewStore(&contextindex.S3Blobs{Bucket: b, Prefix: contextindex.BucketPrefix}),
+		ix := &indexer.Indexer{Store: indexfile.NewStore(&indexfile.S3Blobs{Bucket: b, Prefix: indexfile.BucketPrefix}),
 			Snapshots: &indexer.Snapshots{Bucket: b, MaxBytes: repo.DefaultMaxBytes}, Now: time.Now, Log: slog.New(slog.DiscardHandler)}
 		must(t, ix.IndexSnapshot(context.Background(), "acme"))
 	}

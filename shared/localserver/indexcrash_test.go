@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 )
 
@@ -62,7 +62,7 @@ func TestIndexSaveSurvivesACrash(t *testing.T) {
 
 // pointer returns the pointer of the index saved under index, "" for none.
 func pointer(index string) string {
-	found, _ := filepath.Glob(filepath.Join(index, "*", contextindex.PointerFile))
+	found, _ := filepath.Glob(filepath.Join(index, "*", indexfile.PointerFile))
 	if len(found) == 0 {
 		return ""
 	}

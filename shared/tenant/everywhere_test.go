@@ -20,6 +20,7 @@ import (
 	"github.com/toolshed/toolshed/shared/auth"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/oauth"
 	"github.com/toolshed/toolshed/shared/objects"
@@ -132,14 +133,14 @@ func TestSnapshotsAgree(t *testing.T) {
 }
 
 func TestIndexesAgree(t *testing.T) {
-	st := contextindex.NewStore(&contextindex.MemBlobs{})
+	st := indexfile.NewStore(&indexfile.MemBlobs{})
 	// Code indexes are a repository's: the tenant's named repository "r".
 	tenanttest.Agree(t, "contextindex pointer", func(t *testing.T, s string) bool {
 		_, _, err := st.Pointer(t.Context(), reposcope.Ref{Tenant: s, Name: "r"}.Key(), "")
 		return accepted(err)
 	})
 	tenanttest.Agree(t, "contextindex code", func(t *testing.T, s string) bool {
-		_, err := st.LoadCode(t.Context(), reposcope.Ref{Tenant: s, Name: "r"}.Key(), contextindex.Pointer{Commit: "c1", Format: contextindex.CodeFormat})
+		_, err := st.LoadCode(t.Context(), reposcope.Ref{Tenant: s, Name: "r"}.Key(), indexfile.Pointer{Commit: "c1", Format: indexfile.CodeFormat})
 		return accepted(err)
 	})
 	tenanttest.Agree(t, "contextindex memory vectors", func(t *testing.T, s string) bool {
@@ -166,7 +167,7 @@ func (o openRecorder) Files(context.Context, string, string, []string) ([]contex
 func TestIndexerAgrees(t *testing.T) {
 	rec := openRecorder{opened: map[string]bool{}}
 	ix := &indexer.Indexer{
-		Store:     contextindex.NewStore(&contextindex.MemBlobs{}),
+		Store:     indexfile.NewStore(&indexfile.MemBlobs{}),
 		Snapshots: rec,
 		Now:       time.Now,
 		Log:       slog.New(slog.DiscardHandler),

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/store"
@@ -75,7 +75,7 @@ func TestSecretsRefusedByEveryRepositoryTool(t *testing.T) {
 	}
 	t.Cleanup(func() { local.Close() })
 	localSrc := repo.Shared{View: local}
-	localSearch := contextsearch.New(contextsearch.Options{Memory: st.Memory, Blobs: &contextindex.MemBlobs{}, Mode: wiring.CodeIndexLive, Repo: localSrc})
+	localSearch := contextsearch.New(contextsearch.Options{Memory: st.Memory, Blobs: &indexfile.MemBlobs{}, Mode: wiring.CodeIndexLive, Repo: localSrc})
 	t.Cleanup(localSearch.Close)
 	localSearch.Start(context.Background(), "alice")
 	localSearch.Settle()
@@ -85,8 +85,8 @@ func TestSecretsRefusedByEveryRepositoryTool(t *testing.T) {
 	// views that apply the policy; the indexer builds the code index.
 	s3.Publish(t, "alice", "c1", dir)
 	s3Src := s3.Source(repo.S3Options{Policy: policy})
-	blobs := &contextindex.S3Blobs{Bucket: s3.Objects(), Prefix: contextindex.BucketPrefix}
-	ix := &indexer.Indexer{Store: contextindex.NewStore(blobs), Snapshots: &indexer.Snapshots{Bucket: s3.Objects(), Policy: policy, MaxBytes: repo.DefaultMaxBytes},
+	blobs := &indexfile.S3Blobs{Bucket: s3.Objects(), Prefix: indexfile.BucketPrefix}
+	ix := &indexer.Indexer{Store: indexfile.NewStore(blobs), Snapshots: &indexer.Snapshots{Bucket: s3.Objects(), Policy: policy, MaxBytes: repo.DefaultMaxBytes},
 		Now: tooltest.NewClock().Now, Log: slog.New(slog.DiscardHandler)}
 	if err := ix.IndexSnapshot(context.Background(), "alice"); err != nil {
 		t.Fatal(err)

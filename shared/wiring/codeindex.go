@@ -4,7 +4,7 @@ import (
 	"context"
 	"path/filepath"
 
-	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 )
 
 // CodeIndexMode is who keeps context_search's code indexes.
@@ -24,10 +24,10 @@ const (
 // keeps them.
 type CodeIndexes struct {
 	Mode CodeIndexMode
-	// Blobs hold the indexes: the bucket under contextindex.BucketPrefix
+	// Blobs hold the indexes: the bucket under indexfile.BucketPrefix
 	// (CodeIndexStored), or the data directory's folder (CodeIndexLive;
 	// in memory when there is no data directory).
-	Blobs contextindex.Blobs
+	Blobs indexfile.Blobs
 	// DefaultRepo is whose code index a tenant without one searches
 	// (CodeIndexStored; "" for none).
 	DefaultRepo string
@@ -47,13 +47,13 @@ func (e *Env) CodeIndexes(ctx context.Context, folder string) (CodeIndexes, erro
 		}
 		return CodeIndexes{
 			Mode:        CodeIndexStored,
-			Blobs:       &contextindex.S3Blobs{Bucket: bucket, Prefix: contextindex.BucketPrefix},
+			Blobs:       &indexfile.S3Blobs{Bucket: bucket, Prefix: indexfile.BucketPrefix},
 			DefaultRepo: e.Config.DefaultRepo,
 		}, nil
 	}
-	idx := CodeIndexes{Mode: CodeIndexLive, Blobs: &contextindex.MemBlobs{}, Tenant: e.Config.LocalTenant}
+	idx := CodeIndexes{Mode: CodeIndexLive, Blobs: &indexfile.MemBlobs{}, Tenant: e.Config.LocalTenant}
 	if e.Config.DataDir != "" {
-		idx.Blobs = &contextindex.DirBlobs{Root: filepath.Join(e.Config.DataDir, folder)}
+		idx.Blobs = &indexfile.DirBlobs{Root: filepath.Join(e.Config.DataDir, folder)}
 	}
 	return idx, nil
 }

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/config"
-	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/wiring"
@@ -110,11 +110,11 @@ func TestCodeIndexes(t *testing.T) {
 		tenant      string
 	}{
 		{"bucket", config.Config{Bucket: "b", DefaultRepo: "acme", LocalTenant: "local", DataDir: dir},
-			wiring.CodeIndexStored, "*contextindex.S3Blobs", "acme", ""},
+			wiring.CodeIndexStored, "*indexfile.S3Blobs", "acme", ""},
 		{"data directory", config.Config{LocalTenant: "local", DataDir: dir, DefaultRepo: "acme"},
-			wiring.CodeIndexLive, "*contextindex.DirBlobs", "", "local"},
+			wiring.CodeIndexLive, "*indexfile.DirBlobs", "", "local"},
 		{"no data directory", config.Config{LocalTenant: "local"},
-			wiring.CodeIndexLive, "*contextindex.MemBlobs", "", "local"},
+			wiring.CodeIndexLive, "*indexfile.MemBlobs", "", "local"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -128,7 +128,7 @@ func TestCodeIndexes(t *testing.T) {
 				t.Errorf("got %s, %s, default repo %q, tenant %q; want %s, %s, %q, %q",
 					got.Mode, blobs, got.DefaultRepo, got.Tenant, tt.mode, tt.blobs, tt.defaultRepo, tt.tenant)
 			}
-			if d, ok := got.Blobs.(*contextindex.DirBlobs); ok && d.Root != filepath.Join(dir, "index") {
+			if d, ok := got.Blobs.(*indexfile.DirBlobs); ok && d.Root != filepath.Join(dir, "index") {
 				t.Errorf("index folder %s, want %s", d.Root, filepath.Join(dir, "index"))
 			}
 		})

@@ -7,20 +7,21 @@ import (
 	"io/fs"
 
 	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/reposcope"
 )
 
 // RepoIndex is how far the code index of a repository (context_search's)
 // is, for list_repos.
 type RepoIndex struct {
-	State        string // contextindex.StateReady, StateBuilding, or RepoIndexNone
-	Commit       string // the commit indexed, when known
+	State        contextindex.State // contextindex.StateReady, StateBuilding, or RepoIndexNone
+	Commit       string             // the commit indexed, when known
 	FilesIndexed int
 	FilesTotal   int
 }
 
 // RepoIndexNone is the state of a repository without a code index.
-const RepoIndexNone = "none"
+const RepoIndexNone contextindex.State = "none"
 
 // RepoIndexes answers RepoIndex for the code indexes a family keeps in
 // process (the local server's context_search).
@@ -51,7 +52,7 @@ func (e *Env) RepoIndex(ctx context.Context, r reposcope.Ref) (RepoIndex, error)
 	if err != nil {
 		return RepoIndex{}, err
 	}
-	st := contextindex.NewStore(&contextindex.S3Blobs{Bucket: bucket, Prefix: contextindex.BucketPrefix})
+	st := indexfile.NewStore(&indexfile.S3Blobs{Bucket: bucket, Prefix: indexfile.BucketPrefix})
 	p, _, err := st.Pointer(ctx, r.Key(), "")
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return RepoIndex{}, fmt.Errorf("read the code index pointer of %s: %w", r, err)
@@ -65,9 +66,9 @@ func (e *Env) RepoIndex(ctx context.Context, r reposcope.Ref) (RepoIndex, error)
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
 		return RepoIndex{}, fmt.Errorf("read the build record of %s: %w", r, err)
-	case b.State == contextindex.BuildRunning && b.Commit != out.Commit:
+	case b.State == indexfile.BuildRunning && b.Commit != out.Commit:
 		out = RepoIndex{State: contextindex.StateBuilding, Commit: b.Commit,
-			FilesIndexed: contextindex.Totals(b.Done).Files, FilesTotal: b.Files}
+			FilesIndexed: indexfile.Totals(b.Done).Files, FilesTotal: b.Files}
 	}
 	return out, nil
 }

@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/symbols"
@@ -16,7 +16,7 @@ import (
 // directory; SymbolsPrefix, under the bucket's index prefix.
 const (
 	SymbolsDir    = "symbols"
-	SymbolsPrefix = contextindex.BucketPrefix + "symbols/"
+	SymbolsPrefix = indexfile.BucketPrefix + "symbols/"
 )
 
 // maxSymbolsBytes bounds a stored symbol table read from the bucket.

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/objects"
@@ -28,7 +28,7 @@ type FanOut struct {
 	Workers *lambdatest.Pool
 	Source  *lambdatest.SQSSource
 	Indexer *lambdatest.Function
-	Store   *contextindex.Store
+	Store   *indexfile.Store
 }
 
 // FanOutOptions shape a fan-out run.
@@ -51,7 +51,7 @@ func (s *Stack) StartFanOut(tb testing.TB, o FanOutOptions) *FanOut {
 	tb.Helper()
 	bucket, _ := s.S3(tb)
 	f := &FanOut{Queue: s.Moto.NewQueue(tb, o.Visibility, 5)}
-	f.Store = contextindex.NewStore(&contextindex.S3Blobs{Bucket: objects.New(s.Moto.S3(), bucket), Prefix: contextindex.BucketPrefix})
+	f.Store = indexfile.NewStore(&indexfile.S3Blobs{Bucket: objects.New(s.Moto.S3(), bucket), Prefix: indexfile.BucketPrefix})
 	cfg := s.IndexerConfig(tb)
 	cfg.Env[indexer.QueueURL.Name()] = f.Queue.URL
 	cfg.Env[indexer.BatchFiles.Name()] = strconv.Itoa(o.BatchFiles)
@@ -89,17 +89,17 @@ func (f *FanOut) Published(ctx context.Context, tenant string) error {
 
 // WaitPublished waits until tenant's pointer names commit and returns the
 // index's manifest.
-func (f *FanOut) WaitPublished(ctx context.Context, tenant, commit string) (contextindex.Manifest, error) {
+func (f *FanOut) WaitPublished(ctx context.Context, tenant, commit string) (indexfile.Manifest, error) {
 	for ; ctx.Err() == nil; time.Sleep(50 * time.Millisecond) {
 		p, _, err := f.Store.Pointer(ctx, tenant, "")
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return contextindex.Manifest{}, err
+			return indexfile.Manifest{}, err
 		}
 		if p.Commit == commit {
 			return f.Store.Manifest(ctx, tenant, commit)
 		}
 	}
 	b, _, _ := f.Store.Build(context.Background(), tenant, "")
-	return contextindex.Manifest{}, fmt.Errorf("%s not published: build %+v; %d events, %d failed: %w",
+	return indexfile.Manifest{}, fmt.Errorf("%s not published: build %+v; %d events, %d failed: %w",
 		commit, b, f.Source.Events.Load(), f.Source.Failed.Load(), ctx.Err())
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolshed/toolshed/shared/awscall"
 	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/memoryfile"
 	"github.com/toolshed/toolshed/shared/objects"
@@ -44,7 +45,7 @@ func TestLocalCode(t *testing.T) {
 	data := t.TempDir()
 	st := tooltest.BoltStores(t)
 	h := newHarness(t, st, contextsearch.Options{
-		Blobs: &contextindex.DirBlobs{Root: filepath.Join(data, "index")}, Mode: wiring.CodeIndexLive,
+		Blobs: &indexfile.DirBlobs{Root: filepath.Join(data, "index")}, Mode: wiring.CodeIndexLive,
 		Repo: repotest.Local(t, dir),
 	})
 	h.svc.Start(context.Background(), "local")
@@ -84,7 +85,7 @@ func TestLocalCode(t *testing.T) {
 	os.WriteFile(zebra, []byte("package sort\n\n// Zebra stripes a slice.\nfunc Zebra() {}\n"), 0o644)
 	h.eventually(t, "local", `{"query":"zebra stripes"}`, func(o output) bool { return len(o.Results) > 0 })
 	h.svc.Close() // saves the index
-	h2 := newHarness(t, st, contextsearch.Options{Blobs: &contextindex.DirBlobs{Root: filepath.Join(data, "index")}, Mode: wiring.CodeIndexLive,
+	h2 := newHarness(t, st, contextsearch.Options{Blobs: &indexfile.DirBlobs{Root: filepath.Join(data, "index")}, Mode: wiring.CodeIndexLive,
 		Repo: repotest.Local(t, dir)})
 	h2.svc.Start(context.Background(), "local")
 	h2.svc.Settle()
@@ -113,8 +114,8 @@ func (h harness) eventually(t *testing.T, tenant, args string, ok func(output) b
 // TestS3 runs the tests that read indexes from S3 on one moto_server.
 func TestS3(t *testing.T) {
 	m := emulator.StartMoto(t)
-	newBlobs := func(t *testing.T) *contextindex.S3Blobs {
-		return &contextindex.S3Blobs{Bucket: objects.New(m.S3(), m.NewBucket(t)), Prefix: contextindex.BucketPrefix}
+	newBlobs := func(t *testing.T) *indexfile.S3Blobs {
+		return &indexfile.S3Blobs{Bucket: objects.New(m.S3(), m.NewBucket(t)), Prefix: indexfile.BucketPrefix}
 	}
 	t.Run("deployed", func(t *testing.T) { testDeployedS3(t, newBlobs(t)) })
 	t.Run("default repository", func(t *testing.T) { testDefaultRepositoryIndex(t, newBlobs(t)) })
@@ -124,7 +125,7 @@ func TestS3(t *testing.T) {
 // heldBlobs holds the reads of the objects under a prefix until release
 // is closed.
 type heldBlobs struct {
-	contextindex.Blobs
+	indexfile.Blobs
 	hold    string
 	release chan struct{}
 }
@@ -145,23 +146,23 @@ func (h *heldBlobs) Get(ctx context.Context, key, etag string) ([]byte, string, 
 // answers within its time from the others, saying the index is loading;
 // while a newer snapshot is indexed, the index before is searched and the
 // answer says how far the new one is.
-func testStoredParts(t *testing.T, blobs *contextindex.S3Blobs) {
+func testStoredParts(t *testing.T, blobs *indexfile.S3Blobs) {
 	ctx := context.Background()
-	idx := contextindex.NewStore(blobs)
+	idx := indexfile.NewStore(blobs)
 	snap, _ := (&dirSource{root: repotest.GoPackages(t, "container/list", "container/ring")}).Open(ctx, "acme")
-	var infos []contextindex.PartInfo
+	var infos []indexfile.PartInfo
 	for n, pkg := range []string{"container/list/", "container/ring/"} {
 		files := slices.DeleteFunc(slices.Clone(snap.Files), func(f contextindex.File) bool { return !strings.HasPrefix(f.Path, pkg) })
 		ix, st, err := contextindex.BuildCode(ctx, nil, contextindex.Snapshot{FS: snap.FS, Commit: "c1", Files: files}, nil, time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := idx.SavePart(ctx, "shared", "c1", contextindex.PartName(n), ix); err != nil {
+		if err := idx.SavePart(ctx, "shared", "c1", indexfile.PartName(n), ix); err != nil {
 			t.Fatal(err)
 		}
-		infos = append(infos, contextindex.PartInfo{Name: contextindex.PartName(n), First: files[0].Path, Last: files[len(files)-1].Path, Files: len(files), Chunks: st.Chunks})
+		infos = append(infos, indexfile.PartInfo{Name: indexfile.PartName(n), First: files[0].Path, Last: files[len(files)-1].Path, Files: len(files), Chunks: st.Chunks})
 	}
-	if _, err := idx.Publish(ctx, "shared", contextindex.Manifest{Commit: "c1", BuiltAt: time.Now(), Parts: infos}); err != nil {
+	if _, err := idx.Publish(ctx, "shared", indexfile.Manifest{Commit: "c1", BuiltAt: time.Now(), Parts: infos}); err != nil {
 		t.Fatal(err)
 	}
 	held := &heldBlobs{Blobs: blobs, hold: "shared/c1/part-0001/", release: make(chan struct{})}
@@ -184,9 +185,9 @@ func testStoredParts(t *testing.T, blobs *contextindex.S3Blobs) {
 	}
 
 	// The indexer builds a newer snapshot.
-	_, err := idx.UpdateBuild(ctx, "shared", func(b *contextindex.Build) bool {
-		*b = contextindex.Build{Commit: "c2", State: contextindex.BuildRunning, Batches: 4, Files: 9, Started: time.Now(), Updated: time.Now(),
-			Done: []contextindex.PartInfo{{Name: contextindex.PartName(0), Chunks: 12}}}
+	_, err := idx.UpdateBuild(ctx, "shared", func(b *indexfile.Build) bool {
+		*b = indexfile.Build{Commit: "c2", State: indexfile.BuildRunning, Batches: 4, Files: 9, Started: time.Now(), Updated: time.Now(),
+			Done: []indexfile.PartInfo{{Name: indexfile.PartName(0), Chunks: 12}}}
 		return true
 	})
 	if err != nil {
@@ -201,9 +202,9 @@ func testStoredParts(t *testing.T, blobs *contextindex.S3Blobs) {
 
 // testDeployedS3 reads indexes the indexer keeps in S3: the code index
 // through its pointer, revalidated by ETag, and memory vectors.
-func testDeployedS3(t *testing.T, blobs *contextindex.S3Blobs) {
+func testDeployedS3(t *testing.T, blobs *indexfile.S3Blobs) {
 	ctx := context.Background()
-	idx := contextindex.NewStore(blobs)
+	idx := indexfile.NewStore(blobs)
 	repo := repotest.GoPackages(t, "container/list")
 	snap, _ := (&dirSource{root: repo}).Open(ctx, "acme")
 	snap.Commit = "c1"
@@ -255,7 +256,7 @@ func testDeployedS3(t *testing.T, blobs *contextindex.S3Blobs) {
 	h = newHarness(t, st2, contextsearch.Options{Blobs: blobs, Embedder: emb})
 	h.write(t, "acme", memoryfile.Decisions, `{"timestamp":"2025-01-15T10:00:00Z","type":"rule","module":"container/list","content":"Never copy a List value"}`)
 	page, _ := st2.Memory.List(ctx, "acme", memoryfile.Decisions, store.MemoryQuery{})
-	doc, _ := contextindex.MemoryDoc(page.Entries[0])
+	doc, _ := memoryfile.SearchDoc(page.Entries[0])
 	if _, err := idx.AddMemoryVectors(ctx, "acme", emb, []contextindex.Doc{doc}); err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +273,7 @@ func testDeployedS3(t *testing.T, blobs *contextindex.S3Blobs) {
 // testDefaultRepositoryIndex: deployed, a tenant without a code index of
 // its own searches the default repository's, as the other repository
 // tools read its snapshot.
-func testDefaultRepositoryIndex(t *testing.T, blobs *contextindex.S3Blobs) {
+func testDefaultRepositoryIndex(t *testing.T, blobs *indexfile.S3Blobs) {
 	ctx := context.Background()
 	snap, _ := (&dirSource{root: repotest.GoPackages(t, "container/list")}).Open(ctx, "shared")
 	snap.Commit = "c1"
@@ -280,7 +281,7 @@ func testDefaultRepositoryIndex(t *testing.T, blobs *contextindex.S3Blobs) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := contextindex.NewStore(blobs).SaveCode(ctx, "shared", ix); err != nil {
+	if err := indexfile.NewStore(blobs).SaveCode(ctx, "shared", ix); err != nil {
 		t.Fatal(err)
 	}
 	h := newHarness(t, tooltest.BoltStores(t), contextsearch.Options{Blobs: blobs, DefaultRepo: "shared"})
@@ -312,7 +313,7 @@ func (b blockingEmbedder) Embed(ctx context.Context, texts []string) ([][]float3
 // however long embedding what changed takes.
 func TestLocalCodeRestart(t *testing.T) {
 	dir := repotest.GoPackages(t, "container/list")
-	blobs := &contextindex.DirBlobs{Root: filepath.Join(t.TempDir(), "index")}
+	blobs := &indexfile.DirBlobs{Root: filepath.Join(t.TempDir(), "index")}
 	st := tooltest.BoltStores(t)
 	h := newHarness(t, st, contextsearch.Options{Blobs: blobs, Mode: wiring.CodeIndexLive, Repo: repotest.Local(t, dir)})
 	h.svc.Start(context.Background(), "local")

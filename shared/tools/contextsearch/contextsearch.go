@@ -21,6 +21,7 @@ import (
 
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/repo"
@@ -44,8 +45,8 @@ var Family = family.Family{
 	Tools:             []string{Tool},
 	Grants: []family.Grant{
 		family.Table(config.MemoryTable, "dynamodb:Query"),
-		family.Objects(contextindex.BucketPrefix, "s3:GetObject"),
-		family.List(contextindex.BucketPrefix), // a missing index is then 404, not 403
+		family.Objects(indexfile.BucketPrefix, "s3:GetObject"),
+		family.List(indexfile.BucketPrefix), // a missing index is then 404, not 403
 		family.Model(embedding.TitanV2),
 	},
 	MemoryMB: 2048,
@@ -140,7 +141,7 @@ type Options struct {
 	Mode     wiring.CodeIndexMode
 	Memory   MemoryLister
 	Embedder contextindex.Embedder // nil: lexical only
-	Blobs    contextindex.Blobs    // where indexes live
+	Blobs    indexfile.Blobs       // where indexes live
 	// Repo yields the repositories whose code is indexed in process, one
 	// live index per repository view shared by every tenant that reads it
 	// (CodeIndexLive; nil for no code corpus).

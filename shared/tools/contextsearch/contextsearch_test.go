@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/memoryfile"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/testenv/embedtest"
@@ -81,7 +82,7 @@ func newHarness(t *testing.T, st store.Stores, o contextsearch.Options) harness 
 	t.Helper()
 	o.Memory = st.Memory
 	if o.Blobs == nil {
-		o.Blobs = &contextindex.MemBlobs{}
+		o.Blobs = &indexfile.MemBlobs{}
 		o.Mode = wiring.CodeIndexLive
 	}
 	svc := contextsearch.New(o)
@@ -333,7 +334,7 @@ func (d *dirSource) Open(ctx context.Context, tenant string) (contextindex.Snaps
 // newBolt returns stores on a fresh embedded database.
 // countingBlobs counts the reads of the indexes it keeps.
 type countingBlobs struct {
-	contextindex.MemBlobs
+	indexfile.MemBlobs
 	gets atomic.Int64
 }
 

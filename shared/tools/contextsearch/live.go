@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/wiring"
@@ -29,7 +30,7 @@ import (
 // liveIndexes keeps the code indexes in process.
 type liveIndexes struct {
 	repo      repo.Source // nil: no code corpus
-	store     *contextindex.Store
+	store     *indexfile.Store
 	embedder  contextindex.Embedder
 	saveAfter time.Duration
 	log       *slog.Logger
@@ -42,7 +43,7 @@ type liveIndexes struct {
 
 var _ codeIndexes = (*liveIndexes)(nil)
 
-func newLiveIndexes(o Options, st *contextindex.Store) *liveIndexes {
+func newLiveIndexes(o Options, st *indexfile.Store) *liveIndexes {
 	return &liveIndexes{repo: o.Repo, store: st, embedder: o.Embedder, saveAfter: o.SaveAfter, log: o.Log, now: o.Now,
 		memory: newMemoryEmbedder(st, o.Embedder, o.Log), lives: map[repo.View]*contextindex.Live{}}
 }
@@ -201,7 +202,7 @@ const embedTimeout = 30 * time.Minute
 // same vector files to the same Store as the indexer Lambda does
 // deployed.
 type memoryEmbedder struct {
-	store    *contextindex.Store
+	store    *indexfile.Store
 	embedder contextindex.Embedder
 	log      *slog.Logger
 
@@ -214,7 +215,7 @@ type memoryEmbedder struct {
 	wg      sync.WaitGroup
 }
 
-func newMemoryEmbedder(st *contextindex.Store, emb contextindex.Embedder, log *slog.Logger) *memoryEmbedder {
+func newMemoryEmbedder(st *indexfile.Store, emb contextindex.Embedder, log *slog.Logger) *memoryEmbedder {
 	return &memoryEmbedder{store: st, embedder: emb, log: log, running: map[string]chan struct{}{}}
 }
 

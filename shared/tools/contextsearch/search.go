@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolshed/toolshed/shared/codechunk"
 	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
@@ -58,30 +59,30 @@ type resultJSON struct {
 }
 
 type searchOutput struct {
-	Results    []resultJSON `json:"results"`
-	Query      string       `json:"query"`
-	TotalFound int          `json:"totalFound"`
-	HasMore    bool         `json:"hasMore"`
-	SearchTime int64        `json:"searchTime"`
-	Mode       string       `json:"mode"`
-	Degraded   bool         `json:"degraded"`
-	Notice     string       `json:"notice,omitempty"`
-	Index      *indexJSON   `json:"index,omitempty"`
+	Results    []resultJSON      `json:"results"`
+	Query      string            `json:"query"`
+	TotalFound int               `json:"totalFound"`
+	HasMore    bool              `json:"hasMore"`
+	SearchTime int64             `json:"searchTime"`
+	Mode       contextindex.Mode `json:"mode"`
+	Degraded   bool              `json:"degraded"`
+	Notice     string            `json:"notice,omitempty"`
+	Index      *indexJSON        `json:"index,omitempty"`
 }
 
 // StateLoading is the index state of a stored index still being read
 // (contextindex has the other states).
-const StateLoading = "loading"
+const StateLoading contextindex.State = "loading"
 
 // indexJSON says how far the code index is.
 type indexJSON struct {
-	State        string     `json:"state"`
-	FilesIndexed int        `json:"filesIndexed"`
-	FilesTotal   int        `json:"filesTotal"`
-	Chunks       int        `json:"chunks"`
-	Vectors      int        `json:"vectors"`
-	Commit       string     `json:"commit,omitempty"`
-	Build        *buildJSON `json:"build,omitempty"`
+	State        contextindex.State `json:"state"`
+	FilesIndexed int                `json:"filesIndexed"`
+	FilesTotal   int                `json:"filesTotal"`
+	Chunks       int                `json:"chunks"`
+	Vectors      int                `json:"vectors"`
+	Commit       string             `json:"commit,omitempty"`
+	Build        *buildJSON         `json:"build,omitempty"`
 }
 
 // buildJSON is the indexer's build of a newer snapshot.
@@ -98,11 +99,11 @@ type buildJSON struct {
 }
 
 // buildJSONOf renders a build record (nil for none).
-func buildJSONOf(b *contextindex.Build) *buildJSON {
+func buildJSONOf(b *indexfile.Build) *buildJSON {
 	if b == nil {
 		return nil
 	}
-	t := contextindex.Totals(b.Done)
+	t := indexfile.Totals(b.Done)
 	return &buildJSON{Commit: b.Commit, Files: b.Files, Batches: b.Batches, BatchesDone: len(b.Done), Chunks: t.Chunks,
 		Embedded: t.Embedded, Failed: t.Failed, Started: b.Started.UTC(), Updated: b.Updated.UTC()}
 }

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
+	"github.com/toolshed/toolshed/shared/memoryfile"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/wiring"
@@ -61,7 +63,7 @@ type codeIndexes interface {
 // Service answers context_search.
 type Service struct {
 	o     Options
-	store *contextindex.Store
+	store *indexfile.Store
 	code  codeIndexes
 
 	mu      sync.Mutex
@@ -76,7 +78,7 @@ func New(o Options) *Service {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{o: o, store: contextindex.NewStore(o.Blobs), tenants: map[string]*tenantState{}}
+	s := &Service{o: o, store: indexfile.NewStore(o.Blobs), tenants: map[string]*tenantState{}}
 	if o.Mode == wiring.CodeIndexLive {
 		s.code = newLiveIndexes(o, s.store)
 	} else {
@@ -104,12 +106,12 @@ func (s *Service) LiveIndexes() []*contextindex.Live {
 
 // IndexStatus is how far one code index is, for operators.
 type IndexStatus struct {
-	Repository   string `json:"repository"` // the folder's name
-	Key          string `json:"key"`        // where it is stored: <data>/index/<key>
-	State        string `json:"state"`      // building or ready
-	FilesIndexed int    `json:"filesIndexed"`
-	FilesTotal   int    `json:"filesTotal"`
-	Chunks       int    `json:"chunks"`
+	Repository   string             `json:"repository"` // the folder's name
+	Key          string             `json:"key"`        // where it is stored: <data>/index/<key>
+	State        contextindex.State `json:"state"`      // building or ready
+	FilesIndexed int                `json:"filesIndexed"`
+	FilesTotal   int                `json:"filesTotal"`
+	Chunks       int                `json:"chunks"`
 }
 
 // Indexes returns how far each code index the service keeps is, by key.
@@ -268,7 +270,7 @@ func (s *Service) memoryCollection(ctx context.Context, tenant string, ts *tenan
 // there are new ones.
 func (s *Service) refreshMemory(ctx context.Context, tenant string, ts *tenantState) error {
 	changed := ts.memSeg == nil || ts.memDirty
-	for _, file := range contextindex.MemoryFiles {
+	for _, file := range memoryfile.Searched {
 		q := store.MemoryQuery{Limit: store.MaxLimit, After: ts.after[file]}
 		var newest time.Time
 		for {
@@ -284,7 +286,7 @@ func (s *Service) refreshMemory(ctx context.Context, tenant string, ts *tenantSt
 					continue
 				}
 				ts.seen[e.ID] = true
-				if d, ok := contextindex.MemoryDoc(e); ok {
+				if d, ok := memoryfile.SearchDoc(e); ok {
 					ts.docs = append(ts.docs, d)
 					ts.memDirty = true // until the segment has it, even if this refresh fails
 					changed = true
@@ -325,7 +327,7 @@ func (s *Service) refreshVectors(ctx context.Context, tenant string, ts *tenantS
 	mark := s.code.check()
 	v, tag, err := s.store.MemoryVectors(ctx, tenant, s.o.Embedder.Model(), ts.vectorsTag)
 	switch {
-	case errors.Is(err, contextindex.ErrNotModified):
+	case errors.Is(err, indexfile.ErrNotModified):
 	case err != nil:
 		return err
 	default:

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/reposcope"
 )
 
@@ -38,7 +39,7 @@ const (
 // storedIndexes reads the indexer's published code indexes from the
 // store.
 type storedIndexes struct {
-	store      *contextindex.Store
+	store      *indexfile.Store
 	vectors    bool   // read the code's vectors (there is an embedder)
 	defaultKey string // whose index a tenant without one searches; "" for none
 	revalidate time.Duration
@@ -53,7 +54,7 @@ type storedIndexes struct {
 
 var _ codeIndexes = (*storedIndexes)(nil)
 
-func newStoredIndexes(o Options, st *contextindex.Store) *storedIndexes {
+func newStoredIndexes(o Options, st *indexfile.Store) *storedIndexes {
 	return &storedIndexes{store: st, vectors: o.Embedder != nil, defaultKey: o.DefaultRepo, revalidate: o.Revalidate,
 		log: o.Log, now: o.Now, repos: map[string]*storedRepo{}}
 }
@@ -101,13 +102,13 @@ type storedRepo struct {
 	tag      string       // ETag of the pointer read last
 	served   *storedIndex // nil: none yet
 	next     *storedIndex // a newer index being read, swapped in when whole
-	build    *contextindex.Build
+	build    *indexfile.Build
 	buildTag string
 }
 
 // storedIndex is one published index, as far as it is read.
 type storedIndex struct {
-	pointer contextindex.Pointer
+	pointer indexfile.Pointer
 	done    chan struct{} // closed when every part is read, or reading failed
 
 	mu         sync.Mutex
@@ -205,7 +206,7 @@ func (s *storedIndexes) refreshRepo(ctx context.Context, r *storedRepo) (bool, e
 	r.mu.Unlock()
 	p, newTag, err := s.store.Pointer(ctx, r.key, tag)
 	switch {
-	case errors.Is(err, contextindex.ErrNotModified):
+	case errors.Is(err, indexfile.ErrNotModified):
 	case errors.Is(err, fs.ErrNotExist):
 		r.mu.Lock()
 		r.tag, r.served, r.next = "", nil, nil
@@ -223,7 +224,7 @@ func (s *storedIndexes) refreshRepo(ctx context.Context, r *storedRepo) (bool, e
 
 // published takes a pointer just read: the index it names is read unless
 // it is the one served or being read.
-func (s *storedIndexes) published(r *storedRepo, p contextindex.Pointer, tag string) {
+func (s *storedIndexes) published(r *storedRepo, p indexfile.Pointer, tag string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.tag = tag
@@ -250,7 +251,7 @@ func (s *storedIndexes) refreshBuild(ctx context.Context, r *storedRepo) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
-	case errors.Is(err, contextindex.ErrNotModified):
+	case errors.Is(err, indexfile.ErrNotModified):
 	case errors.Is(err, fs.ErrNotExist):
 		r.build, r.buildTag = nil, ""
 	case err != nil:
@@ -261,7 +262,7 @@ func (s *storedIndexes) refreshBuild(ctx context.Context, r *storedRepo) {
 }
 
 // read starts reading the index p names in the background.
-func (s *storedIndexes) read(r *storedRepo, p contextindex.Pointer) *storedIndex {
+func (s *storedIndexes) read(r *storedRepo, p indexfile.Pointer) *storedIndex {
 	idx := &storedIndex{pointer: p, done: make(chan struct{})}
 	s.loads.Go(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), loadTimeout)
@@ -293,7 +294,7 @@ func (s *storedIndexes) read(r *storedRepo, p contextindex.Pointer) *storedIndex
 
 // load reads the index's parts, loadParallel at a time (an index stored
 // whole is one part), with their vectors when asked.
-func (idx *storedIndex) load(ctx context.Context, st *contextindex.Store, key string, vectors bool) error {
+func (idx *storedIndex) load(ctx context.Context, st *indexfile.Store, key string, vectors bool) error {
 	if idx.pointer.Parts == 0 {
 		ix, err := st.LoadCode(ctx, key, idx.pointer)
 		if err != nil {
@@ -309,7 +310,7 @@ func (idx *storedIndex) load(ctx context.Context, st *contextindex.Store, key st
 		return err
 	}
 	idx.mu.Lock()
-	idx.parts, idx.filesTotal = make([]*contextindex.CodeIndex, len(m.Parts)), contextindex.Totals(m.Parts).Files
+	idx.parts, idx.filesTotal = make([]*contextindex.CodeIndex, len(m.Parts)), indexfile.Totals(m.Parts).Files
 	idx.mu.Unlock()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -398,7 +399,7 @@ func (s *storedIndexes) code(ctx context.Context, ref reposcope.Ref, ts *tenantS
 	switch {
 	case !whole:
 		out.State = StateLoading
-	case build != nil && build.State == contextindex.BuildRunning && build.Commit != idx.pointer.Commit:
+	case build != nil && build.State == indexfile.BuildRunning && build.Commit != idx.pointer.Commit:
 		out.State, out.Build = contextindex.StateBuilding, buildJSONOf(build)
 	}
 	return coll, out, notice, nil

@@ -22,7 +22,7 @@ import (
 	"fmt"
 
 	"github.com/toolshed/toolshed/shared/config"
-	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
@@ -57,8 +57,8 @@ var Family = family.Family{
 	Grants: []family.Grant{
 		family.Objects(repo.Prefix, "s3:GetObject"), family.List(repo.Prefix),
 		family.Objects(wiring.SymbolsPrefix, "s3:GetObject", "s3:PutObject"), family.List(wiring.SymbolsPrefix),
-		family.Objects(contextindex.BucketPrefix, "s3:GetObject").For(ListReposTool),
-		family.List(contextindex.BucketPrefix).For(ListReposTool),
+		family.Objects(indexfile.BucketPrefix, "s3:GetObject").For(ListReposTool),
+		family.List(indexfile.BucketPrefix).For(ListReposTool),
 	},
 	MemoryMB: 2048,
 	Env:      map[string]string{"GOMEMLIMIT": "1800MiB", config.RepoMaxMB.Name(): "800"},

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/cursor"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
@@ -32,10 +33,10 @@ type repoJSON struct {
 
 // indexJSON is how far a repository's code index (context_search's) is.
 type indexJSON struct {
-	State        string `json:"state"`
-	Commit       string `json:"commit,omitempty"`
-	FilesIndexed int    `json:"filesIndexed"`
-	FilesTotal   int    `json:"filesTotal"`
+	State        contextindex.State `json:"state"`
+	Commit       string             `json:"commit,omitempty"`
+	FilesIndexed int                `json:"filesIndexed"`
+	FilesTotal   int                `json:"filesTotal"`
 }
 
 type reposOutput struct {

@@ -1,4 +1,4 @@
-package contextindex
+package indexfile
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/testenv/embedtest"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 )
 
@@ -19,25 +21,29 @@ import (
 func testParts(t *testing.T, blobs Blobs) {
 	ctx := context.Background()
 	s := NewStore(blobs)
-	dir := dirSnapshot(t, repotest.GoPackages(t, "container/list", "container/ring"))
-	slices.SortFunc(dir.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	dir := snapshot(t, repotest.GoPackages(t, "container/list", "container/ring"), "")
+	slices.SortFunc(dir.Files, func(a, b contextindex.File) int { return strings.Compare(a.Path, b.Path) })
 	half := len(dir.Files) / 2
-	batches := [][]File{dir.Files[:half], dir.Files[half:]}
-	emb := &wordEmbedder{}
+	batches := [][]contextindex.File{dir.Files[:half], dir.Files[half:]}
+	_, emb := embedtest.Start(t)
 
 	if _, err := s.Checkpoint(ctx, "acme", "c1", PartName(0)); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("no checkpoint yet: %v, want fs.ErrNotExist", err)
 	}
-	var parts []*CodeIndex
+	var parts []*contextindex.CodeIndex
 	var infos []PartInfo
 	for n, files := range batches {
-		ix, _, err := BuildCode(ctx, nil, Snapshot{FS: dir.FS, Commit: "c1", Files: files}, emb, day(1))
+		ix, _, err := contextindex.BuildCode(ctx, nil, contextindex.Snapshot{FS: dir.FS, Commit: "c1", Files: files}, emb, day(1))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if n == 0 {
 			// A checkpoint of some vectors, read back as a retry would.
-			some := ix.Vectors.Subset(ix.Segment.hashes()[:3])
+			var three []string
+			for i := range 3 {
+				three = append(three, contextindex.TextHash(ix.Segment.Doc(i).EmbedText()))
+			}
+			some := ix.Vectors.Subset(three)
 			if err := s.SaveCheckpoint(ctx, "acme", "c1", PartName(n), some); err != nil {
 				t.Fatal(err)
 			}
@@ -98,35 +104,35 @@ func testParts(t *testing.T, blobs Blobs) {
 	}
 
 	// The parts rank as the whole: same statistics, same vectors.
-	whole, _, err := BuildCode(ctx, nil, Snapshot{FS: dir.FS, Commit: "c1", Files: dir.Files}, emb, day(1))
+	whole, _, err := contextindex.BuildCode(ctx, nil, contextindex.Snapshot{FS: dir.FS, Commit: "c1", Files: dir.Files}, emb, day(1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	split := Join(NewCodeCollection(emb.Model(), parts))
-	one := Join(NewCollection(emb.Model(), []Part{{Seg: whole.Segment}}, whole.Vectors))
+	split := contextindex.Join(contextindex.NewCodeCollection(emb.Model(), parts))
+	one := contextindex.Join(contextindex.NewCollection(emb.Model(), []contextindex.Part{{Seg: whole.Segment}}, whole.Vectors))
 	if split.Vectors() != one.Vectors() || split.Len() != one.Len() {
 		t.Fatalf("parts: %d docs, %d vectors; whole: %d, %d", split.Len(), split.Vectors(), one.Len(), one.Vectors())
 	}
 	for _, q := range []string{"ring of elements", "doubly linked list", "MoveToFront"} {
-		qv, err := EmbedQuery(ctx, emb, q)
+		qv, err := contextindex.EmbedQuery(ctx, emb, q)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, vec := range [][]float32{nil, qv} {
-			a, modeA := split.Search(Query{Text: q, Vector: vec, Limit: 10})
-			b, modeB := one.Search(Query{Text: q, Vector: vec, Limit: 10})
+			a, modeA := split.Search(contextindex.Query{Text: q, Vector: vec, Limit: 10})
+			b, modeB := one.Search(contextindex.Query{Text: q, Vector: vec, Limit: 10})
 			if len(a) == 0 || fmt.Sprint(withScores(a)) != fmt.Sprint(withScores(b)) || modeA != modeB {
 				t.Errorf("%q (%s): parts rank %v, the whole %v", q, modeA, withScores(a), withScores(b))
 			}
 		}
 	}
-	if c := NewCodeCollection("another-model", parts); c.nvecs != 0 {
-		t.Errorf("vectors of another model were used: %d", c.nvecs)
+	if n := contextindex.Join(contextindex.NewCodeCollection("another-model", parts)).Vectors(); n != 0 {
+		t.Errorf("vectors of another model were used: %d", n)
 	}
 }
 
 // withScores lists hits as id@score.
-func withScores(hits []Hit) []string {
+func withScores(hits []contextindex.Hit) []string {
 	out := make([]string, len(hits))
 	for i, h := range hits {
 		out[i] = fmt.Sprintf("%s@%.6f", h.Doc.ID, h.Score)

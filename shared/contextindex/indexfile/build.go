@@ -1,4 +1,4 @@
-package contextindex
+package indexfile
 
 import (
 	"context"
@@ -17,13 +17,16 @@ import (
 // <tenant>/build.json.
 const BuildFile = "build.json"
 
-// Build states.
+// BuildState is how far a build is.
+type BuildState string
+
+// The build states.
 const (
 	// BuildRunning: batches are being built; the tenant's pointer still
 	// names the index before (if any).
-	BuildRunning = "building"
+	BuildRunning BuildState = "building"
 	// BuildPublished: every batch is built and the index published.
-	BuildPublished = "published"
+	BuildPublished BuildState = "published"
 )
 
 // Build is the record of a tenant's latest code index build, kept by the
@@ -32,13 +35,13 @@ const (
 // done once. A build of a newer snapshot replaces the record; the batches
 // of the one it replaces then stop.
 type Build struct {
-	Commit  string    `json:"commit"`
-	Model   string    `json:"model,omitempty"`
-	State   string    `json:"state"`
-	Started time.Time `json:"started"`
-	Updated time.Time `json:"updated"`
-	Files   int       `json:"files"`   // files of the snapshot to index
-	Batches int       `json:"batches"` // batches they are split into
+	Commit  string     `json:"commit"`
+	Model   string     `json:"model,omitempty"`
+	State   BuildState `json:"state"`
+	Started time.Time  `json:"started"`
+	Updated time.Time  `json:"updated"`
+	Files   int        `json:"files"`   // files of the snapshot to index
+	Batches int        `json:"batches"` // batches they are split into
 	// Queued: every batch has been sent to the queue.
 	Queued bool `json:"queued"`
 	// Done are the parts of the batches done, in name order.

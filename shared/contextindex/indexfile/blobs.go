@@ -1,4 +1,4 @@
-package contextindex
+package indexfile
 
 import (
 	"bufio"
@@ -30,9 +30,34 @@ var _ Blobs = (*DirBlobs)(nil)
 
 func (d *DirBlobs) path(key string) string { return filepath.Join(d.Root, filepath.FromSlash(key)) }
 
+// etagOf is the ETag of an object of DirBlobs or MemBlobs: a hash of its
+// content.
 func etagOf(data []byte) string {
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:16])
+}
+
+// revalidate answers a Get of DirBlobs or MemBlobs that found data: data
+// and its ETag, or ErrNotModified when etag ("" for none) is still data's.
+func revalidate(data []byte, etag string) ([]byte, string, error) {
+	tag := etagOf(data)
+	if etag != "" && etag == tag {
+		return nil, tag, ErrNotModified
+	}
+	return data, tag, nil
+}
+
+// matches reports whether a Put's condition, match, lets it replace the
+// object cur (exists: there is one) in DirBlobs or MemBlobs.
+func matches(match string, cur []byte, exists bool) bool {
+	switch match {
+	case "":
+		return true
+	case IfAbsent:
+		return !exists
+	default:
+		return exists && etagOf(cur) == match
+	}
 }
 
 // Get implements Blobs.
@@ -41,11 +66,7 @@ func (d *DirBlobs) Get(_ context.Context, key, etag string) ([]byte, string, err
 	if err != nil {
 		return nil, "", fmt.Errorf("read index file %s: %w", key, err)
 	}
-	tag := etagOf(data)
-	if etag != "" && etag == tag {
-		return nil, tag, ErrNotModified
-	}
-	return data, tag, nil
+	return revalidate(data, etag)
 }
 
 // Put implements Blobs.
@@ -55,14 +76,10 @@ func (d *DirBlobs) Put(_ context.Context, key string, data []byte, match string)
 	p := d.path(key)
 	if match != "" {
 		cur, err := os.ReadFile(p)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			if match != IfAbsent {
-				return "", fmt.Errorf("write index file %s: %w", key, ErrPrecondition)
-			}
-		case err != nil:
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("write index file %s: %w", key, err)
-		case match == IfAbsent || etagOf(cur) != match:
+		}
+		if !matches(match, cur, err == nil) {
 			return "", fmt.Errorf("write index file %s: %w", key, ErrPrecondition)
 		}
 	}
@@ -179,4 +196,53 @@ func (b *S3Blobs) Put(ctx context.Context, key string, data []byte, match string
 		o.ContentType = "application/json"
 	}
 	return b.Bucket.Put(ctx, b.Prefix+key, data, o)
+}
+
+// MemBlobs keeps objects in memory (a local server without a data
+// directory, and tests).
+type MemBlobs struct {
+	mu      sync.Mutex
+	objects map[string][]byte
+}
+
+var _ Blobs = (*MemBlobs)(nil)
+
+// RemoveOthers deletes the objects in folders under prefix/ but those
+// of keep.
+func (m *MemBlobs) RemoveOthers(prefix string, keep []string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for k := range m.objects {
+		rest, ok := strings.CutPrefix(k, prefix+"/")
+		folder, _, inFolder := strings.Cut(rest, "/")
+		if ok && inFolder && !slices.Contains(keep, folder) {
+			delete(m.objects, k)
+		}
+	}
+	return nil
+}
+
+// Get implements Blobs.
+func (m *MemBlobs) Get(_ context.Context, key, etag string) ([]byte, string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	data, ok := m.objects[key]
+	if !ok {
+		return nil, "", fmt.Errorf("index object %s: %w", key, fs.ErrNotExist)
+	}
+	return revalidate(data, etag)
+}
+
+// Put implements Blobs.
+func (m *MemBlobs) Put(_ context.Context, key string, data []byte, match string) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if cur, ok := m.objects[key]; !matches(match, cur, ok) {
+		return "", fmt.Errorf("index object %s: %w", key, ErrPrecondition)
+	}
+	if m.objects == nil {
+		m.objects = map[string][]byte{}
+	}
+	m.objects[key] = data
+	return etagOf(data), nil
 }

@@ -1,4 +1,4 @@
-package contextindex
+package indexfile
 
 import (
 	"context"
@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io/fs"
 	"time"
+
+	"github.com/toolshed/toolshed/shared/contextindex"
 )
 
 // A code index built in batches (the deployed indexer's fan-out) is
-// stored in parts, each the CodeIndex of a run of the snapshot's files in
-// path order, and published by its manifest:
+// stored in parts, each the contextindex.CodeIndex of a run of the
+// snapshot's files in path order, and published by its manifest:
 //
 //	<tenant>/<commit>/parts.json          the Manifest
 //	<tenant>/<commit>/<part>/chunks.bin   per part, the files of a whole index
@@ -21,8 +23,9 @@ import (
 //
 // Publish writes the manifest, then the pointer (with Parts set), so a
 // reader never sees a pointer to an index that is not whole. A reader
-// ranks the parts together (NewCodeCollection); no part is ever merged
-// into another, so no invocation needs memory for the whole index.
+// ranks the parts together (contextindex.NewCodeCollection); no part is
+// ever merged into another, so no invocation needs memory for the whole
+// index.
 
 // ManifestFile is the manifest of an index built in batches;
 // CheckpointFile, a part's vectors while it is embedded (apart from
@@ -99,7 +102,7 @@ func partPrefix(tenant, commit, part string) (string, error) {
 }
 
 // SavePart writes a part's files (ix.Vectors too, when it has them).
-func (s *Store) SavePart(ctx context.Context, tenant, commit, part string, ix *CodeIndex) error {
+func (s *Store) SavePart(ctx context.Context, tenant, commit, part string, ix *contextindex.CodeIndex) error {
 	prefix, err := partPrefix(tenant, commit, part)
 	if err != nil {
 		return err
@@ -112,12 +115,12 @@ func (s *Store) SavePart(ctx context.Context, tenant, commit, part string, ix *C
 
 // SaveCheckpoint writes the vectors of a part being embedded, which a
 // retry resumes from.
-func (s *Store) SaveCheckpoint(ctx context.Context, tenant, commit, part string, v *Vectors) error {
+func (s *Store) SaveCheckpoint(ctx context.Context, tenant, commit, part string, v *contextindex.Vectors) error {
 	prefix, err := partPrefix(tenant, commit, part)
 	if err != nil {
 		return err
 	}
-	if err := s.put(ctx, prefix+CheckpointFile, v.write); err != nil {
+	if err := s.put(ctx, prefix+CheckpointFile, v.Encode); err != nil {
 		return fmt.Errorf("save the checkpoint of part %s of %s: %w", part, commit, err)
 	}
 	return nil
@@ -125,26 +128,26 @@ func (s *Store) SaveCheckpoint(ctx context.Context, tenant, commit, part string,
 
 // Checkpoint reads a part's checkpoint; none is an error wrapping
 // fs.ErrNotExist.
-func (s *Store) Checkpoint(ctx context.Context, tenant, commit, part string) (*Vectors, error) {
+func (s *Store) Checkpoint(ctx context.Context, tenant, commit, part string) (*contextindex.Vectors, error) {
 	return s.partVectors(ctx, tenant, commit, part, CheckpointFile)
 }
 
 // PartVectors reads a part's vectors (part "": those of an index stored
 // whole); none is an error wrapping fs.ErrNotExist.
-func (s *Store) PartVectors(ctx context.Context, tenant, commit, part string) (*Vectors, error) {
-	return s.partVectors(ctx, tenant, commit, part, VectorsFile)
+func (s *Store) PartVectors(ctx context.Context, tenant, commit, part string) (*contextindex.Vectors, error) {
+	return s.partVectors(ctx, tenant, commit, part, contextindex.VectorsFile)
 }
 
 // partVectors reads a vector file of a part.
-func (s *Store) partVectors(ctx context.Context, tenant, commit, part, file string) (*Vectors, error) {
+func (s *Store) partVectors(ctx context.Context, tenant, commit, part, file string) (*contextindex.Vectors, error) {
 	prefix, err := partPrefix(tenant, commit, part)
 	if err != nil {
 		return nil, err
 	}
 	raw, _, err := s.blobs.Get(ctx, prefix+file, "")
 	if err == nil {
-		var v *Vectors
-		if v, err = UnmarshalVectors(raw); err == nil {
+		var v *contextindex.Vectors
+		if v, err = contextindex.UnmarshalVectors(raw); err == nil {
 			return v, nil
 		}
 	}
@@ -153,7 +156,7 @@ func (s *Store) partVectors(ctx context.Context, tenant, commit, part, file stri
 
 // LoadPart reads one part, with its vectors when asked (a lexical search
 // needs none, and they may be larger than the rest).
-func (s *Store) LoadPart(ctx context.Context, tenant, commit, part string, vectors bool) (*CodeIndex, error) {
+func (s *Store) LoadPart(ctx context.Context, tenant, commit, part string, vectors bool) (*contextindex.CodeIndex, error) {
 	prefix, err := partPrefix(tenant, commit, part)
 	if err != nil {
 		return nil, err
@@ -162,23 +165,23 @@ func (s *Store) LoadPart(ctx context.Context, tenant, commit, part string, vecto
 		data, _, err := s.blobs.Get(ctx, prefix+name, "")
 		return data, err
 	}
-	chunks, err := get(ChunksFile)
+	chunks, err := get(contextindex.ChunksFile)
 	var lexical []byte
 	if err == nil {
-		lexical, err = get(LexicalFile)
+		lexical, err = get(contextindex.LexicalFile)
 	}
-	var seg *Segment
+	var seg *contextindex.Segment
 	if err == nil {
-		seg, err = decodeSegment(chunks, lexical)
+		seg, err = contextindex.DecodeSegment(chunks, lexical)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("load part %s of %s/%s: %w", part, tenant, commit, err)
 	}
-	ix := &CodeIndex{Commit: commit, Segment: seg, Files: seg.code.hashes()}
+	ix := &contextindex.CodeIndex{Commit: commit, Segment: seg, Files: seg.FileHashes()}
 	if !vectors {
 		return ix, nil
 	}
-	if ix.Vectors, err = s.partVectors(ctx, tenant, commit, part, VectorsFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if ix.Vectors, err = s.partVectors(ctx, tenant, commit, part, contextindex.VectorsFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
 	return ix, nil
@@ -245,83 +248,4 @@ func (s *Store) Publish(ctx context.Context, tenant string, m Manifest) (bool, e
 		}
 	}
 	return false, fmt.Errorf("save the pointer to %s: %d conflicting writes in a row", m.Commit, maxSaveAttempts)
-}
-
-// NewCodeCollection ranks the parts of a code index together, as one
-// collection (nil when they hold no documents): each document has the
-// vector of its text in its own part's vectors, when those are of model.
-func NewCodeCollection(model string, parts []*CodeIndex) *Collection {
-	var ps []Part
-	var vecs []*Vectors // per part in ps
-	usable := false
-	for _, p := range parts {
-		if p.Segment == nil || p.Segment.Len() == 0 {
-			continue // NewCollection leaves it out too
-		}
-		ps = append(ps, Part{Seg: p.Segment})
-		v := p.Vectors
-		if v == nil || v.Model != model || v.Len() == 0 {
-			v = nil
-		}
-		vecs = append(vecs, v)
-		usable = usable || v != nil
-	}
-	c := NewCollection(model, ps)
-	if c == nil || !usable {
-		return c
-	}
-	c.vecs = make([][]float32, c.n)
-	for si, p := range c.parts {
-		if vecs[si] == nil {
-			continue
-		}
-		for i, h := range p.Seg.hashes() {
-			if vec, ok := vecs[si].Get(h); ok {
-				c.vecs[c.base[si]+i] = vec
-				c.nvecs++
-			}
-		}
-	}
-	return c
-}
-
-// ReuseVectors gives ix's chunks the vectors their texts have in from
-// (sets of another model than model are skipped), adding to ix.Vectors
-// (started for model when nil). It returns how many vectors it added.
-func (ix *CodeIndex) ReuseVectors(model string, from ...*Vectors) int {
-	if ix.Vectors == nil {
-		ix.Vectors = NewVectors(model)
-	}
-	added := 0
-	for _, h := range ix.Segment.hashes() {
-		if _, ok := ix.Vectors.Get(h); ok {
-			continue
-		}
-		for _, v := range from {
-			if v == nil || v.Model != model {
-				continue
-			}
-			if vec, ok := v.Get(h); ok {
-				_ = ix.Vectors.Add(h, vec) // of the set's dimensions and unit length already
-				added++
-				break
-			}
-		}
-	}
-	return added
-}
-
-// Missing returns the texts to embed for ix's chunks that have no vector
-// in ix.Vectors, each text once, and how many chunks those are.
-func (ix *CodeIndex) Missing() (texts []string, chunks int) {
-	seen := map[string]bool{}
-	docs := ix.Segment.WithoutVectors(ix.Vectors)
-	for _, d := range docs {
-		t := d.EmbedText()
-		if h := TextHash(t); !seen[h] {
-			seen[h] = true
-			texts = append(texts, t)
-		}
-	}
-	return texts, len(docs)
 }

@@ -1,24 +1,24 @@
-package contextindex
+package memoryfile
 
 import (
 	"encoding/json"
 	"strings"
 	"time"
 
-	"github.com/toolshed/toolshed/shared/memoryfile"
+	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/store"
 )
 
-// MemoryFiles are the memory files that hold discoveries and session notes
-// (shared/memoryfile).
-var MemoryFiles = []string{memoryfile.Decisions, memoryfile.BestPractices, memoryfile.ProgressLog}
+// Searched are the memory files context_search indexes, discoveries and
+// session notes, in the order it reads them.
+var Searched = []string{Decisions, BestPractices, ProgressLog}
 
 // textFields are the fields of a JSON memory entry that hold its text,
 // first present wins.
 var textFields = []string{"content", "summary", "decision", "event"}
 
-// MemoryDoc maps one memory entry to its document; ok is false for files
-// that are not indexed. The mapping (documented in the README and the
+// SearchDoc maps one memory entry to its document in context_search's
+// index; ok is false for files that are not indexed. The mapping (documented in the README and the
 // context_search contract):
 //
 //   - decisions.jsonl: a discovery. Its type is the entry's "type" when
@@ -32,19 +32,19 @@ var textFields = []string{"content", "summary", "decision", "event"}
 //     "session"), its fields read as for decisions.jsonl.
 //
 // The id is "<file>#<entry id>".
-func MemoryDoc(e store.MemoryEntry) (Doc, bool) {
-	d := Doc{ID: e.File + "#" + e.ID, Date: e.CreatedAt.UTC()}
+func SearchDoc(e store.MemoryEntry) (contextindex.Doc, bool) {
+	d := contextindex.Doc{ID: e.File + "#" + e.ID, Date: e.CreatedAt.UTC()}
 	switch e.File {
-	case memoryfile.BestPractices:
-		d.Source, d.Type = SourceDiscovery, TypePattern
+	case BestPractices:
+		d.Source, d.Type = contextindex.SourceDiscovery, contextindex.TypePattern
 		d.Content = strings.TrimSpace(e.Content)
 		return d, true
-	case memoryfile.Decisions:
-		d.Source, d.Type = SourceDiscovery, TypeDecision
-	case memoryfile.ProgressLog:
-		d.Source, d.Type = SourceSession, TypeSession
+	case Decisions:
+		d.Source, d.Type = contextindex.SourceDiscovery, contextindex.TypeDecision
+	case ProgressLog:
+		d.Source, d.Type = contextindex.SourceSession, contextindex.TypeSession
 	default:
-		return Doc{}, false
+		return contextindex.Doc{}, false
 	}
 	var fields map[string]any
 	if json.Unmarshal([]byte(e.Content), &fields) != nil {
@@ -55,9 +55,9 @@ func MemoryDoc(e store.MemoryEntry) (Doc, bool) {
 		s, _ := fields[k].(string)
 		return strings.TrimSpace(s)
 	}
-	if d.Source == SourceDiscovery {
+	if d.Source == contextindex.SourceDiscovery {
 		switch t := strings.ToLower(str("type")); t {
-		case TypePattern, TypeRule, TypeDecision, TypeIssue:
+		case contextindex.TypePattern, contextindex.TypeRule, contextindex.TypeDecision, contextindex.TypeIssue:
 			d.Type = t
 		}
 	}

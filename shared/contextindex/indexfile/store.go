@@ -1,4 +1,13 @@
-package contextindex
+// Package indexfile keeps the indexes of package contextindex in object
+// storage (an S3 bucket when deployed, a directory or memory locally):
+// the keys they live under, the pointer to a repository's current code
+// index (one saved whole, a live index saved segment by segment as it
+// changes, or one built in batches, with its manifest and the record of
+// its build), and the vectors of a tenant's memory entries. What is in a
+// segment's files and a vector file is contextindex's encoding
+// (Segment.EncodeChunks and EncodeLexical, Vectors.Encode): this package
+// decides where each file lives and which ones are current.
+package indexfile
 
 import (
 	"bytes"
@@ -9,11 +18,10 @@ import (
 	"io"
 	"io/fs"
 	"regexp"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/tenant"
@@ -175,7 +183,7 @@ func checkTenant(owner string) error {
 
 // SaveCode writes a code index, its files first and the pointer last, so
 // readers never see a pointer to a partial index.
-func (s *Store) SaveCode(ctx context.Context, tenant string, ix *CodeIndex) error {
+func (s *Store) SaveCode(ctx context.Context, tenant string, ix *contextindex.CodeIndex) error {
 	if err := s.SaveSegment(ctx, tenant, ix.Commit, ix.Segment); err != nil {
 		return err
 	}
@@ -190,11 +198,11 @@ func (s *Store) SaveCode(ctx context.Context, tenant string, ix *CodeIndex) erro
 }
 
 // SaveSegment writes a segment of code under <tenant>/<name>/.
-func (s *Store) SaveSegment(ctx context.Context, tenant, name string, seg *Segment) error {
+func (s *Store) SaveSegment(ctx context.Context, tenant, name string, seg *contextindex.Segment) error {
 	if err := checkKey(tenant, name); err != nil {
 		return err
 	}
-	if err := s.saveFiles(ctx, tenant+"/"+name+"/", &CodeIndex{Segment: seg}); err != nil {
+	if err := s.saveFiles(ctx, tenant+"/"+name+"/", &contextindex.CodeIndex{Segment: seg}); err != nil {
 		return fmt.Errorf("save %s: %w", name, err)
 	}
 	return nil
@@ -202,27 +210,30 @@ func (s *Store) SaveSegment(ctx context.Context, tenant, name string, seg *Segme
 
 // saveFiles writes the files of a code index under prefix (which ends
 // in "/"): its segment's, and its vectors when it has them.
-func (s *Store) saveFiles(ctx context.Context, prefix string, ix *CodeIndex) error {
-	writers := ix.writers()
-	for _, name := range []string{ChunksFile, LexicalFile, VectorsFile} {
-		write, ok := writers[name]
-		if !ok {
-			continue
-		}
-		if err := s.put(ctx, prefix+name, write); err != nil {
-			return fmt.Errorf("save %s: %w", name, err)
+func (s *Store) saveFiles(ctx context.Context, prefix string, ix *contextindex.CodeIndex) error {
+	type file struct {
+		name  string
+		write func(io.Writer) error
+	}
+	files := []file{{contextindex.ChunksFile, ix.Segment.EncodeChunks}, {contextindex.LexicalFile, ix.Segment.EncodeLexical}}
+	if ix.Vectors != nil {
+		files = append(files, file{contextindex.VectorsFile, ix.Vectors.Encode})
+	}
+	for _, f := range files {
+		if err := s.put(ctx, prefix+f.name, f.write); err != nil {
+			return fmt.Errorf("save %s: %w", f.name, err)
 		}
 	}
 	return nil
 }
 
 // SaveVectors writes a set of vectors as <tenant>/<name>/vectors.bin.
-func (s *Store) SaveVectors(ctx context.Context, tenant, name string, v *Vectors) error {
+func (s *Store) SaveVectors(ctx context.Context, tenant, name string, v *contextindex.Vectors) error {
 	if err := checkKey(tenant, name); err != nil {
 		return err
 	}
-	if err := s.put(ctx, tenant+"/"+name+"/"+VectorsFile, v.write); err != nil {
-		return fmt.Errorf("save %s of %s: %w", VectorsFile, name, err)
+	if err := s.put(ctx, tenant+"/"+name+"/"+contextindex.VectorsFile, v.Encode); err != nil {
+		return fmt.Errorf("save %s of %s: %w", contextindex.VectorsFile, name, err)
 	}
 	return nil
 }
@@ -257,19 +268,6 @@ func (s *Store) put(ctx context.Context, key string, write func(io.Writer) error
 	return err
 }
 
-// Prune removes what the tenant's folder holds besides p's segments and
-// vectors, the pointer and memory vectors, where the Blobs can (a local
-// directory or memory; S3 keeps old indexes, which warm readers may still
-// be loading).
-func (s *Store) Prune(tenant string, p Pointer) error {
-	if r, ok := s.blobs.(interface {
-		RemoveOthers(prefix string, keep []string) error
-	}); ok {
-		return r.RemoveOthers(tenant, append(p.names(), memoryFolder))
-	}
-	return nil
-}
-
 // Pointer reads the tenant's pointer; with the ETag of the pointer the
 // caller holds, ErrNotModified says it is still current. A tenant without
 // a code index, or with one of another format than CodeFormat, gets an
@@ -297,22 +295,22 @@ func (s *Store) Pointer(ctx context.Context, tenant, etag string) (Pointer, stri
 
 // LoadCode reads the code index a pointer names, its segments merged
 // into one.
-func (s *Store) LoadCode(ctx context.Context, tenant string, p Pointer) (*CodeIndex, error) {
+func (s *Store) LoadCode(ctx context.Context, tenant string, p Pointer) (*contextindex.CodeIndex, error) {
 	parts, vectors, err := s.LoadParts(ctx, tenant, p)
 	if err != nil {
 		return nil, err
 	}
-	ix := &CodeIndex{Commit: p.Commit, BuiltAt: p.BuiltAt, Segment: parts[0].Seg, Vectors: vectors}
+	ix := &contextindex.CodeIndex{Commit: p.Commit, BuiltAt: p.BuiltAt, Segment: parts[0].Seg, Vectors: vectors}
 	if len(parts) > 1 || parts[0].Dead != nil {
-		ix.Segment = MergeSegments(parts)
+		ix.Segment = contextindex.MergeSegments(parts)
 	}
-	ix.Files = ix.Segment.code.hashes()
+	ix.Files = ix.Segment.FileHashes()
 	return ix, nil
 }
 
 // LoadParts reads the segments a pointer names, each with its dead files,
 // and its vectors (nil when it has none).
-func (s *Store) LoadParts(ctx context.Context, tenant string, p Pointer) ([]Part, *Vectors, error) {
+func (s *Store) LoadParts(ctx context.Context, tenant string, p Pointer) ([]contextindex.Part, *contextindex.Vectors, error) {
 	if err := checkKey(tenant, p.names()...); err != nil {
 		return nil, nil, err
 	}
@@ -323,21 +321,21 @@ func (s *Store) LoadParts(ctx context.Context, tenant string, p Pointer) ([]Part
 		}
 		return data, nil
 	}
-	var parts []Part
+	var parts []contextindex.Part
 	for _, stored := range p.segments() {
-		chunks, err := get(stored.Name, ChunksFile)
+		chunks, err := get(stored.Name, contextindex.ChunksFile)
 		if err != nil {
 			return nil, nil, err
 		}
-		lexical, err := get(stored.Name, LexicalFile)
+		lexical, err := get(stored.Name, contextindex.LexicalFile)
 		if err != nil {
 			return nil, nil, err
 		}
-		seg, err := decodeSegment(chunks, lexical)
+		seg, err := contextindex.DecodeSegment(chunks, lexical)
 		if err != nil {
 			return nil, nil, fmt.Errorf("load code index %s/%s: %w", tenant, stored.Name, err)
 		}
-		part := Part{Seg: seg}
+		part := contextindex.Part{Seg: seg}
 		for _, f := range stored.Dead {
 			if f < 0 || f >= seg.Files() {
 				return nil, nil, fmt.Errorf("load code index %s/%s: dead file %d of %d", tenant, stored.Name, f, seg.Files())
@@ -350,16 +348,16 @@ func (s *Store) LoadParts(ctx context.Context, tenant string, p Pointer) ([]Part
 		parts = append(parts, part)
 	}
 	sets, required := p.vectorSets()
-	var vectors *Vectors
+	var vectors *contextindex.Vectors
 	for _, name := range sets {
-		raw, err := get(name, VectorsFile)
+		raw, err := get(name, contextindex.VectorsFile)
 		if errors.Is(err, fs.ErrNotExist) && !required {
 			continue
 		}
 		if err != nil {
 			return nil, nil, err
 		}
-		v, err := UnmarshalVectors(raw)
+		v, err := contextindex.UnmarshalVectors(raw)
 		if err != nil {
 			return nil, nil, fmt.Errorf("load code index %s/%s: %w", tenant, name, err)
 		}
@@ -376,7 +374,7 @@ func (s *Store) LoadParts(ctx context.Context, tenant string, p Pointer) ([]Part
 
 // CurrentCode reads the tenant's current code index, or returns an error
 // wrapping fs.ErrNotExist when there is none.
-func (s *Store) CurrentCode(ctx context.Context, tenant string) (*CodeIndex, error) {
+func (s *Store) CurrentCode(ctx context.Context, tenant string) (*contextindex.CodeIndex, error) {
 	p, _, err := s.Pointer(ctx, tenant, "")
 	if err != nil {
 		return nil, err
@@ -401,18 +399,18 @@ func memoryKey(tenant, model string) string {
 // MemoryVectors reads the vectors of a tenant's memory entries for a
 // model, with ETag revalidation as Pointer. None yet is an empty set with
 // ETag "".
-func (s *Store) MemoryVectors(ctx context.Context, tenant, model, etag string) (*Vectors, string, error) {
+func (s *Store) MemoryVectors(ctx context.Context, tenant, model, etag string) (*contextindex.Vectors, string, error) {
 	if err := checkTenant(tenant); err != nil {
 		return nil, "", err
 	}
 	raw, tag, err := s.blobs.Get(ctx, memoryKey(tenant, model), etag)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return NewVectors(model), "", nil
+		return contextindex.NewVectors(model), "", nil
 	case err != nil:
 		return nil, "", err
 	}
-	v, err := UnmarshalVectors(raw)
+	v, err := contextindex.UnmarshalVectors(raw)
 	if err != nil {
 		return nil, "", fmt.Errorf("memory vectors of %s: %w", tenant, err)
 	}
@@ -425,7 +423,7 @@ func (s *Store) MemoryVectors(ctx context.Context, tenant, model, etag string) (
 // SaveMemoryVectors writes the vectors of a tenant's memory entries if the
 // stored ones still have the ETag etag ("" when there were none); a lost
 // race is ErrPrecondition.
-func (s *Store) SaveMemoryVectors(ctx context.Context, tenant string, v *Vectors, etag string) (string, error) {
+func (s *Store) SaveMemoryVectors(ctx context.Context, tenant string, v *contextindex.Vectors, etag string) (string, error) {
 	if err := checkTenant(tenant); err != nil {
 		return "", err
 	}
@@ -444,7 +442,7 @@ const maxSaveAttempts = 5
 // the tenant's memory vectors and saves them with a conditional write,
 // starting over from the stored vectors when another writer got there
 // first. It returns how many texts it embedded.
-func (s *Store) AddMemoryVectors(ctx context.Context, tenant string, emb Embedder, docs []Doc) (int, error) {
+func (s *Store) AddMemoryVectors(ctx context.Context, tenant string, emb contextindex.Embedder, docs []contextindex.Doc) (int, error) {
 	texts := make([]string, len(docs))
 	for i, d := range docs {
 		texts[i] = d.EmbedText()
@@ -457,7 +455,7 @@ func (s *Store) AddMemoryVectors(ctx context.Context, tenant string, emb Embedde
 		if err != nil {
 			return embedded, err
 		}
-		n, err := cur.EmbedMissing(ctx, emb, texts, EmbedBatch)
+		n, err := cur.EmbedMissing(ctx, emb, texts, contextindex.EmbedBatch)
 		embedded += n
 		if err != nil || n == 0 {
 			return embedded, err
@@ -468,58 +466,4 @@ func (s *Store) AddMemoryVectors(ctx context.Context, tenant string, emb Embedde
 		}
 	}
 	return embedded, fmt.Errorf("save memory vectors of %s: %d conflicting writes in a row", tenant, maxSaveAttempts)
-}
-
-// MemBlobs keeps objects in memory (a local server without a data
-// directory, and tests).
-type MemBlobs struct {
-	mu      sync.Mutex
-	objects map[string][]byte
-}
-
-var _ Blobs = (*MemBlobs)(nil)
-
-// RemoveOthers deletes the objects in folders under prefix/ but those
-// of keep.
-func (m *MemBlobs) RemoveOthers(prefix string, keep []string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for k := range m.objects {
-		rest, ok := strings.CutPrefix(k, prefix+"/")
-		folder, _, inFolder := strings.Cut(rest, "/")
-		if ok && inFolder && !slices.Contains(keep, folder) {
-			delete(m.objects, k)
-		}
-	}
-	return nil
-}
-
-// Get implements Blobs.
-func (m *MemBlobs) Get(_ context.Context, key, etag string) ([]byte, string, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	data, ok := m.objects[key]
-	if !ok {
-		return nil, "", fmt.Errorf("index object %s: %w", key, fs.ErrNotExist)
-	}
-	tag := etagOf(data)
-	if etag != "" && etag == tag {
-		return nil, tag, ErrNotModified
-	}
-	return data, tag, nil
-}
-
-// Put implements Blobs.
-func (m *MemBlobs) Put(_ context.Context, key string, data []byte, match string) (string, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	cur, ok := m.objects[key]
-	if match == IfAbsent && ok || match != "" && match != IfAbsent && (!ok || etagOf(cur) != match) {
-		return "", fmt.Errorf("index object %s: %w", key, ErrPrecondition)
-	}
-	if m.objects == nil {
-		m.objects = map[string][]byte{}
-	}
-	m.objects[key] = data
-	return etagOf(data), nil
 }
