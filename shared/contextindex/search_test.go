@@ -2,6 +2,7 @@ package contextindex
 
 import (
 	"context"
+	"fmt"
 	"hash/fnv"
 	"math"
 	"slices"
@@ -129,6 +130,26 @@ func TestSearchTiesByDateThenID(t *testing.T) {
 	hits, _ := NewCorpus("", []*Segment{NewSegment(docs)}).Search(Query{Text: "retry"})
 	if got, want := ids(hits), []string{"new-a", "new-b", "old", "undated"}; !slices.Equal(got, want) {
 		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+// TestSearchLimitKeepsTheOrder: a search with a limit orders only its
+// best documents (see order); they are the first of the unlimited
+// search's, with every document that ties the last of them.
+func TestSearchLimitKeepsTheOrder(t *testing.T) {
+	var docs []Doc
+	for i := range 40 {
+		// Scores repeat every 7 documents: ties across the cut.
+		docs = append(docs, Doc{ID: fmt.Sprintf("%02d", i), Source: SourceDiscovery, Type: TypeRule, Date: day(1),
+			Content: "cache eviction" + strings.Repeat(" lru", i%7) + strings.Repeat(" padding", i%3)})
+	}
+	c := NewCorpus("", []*Segment{NewSegment(docs)})
+	all, _ := c.Search(Query{Text: "cache lru"})
+	for _, limit := range []int{1, 3, 5, 6, 10, 39} {
+		got, _ := c.Search(Query{Text: "cache lru", Limit: limit})
+		if want := ids(all[:limit]); !slices.Equal(ids(got), want) {
+			t.Errorf("limit %d: got %v, want %v", limit, ids(got), want)
+		}
 	}
 }
 
