@@ -17,6 +17,12 @@ const (
 	rrfK = 60
 	// fusionDepth is how many of each list's best documents are fused.
 	fusionDepth = 100
+	// fileEvidence weighs the evidence of a chunk's file: a chunk's
+	// lexical score gains this share of the best score among the other
+	// chunks of its file. A declaration whose neighbours (its callers,
+	// its siblings, its type) match the question too is more likely the
+	// answer than one alone in a file about something else.
+	fileEvidence = 0.5
 )
 
 // Modes say how a search ranked its results.
@@ -44,7 +50,9 @@ type Collection struct {
 	base  []int // number of each part's first document
 	n     int
 	avg   [numFields]float64
-	test  []bool      // per document: code in a test (see testPrior)
+	test  []bool   // per document: code in a test (see testPrior)
+	file  []uint32 // per document: its file, numbered across the parts (see fileEvidence)
+	files int
 	vecs  [][]float32 // per document; nil when it has no vector
 	nvecs int
 }
@@ -113,11 +121,13 @@ func NewCollection(model string, parts []Part, vectors ...*Vectors) *Collection 
 	}
 	// Looked up for every document a search scores: at hand here, not
 	// through its segment's chunks.
-	c.test = make([]bool, 0, c.n)
+	c.test, c.file = make([]bool, 0, c.n), make([]uint32, 0, c.n)
 	for _, p := range c.parts {
 		for i := range p.Seg.Len() {
 			c.test = append(c.test, p.Seg.isTest(i))
+			c.file = append(c.file, uint32(c.files+p.Seg.fileOf(i)))
 		}
+		c.files += p.Seg.Files()
 	}
 	for f := range numFields {
 		c.avg[f] = max(total[f]/float64(c.n), 1)
@@ -440,6 +450,7 @@ type scratch struct {
 	ranked        []int     // every document scored, the ranked ones first
 	touched       []int
 	heap          floatHeap // see kthBest
+	fileBest      []float64 // per file, its best two scores; zero between searches
 }
 
 // scratches are kept apart from collections: a pool inside one would keep
@@ -549,13 +560,14 @@ func closed(done <-chan struct{}) bool {
 	}
 }
 
-// order weighs down the scores of tests in the code (testPrior) and
-// returns the best k ranked documents (all when k ≤ 0), and those that
+// order adds each document's file evidence (fileEvidence), weighs down
+// the scores of tests in the code (testPrior) and returns the best k ranked documents (all when k ≤ 0), and those that
 // tie the k-th, sorted best first, the earlier document first on a tie:
 // the same as the first of all of them sorted, without sorting a common
 // word's hundred thousand documents. It moves them to the front of
 // out.ranked, which keeps every scored document (release clears them).
 func (c *Collection) order(out lexicalRanking, k int, sc *scratch) []int {
+	c.addFileEvidence(out, sc)
 	for _, g := range out.ranked {
 		if c.test[g] {
 			out.scores[g] *= testPrior
@@ -580,6 +592,36 @@ func (c *Collection) order(out lexicalRanking, k int, sc *scratch) []int {
 		return cmp.Compare(a, b)
 	})
 	return ranked
+}
+
+// addFileEvidence adds to each ranked document's score fileEvidence
+// times the best score of the other ranked documents of its file.
+func (c *Collection) addFileEvidence(out lexicalRanking, sc *scratch) {
+	if len(sc.fileBest) < 2*c.files {
+		sc.fileBest = make([]float64, 2*c.files)
+	}
+	best := sc.fileBest // file f's best score is best[2f], the next best[2f+1]
+	for _, g := range out.ranked {
+		f, s := 2*c.file[g], out.scores[g]
+		switch {
+		case s > best[f]:
+			best[f], best[f+1] = s, best[f]
+		case s > best[f+1]:
+			best[f+1] = s
+		}
+	}
+	for _, g := range out.ranked {
+		f, s := 2*c.file[g], out.scores[g]
+		other := best[f]
+		if s == other {
+			other = best[f+1] // it is the best: the next is the best of the others
+		}
+		out.scores[g] = s + fileEvidence*other
+	}
+	for _, g := range out.ranked {
+		f := 2 * c.file[g]
+		best[f], best[f+1] = 0, 0
+	}
 }
 
 // kthBest returns the k-th highest score of the ranked documents (k ≤

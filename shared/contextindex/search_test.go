@@ -343,3 +343,35 @@ func TestCollectionsDoNotDrownEachOther(t *testing.T) {
 		t.Errorf("a code question got %v", ids(hits))
 	}
 }
+
+// TestSearchFileEvidence: a chunk whose file also answers the question
+// (fileEvidence) comes before one that matches a little better alone in
+// a file about something else.
+func TestSearchFileEvidence(t *testing.T) {
+	files := []File{
+		{Path: "session/store.go", Content: []byte("package session\n\n" +
+			"func (s *Store) sweep() {\n\tfor _, e := range s.all {\n\t\tif e.idle() {\n\t\t\ts.drop(e)\n\t\t}\n\t}\n}\n\n" +
+			"func (e *entry) idle() bool { return time.Since(e.seen) > e.ttl }\n\n" +
+			"func (s *Store) drop(e *entry) { delete(s.all, e.id) } // expired entries\n")},
+		{Path: "report/format.go", Content: []byte("package report\n\n" +
+			"func columns(expired, idle, entries int) string {\n\treturn fmt.Sprint(expired, idle, entries)\n}\n")},
+	}
+	ix, _, err := BuildCode(t.Context(), nil, Snapshot{Files: files}, nil, day(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewCorpus("", []*Segment{ix.Segment})
+	tests := []struct {
+		query string
+		want  string // the first hit
+	}{
+		{"idle expired entries", "session/store.go:11-11"},
+		{"format columns", "report/format.go:3-5"},
+	}
+	for _, tt := range tests {
+		hits, _ := c.Search(Query{Text: tt.query, Limit: 3})
+		if len(hits) == 0 || hits[0].Doc.ID != tt.want {
+			t.Errorf("%q: got %v, want %s first", tt.query, ids(hits), tt.want)
+		}
+	}
+}
