@@ -85,7 +85,7 @@ func TestSearchLexical(t *testing.T) {
 		{"camelCase code identifiers", Query{Text: "RefreshToken"}, []string{"f", "c", "b", "a"}},
 		{"stemmed words", Query{Text: "batched writing worker"}, []string{"e"}},
 		{"type filter keeps its discoveries only", Query{Text: "billing", Type: TypeDecision}, []string{"d"}},
-		{"limit", Query{Text: "auth", Limit: 2}, []string{"f", "a"}},
+		{"limit", Query{Text: "auth", Limit: 2}, []string{"a", "f"}},
 		{"no match", Query{Text: "kubernetes"}, []string{}},
 	}
 	for _, tt := range tests {
