@@ -23,6 +23,7 @@
 //     go run ./scripts/contextbench            # lexical (make contextbench)
 //     go run ./scripts/contextbench -tuning    # the tuning half instead of the held-out one
 //     go run ./scripts/contextbench -v         # and every question's ranks
+//     go run ./scripts/contextbench -cpuprofile /tmp/cb.prof  # then go tool pprof -focus 'Corpus..Search' /tmp/cb.prof
 //     TOOLSHED_EMBED_URL=http://localhost:11434/v1 TOOLSHED_EMBED_MODEL=nomic-embed-text \
 //     go run ./scripts/contextbench          # lexical and hybrid
 //
