@@ -23,6 +23,7 @@
 //     go run ./scripts/contextbench            # lexical (make contextbench)
 //     go run ./scripts/contextbench -tuning    # the tuning half instead of the held-out one
 //     go run ./scripts/contextbench -v         # and every question's ranks
+//     go run ./scripts/contextbench -cpuprofile /tmp/cb.prof  # then go tool pprof -focus 'Corpus..Search' /tmp/cb.prof
 //     TOOLSHED_EMBED_URL=http://localhost:11434/v1 TOOLSHED_EMBED_MODEL=nomic-embed-text \
 //     go run ./scripts/contextbench          # lexical and hybrid
 //
@@ -60,6 +61,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -126,6 +128,7 @@ type options struct {
 	second, secName string
 	pairs           int
 	tuning, verbose bool
+	cpuProfile      string
 }
 
 func main() {
@@ -137,11 +140,33 @@ func main() {
 	flag.IntVar(&o.pairs, "pairs", defaultPairs, "generated questions sampled per corpus and half")
 	flag.BoolVar(&o.tuning, "tuning", false, "print the tuning half of the generated questions instead of the held-out half")
 	flag.BoolVar(&o.verbose, "v", false, "print each question's ranks and every system's top 5 files")
+	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (the searches: go tool pprof -focus 'Corpus..Search')")
 	flag.Parse()
-	if err := run(o); err != nil {
+	if err := profiled(o.cpuProfile, func() error { return run(o) }); err != nil {
 		fmt.Fprintln(os.Stderr, "contextbench:", err)
 		os.Exit(1)
 	}
+}
+
+// profiled runs fn, with a CPU profile written to file unless it is "".
+func profiled(file string, fn func() error) error {
+	if file == "" {
+		return fn()
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return fmt.Errorf("cpu profile: %w", err)
+	}
+	runErr := fn()
+	pprof.StopCPUProfile()
+	if err := f.Close(); err != nil && runErr == nil {
+		return fmt.Errorf("cpu profile: %w", err)
+	}
+	return runErr
 }
 
 // secondCorpus is the newest Python standard library under /usr/lib, ""

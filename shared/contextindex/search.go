@@ -17,6 +17,12 @@ const (
 	rrfK = 60
 	// fusionDepth is how many of each list's best documents are fused.
 	fusionDepth = 100
+	// fileEvidence weighs the evidence of a chunk's file: a chunk's
+	// lexical score gains this share of the best score among the other
+	// chunks of its file. A declaration whose neighbours (its callers,
+	// its siblings, its type) match the question too is more likely the
+	// answer than one alone in a file about something else.
+	fileEvidence = 0.5
 )
 
 // Mode is how a search ranked its results, as context_search reports it.
@@ -47,6 +53,9 @@ type Collection struct {
 	base  []int // number of each part's first document
 	n     int
 	avg   [numFields]float64
+	test  []bool   // per document: code in a test (see testPrior)
+	file  []uint32 // per document: its file, numbered across the parts (see fileEvidence)
+	files int
 	vecs  [][]float32 // per document; nil when it has no vector
 	nvecs int
 }
@@ -112,6 +121,16 @@ func NewCollection(model string, parts []Part, vectors ...*Vectors) *Collection 
 	}
 	if c.n == 0 {
 		return nil
+	}
+	// Looked up for every document a search scores: at hand here, not
+	// through its segment's chunks.
+	c.test, c.file = make([]bool, 0, c.n), make([]uint32, 0, c.n)
+	for _, p := range c.parts {
+		for i := range p.Seg.Len() {
+			c.test = append(c.test, p.Seg.isTest(i))
+			c.file = append(c.file, uint32(c.files+p.Seg.fileOf(i)))
+		}
+		c.files += p.Seg.Files()
 	}
 	for f := range numFields {
 		c.avg[f] = max(total[f]/float64(c.n), 1)
@@ -235,8 +254,13 @@ func (c *Collection) search(q Query) []Hit {
 	sc := c.scratch()
 	defer c.release(sc)
 	allowed := c.filter(q, sc.allowed)
-	lexical := c.lexical(q.Text, allowed, sc, q.Done)
-	if q.Vector == nil || c.nvecs == 0 {
+	hybrid := q.Vector != nil && c.nvecs > 0
+	depth := q.Limit // documents the ranking must order: the rest only count
+	if hybrid {
+		depth = fusionDepth
+	}
+	lexical := c.lexical(q.Text, allowed, sc, depth, q.Done)
+	if !hybrid {
 		keep := lexical.ranked
 		if q.Limit > 0 && len(keep) > q.Limit {
 			// The rest scores less, or ties the last kept (top breaks ties).
@@ -409,12 +433,13 @@ func (c *Collection) expand(word string) []expansion {
 }
 
 // lexical ranks the allowed documents for the query text with BM25F,
-// until done closes.
-func (c *Collection) lexical(text string, allowed []bool, sc *scratch, done <-chan struct{}) lexicalRanking {
+// until done closes: the best k of them (all when k ≤ 0) and those that
+// tie the k-th (see order).
+func (c *Collection) lexical(text string, allowed []bool, sc *scratch, k int, done <-chan struct{}) lexicalRanking {
 	terms := QueryTerms(text)
 	slices.Sort(terms)
 	terms = slices.Compact(terms)
-	return c.bm25(terms, allowed, sc, done)
+	return c.bm25(terms, allowed, sc, k, done)
 }
 
 // scratch is the memory a search works in, one value per document of the
@@ -425,8 +450,10 @@ type scratch struct {
 	allowed       []bool    // set for every live document by filter
 	scores, cover []float64 // the ranking's; zero but for ranked
 	best, bestCov []float64 // per query word; always zero between words
-	ranked        []int
+	ranked        []int     // every document scored, the ranked ones first
 	touched       []int
+	heap          floatHeap // see kthBest
+	fileBest      []float64 // per file, its best two scores; zero between searches
 }
 
 // scratches are kept apart from collections: a pool inside one would keep
@@ -456,7 +483,7 @@ func (c *Collection) release(sc *scratch) {
 // For each query word a document scores its best matching term; the
 // document's score is the sum over the query's words. Once done closes, the
 // words left are not scored.
-func (c *Collection) bm25(words []string, allowed []bool, sc *scratch, done <-chan struct{}) lexicalRanking {
+func (c *Collection) bm25(words []string, allowed []bool, sc *scratch, k int, done <-chan struct{}) lexicalRanking {
 	out := lexicalRanking{scores: sc.scores, cover: sc.cover, ranked: sc.ranked[:0]}
 	best := sc.best           // this word's best score per document
 	cover := sc.bestCov       // and its best coverage
@@ -482,10 +509,18 @@ func (c *Collection) bm25(words []string, allowed []bool, sc *scratch, done <-ch
 				if !ok {
 					continue
 				}
-				lx.each(ti, func(p posting) {
-					g := c.base[pi] + int(p.doc)
+				// The postings decoded here, not through lx.each: a long
+				// question reads a million of them, and a call for each
+				// costs a tenth of the search.
+				base, buf := c.base[pi], lx.arena[lx.offs[ti]:lx.offs[ti+1]]
+				var p posting
+				for len(buf) > 0 {
+					var delta uint64
+					buf, delta, _ = readPosting(buf, &p) // checked when the lexicon was made or read
+					p.doc += uint32(delta)
+					g := base + int(p.doc)
 					if !allowed[g] {
-						return
+						continue
 					}
 					var tf float64
 					for f := range numFields {
@@ -500,7 +535,7 @@ func (c *Collection) bm25(words []string, allowed []bool, sc *scratch, done <-ch
 					}
 					best[g] = max(best[g], score)
 					cover[g] = max(cover[g], e.weight*min(tf, 1))
-				})
+				}
 			}
 		}
 		for _, g := range touched {
@@ -513,8 +548,8 @@ func (c *Collection) bm25(words []string, allowed []bool, sc *scratch, done <-ch
 		}
 		touched = touched[:0]
 	}
-	c.order(out)
 	sc.ranked, sc.touched = out.ranked, touched // grown: kept for the next search
+	out.ranked = c.order(out, k, sc)
 	return out
 }
 
@@ -528,20 +563,99 @@ func closed(done <-chan struct{}) bool {
 	}
 }
 
-// order weighs down the scores of tests in the code (testPrior) and sorts
-// the ranked documents best first, the earlier document first on a tie.
-func (c *Collection) order(out lexicalRanking) {
+// order adds each document's file evidence (fileEvidence), weighs down
+// the scores of tests in the code (testPrior) and returns the best k ranked documents (all when k ≤ 0), and those that
+// tie the k-th, sorted best first, the earlier document first on a tie:
+// the same as the first of all of them sorted, without sorting a common
+// word's hundred thousand documents. It moves them to the front of
+// out.ranked, which keeps every scored document (release clears them).
+func (c *Collection) order(out lexicalRanking, k int, sc *scratch) []int {
+	c.addFileEvidence(out, sc)
 	for _, g := range out.ranked {
-		if s, i := c.locate(g); s.isTest(i) {
+		if c.test[g] {
 			out.scores[g] *= testPrior
 		}
 	}
-	slices.SortFunc(out.ranked, func(a, b int) int {
+	ranked := out.ranked
+	if k > 0 && k < len(ranked) {
+		least := kthBest(ranked, out.scores, k, &sc.heap)
+		n := 0
+		for i, g := range ranked {
+			if out.scores[g] >= least {
+				ranked[n], ranked[i] = g, ranked[n]
+				n++
+			}
+		}
+		ranked = ranked[:n]
+	}
+	slices.SortFunc(ranked, func(a, b int) int {
 		if c := cmp.Compare(out.scores[b], out.scores[a]); c != 0 {
 			return c
 		}
 		return cmp.Compare(a, b)
 	})
+	return ranked
+}
+
+// addFileEvidence adds to each ranked document's score fileEvidence
+// times the best score of the other ranked documents of its file.
+func (c *Collection) addFileEvidence(out lexicalRanking, sc *scratch) {
+	if len(sc.fileBest) < 2*c.files {
+		sc.fileBest = make([]float64, 2*c.files)
+	}
+	best := sc.fileBest // file f's best score is best[2f], the next best[2f+1]
+	for _, g := range out.ranked {
+		f, s := 2*c.file[g], out.scores[g]
+		switch {
+		case s > best[f]:
+			best[f], best[f+1] = s, best[f]
+		case s > best[f+1]:
+			best[f+1] = s
+		}
+	}
+	for _, g := range out.ranked {
+		f, s := 2*c.file[g], out.scores[g]
+		other := best[f]
+		if s == other {
+			other = best[f+1] // it is the best: the next is the best of the others
+		}
+		out.scores[g] = s + fileEvidence*other
+	}
+	for _, g := range out.ranked {
+		f := 2 * c.file[g]
+		best[f], best[f+1] = 0, 0
+	}
+}
+
+// kthBest returns the k-th highest score of the ranked documents (k ≤
+// their number), keeping the best k seen in h, a min-heap.
+func kthBest(ranked []int, scores []float64, k int, h *floatHeap) float64 {
+	*h = (*h)[:0]
+	for _, g := range ranked {
+		s := scores[g]
+		switch {
+		case len(*h) < k:
+			heap.Push(h, s)
+		case s > (*h)[0]:
+			(*h)[0] = s
+			heap.Fix(h, 0)
+		}
+	}
+	return (*h)[0]
+}
+
+// floatHeap is a min-heap of scores.
+type floatHeap []float64
+
+func (h floatHeap) Len() int           { return len(h) }
+func (h floatHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h floatHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *floatHeap) Push(x any)        { *h = append(*h, x.(float64)) }
+func (h *floatHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // cosine returns the fusionDepth allowed documents most similar to the

@@ -2,6 +2,7 @@ package contextindex
 
 import (
 	"context"
+	"fmt"
 	"hash/fnv"
 	"math"
 	"slices"
@@ -84,7 +85,7 @@ func TestSearchLexical(t *testing.T) {
 		{"camelCase code identifiers", Query{Text: "RefreshToken"}, []string{"f", "c", "b", "a"}},
 		{"stemmed words", Query{Text: "batched writing worker"}, []string{"e"}},
 		{"type filter keeps its discoveries only", Query{Text: "billing", Type: TypeDecision}, []string{"d"}},
-		{"limit", Query{Text: "auth", Limit: 2}, []string{"f", "a"}},
+		{"limit", Query{Text: "auth", Limit: 2}, []string{"a", "f"}},
 		{"no match", Query{Text: "kubernetes"}, []string{}},
 	}
 	for _, tt := range tests {
@@ -129,6 +130,26 @@ func TestSearchTiesByDateThenID(t *testing.T) {
 	hits, _ := NewCorpus("", []*Segment{NewSegment(docs)}).Search(Query{Text: "retry"})
 	if got, want := ids(hits), []string{"new-a", "new-b", "old", "undated"}; !slices.Equal(got, want) {
 		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+// TestSearchLimitKeepsTheOrder: a search with a limit orders only its
+// best documents (see order); they are the first of the unlimited
+// search's, with every document that ties the last of them.
+func TestSearchLimitKeepsTheOrder(t *testing.T) {
+	var docs []Doc
+	for i := range 40 {
+		// Scores repeat every 7 documents: ties across the cut.
+		docs = append(docs, Doc{ID: fmt.Sprintf("%02d", i), Source: SourceDiscovery, Type: TypeRule, Date: day(1),
+			Content: "cache eviction" + strings.Repeat(" lru", i%7) + strings.Repeat(" padding", i%3)})
+	}
+	c := NewCorpus("", []*Segment{NewSegment(docs)})
+	all, _ := c.Search(Query{Text: "cache lru"})
+	for _, limit := range []int{1, 3, 5, 6, 10, 39} {
+		got, _ := c.Search(Query{Text: "cache lru", Limit: limit})
+		if want := ids(all[:limit]); !slices.Equal(ids(got), want) {
+			t.Errorf("limit %d: got %v, want %v", limit, ids(got), want)
+		}
 	}
 }
 
@@ -320,5 +341,37 @@ func TestCollectionsDoNotDrownEachOther(t *testing.T) {
 	hits, _ = c.Search(Query{Text: "read MIME header continuation lines", Limit: 5})
 	if len(hits) == 0 || hits[0].Doc.Source != SourceCode || !strings.HasPrefix(hits[0].Doc.Path, "net/textproto/") {
 		t.Errorf("a code question got %v", ids(hits))
+	}
+}
+
+// TestSearchFileEvidence: a chunk whose file also answers the question
+// (fileEvidence) comes before one that matches a little better alone in
+// a file about something else.
+func TestSearchFileEvidence(t *testing.T) {
+	files := []File{
+		{Path: "session/store.go", Content: []byte("package session\n\n" +
+			"func (s *Store) sweep() {\n\tfor _, e := range s.all {\n\t\tif e.idle() {\n\t\t\ts.drop(e)\n\t\t}\n\t}\n}\n\n" +
+			"func (e *entry) idle() bool { return time.Since(e.seen) > e.ttl }\n\n" +
+			"func (s *Store) drop(e *entry) { delete(s.all, e.id) } // expired entries\n")},
+		{Path: "report/format.go", Content: []byte("package report\n\n" +
+			"func columns(expired, idle, entries int) string {\n\treturn fmt.Sprint(expired, idle, entries)\n}\n")},
+	}
+	ix, _, err := BuildCode(t.Context(), nil, Snapshot{Files: files}, nil, day(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewCorpus("", []*Segment{ix.Segment})
+	tests := []struct {
+		query string
+		want  string // the first hit
+	}{
+		{"idle expired entries", "session/store.go:11-11"},
+		{"format columns", "report/format.go:3-5"},
+	}
+	for _, tt := range tests {
+		hits, _ := c.Search(Query{Text: tt.query, Limit: 3})
+		if len(hits) == 0 || hits[0].Doc.ID != tt.want {
+			t.Errorf("%q: got %v, want %s first", tt.query, ids(hits), tt.want)
+		}
 	}
 }
