@@ -564,8 +564,9 @@ func closed(done <-chan struct{}) bool {
 }
 
 // order adds each document's file evidence (fileEvidence), weighs down
-// the scores of tests in the code (testPrior) and returns the best k ranked documents (all when k ≤ 0), and those that
-// tie the k-th, sorted best first, the earlier document first on a tie:
+// the scores of tests in the code (testPrior) and returns the best k ranked
+// documents (all when k ≤ 0), and those that tie the k-th (at most
+// maxTied of them, see best), sorted best first, the earlier document first on a tie:
 // the same as the first of all of them sorted, without sorting a common
 // word's hundred thousand documents. It moves them to the front of
 // out.ranked, which keeps every scored document (release clears them).
@@ -578,15 +579,7 @@ func (c *Collection) order(out lexicalRanking, k int, sc *scratch) []int {
 	}
 	ranked := out.ranked
 	if k > 0 && k < len(ranked) {
-		least := kthBest(ranked, out.scores, k, &sc.heap)
-		n := 0
-		for i, g := range ranked {
-			if out.scores[g] >= least {
-				ranked[n], ranked[i] = g, ranked[n]
-				n++
-			}
-		}
-		ranked = ranked[:n]
+		ranked = best(ranked, out.scores, k, sc)
 	}
 	slices.SortFunc(ranked, func(a, b int) int {
 		if c := cmp.Compare(out.scores[b], out.scores[a]); c != 0 {
@@ -625,6 +618,41 @@ func (c *Collection) addFileEvidence(out lexicalRanking, sc *scratch) {
 		f := 2 * c.file[g]
 		best[f], best[f+1] = 0, 0
 	}
+}
+
+// maxTied is how many documents beyond the k best a ranking keeps that
+// tie the k-th, for top to break the tie (by date, then id) across
+// collections: ties beyond it are broken by document order. A repository of
+// generated code can make tens of thousands of chunks score alike, and each
+// one kept costs a document and a place in top's sort.
+const maxTied = 64
+
+// best moves to the front of ranked the k best documents and those that tie
+// the k-th, at most maxTied of these (the earliest documents), and returns
+// them, unsorted.
+func best(ranked []int, scores []float64, k int, sc *scratch) []int {
+	least := kthBest(ranked, scores, k, &sc.heap)
+	n := 0
+	for i, g := range ranked {
+		if scores[g] > least {
+			ranked[n], ranked[i] = g, ranked[n]
+			n++
+		}
+	}
+	tied := ranked[n:]
+	m := 0
+	for i, g := range tied {
+		if scores[g] == least {
+			tied[m], tied[i] = g, tied[m]
+			m++
+		}
+	}
+	tied = tied[:m]
+	if room := k - n + maxTied; len(tied) > room {
+		slices.Sort(tied)
+		tied = tied[:room]
+	}
+	return ranked[:n+len(tied)]
 }
 
 // kthBest returns the k-th highest score of the ranked documents (k ≤

@@ -153,6 +153,27 @@ func TestSearchLimitKeepsTheOrder(t *testing.T) {
 	}
 }
 
+// TestSearchManyTies: when more documents tie the last kept than
+// maxTied (generated code, copies), a collection keeps the earliest of
+// them, so a search neither makes nor sorts a document for each.
+func TestSearchManyTies(t *testing.T) {
+	var docs []Doc
+	for i := range 1000 {
+		docs = append(docs, Doc{ID: fmt.Sprintf("%04d", 999-i), Source: SourceCode, Type: "block", Content: "serve the request"})
+	}
+	c := NewCorpus("", []*Segment{NewSegment(docs)})
+	q := Query{Text: "serve request", Limit: 5}
+	if n := len(c.colls[0].search(q)); n != q.Limit+maxTied {
+		t.Errorf("the collection kept %d documents, want %d", n, q.Limit+maxTied)
+	}
+	// The earliest 69 documents are 0999 down to 0931; top breaks their
+	// tie by id.
+	hits, _ := c.Search(q)
+	if got, want := ids(hits), []string{"0931", "0932", "0933", "0934", "0935"}; !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
 func TestSearchHybrid(t *testing.T) {
 	emb := &wordEmbedder{}
 	vecs := NewVectors(emb.Model())
