@@ -39,11 +39,11 @@ func TestPercentFor(t *testing.T) {
 		want int
 	}{
 		{0, 400},
-		{1 << 20, 400},       // 16 MB of headroom would be 1600%
-		{4 << 20, 400},       // exactly 16 MB
-		{16 << 20, 100},      // 16 MB
-		{32 << 20, 50},       // 16 MB
-		{128 << 20, 13},      // an eighth of it, 16 MB
+		{1 << 20, 400},       // exactly 4 MB
+		{4 << 20, 100},       // 4 MB
+		{16 << 20, 25},       // 4 MB
+		{32 << 20, 13},       // an eighth of it, 4 MB
+		{128 << 20, 13},      // an eighth of it
 		{1 << 30, 13},        // an eighth of it
 		{1 << 40, 13},        // an eighth, however large
 		{math.MaxUint32, 12}, // no overflow
@@ -78,10 +78,10 @@ func TestApply(t *testing.T) {
 	if got := debug.SetGCPercent(-1); got != 400 {
 		t.Errorf("adaptive GOGC with a small heap = %d, want 400", got)
 	}
-	// A live heap of 64 MB (pointer-free, so cheap to keep): after a
-	// collection GOGC is at most 25 (16 MB over 64 MB and what else the
+	// A live heap of 16 MB (pointer-free, so cheap to keep): after a
+	// collection GOGC is at most 25 (4 MB over 16 MB and what else the
 	// test holds); once it goes, 400 again.
-	ballast := make([]byte, 64<<20)
+	ballast := make([]byte, 16<<20)
 	waitPercent(t, 20, 25)
 	runtime.KeepAlive(ballast)
 	ballast = nil
