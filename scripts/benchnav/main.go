@@ -93,13 +93,13 @@ func run(tb testing.TB, tree string, runs int) error {
 		return err
 	}
 	srv, err := localrun.Start(localrun.Options{Bin: bin, Repo: tree, Data: filepath.Join(tmp, "data"),
-		Env: []string{"TOOLSHED_RATE_LIMITS=list_files=1000000,find_symbols=1000000,find_references=1000000,read_file=1000000"}})
+		Env: []string{"TOOLSHED_RATE_LIMITS=context_search=1000000,list_files=1000000,find_symbols=1000000,find_references=1000000,read_file=1000000"}})
 	if err != nil {
 		return err
 	}
 	defer srv.Stop()
 	fmt.Printf("bench-nav: %s, %d CPUs, %s, %d runs per query\n", tree, runtime.NumCPU(), ripgrep.Version(), runs)
-	if err := waitSymbols(srv); err != nil {
+	if err := waitIndexes(srv); err != nil {
 		return fmt.Errorf("%w\n%s", err, srv.Logs())
 	}
 	fmt.Printf("%-36s %9s %9s %9s %9s %7s %10s\n", "query", "p50_ms", "p99_ms", "bytes", "rg_p50", "ratio", "count/rg")
@@ -144,19 +144,31 @@ func measure(srv *localrun.Server, tree string, q query, runs int) error {
 	return nil
 }
 
-// waitSymbols waits until find_symbols' table of the tree is ready (the
-// code index builds meanwhile; it does not change these tools' answers).
-func waitSymbols(srv *localrun.Server) error {
-	deadline := time.Now().Add(3 * time.Minute)
-	for time.Now().Before(deadline) {
-		a, err := srv.Call("find_symbols", map[string]any{"name": "main"})
-		var out struct {
-			Index struct{ State string } `json:"index"`
+// waitIndexes waits until find_symbols' table and context_search's code
+// index of the tree are ready: the first build takes both cores, and a
+// query measured during it measures the build.
+func waitIndexes(srv *localrun.Server) error {
+	deadline := time.Now().Add(5 * time.Minute)
+	for _, probe := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"find_symbols", map[string]any{"name": "main"}},
+		{"context_search", map[string]any{"query": "main function"}},
+	} {
+		for {
+			a, err := srv.Call(probe.tool, probe.args)
+			var out struct {
+				Index struct{ State string } `json:"index"`
+			}
+			if err == nil && a.OK && json.Unmarshal(a.Result, &out) == nil && out.Index.State == "ready" {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("%s's index is not ready after 5 minutes", probe.tool)
+			}
+			time.Sleep(200 * time.Millisecond)
 		}
-		if err == nil && a.OK && json.Unmarshal(a.Result, &out) == nil && out.Index.State == "ready" {
-			return nil
-		}
-		time.Sleep(200 * time.Millisecond)
 	}
-	return fmt.Errorf("the symbol table is not ready after 3 minutes")
+	return nil
 }
