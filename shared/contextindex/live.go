@@ -2,7 +2,6 @@ package contextindex
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -344,7 +343,6 @@ func (b *builder) update(files []*repo.File, version uint64) bool {
 	// began (a file written during a build is searchable as soon as one
 	// batch is cut), then the others in walk order.
 	var changed, todo []*repo.File
-	loaded := map[string]*repo.File{} // unchanged files whose chunks were loaded
 	listed := make(map[string]*repo.File, len(files))
 	for _, f := range files {
 		present[f.Path] = true
@@ -352,10 +350,7 @@ func (b *builder) update(files []*repo.File, version uint64) bool {
 		ix := b.files[f.Path]
 		switch {
 		case ix != nil && ix.file == f:
-		case ix != nil && ix.hash == sha256.Sum256(f.Data):
-			if ix.file == nil {
-				loaded[f.Path] = f
-			}
+		case ix != nil && ix.hash == f.Hash():
 			ix.file = f
 		case b.listed != nil && b.listed[f.Path] != f:
 			changed = append(changed, f)
@@ -365,7 +360,7 @@ func (b *builder) update(files []*repo.File, version uint64) bool {
 	}
 	b.listed = listed
 	todo = append(changed, todo...)
-	b.rebase(loaded)
+	b.rebase()
 	var removed []string
 	for p := range b.files {
 		if !present[p] {
@@ -474,7 +469,7 @@ func (b *builder) maxPartChunks() int { return max(b.chunks/maxPartShare, minPar
 func cutFiles(files []*repo.File) *Segment {
 	cb := newCodeBuilder()
 	for _, f := range files {
-		cb.addFile(f.Path, sha256.Sum256(f.Data), f.ModTime, f.Text(), codechunk.Split(f.Path, f.Text()))
+		cb.addFile(f.Path, f.Hash(), f.ModTime, textSource{file: f}, codechunk.Split(f.Path, f.Text()))
 	}
 	return cb.segment()
 }
@@ -495,22 +490,16 @@ func (b *builder) add(files []*repo.File, seg *Segment) {
 	b.stored = append(b.stored, "")
 }
 
-// rebase lets the text decoded from the store go: the loaded chunks of
-// files whose content is unchanged (files) take their text from the
-// view's copy of that content; the others (of files that changed or
-// went, soon left out) keep their own copy of the blocks they are in.
-func (b *builder) rebase(files map[string]*repo.File) {
+// rebase lets the memory the stored index was read into go: the loaded
+// chunks keep copies of the deflated blocks their text is in (a quarter
+// of the text's size). The view's files hold their content compressed
+// too, so chunks that took their text from them would save little more.
+func (b *builder) rebase() {
 	if !b.loaded {
 		return
 	}
 	for pi, p := range b.parts {
-		b.parts[pi].Seg = p.Seg.withTexts(func(path string) (string, bool) {
-			f := files[path]
-			if f == nil {
-				return "", false
-			}
-			return f.Text(), true
-		})
+		b.parts[pi].Seg = p.Seg.withTexts(func(string) (string, bool) { return "", false })
 	}
 	b.loaded = false
 }

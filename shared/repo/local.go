@@ -481,7 +481,7 @@ func (l *Local) scanLocked(ctx context.Context, dir string, inherited *ignoreRul
 	// Stat and read in parallel, then add in walk order.
 	type loaded struct {
 		info fs.FileInfo
-		data []byte
+		file *File // nil: binary
 		keep *entry
 		err  error
 	}
@@ -498,7 +498,8 @@ func (l *Local) scanLocked(ctx context.Context, dir string, inherited *ignoreRul
 			out[i].keep = e
 			return
 		}
-		out[i].data, out[i].err = fs.ReadFile(l.raw, c.path)
+		data, err := fs.ReadFile(l.raw, c.path)
+		out[i].file, out[i].err = NewFile(c.path, data, info.ModTime()), err
 	})
 	unreadable := 0
 	defer func() {
@@ -518,7 +519,7 @@ func (l *Local) scanLocked(ctx context.Context, dir string, inherited *ignoreRul
 			l.files[c.path] = r.keep
 			l.warm += r.keep.cost()
 		default:
-			l.addLocked(c.path, r.info, r.data)
+			l.addLocked(c.path, r.info, r.file)
 		}
 	}
 	return nil
@@ -534,19 +535,20 @@ func (l *Local) loadLocked(p string, info fs.FileInfo) error {
 	if err != nil {
 		return err
 	}
-	if e := l.files[p]; e != nil && e.mod.Equal(info.ModTime()) && e.same(data) {
+	f := NewFile(p, data, info.ModTime())
+	if e := l.files[p]; e != nil && e.mod.Equal(info.ModTime()) && e.same(f) {
 		return nil
 	}
 	l.dropLocked(p)
-	l.addLocked(p, info, data)
+	l.addLocked(p, info, f)
 	return nil
 }
 
-// addLocked adds a file read just now.
-func (l *Local) addLocked(p string, info fs.FileInfo, data []byte) {
+// addLocked adds a file read just now (f: its File, nil when binary).
+func (l *Local) addLocked(p string, info fs.FileInfo, f *File) {
 	e := &entry{size: info.Size(), mod: info.ModTime()}
-	if f := newFile(p, data, info.ModTime()); f != nil {
-		if l.warm+memoryOf(int64(len(f.Data))) > l.o.CacheBytes {
+	if f != nil {
+		if l.warm+f.memory() > l.o.CacheBytes {
 			e.cold = true
 		} else {
 			e.file = f
@@ -557,13 +559,13 @@ func (l *Local) addLocked(p string, info fs.FileInfo, data []byte) {
 	l.dirty = true
 }
 
-// same reports whether the entry holds exactly data (a cold entry never
-// does: it is read again).
-func (e *entry) same(data []byte) bool {
-	if e.file == nil {
-		return !e.cold && bytes.IndexByte(data, 0) >= 0 // both binary
+// same reports whether the entry holds exactly the content of f, a file
+// read just now (nil: binary). A cold entry never does: it is read again.
+func (e *entry) same(f *File) bool {
+	if e.file == nil || f == nil {
+		return e.file == nil && f == nil && !e.cold // both binary
 	}
-	return bytes.Equal(e.file.Data, bytes.TrimPrefix(data, utf8BOM))
+	return bytes.Equal(e.file.packed, f.packed)
 }
 
 // cost is the memory an entry's contents take.
@@ -571,12 +573,8 @@ func (e *entry) cost() int64 {
 	if e.file == nil {
 		return 0
 	}
-	return memoryOf(int64(len(e.file.Data)))
+	return e.file.memory()
 }
-
-// memoryOf estimates the memory n bytes of text take once searched: the
-// text and its trigram filter.
-func memoryOf(n int64) int64 { return n + n/4 }
 
 // dropLocked forgets one file.
 func (l *Local) dropLocked(p string) {
@@ -667,7 +665,7 @@ func (l *Local) loadCold(ctx context.Context, list []*File) ([]*File, error) {
 	out := slices.Clone(list)
 	parallel(len(out), func(i int) {
 		f := out[i]
-		if f.Data != nil || ctx.Err() != nil {
+		if f.packed != nil || ctx.Err() != nil {
 			return
 		}
 		info, err := l.raw.Lstat(f.Path)
@@ -680,7 +678,7 @@ func (l *Local) loadCold(ctx context.Context, list []*File) ([]*File, error) {
 			out[i] = nil
 			return
 		}
-		out[i] = newFile(f.Path, data, info.ModTime())
+		out[i] = NewFile(f.Path, data, info.ModTime())
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -210,7 +210,7 @@ func contents(t *testing.T, view repo.View) map[string]string {
 	}
 	got := make(map[string]string, len(files))
 	for _, f := range files {
-		got[f.Path] = string(f.Data)
+		got[f.Path] = f.Text()
 	}
 	return got
 }
