@@ -242,10 +242,13 @@ func parse(f *repo.File, stored map[string]storedFile) parsed {
 	p := parsed{src: f, hash: f.Hash()}
 	text := f.Text()
 	if s, ok := stored[f.Path]; ok && s.Hash == p.hash && s.fits(text) {
-		p.file = &File{Path: f.Path, Language: s.Language, Text: text, Symbols: s.Symbols}
+		p.file = &File{Path: f.Path, Language: s.Language, Symbols: s.Symbols, src: f}
 		return p
 	}
 	p.file, p.fresh = Parse(f.Path, text), true
+	if p.file != nil {
+		p.file.detach(f)
+	}
 	return p
 }
 

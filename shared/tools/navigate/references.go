@@ -231,7 +231,7 @@ func (f *refFinder) columns(path string, line int) ([]int, symbols.Kind) {
 // the state holds the file as it is now (text).
 func definitions(st *symbols.State, path, text, name string) map[int]symbols.Kind {
 	parsed := st.File(path)
-	if parsed == nil || parsed.Text != text {
+	if parsed == nil || parsed.Text() != text {
 		return nil
 	}
 	out := map[int]symbols.Kind{}
