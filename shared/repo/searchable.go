@@ -52,7 +52,7 @@ func NewFile(p string, data []byte, mod time.Time) *File {
 		return nil
 	}
 	data = bytes.TrimPrefix(data, utf8BOM)
-	return &File{Path: p, ModTime: mod, packed: bytes.Clone(s2.EncodeBetter(nil, data)), size: len(data), lines: CountLines(data),
+	return &File{Path: p, ModTime: mod, packed: bytes.Clone(s2.Encode(nil, data)), size: len(data), lines: CountLines(data),
 		hash: sha256.Sum256(data)}
 }
 
