@@ -343,6 +343,7 @@ func (b *builder) update(files []*repo.File, version uint64) bool {
 	// began (a file written during a build is searchable as soon as one
 	// batch is cut), then the others in walk order.
 	var changed, todo []*repo.File
+	loaded := map[string]*repo.File{} // unchanged files whose chunks were loaded
 	listed := make(map[string]*repo.File, len(files))
 	for _, f := range files {
 		present[f.Path] = true
@@ -351,6 +352,9 @@ func (b *builder) update(files []*repo.File, version uint64) bool {
 		switch {
 		case ix != nil && ix.file == f:
 		case ix != nil && ix.hash == f.Hash():
+			if ix.file == nil {
+				loaded[f.Path] = f
+			}
 			ix.file = f
 		case b.listed != nil && b.listed[f.Path] != f:
 			changed = append(changed, f)
@@ -360,7 +364,7 @@ func (b *builder) update(files []*repo.File, version uint64) bool {
 	}
 	b.listed = listed
 	todo = append(changed, todo...)
-	b.rebase()
+	b.rebase(loaded)
 	var removed []string
 	for p := range b.files {
 		if !present[p] {
@@ -490,16 +494,19 @@ func (b *builder) add(files []*repo.File, seg *Segment) {
 	b.stored = append(b.stored, "")
 }
 
-// rebase lets the memory the stored index was read into go: the loaded
-// chunks keep copies of the deflated blocks their text is in (a quarter
-// of the text's size). The view's files hold their content compressed
-// too, so chunks that took their text from them would save little more.
-func (b *builder) rebase() {
+// rebase lets the text decoded from the store go: the loaded chunks of
+// files whose content is unchanged (files) take their text from the
+// view's files; the others (of files that changed or went, soon left
+// out) keep their own copy of the blocks they are in.
+func (b *builder) rebase(files map[string]*repo.File) {
 	if !b.loaded {
 		return
 	}
 	for pi, p := range b.parts {
-		b.parts[pi].Seg = p.Seg.withTexts(func(string) (string, bool) { return "", false })
+		b.parts[pi].Seg = p.Seg.withTexts(func(path string) (*repo.File, bool) {
+			f := files[path]
+			return f, f != nil
+		})
 	}
 	b.loaded = false
 }
