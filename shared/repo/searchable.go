@@ -52,9 +52,19 @@ func NewFile(p string, data []byte, mod time.Time) *File {
 		return nil
 	}
 	data = bytes.TrimPrefix(data, utf8BOM)
-	return &File{Path: p, ModTime: mod, packed: bytes.Clone(s2.Encode(nil, data)), size: len(data), lines: CountLines(data),
-		hash: sha256.Sum256(data)}
+	buf := scratch.Get().(*[]byte)
+	defer scratch.Put(buf)
+	if n := s2.MaxEncodedLen(len(data)); cap(*buf) < n {
+		*buf = make([]byte, n)
+	}
+	return &File{Path: p, ModTime: mod, packed: bytes.Clone(s2.Encode((*buf)[:cap(*buf)], data)), size: len(data),
+		lines: CountLines(data), hash: sha256.Sum256(data)}
 }
+
+// scratch holds buffers for a moment's work on one file's content
+// (compressing it, or decompressing it to make its trigram filter), so
+// that reading a repository does not leave its size in garbage.
+var scratch = sync.Pool{New: func() any { return new([]byte) }}
 
 // Size is the content's length in bytes.
 func (f *File) Size() int { return f.size }
@@ -116,7 +126,12 @@ func CountLines(data []byte) int {
 // the file. Search tools use it
 // to skip, without reading it, a file that cannot contain a literal.
 func (f *File) Trigrams() Trigrams {
-	f.gramsOnce.Do(func() { f.grams = newTrigrams(f.Content()) })
+	f.gramsOnce.Do(func() {
+		buf := scratch.Get().(*[]byte)
+		defer scratch.Put(buf)
+		*buf = f.ContentInto(*buf)
+		f.grams = newTrigrams(*buf)
+	})
 	return f.grams
 }
 
