@@ -23,18 +23,20 @@ import (
 // excluded paths of the repository tools' contracts).
 var ExcludedDirs = []string{"node_modules", ".git", "dist", "build", ".next", ".context"}
 
-// File is one searchable file of a snapshot. It holds its content
-// compressed (S2, about 2.3 times smaller for source code), so a view of a
-// large repository takes a fraction of the repository's size; Content,
-// Text and ContentInto decompress it (at gigabytes a second), and
-// Trigrams lets a search skip a file without decompressing it.
+// File is one searchable file of a snapshot. It holds its content as it
+// is, or compressed (S2, about 2.3 times smaller for source code) in a
+// large repository's view (see LocalOptions.CompressAbove); Content, Text
+// and ContentInto decompress it then (at gigabytes a second, still two to
+// three times a search's CPU), and Trigrams lets a search skip a file
+// without reading it.
 type File struct {
 	// Path is slash separated, relative to the repository root.
 	Path string
 	// ModTime is the file's modification time.
 	ModTime time.Time
 
-	packed []byte   // the content, S2-compressed; nil for a file not read yet (a cold one)
+	plain  []byte   // the content, when held as it is
+	packed []byte   // else the content, S2-compressed; both nil for a file not read yet (a cold one)
 	size   int      // the content's length
 	lines  int      // CountLines of the content
 	hash   [32]byte // SHA-256 of the content
@@ -44,21 +46,33 @@ type File struct {
 }
 
 // NewFile makes the File of a text file's data (its content is data
-// without a leading UTF-8 byte order mark, as ripgrep reads it), or
-// returns nil when data is binary (holds a NUL byte). It keeps no
-// reference to data.
-func NewFile(p string, data []byte, mod time.Time) *File {
+// without a leading UTF-8 byte order mark, as ripgrep reads it), holding
+// it compressed, or returns nil when data is binary (holds a NUL byte).
+// It keeps no reference to data.
+func NewFile(p string, data []byte, mod time.Time) *File { return newFile(p, data, mod, true) }
+
+// newFile is NewFile, or with compress false a File that holds its
+// content as it is: data itself, which nobody may modify then.
+func newFile(p string, data []byte, mod time.Time, compress bool) *File {
 	if bytes.IndexByte(data, 0) >= 0 {
 		return nil
 	}
 	data = bytes.TrimPrefix(data, utf8BOM)
+	f := &File{Path: p, ModTime: mod, size: len(data), lines: CountLines(data), hash: sha256.Sum256(data)}
+	if !compress {
+		if data == nil {
+			data = []byte{} // a File read has content, if empty
+		}
+		f.plain = data
+		return f
+	}
 	buf := scratch.Get().(*[]byte)
 	defer scratch.Put(buf)
 	if n := s2.MaxEncodedLen(len(data)); cap(*buf) < n {
 		*buf = make([]byte, n)
 	}
-	return &File{Path: p, ModTime: mod, packed: bytes.Clone(s2.Encode((*buf)[:cap(*buf)], data)), size: len(data),
-		lines: CountLines(data), hash: sha256.Sum256(data)}
+	f.packed = bytes.Clone(s2.Encode((*buf)[:cap(*buf)], data))
+	return f
 }
 
 // scratch holds buffers for a moment's work on one file's content
@@ -76,14 +90,19 @@ func (f *File) Lines() int { return f.lines }
 // they made of a file is still of its content.
 func (f *File) Hash() [32]byte { return f.hash }
 
-// Content returns the content, decompressed into a new slice the caller
-// may keep and modify.
+// Content returns the content, which the caller may keep and must not
+// modify: the File's own when held as it is, else decompressed into a new
+// slice.
 func (f *File) Content() []byte { return f.ContentInto(nil) }
 
-// ContentInto returns the content decompressed into buf when it has the
-// capacity (else into a new slice): a loop over many files reuses one
+// ContentInto returns the content (which the caller must not modify): the
+// File's own when held as it is, else decompressed into buf when it has
+// the capacity (or into a new slice): a loop over many files reuses one
 // buffer.
 func (f *File) ContentInto(buf []byte) []byte {
+	if f.plain != nil {
+		return f.plain
+	}
 	if cap(buf) < f.size {
 		buf = make([]byte, f.size)
 	}
@@ -95,21 +114,24 @@ func (f *File) ContentInto(buf []byte) []byte {
 	return out
 }
 
-// Text returns the content as a new string (Content without a second
-// copy). Whoever keeps a substring of it keeps the whole copy.
+// Text returns the content as a string (Content without a copy). When
+// the File holds it compressed, the string is a new copy, and whoever
+// keeps a substring of it keeps the whole copy.
 func (f *File) Text() string {
 	data := f.Content()
 	return unsafe.String(unsafe.SliceData(data), len(data))
 }
 
-// memory is what the file takes in memory: its compressed content and its
+// memory is what the file takes in memory: its content as held and its
 // trigram filter (as built on first use).
-func (f *File) memory() int64 { return int64(len(f.packed)) + int64(trigramBits(f.size)/8) }
+func (f *File) memory() int64 {
+	return int64(len(f.plain)) + int64(len(f.packed)) + int64(trigramBits(f.size)/8)
+}
 
-// memoryOf estimates what n bytes of text take as Files once searched:
-// compressed (S2 makes source code less than half its size) and their
-// trigram filters (at most a quarter of their size).
-func memoryOf(n int64) int64 { return n/2 + n/4 }
+// memoryOf estimates what n bytes of text take as a snapshot's Files
+// (which hold it as it is) once searched: the text and its trigram
+// filters.
+func memoryOf(n int64) int64 { return n + n/4 }
 
 // CountLines counts the lines of a text as editors do: a last line without
 // a newline counts, an empty text has none.
@@ -397,5 +419,5 @@ func ReadSearchable(fsys fs.FS, p string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return NewFile(p, data, info.ModTime()), nil
+	return newFile(p, data, info.ModTime(), false), nil
 }
