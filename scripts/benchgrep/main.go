@@ -242,7 +242,7 @@ func writeSubset(dir string, files []*repo.File, n int) error {
 			return err
 		}
 		// Data has no BOM; no file of the Go tree starts with one.
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+		if err := os.WriteFile(p, f.Content(), 0o644); err != nil {
 			return err
 		}
 	}

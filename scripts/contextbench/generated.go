@@ -73,7 +73,8 @@ func candidates(files []*repo.File) ([]candidate, int) {
 		if isTestPath(f.Path) || !symbols.Supports(f.Path) {
 			continue
 		}
-		sf := symbols.Parse(f.Path, f.Text())
+		text := f.Text()
+		sf := symbols.Parse(f.Path, text)
 		if sf == nil {
 			continue
 		}
@@ -89,10 +90,10 @@ func candidates(files []*repo.File) ([]candidate, int) {
 			// The declaration's text, its doc comment blanked (a Python
 			// docstring lies inside, a Go line comment may follow it).
 			from, to := min(s.From, s.DocFrom), max(s.To, s.DocTo)
-			body := blank(f.Text()[from:to], s.DocFrom-from, s.DocTo-from)
+			body := blank(text[from:to], s.DocFrom-from, s.DocTo-from)
 			out = append(out, candidate{
 				query:    q,
-				target:   target{path: f.Path, line: lineAt(f.Text(), s.NameAt), name: s.Name},
+				target:   target{path: f.Path, line: lineAt(text, s.NameAt), name: s.Name},
 				doc:      [2]int{s.DocFrom, s.DocTo},
 				heldOut:  heldOut(f.Path),
 				noShared: !sharesTerm(q, body),

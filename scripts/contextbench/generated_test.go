@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolshed/toolshed/shared/repo"
 )
@@ -50,10 +51,10 @@ func TestBlank(t *testing.T) {
 // is indexed, and halves fixed by path.
 func TestCandidates(t *testing.T) {
 	files := []*repo.File{
-		{Path: "a/reader.go", Data: []byte("package a\n\n// ReadHeader parses the MIME header block of a message.\nfunc ReadHeader() {}\n\n// String returns the name.\nfunc (x X) String() string { return \"\" }\n")},
-		{Path: "b/writer.go", Data: []byte("package b\n\n// String returns the name.\nfunc (y Y) String() string { return \"\" }\n\n// Flush writes buffered bytes.\nfunc Flush() {}\n")},
-		{Path: "a/reader_test.go", Data: []byte("package a\n\n// TestRead checks reading several kinds of headers.\nfunc TestRead() {}\n")},
-		{Path: "p/m.py", Data: []byte("def spool(data):\n    \"\"\"Copy the data into a temporary spool file.\"\"\"\n    return data\n")},
+		repo.NewFile("a/reader.go", []byte("package a\n\n// ReadHeader parses the MIME header block of a message.\nfunc ReadHeader() {}\n\n// String returns the name.\nfunc (x X) String() string { return \"\" }\n"), time.Time{}),
+		repo.NewFile("b/writer.go", []byte("package b\n\n// String returns the name.\nfunc (y Y) String() string { return \"\" }\n\n// Flush writes buffered bytes.\nfunc Flush() {}\n"), time.Time{}),
+		repo.NewFile("a/reader_test.go", []byte("package a\n\n// TestRead checks reading several kinds of headers.\nfunc TestRead() {}\n"), time.Time{}),
+		repo.NewFile("p/m.py", []byte("def spool(data):\n    \"\"\"Copy the data into a temporary spool file.\"\"\"\n    return data\n"), time.Time{}),
 	}
 	cs, documented := candidates(files)
 	var got []string

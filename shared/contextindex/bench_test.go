@@ -161,7 +161,7 @@ func BenchmarkBuildGoTree(b *testing.B) {
 	}
 	snap := Snapshot{FS: view}
 	for _, f := range files {
-		snap.Files = append(snap.Files, File{Path: f.Path, Content: f.Data, ModTime: f.ModTime})
+		snap.Files = append(snap.Files, File{Path: f.Path, Content: f.Content(), ModTime: f.ModTime})
 	}
 	for _, cores := range []int{1, runtime.NumCPU()} {
 		b.Run(fmt.Sprintf("cores=%d", cores), func(b *testing.B) {

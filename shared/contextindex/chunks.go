@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/codechunk"
+	"github.com/toolshed/toolshed/shared/repo"
 )
 
 // chunks are the code chunks of a segment, held compactly: per file its
@@ -55,12 +56,26 @@ type chunkHead struct {
 	kind       uint8 // in kinds
 }
 
-// textSource holds text of chunks: a file's content (plain), or a block
-// of chunks' text deflated (packed, size bytes once inflated).
+// textSource holds text of chunks: a file's content (plain), a repository
+// view's file, which holds its content compressed and is decompressed
+// when a chunk's text is asked for (file), or a block of chunks' text
+// deflated (packed, size bytes once inflated).
 type textSource struct {
 	plain  string
+	file   *repo.File
 	packed []byte
 	size   int
+}
+
+// whole returns all the text a source holds.
+func (s *textSource) whole() string {
+	switch {
+	case s.file != nil:
+		return s.file.Text()
+	case s.packed != nil:
+		return string(inflate(s.packed, s.size))
+	}
+	return s.plain
 }
 
 // Limits of the compact form.
@@ -75,26 +90,28 @@ func (c *chunks) len() int { return len(c.heads) }
 func (c *chunks) text(i int) string {
 	h := &c.heads[i]
 	src := &c.texts[h.text]
-	if src.packed == nil {
-		return src.plain[h.off : h.off+h.size]
+	switch {
+	case src.file != nil:
+		return string(src.file.Content()[h.off : h.off+h.size])
+	case src.packed != nil:
+		return string(inflate(src.packed, src.size)[h.off : h.off+h.size])
 	}
-	block := inflate(src.packed, src.size)
-	return string(block[h.off : h.off+h.size])
+	return src.plain[h.off : h.off+h.size]
 }
 
 // eachText calls fn with every chunk's text in order, inflating each
-// block once.
+// block (and decompressing each file) once.
 func (c *chunks) eachText(fn func(i int, text string)) {
 	last, block := -1, ""
 	for i := range c.heads {
 		h := &c.heads[i]
 		src := &c.texts[h.text]
-		if src.packed == nil {
+		if src.packed == nil && src.file == nil {
 			fn(i, src.plain[h.off:h.off+h.size])
 			continue
 		}
 		if int(h.text) != last {
-			last, block = int(h.text), string(inflate(src.packed, src.size))
+			last, block = int(h.text), src.whole()
 		}
 		fn(i, block[h.off:h.off+h.size])
 	}
@@ -146,16 +163,16 @@ type chunkBuilder struct {
 	names  strings.Builder
 }
 
-// addFile adds a file and the chunks cut from its content (their texts
-// are substrings of it).
-func (b *chunkBuilder) addFile(path string, hash [32]byte, mod time.Time, content string, cut []codechunk.Chunk) {
+// addFile adds a file and the chunks cut from its content, which text
+// holds (their texts are substrings of it).
+func (b *chunkBuilder) addFile(path string, hash [32]byte, mod time.Time, text textSource, cut []codechunk.Chunk) {
 	fi := uint32(len(b.c.files))
 	b.c.files = append(b.c.files, chunkFile{path: path, hash: hash, mod: unixNano(mod), test: isTest(path)})
 	if len(cut) == 0 {
 		return
 	}
 	ti := uint32(len(b.c.texts))
-	b.c.texts = append(b.c.texts, textSource{plain: content})
+	b.c.texts = append(b.c.texts, text)
 	for _, ch := range cut {
 		name := codechunk.Cut(ch.Name, maxNameLen)
 		b.c.heads = append(b.c.heads, chunkHead{file: fi, start: uint32(ch.Start), end: uint32(ch.End),

@@ -100,7 +100,7 @@ func BuildCode(ctx context.Context, prev *CodeIndex, snap Snapshot, emb Embedder
 				r.rechunked++
 				cut = codechunk.Split(f.Path, text)
 			}
-			b.addFile(f.Path, hash, f.ModTime, text, cut)
+			b.addFile(f.Path, hash, f.ModTime, textSource{plain: text}, cut)
 		}
 		r.seg = b.segment()
 		return r
@@ -152,10 +152,10 @@ func newCodeBuilder() *codeBuilder {
 	return &codeBuilder{lex: lexiconBuilders.Get().(*lexiconBuilder)}
 }
 
-// addFile adds a file and the chunks cut from its content (their texts
-// are substrings of it).
-func (b *codeBuilder) addFile(path string, hash [32]byte, mod time.Time, content string, cut []codechunk.Chunk) {
-	b.chunks.addFile(path, hash, mod, content, cut)
+// addFile adds a file and the chunks cut from its content, which text
+// holds (their texts are substrings of it).
+func (b *codeBuilder) addFile(path string, hash [32]byte, mod time.Time, text textSource, cut []codechunk.Chunk) {
+	b.chunks.addFile(path, hash, mod, text, cut)
 	module := codechunk.Module(path)
 	for _, c := range cut {
 		d := Doc{Source: SourceCode, Type: c.Kind, Content: c.Text, Module: module, Path: path, Name: c.Name}

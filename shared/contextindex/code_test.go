@@ -258,7 +258,7 @@ func TestBuildCodeSameOnAnyCores(t *testing.T) {
 			t.Fatal(err)
 		}
 		text := string(content)
-		b.addFile(f.Path, sha256.Sum256(content), f.ModTime, text, codechunk.Split(f.Path, text))
+		b.addFile(f.Path, sha256.Sum256(content), f.ModTime, textSource{plain: text}, codechunk.Split(f.Path, text))
 	}
 	whole, err := encode(&CodeIndex{Segment: b.segment()})
 	if err != nil {

@@ -2,7 +2,6 @@ package contextindex
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -349,7 +348,7 @@ func (b *builder) update(ctx context.Context, files []*repo.File, version uint64
 		ix := b.files[f.Path]
 		switch {
 		case ix != nil && ix.file == f:
-		case ix != nil && ix.hash == sha256.Sum256(f.Data):
+		case ix != nil && ix.hash == f.Hash():
 			if ix.file == nil {
 				loaded[f.Path] = f
 			}
@@ -471,7 +470,7 @@ func (b *builder) maxPartChunks() int { return max(b.chunks/maxPartShare, minPar
 func cutFiles(files []*repo.File) *Segment {
 	cb := newCodeBuilder()
 	for _, f := range files {
-		cb.addFile(f.Path, sha256.Sum256(f.Data), f.ModTime, f.Text(), codechunk.Split(f.Path, f.Text()))
+		cb.addFile(f.Path, f.Hash(), f.ModTime, textSource{file: f}, codechunk.Split(f.Path, f.Text()))
 	}
 	return cb.segment()
 }
@@ -494,19 +493,16 @@ func (b *builder) add(files []*repo.File, seg *Segment) {
 
 // rebase lets the text decoded from the store go: the loaded chunks of
 // files whose content is unchanged (files) take their text from the
-// view's copy of that content; the others (of files that changed or
-// went, soon left out) keep their own copy of the blocks they are in.
+// view's files; the others (of files that changed or went, soon left
+// out) keep their own copy of the blocks they are in.
 func (b *builder) rebase(files map[string]*repo.File) {
 	if !b.loaded {
 		return
 	}
 	for pi, p := range b.parts {
-		b.parts[pi].Seg = p.Seg.withTexts(func(path string) (string, bool) {
+		b.parts[pi].Seg = p.Seg.withTexts(func(path string) (*repo.File, bool) {
 			f := files[path]
-			if f == nil {
-				return "", false
-			}
-			return f.Text(), true
+			return f, f != nil
 		})
 	}
 	b.loaded = false

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"slices"
 	"sync"
+
+	"github.com/toolshed/toolshed/shared/repo"
 )
 
 // Segment holds documents with their lexical statistics. Its documents
@@ -194,22 +196,22 @@ func liveDocs(parts []Part) ([]fieldLens, [][]int32) {
 }
 
 // withTexts returns the segment with the text of the chunks of each file
-// textOf gives the content of (the same content they were cut from) taken
-// from that content; the other chunks keep the blocks their text is in,
-// copied, so that the memory they were read into can go.
-func (s *Segment) withTexts(textOf func(path string) (string, bool)) *Segment {
+// fileOf gives (a view's file of the same content they were cut from)
+// taken from that file; the other chunks keep the blocks their text is
+// in, copied, so that the memory they were read into can go.
+func (s *Segment) withTexts(fileOf func(path string) (*repo.File, bool)) *Segment {
 	c := *s.code
 	c.heads = slices.Clone(c.heads)
 	c.texts = nil
 	kept := map[uint32]uint32{} // old text → new
 	for fi, r := range c.fileChunks() {
-		content, ok := textOf(c.files[fi].path)
-		if ok && r[1] > r[0] && int(c.heads[r[1]-1].from+c.heads[r[1]-1].size) > len(content) {
+		file, ok := fileOf(c.files[fi].path)
+		if ok && r[1] > r[0] && int(c.heads[r[1]-1].from+c.heads[r[1]-1].size) > file.Size() {
 			ok = false // not the content the chunks were cut from
 		}
 		if ok && r[1] > r[0] {
 			t := uint32(len(c.texts))
-			c.texts = append(c.texts, textSource{plain: content})
+			c.texts = append(c.texts, textSource{file: file})
 			for i := r[0]; i < r[1]; i++ {
 				c.heads[i].text, c.heads[i].off = t, c.heads[i].from
 			}

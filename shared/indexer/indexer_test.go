@@ -475,7 +475,7 @@ func testSnapshotRanges(t *testing.T, s3 *repotest.S3) {
 	}
 	for _, p := range []string{"f20.txt", "f21.txt"} {
 		f, err := repo.ReadSearchable(view, p)
-		if err != nil || string(f.Data) != files[p] {
+		if err != nil || f.Text() != files[p] {
 			t.Fatalf("%s: %v", p, err)
 		}
 	}

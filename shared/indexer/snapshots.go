@@ -62,7 +62,7 @@ func (s *Snapshots) Current(ctx context.Context, key string) (contextindex.Snaps
 	}
 	out := contextindex.Snapshot{FS: view, Commit: p.Commit, Files: make([]contextindex.File, len(files))}
 	for i, f := range files {
-		out.Files[i] = contextindex.File{Path: f.Path, Content: f.Data, ModTime: f.ModTime}
+		out.Files[i] = contextindex.File{Path: f.Path, Content: f.Content(), ModTime: f.ModTime}
 	}
 	return out, nil
 }
@@ -88,7 +88,7 @@ func (s *Snapshots) Files(ctx context.Context, key, commit string, paths []strin
 			return nil, fmt.Errorf("read %s of %s at %s: %w", p, key, commit, err)
 		}
 		if f != nil {
-			out = append(out, contextindex.File{Path: f.Path, Content: f.Data, ModTime: f.ModTime})
+			out = append(out, contextindex.File{Path: f.Path, Content: f.Content(), ModTime: f.ModTime})
 		}
 	}
 	return out, nil

@@ -1,7 +1,6 @@
 package repo
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -23,6 +22,9 @@ import (
 // Defaults of LocalOptions.
 const (
 	DefaultPoll = 2 * time.Second
+	// DefaultCompressAbove: the Go tree (120 MB) is held as it is, a
+	// repository five times its size compressed.
+	DefaultCompressAbove = 256 << 20
 	// settle is how long a burst of file-system events may go on before
 	// the view applies it (a request applies what is pending at once).
 	settle = 20 * time.Millisecond
@@ -36,6 +38,12 @@ type LocalOptions struct {
 	// with their folded copies and trigram filters; files beyond it are
 	// read from disk at each search (0: DefaultCacheBytes).
 	CacheBytes int64
+	// CompressAbove is the size of the searchable files, in bytes, above
+	// which the view holds their contents compressed (decided by the first
+	// walk): a large repository then takes less than half its size in
+	// memory, and a search reading most files takes two to three times
+	// the CPU (0: DefaultCompressAbove).
+	CompressAbove int64
 	// Watch is config.WatchAuto (the default) or config.WatchPoll.
 	Watch config.Watch
 	// Poll is how often stat revalidation runs when there are no events;
@@ -67,19 +75,21 @@ type Local struct {
 	ready   chan struct{} // closed when the first walk is done
 	initErr error
 
-	mu      sync.Mutex
-	dirs    map[string]*ignoreRules // folders search enters → rules in force inside
-	files   map[string]*entry       // regular files search keeps, text or binary
-	list    []*File                 // searchable files in walk order; nil: to rebuild
-	cold    bool                    // some files are not held in memory
-	warm    int64                   // memory the held contents take
-	version uint64
-	next    chan struct{}          // closed at the next version
-	dirty   bool                   // something changed since the version was last raised
-	pending map[string]fsnotify.Op // paths events named, not yet applied
-	lost    bool                   // events were lost: revalidate everything
-	watcher *fsnotify.Watcher      // nil when polling
-	polling bool
+	mu       sync.Mutex
+	dirs     map[string]*ignoreRules // folders search enters → rules in force inside
+	files    map[string]*entry       // regular files search keeps, text or binary
+	list     []*File                 // searchable files in walk order; nil: to rebuild
+	cold     bool                    // some files are not held in memory
+	walked   bool                    // the first walk has sized the tree
+	compress bool                    // contents are held compressed (CompressAbove)
+	warm     int64                   // memory the held contents take
+	version  uint64
+	next     chan struct{}          // closed at the next version
+	dirty    bool                   // something changed since the version was last raised
+	pending  map[string]fsnotify.Op // paths events named, not yet applied
+	lost     bool                   // events were lost: revalidate everything
+	watcher  *fsnotify.Watcher      // nil when polling
+	polling  bool
 
 	wake chan struct{} // an event is pending
 	stop chan struct{}
@@ -114,6 +124,9 @@ func NewLocal(dir string, o LocalOptions) (*Local, error) {
 	}
 	if o.CacheBytes <= 0 {
 		o.CacheBytes = DefaultCacheBytes
+	}
+	if o.CompressAbove <= 0 {
+		o.CompressAbove = DefaultCompressAbove
 	}
 	if o.Poll <= 0 {
 		o.Poll = DefaultPoll
@@ -478,27 +491,38 @@ func (l *Local) scanLocked(ctx context.Context, dir string, inherited *ignoreRul
 	if err != nil {
 		return err
 	}
-	// Stat and read in parallel, then add in walk order.
+	// Stat, then read in parallel, then add in walk order. The first walk
+	// decides by the files' size whether contents are held compressed.
 	type loaded struct {
 		info fs.FileInfo
-		data []byte
+		file *File // nil: binary
 		keep *entry
 		err  error
 	}
 	out := make([]loaded, len(cands))
 	parallel(len(cands), func(i int) {
-		c := cands[i]
-		info, err := c.d.Info()
-		if err != nil {
-			out[i].err = err
+		out[i].info, out[i].err = cands[i].d.Info()
+	})
+	if !l.walked {
+		total := int64(0)
+		for _, r := range out {
+			if r.err == nil {
+				total += r.info.Size()
+			}
+		}
+		l.walked, l.compress = true, total > l.o.CompressAbove
+	}
+	parallel(len(cands), func(i int) {
+		c, info := cands[i], out[i].info
+		if out[i].err != nil {
 			return
 		}
-		out[i].info = info
 		if e := old[c.path]; e != nil && e.size == info.Size() && e.mod.Equal(info.ModTime()) {
 			out[i].keep = e
 			return
 		}
-		out[i].data, out[i].err = fs.ReadFile(l.raw, c.path)
+		data, err := fs.ReadFile(l.raw, c.path)
+		out[i].file, out[i].err = newFile(c.path, data, info.ModTime(), l.compress), err
 	})
 	unreadable := 0
 	defer func() {
@@ -518,7 +542,7 @@ func (l *Local) scanLocked(ctx context.Context, dir string, inherited *ignoreRul
 			l.files[c.path] = r.keep
 			l.warm += r.keep.cost()
 		default:
-			l.addLocked(c.path, r.info, r.data)
+			l.addLocked(c.path, r.info, r.file)
 		}
 	}
 	return nil
@@ -534,19 +558,20 @@ func (l *Local) loadLocked(p string, info fs.FileInfo) error {
 	if err != nil {
 		return err
 	}
-	if e := l.files[p]; e != nil && e.mod.Equal(info.ModTime()) && e.same(data) {
+	f := newFile(p, data, info.ModTime(), l.compress)
+	if e := l.files[p]; e != nil && e.mod.Equal(info.ModTime()) && e.same(f) {
 		return nil
 	}
 	l.dropLocked(p)
-	l.addLocked(p, info, data)
+	l.addLocked(p, info, f)
 	return nil
 }
 
-// addLocked adds a file read just now.
-func (l *Local) addLocked(p string, info fs.FileInfo, data []byte) {
+// addLocked adds a file read just now (f: its File, nil when binary).
+func (l *Local) addLocked(p string, info fs.FileInfo, f *File) {
 	e := &entry{size: info.Size(), mod: info.ModTime()}
-	if f := newFile(p, data, info.ModTime()); f != nil {
-		if l.warm+memoryOf(int64(len(f.Data))) > l.o.CacheBytes {
+	if f != nil {
+		if l.warm+f.memory() > l.o.CacheBytes {
 			e.cold = true
 		} else {
 			e.file = f
@@ -557,13 +582,13 @@ func (l *Local) addLocked(p string, info fs.FileInfo, data []byte) {
 	l.dirty = true
 }
 
-// same reports whether the entry holds exactly data (a cold entry never
-// does: it is read again).
-func (e *entry) same(data []byte) bool {
-	if e.file == nil {
-		return !e.cold && bytes.IndexByte(data, 0) >= 0 // both binary
+// same reports whether the entry holds exactly the content of f, a file
+// read just now (nil: binary). A cold entry never does: it is read again.
+func (e *entry) same(f *File) bool {
+	if e.file == nil || f == nil {
+		return e.file == nil && f == nil && !e.cold // both binary
 	}
-	return bytes.Equal(e.file.Data, bytes.TrimPrefix(data, utf8BOM))
+	return e.file.hash == f.hash
 }
 
 // cost is the memory an entry's contents take.
@@ -571,12 +596,8 @@ func (e *entry) cost() int64 {
 	if e.file == nil {
 		return 0
 	}
-	return memoryOf(int64(len(e.file.Data)))
+	return e.file.memory()
 }
-
-// memoryOf estimates the memory n bytes of text take once searched: the
-// text and its trigram filter.
-func memoryOf(n int64) int64 { return n + n/4 }
 
 // dropLocked forgets one file.
 func (l *Local) dropLocked(p string) {
@@ -667,7 +688,7 @@ func (l *Local) loadCold(ctx context.Context, list []*File) ([]*File, error) {
 	out := slices.Clone(list)
 	parallel(len(out), func(i int) {
 		f := out[i]
-		if f.Data != nil || ctx.Err() != nil {
+		if f.plain != nil || f.packed != nil || ctx.Err() != nil {
 			return
 		}
 		info, err := l.raw.Lstat(f.Path)
@@ -680,7 +701,7 @@ func (l *Local) loadCold(ctx context.Context, list []*File) ([]*File, error) {
 			out[i] = nil
 			return
 		}
-		out[i] = newFile(f.Path, data, info.ModTime())
+		out[i] = newFile(f.Path, data, info.ModTime(), l.compress)
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -134,8 +134,9 @@ func TestLocalFollowsTheTree(t *testing.T) {
 	for _, mode := range []repo.LocalOptions{
 		{Watch: config.WatchAuto},
 		{Watch: config.WatchPoll, Poll: 100 * time.Millisecond},
+		{Watch: config.WatchAuto, CompressAbove: 1}, // contents held compressed
 	} {
-		t.Run(string(mode.Watch), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s, compressed above %d", mode.Watch, mode.CompressAbove), func(t *testing.T) {
 			dir := repotest.WriteDir(t, map[string]string{"a.txt": "one\n", "b/c.txt": "two\n", "keep.txt": "unchanged\n"})
 			policy, err := repo.LocalPolicy(dir, filepath.Join(dir, "data"), nil)
 			if err != nil {
@@ -210,7 +211,7 @@ func contents(t *testing.T, view repo.View) map[string]string {
 	}
 	got := make(map[string]string, len(files))
 	for _, f := range files {
-		got[f.Path] = string(f.Data)
+		got[f.Path] = f.Text()
 	}
 	return got
 }

@@ -126,8 +126,11 @@ func testConformance(t *testing.T, snap repo.View) {
 	for _, f := range files {
 		got = append(got, f.Path)
 		want := strings.TrimPrefix(fixture[f.Path], "\xEF\xBB\xBF")
-		if string(f.Data) != want || !f.ModTime.Equal(repotest.ModTime) {
-			t.Errorf("searchable %s: %q at %s, want %q at %s", f.Path, f.Data, f.ModTime, want, repotest.ModTime)
+		if f.Text() != want || !f.ModTime.Equal(repotest.ModTime) {
+			t.Errorf("searchable %s: %q at %s, want %q at %s", f.Path, f.Text(), f.ModTime, want, repotest.ModTime)
+		}
+		if f.Size() != len(want) || f.Lines() != repo.CountLines([]byte(want)) {
+			t.Errorf("searchable %s: size %d, %d lines; want %d, %d", f.Path, f.Size(), f.Lines(), len(want), repo.CountLines([]byte(want)))
 		}
 		// Every trigram of the text, lower-cased, is in its filter.
 		low := strings.ToLower(want)

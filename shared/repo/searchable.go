@@ -3,6 +3,7 @@ package repo
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"io/fs"
 	"math/bits"
@@ -15,30 +16,122 @@ import (
 	"unsafe"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"github.com/klauspost/compress/s2"
 )
 
 // ExcludedDirs are the folders search never enters, at any depth (the
 // excluded paths of the repository tools' contracts).
 var ExcludedDirs = []string{"node_modules", ".git", "dist", "build", ".next", ".context"}
 
-// File is one searchable file of a snapshot.
+// File is one searchable file of a snapshot. It holds its content as it
+// is, or compressed (S2, about 2.3 times smaller for source code) in a
+// large repository's view (see LocalOptions.CompressAbove); Content, Text
+// and ContentInto decompress it then (at gigabytes a second, still two to
+// three times a search's CPU), and Trigrams lets a search skip a file
+// without reading it.
 type File struct {
 	// Path is slash separated, relative to the repository root.
 	Path string
-	// Data is the content without a leading UTF-8 byte order mark (as
-	// ripgrep reads it). It is shared by every caller: never modify it.
-	Data []byte
 	// ModTime is the file's modification time.
 	ModTime time.Time
+
+	plain  []byte   // the content, when held as it is
+	packed []byte   // else the content, S2-compressed; both nil for a file not read yet (a cold one)
+	size   int      // the content's length
+	lines  int      // CountLines of the content
+	hash   [32]byte // SHA-256 of the content
 
 	gramsOnce sync.Once
 	grams     Trigrams
 }
 
-// Text returns Data as a string, without copying it: Data never changes
-// (see above), so the string stays valid, and indexes can keep substrings
-// of it (context_search's chunks) without a copy of the repository.
-func (f *File) Text() string { return unsafe.String(unsafe.SliceData(f.Data), len(f.Data)) }
+// NewFile makes the File of a text file's data (its content is data
+// without a leading UTF-8 byte order mark, as ripgrep reads it), holding
+// it compressed, or returns nil when data is binary (holds a NUL byte).
+// It keeps no reference to data.
+func NewFile(p string, data []byte, mod time.Time) *File { return newFile(p, data, mod, true) }
+
+// newFile is NewFile, or with compress false a File that holds its
+// content as it is: data itself, which nobody may modify then.
+func newFile(p string, data []byte, mod time.Time, compress bool) *File {
+	if bytes.IndexByte(data, 0) >= 0 {
+		return nil
+	}
+	data = bytes.TrimPrefix(data, utf8BOM)
+	f := &File{Path: p, ModTime: mod, size: len(data), lines: CountLines(data), hash: sha256.Sum256(data)}
+	if !compress {
+		if data == nil {
+			data = []byte{} // a File read has content, if empty
+		}
+		f.plain = data
+		return f
+	}
+	buf := scratch.Get().(*[]byte)
+	defer scratch.Put(buf)
+	if n := s2.MaxEncodedLen(len(data)); cap(*buf) < n {
+		*buf = make([]byte, n)
+	}
+	f.packed = bytes.Clone(s2.Encode((*buf)[:cap(*buf)], data))
+	return f
+}
+
+// scratch holds buffers for a moment's work on one file's content
+// (compressing it, or decompressing it to make its trigram filter), so
+// that reading a repository does not leave its size in garbage.
+var scratch = sync.Pool{New: func() any { return new([]byte) }}
+
+// Size is the content's length in bytes.
+func (f *File) Size() int { return f.size }
+
+// Lines is the content's number of lines (CountLines).
+func (f *File) Lines() int { return f.lines }
+
+// Hash is the SHA-256 of the content: indexes tell by it whether what
+// they made of a file is still of its content.
+func (f *File) Hash() [32]byte { return f.hash }
+
+// Content returns the content, which the caller may keep and must not
+// modify: the File's own when held as it is, else decompressed into a new
+// slice.
+func (f *File) Content() []byte { return f.ContentInto(nil) }
+
+// ContentInto returns the content (which the caller must not modify): the
+// File's own when held as it is, else decompressed into buf when it has
+// the capacity (or into a new slice): a loop over many files reuses one
+// buffer.
+func (f *File) ContentInto(buf []byte) []byte {
+	if f.plain != nil {
+		return f.plain
+	}
+	if cap(buf) < f.size {
+		buf = make([]byte, f.size)
+	}
+	out, err := s2.Decode(buf[:f.size], f.packed)
+	if err != nil {
+		// packed was made by NewFile and is never modified.
+		panic(fmt.Sprintf("repo: the compressed content of %s is corrupt: %v", f.Path, err))
+	}
+	return out
+}
+
+// Text returns the content as a string (Content without a copy). When
+// the File holds it compressed, the string is a new copy, and whoever
+// keeps a substring of it keeps the whole copy.
+func (f *File) Text() string {
+	data := f.Content()
+	return unsafe.String(unsafe.SliceData(data), len(data))
+}
+
+// memory is what the file takes in memory: its content as held and its
+// trigram filter (as built on first use).
+func (f *File) memory() int64 {
+	return int64(len(f.plain)) + int64(len(f.packed)) + int64(trigramBits(f.size)/8)
+}
+
+// memoryOf estimates what n bytes of text take as a snapshot's Files
+// (which hold it as it is) once searched: the text and its trigram
+// filters.
+func memoryOf(n int64) int64 { return n + n/4 }
 
 // CountLines counts the lines of a text as editors do: a last line without
 // a newline counts, an empty text has none.
@@ -55,7 +148,12 @@ func CountLines(data []byte) int {
 // the file. Search tools use it
 // to skip, without reading it, a file that cannot contain a literal.
 func (f *File) Trigrams() Trigrams {
-	f.gramsOnce.Do(func() { f.grams = newTrigrams(f.Data) })
+	f.gramsOnce.Do(func() {
+		buf := scratch.Get().(*[]byte)
+		defer scratch.Put(buf)
+		*buf = f.ContentInto(*buf)
+		f.grams = newTrigrams(*buf)
+	})
 	return f.grams
 }
 
@@ -76,11 +174,17 @@ const (
 	maxTrigramBits = 1 << 23
 )
 
-func newTrigrams(text []byte) Trigrams {
-	n := minTrigramBits
-	for n < len(text) && n < maxTrigramBits {
-		n <<= 1
+// trigramBits is the size of the filter of a text of n bytes.
+func trigramBits(n int) int {
+	size := minTrigramBits
+	for size < n && size < maxTrigramBits {
+		size <<= 1
 	}
+	return size
+}
+
+func newTrigrams(text []byte) Trigrams {
+	n := trigramBits(len(text))
 	t := Trigrams{bits: make([]uint64, n/64), shift: uint(32 - bits.TrailingZeros(uint(n)))}
 	if len(text) < 3 {
 		return t
@@ -315,13 +419,5 @@ func ReadSearchable(fsys fs.FS, p string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newFile(p, data, info.ModTime()), nil
-}
-
-// newFile makes the File for data, or returns nil when data is binary.
-func newFile(p string, data []byte, mod time.Time) *File {
-	if bytes.IndexByte(data, 0) >= 0 {
-		return nil
-	}
-	return &File{Path: p, Data: bytes.TrimPrefix(data, utf8BOM), ModTime: mod}
+	return newFile(p, data, info.ModTime(), false), nil
 }

@@ -117,7 +117,7 @@ func (z *zipSnapshot) build() {
 		if err != nil {
 			return nil, err
 		}
-		return newFile(c.path, data, info.ModTime()), nil
+		return newFile(c.path, data, info.ModTime(), false), nil
 	})
 	if err == nil && files == nil {
 		files = []*File{}

@@ -87,7 +87,7 @@ func BenchmarkGoTree(b *testing.B) {
 func largest(st *symbols.State, view repo.View, n int) []string {
 	files, _ := view.Searchable(context.Background())
 	files = slices.DeleteFunc(slices.Clone(files), func(f *repo.File) bool { return st.File(f.Path) == nil })
-	slices.SortFunc(files, func(a, b *repo.File) int { return len(b.Data) - len(a.Data) })
+	slices.SortFunc(files, func(a, b *repo.File) int { return b.Size() - a.Size() })
 	var paths []string
 	for _, f := range files[:min(n, len(files))] {
 		paths = append(paths, f.Path)

@@ -38,6 +38,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolshed/toolshed/shared/language"
+	"github.com/toolshed/toolshed/shared/repo"
 )
 
 // Kind is what a symbol defines.
@@ -63,7 +64,7 @@ var Kinds = []Kind{Function, Method, Class, Interface, Type, Enum, Constant, Var
 
 // Symbol is one definition in a file. Byte offsets index the file's text.
 type Symbol struct {
-	Name string // as written (a substring of the file's text)
+	Name string // as written
 	Kind Kind
 	// Container is the name of the class, type, interface, impl or
 	// function the symbol is defined in, or a Go method's receiver type;
@@ -88,10 +89,52 @@ type Symbol struct {
 type File struct {
 	Path     string // slash separated, as given to Parse
 	Language string // from shared/language
-	Text     string // the text parsed; Symbols index it
 	// Symbols are in order of their start, a container before what it
-	// holds.
+	// holds. They index the text (Text).
 	Symbols []Symbol
+
+	text string     // the text parsed, when the File holds it
+	src  *repo.File // else the repository file parsed (see detach)
+}
+
+// Text returns the text parsed. A table's File reads it again from its
+// repository file at each call (see WithText).
+func (f *File) Text() string {
+	if f.src != nil {
+		return f.src.Text()
+	}
+	return f.text
+}
+
+// WithText returns f holding its text: what to call Signature and Doc on
+// for many symbols of a table's File.
+func (f *File) WithText() *File {
+	if f.src == nil {
+		return f
+	}
+	held := *f
+	held.text, held.src = f.src.Text(), nil
+	return &held
+}
+
+// detach makes f, parsed from src's text, let go of that text: a table
+// keeps the symbols of every file, not a copy of each file's text (src
+// holds it compressed). Names and containers get their own copies (one per
+// distinct string), and the text is read again from src when asked for.
+func (f *File) detach(src *repo.File) {
+	own := map[string]string{}
+	owned := func(s string) string {
+		if c, ok := own[s]; ok || s == "" {
+			return c
+		}
+		own[s] = strings.Clone(s)
+		return own[s]
+	}
+	for i := range f.Symbols {
+		s := &f.Symbols[i]
+		s.Name, s.Container = owned(s.Name), owned(s.Container)
+	}
+	f.text, f.src = "", src
 }
 
 // Supports reports whether this build finds symbols in the file at p
@@ -106,7 +149,7 @@ func Supports(p string) bool {
 // could be read of it.
 func Parse(p, text string) *File {
 	lang := language.Of(p)
-	f := &File{Path: p, Language: lang, Text: text}
+	f := &File{Path: p, Language: lang, text: text}
 	switch g := grammarOf(p, lang); {
 	case lang == "go":
 		f.Symbols = parseGo(text)
@@ -143,14 +186,15 @@ func Missing() []string {
 // Signature returns the line of s's name, trimmed, without a trailing
 // opening brace, cut to maxSignature bytes.
 func (f *File) Signature(s Symbol) string {
-	start := strings.LastIndexByte(f.Text[:s.NameAt], '\n') + 1
-	end := strings.IndexByte(f.Text[s.NameAt:], '\n')
+	text := f.Text()
+	start := strings.LastIndexByte(text[:s.NameAt], '\n') + 1
+	end := strings.IndexByte(text[s.NameAt:], '\n')
 	if end < 0 {
-		end = len(f.Text)
+		end = len(text)
 	} else {
 		end += s.NameAt
 	}
-	line := strings.TrimSpace(f.Text[start:end])
+	line := strings.TrimSpace(text[start:end])
 	line = strings.TrimSpace(strings.TrimSuffix(line, "{"))
 	return cut(line, maxSignature)
 }
@@ -160,7 +204,7 @@ func (f *File) Doc(s Symbol) string {
 	if s.DocFrom == s.DocTo {
 		return ""
 	}
-	return firstSentence(commentText(f.Text[s.DocFrom:s.DocTo]))
+	return firstSentence(commentText(f.Text()[s.DocFrom:s.DocTo]))
 }
 
 // Limits of what Signature and Doc return.

@@ -239,12 +239,16 @@ func (t *Table) update(ctx context.Context, held map[string]parsed, files []*rep
 // parse returns the symbols of f: stored's when they are of its content,
 // else parsed (fresh).
 func parse(f *repo.File, stored map[string]storedFile) parsed {
-	p := parsed{src: f, hash: sha256.Sum256(f.Data)}
-	if s, ok := stored[f.Path]; ok && s.Hash == p.hash && s.fits(f.Text()) {
-		p.file = &File{Path: f.Path, Language: s.Language, Text: f.Text(), Symbols: s.Symbols}
+	p := parsed{src: f, hash: f.Hash()}
+	text := f.Text()
+	if s, ok := stored[f.Path]; ok && s.Hash == p.hash && s.fits(text) {
+		p.file = &File{Path: f.Path, Language: s.Language, Symbols: s.Symbols, src: f}
 		return p
 	}
-	p.file, p.fresh = Parse(f.Path, f.Text()), true
+	p.file, p.fresh = Parse(f.Path, text), true
+	if p.file != nil {
+		p.file.detach(f)
+	}
 	return p
 }
 

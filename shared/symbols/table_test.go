@@ -103,6 +103,14 @@ func TestFind(t *testing.T) {
 	if f := st.File("b/reader.py"); f == nil || len(f.Symbols) != 3 || f.Symbols[1].Kind != symbols.Method {
 		t.Errorf("outline of b/reader.py: %+v", f)
 	}
+	// A table's file reads its text from the view's file, with or without
+	// holding it.
+	f := st.File("a/reader.go")
+	for _, g := range []*symbols.File{f, f.WithText()} {
+		if g.Text() != tableFiles["a/reader.go"] || g.Signature(g.Symbols[0]) != "type Reader struct{ buf []byte }" || g.Doc(g.Symbols[0]) != "Reader reads." {
+			t.Errorf("a/reader.go: text %q, signature %q, doc %q", g.Text(), g.Signature(g.Symbols[0]), g.Doc(g.Symbols[0]))
+		}
+	}
 }
 
 // TestFollowsTheView: a change is parsed again, nothing else is; a new

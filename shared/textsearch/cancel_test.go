@@ -80,7 +80,7 @@ var corpus = sync.OnceValue(func() []*repo.File {
 			}
 			b.WriteByte('\n')
 		}
-		files = append(files, &repo.File{Path: string(rune('a'+i)) + ".txt", Data: b.Bytes()})
+		files = append(files, repo.NewFile(string(rune('a'+i))+".txt", b.Bytes(), time.Time{}))
 	}
 	for _, f := range files {
 		f.Trigrams() // built on first use, outside any window: not what is measured
@@ -185,7 +185,7 @@ func checkPartial(t *testing.T, files []*repo.File, pattern string, res textsear
 	re := regexp.MustCompile(pattern)
 	byPath := map[string][]byte{}
 	for _, f := range files {
-		byPath[f.Path] = f.Data
+		byPath[f.Path] = f.Content()
 	}
 	for _, m := range res.Matches {
 		lines := strings.Split(string(byPath[m.File]), "\n")

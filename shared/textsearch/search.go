@@ -94,25 +94,30 @@ func Search(ctx context.Context, files []*repo.File, q *Query, o Options) Result
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
+			var buf []byte // the content of the file searched
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(files) || isDone(done) {
 					return
 				}
-				results[i] = q.searchFile(done, files[i], o.Limit)
+				results[i] = q.searchFile(done, files[i], o.Limit, &buf)
 			}
 		})
 	}
 	wg.Wait()
 	res := Result{Matches: []Match{}}
+	var buf []byte
 	for i, fr := range results {
 		if fr.searched {
 			res.FilesSearched++
 		}
 		res.Total += fr.count
+		if len(fr.hits) > 0 && len(res.Matches) < o.Limit {
+			buf = files[i].ContentInto(buf)
+		}
 		for _, h := range fr.hits {
 			if len(res.Matches) < o.Limit {
-				res.Matches = append(res.Matches, match(files[i], h, o))
+				res.Matches = append(res.Matches, match(files[i].Path, buf, h, o))
 			}
 		}
 	}
@@ -137,13 +142,16 @@ var windowSearched func(n int)
 
 // searchFile counts the matching lines of f and keeps the first keep. It
 // searches a window of whole lines at a time and stops early, with what
-// it has, once done is closed.
-func (q *Query) searchFile(done <-chan struct{}, f *repo.File, keep int) fileHits {
+// it has, once done is closed. A file its trigrams rule out is not
+// decompressed; one that may match is, into *buf (reused from file to
+// file).
+func (q *Query) searchFile(done <-chan struct{}, f *repo.File, keep int, buf *[]byte) fileHits {
 	fr := fileHits{searched: true}
 	if !q.mayMatch(f) {
 		return fr
 	}
-	data := f.Data
+	*buf = f.ContentInto(*buf)
+	data := *buf
 	lineNo, lineAt := 1, 0
 	add := func(start, end, col int) {
 		fr.count++
@@ -277,10 +285,10 @@ func lineEnd(data []byte, i int) int {
 	return len(data)
 }
 
-// match builds the output of one hit: its text and context lines.
-func match(f *repo.File, h hit, o Options) Match {
-	data := f.Data
-	m := Match{File: f.Path, Line: h.line, Column: h.column, Before: []string{}, After: []string{}}
+// match builds the output of one hit in the file at path, whose content
+// is data: its text and context lines.
+func match(path string, data []byte, h hit, o Options) Match {
+	m := Match{File: path, Line: h.line, Column: h.column, Before: []string{}, After: []string{}}
 	m.Text = cut(data[h.start:h.end], h.column-1, o.MaxLineBytes)
 	for i, start := 0, h.start; i < o.Context && start > 0; i++ {
 		end := start - 1

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/textsearch"
@@ -87,7 +88,7 @@ func searchText(t *testing.T, pattern string, caseSensitive bool, text string) (
 		t.Fatal(err)
 	}
 	search := func() ([]string, int) {
-		files := []*repo.File{{Path: "f", Data: []byte(text)}}
+		files := []*repo.File{repo.NewFile("f", []byte(text), time.Time{})}
 		res := textsearch.Search(context.Background(), files, q, textsearch.Options{Limit: 1 << 20})
 		if !res.Complete || res.FilesSearched != 1 {
 			t.Fatalf("search without a deadline: complete %v, %d files searched", res.Complete, res.FilesSearched)

@@ -252,7 +252,7 @@ func page(l listing, after string, limit int) listOutput {
 // entry describes the entry at p.
 func (l listing) entry(p string) entryJSON {
 	if f, ok := l.files[p]; ok {
-		size, lines := len(f.Data), repo.CountLines(f.Data)
+		size, lines := f.Size(), f.Lines()
 		return entryJSON{Path: p, Type: typeFile, Size: &size, Language: language.Of(p), Lines: &lines}
 	}
 	n := l.folders[p]

@@ -214,7 +214,8 @@ func outline(view repo.View, st *symbols.State, p string, kinds []symbols.Kind, 
 			return symbolsOutput{}, err
 		}
 	}
-	out := symbolsOutput{File: &outlinedFile{Path: p, Language: f.Language, Lines: repo.CountLines([]byte(f.Text))}, Symbols: []symbolJSON{}}
+	f = f.WithText() // read once for every symbol's signature and doc
+	out := symbolsOutput{File: &outlinedFile{Path: p, Language: f.Language, Lines: repo.CountLines([]byte(f.Text()))}, Symbols: []symbolJSON{}}
 	depth := make([]int, len(f.Symbols))
 	var listed []symbolJSON
 	for i, sym := range f.Symbols {
