@@ -87,6 +87,11 @@ func TestScale(t *testing.T) {
 	t.Logf("embedding: %d texts in %d requests, %.0f requests/s (%.0f texts/s) over the build, %d throttled",
 		f.Embed.Texts.Load(), f.Embed.Requests.Load(), float64(f.Embed.Requests.Load())/took.Seconds(),
 		float64(f.Embed.Texts.Load())/took.Seconds(), f.Embed.Throttled.Load())
+	// A second tenant with its own copy, indexed too: the two-tenant
+	// phase below switches between them on one environment.
+	p2 := publishCheckout(t, d, "big2", dir)
+	published(t, f, "big2")
+	waitPublished(t, f, "big2", p2.Commit, 90*time.Minute)
 	f.Workers.Stop()
 
 	set, err := schema.Load(contracts.FS)
@@ -143,6 +148,38 @@ func TestScale(t *testing.T) {
 			fn.Stop()
 		}
 	}
+	for _, c := range calls[:2] {
+		twoTenants(t, d, set, c.tool, c.file)
+	}
+}
+
+// twoTenants measures one environment of tool answering two tenants, each
+// with its own copy of the tree, every call switching tenant: the first
+// call of each reads its repository, later ones must find both held.
+func twoTenants(t *testing.T, d *deployment, set *schema.Set, tool, args string) {
+	t.Helper()
+	cfg := d.ToolConfig(t, tool)
+	cfg.VCPU = lambdatest.VCPUOf(cfg.MemoryMB)
+	contract, _ := set.Get(tool)
+	fn := d.Start(t, cfg)
+	defer fn.Stop()
+	var firsts, switches []string
+	var worst time.Duration
+	for i := range 12 {
+		took, answer := timedCall(t, fn, tool, args, []string{"big", "big2"}[i%2])
+		if i < 2 {
+			firsts = append(firsts, fmt.Sprintf("%v (%s)", took.Round(time.Millisecond), answer))
+			continue
+		}
+		worst = max(worst, took)
+		if !strings.HasPrefix(answer, "ok") {
+			switches = append(switches, answer)
+		}
+	}
+	peak, _ := fn.PeakRSS()
+	t.Logf("%s (%d MB, %.2f vCPU, deadline %v), two tenants on one environment: first calls %s; 10 switches, slowest %v, not ok: %v; peak RSS %d MiB",
+		tool, cfg.MemoryMB, cfg.VCPU, time.Duration(contract.TimeoutMs)*time.Millisecond, strings.Join(firsts, ", "),
+		worst.Round(time.Millisecond), switches, peak>>20)
 }
 
 // publishCheckout publishes the files git lists in dir (as scripts/snapshot
