@@ -287,7 +287,8 @@ func (b *builder) load(ctx context.Context) {
 	}
 	rec, parts, vectors, err := st.LoadLive(ctx, b.l.o.Key)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, fs.ErrNotExist): // none yet, or one of an older format
+		b.l.o.Log.Info("context index: nothing stored to start from; building", "key", b.l.o.Key, "reason", err)
 		return
 	case err != nil:
 		b.l.o.Log.Warn("context index: the stored index cannot be read; building anew", "key", b.l.o.Key, "error", err)
