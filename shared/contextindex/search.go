@@ -452,7 +452,7 @@ type scratch struct {
 	best, bestCov []float64 // per query word; always zero between words
 	ranked        []int     // every document scored, the ranked ones first
 	touched       []int
-	heap          floatHeap // see kthBest
+	heap          simHeap   // see kthBest
 	fileBest      []float64 // per file, its best two scores; zero between searches
 }
 
@@ -656,34 +656,20 @@ func best(ranked []int, scores []float64, k int, sc *scratch) []int {
 }
 
 // kthBest returns the k-th highest score of the ranked documents (k ≤
-// their number), keeping the best k seen in h, a min-heap.
-func kthBest(ranked []int, scores []float64, k int, h *floatHeap) float64 {
+// their number), keeping the best k seen in h.
+func kthBest(ranked []int, scores []float64, k int, h *simHeap) float64 {
 	*h = (*h)[:0]
 	for _, g := range ranked {
-		s := scores[g]
+		d := scored{g, scores[g]}
 		switch {
 		case len(*h) < k:
-			heap.Push(h, s)
-		case s > (*h)[0]:
-			(*h)[0] = s
+			heap.Push(h, d)
+		case (*h)[0].worse(d):
+			(*h)[0] = d
 			heap.Fix(h, 0)
 		}
 	}
-	return (*h)[0]
-}
-
-// floatHeap is a min-heap of scores.
-type floatHeap []float64
-
-func (h floatHeap) Len() int           { return len(h) }
-func (h floatHeap) Less(i, j int) bool { return h[i] < h[j] }
-func (h floatHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *floatHeap) Push(x any)        { *h = append(*h, x.(float64)) }
-func (h *floatHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+	return (*h)[0].score
 }
 
 // cosine returns the fusionDepth allowed documents most similar to the
@@ -695,11 +681,11 @@ func (c *Collection) cosine(qv []float32, allowed []bool) []int {
 		if v == nil || !allowed[g] || len(v) != len(qv) {
 			continue
 		}
-		sim := Dot(qv, v)
-		if len(h) == fusionDepth && !h[0].worse(scored{g, sim}) {
+		d := scored{g, float64(Dot(qv, v))}
+		if len(h) == fusionDepth && !h[0].worse(d) {
 			continue
 		}
-		heap.Push(&h, scored{g, sim})
+		heap.Push(&h, d)
 		if len(h) > fusionDepth {
 			heap.Pop(&h)
 		}
@@ -711,16 +697,17 @@ func (c *Collection) cosine(qv []float32, allowed []bool) []int {
 	return out
 }
 
-// scored is a document and its cosine similarity.
+// scored is a document and its score: a cosine similarity, or a lexical
+// score (kthBest).
 type scored struct {
-	g   int
-	sim float32
+	g     int
+	score float64
 }
 
-// worse orders by similarity, then prefers the smaller document number.
+// worse orders by score, then prefers the smaller document number.
 func (a scored) worse(b scored) bool {
-	if a.sim != b.sim {
-		return a.sim < b.sim
+	if a.score != b.score {
+		return a.score < b.score
 	}
 	return a.g > b.g
 }
