@@ -163,7 +163,7 @@ func compareServer(root string, runs int) (bool, error) {
 		return false, err
 	}
 	srv, err := localrun.Start(localrun.Options{Bin: bin, Repo: root, Data: filepath.Join(tmp, "data"),
-		Env: []string{"TOOLSHED_RATE_LIMITS=grep_codebase=1000000,context_search=1000000"}})
+		Unlimited: []string{"grep_codebase", "context_search"}})
 	if err != nil {
 		return false, err
 	}

@@ -29,6 +29,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/toolshed/toolshed/shared/config"
 	"io"
 	"net"
 	"net/http"
@@ -138,7 +139,7 @@ func buildServers(dir string) (bare, toolshed *server, err error) {
 			data := filepath.Join(dir, "data-"+strings.ReplaceAll(addr, ":", "-"))
 			return []string{"-addr", addr, "-data", data, "-repo", empty}
 		},
-		env: []string{"TOOLSHED_RATE_LIMITS=hello=1000000000", "TOOLSHED_LOG_LEVEL=info"}}
+		env: []string{config.RateLimits.Name() + "=hello=1000000000", config.LogLevel.Name() + "=info"}}
 	return bare, toolshed, nil
 }
 

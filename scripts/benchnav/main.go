@@ -93,7 +93,7 @@ func run(tb testing.TB, tree string, runs int) error {
 		return err
 	}
 	srv, err := localrun.Start(localrun.Options{Bin: bin, Repo: tree, Data: filepath.Join(tmp, "data"),
-		Env: []string{"TOOLSHED_RATE_LIMITS=context_search=1000000,list_files=1000000,find_symbols=1000000,find_references=1000000,read_file=1000000"}})
+		Unlimited: []string{"context_search", "list_files", "find_symbols", "find_references", "read_file"}})
 	if err != nil {
 		return err
 	}

@@ -87,7 +87,7 @@ func (h *harness) publish(size string, t tree) pushRow {
 	// A limit the tree fits in: the default one refuses large trees.
 	maxMB := max(repo.DefaultMaxBytes>>20, 2*(t.bytes>>20)+1)
 	cmd := exec.Command(h.snapshot, "push", "-tenant", tenant(size), "-dir", t.dir, "-max-mb", fmt.Sprint(maxMB))
-	cmd.Env = append(os.Environ(), "TOOLSHED_BUCKET="+bucket, "TOOLSHED_S3_ENDPOINT="+endpoint,
+	cmd.Env = append(os.Environ(), config.Bucket.Name()+"="+bucket, config.S3Endpoint.Name()+"="+endpoint,
 		"AWS_ACCESS_KEY_ID=dummy", "AWS_SECRET_ACCESS_KEY=dummy", "AWS_REGION=us-east-1")
 	t0 := time.Now()
 	out, err := cmd.CombinedOutput()

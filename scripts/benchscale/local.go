@@ -65,7 +65,7 @@ func measureLocal(bin, size string, t tree, w workload) (localRow, error) {
 	}
 	defer os.RemoveAll(data)
 	srv, err := localrun.Start(localrun.Options{Bin: bin, Repo: t.dir, Data: filepath.Join(data, "data"),
-		Env: []string{"TOOLSHED_RATE_LIMITS=grep_codebase=1000000,context_search=1000000,read_file=1000000"}})
+		Unlimited: []string{"grep_codebase", "context_search", "read_file"}})
 	if err != nil {
 		return r, err
 	}

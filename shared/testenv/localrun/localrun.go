@@ -10,12 +10,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/toolshed/toolshed/shared/config"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/toolshed/toolshed/shared/testenv/ripgrep"
@@ -33,10 +35,11 @@ func Build(dir string) (string, error) {
 
 // Options say what a server serves.
 type Options struct {
-	Bin  string   // the gateway binary (Build)
-	Repo string   // the repository it serves (-repo)
-	Data string   // its data directory (-data); its output goes to Data+".log"
-	Env  []string // added to the environment, e.g. TOOLSHED_RATE_LIMITS
+	Bin  string // the gateway binary (Build)
+	Repo string // the repository it serves (-repo)
+	Data string // its data directory (-data); its output goes to Data+".log"
+	// Unlimited are the tools measured: their rate limit is lifted.
+	Unlimited []string
 }
 
 // Server is a running local server.
@@ -63,7 +66,12 @@ func Start(o Options) (*Server, error) {
 	}
 	defer logs.Close() // the process has its own descriptor
 	s.cmd = exec.Command(o.Bin, "-addr", addr, "-repo", o.Repo, "-data", o.Data)
-	s.cmd.Env = append(append(os.Environ(), "TOOLSHED_AUTH=off"), o.Env...)
+	limits := make([]string, len(o.Unlimited))
+	for i, tool := range o.Unlimited {
+		limits[i] = tool + "=1000000000"
+	}
+	s.cmd.Env = append(os.Environ(), config.Auth.Name()+"="+string(config.AuthOff),
+		config.RateLimits.Name()+"="+strings.Join(limits, ","))
 	s.cmd.Stdout, s.cmd.Stderr = logs, logs
 	s.Started = time.Now()
 	if err := s.cmd.Start(); err != nil {
