@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -72,14 +73,18 @@ type once[T any] struct {
 	claim  map[string]types.AttributeValue
 	key    string
 	now    time.Time
-	// write makes the write, with claimKey set to the key, and returns
-	// what it made and its id.
-	write func(ctx context.Context) (T, string, error)
+	// write makes the write, with claimKey set to the key.
+	write func(ctx context.Context) (T, error)
+	// id is the id of what a write made, as the claim records it.
+	id func(T) string
 	// load returns what an earlier write recorded as id made.
 	load func(ctx context.Context, id string) (T, error)
-	// find looks for a write that carries the key (and its id); it reports
-	// false when there is none.
-	find func(ctx context.Context) (T, string, bool, error)
+	// search is the Query of the partition the writes go to (its key
+	// condition, attribute names and values; find adds the table and the
+	// filter on the key).
+	search dynamodb.QueryInput
+	// decode reads an item a write made.
+	decode func(map[string]types.AttributeValue) (T, error)
 }
 
 // errLostRace is what a try says when another request made, took over
@@ -158,12 +163,12 @@ func (o once[T]) settle(ctx context.Context, claim map[string]types.AttributeVal
 	}
 	// Pending: the request that claimed the key is still running, or
 	// ended without recording its write (which it may have made).
-	made, id, found, err := o.find(ctx)
+	made, found, err := o.find(ctx)
 	if err != nil {
 		return v, false, storageErr("find write by idempotency key", err)
 	}
 	if found {
-		o.record(ctx, owner, id)
+		o.record(ctx, owner, o.id(made))
 		return made, true, nil
 	}
 	if age := o.now.Sub(at); age < takeoverDelay {
@@ -198,14 +203,14 @@ func (o once[T]) takeOverAndWrite(ctx context.Context, owner string) (v T, err e
 // unknown keeps it, and a retry finds the write by its key or takes the
 // claim over when the delay has passed.
 func (o once[T]) writeOwned(ctx context.Context, owner string) (T, error) {
-	v, id, err := o.write(ctx)
+	v, err := o.write(ctx)
 	if err != nil {
 		if !errors.Is(err, store.ErrMaybeDone) && ctx.Err() == nil {
 			o.release(ctx, owner)
 		}
 		return v, err
 	}
-	o.record(ctx, owner, id)
+	o.record(ctx, owner, o.id(v))
 	return v, nil
 }
 
@@ -261,29 +266,29 @@ func newOwner() string {
 	return hex.EncodeToString(b)
 }
 
-// findByKey runs in (a Query of one partition) page by page with a filter
-// on the key attribute and returns the first item that has it.
-func findByKey(ctx context.Context, client *dynamodb.Client, in dynamodb.QueryInput, key string) (map[string]types.AttributeValue, error) {
+// find looks for a write that carries the key: it runs search page by
+// page with a filter on the key attribute and decodes the first item that
+// has it. found is false when there is none.
+func (o once[T]) find(ctx context.Context) (v T, found bool, err error) {
+	in := o.search
+	in.TableName = aws.String(o.table)
 	in.FilterExpression = aws.String("#idemkey = :idemkey")
-	if in.ExpressionAttributeNames == nil {
-		in.ExpressionAttributeNames = map[string]string{}
-	}
-	if in.ExpressionAttributeValues == nil {
-		in.ExpressionAttributeValues = map[string]types.AttributeValue{}
-	}
-	in.ExpressionAttributeNames["#idemkey"] = claimKey
-	in.ExpressionAttributeValues[":idemkey"] = attrS(key)
+	in.ExpressionAttributeNames = map[string]string{"#idemkey": claimKey}
+	maps.Copy(in.ExpressionAttributeNames, o.search.ExpressionAttributeNames)
+	in.ExpressionAttributeValues = map[string]types.AttributeValue{":idemkey": attrS(o.key)}
+	maps.Copy(in.ExpressionAttributeValues, o.search.ExpressionAttributeValues)
 	in.ConsistentRead = aws.Bool(true)
 	for {
-		out, err := client.Query(ctx, &in)
+		out, err := o.client.Query(ctx, &in)
 		if err != nil {
-			return nil, err
+			return v, false, err
 		}
 		if len(out.Items) > 0 {
-			return out.Items[0], nil
+			v, err = o.decode(out.Items[0])
+			return v, err == nil, err
 		}
 		if out.LastEvaluatedKey == nil {
-			return nil, nil
+			return v, false, nil
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}

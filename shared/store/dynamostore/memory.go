@@ -51,10 +51,10 @@ func (s *memoryStore) Append(ctx context.Context, tenant, file string, ne store.
 		claim:  memoryClaimKey(tenant, file, ne.IdempotencyKey),
 		key:    ne.IdempotencyKey,
 		now:    now,
-		write: func(ctx context.Context) (store.MemoryEntry, string, error) {
-			e, err := s.append(ctx, tenant, file, ne, now)
-			return e, e.ID, err
+		write: func(ctx context.Context) (store.MemoryEntry, error) {
+			return s.append(ctx, tenant, file, ne, now)
 		},
+		id: func(e store.MemoryEntry) string { return e.ID },
 		load: func(ctx context.Context, id string) (store.MemoryEntry, error) {
 			key := map[string]types.AttributeValue{memPK: attrS(memoryPK(tenant, file)), memID: attrS(id)}
 			e, err := getItem(ctx, s.client, s.table, key, "get memory entry "+id,
@@ -66,18 +66,13 @@ func (s *memoryStore) Append(ctx context.Context, tenant, file string, ne store.
 			}
 			return e, err
 		},
-		find: func(ctx context.Context) (store.MemoryEntry, string, bool, error) {
-			m, err := findByKey(ctx, s.client, dynamodb.QueryInput{
-				TableName:                 aws.String(s.table),
-				KeyConditionExpression:    aws.String("#pk = :pk"),
-				ExpressionAttributeNames:  map[string]string{"#pk": memPK},
-				ExpressionAttributeValues: map[string]types.AttributeValue{":pk": attrS(memoryPK(tenant, file))},
-			}, ne.IdempotencyKey)
-			if err != nil || m == nil {
-				return store.MemoryEntry{}, "", false, err
-			}
-			e, err := decodeEntry(tenant, file, m)
-			return e, e.ID, err == nil, err
+		search: dynamodb.QueryInput{
+			KeyConditionExpression:    aws.String("#pk = :pk"),
+			ExpressionAttributeNames:  map[string]string{"#pk": memPK},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": attrS(memoryPK(tenant, file))},
+		},
+		decode: func(m map[string]types.AttributeValue) (store.MemoryEntry, error) {
+			return decodeEntry(tenant, file, m)
 		},
 	}.run(ctx)
 	e.Replayed = replayed

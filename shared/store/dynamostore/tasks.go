@@ -76,10 +76,10 @@ func (s *taskStore) Create(ctx context.Context, tenant string, t store.NewTask, 
 		claim:  taskKey(tenant, taskClaimID(t.IdempotencyKey)),
 		key:    t.IdempotencyKey,
 		now:    now,
-		write: func(ctx context.Context) (store.Task, string, error) {
-			task, err := s.create(ctx, tenant, t, now)
-			return task, strconv.FormatInt(task.ID, 10), err
+		write: func(ctx context.Context) (store.Task, error) {
+			return s.create(ctx, tenant, t, now)
 		},
+		id: func(task store.Task) string { return strconv.FormatInt(task.ID, 10) },
 		load: func(ctx context.Context, id string) (store.Task, error) {
 			n, err := strconv.ParseInt(id, 10, 64)
 			if err != nil {
@@ -91,19 +91,12 @@ func (s *taskStore) Create(ctx context.Context, tenant string, t store.NewTask, 
 			}
 			return task, err
 		},
-		find: func(ctx context.Context) (store.Task, string, bool, error) {
-			m, err := findByKey(ctx, s.client, dynamodb.QueryInput{
-				TableName:                 aws.String(s.table),
-				KeyConditionExpression:    aws.String("#tenant = :tenant AND #id > :counter"),
-				ExpressionAttributeNames:  map[string]string{"#tenant": taskTenant, "#id": taskID},
-				ExpressionAttributeValues: map[string]types.AttributeValue{":tenant": attrS(tenant), ":counter": attrN(counterID)},
-			}, t.IdempotencyKey)
-			if err != nil || m == nil {
-				return store.Task{}, "", false, err
-			}
-			task, err := decodeTask(m)
-			return task, strconv.FormatInt(task.ID, 10), err == nil, err
+		search: dynamodb.QueryInput{
+			KeyConditionExpression:    aws.String("#tenant = :tenant AND #id > :counter"),
+			ExpressionAttributeNames:  map[string]string{"#tenant": taskTenant, "#id": taskID},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":tenant": attrS(tenant), ":counter": attrN(counterID)},
 		},
+		decode: decodeTask,
 	}.run(ctx)
 	task.Replayed = replayed
 	return task, err
