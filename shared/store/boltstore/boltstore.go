@@ -245,3 +245,32 @@ func nestedCreate(tx *bolt.Tx, top string, path ...string) (*bolt.Bucket, error)
 type idemRecord[T any] struct {
 	ID T `json:"id"`
 }
+
+// firstWrite looks up key in the idempotency bucket at path (under
+// bucketIdem, created if missing) and returns that bucket and the id the
+// first write with key made (nil if there was none). A write without a key
+// ("") has no bucket and no first write.
+func firstWrite[T any](tx *bolt.Tx, key string, path ...string) (*bolt.Bucket, *T, error) {
+	if key == "" {
+		return nil, nil, nil
+	}
+	idem, err := nestedCreate(tx, bucketIdem, path...)
+	if err != nil {
+		return nil, nil, err
+	}
+	var first idemRecord[T]
+	found, err := getJSON(idem, []byte(key), &first)
+	if err != nil || !found {
+		return idem, nil, err
+	}
+	return idem, &first.ID, nil
+}
+
+// recordFirst notes in idem, the bucket firstWrite returned, that the write
+// with key made id; with no bucket (no key) it does nothing.
+func recordFirst[T any](idem *bolt.Bucket, key string, id T) error {
+	if idem == nil {
+		return nil
+	}
+	return putJSON(idem, []byte(key), idemRecord[T]{ID: id})
+}

@@ -27,22 +27,13 @@ func (s *memoryStore) Append(ctx context.Context, tenant, file string, ne store.
 	var replay *store.MemoryEntry
 	err := update(ctx, s.db, fmt.Sprintf("append memory %s", e.ID), func(tx *bolt.Tx) error {
 		replay = nil
-		var idem *bolt.Bucket
-		if ne.IdempotencyKey != "" {
-			var err error
-			idem, err = nestedCreate(tx, bucketIdem, tenant, idemMemory, file)
-			if err != nil {
-				return err
-			}
-			var first idemRecord[string]
-			found, err := getJSON(idem, []byte(ne.IdempotencyKey), &first)
-			if err != nil {
-				return err
-			}
-			if found {
-				replay, err = loadEntry(nested(tx, bucketMemory, tenant, file), tenant, file, first.ID)
-				return err
-			}
+		idem, first, err := firstWrite[string](tx, ne.IdempotencyKey, tenant, idemMemory, file)
+		if err != nil {
+			return err
+		}
+		if first != nil {
+			replay, err = loadEntry(nested(tx, bucketMemory, tenant, file), tenant, file, *first)
+			return err
 		}
 		b, err := nestedCreate(tx, bucketMemory, tenant, file)
 		if err != nil {
@@ -55,10 +46,7 @@ func (s *memoryStore) Append(ctx context.Context, tenant, file string, ne store.
 		if err := putJSON(b, key, memoryRecord{Content: e.Content, CreatedAt: e.CreatedAt}); err != nil {
 			return err
 		}
-		if idem != nil {
-			return putJSON(idem, []byte(ne.IdempotencyKey), idemRecord[string]{ID: e.ID})
-		}
-		return nil
+		return recordFirst(idem, ne.IdempotencyKey, e.ID)
 	})
 	if err != nil {
 		return store.MemoryEntry{}, err

@@ -54,23 +54,14 @@ func (s *taskStore) Create(ctx context.Context, tenant string, t store.NewTask, 
 	var replayed bool
 	err := update(ctx, s.db, "create task", func(tx *bolt.Tx) error {
 		replayed = false
-		var idem *bolt.Bucket
-		if t.IdempotencyKey != "" {
-			var err error
-			idem, err = nestedCreate(tx, bucketIdem, tenant, idemTask)
-			if err != nil {
-				return err
-			}
-			var first idemRecord[int64]
-			found, err := getJSON(idem, []byte(t.IdempotencyKey), &first)
-			if err != nil {
-				return err
-			}
-			if found {
-				replayed = true
-				rec, err = replayTask(nested(tx, bucketTasks, tenant), first.ID)
-				return err
-			}
+		idem, first, err := firstWrite[int64](tx, t.IdempotencyKey, tenant, idemTask)
+		if err != nil {
+			return err
+		}
+		if first != nil {
+			replayed = true
+			rec, err = replayTask(nested(tx, bucketTasks, tenant), *first)
+			return err
 		}
 		b, err := nestedCreate(tx, bucketTasks, tenant)
 		if err != nil {
@@ -95,10 +86,7 @@ func (s *taskStore) Create(ctx context.Context, tenant string, t store.NewTask, 
 		if err := putJSON(b, key, rec); err != nil {
 			return err
 		}
-		if idem != nil {
-			return putJSON(idem, []byte(t.IdempotencyKey), idemRecord[int64]{ID: rec.ID})
-		}
-		return nil
+		return recordFirst(idem, t.IdempotencyKey, rec.ID)
 	})
 	if err != nil {
 		return store.Task{}, err
