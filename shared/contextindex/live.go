@@ -243,19 +243,9 @@ func (l *Live) run(ctx context.Context) {
 	b.load(ctx)
 	var saveAt <-chan time.Time
 	for {
-		v := l.view.Version()
-		files, err := l.view.Searchable(ctx)
-		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			l.o.Log.Warn("context index: reading the repository failed; retrying", "error", err)
-			select {
-			case <-time.After(5 * time.Second):
-				continue
-			case <-ctx.Done():
-				return
-			}
+		v, files, ok := repo.LatestSearchable(ctx, l.view, l.o.Log, "context index")
+		if !ok {
+			return
 		}
 		if changed := b.update(ctx, files, v); changed || !b.saved && saveAt == nil {
 			b.saved = false

@@ -46,6 +46,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -84,6 +85,34 @@ type View interface {
 	// Changed returns a channel that is closed once the view's version is
 	// past v (at once when it already is).
 	Changed(v uint64) <-chan struct{}
+}
+
+// retryAfter is how long LatestSearchable waits before it reads a view
+// again after a failure.
+const retryAfter = 5 * time.Second
+
+// LatestSearchable is how what follows a view (a code index, a symbol
+// table) reads it: it returns the view's version, its searchable files at
+// that version or a later one, and true. A failure is logged as "<who>:
+// reading the repository failed; retrying" and read again after
+// retryAfter, until ctx ends; it then returns false.
+func LatestSearchable(ctx context.Context, v View, log *slog.Logger, who string) (uint64, []*File, bool) {
+	for {
+		version := v.Version()
+		files, err := v.Searchable(ctx)
+		if err == nil {
+			return version, files, true
+		}
+		if ctx.Err() != nil {
+			return 0, nil, false
+		}
+		log.Warn(who+": reading the repository failed; retrying", "error", err)
+		select {
+		case <-time.After(retryAfter):
+		case <-ctx.Done():
+			return 0, nil, false
+		}
+	}
 }
 
 // Key names a view for what is stored about it (its code index, its

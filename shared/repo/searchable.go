@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"math/bits"
 	"path"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -249,24 +248,11 @@ func searchable(ctx context.Context, fsys fs.FS, policy *Policy, load loader) ([
 	}
 	files := make([]*File, len(cands))
 	errs := make([]error, len(cands))
-	var next sync.Mutex
-	i := 0
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			for {
-				next.Lock()
-				n := i
-				i++
-				next.Unlock()
-				if n >= len(cands) || ctx.Err() != nil {
-					return
-				}
-				files[n], errs[n] = load(cands[n])
-			}
-		})
-	}
-	wg.Wait()
+	parallel(len(cands), func(n int) {
+		if ctx.Err() == nil {
+			files[n], errs[n] = load(cands[n])
+		}
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

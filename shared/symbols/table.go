@@ -125,19 +125,9 @@ func (t *Table) run() {
 	unsaved := 0 // files parsed since the last save
 	defer func() { t.save(held, unsaved) }()
 	for {
-		v := t.view.Version()
-		files, err := t.view.Searchable(ctx)
-		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			t.log.Warn("symbols: reading the repository failed; retrying", "error", err)
-			select {
-			case <-time.After(5 * time.Second):
-				continue
-			case <-t.stop:
-				return
-			}
+		v, files, ok := repo.LatestSearchable(ctx, t.view, t.log, "symbols")
+		if !ok {
+			return
 		}
 		n, ok := t.update(ctx, held, files, v, stored)
 		if !ok {

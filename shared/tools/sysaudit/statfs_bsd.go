@@ -2,20 +2,9 @@
 
 package sysaudit
 
-import (
-	"fmt"
-	"syscall"
-)
+import "syscall"
 
-// statfs returns the size and used bytes of the file system at path, as
-// df counts them: used = (blocks - free blocks) * block size.
-func statfs(path string) (size, used uint64, err error) {
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(path, &st); err != nil {
-		return 0, 0, fmt.Errorf("statfs %s: %w", path, err)
-	}
-	blockSize := uint64(st.Bsize)
-	size = uint64(st.Blocks) * blockSize
-	used = (uint64(st.Blocks) - uint64(st.Bfree)) * blockSize
-	return size, used, nil
+// blockUnit is the size of the blocks st counts: its block size.
+func blockUnit(st *syscall.Statfs_t) uint64 {
+	return uint64(st.Bsize)
 }
