@@ -10,8 +10,6 @@ package dynamotest
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -155,9 +153,7 @@ func (s *Server) Client(optFns ...func(*dynamodb.Options)) *dynamodb.Client {
 
 // UniqueTables returns table names with a random suffix, not yet created.
 func UniqueTables() dynamostore.Tables {
-	b := make([]byte, 6)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails
-	p := "toolshed-test-" + hex.EncodeToString(b) + "-"
+	p := emulator.UniqueName() + "-"
 	return dynamostore.Tables{
 		Tasks:      p + "tasks",
 		Memory:     p + "memory",

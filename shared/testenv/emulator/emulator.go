@@ -12,6 +12,8 @@ package emulator
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"net"
@@ -33,6 +35,14 @@ const startTimeout = 20 * time.Second
 func Start(t testing.TB, name string, cmdFor func(port int) *exec.Cmd) string {
 	t.Helper()
 	return StartProcess(t, name, cmdFor).Addr
+}
+
+// UniqueName returns "toolshed-test-" and 12 random hex digits: a name of
+// a bucket, a queue or a set of tables that no other test takes.
+func UniqueName() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails
+	return "toolshed-test-" + hex.EncodeToString(b)
 }
 
 // Process is a running emulator that a fault test controls: it can hang

@@ -2,8 +2,6 @@ package emulator
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -93,9 +91,7 @@ func S3Client(endpoint string) *s3.Client {
 // NewBucket creates a bucket with a unique name and returns the name.
 func (m *Moto) NewBucket(t testing.TB) string {
 	t.Helper()
-	b := make([]byte, 6)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails
-	name := "toolshed-test-" + hex.EncodeToString(b)
+	name := UniqueName()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if _, err := m.S3().CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(name)}); err != nil {
@@ -163,9 +159,7 @@ func (m *Moto) NewQueue(t testing.TB, visibility time.Duration, maxReceives int)
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	b := make([]byte, 6)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails
-	name := "toolshed-test-" + hex.EncodeToString(b)
+	name := UniqueName()
 	client := m.SQS()
 	create := func(name string, attrs map[string]string) (url, arn string) {
 		out, err := client.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name), Attributes: attrs})
