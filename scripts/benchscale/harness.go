@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -67,9 +64,9 @@ func newHarness(tb testing.TB, dir string, calls int) (*harness, error) {
 	if err := deploytest.BuildBootstraps(dir, "benchscale"); err != nil {
 		return nil, err
 	}
-	snapshot := filepath.Join(dir, "snapshot")
-	if out, err := exec.Command("go", "build", "-o", snapshot, "./scripts/snapshot").CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("build scripts/snapshot: %v\n%s", err, out)
+	snapshot, err := deploytest.BuildSnapshotCLI(dir)
+	if err != nil {
+		return nil, err
 	}
 	h := &harness{tb: tb, stack: deploytest.New(tb, dir), snapshot: snapshot, calls: calls}
 	h.stack.S3(tb)
@@ -83,12 +80,9 @@ func tenant(size string) string { return "bench-" + size }
 // the snapshot's S3 event, as deployed.
 func (h *harness) publish(size string, t tree) pushRow {
 	r := pushRow{size: size, t: t, load: loadAverage(), chunks: "-"}
-	bucket, endpoint := h.stack.S3(h.tb)
 	// A limit the tree fits in: the default one refuses large trees.
 	maxMB := max(repo.DefaultMaxBytes>>20, 2*(t.bytes>>20)+1)
-	cmd := exec.Command(h.snapshot, "push", "-tenant", tenant(size), "-dir", t.dir, "-max-mb", fmt.Sprint(maxMB))
-	cmd.Env = append(os.Environ(), config.Bucket.Name()+"="+bucket, config.S3Endpoint.Name()+"="+endpoint,
-		"AWS_ACCESS_KEY_ID=dummy", "AWS_SECRET_ACCESS_KEY=dummy", "AWS_REGION=us-east-1")
+	cmd := h.stack.SnapshotPush(h.tb, h.snapshot, "-tenant", tenant(size), "-dir", t.dir, "-max-mb", fmt.Sprint(maxMB))
 	t0 := time.Now()
 	out, err := cmd.CombinedOutput()
 	r.push = time.Since(t0)
@@ -96,7 +90,7 @@ func (h *harness) publish(size string, t tree) pushRow {
 		r.problem = fmt.Sprintf("push failed: %v: %s", err, strings.TrimSpace(string(out)))
 		return r
 	}
-	s3 := repotest.S3{Moto: h.stack.Moto, Bucket: bucket}
+	s3 := repotest.S3{Moto: h.stack.Moto, Bucket: h.stack.Bucket}
 	list, err := repo.List(context.Background(), s3.Objects(), reposcope.DefaultOf(tenant(size)))
 	if err != nil {
 		r.problem = fmt.Sprintf("list snapshots: %v", err)

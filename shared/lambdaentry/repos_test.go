@@ -3,9 +3,7 @@ package lambdaentry_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +12,7 @@ import (
 	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/objects"
+	"github.com/toolshed/toolshed/shared/testenv/deploytest"
 	"github.com/toolshed/toolshed/shared/testenv/lambdatest"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 )
@@ -28,7 +27,7 @@ import (
 // one that does not exist, on a tool's route and through the gateway.
 func TestNamedRepositories(t *testing.T) {
 	d := newDeployment(t)
-	bucket, endpoint := d.S3(t)
+	bucket, _ := d.S3(t)
 	s3 := &repotest.S3{Moto: d.Moto, Bucket: d.Bucket}
 	s3.Publish(t, "acme", "c1", repotest.WriteDir(t, map[string]string{"api.go": "package api\n\n// Serve starts zqxapi.\nfunc Serve() {}\n"}))
 
@@ -41,13 +40,11 @@ func TestNamedRepositories(t *testing.T) {
 	}
 	head, _ := exec.Command("git", "-C", web, "rev-parse", "HEAD").Output()
 	commit := strings.TrimSpace(string(head))
-	snapshot := filepath.Join(t.TempDir(), "snapshot")
-	if out, err := exec.Command("go", "build", "-o", snapshot, "../../scripts/snapshot").CombinedOutput(); err != nil {
-		t.Fatalf("build scripts/snapshot: %v %s", err, out)
+	snapshot, err := deploytest.BuildSnapshotCLI(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
-	push := exec.Command(snapshot, "push", "-tenant", "acme", "-repo", "web", "-dir", web)
-	push.Env = append(os.Environ(), "TOOLSHED_BUCKET="+bucket, "TOOLSHED_S3_ENDPOINT="+endpoint,
-		"AWS_ACCESS_KEY_ID=dummy", "AWS_SECRET_ACCESS_KEY=dummy", "AWS_REGION=us-east-1")
+	push := d.SnapshotPush(t, snapshot, "-tenant", "acme", "-repo", "web", "-dir", web)
 	if out, err := push.CombinedOutput(); err != nil || !strings.Contains(string(out), "pushed snapshots/acme/web/"+commit+".zip") {
 		t.Fatalf("push -repo web: %v %s", err, out)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/localserver"
 	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/smoke"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 	"github.com/toolshed/toolshed/shared/toolset"
@@ -131,7 +132,7 @@ func TestMCPClient(t *testing.T) {
 					t.Errorf("%s: missing schemas", tool.Name)
 				}
 				in, _ := json.Marshal(tool.InputSchema)
-				if !jsonEqual(in, c.InputSchema) {
+				if !smoke.SameJSON(in, c.InputSchema) {
 					t.Errorf("%s: listed inputSchema differs from the contract", tool.Name)
 				}
 			}
@@ -200,16 +201,6 @@ func TestMCPClient(t *testing.T) {
 			}
 		})
 	}
-}
-
-func jsonEqual(a, b []byte) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return false
-	}
-	xa, _ := json.Marshal(x)
-	ya, _ := json.Marshal(y)
-	return bytes.Equal(xa, ya)
 }
 
 // TestSeedCurlExamples sends the seeds' curl requests verbatim.

@@ -2,12 +2,13 @@ package localserver_test
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolshed/toolshed/shared/testenv/emulator"
 )
 
 // TestTypeScriptSDKClient runs scripts/sdkclient/check.mjs, the official
@@ -38,13 +39,7 @@ func runSDKScript(t *testing.T, script string, args ...string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node is required for the MCP interop tests (Node 20): %v", err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
-		t.Fatalf("@modelcontextprotocol/sdk is not installed; run npm ci in %s: %v", root, err)
-	}
+	node := emulator.Node(t, "MCP interop test", root, "@modelcontextprotocol/sdk")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join("scripts", "sdkclient", script)}, args...)...)

@@ -75,7 +75,7 @@ func (c *client) callMCP(ctx context.Context, tool string, args json.RawMessage)
 	if err != nil || res.StructuredContent == nil {
 		return answer{}, fmt.Errorf("tools/call: a success without structuredContent")
 	}
-	if !sameJSON(structured, []byte(text.Text)) {
+	if !SameJSON(structured, []byte(text.Text)) {
 		return answer{}, fmt.Errorf("tools/call: the text block %s is not the structuredContent %s", clip(text.Text), clip(string(structured)))
 	}
 	return answer{result: structured}, nil
@@ -180,8 +180,8 @@ func strictDecode(raw []byte, v any) error {
 	return nil
 }
 
-// sameJSON reports whether two JSON documents hold the same value.
-func sameJSON(a, b []byte) bool {
+// SameJSON reports whether two JSON documents hold the same value.
+func SameJSON(a, b []byte) bool {
 	var va, vb any
 	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
 		return false

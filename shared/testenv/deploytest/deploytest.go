@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -45,18 +46,34 @@ var Bootstraps = []string{"tool", "gateway", "authorizer", "indexer"}
 // as `make build` builds them for Lambda, stamped with version. It runs
 // from the repository's root.
 func BuildBootstraps(dir, version string) error {
+	args := []string{"-tags", "lambda.norpc", "-ldflags=-s -w -X main.version=" + version, "-o", dir + string(filepath.Separator)}
+	for _, b := range Bootstraps {
+		args = append(args, "./functions/"+b)
+	}
+	return goBuild("the bootstraps", args...)
+}
+
+// BuildSnapshotCLI builds scripts/snapshot for the host into dir and
+// returns the binary's path (see Stack.SnapshotPush).
+func BuildSnapshotCLI(dir string) (string, error) {
+	cli := filepath.Join(dir, "snapshot")
+	if err := goBuild("scripts/snapshot", "-o", cli, "./scripts/snapshot"); err != nil {
+		return "", err
+	}
+	return cli, nil
+}
+
+// goBuild runs go build with args from the repository's root; what names
+// what it builds in the error.
+func goBuild(what string, args ...string) error {
 	root, err := dynamotest.RepoRoot()
 	if err != nil {
 		return err
 	}
-	args := []string{"build", "-tags", "lambda.norpc", "-ldflags=-s -w -X main.version=" + version, "-o", dir + string(filepath.Separator)}
-	for _, b := range Bootstraps {
-		args = append(args, "./functions/"+b)
-	}
-	build := exec.Command("go", args...)
+	build := exec.Command("go", append([]string{"build"}, args...)...)
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
-		return fmt.Errorf("build the bootstraps: %v\n%s", err, out)
+		return fmt.Errorf("build %s: %v\n%s", what, err, out)
 	}
 	return nil
 }
@@ -257,6 +274,18 @@ func (s *Stack) S3(tb testing.TB) (bucket, endpoint string) {
 		s.Bucket = s.Moto.NewBucket(s.tb)
 	}
 	return s.Bucket, s.Moto.Endpoint
+}
+
+// SnapshotPush is the command `snapshot push args...` of cli (built by
+// BuildSnapshotCLI) publishing to the stack's bucket, with dummy
+// credentials; moto_server is started if it is not yet.
+func (s *Stack) SnapshotPush(tb testing.TB, cli string, args ...string) *exec.Cmd {
+	tb.Helper()
+	bucket, endpoint := s.S3(tb)
+	cmd := exec.Command(cli, append([]string{"push"}, args...)...)
+	cmd.Env = append(os.Environ(), config.Bucket.Name()+"="+bucket, config.S3Endpoint.Name()+"="+endpoint,
+		"AWS_ACCESS_KEY_ID=dummy", "AWS_SECRET_ACCESS_KEY=dummy", "AWS_REGION=us-east-1")
+	return cmd
 }
 
 // Invoke runs one invocation and fails tb if it cannot.

@@ -10,8 +10,6 @@ package dynamotest
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -74,14 +72,8 @@ func StartAt(t testing.TB, dir string) *Server {
 	if err != nil {
 		t.Fatalf("dynamotest: %v", err)
 	}
+	node := emulator.Node(t, "dynamotest", root, "dynalite")
 	cli := filepath.Join(root, dynaliteCLI)
-	if _, err := os.Stat(cli); err != nil {
-		t.Fatalf("dynamotest: dynalite is not installed (%v): run `npm ci` at the repo root (%s)", err, root)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("dynamotest: node is not on PATH (%v): install Node.js, then run `npm ci` at the repo root", err)
-	}
 	proc := emulator.StartProcess(t, "dynalite", func(port int) *exec.Cmd {
 		args := []string{"-e", exitOnStdinEOF, cli,
 			"--host", "127.0.0.1",
@@ -155,9 +147,7 @@ func (s *Server) Client(optFns ...func(*dynamodb.Options)) *dynamodb.Client {
 
 // UniqueTables returns table names with a random suffix, not yet created.
 func UniqueTables() dynamostore.Tables {
-	b := make([]byte, 6)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails
-	p := "toolshed-test-" + hex.EncodeToString(b) + "-"
+	p := emulator.UniqueName() + "-"
 	return dynamostore.Tables{
 		Tasks:      p + "tasks",
 		Memory:     p + "memory",

@@ -12,10 +12,14 @@ package emulator
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"syscall"
@@ -33,6 +37,30 @@ const startTimeout = 20 * time.Second
 func Start(t testing.TB, name string, cmdFor func(port int) *exec.Cmd) string {
 	t.Helper()
 	return StartProcess(t, name, cmdFor).Addr
+}
+
+// Node returns the path of node to run the npm package pkg with (dynalite,
+// oidc-provider, the MCP SDK), failing t (never skipping) when pkg is not
+// installed under root (`npm ci` at the repo root) or node is not on PATH.
+// who starts the failure's message.
+func Node(t testing.TB, who, root, pkg string) string {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(root, "node_modules", pkg, "package.json")); err != nil {
+		t.Fatalf("%s: %s is not installed (%v): run `npm ci` at the repo root (%s)", who, pkg, err, root)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("%s: node is not on PATH (%v): install Node.js, then run `npm ci` at the repo root", who, err)
+	}
+	return node
+}
+
+// UniqueName returns "toolshed-test-" and 12 random hex digits: a name of
+// a bucket, a queue or a set of tables that no other test takes.
+func UniqueName() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails
+	return "toolshed-test-" + hex.EncodeToString(b)
 }
 
 // Process is a running emulator that a fault test controls: it can hang

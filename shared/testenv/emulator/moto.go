@@ -2,8 +2,6 @@ package emulator
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -68,34 +66,38 @@ func StartMoto(t testing.TB) *Moto {
 	return &Moto{Endpoint: "http://" + proc.Addr, Process: proc}
 }
 
+// clientConfig is the configuration of the clients for a server at
+// endpoint: dummy static credentials, region us-east-1, one attempt per
+// call.
+func clientConfig(endpoint string) aws.Config {
+	return aws.Config{
+		Region:           "us-east-1",
+		Credentials:      credentials.NewStaticCredentialsProvider("dummy", "dummy", ""),
+		BaseEndpoint:     aws.String(endpoint),
+		RetryMaxAttempts: 1,
+	}
+}
+
 // S3 returns an S3 client for the server: path-style addressing, dummy
 // static credentials, region us-east-1, one attempt per call.
 func (m *Moto) S3() *s3.Client { return S3Client(m.Endpoint) }
 
 // S3Client is Moto.S3 for another endpoint (a Proxy's URL).
 func S3Client(endpoint string) *s3.Client {
-	httpClient := awshttp.NewBuildableClient().
+	cfg := clientConfig(endpoint)
+	cfg.HTTPClient = awshttp.NewBuildableClient().
 		WithTimeout(30 * time.Second).
 		WithTransportOptions(func(tr *http.Transport) {
 			tr.MaxIdleConnsPerHost = 32
 			tr.IdleConnTimeout = 2 * time.Second
 		})
-	return s3.New(s3.Options{
-		Region:           "us-east-1",
-		Credentials:      credentials.NewStaticCredentialsProvider("dummy", "dummy", ""),
-		BaseEndpoint:     aws.String(endpoint),
-		UsePathStyle:     true,
-		HTTPClient:       httpClient,
-		RetryMaxAttempts: 1,
-	})
+	return s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = true })
 }
 
 // NewBucket creates a bucket with a unique name and returns the name.
 func (m *Moto) NewBucket(t testing.TB) string {
 	t.Helper()
-	b := make([]byte, 6)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails
-	name := "toolshed-test-" + hex.EncodeToString(b)
+	name := UniqueName()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if _, err := m.S3().CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(name)}); err != nil {
@@ -107,12 +109,7 @@ func (m *Moto) NewBucket(t testing.TB) string {
 // CloudFormation returns a CloudFormation client for the server (dummy
 // static credentials, region us-east-1, one attempt per call).
 func (m *Moto) CloudFormation() *cloudformation.Client {
-	return cloudformation.New(cloudformation.Options{
-		Region:           "us-east-1",
-		Credentials:      credentials.NewStaticCredentialsProvider("dummy", "dummy", ""),
-		BaseEndpoint:     aws.String(m.Endpoint),
-		RetryMaxAttempts: 1,
-	})
+	return cloudformation.NewFromConfig(clientConfig(m.Endpoint))
 }
 
 // CreateStack creates a stack named name whose outputs are outputs (and
@@ -142,12 +139,7 @@ func (m *Moto) CreateStack(t testing.TB, name string, outputs map[string]string)
 // SQS returns an SQS client for the server (dummy static credentials,
 // region us-east-1, one attempt per call).
 func (m *Moto) SQS() *sqs.Client {
-	return sqs.New(sqs.Options{
-		Region:           "us-east-1",
-		Credentials:      credentials.NewStaticCredentialsProvider("dummy", "dummy", ""),
-		BaseEndpoint:     aws.String(m.Endpoint),
-		RetryMaxAttempts: 1,
-	})
+	return sqs.NewFromConfig(clientConfig(m.Endpoint))
 }
 
 // Queue is an SQS queue with its dead-letter queue.
@@ -163,9 +155,7 @@ func (m *Moto) NewQueue(t testing.TB, visibility time.Duration, maxReceives int)
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	b := make([]byte, 6)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails
-	name := "toolshed-test-" + hex.EncodeToString(b)
+	name := UniqueName()
 	client := m.SQS()
 	create := func(name string, attrs map[string]string) (url, arn string) {
 		out, err := client.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name), Attributes: attrs})

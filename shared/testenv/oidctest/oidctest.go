@@ -19,7 +19,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -65,13 +64,7 @@ func Start(t testing.TB, opts Options) *Server {
 	if err != nil {
 		t.Fatalf("oidctest: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(root, "node_modules", "oidc-provider", "package.json")); err != nil {
-		t.Fatalf("oidctest: oidc-provider is not installed (%v): run `npm ci` at the repo root (%s)", err, root)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("oidctest: node is not on PATH (%v): install Node.js, then run `npm ci` at the repo root", err)
-	}
+	node := emulator.Node(t, "oidctest", root, "oidc-provider")
 	script := filepath.Join(root, "shared", "testenv", "oidctest", "provider.mjs")
 	proc := emulator.StartProcess(t, "oidc-provider", func(port int) *exec.Cmd {
 		arg, _ := json.Marshal(map[string]any{
