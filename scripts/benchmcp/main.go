@@ -29,7 +29,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/toolshed/toolshed/shared/config"
 	"io"
 	"net"
 	"net/http"
@@ -42,6 +41,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/testenv/localrun"
 	"github.com/toolshed/toolshed/shared/testenv/procstat"
 )

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolshed/toolshed/shared/testenv/dynamotest"
 	"github.com/toolshed/toolshed/shared/testenv/emulator"
 )
 
@@ -16,10 +17,7 @@ import (
 // and calls each with an example from its contract, validating the output
 // against the outputSchema.
 func TestTypeScriptSDKClient(t *testing.T) {
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := repoRoot(t)
 	// The contract examples of the repository tools read the example
 	// project the examples test uses.
 	base := startServer(t, map[string]string{"TOOLSHED_REPO_DIR": filepath.Join(root, "shared", "toolset", "testdata", "example-repo")})
@@ -29,16 +27,23 @@ func TestTypeScriptSDKClient(t *testing.T) {
 	}
 }
 
+// repoRoot returns the repository's root folder.
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := dynamotest.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
 // runSDKScript runs a script of scripts/sdkclient with args and returns
 // its output, logged; the test fails if the script does. Node and the npm
 // packages (npm ci) are required: the test fails, never skips, when they
 // are missing.
 func runSDKScript(t *testing.T, script string, args ...string) []byte {
 	t.Helper()
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := repoRoot(t)
 	node := emulator.Node(t, "MCP interop test", root, "@modelcontextprotocol/sdk")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -58,10 +63,7 @@ func runSDKScript(t *testing.T, script string, args ...string) []byte {
 // resource, completes its path, lists the prompts and gets one, and is
 // refused a denied file.
 func TestTypeScriptSDKClientResources(t *testing.T) {
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := repoRoot(t)
 	base := startServer(t, map[string]string{"TOOLSHED_REPO_DIR": filepath.Join(root, "shared", "toolset", "testdata", "example-repo")})
 	out := runSDKScript(t, "resources.mjs", base+"/mcp", "src/server/auth/AuthService.ts", "src/server/auth/Au")
 	if !strings.Contains(string(out), "all checks passed") {
