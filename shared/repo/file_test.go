@@ -34,11 +34,11 @@ func TestNewFile(t *testing.T) {
 				t.Errorf("size %d, %d lines, hash %x; want %d, %d, %x", f.Size(), f.Lines(), f.Hash(), len(tt.want), tt.lines, sha256.Sum256([]byte(tt.want)))
 			}
 			buf := make([]byte, 0, 1<<17)
-			if got := f.ContentInto(buf); string(got) != tt.want || cap(got) != cap(buf) {
+			if got := f.ContentInto(&buf); string(got) != tt.want || cap(got) != cap(buf) {
 				t.Errorf("ContentInto a large enough buffer: %q, capacity %d (the buffer's: %d)", got, cap(got), cap(buf))
 			}
-			if got := f.ContentInto(nil); string(got) != tt.want {
-				t.Errorf("ContentInto nil: %q", got)
+			if got := f.ContentInto(new([]byte)); string(got) != tt.want {
+				t.Errorf("ContentInto an empty buffer: %q", got)
 			}
 		})
 	}

@@ -92,20 +92,24 @@ func (f *File) Hash() [32]byte { return f.hash }
 // Content returns the content, which the caller may keep and must not
 // modify: the File's own when held as it is, else decompressed into a new
 // slice.
-func (f *File) Content() []byte { return f.ContentInto(nil) }
+func (f *File) Content() []byte {
+	var buf []byte
+	return f.ContentInto(&buf)
+}
 
 // ContentInto returns the content (which the caller must not modify): the
-// File's own when held as it is, else decompressed into buf when it has
-// the capacity (or into a new slice): a loop over many files reuses one
-// buffer.
-func (f *File) ContentInto(buf []byte) []byte {
+// File's own when held as it is, else decompressed into *buf, grown when
+// it lacks the capacity: a loop over many files reuses one buffer. *buf
+// is only ever a buffer of its own, never a File's content, so the next
+// file decompressed into it cannot overwrite one.
+func (f *File) ContentInto(buf *[]byte) []byte {
 	if f.plain != nil {
 		return f.plain
 	}
-	if cap(buf) < f.size {
-		buf = make([]byte, f.size)
+	if cap(*buf) < f.size {
+		*buf = make([]byte, f.size)
 	}
-	out, err := s2.Decode(buf[:f.size], f.packed)
+	out, err := s2.Decode((*buf)[:f.size], f.packed)
 	if err != nil {
 		// packed was made by NewFile and is never modified.
 		panic(fmt.Sprintf("repo: the compressed content of %s is corrupt: %v", f.Path, err))
@@ -150,8 +154,7 @@ func (f *File) Trigrams() Trigrams {
 	f.gramsOnce.Do(func() {
 		buf := scratch.Get().(*[]byte)
 		defer scratch.Put(buf)
-		*buf = f.ContentInto(*buf)
-		f.grams = newTrigrams(*buf)
+		f.grams = newTrigrams(f.ContentInto(buf))
 	})
 	return f.grams
 }

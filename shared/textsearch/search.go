@@ -106,18 +106,18 @@ func Search(ctx context.Context, files []*repo.File, q *Query, o Options) Result
 	}
 	wg.Wait()
 	res := Result{Matches: []Match{}}
-	var buf []byte
+	var buf, data []byte
 	for i, fr := range results {
 		if fr.searched {
 			res.FilesSearched++
 		}
 		res.Total += fr.count
 		if len(fr.hits) > 0 && len(res.Matches) < o.Limit {
-			buf = files[i].ContentInto(buf)
+			data = files[i].ContentInto(&buf)
 		}
 		for _, h := range fr.hits {
 			if len(res.Matches) < o.Limit {
-				res.Matches = append(res.Matches, match(files[i].Path, buf, h, o))
+				res.Matches = append(res.Matches, match(files[i].Path, data, h, o))
 			}
 		}
 	}
@@ -150,8 +150,7 @@ func (q *Query) searchFile(done <-chan struct{}, f *repo.File, keep int, buf *[]
 	if !q.mayMatch(f) {
 		return fr
 	}
-	*buf = f.ContentInto(*buf)
-	data := *buf
+	data := f.ContentInto(buf)
 	lineNo, lineAt := 1, 0
 	add := func(start, end, col int) {
 		fr.count++
