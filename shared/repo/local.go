@@ -588,7 +588,7 @@ func (e *entry) same(f *File) bool {
 	if e.file == nil || f == nil {
 		return e.file == nil && f == nil && !e.cold // both binary
 	}
-	return e.file.hash == f.hash
+	return e.file.Hash() == f.Hash()
 }
 
 // cost is the memory an entry's contents take.

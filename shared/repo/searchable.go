@@ -34,11 +34,16 @@ type File struct {
 	// ModTime is the file's modification time.
 	ModTime time.Time
 
-	plain  []byte   // the content, when held as it is
-	packed []byte   // else the content, S2-compressed; both nil for a file not read yet (a cold one)
-	size   int      // the content's length
-	lines  int      // CountLines of the content
-	hash   [32]byte // SHA-256 of the content
+	plain  []byte // the content, when held as it is
+	packed []byte // else the content, S2-compressed; both nil for a file not read yet (a cold one)
+	size   int    // the content's length
+	lines  int    // CountLines of the content
+
+	// hash is the SHA-256 of the content: made with packed (the content
+	// is at hand then), or on the first Hash of a file held as it is
+	// (grep and read_file never ask).
+	hashOnce sync.Once
+	hash     [32]byte
 
 	gramsOnce sync.Once
 	grams     Trigrams
@@ -57,7 +62,7 @@ func newFile(p string, data []byte, mod time.Time, compress bool) *File {
 		return nil
 	}
 	data = bytes.TrimPrefix(data, utf8BOM)
-	f := &File{Path: p, ModTime: mod, size: len(data), lines: CountLines(data), hash: sha256.Sum256(data)}
+	f := &File{Path: p, ModTime: mod, size: len(data), lines: CountLines(data)}
 	if !compress {
 		if data == nil {
 			data = []byte{} // a File read has content, if empty
@@ -65,6 +70,7 @@ func newFile(p string, data []byte, mod time.Time, compress bool) *File {
 		f.plain = data
 		return f
 	}
+	f.hashOnce.Do(func() { f.hash = sha256.Sum256(data) })
 	buf := scratch.Get().(*[]byte)
 	defer scratch.Put(buf)
 	if n := s2.MaxEncodedLen(len(data)); cap(*buf) < n {
@@ -87,7 +93,10 @@ func (f *File) Lines() int { return f.lines }
 
 // Hash is the SHA-256 of the content: indexes tell by it whether what
 // they made of a file is still of its content.
-func (f *File) Hash() [32]byte { return f.hash }
+func (f *File) Hash() [32]byte {
+	f.hashOnce.Do(func() { f.hash = sha256.Sum256(f.plain) })
+	return f.hash
+}
 
 // Content returns the content, which the caller may keep and must not
 // modify: the File's own when held as it is, else decompressed into a new
