@@ -101,12 +101,12 @@ func (f storedFile) check() error {
 	return nil
 }
 
-// fits reports whether the stored symbols index text: every offset
-// within it (the hash says it is the same text; this keeps a collision or
-// a corrupt entry from slicing out of range).
-func (f storedFile) fits(text string) bool {
+// fits reports whether the stored symbols index a text of size bytes:
+// every offset within it (the hash says it is the same text; this keeps a
+// collision or a corrupt entry from slicing out of range).
+func (f storedFile) fits(size int) bool {
 	for _, s := range f.Symbols {
-		if s.To > len(text) || s.DocTo > len(text) || s.NameAt > len(text) {
+		if s.To > size || s.DocTo > size || s.NameAt > size {
 			return false
 		}
 	}

@@ -230,12 +230,11 @@ func (t *Table) update(ctx context.Context, held map[string]parsed, files []*rep
 // else parsed (fresh).
 func parse(f *repo.File, stored map[string]storedFile) parsed {
 	p := parsed{src: f, hash: f.Hash()}
-	text := f.Text()
-	if s, ok := stored[f.Path]; ok && s.Hash == p.hash && s.fits(text) {
+	if s, ok := stored[f.Path]; ok && s.Hash == p.hash && s.fits(f.Size()) {
 		p.file = &File{Path: f.Path, Language: s.Language, Symbols: s.Symbols, src: f}
 		return p
 	}
-	p.file, p.fresh = Parse(f.Path, text), true
+	p.file, p.fresh = Parse(f.Path, f.Text()), true
 	if p.file != nil {
 		p.file.detach(f)
 	}
