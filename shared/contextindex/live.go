@@ -683,16 +683,7 @@ func (l *Live) embed(ctx context.Context) {
 		}
 		l.embedding.Store(true)
 		l.toEmbed.Store(false)
-		st := l.State()
-		var texts []string
-		for _, p := range st.Parts {
-			p.Seg.eachEmbedText(func(i int, text string) {
-				if !p.dead(i) {
-					texts = append(texts, text)
-				}
-			})
-		}
-		err := l.embedTexts(ctx, st.Vectors, texts)
+		err := l.embedTexts(ctx, missingTexts(l.State()))
 		l.embedding.Store(false)
 		if err != nil && !errors.Is(err, context.Canceled) {
 			l.o.Log.Warn("context index: embedding chunks failed; searches rank them lexically", "key", l.o.Key, "error", err)
@@ -704,15 +695,33 @@ func (l *Live) embed(ctx context.Context) {
 // them.
 const embedRound = 1024
 
-// embedTexts embeds the texts that have no vector in have, publishing the
-// vectors every embedRound texts.
-func (l *Live) embedTexts(ctx context.Context, have *Vectors, texts []string) error {
-	var todo []string
-	for _, t := range texts {
-		if _, ok := have.Get(TextHash(t)); !ok {
-			todo = append(todo, t)
+// missingTexts returns the texts of the live chunks of st that have no
+// vector in it. It tells them by the segments' kept hashes, so a part whose
+// chunks all have one is not read (a round runs after every batch of a
+// build and every edit).
+func missingTexts(st *LiveState) []string {
+	var texts []string
+	for _, p := range st.Parts {
+		missing := map[int]bool{}
+		for i, h := range p.Seg.hashes() {
+			if _, ok := st.Vectors.Get(h); !ok && !p.dead(i) {
+				missing[i] = true
+			}
 		}
+		if len(missing) == 0 {
+			continue
+		}
+		p.Seg.eachEmbedText(func(i int, text string) {
+			if missing[i] {
+				texts = append(texts, text)
+			}
+		})
 	}
+	return texts
+}
+
+// embedTexts embeds todo, publishing the vectors every embedRound texts.
+func (l *Live) embedTexts(ctx context.Context, todo []string) error {
 	for start := 0; start < len(todo); start += embedRound {
 		next := l.State().Vectors.Clone()
 		n, err := next.EmbedMissing(ctx, l.o.Embedder, todo[start:min(start+embedRound, len(todo))], EmbedBatch)
