@@ -261,15 +261,9 @@ func (c *Collection) search(q Query) []Hit {
 	}
 	lexical := c.lexical(q.Text, allowed, sc, depth, q.Done)
 	if !hybrid {
+		// The limit's best and those that tie the last of them (see
+		// order): top breaks the ties.
 		keep := lexical.ranked
-		if q.Limit > 0 && len(keep) > q.Limit {
-			// The rest scores less, or ties the last kept (top breaks ties).
-			end := q.Limit
-			for end < len(keep) && lexical.scores[keep[end]] == lexical.scores[keep[q.Limit-1]] {
-				end++
-			}
-			keep = keep[:end]
-		}
 		hits := make([]Hit, 0, len(keep))
 		scale := 0.0
 		if len(keep) > 0 {
