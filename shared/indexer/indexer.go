@@ -61,9 +61,9 @@ import (
 	"github.com/toolshed/toolshed/shared/awscall"
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
+	"github.com/toolshed/toolshed/shared/contextindex/memorydoc"
 	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/family"
-	"github.com/toolshed/toolshed/shared/memoryfile"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/settings"
@@ -313,7 +313,7 @@ func (ix *Indexer) handleStream(ctx context.Context, ev events.DynamoDBEvent) ev
 			ix.Log.Warn("indexer: stream record is not a memory entry", "event", r.EventID)
 			continue
 		}
-		doc, ok := memoryfile.SearchDoc(e)
+		doc, ok := memorydoc.Of(e)
 		if !ok {
 			continue
 		}

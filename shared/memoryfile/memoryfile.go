@@ -1,9 +1,9 @@
 // Package memoryfile is the vocabulary of the memory files every part of
 // Toolshed shares — the memory tools that write and page through them,
 // read_repo_file that shows them under .claude/memory/, and context_search
-// that indexes their entries: their names, the format of each, how a
-// file's entries render as one text, and how an entry maps to a document
-// of context_search's index (search.go).
+// that indexes their entries: their names, the format of each and how a
+// file's entries render as one text. (How an entry maps to a document of
+// context_search's index is shared/contextindex/memorydoc.)
 //
 // There are three memory files. progress_log.jsonl and decisions.jsonl
 // hold JSON Lines: one compact JSON object per entry, with an RFC 3339

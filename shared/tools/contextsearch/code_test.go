@@ -14,6 +14,7 @@ import (
 	"github.com/toolshed/toolshed/shared/awscall"
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
+	"github.com/toolshed/toolshed/shared/contextindex/memorydoc"
 	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/memoryfile"
 	"github.com/toolshed/toolshed/shared/objects"
@@ -256,7 +257,7 @@ func testDeployedS3(t *testing.T, blobs *indexfile.S3Blobs) {
 	h = newHarness(t, st2, contextsearch.Options{Blobs: blobs, Embedder: emb})
 	h.write(t, "acme", memoryfile.Decisions, `{"timestamp":"2025-01-15T10:00:00Z","type":"rule","module":"container/list","content":"Never copy a List value"}`)
 	page, _ := st2.Memory.List(ctx, "acme", memoryfile.Decisions, store.MemoryQuery{})
-	doc, _ := memoryfile.SearchDoc(page.Entries[0])
+	doc, _ := memorydoc.Of(page.Entries[0])
 	if _, err := idx.AddMemoryVectors(ctx, "acme", emb, []contextindex.Doc{doc}); err != nil {
 		t.Fatal(err)
 	}

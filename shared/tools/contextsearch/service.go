@@ -12,7 +12,7 @@ import (
 
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
-	"github.com/toolshed/toolshed/shared/memoryfile"
+	"github.com/toolshed/toolshed/shared/contextindex/memorydoc"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/wiring"
@@ -270,7 +270,7 @@ func (s *Service) memoryCollection(ctx context.Context, tenant string, ts *tenan
 // there are new ones.
 func (s *Service) refreshMemory(ctx context.Context, tenant string, ts *tenantState) error {
 	changed := ts.memSeg == nil || ts.memDirty
-	for _, file := range memoryfile.Searched {
+	for _, file := range memorydoc.Searched {
 		q := store.MemoryQuery{Limit: store.MaxLimit, After: ts.after[file]}
 		var newest time.Time
 		for {
@@ -286,7 +286,7 @@ func (s *Service) refreshMemory(ctx context.Context, tenant string, ts *tenantSt
 					continue
 				}
 				ts.seen[e.ID] = true
-				if d, ok := memoryfile.SearchDoc(e); ok {
+				if d, ok := memorydoc.Of(e); ok {
 					ts.docs = append(ts.docs, d)
 					ts.memDirty = true // until the segment has it, even if this refresh fails
 					changed = true

@@ -1,4 +1,10 @@
-package memoryfile
+// Package memorydoc maps the memory files' entries to documents of
+// context_search's index: which files are searched, and the document each
+// entry becomes. It sits between the memory files' vocabulary
+// (shared/memoryfile, a leaf every tool may import) and the ranking core
+// (shared/contextindex), for the two that index memory: context_search and
+// the indexer.
+package memorydoc
 
 import (
 	"encoding/json"
@@ -6,18 +12,19 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/memoryfile"
 	"github.com/toolshed/toolshed/shared/store"
 )
 
 // Searched are the memory files context_search indexes, discoveries and
 // session notes, in the order it reads them.
-var Searched = []string{Decisions, BestPractices, ProgressLog}
+var Searched = []string{memoryfile.Decisions, memoryfile.BestPractices, memoryfile.ProgressLog}
 
 // textFields are the fields of a JSON memory entry that hold its text,
 // first present wins.
 var textFields = []string{"content", "summary", "decision", "event"}
 
-// SearchDoc maps one memory entry to its document in context_search's
+// Of maps one memory entry to its document in context_search's
 // index; ok is false for files that are not indexed. The mapping (documented in the README and the
 // context_search contract):
 //
@@ -32,16 +39,16 @@ var textFields = []string{"content", "summary", "decision", "event"}
 //     "session"), its fields read as for decisions.jsonl.
 //
 // The id is "<file>#<entry id>".
-func SearchDoc(e store.MemoryEntry) (contextindex.Doc, bool) {
+func Of(e store.MemoryEntry) (contextindex.Doc, bool) {
 	d := contextindex.Doc{ID: e.File + "#" + e.ID, Date: e.CreatedAt.UTC()}
 	switch e.File {
-	case BestPractices:
+	case memoryfile.BestPractices:
 		d.Source, d.Type = contextindex.SourceDiscovery, contextindex.TypePattern
 		d.Content = strings.TrimSpace(e.Content)
 		return d, true
-	case Decisions:
+	case memoryfile.Decisions:
 		d.Source, d.Type = contextindex.SourceDiscovery, contextindex.TypeDecision
-	case ProgressLog:
+	case memoryfile.ProgressLog:
 		d.Source, d.Type = contextindex.SourceSession, contextindex.TypeSession
 	default:
 		return contextindex.Doc{}, false
