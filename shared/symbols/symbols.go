@@ -106,6 +106,15 @@ func (f *File) Text() string {
 	return f.text
 }
 
+// Of reports whether f is what a parse of src's content found: the same
+// content, told by its hash when f is a table's File (no text read).
+func (f *File) Of(src *repo.File) bool {
+	if f.src != nil {
+		return f.src == src || f.src.Hash() == src.Hash()
+	}
+	return f.text == src.Text()
+}
+
 // WithText returns f holding its text: what to call Signature and Doc on
 // for many symbols of a table's File.
 func (f *File) WithText() *File {

@@ -1,11 +1,11 @@
 package navigate
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"regexp"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/toolshed/toolshed/shared/codespans"
@@ -151,7 +151,7 @@ type refFinder struct {
 	// spans, and the kinds of the symbols it defines by the name, by the
 	// name's offset.
 	path        string
-	text        string
+	data        []byte
 	starts      []int
 	spans       []codespans.Span
 	definitions map[int]symbols.Kind
@@ -189,25 +189,25 @@ func (f *refFinder) lines(ctx context.Context, res textsearch.Result) ([]refLine
 func (f *refFinder) columns(path string, line int) ([]int, symbols.Kind) {
 	file := f.files[path]
 	if path != f.path {
-		f.path, f.text, f.starts, f.spans = path, file.Text(), []int{0}, nil
+		f.path, f.data, f.starts, f.spans = path, file.Content(), []int{0}, nil
 		if f.filtering() {
-			f.spans = codespans.Of(language.Of(path), []byte(f.text))
+			f.spans = codespans.Of(language.Of(path), f.data)
 		}
-		f.definitions = definitions(f.symbols, file.Path, f.text, f.in.Name)
+		f.definitions = definitions(f.symbols, file, f.in.Name)
 	}
 	for len(f.starts) <= line { // the line starts up to the one after line
 		at := f.starts[len(f.starts)-1]
-		next := strings.IndexByte(f.text[at:], '\n')
+		next := bytes.IndexByte(f.data[at:], '\n')
 		if next < 0 {
-			f.starts = append(f.starts, len(f.text)+1)
+			f.starts = append(f.starts, len(f.data)+1)
 			continue
 		}
 		f.starts = append(f.starts, at+next+1)
 	}
-	start, end := f.starts[line-1], min(f.starts[line]-1, len(f.text))
+	start, end := f.starts[line-1], min(f.starts[line]-1, len(f.data))
 	var cols []int
 	var def symbols.Kind
-	for _, loc := range f.word.FindAllStringIndex(f.text[start:end], -1) {
+	for _, loc := range f.word.FindAllIndex(f.data[start:end], -1) {
 		switch codespans.At(f.spans, start+loc[0]) {
 		case codespans.Comment:
 			if f.in.ExcludeComments {
@@ -227,11 +227,11 @@ func (f *refFinder) columns(path string, line int) ([]int, symbols.Kind) {
 }
 
 // definitions returns, by the byte offset of its name, the kind of each
-// symbol named name that the table's state found in the file at path, when
-// the state holds the file as it is now (text).
-func definitions(st *symbols.State, path, text, name string) map[int]symbols.Kind {
-	parsed := st.File(path)
-	if parsed == nil || parsed.Text() != text {
+// symbol named name that the table's state found in file, when the state
+// holds the file as it is now.
+func definitions(st *symbols.State, file *repo.File, name string) map[int]symbols.Kind {
+	parsed := st.File(file.Path)
+	if parsed == nil || !parsed.Of(file) {
 		return nil
 	}
 	out := map[int]symbols.Kind{}
