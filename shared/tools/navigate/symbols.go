@@ -152,8 +152,14 @@ func lookup(ctx context.Context, st *symbols.State, in symbolsInput, kinds []sym
 	}
 	end := min(start+int(in.Limit), len(hits))
 	out := symbolsOutput{Symbols: []symbolJSON{}, Total: len(hits)}
+	held := map[*symbols.File]*symbols.File{} // each file's text read once for the page
 	for _, h := range hits[start:end] {
-		j := symbolOf(h.File, h.Symbol)
+		f, ok := held[h.File]
+		if !ok {
+			f = h.File.WithText()
+			held[h.File] = f
+		}
+		j := symbolOf(f, h.Symbol)
 		j.Path, j.Language = h.File.Path, h.File.Language
 		out.Symbols = append(out.Symbols, j)
 	}
