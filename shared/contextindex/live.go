@@ -261,9 +261,7 @@ func (l *Live) run(ctx context.Context) {
 			saveAt = nil
 			b.save(ctx)
 		case <-ctx.Done():
-			if !b.saved {
-				b.save(ctx)
-			}
+			b.save(ctx)
 			return
 		}
 	}

@@ -19,7 +19,7 @@ func (s *Store) LoadLive(ctx context.Context, tenant string) (contextindex.Saved
 	if err != nil {
 		return contextindex.SavedLive{}, nil, nil, err
 	}
-	parts, vectors, err := s.LoadParts(ctx, tenant, p)
+	parts, vectors, err := s.loadParts(ctx, tenant, p)
 	if err != nil {
 		return contextindex.SavedLive{}, nil, nil, err
 	}
@@ -34,7 +34,7 @@ func (s *Store) LoadLive(ctx context.Context, tenant string) (contextindex.Saved
 // SaveLive implements contextindex.LiveStore: it saves rec as the
 // tenant's pointer.
 func (s *Store) SaveLive(ctx context.Context, tenant string, rec contextindex.SavedLive) error {
-	return s.SavePointer(ctx, tenant, livePointer(rec))
+	return s.savePointer(ctx, tenant, livePointer(rec))
 }
 
 // Prune removes what the tenant's folder holds besides rec's segments and

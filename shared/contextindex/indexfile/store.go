@@ -194,7 +194,7 @@ func (s *Store) SaveCode(ctx context.Context, tenant string, ix *contextindex.Co
 		}
 		p.Model = ix.Vectors.Model
 	}
-	return s.SavePointer(ctx, tenant, p)
+	return s.savePointer(ctx, tenant, p)
 }
 
 // SaveSegment writes a segment of code under <tenant>/<name>/.
@@ -238,9 +238,9 @@ func (s *Store) SaveVectors(ctx context.Context, tenant, name string, v *context
 	return nil
 }
 
-// SavePointer makes p (of this format) the tenant's current code index:
+// savePointer makes p (of this format) the tenant's current code index:
 // what it names must be saved already.
-func (s *Store) SavePointer(ctx context.Context, tenant string, p Pointer) error {
+func (s *Store) savePointer(ctx context.Context, tenant string, p Pointer) error {
 	if err := checkKey(tenant, p.names()...); err != nil {
 		return err
 	}
@@ -296,7 +296,7 @@ func (s *Store) Pointer(ctx context.Context, tenant, etag string) (Pointer, stri
 // LoadCode reads the code index a pointer names, its segments merged
 // into one.
 func (s *Store) LoadCode(ctx context.Context, tenant string, p Pointer) (*contextindex.CodeIndex, error) {
-	parts, vectors, err := s.LoadParts(ctx, tenant, p)
+	parts, vectors, err := s.loadParts(ctx, tenant, p)
 	if err != nil {
 		return nil, err
 	}
@@ -308,9 +308,9 @@ func (s *Store) LoadCode(ctx context.Context, tenant string, p Pointer) (*contex
 	return ix, nil
 }
 
-// LoadParts reads the segments a pointer names, each with its dead files,
+// loadParts reads the segments a pointer names, each with its dead files,
 // and its vectors (nil when it has none).
-func (s *Store) LoadParts(ctx context.Context, tenant string, p Pointer) ([]contextindex.Part, *contextindex.Vectors, error) {
+func (s *Store) loadParts(ctx context.Context, tenant string, p Pointer) ([]contextindex.Part, *contextindex.Vectors, error) {
 	if err := checkKey(tenant, p.names()...); err != nil {
 		return nil, nil, err
 	}
