@@ -139,7 +139,7 @@ func buildServers(dir string) (bare, toolshed *server, err error) {
 			data := filepath.Join(dir, "data-"+strings.ReplaceAll(addr, ":", "-"))
 			return []string{"-addr", addr, "-data", data, "-repo", empty}
 		},
-		env: []string{config.RateLimits.Name() + "=hello=1000000000", config.LogLevel.Name() + "=info"}}
+		env: []string{config.RateLimits.Name() + "=" + localrun.UnlimitedRates("hello"), config.LogLevel.Name() + "=info"}}
 	return bare, toolshed, nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/toolshed/toolshed/shared/testenv/deploytest"
 	"github.com/toolshed/toolshed/shared/testenv/lambdatest"
 	"github.com/toolshed/toolshed/shared/testenv/latency"
+	"github.com/toolshed/toolshed/shared/testenv/localrun"
 	"github.com/toolshed/toolshed/shared/testenv/procstat"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 	"github.com/toolshed/toolshed/shared/testenv/ripgrep"
@@ -174,7 +175,7 @@ func currentCommit(h *harness, size string) (string, error) {
 func (h *harness) measureTool(size, tool string, t tree) toolRow {
 	cfg := h.stack.ToolConfig(h.tb, tool)
 	cfg.Name += "-" + size
-	cfg.Env[config.RateLimits.Name()] = tool + "=1000000"
+	cfg.Env[config.RateLimits.Name()] = localrun.UnlimitedRates(tool)
 	c, _ := h.stack.Contracts.Get(tool)
 	r := toolRow{size: size, tool: tool, memoryMB: cfg.MemoryMB, deadline: time.Duration(c.TimeoutMs) * time.Millisecond}
 	fn := h.stack.Start(h.tb, cfg)

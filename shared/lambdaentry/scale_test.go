@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/toolshed/toolshed/contracts"
+	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
@@ -117,7 +118,7 @@ func TestScale(t *testing.T) {
 			cfg := d.ToolConfig(t, c.tool)
 			tenant := "big" // its own repository: read in the first call
 			if warmUp {
-				cfg.Env["TOOLSHED_DEFAULT_REPO"] = "big" // read in the init
+				cfg.Env[config.DefaultRepo.Name()] = "big" // read in the init
 				tenant = "newcomer"
 			}
 			cfg.VCPU = lambdatest.VCPUOf(cfg.MemoryMB)

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/testenv/localrun"
 )
 
 // latencies collects per-request durations and reports p50/p99 and req/s.
@@ -33,7 +35,7 @@ func (l *latencies) report(b *testing.B, elapsed time.Duration) {
 	b.ReportMetric(float64(len(l.all))/elapsed.Seconds(), "req/s")
 }
 
-var benchEnv = map[string]string{"TOOLSHED_RATE_LIMITS": "hello=1000000000"}
+var benchEnv = map[string]string{config.RateLimits.Name(): localrun.UnlimitedRates("hello")}
 
 // BenchmarkV1Hello: POST /v1/tools/hello over real HTTP on loopback, with
 // rate limiting (embedded store) and validation, 8 concurrent clients.

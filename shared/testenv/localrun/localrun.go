@@ -52,6 +52,16 @@ type Server struct {
 	client  *http.Client
 }
 
+// UnlimitedRates is the value of config.RateLimits that lets a benchmark
+// call tools as fast as it can: a billion calls a minute each.
+func UnlimitedRates(tools ...string) string {
+	limits := make([]string, len(tools))
+	for i, tool := range tools {
+		limits[i] = tool + "=1000000000"
+	}
+	return strings.Join(limits, ",")
+}
+
 // Start starts a server on a free loopback port with auth off. It does
 // not wait: see WaitIndexed, or call a tool until it answers.
 func Start(o Options) (*Server, error) {
@@ -66,12 +76,8 @@ func Start(o Options) (*Server, error) {
 	}
 	defer logs.Close() // the process has its own descriptor
 	s.cmd = exec.Command(o.Bin, "-addr", addr, "-repo", o.Repo, "-data", o.Data)
-	limits := make([]string, len(o.Unlimited))
-	for i, tool := range o.Unlimited {
-		limits[i] = tool + "=1000000000"
-	}
 	s.cmd.Env = append(os.Environ(), config.Auth.Name()+"="+string(config.AuthOff),
-		config.RateLimits.Name()+"="+strings.Join(limits, ","))
+		config.RateLimits.Name()+"="+UnlimitedRates(o.Unlimited...))
 	s.cmd.Stdout, s.cmd.Stderr = logs, logs
 	s.Started = time.Now()
 	if err := s.cmd.Start(); err != nil {
