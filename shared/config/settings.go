@@ -98,7 +98,7 @@ var (
 	LogLevel = settings.New("TOOLSHED_LOG_LEVEL", "info",
 		"`debug`, `info`, `warn`, `error`; the MCP library's own lines are at `debug`", parseLevel)
 	Repos = settings.New("TOOLSHED_REPO_DIR", ".",
-		"the repositories the repository tools read when `TOOLSHED_BUCKET` is unset, comma-separated, each `DIR` (named after its folder) or `name=DIR`; the first is the default one (local server flag: `-repo`, repeated)",
+		"the repositories the repository tools read when `TOOLSHED_BUCKET` is unset, comma-separated, each `DIR` (named after its folder) or `name=DIR`; the first is the default one (local server flag: `-repo`, repeated; it also takes a folder whose path holds a comma)",
 		settings.List).Shown("the working directory")
 	DefaultRepo = settings.New("TOOLSHED_DEFAULT_REPO", "",
 		"the tenant whose snapshot tenants without one read (deploy: `-c defaultRepo=acme`)", ParseOptionalTenant)
