@@ -189,9 +189,7 @@ func workerOutputs(f *deploytest.FanOut) []string {
 // queries with the stand-in.
 func searchConfig(t testing.TB, d *deployment, embed *embedtest.Server) lambdatest.Config {
 	cfg := d.ToolConfig(t, "context_search")
-	cfg.Env["TOOLSHED_EMBEDDER"] = "openai"
-	cfg.Env["TOOLSHED_EMBED_URL"] = embed.URL
-	cfg.Env["TOOLSHED_EMBED_MODEL"] = embedtest.Model
+	embed.Configure(cfg.Env)
 	return cfg
 }
 

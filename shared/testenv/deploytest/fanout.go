@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
-	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/testenv/embedtest"
@@ -57,9 +56,7 @@ func (s *Stack) StartFanOut(tb testing.TB, o FanOutOptions) *FanOut {
 	cfg.Env[indexer.BatchFiles.Name()] = strconv.Itoa(o.BatchFiles)
 	if o.Embed != nil {
 		f.Embed, _ = embedtest.StartWith(tb, *o.Embed)
-		cfg.Env[embedding.Kind.Name()] = embedding.KindOpenAI
-		cfg.Env[embedding.URL.Name()] = f.Embed.URL
-		cfg.Env[embedding.Model.Name()] = embedtest.Model
+		f.Embed.Configure(cfg.Env)
 	}
 	cfg.VCPU = o.VCPU
 	f.Indexer = s.Start(tb, cfg)

@@ -97,6 +97,14 @@ func NewServer(o Options) *Server {
 	return s
 }
 
+// Configure sets env, a function's environment, to embed with s as a
+// deployment with an OpenAI-compatible embedding server does.
+func (s *Server) Configure(env map[string]string) {
+	env[embedding.Kind.Name()] = embedding.KindOpenAI
+	env[embedding.URL.Name()] = s.URL
+	env[embedding.Model.Name()] = Model
+}
+
 // vector is the server's vector for a text.
 func (s *Server) vector(text string) []float32 {
 	v := make([]float32, dims)
