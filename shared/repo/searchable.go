@@ -85,6 +85,10 @@ func newFile(p string, data []byte, mod time.Time, compress bool) *File {
 // that reading a repository does not leave its size in garbage.
 var scratch = sync.Pool{New: func() any { return new([]byte) }}
 
+// Compressed reports whether the File holds its content compressed: a
+// Text or Content is then a new copy each time.
+func (f *File) Compressed() bool { return f.packed != nil }
+
 // Size is the content's length in bytes.
 func (f *File) Size() int { return f.size }
 

@@ -127,10 +127,16 @@ func (f *File) WithText() *File {
 }
 
 // detach makes f, parsed from src's text, let go of that text: a table
-// keeps the symbols of every file, not a copy of each file's text (src
-// holds it compressed). Names and containers get their own copies (one per
-// distinct string), and the text is read again from src when asked for.
+// keeps the symbols of every file, not a copy of each file's text. When
+// src holds it compressed (the text parsed was a copy), names and
+// containers get their own copies, one per distinct string; otherwise they
+// point into src's content, which src holds anyway. The text is read again
+// from src when asked for.
 func (f *File) detach(src *repo.File) {
+	f.text, f.src = "", src
+	if !src.Compressed() {
+		return
+	}
 	own := map[string]string{}
 	owned := func(s string) string {
 		if c, ok := own[s]; ok || s == "" {
@@ -143,7 +149,6 @@ func (f *File) detach(src *repo.File) {
 		s := &f.Symbols[i]
 		s.Name, s.Container = owned(s.Name), owned(s.Container)
 	}
-	f.text, f.src = "", src
 }
 
 // Supports reports whether this build finds symbols in the file at p
