@@ -341,6 +341,23 @@ const (
 	VectorsFile = "vectors.bin" // Vectors.Encode
 )
 
+// Encoding is one file of a stored code index: its name and what writes
+// it.
+type Encoding struct {
+	Name  string
+	Write func(io.Writer) error
+}
+
+// Encodings returns the files ix is stored as: its segment's two, and
+// its vectors' when it has them.
+func (ix *CodeIndex) Encodings() []Encoding {
+	out := []Encoding{{ChunksFile, ix.Segment.EncodeChunks}, {LexicalFile, ix.Segment.EncodeLexical}}
+	if ix.Vectors != nil {
+		out = append(out, Encoding{VectorsFile, ix.Vectors.Encode})
+	}
+	return out
+}
+
 // EncodeChunks writes the segment's chunks, their text and their files'
 // hashes (chunks.writeChunks).
 func (s *Segment) EncodeChunks(w io.Writer) error { return s.code.writeChunks(w) }

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -203,17 +202,13 @@ func TestEncodeRoundTrip(t *testing.T) {
 // encode returns the encodings of a code index, by the name of the file
 // each is stored in.
 func encode(ix *CodeIndex) (map[string][]byte, error) {
-	writers := map[string]func(io.Writer) error{ChunksFile: ix.Segment.EncodeChunks, LexicalFile: ix.Segment.EncodeLexical}
-	if ix.Vectors != nil {
-		writers[VectorsFile] = ix.Vectors.Encode
-	}
 	out := map[string][]byte{}
-	for name, write := range writers {
+	for _, f := range ix.Encodings() {
 		var b bytes.Buffer
-		if err := write(&b); err != nil {
+		if err := f.Write(&b); err != nil {
 			return nil, err
 		}
-		out[name] = b.Bytes()
+		out[f.Name] = b.Bytes()
 	}
 	return out, nil
 }

@@ -211,17 +211,9 @@ func (s *Store) SaveSegment(ctx context.Context, tenant, name string, seg *conte
 // saveFiles writes the files of a code index under prefix (which ends
 // in "/"): its segment's, and its vectors when it has them.
 func (s *Store) saveFiles(ctx context.Context, prefix string, ix *contextindex.CodeIndex) error {
-	type file struct {
-		name  string
-		write func(io.Writer) error
-	}
-	files := []file{{contextindex.ChunksFile, ix.Segment.EncodeChunks}, {contextindex.LexicalFile, ix.Segment.EncodeLexical}}
-	if ix.Vectors != nil {
-		files = append(files, file{contextindex.VectorsFile, ix.Vectors.Encode})
-	}
-	for _, f := range files {
-		if err := s.put(ctx, prefix+f.name, f.write); err != nil {
-			return fmt.Errorf("save %s: %w", f.name, err)
+	for _, f := range ix.Encodings() {
+		if err := s.put(ctx, prefix+f.Name, f.Write); err != nil {
+			return fmt.Errorf("save %s: %w", f.Name, err)
 		}
 	}
 	return nil
