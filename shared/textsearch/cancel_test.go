@@ -3,6 +3,7 @@ package textsearch_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"regexp"
 	"runtime"
@@ -171,12 +172,50 @@ func TestCancelMidFile(t *testing.T) {
 	}
 }
 
+// TestCancelWhileMaking cancels the search once its last window has been
+// searched, so that every file is searched but the matches, 20,000 asked
+// for, are still to be made: Search stops making them, and answers
+// incomplete with every file counted.
+func TestCancelWhileMaking(t *testing.T) {
+	const perFile, nFiles = 150, 200
+	var files []*repo.File
+	for i := range nFiles {
+		text := strings.Repeat("// Serve answers a request\nfunc f() {}\n", perFile)
+		files = append(files, repo.NewFile(fmt.Sprintf("f%03d.go", i), []byte(text), time.Time{}))
+	}
+	q, err := textsearch.Compile(`\bServe\b`, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var windows atomic.Int64
+	restore := textsearch.OnWindow(func(int) {
+		if windows.Add(1) == nFiles {
+			cancel()
+		}
+	})
+	defer restore()
+	res := textsearch.Search(ctx, files, q, textsearch.Options{Limit: 20000, Context: -1})
+	if windows.Load() != nFiles || res.FilesSearched != nFiles || res.Total != perFile*nFiles {
+		t.Fatalf("%d windows, %d files searched, %d lines counted; want one window a file, all %d files and %d lines",
+			windows.Load(), res.FilesSearched, res.Total, nFiles, perFile*nFiles)
+	}
+	if res.Complete || len(res.Matches) >= res.Total {
+		t.Errorf("cancelled before the matches were made: complete %v, %d of %d made", res.Complete, len(res.Matches), res.Total)
+	}
+	if len(res.Matches) == 0 {
+		t.Errorf("no match made: the first ones are made before the context is looked at")
+	}
+	checkPartial(t, files, `\bServe\b`, res)
+}
+
 // checkPartial checks a result against the files: it counts no more
 // files than there are (all of them when complete), and every match it
 // shows is a line of its file that the pattern matches, at its column.
 func checkPartial(t *testing.T, files []*repo.File, pattern string, res textsearch.Result) {
 	t.Helper()
-	if res.FilesSearched > len(files) || res.Complete != (res.FilesSearched == len(files)) {
+	if res.FilesSearched > len(files) || res.Complete && res.FilesSearched != len(files) {
 		t.Errorf("complete %v with %d of %d files searched", res.Complete, res.FilesSearched, len(files))
 	}
 	if len(res.Matches) > res.Total {

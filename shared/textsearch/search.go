@@ -42,13 +42,13 @@ type Match struct {
 }
 
 // Result is what Search found. When its context ended before every file
-// was searched, Complete is false, and Total and FilesSearched are what was
-// counted by then: lower bounds.
+// was searched, or before the matches were made, Complete is false, and
+// Total and FilesSearched are what was counted by then: lower bounds.
 type Result struct {
-	Matches       []Match // the first Limit matches found, in file order then line order
+	Matches       []Match // the first Limit matches found (or those made by then), in file order then line order
 	Total         int     // the matching lines counted
 	FilesSearched int     // the files searched to their end
-	Complete      bool    // every file was searched
+	Complete      bool    // every file was searched and its matches made
 }
 
 // hit is a matching line of a file: its byte range and position.
@@ -71,7 +71,8 @@ type fileHits struct {
 // When ctx is done, each worker stops at the end of the window it is
 // searching (see windowBudget), and once every worker has returned Search
 // answers with what was found by then, Complete false: the matches of the
-// files (and the windows of files) searched, in file order.
+// files (and the windows of files) searched, in file order. Making the
+// matches stops there too, leaving the rest out.
 func Search(ctx context.Context, files []*repo.File, q *Query, o Options) Result {
 	if o.Context == 0 {
 		o.Context = DefaultContext
@@ -106,24 +107,36 @@ func Search(ctx context.Context, files []*repo.File, q *Query, o Options) Result
 	}
 	wg.Wait()
 	res := Result{Matches: []Match{}}
+	built := true // every hit wanted is made a Match
 	var buf, data []byte
 	for i, fr := range results {
 		if fr.searched {
 			res.FilesSearched++
 		}
 		res.Total += fr.count
-		if len(fr.hits) > 0 && len(res.Matches) < o.Limit {
-			data = files[i].ContentInto(&buf)
+		if !built || len(fr.hits) == 0 || len(res.Matches) >= o.Limit {
+			continue
 		}
+		data = files[i].ContentInto(&buf)
 		for _, h := range fr.hits {
-			if len(res.Matches) < o.Limit {
-				res.Matches = append(res.Matches, match(files[i].Path, data, h, o))
+			if len(res.Matches) >= o.Limit {
+				break
 			}
+			if n := len(res.Matches); n > 0 && n%buildCheck == 0 && isDone(done) {
+				built = false
+				break
+			}
+			res.Matches = append(res.Matches, match(files[i].Path, data, h, o))
 		}
 	}
-	res.Complete = res.FilesSearched == len(files)
+	res.Complete = built && res.FilesSearched == len(files)
 	return res
 }
+
+// buildCheck is how many matches Search makes between two looks at its
+// context: a large Limit (find_references asks for 20,000) takes tens of
+// milliseconds to make, a small one (grep's 100 at most) is always made.
+const buildCheck = 256
 
 // isDone reports whether done (a context's Done channel, nil for a
 // context that never ends) is closed, without blocking or locking.
