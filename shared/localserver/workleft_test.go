@@ -27,6 +27,7 @@ func TestAnswersLeaveNoWork(t *testing.T) {
 	pid := srv.cmd.Process.Pid
 	waitIndexed(t, srv)
 	waitSymbols(t, srv)
+	procstat.WaitIdle(t, pid, time.Minute) // the table is saved after it is ready
 
 	baseline := map[string]any{"cpu": map[string]any{}}
 	for i := range 6000 {
@@ -95,7 +96,7 @@ func (s *serverProcess) abandon(tool, args string, wait time.Duration) string {
 }
 
 // waitSymbols waits until find_symbols' table of the server's repository
-// is ready, so that no background work is under way.
+// is ready.
 func waitSymbols(t *testing.T, srv *serverProcess) {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
@@ -115,7 +116,7 @@ func waitSymbols(t *testing.T, srv *serverProcess) {
 }
 
 // waitIndexed waits until context_search's code index of the server's
-// repository is ready, so that no background work is under way.
+// repository is ready.
 func waitIndexed(t *testing.T, srv *serverProcess) {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)

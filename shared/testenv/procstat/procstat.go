@@ -152,3 +152,30 @@ func CheckIdle(tb testing.TB, pid int, what, how string, before Usage) {
 		tb.Errorf("%s: resident memory grew by %d MB in the %v after its answer (%s)", what, grew>>20, IdleWindow, how)
 	}
 }
+
+// WaitIdle waits, for at most limit, until process pid has gone a whole
+// IdleWindow using no more than a tenth of IdleCPU: the background work
+// of its start (an index saved after it is ready, say) is over, so that
+// CheckIdle measures the calls made from then on. It fails tb if the
+// process is still busy at limit.
+func WaitIdle(tb testing.TB, pid int, limit time.Duration) {
+	tb.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		before, err := CPUTime(pid)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		time.Sleep(IdleWindow)
+		after, err := CPUTime(pid)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if after-before <= IdleCPU/10 {
+			return
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("process %d still used %v of CPU in %v after %v", pid, after-before, IdleWindow, limit)
+		}
+	}
+}

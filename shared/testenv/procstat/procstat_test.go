@@ -1,7 +1,9 @@
 package procstat
 
 import (
+	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -67,5 +69,75 @@ func TestThisProcess(t *testing.T) {
 	}
 	if after-before < 20*time.Millisecond {
 		t.Errorf("CPU time %v after %v and 10 s of spinning", after, before)
+	}
+}
+
+// fatalRecorder records a Fatal instead of failing the test.
+type fatalRecorder struct {
+	testing.TB
+	fatal string
+}
+
+func (r *fatalRecorder) Helper() {}
+
+func (r *fatalRecorder) Fatal(args ...any) {
+	r.fatal = fmt.Sprint(args...)
+	runtime.Goexit()
+}
+
+func (r *fatalRecorder) Fatalf(format string, args ...any) {
+	r.fatal = fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+
+// TestWaitIdle spins this process: WaitIdle returns only once the
+// spinning has stopped, and fails at its limit when it never does.
+func TestWaitIdle(t *testing.T) {
+	spin := func(stop <-chan struct{}) {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+		}
+	}
+	tests := []struct {
+		name     string
+		spinFor  time.Duration // 0: until WaitIdle returns
+		limit    time.Duration
+		wantIdle bool
+	}{
+		{"busy a while", time.Second, 10 * time.Second, true},
+		{"busy throughout", 0, time.Second, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stop := make(chan struct{})
+			go spin(stop)
+			stopped := make(chan time.Time, 1)
+			if tt.spinFor > 0 {
+				time.AfterFunc(tt.spinFor, func() { close(stop); stopped <- time.Now() })
+			}
+			rec := &fatalRecorder{TB: t}
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				WaitIdle(rec, os.Getpid(), tt.limit)
+			}()
+			<-done
+			returned := time.Now()
+			if tt.spinFor == 0 {
+				close(stop)
+			}
+			if idle := rec.fatal == ""; idle != tt.wantIdle {
+				t.Fatalf("idle %v (%q), want %v", idle, rec.fatal, tt.wantIdle)
+			}
+			if tt.wantIdle {
+				if at := <-stopped; returned.Before(at) {
+					t.Errorf("WaitIdle returned at %v, before the spinning stopped at %v", returned, at)
+				}
+			}
+		})
 	}
 }
