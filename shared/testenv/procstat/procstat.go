@@ -134,15 +134,7 @@ const (
 // call left behind. It asserts on work left, not on the machine's speed.
 func CheckIdle(tb testing.TB, pid int, what, how string, before Usage) {
 	tb.Helper()
-	answered, err := Sample(pid)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	time.Sleep(IdleWindow)
-	after, err := Sample(pid)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	answered, after := overWindow(tb, pid)
 	tb.Logf("%s: %s; call %v CPU, then %v CPU and %+d KB in %v", what, how,
 		answered.CPU-before.CPU, after.CPU-answered.CPU, (after.RSS-answered.RSS)>>10, IdleWindow)
 	if cpu := after.CPU - answered.CPU; cpu > IdleCPU {
@@ -162,20 +154,27 @@ func WaitIdle(tb testing.TB, pid int, limit time.Duration) {
 	tb.Helper()
 	deadline := time.Now().Add(limit)
 	for {
-		before, err := CPUTime(pid)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		time.Sleep(IdleWindow)
-		after, err := CPUTime(pid)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		if after-before <= IdleCPU/10 {
+		start, end := overWindow(tb, pid)
+		cpu := end.CPU - start.CPU
+		if cpu <= IdleCPU/10 {
 			return
 		}
 		if time.Now().After(deadline) {
-			tb.Fatalf("process %d still used %v of CPU in %v after %v", pid, after-before, IdleWindow, limit)
+			tb.Fatalf("process %d still used %v of CPU in %v after %v", pid, cpu, IdleWindow, limit)
 		}
 	}
+}
+
+// overWindow samples process pid, waits IdleWindow and samples it again.
+func overWindow(tb testing.TB, pid int) (start, end Usage) {
+	tb.Helper()
+	start, err := Sample(pid)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	time.Sleep(IdleWindow)
+	if end, err = Sample(pid); err != nil {
+		tb.Fatal(err)
+	}
+	return start, end
 }
