@@ -17,7 +17,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolshed/toolshed/shared/httpapi"
+	"github.com/toolshed/toolshed/shared/caller"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/tenant"
@@ -48,34 +48,34 @@ func BearerToken(header string) (string, error) {
 
 // Resolve checks a key against the store and returns what it grants: its
 // tenant and the repositories it is limited to.
-func Resolve(ctx context.Context, keys store.APIKeys, key string) (httpapi.Grant, error) {
+func Resolve(ctx context.Context, keys store.APIKeys, key string) (caller.Grant, error) {
 	k, err := keys.Lookup(ctx, store.HashKey(key))
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return httpapi.Grant{}, unauthorized("unknown API key")
+		return caller.Grant{}, unauthorized("unknown API key")
 	case errors.Is(err, store.ErrStorage) || errors.Is(err, context.DeadlineExceeded):
 		e := toolerr.New(toolerr.StorageError, "the API key could not be checked: its storage is unavailable; try again")
 		e.Cause = fmt.Errorf("look up API key: %w", err)
-		return httpapi.Grant{}, e
+		return caller.Grant{}, e
 	case err != nil:
-		return httpapi.Grant{}, fmt.Errorf("look up API key: %w", err)
+		return caller.Grant{}, fmt.Errorf("look up API key: %w", err)
 	case k.Revoked:
-		return httpapi.Grant{}, unauthorized(fmt.Sprintf("API key %q was revoked", k.Name))
+		return caller.Grant{}, unauthorized(fmt.Sprintf("API key %q was revoked", k.Name))
 	}
 	if err := tenant.Check(k.Tenant); err != nil {
-		return httpapi.Grant{}, fmt.Errorf("API key %q: %w", k.Name, err)
+		return caller.Grant{}, fmt.Errorf("API key %q: %w", k.Name, err)
 	}
-	return httpapi.Grant{Tenant: k.Tenant, Repos: k.Repos}, nil
+	return caller.Grant{Tenant: k.Tenant, Repos: k.Repos}, nil
 }
 
 // Keys authenticates bearer keys against the key store.
 type Keys struct{ Store store.APIKeys }
 
 // Authenticate implements httpapi.Authenticator.
-func (a Keys) Authenticate(r *http.Request) (httpapi.Grant, error) {
+func (a Keys) Authenticate(r *http.Request) (caller.Grant, error) {
 	key, err := BearerToken(r.Header.Get("Authorization"))
 	if err != nil {
-		return httpapi.Grant{}, err
+		return caller.Grant{}, err
 	}
 	return Resolve(r.Context(), a.Store, key)
 }
@@ -85,8 +85,8 @@ func (a Keys) Authenticate(r *http.Request) (httpapi.Grant, error) {
 type Fixed struct{ Tenant string }
 
 // Authenticate implements httpapi.Authenticator.
-func (a Fixed) Authenticate(*http.Request) (httpapi.Grant, error) {
-	return httpapi.Grant{Tenant: a.Tenant}, nil
+func (a Fixed) Authenticate(*http.Request) (caller.Grant, error) {
+	return caller.Grant{Tenant: a.Tenant}, nil
 }
 
 // Create stores a new key for the tenant owner, limited to the

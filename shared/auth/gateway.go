@@ -8,7 +8,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
-	"github.com/toolshed/toolshed/shared/httpapi"
+	"github.com/toolshed/toolshed/shared/caller"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/tenant"
@@ -33,24 +33,24 @@ const (
 type Gateway struct{}
 
 // Authenticate implements httpapi.Authenticator.
-func (Gateway) Authenticate(r *http.Request) (httpapi.Grant, error) {
+func (Gateway) Authenticate(r *http.Request) (caller.Grant, error) {
 	rc, ok := core.GetAPIGatewayV2ContextFromContext(r.Context())
 	if !ok || rc.Authorizer == nil || rc.Authorizer.Lambda == nil {
-		return httpapi.Grant{}, toolerr.New(toolerr.Unauthorized, "no authorizer context: the route is not protected by the Toolshed authorizer")
+		return caller.Grant{}, toolerr.New(toolerr.Unauthorized, "no authorizer context: the route is not protected by the Toolshed authorizer")
 	}
 	if msg, _ := rc.Authorizer.Lambda[ContextError].(string); msg != "" {
-		return httpapi.Grant{}, toolerr.New(toolerr.Unauthorized, "%s", msg)
+		return caller.Grant{}, toolerr.New(toolerr.Unauthorized, "%s", msg)
 	}
 	owner, _ := rc.Authorizer.Lambda[ContextTenant].(string)
 	if !tenant.Valid(owner) {
-		return httpapi.Grant{}, toolerr.New(toolerr.Unauthorized, "the authorizer gave no valid tenant")
+		return caller.Grant{}, toolerr.New(toolerr.Unauthorized, "the authorizer gave no valid tenant")
 	}
 	limit, _ := rc.Authorizer.Lambda[ContextRepos].(string)
 	repos, err := reposcope.ParseList(limit)
 	if err != nil {
-		return httpapi.Grant{}, toolerr.New(toolerr.Unauthorized, "the authorizer gave invalid repositories: %v", err)
+		return caller.Grant{}, toolerr.New(toolerr.Unauthorized, "the authorizer gave invalid repositories: %v", err)
 	}
-	return httpapi.Grant{Tenant: owner, Repos: repos}, nil
+	return caller.Grant{Tenant: owner, Repos: repos}, nil
 }
 
 // PassesRefusals reports whether the authorizer lets a refused credential
@@ -82,10 +82,10 @@ type Authorizer struct{ Keys store.APIKeys }
 // valid credential grants, or an Unauthorized error saying why it is
 // refused, or another error when it cannot be checked. Credentials are API
 // keys; an OAuth access token would be decided here too.
-func (a Authorizer) Decide(ctx context.Context, header string) (httpapi.Grant, error) {
+func (a Authorizer) Decide(ctx context.Context, header string) (caller.Grant, error) {
 	key, err := BearerToken(header)
 	if err != nil {
-		return httpapi.Grant{}, err
+		return caller.Grant{}, err
 	}
 	return Resolve(ctx, a.Keys, key)
 }

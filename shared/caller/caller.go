@@ -48,6 +48,15 @@ func NewRequestID() string {
 // the error (in the error vocabulary) that a call of it answers.
 type ToolFilter func(tool string) error
 
+// Grant is what a request's credential allows: its tenant and, for a
+// credential that serves only some tools (an OAuth token's scopes), the
+// filter of those tools.
+type Grant struct {
+	Tenant string
+	Tools  ToolFilter // nil: every tool
+	Repos  []string   // the repositories the credential is limited to; nil: every one
+}
+
 type filterKey struct{}
 
 // WithToolFilter returns ctx in which every tool must also pass f: the

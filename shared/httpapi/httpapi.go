@@ -64,16 +64,7 @@ type MCP interface {
 // UNAUTHORIZED is answered with 401 (and its Challenge in
 // WWW-Authenticate).
 type Authenticator interface {
-	Authenticate(r *http.Request) (Grant, error)
-}
-
-// Grant is what a request's credential allows: its tenant and, for a
-// credential that serves only some tools (an OAuth token's scopes), the
-// filter of those tools.
-type Grant struct {
-	Tenant string
-	Tools  caller.ToolFilter // nil: every tool
-	Repos  []string          // the repositories the credential is limited to; nil: every one
+	Authenticate(r *http.Request) (caller.Grant, error)
 }
 
 // Config wires a Handler.

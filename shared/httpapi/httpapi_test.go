@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolshed/toolshed/contracts"
 	"github.com/toolshed/toolshed/shared/auth"
+	"github.com/toolshed/toolshed/shared/caller"
 	"github.com/toolshed/toolshed/shared/httpapi"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/toolerr"
@@ -199,11 +200,11 @@ func FuzzV1Body(f *testing.F) {
 // keyAuth lets requests with "Authorization: Bearer good" through as t1.
 type keyAuth struct{}
 
-func (keyAuth) Authenticate(r *http.Request) (httpapi.Grant, error) {
+func (keyAuth) Authenticate(r *http.Request) (caller.Grant, error) {
 	if r.Header.Get("Authorization") != "Bearer good" {
-		return httpapi.Grant{}, toolerr.New(toolerr.Unauthorized, "missing API key: send Authorization: Bearer <key>")
+		return caller.Grant{}, toolerr.New(toolerr.Unauthorized, "missing API key: send Authorization: Bearer <key>")
 	}
-	return httpapi.Grant{Tenant: "t1"}, nil
+	return caller.Grant{Tenant: "t1"}, nil
 }
 
 // mcpStub stands in for the MCP server: it answers every request it gets.

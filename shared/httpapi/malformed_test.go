@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/toolshed/toolshed/contracts"
+	"github.com/toolshed/toolshed/shared/caller"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/toolkit"
 	"github.com/toolshed/toolshed/shared/tools/hello"
@@ -74,4 +75,6 @@ func FuzzRefusalAnswer(f *testing.F) {
 // package).
 type anyone struct{}
 
-func (anyone) Authenticate(*http.Request) (Grant, error) { return Grant{Tenant: "t1"}, nil }
+func (anyone) Authenticate(*http.Request) (caller.Grant, error) {
+	return caller.Grant{Tenant: "t1"}, nil
+}

@@ -141,15 +141,15 @@ func (s *ResourceServer) Warm(ctx context.Context) {
 
 // Authenticate implements httpapi.Authenticator: an API key goes to the
 // key authenticator, anything else must be a valid access token.
-func (s *ResourceServer) Authenticate(r *http.Request) (httpapi.Grant, error) {
+func (s *ResourceServer) Authenticate(r *http.Request) (caller.Grant, error) {
 	header := r.Header.Get("Authorization")
 	if header == "" {
-		return httpapi.Grant{}, s.unauthorized("", toolerr.New(toolerr.Unauthorized,
+		return caller.Grant{}, s.unauthorized("", toolerr.New(toolerr.Unauthorized,
 			"missing credentials: send Authorization: Bearer <access token or API key>"))
 	}
 	credential, err := auth.BearerToken(header)
 	if err != nil {
-		return httpapi.Grant{}, s.unauthorized("", err)
+		return caller.Grant{}, s.unauthorized("", err)
 	}
 	if strings.HasPrefix(credential, auth.KeyPrefix) {
 		g, err := s.keys.Authenticate(r)
@@ -158,24 +158,24 @@ func (s *ResourceServer) Authenticate(r *http.Request) (httpapi.Grant, error) {
 	claims, err := s.tokens.Verify(r.Context(), credential, s.resource)
 	switch {
 	case errors.Is(err, accesstoken.ErrInvalid):
-		return httpapi.Grant{}, s.unauthorized("invalid_token", toolerr.New(toolerr.Unauthorized, "%v", err))
+		return caller.Grant{}, s.unauthorized("invalid_token", toolerr.New(toolerr.Unauthorized, "%v", err))
 	case errors.Is(err, accesstoken.ErrUnavailable):
 		s.log.Warn("access token not checked", "issuer", s.settings.Issuer, "error", err)
 		e := toolerr.New(toolerr.UpstreamError, "the access token could not be checked: the authorization server's signing keys are unavailable; try again")
 		e.Cause = err
-		return httpapi.Grant{}, e
+		return caller.Grant{}, e
 	case err != nil:
-		return httpapi.Grant{}, fmt.Errorf("check access token: %w", err)
+		return caller.Grant{}, fmt.Errorf("check access token: %w", err)
 	}
 	owner, err := s.tenant(claims)
 	if err != nil {
-		return httpapi.Grant{}, err
+		return caller.Grant{}, err
 	}
 	repos, err := reposOf(claims)
 	if err != nil {
-		return httpapi.Grant{}, err
+		return caller.Grant{}, err
 	}
-	return httpapi.Grant{Tenant: owner, Tools: s.scopeFilter(claims), Repos: repos}, nil
+	return caller.Grant{Tenant: owner, Tools: s.scopeFilter(claims), Repos: repos}, nil
 }
 
 // ReposClaim is the access token claim that limits a token to some
