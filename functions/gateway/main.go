@@ -21,6 +21,7 @@ import (
 	"github.com/toolshed/toolshed/shared/gcsettings"
 	"github.com/toolshed/toolshed/shared/httpapi"
 	"github.com/toolshed/toolshed/shared/lambdaentry"
+	"github.com/toolshed/toolshed/shared/lambdaevent"
 	"github.com/toolshed/toolshed/shared/lambdainvoke"
 	"github.com/toolshed/toolshed/shared/localserver"
 	"github.com/toolshed/toolshed/shared/mcpserver"
@@ -82,10 +83,10 @@ func serveLambda() {
 	lambdaentry.FatalIf(log, "tool functions", err)
 	srv := mcpserver.New(mcpserver.Config{Name: "toolshed", Version: version, Tools: inv, Log: log})
 	hc := httpapi.Config{Invoker: inv, Auth: auth.Gateway{}, MCP: srv, ServerCard: srv.Card, PublicURL: cfg.PublicURL,
-		RequestID: lambdaentry.RequestID, MaxResponse: lambdaentry.MaxHTTPBody, Log: log}
+		RequestID: lambdaevent.RequestID, MaxResponse: lambdaevent.MaxHTTPBody, Log: log}
 	env := wiring.NewEnv(cfg, log)
 	env.Getenv = getenv
 	_, err = oauth.Protect(context.Background(), &hc, cfg, env, inv.Served())
 	lambdaentry.FatalIf(log, "OAuth", err)
-	lambda.Start(lambdaentry.HTTPHandler(httpapi.New(hc)))
+	lambda.Start(lambdaevent.HTTPHandler(httpapi.New(hc)))
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/httpapi"
 	"github.com/toolshed/toolshed/shared/lambdaentry"
+	"github.com/toolshed/toolshed/shared/lambdaevent"
 	"github.com/toolshed/toolshed/shared/oauth"
 	"github.com/toolshed/toolshed/shared/ratelimit"
 	"github.com/toolshed/toolshed/shared/toolset"
@@ -48,9 +49,9 @@ func main() {
 		Metrics:    lambdaentry.Metrics(cfg),
 	})
 	lambdaentry.FatalIf(log, "build pipeline", err)
-	hc := httpapi.Config{Invoker: p, Auth: auth.Gateway{}, RequestID: lambdaentry.RequestID,
-		MaxResponse: lambdaentry.MaxHTTPBody, Log: log}
+	hc := httpapi.Config{Invoker: p, Auth: auth.Gateway{}, RequestID: lambdaevent.RequestID,
+		MaxResponse: lambdaevent.MaxHTTPBody, Log: log}
 	_, err = oauth.Protect(ctx, &hc, cfg, env, p.Served())
 	lambdaentry.FatalIf(log, "OAuth", err)
-	lambda.Start(lambdaentry.ToolHandler(p, httpapi.New(hc)))
+	lambda.Start(lambdaevent.ToolHandler(p, httpapi.New(hc)))
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/toolshed/toolshed/contracts"
 	"github.com/toolshed/toolshed/shared/auth"
 	"github.com/toolshed/toolshed/shared/httpapi"
-	"github.com/toolshed/toolshed/shared/lambdaentry"
+	"github.com/toolshed/toolshed/shared/lambdaevent"
 	"github.com/toolshed/toolshed/shared/lambdainvoke"
 	"github.com/toolshed/toolshed/shared/mcpserver"
 	"github.com/toolshed/toolshed/shared/schema"
@@ -35,7 +35,7 @@ func fixture(t testing.TB, name string) json.RawMessage {
 }
 
 // toolFunction builds the handler a deployed hello function runs.
-func toolFunction(t *testing.T) (lambdaentry.Handler, *schema.Set) {
+func toolFunction(t *testing.T) (lambdaevent.Handler, *schema.Set) {
 	t.Helper()
 	set, err := schema.Load(contracts.FS)
 	if err != nil {
@@ -45,8 +45,8 @@ func toolFunction(t *testing.T) (lambdaentry.Handler, *schema.Set) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := httpapi.New(httpapi.Config{Invoker: p, Auth: auth.Gateway{}, RequestID: lambdaentry.RequestID})
-	return lambdaentry.ToolHandler(p, h), set
+	h := httpapi.New(httpapi.Config{Invoker: p, Auth: auth.Gateway{}, RequestID: lambdaevent.RequestID})
+	return lambdaevent.ToolHandler(p, h), set
 }
 
 func TestToolFunctionAPIGatewayEvents(t *testing.T) {
@@ -118,7 +118,7 @@ func TestToolFunctionDirectInvocation(t *testing.T) {
 // fakeLambda stands in for the Lambda service: it hands the payload to a
 // real tool function handler, as Lambda would.
 type fakeLambda struct {
-	functions map[string]lambdaentry.Handler
+	functions map[string]lambdaevent.Handler
 }
 
 func (f fakeLambda) Invoke(ctx context.Context, in *lambda.InvokeInput, _ ...func(*lambda.Options)) (*lambda.InvokeOutput, error) {
@@ -133,16 +133,16 @@ func (f fakeLambda) Invoke(ctx context.Context, in *lambda.InvokeInput, _ ...fun
 
 // gatewayFunction builds the handler the deployed gateway runs, forwarding
 // to a hello tool function through fakeLambda.
-func gatewayFunction(t *testing.T) lambdaentry.Handler {
+func gatewayFunction(t *testing.T) lambdaevent.Handler {
 	t.Helper()
 	tool, set := toolFunction(t)
-	inv, err := lambdainvoke.New(fakeLambda{map[string]lambdaentry.Handler{"toolshed-hello": tool}}, set,
+	inv, err := lambdainvoke.New(fakeLambda{map[string]lambdaevent.Handler{"toolshed-hello": tool}}, set,
 		map[string]string{"hello": "toolshed-hello"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := mcpserver.New(mcpserver.Config{Name: "toolshed", Version: "test", Tools: inv})
-	return lambdaentry.HTTPHandler(httpapi.New(httpapi.Config{Invoker: inv, Auth: auth.Gateway{}, MCP: srv, RequestID: lambdaentry.RequestID}))
+	return lambdaevent.HTTPHandler(httpapi.New(httpapi.Config{Invoker: inv, Auth: auth.Gateway{}, MCP: srv, RequestID: lambdaevent.RequestID}))
 }
 
 func TestGatewayInvokesToolFunctions(t *testing.T) {
@@ -282,8 +282,8 @@ func TestResultsThatDoNotFitALambdaResponse(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			inv := bigInvoker{tt.n}
-			h := lambdaentry.ToolHandler(inv, httpapi.New(httpapi.Config{Invoker: inv, Auth: auth.Gateway{},
-				RequestID: lambdaentry.RequestID, MaxResponse: lambdaentry.MaxHTTPBody}))
+			h := lambdaevent.ToolHandler(inv, httpapi.New(httpapi.Config{Invoker: inv, Auth: auth.Gateway{},
+				RequestID: lambdaevent.RequestID, MaxResponse: lambdaevent.MaxHTTPBody}))
 			out, err := h(context.Background(), json.RawMessage(`{"tool":"big","args":{},"tenant":"acme","requestId":"r1"}`))
 			if err != nil {
 				t.Fatal(err)
@@ -293,7 +293,7 @@ func TestResultsThatDoNotFitALambdaResponse(t *testing.T) {
 			if err := json.Unmarshal(raw, &o); err != nil {
 				t.Fatal(err)
 			}
-			if len(raw) > lambdaentry.MaxResponse {
+			if len(raw) > lambdaevent.MaxResponse {
 				t.Errorf("answer of %d bytes passes the Lambda limit", len(raw))
 			}
 			if got := !o.OK && o.Error.Code == toolerr.SizeLimitExceeded; got != tt.wantErr {
@@ -308,7 +308,7 @@ func TestResultsThatDoNotFitALambdaResponse(t *testing.T) {
 			if wantStatus := map[bool]int{false: 200, true: 413}[tt.wantErr]; r.StatusCode != wantStatus {
 				t.Errorf("API Gateway: %d, want %d", r.StatusCode, wantStatus)
 			}
-			if enc, _ := json.Marshal(r); len(enc) > lambdaentry.MaxResponse {
+			if enc, _ := json.Marshal(r); len(enc) > lambdaevent.MaxResponse {
 				t.Errorf("API Gateway response of %d bytes passes the Lambda limit", len(enc))
 			}
 		})

@@ -1,3 +1,8 @@
+// Package lambdaentry starts a function in the AWS Lambda runtime: the GC
+// settings, configuration, logger and secret settings of its process
+// (Setup, Begin), where its metrics go, and the end of a function that
+// cannot start, reported as the runtime's init error (FatalIf). The events
+// it then answers are shared/lambdaevent's.
 package lambdaentry
 
 import (

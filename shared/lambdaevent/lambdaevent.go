@@ -1,9 +1,9 @@
-// Package lambdaentry adapts Toolshed to the AWS Lambda runtime: the start
-// of a function (Setup, FatalIf, the init error), and the handlers.
-// A tool function accepts two event shapes and runs both through the same
+// Package lambdaevent answers the events the AWS Lambda runtime hands a
+// function (the start of a function is shared/lambdaentry's). A tool
+// function accepts two event shapes and runs both through the same
 // pipeline: an API Gateway HTTP API v2 proxy event (adapted to net/http) and
 // a direct invocation {"tool","args","tenant","requestId"} from the gateway.
-package lambdaentry
+package lambdaevent
 
 import (
 	"bytes"
