@@ -21,7 +21,6 @@ import (
 	"github.com/toolshed/toolshed/shared/store/dynamostore"
 	"github.com/toolshed/toolshed/shared/telemetry"
 	"github.com/toolshed/toolshed/shared/toolerr"
-	"github.com/toolshed/toolshed/shared/toolkit"
 	"github.com/toolshed/toolshed/shared/toolset"
 )
 
@@ -266,7 +265,7 @@ func TestSavedQueries(t *testing.T) {
 	// A call's log line, as a tool function writes it.
 	var buf bytes.Buffer
 	telemetry.NewObserver(telemetry.NewLogger(&buf, 0), nil).Observe(context.Background(),
-		toolkit.Record{Tool: "hello", Tenant: "acme", RequestID: "r1", Duration: time.Millisecond, Code: toolerr.InvalidInput})
+		telemetry.Record{Tool: "hello", Tenant: "acme", RequestID: "r1", Duration: time.Millisecond, Code: toolerr.InvalidInput})
 	var line map[string]any
 	if err := json.Unmarshal(buf.Bytes(), &line); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/toolshed/toolshed/contracts"
 	"github.com/toolshed/toolshed/shared/lambdainvoke"
 	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/telemetry"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
@@ -28,9 +29,9 @@ func (l lambdaAPI) Invoke(context.Context, *lambda.InvokeInput, ...func(*lambda.
 }
 
 // records keeps what the invoker observed.
-type records []toolkit.Record
+type records []telemetry.Record
 
-func (r *records) Observe(_ context.Context, rec toolkit.Record) { *r = append(*r, rec) }
+func (r *records) Observe(_ context.Context, rec telemetry.Record) { *r = append(*r, rec) }
 
 func TestInvokeIsObserved(t *testing.T) {
 	set, err := schema.Load(contracts.FS)

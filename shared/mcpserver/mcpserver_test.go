@@ -16,6 +16,7 @@ import (
 	"github.com/toolshed/toolshed/shared/httpapi"
 	"github.com/toolshed/toolshed/shared/mcpserver"
 	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/telemetry"
 	"github.com/toolshed/toolshed/shared/toolkit"
 	"github.com/toolshed/toolshed/shared/tools/hello"
 )
@@ -98,9 +99,9 @@ func post(t *testing.T, h http.Handler, body string) int {
 }
 
 // observed records the pipeline's calls.
-type observed []toolkit.Record
+type observed []telemetry.Record
 
-func (o *observed) Observe(_ context.Context, r toolkit.Record) { *o = append(*o, r) }
+func (o *observed) Observe(_ context.Context, r telemetry.Record) { *o = append(*o, r) }
 
 // TestOversizedArguments: a tools/call whose arguments are larger than the
 // tool accepts (but within the body limit) goes through the SDK's handler

@@ -252,7 +252,7 @@ func (s Shared) List(ctx context.Context, tenant string) ([]Listing, error) {
 // is not there, or not the caller's to read, is RESOURCE_NOT_FOUND; a
 // tenant without a default repository is told how to publish one.
 func OpenFor(ctx context.Context, src Source, call toolkit.Call, arg string) (View, error) {
-	r, err := reposcope.Resolve(call, arg, src.Default())
+	r, err := reposcope.Resolve(call.Tenant, call.Repos, arg, src.Default())
 	if err != nil {
 		return nil, err
 	}

@@ -25,7 +25,6 @@ import (
 
 	"github.com/toolshed/toolshed/shared/tenant"
 	"github.com/toolshed/toolshed/shared/toolerr"
-	"github.com/toolshed/toolshed/shared/toolkit"
 )
 
 // Default is the name of a tenant's default repository where names come
@@ -118,11 +117,11 @@ func CheckKey(key string) error {
 	return nil
 }
 
-// Resolve returns the repository a call reads: the one named by arg, or
-// the tenant's default one (named def) when arg is "", of the call's
-// tenant. The call's Repos limit it to some repositories (nil: every one);
-// any other answers as a repository that does not exist.
-func Resolve(call toolkit.Call, arg, def string) (Ref, error) {
+// Resolve returns the repository a call of tenant reads: the one named by
+// arg, or the tenant's default one (named def) when arg is "". allowed (a
+// call's Repos) limits it to some repositories (nil: every one); any other
+// answers as a repository that does not exist.
+func Resolve(tenant string, allowed []string, arg, def string) (Ref, error) {
 	name := arg
 	if name == "" {
 		name = def
@@ -130,10 +129,10 @@ func Resolve(call toolkit.Call, arg, def string) (Ref, error) {
 	if err := Check(name); err != nil {
 		return Ref{}, toolerr.Field("repo", "%v", err)
 	}
-	if !Allows(call.Repos, name) {
+	if !Allows(allowed, name) {
 		return Ref{}, NotFound(name)
 	}
-	return Ref{Tenant: call.Tenant, Name: name}, nil
+	return Ref{Tenant: tenant, Name: name}, nil
 }
 
 // Allows reports whether a caller limited to allowed (nil: every

@@ -8,34 +8,34 @@ import (
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/tenant"
 	"github.com/toolshed/toolshed/shared/toolerr"
-	"github.com/toolshed/toolshed/shared/toolkit"
 )
 
 func TestResolve(t *testing.T) {
 	tests := []struct {
 		name     string
-		call     toolkit.Call
+		tenant   string
+		allowed  []string
 		arg, def string
 		want     reposcope.Ref
 		code     toolerr.Code // "" for success
 	}{
-		{"the default repository", toolkit.Call{Tenant: "acme"}, "", "default", reposcope.Ref{Tenant: "acme", Name: "default"}, ""},
-		{"a local default has its folder's name", toolkit.Call{Tenant: "local"}, "", "toolshed", reposcope.Ref{Tenant: "local", Name: "toolshed"}, ""},
-		{"named", toolkit.Call{Tenant: "acme"}, "web", "default", reposcope.Ref{Tenant: "acme", Name: "web"}, ""},
+		{"the default repository", "acme", nil, "", "default", reposcope.Ref{Tenant: "acme", Name: "default"}, ""},
+		{"a local default has its folder's name", "local", nil, "", "toolshed", reposcope.Ref{Tenant: "local", Name: "toolshed"}, ""},
+		{"named", "acme", nil, "web", "default", reposcope.Ref{Tenant: "acme", Name: "web"}, ""},
 		// Whether it exists is the source's to say (repo.OpenFor).
-		{"unknown names resolve", toolkit.Call{Tenant: "acme"}, "nope", "default", reposcope.Ref{Tenant: "acme", Name: "nope"}, ""},
-		{"limited, allowed", toolkit.Call{Tenant: "acme", Repos: []string{"api", "web"}}, "web", "default", reposcope.Ref{Tenant: "acme", Name: "web"}, ""},
-		{"limited, another", toolkit.Call{Tenant: "acme", Repos: []string{"api"}}, "web", "default", reposcope.Ref{}, toolerr.ResourceNotFound},
-		{"limited, the default not among them", toolkit.Call{Tenant: "acme", Repos: []string{"api"}}, "", "default", reposcope.Ref{}, toolerr.ResourceNotFound},
-		{"limited to the default", toolkit.Call{Tenant: "acme", Repos: []string{"default"}}, "", "default", reposcope.Ref{Tenant: "acme", Name: "default"}, ""},
+		{"unknown names resolve", "acme", nil, "nope", "default", reposcope.Ref{Tenant: "acme", Name: "nope"}, ""},
+		{"limited, allowed", "acme", []string{"api", "web"}, "web", "default", reposcope.Ref{Tenant: "acme", Name: "web"}, ""},
+		{"limited, another", "acme", []string{"api"}, "web", "default", reposcope.Ref{}, toolerr.ResourceNotFound},
+		{"limited, the default not among them", "acme", []string{"api"}, "", "default", reposcope.Ref{}, toolerr.ResourceNotFound},
+		{"limited to the default", "acme", []string{"default"}, "", "default", reposcope.Ref{Tenant: "acme", Name: "default"}, ""},
 		// The argument names a repository of the caller's tenant, never of another.
-		{"cross-tenant", toolkit.Call{Tenant: "acme"}, "other/web", "default", reposcope.Ref{}, toolerr.InvalidInput},
-		{"cross-tenant, traversal", toolkit.Call{Tenant: "acme"}, "../other", "default", reposcope.Ref{}, toolerr.InvalidInput},
-		{"an empty limit is none", toolkit.Call{Tenant: "acme", Repos: nil}, "web", "default", reposcope.Ref{Tenant: "acme", Name: "web"}, ""},
+		{"cross-tenant", "acme", nil, "other/web", "default", reposcope.Ref{}, toolerr.InvalidInput},
+		{"cross-tenant, traversal", "acme", nil, "../other", "default", reposcope.Ref{}, toolerr.InvalidInput},
+		{"an empty limit is none", "acme", nil, "web", "default", reposcope.Ref{Tenant: "acme", Name: "web"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := reposcope.Resolve(tt.call, tt.arg, tt.def)
+			got, err := reposcope.Resolve(tt.tenant, tt.allowed, tt.arg, tt.def)
 			if tt.code == "" {
 				if err != nil || got != tt.want {
 					t.Fatalf("Resolve = %+v, %v; want %+v", got, err, tt.want)
@@ -52,7 +52,7 @@ func TestResolve(t *testing.T) {
 // TestNotFoundRevealsNothing: a repository the caller may not read answers
 // exactly as one that does not exist.
 func TestNotFoundRevealsNothing(t *testing.T) {
-	_, hidden := reposcope.Resolve(toolkit.Call{Tenant: "acme", Repos: []string{"api"}}, "web", "default")
+	_, hidden := reposcope.Resolve("acme", []string{"api"}, "web", "default")
 	missing := reposcope.NotFound("web")
 	if h := toolerr.From(hidden); h.Code != missing.Code || h.Message != missing.Message || len(h.Details) != len(missing.Details) {
 		t.Errorf("hidden %+v, missing %+v", h, missing)

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/toolerr"
-	"github.com/toolshed/toolshed/shared/toolkit"
 )
 
 // Namespace is the CloudWatch metrics namespace.
@@ -39,6 +38,19 @@ func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
 }
 
+// Record describes one finished call (toolkit.Observe makes it).
+type Record struct {
+	Tool      string
+	Tenant    string
+	RequestID string
+	Duration  time.Duration
+	Code      toolerr.Code // empty on success
+	Cause     error        // the underlying error, for logs only
+	// Notes are what went wrong without failing the call (the rate
+	// limiter's storage, say), for logs only.
+	Notes []string
+}
+
 // Observer logs every call and optionally writes EMF metrics.
 type Observer struct {
 	log   *slog.Logger
@@ -48,8 +60,6 @@ type Observer struct {
 	mu    sync.Mutex
 	now   func() time.Time
 }
-
-var _ toolkit.Observer = (*Observer)(nil)
 
 // NewObserver logs to log and, when emf is not nil, writes one EMF JSON
 // line per call to it (in Lambda: stdout, which CloudWatch Logs ingests).
@@ -66,7 +76,7 @@ func NewGatewayObserver(log *slog.Logger, emf io.Writer) *Observer {
 }
 
 // Observe implements toolkit.Observer.
-func (o *Observer) Observe(ctx context.Context, r toolkit.Record) {
+func (o *Observer) Observe(ctx context.Context, r Record) {
 	ms := float64(r.Duration.Microseconds()) / 1000
 	attrs := []slog.Attr{
 		slog.String("event", o.event),
@@ -97,7 +107,7 @@ func (o *Observer) Observe(ctx context.Context, r toolkit.Record) {
 	}
 }
 
-func (o *Observer) writeEMF(r toolkit.Record, ms float64) {
+func (o *Observer) writeEMF(r Record, ms float64) {
 	boolNum := func(b bool) float64 {
 		if b {
 			return 1

@@ -15,14 +15,17 @@ import (
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
 
+// The Observer is the pipeline's.
+var _ toolkit.Observer = (*telemetry.Observer)(nil)
+
 func TestLogLineAndEMF(t *testing.T) {
 	var logs, emf bytes.Buffer
 	o := telemetry.NewObserver(telemetry.NewLogger(&logs, slog.LevelInfo), &emf)
 	ctx := context.Background()
-	o.Observe(ctx, toolkit.Record{Tool: "hello", Tenant: "acme", RequestID: "r1", Duration: 1500 * time.Microsecond})
-	o.Observe(ctx, toolkit.Record{Tool: "hello", Tenant: "acme", RequestID: "r2", Code: toolerr.Internal, Cause: errors.New("db down")})
-	o.Observe(ctx, toolkit.Record{Tool: "hello", Tenant: "acme", RequestID: "r3", Code: toolerr.RateLimited})
-	o.Observe(ctx, toolkit.Record{Tool: "hello", Tenant: "acme", RequestID: "r4", Code: toolerr.InvalidInput})
+	o.Observe(ctx, telemetry.Record{Tool: "hello", Tenant: "acme", RequestID: "r1", Duration: 1500 * time.Microsecond})
+	o.Observe(ctx, telemetry.Record{Tool: "hello", Tenant: "acme", RequestID: "r2", Code: toolerr.Internal, Cause: errors.New("db down")})
+	o.Observe(ctx, telemetry.Record{Tool: "hello", Tenant: "acme", RequestID: "r3", Code: toolerr.RateLimited})
+	o.Observe(ctx, telemetry.Record{Tool: "hello", Tenant: "acme", RequestID: "r4", Code: toolerr.InvalidInput})
 
 	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
 	if len(lines) != 4 {
@@ -89,7 +92,7 @@ func equal(a, b []float64) bool {
 func TestGatewayObserver(t *testing.T) {
 	var logs, emf bytes.Buffer
 	o := telemetry.NewGatewayObserver(telemetry.NewLogger(&logs, slog.LevelInfo), &emf)
-	o.Observe(context.Background(), toolkit.Record{Tool: "hello", Tenant: "acme", RequestID: "r1",
+	o.Observe(context.Background(), telemetry.Record{Tool: "hello", Tenant: "acme", RequestID: "r1",
 		Code: toolerr.UpstreamError, Cause: errors.New("invoke fn-hello: connection refused")})
 	var line map[string]any
 	if err := json.Unmarshal(logs.Bytes(), &line); err != nil {

@@ -4,25 +4,12 @@ import (
 	"context"
 	"time"
 
-	"github.com/toolshed/toolshed/shared/toolerr"
+	"github.com/toolshed/toolshed/shared/telemetry"
 )
 
-// Observer receives one Record per call (logging and metrics).
+// Observer receives one telemetry.Record per call (logging and metrics).
 type Observer interface {
-	Observe(ctx context.Context, r Record)
-}
-
-// Record describes one finished call.
-type Record struct {
-	Tool      string
-	Tenant    string
-	RequestID string
-	Duration  time.Duration
-	Code      toolerr.Code // empty on success
-	Cause     error        // the underlying error, for logs only
-	// Notes are what went wrong without failing the call (the rate
-	// limiter's storage, say), for logs only.
-	Notes []string
+	Observe(ctx context.Context, r telemetry.Record)
 }
 
 // Observe runs one call and, when obs is not nil, gives obs its Record:
@@ -35,7 +22,7 @@ func Observe(ctx context.Context, obs Observer, now func() time.Time, req Reques
 	if obs == nil {
 		return out
 	}
-	rec := Record{Tool: out.Tool, Tenant: req.Tenant, RequestID: req.RequestID, Duration: now().Sub(start),
+	rec := telemetry.Record{Tool: out.Tool, Tenant: req.Tenant, RequestID: req.RequestID, Duration: now().Sub(start),
 		Cause: out.Cause, Notes: out.Notes}
 	if out.Error != nil {
 		rec.Code = out.Error.Code

@@ -14,6 +14,7 @@ import (
 	"github.com/toolshed/toolshed/shared/caller"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/store"
+	"github.com/toolshed/toolshed/shared/telemetry"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
@@ -70,10 +71,10 @@ func (slowJSON) MarshalJSON() ([]byte, error) {
 
 type recorder struct {
 	mu      sync.Mutex
-	records []toolkit.Record
+	records []telemetry.Record
 }
 
-func (r *recorder) Observe(_ context.Context, rec toolkit.Record) {
+func (r *recorder) Observe(_ context.Context, rec telemetry.Record) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.records = append(r.records, rec)

@@ -116,7 +116,7 @@ func (s *Service) search(ctx context.Context, call toolkit.Call, in searchInput)
 		return toolkit.Result{}, toolerr.New(toolerr.InvalidInput, msgQueryTooShort).
 			With("errors", []toolerr.FieldError{{Field: "query", Message: fmt.Sprintf("must be at least %d characters long, got %d", minQueryChars, n)}})
 	}
-	r, err := reposcope.Resolve(call, in.Repo, s.code.defaultRepo())
+	r, err := reposcope.Resolve(call.Tenant, call.Repos, in.Repo, s.code.defaultRepo())
 	if err != nil {
 		return toolkit.Result{}, err
 	}
