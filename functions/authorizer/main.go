@@ -17,7 +17,7 @@ var version = "dev"
 
 func main() {
 	log, cfg, _ := lambdaentry.Begin("authorizer", version,
-		"the API Gateway Lambda authorizer: a bearer API key to its tenant")
+		"the API Gateway Lambda authorizer: a bearer API key to its tenant", nil)
 	awsCfg, err := awscall.LoadConfig(context.Background())
 	lambdaentry.FatalIf(log, "load AWS config", err)
 	keys := dynamostore.Connect(awsCfg, cfg).APIKeys

@@ -72,7 +72,7 @@ func main() {
 // (TOOLSHED_OAUTH_ISSUER): then the gateway checks access tokens and API
 // keys itself (oauth.Protect).
 func serveLambda() {
-	log, cfg, getenv := lambdaentry.Setup()
+	log, cfg, getenv := lambdaentry.Setup(nil)
 	set, err := schema.Load(contracts.FS)
 	lambdaentry.FatalIf(log, "load contracts", err)
 	// Not awscall's bounds: a tool function may take its whole deadline.

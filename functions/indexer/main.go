@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/lambdaentry"
+	"github.com/toolshed/toolshed/shared/secrets/parameterstore"
 	"github.com/toolshed/toolshed/shared/wiring"
 )
 
@@ -19,7 +20,7 @@ var version = "dev"
 
 func main() {
 	log, cfg, getenv := lambdaentry.Begin("indexer", version,
-		"the Lambda that builds context_search's indexes from snapshots and memory entries")
+		"the Lambda that builds context_search's indexes from snapshots and memory entries", parameterstore.Fetch)
 	env := wiring.NewEnv(cfg, log)
 	env.Getenv = getenv
 	ix, err := indexer.New(context.Background(), env, lambdaentry.Metrics(cfg))

@@ -20,6 +20,7 @@ import (
 	"github.com/toolshed/toolshed/shared/lambdaevent"
 	"github.com/toolshed/toolshed/shared/oauth"
 	"github.com/toolshed/toolshed/shared/ratelimit"
+	"github.com/toolshed/toolshed/shared/secrets/parameterstore"
 	"github.com/toolshed/toolshed/shared/toolset"
 	"github.com/toolshed/toolshed/shared/wiring"
 )
@@ -29,7 +30,7 @@ var version = "dev"
 
 func main() {
 	log, cfg, getenv := lambdaentry.Begin("tool", version,
-		"the Lambda function of one tool (TOOLSHED_TOOL names it)")
+		"the Lambda function of one tool (TOOLSHED_TOOL names it)", parameterstore.Fetch)
 	ctx := context.Background()
 	if cfg.Tool == "" {
 		lambdaentry.FatalIf(log, "configuration", fmt.Errorf("%s is not set: it names the tool this function serves", config.Tool.Name()))

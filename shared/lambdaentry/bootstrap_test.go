@@ -231,6 +231,11 @@ func testInitErrors(t *testing.T, d *deployment) {
 			_, cfg.Env["AWS_ENDPOINT_URL_SSM"] = d.S3(t) // moto_server serves Parameter Store too
 			return cfg
 		}(), "read TOOLSHED_EMBED_KEY from parameter /toolshed/missing"},
+		{"authorizer: secret settings named, which it does not read", func() lambdatest.Config {
+			cfg := d.AuthorizerConfig()
+			cfg.Env[secrets.EnvVar] = secrets.Encode(map[string]string{"TOOLSHED_EMBED_KEY": "/toolshed/key"})
+			return cfg
+		}(), secrets.EnvVar + " is set, but this function reads no secret settings"},
 		{"authorizer: bad configuration", func() lambdatest.Config {
 			cfg := d.AuthorizerConfig()
 			cfg.Env["TOOLSHED_RATE_LIMITS"] = "hello=lots"

@@ -13,7 +13,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/ssm"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/toolshed/toolshed/shared/awscall"
 	"github.com/toolshed/toolshed/shared/cmdline"
 	"github.com/toolshed/toolshed/shared/config"
@@ -28,17 +28,23 @@ import (
 // the background.
 const InitWarmTime = 8 * time.Second
 
+// SecretSource is where a function reads its secret settings' values
+// from (parameterstore.Fetch); nil for a function that has none, which
+// then does not link the client that reads them.
+type SecretSource func(aws.Config) secrets.Fetch
+
 // Setup begins every function's main: the GC settings for the function's
 // memory, the configuration, the JSON logger, and the getenv the tools
 // read their settings with: the environment with the secret settings the
-// deployment named (shared/secrets) laid over it. A configuration that
-// cannot be read, or a secret that cannot, ends the process (FatalIf).
-func Setup() (*slog.Logger, config.Config, func(string) string) {
+// deployment named (shared/secrets), read from source, laid over it. A
+// configuration that cannot be read, or a secret that cannot, ends the
+// process (FatalIf).
+func Setup(source SecretSource) (*slog.Logger, config.Config, func(string) string) {
 	gcsettings.Apply(os.Getenv)
 	cfg, err := config.Load()
 	log := telemetry.NewLogger(os.Stdout, cfg.LogLevel)
 	FatalIf(log, "configuration", err)
-	getenv, err := loadSecrets(context.Background())
+	getenv, err := loadSecrets(context.Background(), source)
 	FatalIf(log, "secret settings", err)
 	return log, cfg, getenv
 }
@@ -47,24 +53,26 @@ func Setup() (*slog.Logger, config.Config, func(string) string) {
 // function (tool, authorizer, indexer): first its command line, run by
 // hand, answers -version and -h (naming docs/deploy.md), with summary
 // saying what the function is.
-func Begin(name, version, summary string) (*slog.Logger, config.Config, func(string) string) {
+func Begin(name, version, summary string, source SecretSource) (*slog.Logger, config.Config, func(string) string) {
 	cmdline.Command{Name: name, Version: version, Readme: "docs/deploy.md",
 		Summary: summary + "; run by Lambda, it takes its settings from the environment"}.Parse()
-	return Setup()
+	return Setup(source)
 }
 
-// loadSecrets reads the secret settings from Parameter Store and lays
-// them over os.Getenv; it loads the AWS configuration only when there are
-// any.
-func loadSecrets(ctx context.Context) (func(string) string, error) {
+// loadSecrets reads the secret settings from source and lays them over
+// os.Getenv; it loads the AWS configuration only when there are any.
+func loadSecrets(ctx context.Context, source SecretSource) (func(string) string, error) {
 	if os.Getenv(secrets.EnvVar) == "" {
 		return os.Getenv, nil
+	}
+	if source == nil {
+		return nil, fmt.Errorf("%s is set, but this function reads no secret settings", secrets.EnvVar)
 	}
 	awsCfg, err := awscall.LoadConfig(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return secrets.Load(ctx, os.Getenv, secrets.SSM(ssm.NewFromConfig(awsCfg)))
+	return secrets.Load(ctx, os.Getenv, source(awsCfg))
 }
 
 // Metrics is where a function writes its EMF metrics: stdout when

@@ -19,8 +19,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/ssm"
 	"github.com/toolshed/toolshed/shared/settings"
 )
 
@@ -61,7 +59,8 @@ func Encode(params map[string]string) string {
 	return string(b)
 }
 
-// Fetch returns the decrypted value of a parameter.
+// Fetch returns the decrypted value of a parameter (Parameter Store's:
+// shared/secrets/parameterstore).
 type Fetch func(ctx context.Context, name string) (string, error)
 
 // Load reads EnvVar with getenv and returns getenv with each setting it
@@ -87,18 +86,4 @@ func Load(ctx context.Context, getenv func(string) string, fetch Fetch) (func(st
 		}
 		return getenv(k)
 	}, nil
-}
-
-// SSM fetches parameters from Parameter Store, decrypted.
-func SSM(client *ssm.Client) Fetch {
-	return func(ctx context.Context, name string) (string, error) {
-		out, err := client.GetParameter(ctx, &ssm.GetParameterInput{Name: aws.String(name), WithDecryption: aws.Bool(true)})
-		if err != nil {
-			return "", err
-		}
-		if out.Parameter == nil {
-			return "", fmt.Errorf("parameter %s: no value in the answer", name)
-		}
-		return aws.ToString(out.Parameter.Value), nil
-	}
 }

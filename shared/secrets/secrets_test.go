@@ -6,14 +6,8 @@ import (
 	"maps"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/ssm"
-	"github.com/aws/aws-sdk-go-v2/service/ssm/types"
 	"github.com/toolshed/toolshed/shared/secrets"
-	"github.com/toolshed/toolshed/shared/testenv/emulator"
 )
 
 func TestParseRef(t *testing.T) {
@@ -99,28 +93,5 @@ func TestLoad(t *testing.T) {
 				t.Errorf("a setting that is not a secret reads %q, want it from getenv", overlaid("C_SETTING"))
 			}
 		})
-	}
-}
-
-// TestSSM reads a SecureString parameter from Parameter Store on moto_server.
-func TestSSM(t *testing.T) {
-	moto := emulator.StartMoto(t)
-	client := ssm.New(ssm.Options{
-		Region:       "us-east-1",
-		Credentials:  credentials.NewStaticCredentialsProvider("dummy", "dummy", ""),
-		BaseEndpoint: aws.String(moto.Endpoint),
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := client.PutParameter(ctx, &ssm.PutParameterInput{Name: aws.String("/toolshed/embed-key"),
-		Value: aws.String("sk-secret"), Type: types.ParameterTypeSecureString}); err != nil {
-		t.Fatal(err)
-	}
-	got, err := secrets.SSM(client)(ctx, "/toolshed/embed-key")
-	if err != nil || got != "sk-secret" {
-		t.Errorf("got %q, %v; want the decrypted value", got, err)
-	}
-	if _, err := secrets.SSM(client)(ctx, "/toolshed/none"); err == nil {
-		t.Error("a missing parameter: no error")
 	}
 }

@@ -1,0 +1,50 @@
+package lambdaentry_test
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestFunctionsLinkWhatTheyUse: a package's init runs at every cold start
+// of a function that links it, used or not. The authorizer, in front of
+// every request, links neither the tool pipeline (its JSON Schema
+// validator compiles its meta-schemas at init) nor the Parameter Store
+// client; the gateway, which reads no secret settings, does not link that
+// client either.
+func TestFunctionsLinkWhatTheyUse(t *testing.T) {
+	const (
+		module    = "github.com/toolshed/toolshed/"
+		validator = "github.com/santhosh-tekuri/jsonschema/v5"
+		ssm       = "github.com/aws/aws-sdk-go-v2/service/ssm"
+	)
+	tests := []struct {
+		function     string
+		links, never []string
+	}{
+		{"authorizer", []string{module + "shared/lambdaentry"}, []string{validator, ssm, module + "shared/toolkit", module + "shared/httpapi"}},
+		{"gateway", []string{module + "shared/lambdaentry", validator}, []string{ssm}},
+		{"tool", []string{module + "shared/lambdaentry", ssm}, nil},
+		{"indexer", []string{module + "shared/lambdaentry", ssm}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.function, func(t *testing.T) {
+			out, err := exec.Command("go", "list", "-deps", module+"functions/"+tt.function).Output()
+			if err != nil {
+				t.Fatalf("go list: %v", err)
+			}
+			deps := strings.Fields(string(out))
+			for _, p := range tt.links {
+				if !slices.Contains(deps, p) {
+					t.Errorf("%s does not link %s", tt.function, p)
+				}
+			}
+			for _, p := range tt.never {
+				if slices.Contains(deps, p) {
+					t.Errorf("%s links %s", tt.function, p)
+				}
+			}
+		})
+	}
+}
