@@ -4,7 +4,7 @@
 // pipeline: an API Gateway HTTP API v2 proxy event (adapted to net/http) and
 // a direct invocation {"tool","args","tenant","requestId"} from the gateway.
 //
-// Its tests are in shared/lambdaentry, beside the real API Gateway events
+// Its tests are in shared/lambdaentry (events_test.go), beside the real API Gateway events
 // they replay (testdata) and the functions' bootstraps that serve them.
 package lambdaevent
 
