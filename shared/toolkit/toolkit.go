@@ -38,8 +38,8 @@ type Outcome struct {
 	Error     *ErrorBody      `json:"error,omitempty"`
 	RequestID string          `json:"requestId,omitempty"`
 	// Cause is the underlying error of a failure and Notes what went wrong
-	// without failing the call: both for the log only (see Record), never
-	// sent.
+	// without failing the call: both for the log only (see
+	// telemetry.Record), never sent.
 	Cause error    `json:"-"`
 	Notes []string `json:"-"`
 }
