@@ -32,6 +32,9 @@ var pathological = []struct {
 	{"literals-alternation", literalsAlternation(200), "whole file"},
 }
 
+// shown is the Limit of the searches for pathological patterns.
+const shown = 10
+
 // classesAlternation is an alternation of about n characters whose
 // branches are character classes only, so no literal prefilters it:
 // ([a-c][0-2]|[b-d][1-3]|…).
@@ -122,12 +125,12 @@ func TestPathologicalDeadline(t *testing.T) {
 			defer cancel()
 			late := countLateWindows(ctx)
 			defer late.restore()
-			res := textsearch.Search(ctx, files, q, textsearch.Options{Limit: 10})
+			res := textsearch.Search(ctx, files, q, textsearch.Options{Limit: shown})
 			if n := busyGoroutines(); n != 0 {
 				t.Errorf("%d goroutines still in the package after Search returned", n)
 			}
 			late.check(t, q)
-			checkPartial(t, files, p.pattern, res)
+			checkPartial(t, files, p.pattern, shown, res)
 			if res.Complete {
 				t.Logf("finished: %d matching lines", res.Total)
 			} else {
@@ -159,11 +162,11 @@ func TestCancelMidFile(t *testing.T) {
 				late.count(n)
 			})
 			defer restore()
-			res := textsearch.Search(ctx, files, q, textsearch.Options{Limit: 10})
+			res := textsearch.Search(ctx, files, q, textsearch.Options{Limit: shown})
 			if res.Complete || res.FilesSearched == len(files) {
 				t.Errorf("cancelled after one window: complete %v, %d of %d files searched", res.Complete, res.FilesSearched, len(files))
 			}
-			checkPartial(t, files, p.pattern, res)
+			checkPartial(t, files, p.pattern, shown, res)
 			if n := busyGoroutines(); n != 0 {
 				t.Errorf("%d goroutines still in the package after Search returned", n)
 			}
@@ -207,16 +210,20 @@ func TestCancelWhileMaking(t *testing.T) {
 	if len(res.Matches) == 0 {
 		t.Errorf("no match made: the first ones are made before the context is looked at")
 	}
-	checkPartial(t, files, `\bServe\b`, res)
+	checkPartial(t, files, `\bServe\b`, 20000, res)
 }
 
-// checkPartial checks a result against the files: it counts no more
-// files than there are (all of them when complete), and every match it
-// shows is a line of its file that the pattern matches, at its column.
-func checkPartial(t *testing.T, files []*repo.File, pattern string, res textsearch.Result) {
+// checkPartial checks a result of a search for at most limit matches
+// against the files: it counts no more files than there are, it is
+// complete exactly when every file was searched and every match asked for
+// made, and every match it shows is a line of its file that the pattern
+// matches, at its column.
+func checkPartial(t *testing.T, files []*repo.File, pattern string, limit int, res textsearch.Result) {
 	t.Helper()
-	if res.FilesSearched > len(files) || res.Complete && res.FilesSearched != len(files) {
-		t.Errorf("complete %v with %d of %d files searched", res.Complete, res.FilesSearched, len(files))
+	made := len(res.Matches) == min(res.Total, limit)
+	if res.FilesSearched > len(files) || res.Complete != (res.FilesSearched == len(files) && made) {
+		t.Errorf("complete %v with %d of %d files searched and %d of %d matches made (limit %d)",
+			res.Complete, res.FilesSearched, len(files), len(res.Matches), res.Total, limit)
 	}
 	if len(res.Matches) > res.Total {
 		t.Errorf("%d matches shown of %d counted", len(res.Matches), res.Total)

@@ -42,8 +42,9 @@ type Match struct {
 }
 
 // Result is what Search found. When its context ended before every file
-// was searched, or before the matches were made, Complete is false, and
-// Total and FilesSearched are what was counted by then: lower bounds.
+// was searched, Complete is false, and Total and FilesSearched are what
+// was counted by then: lower bounds. When it ended while the matches were
+// made (past MadeInFull), Complete is false too, and only Matches is cut.
 type Result struct {
 	Matches       []Match // the first Limit matches found (or those made by then), in file order then line order
 	Total         int     // the matching lines counted
@@ -72,7 +73,8 @@ type fileHits struct {
 // searching (see windowBudget), and once every worker has returned Search
 // answers with what was found by then, Complete false: the matches of the
 // files (and the windows of files) searched, in file order. Making the
-// matches stops there too, leaving the rest out.
+// matches stops there too, past the first MadeInFull, leaving the rest
+// out (Total and FilesSearched are then exact).
 func Search(ctx context.Context, files []*repo.File, q *Query, o Options) Result {
 	if o.Context == 0 {
 		o.Context = DefaultContext
@@ -122,7 +124,7 @@ func Search(ctx context.Context, files []*repo.File, q *Query, o Options) Result
 			if len(res.Matches) >= o.Limit {
 				break
 			}
-			if n := len(res.Matches); n > 0 && n%buildCheck == 0 && isDone(done) {
+			if n := len(res.Matches); n > 0 && n%MadeInFull == 0 && isDone(done) {
 				built = false
 				break
 			}
@@ -133,10 +135,11 @@ func Search(ctx context.Context, files []*repo.File, q *Query, o Options) Result
 	return res
 }
 
-// buildCheck is how many matches Search makes between two looks at its
-// context: a large Limit (find_references asks for 20,000) takes tens of
-// milliseconds to make, a small one (grep's 100 at most) is always made.
-const buildCheck = 256
+// MadeInFull is how many matches Search makes even once its context has
+// ended, and how many it makes between two looks at it past them: a
+// large Limit (find_references asks for 20,000) takes tens of
+// milliseconds to make, one up to MadeInFull (grep's) is always made.
+const MadeInFull = 256
 
 // isDone reports whether done (a context's Done channel, nil for a
 // context that never ends) is closed, without blocking or locking.

@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolshed/toolshed/contracts"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
+	"github.com/toolshed/toolshed/shared/textsearch"
 	"github.com/toolshed/toolshed/shared/tools/grep"
 )
 
@@ -126,5 +128,28 @@ func TestAnswersWhileTheRepositoryLoads(t *testing.T) {
 	h.OK(t, tenant, grep.Tool, `{"pattern":"package"}`, &after)
 	if after.Incomplete || len(after.Matches) != 1 {
 		t.Errorf("once read: %+v", after)
+	}
+}
+
+// TestLimitIsMadeInFull: every match grep asks for is made even when its
+// time has run out (textsearch.MadeInFull), so that an incomplete answer
+// always means files left unsearched, as its message and contract say.
+func TestLimitIsMadeInFull(t *testing.T) {
+	raw, err := contracts.FS.ReadFile("grep_codebase.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		InputSchema struct {
+			Properties struct {
+				Limit struct{ Maximum int } `json:"limit"`
+			} `json:"properties"`
+		} `json:"inputSchema"`
+	}
+	if err := json.Unmarshal(raw, &c); err != nil {
+		t.Fatal(err)
+	}
+	if max := c.InputSchema.Properties.Limit.Maximum; max < 1 || max > textsearch.MadeInFull {
+		t.Errorf("grep_codebase's limit goes up to %d; Search makes %d in full", max, textsearch.MadeInFull)
 	}
 }

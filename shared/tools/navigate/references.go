@@ -111,16 +111,25 @@ func (s service) findReferences(ctx context.Context, call toolkit.Call, in refsI
 	cancel()
 	complete := res.Complete && classified && (!f.filtering() || res.Total <= maxFilteredLines)
 	out := refsOutput{Name: in.Name, Files: []refFileJSON{}, TotalLines: total, Incomplete: !complete}
-	end := min(offset+int(in.Limit), len(lines))
-	for _, l := range lines[min(offset, end):end] {
-		out.add(l)
-	}
-	if end < total {
-		next := encodeOffset(FindReferencesTool, end)
-		out.NextCursor = &next
-	}
-	out.Message = refsMessage(out, end-min(offset, end))
+	shown := out.page(lines, offset, int(in.Limit))
+	out.Message = refsMessage(out, shown)
 	return toolkit.Result{Data: out, Message: out.Message}, nil
+}
+
+// page puts into o the lines of the page that starts at offset (at most
+// limit), and the cursor of the next page when there is one, and returns
+// how many lines it shows. A search stopped at its limit may have found
+// fewer lines than offset: the page is then empty and has no next one.
+func (o *refsOutput) page(lines []refLine, offset, limit int) int {
+	start, end := min(offset, len(lines)), min(offset+limit, len(lines))
+	for _, l := range lines[start:end] {
+		o.add(l)
+	}
+	if end > offset && end < o.TotalLines {
+		next := encodeOffset(FindReferencesTool, end)
+		o.NextCursor = &next
+	}
+	return end - start
 }
 
 // under is the filter of the files below dir ("" for the root) that sel
@@ -163,7 +172,9 @@ func (f *refFinder) filtering() bool { return f.in.ExcludeComments || f.in.Exclu
 // lines returns the search's matching lines with the columns of every
 // occurrence, less the occurrences in comments or strings when those are
 // left out (and the lines left with none), and their total; it stops when
-// ctx ends, and then reports that not every line was looked at.
+// ctx ends (past the first textsearch.MadeInFull, as Search does: a search
+// whose time ran out answers with some), and then reports that not every
+// line was looked at.
 func (f *refFinder) lines(ctx context.Context, res textsearch.Result) ([]refLine, int, bool) {
 	out := make([]refLine, 0, len(res.Matches))
 	total := func() int {
@@ -173,7 +184,7 @@ func (f *refFinder) lines(ctx context.Context, res textsearch.Result) ([]refLine
 		return res.Total
 	}
 	for i, m := range res.Matches {
-		if i%256 == 0 && ctx.Err() != nil {
+		if i > 0 && i%textsearch.MadeInFull == 0 && ctx.Err() != nil {
 			return out, total(), false
 		}
 		if cols, def := f.columns(m.File, m.Line); len(cols) > 0 {
