@@ -1,7 +1,8 @@
-// Package caller carries who is calling (tenant), the request id and when
-// the request was accepted through a context, from the HTTP edge (auth
-// middleware, API Gateway authorizer context) to the tool pipeline and the
-// MCP handlers.
+// Package caller is who is calling: what a request's credential allows
+// (Grant, as the authenticators find it), and the identity, request id,
+// arrival time and tool filters carried through a context from the HTTP
+// edge (auth middleware, API Gateway authorizer context) to the tool
+// pipeline and the MCP handlers.
 package caller
 
 import (
@@ -48,9 +49,10 @@ func NewRequestID() string {
 // the error (in the error vocabulary) that a call of it answers.
 type ToolFilter func(tool string) error
 
-// Grant is what a request's credential allows: its tenant and, for a
-// credential that serves only some tools (an OAuth token's scopes), the
-// filter of those tools.
+// Grant is what a request's credential allows: its tenant, for a
+// credential that serves only some tools (an OAuth token's scopes) the
+// filter of those tools, and for one limited to some repositories (an API
+// key's, a token's) their names.
 type Grant struct {
 	Tenant string
 	Tools  ToolFilter // nil: every tool

@@ -15,10 +15,21 @@ import (
 	"github.com/toolshed/toolshed/shared/auth"
 	"github.com/toolshed/toolshed/shared/caller"
 	"github.com/toolshed/toolshed/shared/httpapi"
+	"github.com/toolshed/toolshed/shared/oauth"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
 	"github.com/toolshed/toolshed/shared/tools/hello"
+)
+
+// The authenticators the functions and the local server serve with (auth
+// does not import httpapi, so that the authorizer does not link it: they
+// are checked here).
+var (
+	_ httpapi.Authenticator = auth.Keys{}
+	_ httpapi.Authenticator = auth.Fixed{}
+	_ httpapi.Authenticator = auth.Gateway{}
+	_ httpapi.Authenticator = (*oauth.ResourceServer)(nil)
 )
 
 type denyAll struct{}

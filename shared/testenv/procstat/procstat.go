@@ -146,17 +146,18 @@ func CheckIdle(tb testing.TB, pid int, what, how string, before Usage) {
 }
 
 // WaitIdle waits, for at most limit, until process pid has gone a whole
-// IdleWindow using no more than a tenth of IdleCPU: the background work
-// of its start (an index saved after it is ready, say) is over, so that
-// CheckIdle measures the calls made from then on. It fails tb if the
-// process is still busy at limit.
+// IdleWindow using no more than a fifth of IdleCPU (two clock ticks, so
+// that a timer's tick is not work): the background work of its start (an
+// index saved after it is ready, say) is over, so that CheckIdle measures
+// the calls made from then on. It fails tb if the process is still busy
+// at limit.
 func WaitIdle(tb testing.TB, pid int, limit time.Duration) {
 	tb.Helper()
 	deadline := time.Now().Add(limit)
 	for {
 		start, end := overWindow(tb, pid)
 		cpu := end.CPU - start.CPU
-		if cpu <= IdleCPU/10 {
+		if cpu <= IdleCPU/5 {
 			return
 		}
 		if time.Now().After(deadline) {
