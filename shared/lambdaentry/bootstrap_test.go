@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -20,7 +22,8 @@ import (
 // TestBootstraps runs the real bootstraps (functions/tool, gateway and
 // authorizer, built for the host) as processes under the Lambda Runtime
 // API, on DynamoDB (dynalite), with the environment the CDK app gives them,
-// and feeds them the testdata fixtures and direct invocations.
+// and feeds them the API Gateway events of shared/lambdaevent/testdata and
+// direct invocations.
 func TestBootstraps(t *testing.T) {
 	d := newDeployment(t)
 	t.Run("tool function/API Gateway events", func(t *testing.T) { testToolAPIGatewayEvents(t, d) })
@@ -520,4 +523,15 @@ func hasFields(t *testing.T, got, want string) {
 	if path, ok := tooltest.Contains(g, w, "$"); !ok {
 		t.Errorf("%s\ndoes not contain\n%s\n(differs at %s)", got, want, path)
 	}
+}
+
+// fixture is an API Gateway event the functions answer, kept beside the
+// handlers that answer them (shared/lambdaevent).
+func fixture(t testing.TB, name string) json.RawMessage {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "lambdaevent", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

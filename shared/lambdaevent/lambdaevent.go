@@ -3,9 +3,6 @@
 // function accepts two event shapes and runs both through the same
 // pipeline: an API Gateway HTTP API v2 proxy event (adapted to net/http) and
 // a direct invocation {"tool","args","tenant","requestId"} from the gateway.
-//
-// Its tests are in shared/lambdaentry (events_test.go), beside the real API Gateway events
-// they replay (testdata) and the functions' bootstraps that serve them.
 package lambdaevent
 
 import (

@@ -1,4 +1,4 @@
-package lambdaentry_test
+package lambdaevent_test
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
@@ -18,8 +17,6 @@ import (
 	"github.com/toolshed/toolshed/shared/lambdainvoke"
 	"github.com/toolshed/toolshed/shared/mcpserver"
 	"github.com/toolshed/toolshed/shared/schema"
-	"github.com/toolshed/toolshed/shared/store"
-	"github.com/toolshed/toolshed/shared/store/boltstore"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
 	"github.com/toolshed/toolshed/shared/tools/hello"
@@ -174,86 +171,6 @@ func TestGatewayInvokesToolFunctions(t *testing.T) {
 		t.Errorf("GET /mcp: %d %v", resp.StatusCode, resp.Headers)
 	}
 }
-
-func TestAuthorizer(t *testing.T) {
-	db, err := boltstore.Open(filepath.Join(t.TempDir(), "keys.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	keys := db.Stores().APIKeys
-	ctx := context.Background()
-	good, _, err := auth.Create(ctx, keys, "acme", "ci", time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	revoked, rec, _ := auth.Create(ctx, keys, "acme", "old", time.Now())
-	if _, err := keys.Revoke(ctx, rec.Hash, time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	a := auth.Authorizer{Keys: keys}
-	tests := []struct {
-		header     string
-		wantTenant string
-		wantErr    string // the reason a refusal carries on /mcp
-	}{
-		{"Bearer " + good, "acme", ""},
-		{"bearer " + good, "acme", ""},
-		{"Bearer " + revoked, "", `API key "old" was revoked`},
-		{"Bearer tsk_nope", "", "unknown API key"},
-		{"Basic dXNlcjpwYXNz", "", "malformed Authorization header"},
-		{"Bearer ", "", "malformed Authorization header"},
-		{"", "", "missing API key"},
-	}
-	for _, tt := range tests {
-		// A refusal is final on a tool's routes and passes, with its
-		// reason, to the MCP endpoint's function.
-		for _, route := range []string{"POST /v1/tools/hello", "POST /mcp/tool/hello", "POST /mcp"} {
-			raw := strings.ReplaceAll(string(fixture(t, "authorizer-request.json")), "Bearer KEY_PLACEHOLDER", tt.header)
-			var req events.APIGatewayV2CustomAuthorizerV2Request
-			if err := json.Unmarshal([]byte(raw), &req); err != nil {
-				t.Fatal(err)
-			}
-			req.RouteKey = route
-			if tt.header == "" {
-				req.IdentitySource = nil
-				delete(req.Headers, "authorization")
-			}
-			resp, err := a.Handle(ctx, req)
-			if err != nil {
-				t.Fatalf("%q on %s: %v", tt.header, route, err)
-			}
-			tenant, _ := resp.Context[auth.ContextTenant].(string)
-			msg, _ := resp.Context[auth.ContextError].(string)
-			var ok bool
-			switch {
-			case tt.wantTenant != "":
-				ok = resp.IsAuthorized && tenant == tt.wantTenant && len(resp.Context) == 1
-			case route == "POST /mcp":
-				ok = resp.IsAuthorized && strings.HasPrefix(msg, tt.wantErr) && len(resp.Context) == 1
-			default:
-				ok = !resp.IsAuthorized && len(resp.Context) == 0
-			}
-			if !ok {
-				t.Errorf("%q on %s: authorized %v, context %v; want tenant %q or refusal %q",
-					tt.header, route, resp.IsAuthorized, resp.Context, tt.wantTenant, tt.wantErr)
-			}
-		}
-	}
-}
-
-func TestPassesRefusals(t *testing.T) {
-	for route, want := range map[string]bool{
-		"POST /mcp": true, "GET /mcp": true, "DELETE /mcp": true,
-		"POST /mcp/tool/hello": false, "POST /v1/tools/hello": false, "POST /v1/tools/mcp": false, "GET /healthz": false,
-	} {
-		if got := auth.PassesRefusals(route); got != want {
-			t.Errorf("PassesRefusals(%q) = %v, want %v", route, got, want)
-		}
-	}
-}
-
-var _ store.APIKeys = (store.Stores{}).APIKeys
 
 // bigInvoker answers every call with a result of n bytes of '<', which the
 // Lambda runtime escapes to six bytes each.

@@ -1,4 +1,4 @@
-package lambdaentry_test
+package lambdaevent_test
 
 import (
 	"context"
