@@ -25,8 +25,9 @@ var marks = settings.New("TOOLSHED_SHOUT_MARKS", "1", "how many exclamation mark
 // what it needs (here nothing else). Adding it to toolset.Families serves
 // it locally and deploys it as a Lambda.
 var shout = family.Family{
-	Name:  "shout",
-	Tools: []string{"shout"},
+	Name:     "shout",
+	Tools:    []string{"shout"},
+	Settings: []settings.Setting{marks}, // deployed with the family's functions, listed in the docs
 	New: func(_ context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
 		n, err := marks.Get(env.Getenv)
 		if err != nil {
