@@ -30,7 +30,7 @@ var version = "dev"
 
 func main() {
 	log, cfg, getenv := lambdaentry.Begin("tool", version,
-		"the Lambda function of one tool (TOOLSHED_TOOL names it)", parameterstore.Fetch)
+		"the Lambda function of one tool ("+config.Tool.Name()+" names it)", parameterstore.Fetch)
 	ctx := context.Background()
 	if cfg.Tool == "" {
 		lambdaentry.FatalIf(log, "configuration", fmt.Errorf("%s is not set: it names the tool this function serves", config.Tool.Name()))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/toolshed/toolshed/shared/auth"
+	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/secrets"
 	"github.com/toolshed/toolshed/shared/testenv/lambdatest"
 	"github.com/toolshed/toolshed/shared/testenv/tooltest"
@@ -230,13 +231,13 @@ func testInitErrors(t *testing.T, d *deployment) {
 			return cfg
 		}(), "TOOLSHED_TOOL_FUNCTIONS"},
 		{"tool: a secret setting's parameter cannot be read", func() lambdatest.Config {
-			cfg := tool(map[string]string{secrets.EnvVar: secrets.Encode(map[string]string{"TOOLSHED_EMBED_KEY": "/toolshed/missing"})})
+			cfg := tool(map[string]string{secrets.EnvVar: secrets.Encode(map[string]string{embedding.Key.Name(): "/toolshed/missing"})})
 			_, cfg.Env["AWS_ENDPOINT_URL_SSM"] = d.S3(t) // moto_server serves Parameter Store too
 			return cfg
 		}(), "read TOOLSHED_EMBED_KEY from parameter /toolshed/missing"},
 		{"authorizer: secret settings named, which it does not read", func() lambdatest.Config {
 			cfg := d.AuthorizerConfig()
-			cfg.Env[secrets.EnvVar] = secrets.Encode(map[string]string{"TOOLSHED_EMBED_KEY": "/toolshed/key"})
+			cfg.Env[secrets.EnvVar] = secrets.Encode(map[string]string{embedding.Key.Name(): "/toolshed/key"})
 			return cfg
 		}(), secrets.EnvVar + " is set, but this function reads no secret settings"},
 		{"authorizer: bad configuration", func() lambdatest.Config {
