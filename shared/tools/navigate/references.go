@@ -161,6 +161,7 @@ type refFinder struct {
 	// name's offset.
 	path        string
 	data        []byte
+	buf         []byte // what a compressed file's data is read into, file after file
 	starts      []int
 	spans       []codespans.Span
 	definitions map[int]symbols.Kind
@@ -200,7 +201,7 @@ func (f *refFinder) lines(ctx context.Context, res textsearch.Result) ([]refLine
 func (f *refFinder) columns(path string, line int) ([]int, symbols.Kind) {
 	file := f.files[path]
 	if path != f.path {
-		f.path, f.data, f.starts, f.spans = path, file.Content(), []int{0}, nil
+		f.path, f.data, f.starts, f.spans = path, file.ContentInto(&f.buf), append(f.starts[:0], 0), nil
 		if f.filtering() {
 			f.spans = codespans.Of(language.Of(path), f.data)
 		}
