@@ -49,7 +49,7 @@ type storedFile struct {
 func encodeTable(held map[string]parsed) ([]byte, error) {
 	t := storedTable{Format: storedFormat, Files: make([]storedFile, 0, len(held))}
 	for p, h := range held {
-		t.Files = append(t.Files, storedFile{Path: p, Hash: h.hash, Language: h.file.Language, Symbols: h.file.Symbols})
+		t.Files = append(t.Files, storedFile{Path: p, Hash: h.src.Hash(), Language: h.file.Language, Symbols: h.file.Symbols})
 	}
 	var buf bytes.Buffer
 	zw, _ := flate.NewWriter(&buf, flate.BestSpeed) // the level is valid

@@ -2,7 +2,6 @@ package symbols
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"io/fs"
 	"log/slog"
@@ -106,8 +105,7 @@ func (t *Table) Wait(ctx context.Context) *State {
 
 // parsed is what the table holds of one file.
 type parsed struct {
-	src   *repo.File // the view's file it was parsed from
-	hash  [sha256.Size]byte
+	src   *repo.File // the view's file it was parsed from (its Hash, the content's)
 	file  *File
 	fresh bool // parsed now, not read from the store
 }
@@ -229,8 +227,8 @@ func (t *Table) update(ctx context.Context, held map[string]parsed, files []*rep
 // parse returns the symbols of f: stored's when they are of its content,
 // else parsed (fresh).
 func parse(f *repo.File, stored map[string]storedFile) parsed {
-	p := parsed{src: f, hash: f.Hash()}
-	if s, ok := stored[f.Path]; ok && s.Hash == p.hash && s.fits(f.Size()) {
+	p := parsed{src: f}
+	if s, ok := stored[f.Path]; ok && s.Hash == f.Hash() && s.fits(f.Size()) {
 		p.file = &File{Path: f.Path, Language: s.Language, Symbols: s.Symbols, src: f}
 		return p
 	}
