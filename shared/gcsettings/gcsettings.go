@@ -11,9 +11,10 @@
 // The local server also holds the repository it serves and its search
 // indexes, hundreds of megabytes that live as long as the process. There
 // a fixed GOGC is wrong either way: 400 lets a 250 MB live heap grow to
-// 1.25 GB, and 50 still lets a 1 GB one grow by 500 MB. Its GOGC follows the live heap instead (Adaptive): after
-// each collection it is set so that the heap may grow by an eighth of the
-// live heap, and by at least MinHeadroom. A large live heap here is mostly
+// 1.25 GB, and 50 still lets a 1 GB one grow by 500 MB. Its GOGC follows
+// the live heap instead (Adaptive): after each collection it is set so
+// that the heap may grow by an eighth of the live heap, and by at least
+// MinHeadroom. A large live heap here is mostly
 // file contents and index arenas, memory without pointers that a
 // collection does not scan, so collecting that often costs little:
 // indexing five copies of the Go tree took 38-41 CPU-s with an eighth and

@@ -130,8 +130,9 @@ func (f *File) WithText() *File {
 // keeps the symbols of every file, not a copy of each file's text. When
 // src holds it compressed (the text parsed was a copy), names and
 // containers get their own copies, one per distinct string; otherwise they
-// point into src's content, which src holds anyway. The text is read again
-// from src when asked for.
+// point into src's content, which src holds anyway (tree-sitter's), or are
+// strings of their own already (go/ast's). The text is read again from src
+// when asked for.
 func (f *File) detach(src *repo.File) {
 	f.text, f.src = "", src
 	if !src.Compressed() {

@@ -110,7 +110,7 @@ func Search(ctx context.Context, files []*repo.File, q *Query, o Options) Result
 	wg.Wait()
 	res := Result{Matches: []Match{}}
 	built := true // every hit wanted is made a Match
-	var buf, data []byte
+	var buf []byte
 	for i, fr := range results {
 		if fr.searched {
 			res.FilesSearched++
@@ -119,7 +119,7 @@ func Search(ctx context.Context, files []*repo.File, q *Query, o Options) Result
 		if !built || len(fr.hits) == 0 || len(res.Matches) >= o.Limit {
 			continue
 		}
-		data = files[i].ContentInto(&buf)
+		data := files[i].ContentInto(&buf)
 		for _, h := range fr.hits {
 			if len(res.Matches) >= o.Limit {
 				break
