@@ -93,14 +93,14 @@ func run(tb testing.TB, tree string, runs int) error {
 		return err
 	}
 	srv, err := localrun.Start(localrun.Options{Bin: bin, Repo: tree, Data: filepath.Join(tmp, "data"),
-		Unlimited: []string{"context_search", "list_files", "find_symbols", "find_references", "read_file"}})
+		Unlimited: []string{"list_files", "find_symbols", "find_references", "read_file"}})
 	if err != nil {
 		return err
 	}
 	defer srv.Stop()
 	fmt.Printf("bench-nav: %s, %d CPUs, %s, %d runs per query\n", tree, runtime.NumCPU(), ripgrep.Version(), runs)
 	if err := waitIndexes(srv); err != nil {
-		return fmt.Errorf("%w\n%s", err, srv.Logs())
+		return err
 	}
 	fmt.Printf("%-36s %9s %9s %9s %9s %7s %10s\n", "query", "p50_ms", "p99_ms", "bytes", "rg_p50", "ratio", "count/rg")
 	for _, q := range queries {
@@ -149,26 +149,19 @@ func measure(srv *localrun.Server, tree string, q query, runs int) error {
 // query measured during it measures the build.
 func waitIndexes(srv *localrun.Server) error {
 	deadline := time.Now().Add(5 * time.Minute)
-	for _, probe := range []struct {
-		tool string
-		args map[string]any
-	}{
-		{"find_symbols", map[string]any{"name": "main"}},
-		{"context_search", map[string]any{"query": "main function"}},
-	} {
-		for {
-			a, err := srv.Call(probe.tool, probe.args)
-			var out struct {
-				Index struct{ State string } `json:"index"`
-			}
-			if err == nil && a.OK && json.Unmarshal(a.Result, &out) == nil && out.Index.State == "ready" {
-				break
-			}
-			if time.Now().After(deadline) {
-				return fmt.Errorf("%s's index is not ready after 5 minutes", probe.tool)
-			}
-			time.Sleep(200 * time.Millisecond)
+	for {
+		a, err := srv.Call("find_symbols", map[string]any{"name": "main"})
+		var out struct {
+			Index struct{ State string } `json:"index"`
 		}
+		if err == nil && a.OK && json.Unmarshal(a.Result, &out) == nil && out.Index.State == "ready" {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("find_symbols' index is not ready after 5 minutes\n%s", srv.Logs())
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
-	return nil
+	_, err := srv.WaitIndexed(200*time.Millisecond, time.Until(deadline))
+	return err
 }

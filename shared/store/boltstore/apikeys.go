@@ -134,13 +134,5 @@ func (s *apiKeyStore) Delete(ctx context.Context, hash string) (store.APIKey, er
 
 // loadKey reads the record of the key with hash; none is store.ErrNotFound.
 func loadKey(b *bolt.Bucket, hash string) (apiKeyRecord, error) {
-	var rec apiKeyRecord
-	ok, err := getJSON(b, []byte(hash), &rec)
-	if err != nil {
-		return rec, err
-	}
-	if !ok {
-		return rec, store.ErrNotFound
-	}
-	return rec, nil
+	return getExisting[apiKeyRecord](b, []byte(hash))
 }

@@ -200,6 +200,20 @@ func getJSON(b *bolt.Bucket, key []byte, v any) (bool, error) {
 	return true, nil
 }
 
+// getExisting decodes the value at key; an absent key (or a nil bucket) is
+// store.ErrNotFound.
+func getExisting[T any](b *bolt.Bucket, key []byte) (T, error) {
+	var v T
+	found, err := getJSON(b, key, &v)
+	if err != nil {
+		return v, err
+	}
+	if !found {
+		return v, store.ErrNotFound
+	}
+	return v, nil
+}
+
 func putJSON(b *bolt.Bucket, key []byte, v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {

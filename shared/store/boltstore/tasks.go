@@ -215,18 +215,10 @@ func (s *taskStore) Delete(ctx context.Context, tenant string, id int64) (store.
 
 // loadTask reads task id from a tenant's bucket (which may be nil).
 func loadTask(b *bolt.Bucket, id int64) (taskRecord, error) {
-	var rec taskRecord
 	if id <= 0 {
-		return rec, store.ErrNotFound
+		return taskRecord{}, store.ErrNotFound
 	}
-	ok, err := getJSON(b, taskKey(id), &rec)
-	if err != nil {
-		return rec, err
-	}
-	if !ok {
-		return rec, store.ErrNotFound
-	}
-	return rec, nil
+	return getExisting[taskRecord](b, taskKey(id))
 }
 
 func copyString(s *string) *string {

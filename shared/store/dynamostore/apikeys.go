@@ -112,9 +112,9 @@ func (s *apiKeyStore) Revoke(ctx context.Context, hash string, at time.Time) (st
 		ReturnValues: types.ReturnValueAllNew,
 	})
 	if err != nil {
-		return written("revoke api key", nil, err, decodeAPIKey)
+		return store.APIKey{}, writeExistingErr("revoke api key", err)
 	}
-	return written("revoke api key", out.Attributes, nil, decodeAPIKey)
+	return decodeItem("revoke api key", out.Attributes, decodeAPIKey)
 }
 
 func (s *apiKeyStore) Delete(ctx context.Context, hash string) (store.APIKey, error) {
@@ -126,7 +126,7 @@ func (s *apiKeyStore) Delete(ctx context.Context, hash string) (store.APIKey, er
 		ReturnValues:             types.ReturnValueAllOld,
 	})
 	if err != nil {
-		return written("delete api key", nil, err, decodeAPIKey)
+		return store.APIKey{}, writeExistingErr("delete api key", err)
 	}
-	return written("delete api key", out.Attributes, nil, decodeAPIKey)
+	return decodeItem("delete api key", out.Attributes, decodeAPIKey)
 }

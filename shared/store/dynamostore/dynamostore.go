@@ -140,32 +140,31 @@ func getItem[T any](ctx context.Context, client *dynamodb.Client, table string, 
 	if out.Item == nil {
 		return none, fmt.Errorf("dynamodb %s: %w", op, store.ErrNotFound)
 	}
-	v, err := decode(out.Item)
+	return decodeItem(op, out.Item, decode)
+}
+
+// decodeItem decodes an item a read or write returned with decode; an item
+// that does not decode is a storage failure. op names the call in errors.
+func decodeItem[T any](op string, m map[string]types.AttributeValue,
+	decode func(map[string]types.AttributeValue) (T, error)) (T, error) {
+	v, err := decode(m)
 	if err != nil {
+		var none T
 		return none, storageErr(op, err)
 	}
 	return v, nil
 }
 
-// written finishes a write on an existing item (an UpdateItem or
-// DeleteItem conditional on one of its key attributes existing): a failed
-// condition means the item is not there (store.ErrNotFound); attrs, the
-// item the write returned, decode to the answer. op names the write in
+// writeExistingErr is the error of a write on an existing item (an
+// UpdateItem or DeleteItem conditional on one of its key attributes
+// existing): a failed condition means the item is not there
+// (store.ErrNotFound); any other error is writeErr's. op names the write in
 // errors.
-func written[T any](op string, attrs map[string]types.AttributeValue, err error,
-	decode func(map[string]types.AttributeValue) (T, error)) (T, error) {
-	var none T
+func writeExistingErr(op string, err error) error {
 	if isConditionFailed(err) {
-		return none, fmt.Errorf("dynamodb %s: %w", op, store.ErrNotFound)
+		return fmt.Errorf("dynamodb %s: %w", op, store.ErrNotFound)
 	}
-	if err != nil {
-		return none, writeErr(op, err)
-	}
-	v, err := decode(attrs)
-	if err != nil {
-		return none, storageErr(op, err)
-	}
-	return v, nil
+	return writeErr(op, err)
 }
 
 // storageErr wraps the SDK error of a read as store.ErrStorage with the

@@ -45,6 +45,9 @@ func (s *memoryStore) Append(ctx context.Context, tenant, file string, ne store.
 	if ne.IdempotencyKey == "" {
 		return s.append(ctx, tenant, file, ne, now)
 	}
+	decode := func(m map[string]types.AttributeValue) (store.MemoryEntry, error) {
+		return decodeEntry(tenant, file, m)
+	}
 	e, replayed, err := once[store.MemoryEntry]{
 		client: s.client,
 		table:  s.table,
@@ -57,10 +60,7 @@ func (s *memoryStore) Append(ctx context.Context, tenant, file string, ne store.
 		id: func(e store.MemoryEntry) string { return e.ID },
 		load: func(ctx context.Context, id string) (store.MemoryEntry, error) {
 			key := map[string]types.AttributeValue{memPK: attrS(memoryPK(tenant, file)), memID: attrS(id)}
-			e, err := getItem(ctx, s.client, s.table, key, "get memory entry "+id,
-				func(m map[string]types.AttributeValue) (store.MemoryEntry, error) {
-					return decodeEntry(tenant, file, m)
-				})
+			e, err := getItem(ctx, s.client, s.table, key, "get memory entry "+id, decode)
 			if errors.Is(err, store.ErrNotFound) {
 				return store.MemoryEntry{}, fmt.Errorf("dynamodb append memory: the entry appended with this idempotency key (id %s) is missing: %w", id, store.ErrNotFound)
 			}
@@ -71,9 +71,7 @@ func (s *memoryStore) Append(ctx context.Context, tenant, file string, ne store.
 			ExpressionAttributeNames:  map[string]string{"#pk": memPK},
 			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": attrS(memoryPK(tenant, file))},
 		},
-		decode: func(m map[string]types.AttributeValue) (store.MemoryEntry, error) {
-			return decodeEntry(tenant, file, m)
-		},
+		decode: decode,
 	}.run(ctx)
 	e.Replayed = replayed
 	return e, err

@@ -253,9 +253,9 @@ func (s *taskStore) modify(ctx context.Context, op, tenant string, id int64, exp
 		ReturnValues:              types.ReturnValueAllNew,
 	})
 	if err != nil {
-		return written(op, nil, err, decodeTask)
+		return store.Task{}, writeExistingErr(op, err)
 	}
-	return written(op, out.Attributes, nil, decodeTask)
+	return decodeItem(op, out.Attributes, decodeTask)
 }
 
 func (s *taskStore) Delete(ctx context.Context, tenant string, id int64) (store.Task, error) {
@@ -271,7 +271,7 @@ func (s *taskStore) Delete(ctx context.Context, tenant string, id int64) (store.
 		ReturnValues:             types.ReturnValueAllOld,
 	})
 	if err != nil {
-		return written(op, nil, err, decodeTask)
+		return store.Task{}, writeExistingErr(op, err)
 	}
-	return written(op, out.Attributes, nil, decodeTask)
+	return decodeItem(op, out.Attributes, decodeTask)
 }

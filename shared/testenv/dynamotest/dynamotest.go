@@ -20,9 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/toolshed/toolshed/shared/store"
@@ -114,8 +112,8 @@ func exists(path string) bool {
 	return err == nil
 }
 
-// NewClient returns a DynamoDB client for endpoint with dummy static
-// credentials, region us-east-1 and the SDK's standard retries (3
+// NewClient returns a DynamoDB client for endpoint configured as
+// emulator.ClientConfig says, but with the SDK's standard retries (3
 // attempts), as deployed functions have: on a loaded machine the emulator
 // may drop a connection, which production code retries too. optFns may change any option.
 func NewClient(endpoint string, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
@@ -130,14 +128,10 @@ func NewClient(endpoint string, optFns ...func(*dynamodb.Options)) *dynamodb.Cli
 			// with "use of closed network connection".
 			tr.IdleConnTimeout = 2 * time.Second
 		})
-	opts := dynamodb.Options{
-		Region:           "us-east-1",
-		Credentials:      credentials.NewStaticCredentialsProvider("dummy", "dummy", ""),
-		BaseEndpoint:     aws.String(endpoint),
-		HTTPClient:       httpClient,
-		RetryMaxAttempts: 3,
-	}
-	return dynamodb.New(opts, optFns...)
+	cfg := emulator.ClientConfig(endpoint)
+	cfg.HTTPClient = httpClient
+	cfg.RetryMaxAttempts = 3
+	return dynamodb.NewFromConfig(cfg, optFns...)
 }
 
 // Client returns a client for this server (see NewClient).

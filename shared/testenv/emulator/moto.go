@@ -66,10 +66,11 @@ func StartMoto(t testing.TB) *Moto {
 	return &Moto{Endpoint: "http://" + proc.Addr, Process: proc}
 }
 
-// clientConfig is the configuration of the clients for a server at
-// endpoint: dummy static credentials, region us-east-1, one attempt per
-// call.
-func clientConfig(endpoint string) aws.Config {
+// ClientConfig is the configuration of clients for an emulator at
+// endpoint (moto_server, dynalite): dummy static credentials, region
+// us-east-1, one attempt per call. Callers may change any of it before
+// making a client.
+func ClientConfig(endpoint string) aws.Config {
 	return aws.Config{
 		Region:           "us-east-1",
 		Credentials:      credentials.NewStaticCredentialsProvider("dummy", "dummy", ""),
@@ -84,7 +85,7 @@ func (m *Moto) S3() *s3.Client { return S3Client(m.Endpoint) }
 
 // S3Client is Moto.S3 for another endpoint (a Proxy's URL).
 func S3Client(endpoint string) *s3.Client {
-	cfg := clientConfig(endpoint)
+	cfg := ClientConfig(endpoint)
 	cfg.HTTPClient = awshttp.NewBuildableClient().
 		WithTimeout(30 * time.Second).
 		WithTransportOptions(func(tr *http.Transport) {
@@ -109,7 +110,7 @@ func (m *Moto) NewBucket(t testing.TB) string {
 // CloudFormation returns a CloudFormation client for the server (dummy
 // static credentials, region us-east-1, one attempt per call).
 func (m *Moto) CloudFormation() *cloudformation.Client {
-	return cloudformation.NewFromConfig(clientConfig(m.Endpoint))
+	return cloudformation.NewFromConfig(ClientConfig(m.Endpoint))
 }
 
 // CreateStack creates a stack named name whose outputs are outputs (and
@@ -139,7 +140,7 @@ func (m *Moto) CreateStack(t testing.TB, name string, outputs map[string]string)
 // SQS returns an SQS client for the server (dummy static credentials,
 // region us-east-1, one attempt per call).
 func (m *Moto) SQS() *sqs.Client {
-	return sqs.NewFromConfig(clientConfig(m.Endpoint))
+	return sqs.NewFromConfig(ClientConfig(m.Endpoint))
 }
 
 // Queue is an SQS queue with its dead-letter queue.
