@@ -362,9 +362,6 @@ func (ix *CodeIndex) Encodings() []Encoding {
 // hashes (chunks.writeChunks).
 func (s *Segment) EncodeChunks(w io.Writer) error { return s.code.writeChunks(w) }
 
-// EncodeLexical writes the segment's BM25 statistics (writeLexical).
-func (s *Segment) EncodeLexical(w io.Writer) error { return s.writeLexical(w) }
-
 // FileHashes returns the segment's files of code, each with the hex
 // SHA-256 of its content (as CodeIndex.Files).
 func (s *Segment) FileHashes() map[string]string { return s.code.hashes() }
