@@ -318,16 +318,15 @@ func (ix *CodeIndex) ReuseVectors(model string, from ...*Vectors) int {
 // Missing returns the texts to embed for ix's chunks that have no vector
 // in ix.Vectors, each text once, and how many chunks those are.
 func (ix *CodeIndex) Missing() (texts []string, chunks int) {
+	all := Part{Seg: ix.Segment}.textsWithoutVectors(ix.Vectors)
 	seen := map[string]bool{}
-	docs := ix.Segment.WithoutVectors(ix.Vectors)
-	for _, d := range docs {
-		t := d.EmbedText()
+	for _, t := range all {
 		if h := TextHash(t); !seen[h] {
 			seen[h] = true
 			texts = append(texts, t)
 		}
 	}
-	return texts, len(docs)
+	return texts, len(all)
 }
 
 // ---- encoding ----
@@ -361,9 +360,6 @@ func (ix *CodeIndex) Encodings() []Encoding {
 // EncodeChunks writes the segment's chunks, their text and their files'
 // hashes (chunks.writeChunks).
 func (s *Segment) EncodeChunks(w io.Writer) error { return s.code.writeChunks(w) }
-
-// EncodeLexical writes the segment's BM25 statistics (writeLexical).
-func (s *Segment) EncodeLexical(w io.Writer) error { return s.writeLexical(w) }
 
 // FileHashes returns the segment's files of code, each with the hex
 // SHA-256 of its content (as CodeIndex.Files).

@@ -1,16 +1,6 @@
 package contextindex
 
-import (
-	"bytes"
-	"time"
-)
-
-// LexicalBytes is seg's lexical.bin, for tests.
-func LexicalBytes(seg *Segment) []byte {
-	var b bytes.Buffer
-	seg.writeLexical(&b) // a bytes.Buffer never fails
-	return b.Bytes()
-}
+import "time"
 
 // Docs returns every document of seg, for tests.
 func Docs(seg *Segment) []Doc {

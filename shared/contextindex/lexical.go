@@ -447,12 +447,12 @@ func smallestNextTerm(parts []Part, next []int) (string, bool) {
 // lexicalMagic starts lexical.bin.
 const lexicalMagic = "TSLEX4\n"
 
-// writeLexical writes the segment's lexical statistics (not its
-// documents): the document count and each document's field lengths, the
+// EncodeLexical writes the segment's BM25 statistics, lexical.bin (not
+// its documents): the document count and each document's field lengths, the
 // term count, each term's length, document count and byte length of its
 // postings, then the terms back to back and the arena. Numbers are
 // uvarints. The terms and the arena load without a copy.
-func (s *Segment) writeLexical(w io.Writer) error {
+func (s *Segment) EncodeLexical(w io.Writer) error {
 	lx := s.lex
 	n := lx.terms.len()
 	b := make([]byte, 0, n*5+len(lx.lens)*6+64)
@@ -481,7 +481,7 @@ func (s *Segment) writeLexical(w io.Writer) error {
 	return err
 }
 
-// decodeLexicon reads the output of writeLexical for a segment of docs
+// decodeLexicon reads the output of EncodeLexical for a segment of docs
 // documents, checking that every posting is well formed. The lexicon
 // keeps lexical (its terms and arena are read in place): it must not
 // change.

@@ -694,26 +694,13 @@ func (l *Live) embed(ctx context.Context) {
 const embedRound = 1024
 
 // missingTexts returns the texts of the live chunks of st that have no
-// vector in it. It tells them by the segments' kept hashes, so a part whose
-// chunks all have one is not read (a round runs after every batch of a
-// build and every edit).
+// vector in it (Part.textsWithoutVectors: a part whose chunks all have one
+// is not read, and a round runs after every batch of a build and every
+// edit).
 func missingTexts(st *LiveState) []string {
 	var texts []string
 	for _, p := range st.Parts {
-		missing := map[int]bool{}
-		for i, h := range p.Seg.hashes() {
-			if _, ok := st.Vectors.Get(h); !ok && !p.dead(i) {
-				missing[i] = true
-			}
-		}
-		if len(missing) == 0 {
-			continue
-		}
-		p.Seg.eachEmbedText(func(i int, text string) {
-			if missing[i] {
-				texts = append(texts, text)
-			}
-		})
+		texts = append(texts, p.textsWithoutVectors(st.Vectors)...)
 	}
 	return texts
 }

@@ -1,6 +1,7 @@
 package contextindex_test
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -202,7 +203,14 @@ func TestMergeSegments(t *testing.T) {
 	merged := contextindex.MergeSegments(parts)
 	live := contextindex.LiveDocs(parts[0])
 	fresh := contextindex.NewSegment(append(live, contextindex.Docs(b)...))
-	if string(contextindex.LexicalBytes(merged)) != string(contextindex.LexicalBytes(fresh)) {
+	var mergedLexical, freshLexical bytes.Buffer
+	if err := merged.EncodeLexical(&mergedLexical); err != nil {
+		t.Fatal(err)
+	}
+	if err := fresh.EncodeLexical(&freshLexical); err != nil {
+		t.Fatal(err)
+	}
+	if mergedLexical.String() != freshLexical.String() {
 		t.Error("merged statistics differ from a segment built from the live documents")
 	}
 	for _, q := range []string{"beta", "common", "alpha text", "epsilon"} {

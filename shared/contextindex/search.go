@@ -275,7 +275,7 @@ func (c *Collection) search(q Query) []Hit {
 		}
 		return hits
 	}
-	dense := c.cosine(q.Vector, allowed)
+	dense := c.cosine(q.Vector, allowed, &sc.heap)
 	fused := map[int]float64{}
 	for r, g := range lexical.ranked[:min(len(lexical.ranked), fusionDepth)] {
 		fused[g] += 1 / float64(rrfK+r+1)
@@ -446,7 +446,7 @@ type scratch struct {
 	best, bestCov []float64 // per query word; always zero between words
 	ranked        []int     // every document scored, the ranked ones first
 	touched       []int
-	heap          simHeap   // see kthBest
+	heap          simHeap   // see kthBest and cosine
 	fileBest      []float64 // per file, its best two scores; zero between searches
 }
 
@@ -654,45 +654,32 @@ func best(ranked []int, scores []float64, k int, sc *scratch) []int {
 func kthBest(ranked []int, scores []float64, k int, h *simHeap) float64 {
 	*h = (*h)[:0]
 	for _, g := range ranked {
-		d := scored{g, scores[g]}
-		switch {
-		case len(*h) < k:
-			heap.Push(h, d)
-		case (*h)[0].worse(d):
-			(*h)[0] = d
-			heap.Fix(h, 0)
-		}
+		h.offer(scored{g, scores[g]}, k)
 	}
 	return (*h)[0].score
 }
 
 // cosine returns the fusionDepth allowed documents most similar to the
-// query vector, best first.
-func (c *Collection) cosine(qv []float32, allowed []bool) []int {
-	// Keep the best fusionDepth in a min-heap ordered worst first.
-	h := make(simHeap, 0, fusionDepth+1)
+// query vector, best first. It keeps the best seen in h, which it empties
+// first and leaves empty (the search's scratch heap: kthBest is done with
+// it by then).
+func (c *Collection) cosine(qv []float32, allowed []bool, h *simHeap) []int {
+	*h = (*h)[:0]
 	for g, v := range c.vecs {
 		if v == nil || !allowed[g] || len(v) != len(qv) {
 			continue
 		}
-		d := scored{g, float64(Dot(qv, v))}
-		if len(h) == fusionDepth && !h[0].worse(d) {
-			continue
-		}
-		heap.Push(&h, d)
-		if len(h) > fusionDepth {
-			heap.Pop(&h)
-		}
+		h.offer(scored{g, float64(Dot(qv, v))}, fusionDepth)
 	}
-	out := make([]int, len(h))
-	for i := len(h) - 1; i >= 0; i-- {
-		out[i] = heap.Pop(&h).(scored).g
+	out := make([]int, len(*h))
+	for i := len(*h) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(h).(scored).g
 	}
 	return out
 }
 
-// scored is a document and its score: a cosine similarity, or a lexical
-// score (kthBest).
+// scored is a document and its score: a cosine similarity (cosine), or a
+// lexical score (kthBest).
 type scored struct {
 	g     int
 	score float64
@@ -718,4 +705,16 @@ func (h *simHeap) Pop() any {
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
+}
+
+// offer keeps d in h if it is among the k best (k ≥ 1) offered since h
+// was emptied: h fills to k, then d replaces the worst when better.
+func (h *simHeap) offer(d scored, k int) {
+	switch {
+	case len(*h) < k:
+		heap.Push(h, d)
+	case (*h)[0].worse(d):
+		(*h)[0] = d
+		heap.Fix(h, 0)
+	}
 }

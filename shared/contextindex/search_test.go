@@ -1,6 +1,7 @@
 package contextindex
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"hash/fnv"
@@ -226,7 +227,11 @@ func TestSearchHybrid(t *testing.T) {
 
 func TestLexicalRoundTrip(t *testing.T) {
 	seg := NewSegment(notes)
-	lx, err := decodeLexicon(len(notes), LexicalBytes(seg))
+	var lexical bytes.Buffer
+	if err := seg.EncodeLexical(&lexical); err != nil {
+		t.Fatal(err)
+	}
+	lx, err := decodeLexicon(len(notes), lexical.Bytes())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +243,7 @@ func TestLexicalRoundTrip(t *testing.T) {
 			t.Errorf("%q: %v after decoding, %v before", q, b, a)
 		}
 	}
-	if _, err := decodeLexicon(2, LexicalBytes(seg)); err == nil {
+	if _, err := decodeLexicon(2, lexical.Bytes()); err == nil {
 		t.Error("statistics of 6 documents accepted for 2")
 	}
 	// One document; one term "x" with 1 document and 2 bytes of postings:

@@ -144,6 +144,30 @@ type Part struct {
 // dead reports whether document i of the part is left out.
 func (p Part) dead(i int) bool { return p.Dead != nil && p.Dead[p.Seg.fileOf(i)] }
 
+// textsWithoutVectors returns the EmbedText of each document of p, not
+// left out, that has no vector in v (every one when v is nil), in order: a
+// text as often as documents have it. It tells them by the segment's kept
+// hashes, so the texts of a part whose documents all have a vector are not
+// read.
+func (p Part) textsWithoutVectors(v *Vectors) []string {
+	missing := map[int]bool{}
+	for i, h := range p.Seg.hashes() {
+		if _, ok := v.Get(h); !ok && !p.dead(i) {
+			missing[i] = true
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	var texts []string
+	p.Seg.eachEmbedText(func(i int, text string) {
+		if missing[i] {
+			texts = append(texts, text)
+		}
+	})
+	return texts
+}
+
 // MergeSegments joins parts, all of code or all of whole documents, into
 // one segment without their dead files, keeping the order of the parts
 // and of the documents in each. Nothing is tokenized again: the postings

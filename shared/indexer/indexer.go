@@ -135,6 +135,10 @@ func New(ctx context.Context, env *wiring.Env, metrics io.Writer) (*Indexer, err
 	if err != nil {
 		return nil, err
 	}
+	blobs, err := env.IndexBlobs(ctx)
+	if err != nil {
+		return nil, err
+	}
 	policy, err := env.RepoPolicy()
 	if err != nil {
 		return nil, err
@@ -149,7 +153,7 @@ func New(ctx context.Context, env *wiring.Env, metrics io.Writer) (*Indexer, err
 		return nil, err
 	}
 	ix := &Indexer{
-		Store:      indexfile.NewStore(&indexfile.S3Blobs{Bucket: bucket, Prefix: indexfile.BucketPrefix}),
+		Store:      indexfile.NewStore(blobs),
 		Embedder:   emb,
 		Snapshots:  &Snapshots{Bucket: bucket, Policy: policy, MaxBytes: int64(env.Config.RepoMaxMB) << 20},
 		BatchFiles: files,

@@ -41,19 +41,25 @@ type CodeIndexes struct {
 // data directory's folder (named folder).
 func (e *Env) CodeIndexes(ctx context.Context, folder string) (CodeIndexes, error) {
 	if e.Config.Bucket != "" {
-		bucket, err := e.S3(ctx)
+		blobs, err := e.IndexBlobs(ctx)
 		if err != nil {
 			return CodeIndexes{}, err
 		}
-		return CodeIndexes{
-			Mode:        CodeIndexStored,
-			Blobs:       &indexfile.S3Blobs{Bucket: bucket, Prefix: indexfile.BucketPrefix},
-			DefaultRepo: e.Config.DefaultRepo,
-		}, nil
+		return CodeIndexes{Mode: CodeIndexStored, Blobs: blobs, DefaultRepo: e.Config.DefaultRepo}, nil
 	}
 	idx := CodeIndexes{Mode: CodeIndexLive, Blobs: &indexfile.MemBlobs{}, Tenant: e.Config.LocalTenant}
 	if e.Config.DataDir != "" {
 		idx.Blobs = &indexfile.DirBlobs{Root: filepath.Join(e.Config.DataDir, folder)}
 	}
 	return idx, nil
+}
+
+// IndexBlobs returns the bucket's code indexes, under
+// indexfile.BucketPrefix: those the indexer builds and keeps.
+func (e *Env) IndexBlobs(ctx context.Context) (*indexfile.S3Blobs, error) {
+	bucket, err := e.S3(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &indexfile.S3Blobs{Bucket: bucket, Prefix: indexfile.BucketPrefix}, nil
 }

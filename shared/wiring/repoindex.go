@@ -48,11 +48,11 @@ func (e *Env) RepoIndex(ctx context.Context, r reposcope.Ref) (RepoIndex, error)
 	case e.Config.Bucket == "":
 		return RepoIndex{State: RepoIndexNone}, nil
 	}
-	bucket, err := e.S3(ctx)
+	blobs, err := e.IndexBlobs(ctx)
 	if err != nil {
 		return RepoIndex{}, err
 	}
-	st := indexfile.NewStore(&indexfile.S3Blobs{Bucket: bucket, Prefix: indexfile.BucketPrefix})
+	st := indexfile.NewStore(blobs)
 	p, _, err := st.Pointer(ctx, r.Key(), "")
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return RepoIndex{}, fmt.Errorf("read the code index pointer of %s: %w", r, err)

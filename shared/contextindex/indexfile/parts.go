@@ -161,19 +161,7 @@ func (s *Store) LoadPart(ctx context.Context, tenant, commit, part string, vecto
 	if err != nil {
 		return nil, err
 	}
-	get := func(name string) ([]byte, error) {
-		data, _, err := s.blobs.Get(ctx, prefix+name, "")
-		return data, err
-	}
-	chunks, err := get(contextindex.ChunksFile)
-	var lexical []byte
-	if err == nil {
-		lexical, err = get(contextindex.LexicalFile)
-	}
-	var seg *contextindex.Segment
-	if err == nil {
-		seg, err = contextindex.DecodeSegment(chunks, lexical)
-	}
+	seg, err := s.loadSegment(ctx, prefix)
 	if err != nil {
 		return nil, fmt.Errorf("load part %s of %s/%s: %w", part, tenant, commit, err)
 	}

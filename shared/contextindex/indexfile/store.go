@@ -306,24 +306,9 @@ func (s *Store) loadParts(ctx context.Context, tenant string, p Pointer) ([]cont
 	if err := checkKey(tenant, p.names()...); err != nil {
 		return nil, nil, err
 	}
-	get := func(name, file string) ([]byte, error) {
-		data, _, err := s.blobs.Get(ctx, tenant+"/"+name+"/"+file, "")
-		if err != nil {
-			return nil, fmt.Errorf("load code index %s/%s: %w", tenant, name, err)
-		}
-		return data, nil
-	}
 	var parts []contextindex.Part
 	for _, stored := range p.segments() {
-		chunks, err := get(stored.Name, contextindex.ChunksFile)
-		if err != nil {
-			return nil, nil, err
-		}
-		lexical, err := get(stored.Name, contextindex.LexicalFile)
-		if err != nil {
-			return nil, nil, err
-		}
-		seg, err := contextindex.DecodeSegment(chunks, lexical)
+		seg, err := s.loadSegment(ctx, tenant+"/"+stored.Name+"/")
 		if err != nil {
 			return nil, nil, fmt.Errorf("load code index %s/%s: %w", tenant, stored.Name, err)
 		}
@@ -342,12 +327,12 @@ func (s *Store) loadParts(ctx context.Context, tenant string, p Pointer) ([]cont
 	sets, required := p.vectorSets()
 	var vectors *contextindex.Vectors
 	for _, name := range sets {
-		raw, err := get(name, contextindex.VectorsFile)
+		raw, _, err := s.blobs.Get(ctx, tenant+"/"+name+"/"+contextindex.VectorsFile, "")
 		if errors.Is(err, fs.ErrNotExist) && !required {
 			continue
 		}
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("load code index %s/%s: %w", tenant, name, err)
 		}
 		v, err := contextindex.UnmarshalVectors(raw)
 		if err != nil {
@@ -362,6 +347,20 @@ func (s *Store) loadParts(ctx context.Context, tenant string, p Pointer) ([]cont
 		}
 	}
 	return parts, vectors, nil
+}
+
+// loadSegment reads the segment stored under prefix (which ends in "/"):
+// its chunks and its lexical index.
+func (s *Store) loadSegment(ctx context.Context, prefix string) (*contextindex.Segment, error) {
+	chunks, _, err := s.blobs.Get(ctx, prefix+contextindex.ChunksFile, "")
+	if err != nil {
+		return nil, err
+	}
+	lexical, _, err := s.blobs.Get(ctx, prefix+contextindex.LexicalFile, "")
+	if err != nil {
+		return nil, err
+	}
+	return contextindex.DecodeSegment(chunks, lexical)
 }
 
 // CurrentCode reads the tenant's current code index, or returns an error
