@@ -7,24 +7,24 @@
 // memory:
 //
 //   - S3 ObjectCreated of snapshots/<repo>/current.json (a snapshot was
-//     published; <repo> is a repository's folder, <tenant> for a tenant's
-//     default repository, <tenant>/<name> for its named ones, and every
-//     <tenant> below stands for it) reaches the indexer, which plans the build
+//     published; <repo> is a repository's folder, reposcope.Ref.Key:
+//     <tenant> for a tenant's default repository, <tenant>/<name> for its
+//     named ones) reaches the indexer, which plans the build
 //     (IndexSnapshot): it lists the snapshot's searchable files, splits
 //     them in path order into batches, records the build in
-//     indexes/<tenant>/build.json, and sends one message per batch to the
+//     indexes/<repo>/build.json, and sends one message per batch to the
 //     index queue (SQS).
 //   - The index worker takes one batch message per invocation (RunBatch):
 //     it reads the batch's files from the snapshot's zip, cuts and
 //     tokenizes them into a part of the index, gives each chunk the
 //     vector its text had in the previous index (by text hash) and embeds
 //     the rest, checkpointing the vectors as it goes
-//     (indexes/<tenant>/<commit>/<part>/checkpoint.bin). When its time runs
+//     (indexes/<repo>/<commit>/<part>/checkpoint.bin). When its time runs
 //     short it saves the checkpoint and sends the batch to the queue again
 //     (a continuation); a retry after a failed or killed invocation also
 //     resumes from the checkpoint. A part built is recorded in build.json
 //     (a conditional write); the batch that completes the build publishes
-//     the index: its manifest, then the pointer indexes/<tenant>/current.json.
+//     the index: its manifest, then the pointer indexes/<repo>/current.json.
 //     Until then context_search serves the index before, and says that a
 //     newer one is being built and how far it is.
 //   - A build of a newer snapshot replaces the record; the batches of the

@@ -529,6 +529,31 @@ func TestRepoOf(t *testing.T) {
 	}
 }
 
+// TestBatchMessage: a batch message names the repository's key "repo";
+// one written before (named "tenant") still decodes, so a deploy keeps
+// the builds under way.
+func TestBatchMessage(t *testing.T) {
+	sent, _ := json.Marshal(Batch{RepoKey: "acme/web", Commit: "c1", N: 2, Paths: []string{"a.go"}})
+	if !strings.Contains(string(sent), `"repo":"acme/web"`) || strings.Contains(string(sent), "tenant") {
+		t.Errorf("a batch message: %s", sent)
+	}
+	for _, tt := range []struct{ name, body, want string }{
+		{"this version's", string(sent), "acme/web"},
+		{"before the rename", `{"tenant":"acme/web","commit":"c1","n":2,"paths":["a.go"]}`, "acme/web"},
+		{"both names: repo wins", `{"repo":"acme/web","tenant":"other","commit":"c1","n":2,"paths":["a.go"]}`, "acme/web"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var b Batch
+			if err := json.Unmarshal([]byte(tt.body), &b); err != nil || b.RepoKey != tt.want || b.Commit != "c1" || b.N != 2 || fmt.Sprint(b.Paths) != "[a.go]" {
+				t.Errorf("decoded %+v, %v", b, err)
+			}
+		})
+	}
+	if err := json.Unmarshal([]byte(`{"repo":1}`), new(Batch)); err == nil {
+		t.Error("a malformed message decoded")
+	}
+}
+
 func TestRetryBatchAfter(t *testing.T) {
 	for receives, want := range map[int]time.Duration{0: 15 * time.Second, 1: 15 * time.Second, 2: 30 * time.Second, 4: 2 * time.Minute, 6: 5 * time.Minute, 100: 5 * time.Minute} {
 		if got := retryBatchAfter(receives); got != want {
@@ -558,7 +583,7 @@ func TestSplit(t *testing.T) {
 			ix := &Indexer{BatchFiles: tt.most}
 			var got [][]string
 			for i, b := range ix.split("acme", contextindex.Snapshot{Commit: "c1", Files: tt.files}) {
-				if b.N != i || b.Tenant != "acme" || b.Commit != "c1" {
+				if b.N != i || b.RepoKey != "acme" || b.Commit != "c1" {
 					t.Errorf("batch %d: %+v", i, b)
 				}
 				got = append(got, b.Paths)

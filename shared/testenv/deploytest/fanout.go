@@ -70,10 +70,11 @@ func (s *Stack) StartFanOut(tb testing.TB, o FanOutOptions) *FanOut {
 	return f
 }
 
-// Published invokes the indexer with the S3 event of tenant's snapshot
-// pointer being written.
-func (f *FanOut) Published(ctx context.Context, tenant string) error {
-	event := fmt.Appendf(nil, `{"Records":[{"eventSource":"aws:s3","eventName":"ObjectCreated:Put","s3":{"object":{"key":"snapshots/%s/current.json"}}}]}`, tenant)
+// Published invokes the indexer with the S3 event of the snapshot
+// pointer of the repository whose folder is repoKey (reposcope.Ref.Key)
+// being written.
+func (f *FanOut) Published(ctx context.Context, repoKey string) error {
+	event := fmt.Appendf(nil, `{"Records":[{"eventSource":"aws:s3","eventName":"ObjectCreated:Put","s3":{"object":{"key":"snapshots/%s/current.json"}}}]}`, repoKey)
 	resp, err := f.Indexer.Invoke(ctx, event)
 	if err == nil && resp.FunctionError != "" {
 		err = fmt.Errorf("%s: %s", resp.ErrorType, resp.Payload)
@@ -84,19 +85,19 @@ func (f *FanOut) Published(ctx context.Context, tenant string) error {
 	return nil
 }
 
-// WaitPublished waits until tenant's pointer names commit and returns the
-// index's manifest.
-func (f *FanOut) WaitPublished(ctx context.Context, tenant, commit string) (indexfile.Manifest, error) {
+// WaitPublished waits until the index pointer of the repository whose
+// folder is repoKey names commit and returns the index's manifest.
+func (f *FanOut) WaitPublished(ctx context.Context, repoKey, commit string) (indexfile.Manifest, error) {
 	for ; ctx.Err() == nil; time.Sleep(50 * time.Millisecond) {
-		p, _, err := f.Store.Pointer(ctx, tenant, "")
+		p, _, err := f.Store.Pointer(ctx, repoKey, "")
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return indexfile.Manifest{}, err
 		}
 		if p.Commit == commit {
-			return f.Store.Manifest(ctx, tenant, commit)
+			return f.Store.Manifest(ctx, repoKey, commit)
 		}
 	}
-	b, _, _ := f.Store.Build(context.Background(), tenant, "")
+	b, _, _ := f.Store.Build(context.Background(), repoKey, "")
 	return indexfile.Manifest{}, fmt.Errorf("%s not published: build %+v; %d events, %d failed: %w",
 		commit, b, f.Source.Events.Load(), f.Source.Failed.Load(), ctx.Err())
 }
