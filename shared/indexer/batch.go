@@ -47,7 +47,7 @@ func (ix *Indexer) RunBatch(ctx context.Context, b Batch) error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("read the build record: %w", err)
 	}
-	if rec.Commit != b.Commit || rec.Model != ix.model() {
+	if !rec.Of(b.Commit, b.SnapshotSeq) || rec.Model != ix.model() {
 		ix.Log.Info("indexer: batch of a replaced build dropped", "repo", b.RepoKey, "commit", b.Commit, "part", name, "building", rec.Commit)
 		return nil
 	}
@@ -60,7 +60,7 @@ func (ix *Indexer) RunBatch(ctx context.Context, b Batch) error {
 			return ix.queue(ctx, []Batch{continuation(b, r)})
 		}
 		rec, err = ix.Store.UpdateBuild(ctx, b.RepoKey, func(rec *indexfile.Build) bool {
-			if rec.Commit != b.Commit {
+			if !rec.Of(b.Commit, b.SnapshotSeq) {
 				return false
 			}
 			rec.Updated = ix.Now()
@@ -69,7 +69,7 @@ func (ix *Indexer) RunBatch(ctx context.Context, b Batch) error {
 		if err != nil {
 			return fmt.Errorf("record part %s of %s: %w", name, b.Commit, err)
 		}
-		if rec.Commit != b.Commit {
+		if !rec.Of(b.Commit, b.SnapshotSeq) {
 			ix.Log.Info("indexer: part of a replaced build left unrecorded", "repo", b.RepoKey, "commit", b.Commit, "part", name)
 			return nil
 		}
@@ -192,15 +192,18 @@ func (ix *Indexer) checkpoint(ctx context.Context, b Batch, v *contextindex.Vect
 }
 
 // publish publishes a complete build's index and marks the build
-// published.
+// published. The index pointer moves only if it names the index of an
+// earlier snapshot (see indexfile.Store.Publish): this build may have
+// been replaced by a later snapshot's since its last part was recorded,
+// and that one may be published already.
 func (ix *Indexer) publish(ctx context.Context, repoKey string, rec indexfile.Build) error {
-	m := indexfile.Manifest{Commit: rec.Commit, BuiltAt: rec.Started, Model: rec.Model, Parts: rec.Done}
+	m := indexfile.Manifest{Commit: rec.Commit, SnapshotSeq: rec.SnapshotSeq, BuiltAt: rec.Started, Model: rec.Model, Parts: rec.Done}
 	moved, err := ix.Store.Publish(ctx, repoKey, m)
 	if err != nil {
 		return fmt.Errorf("publish %s: %w", rec.Commit, err)
 	}
 	_, err = ix.Store.UpdateBuild(ctx, repoKey, func(b *indexfile.Build) bool {
-		if b.Commit != rec.Commit || b.State == indexfile.BuildPublished {
+		if !b.Of(rec.Commit, rec.SnapshotSeq) || b.State == indexfile.BuildPublished {
 			return false
 		}
 		b.State, b.Updated = indexfile.BuildPublished, ix.Now()

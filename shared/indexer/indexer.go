@@ -27,8 +27,13 @@
 //     the index: its manifest, then the pointer indexes/<repo>/current.json.
 //     Until then context_search serves the index before, and says that a
 //     newer one is being built and how far it is.
-//   - A build of a newer snapshot replaces the record; the batches of the
+//   - A build of a later snapshot replaces the record; the batches of the
 //     build it replaces stop, and their parts' vectors are reused.
+//     Snapshots are ordered by the number their pointer carries
+//     (repo.Pointer.Seq), not by when they are planned: a plan that took
+//     long, or an event delivered late, never replaces the record of a
+//     later snapshot, and the index pointer never moves back to the index
+//     of an earlier one.
 //   - The Memory table's stream (INSERT records) reaches the indexer,
 //     which embeds the new entries' text into
 //     indexes/<tenant>/memory/<model>.vectors.bin. Until then
@@ -106,8 +111,9 @@ var Settings = []settings.Setting{BatchFiles}
 // SnapshotReader reads published snapshots: *Snapshots, the bucket's.
 type SnapshotReader interface {
 	// Current returns the current snapshot of the repository whose folder
-	// is key (reposcope.Ref.Key): its commit and its searchable files.
-	Current(ctx context.Context, key string) (contextindex.Snapshot, error)
+	// is key (reposcope.Ref.Key): its commit, its searchable files and its
+	// number.
+	Current(ctx context.Context, key string) (Snapshot, error)
 	// Files reads some files of the repository's snapshot of a commit.
 	Files(ctx context.Context, key, commit string, paths []string) ([]contextindex.File, error)
 }

@@ -29,23 +29,34 @@ const (
 	BuildPublished BuildState = "published"
 )
 
-// Build is the record of a repository's latest code index build, kept by the
-// deployed indexer: what it builds, how far it is (context_search's
+// Build is the record of a repository's latest code index build, kept by
+// the deployed indexer: what it builds, how far it is (context_search's
 // answers and operators read it), and the ledger of its batches, each
-// done once. A build of a newer snapshot replaces the record; the batches
-// of the one it replaces then stop.
+// done once. A build of a newer snapshot replaces the record, never one
+// of an older snapshot; the batches of the one it replaces then stop.
 type Build struct {
-	Commit  string     `json:"commit"`
-	Model   string     `json:"model,omitempty"`
-	State   BuildState `json:"state"`
-	Started time.Time  `json:"started"`
-	Updated time.Time  `json:"updated"`
-	Files   int        `json:"files"`   // files of the snapshot to index
-	Batches int        `json:"batches"` // batches they are split into
+	Commit string `json:"commit"`
+	// SnapshotSeq is the number of the snapshot pointer the build is of
+	// (repo.Pointer.Seq; 0 for a pointer without one): a record is never
+	// replaced by the build of a lower one (see shared/indexer), and a
+	// batch works for the record of its own snapshot only.
+	SnapshotSeq int64      `json:"snapshotSeq,omitempty"`
+	Model       string     `json:"model,omitempty"`
+	State       BuildState `json:"state"`
+	Started     time.Time  `json:"started"`
+	Updated     time.Time  `json:"updated"`
+	Files       int        `json:"files"`   // files of the snapshot to index
+	Batches     int        `json:"batches"` // batches they are split into
 	// Queued: every batch has been sent to the queue.
 	Queued bool `json:"queued"`
 	// Done are the parts of the batches done, in name order.
 	Done []PartInfo `json:"done"`
+}
+
+// Of reports whether the record is the build of the snapshot of commit
+// numbered snapshotSeq.
+func (b *Build) Of(commit string, snapshotSeq int64) bool {
+	return b.Commit == commit && b.SnapshotSeq == snapshotSeq
 }
 
 // IsDone reports whether the part of that name is done.

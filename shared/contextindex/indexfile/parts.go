@@ -39,10 +39,13 @@ const (
 // Manifest lists the parts of a code index built in batches, in path
 // order.
 type Manifest struct {
-	Commit  string     `json:"commit"`
-	BuiltAt time.Time  `json:"builtAt"`
-	Model   string     `json:"model,omitempty"` // "" for a lexical-only index
-	Parts   []PartInfo `json:"parts"`
+	Commit string `json:"commit"`
+	// SnapshotSeq is the number of the snapshot pointer it was built
+	// from (Build.SnapshotSeq), which orders publications.
+	SnapshotSeq int64      `json:"snapshotSeq,omitempty"`
+	BuiltAt     time.Time  `json:"builtAt"`
+	Model       string     `json:"model,omitempty"` // "" for a lexical-only index
+	Parts       []PartInfo `json:"parts"`
 }
 
 // PartInfo says what one part holds and how it was built.
@@ -200,10 +203,13 @@ func (s *Store) Manifest(ctx context.Context, repoKey, commit string) (Manifest,
 	return m, nil
 }
 
-// Publish makes an index built in batches the repository's current one: its
-// manifest first, then the pointer. Its parts must be saved. The pointer
-// only moves forward: when it already names an index built later (by
-// BuiltAt), Publish leaves it and returns false.
+// Publish makes an index built in batches the repository's current one:
+// its manifest first, then the pointer. Its parts must be saved. The
+// pointer only moves forward, with a write conditional on the pointer
+// read: when it already names the index of a later snapshot (a higher
+// SnapshotSeq) or, of the same snapshot number, one built later (by
+// BuiltAt), Publish leaves it and returns false. A pointer to an index of
+// another format (which this version does not read) is replaced.
 func (s *Store) Publish(ctx context.Context, repoKey string, m Manifest) (bool, error) {
 	prefix, err := partPrefix(repoKey, m.Commit, "")
 	if err != nil {
@@ -216,15 +222,17 @@ func (s *Store) Publish(ctx context.Context, repoKey string, m Manifest) (bool, 
 	if _, err := s.blobs.Put(ctx, prefix+ManifestFile, raw, ""); err != nil {
 		return false, fmt.Errorf("save the manifest of %s: %w", m.Commit, err)
 	}
-	next, _ := json.Marshal(Pointer{Commit: m.Commit, BuiltAt: m.BuiltAt, Chunks: Totals(m.Parts).Chunks, Model: m.Model, Parts: len(m.Parts), Format: CodeFormat})
+	next, _ := json.Marshal(Pointer{Commit: m.Commit, SnapshotSeq: m.SnapshotSeq, BuiltAt: m.BuiltAt,
+		Chunks: Totals(m.Parts).Chunks, Model: m.Model, Parts: len(m.Parts), Format: CodeFormat})
 	for range maxSaveAttempts {
-		cur, etag, err := s.Pointer(ctx, repoKey, "")
+		cur, etag, err := s.readPointer(ctx, repoKey, "")
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			etag = IfAbsent
 		case err != nil:
 			return false, err
-		case cur.BuiltAt.After(m.BuiltAt):
+		case cur.Format != CodeFormat:
+		case cur.SnapshotSeq > m.SnapshotSeq, cur.SnapshotSeq == m.SnapshotSeq && cur.BuiltAt.After(m.BuiltAt):
 			return false, nil
 		}
 		_, err = s.blobs.Put(ctx, repoKey+"/"+PointerFile, next, etag)

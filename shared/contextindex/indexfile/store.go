@@ -54,10 +54,14 @@ type Blobs interface {
 
 // Pointer is <repo>/current.json: which code index is current.
 type Pointer struct {
-	Commit  string    `json:"commit"`
-	BuiltAt time.Time `json:"builtAt"`
-	Chunks  int       `json:"chunks"`
-	Model   string    `json:"model,omitempty"` // "" for a lexical-only index
+	Commit string `json:"commit"`
+	// SnapshotSeq is the number of the snapshot pointer the index was
+	// built from (Build.SnapshotSeq; 0 for none, and for the local
+	// server's): Publish never moves the pointer to a lower one.
+	SnapshotSeq int64     `json:"snapshotSeq,omitempty"`
+	BuiltAt     time.Time `json:"builtAt"`
+	Chunks      int       `json:"chunks"`
+	Model       string    `json:"model,omitempty"` // "" for a lexical-only index
 	// Format is the format of the index's files (CodeFormat).
 	Format int `json:"format"`
 	// Segments are the index's segments when it is saved as it changes
@@ -265,6 +269,19 @@ func (s *Store) put(ctx context.Context, key string, write func(io.Writer) error
 // a code index, or with one of another format than CodeFormat, gets an
 // error wrapping fs.ErrNotExist.
 func (s *Store) Pointer(ctx context.Context, repoKey, etag string) (Pointer, string, error) {
+	p, tag, err := s.readPointer(ctx, repoKey, etag)
+	if err != nil {
+		return Pointer{}, "", err
+	}
+	if p.Format != CodeFormat {
+		return Pointer{}, "", fmt.Errorf("%s/%s: an index of format %d, this version reads %d: %w", repoKey, PointerFile, p.Format, CodeFormat, fs.ErrNotExist)
+	}
+	return p, tag, nil
+}
+
+// readPointer reads the repository's pointer, of whatever format, with
+// its ETag (as Pointer).
+func (s *Store) readPointer(ctx context.Context, repoKey, etag string) (Pointer, string, error) {
 	if err := checkKey(repoKey); err != nil {
 		return Pointer{}, "", err
 	}
@@ -278,9 +295,6 @@ func (s *Store) Pointer(ctx context.Context, repoKey, etag string) (Pointer, str
 	}
 	if err := checkCommit(p.Commit); err != nil {
 		return Pointer{}, "", fmt.Errorf("%s/%s: %w", repoKey, PointerFile, err)
-	}
-	if p.Format != CodeFormat {
-		return Pointer{}, "", fmt.Errorf("%s/%s: an index of format %d, this version reads %d: %w", repoKey, PointerFile, p.Format, CodeFormat, fs.ErrNotExist)
 	}
 	return p, tag, nil
 }
