@@ -70,7 +70,7 @@ func testStore(t *testing.T, blobs Blobs) {
 		t.Errorf("read back %s: %d chunks, %d vectors", back.Commit, back.Segment.Len(), back.Vectors.Len())
 	}
 	if _, err := s.CurrentCode(ctx, "other"); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("another tenant sees an index: %v", err)
+		t.Errorf("another repository sees an index: %v", err)
 	}
 
 	// Memory vectors: conditional writes.
@@ -98,7 +98,7 @@ func testStore(t *testing.T, blobs Blobs) {
 		t.Errorf("memory vectors: %v, %v", got, err)
 	}
 	if err := s.SaveCode(ctx, "../x", ix); err == nil {
-		t.Error("a tenant that is not one path segment was accepted")
+		t.Error("a repository key that is not a key (reposcope.CheckKey) was accepted")
 	}
 }
 
