@@ -164,7 +164,16 @@ type Pointer struct {
 	Files    int       `json:"files"`    // number of files in the zip
 	Bytes    int64     `json:"bytes"`    // their total size, uncompressed
 	ZipBytes int64     `json:"zipBytes"` // the size of the zip object
-	Created  time.Time `json:"created"`
+	Created  time.Time `json:"created"`  // the clock of the machine that wrote it
+	// Seq orders the repository's pointers: each push or rollback writes
+	// one larger than the pointer it replaces, with a conditional write
+	// (a concurrent push makes it read again), so the indexer tells an
+	// older snapshot from a newer one whatever the clocks of the machines
+	// that push. It is Created in milliseconds, or one more than the
+	// replaced pointer's when the writer's clock is behind that; so after
+	// a pointer without one (0: written by an earlier version) numbering
+	// resumes above the numbers before.
+	Seq int64 `json:"seq,omitempty"`
 }
 
 // maxPointerBytes bounds what is read of a pointer object.

@@ -6,11 +6,11 @@
 // discovery written a moment ago is found lexically at once), joins them
 // with the current code index and the vectors built in the background,
 // and ranks them with contextindex. Deployed, the indexer Lambda builds
-// the indexes in S3 (indexes/<tenant>/…) and this package only reads
-// them, revalidating by ETag (stored.go); locally, the same indexes are
-// built in process under the data directory (live.go). The wiring chooses
-// which (wiring.CodeIndexMode); the memory entries are read the same way
-// in both (service.go).
+// the indexes in S3 (indexes/<repo>/…, see indexfile.Store) and this
+// package only reads them, revalidating by ETag (stored.go); locally, the
+// same indexes are built in process under the data directory (live.go).
+// The wiring chooses which (wiring.CodeIndexMode); the memory entries are
+// read the same way in both (service.go).
 package contextsearch
 
 import (
