@@ -764,12 +764,13 @@ func parallel(n int, fn func(i int)) {
 }
 
 // headCommit returns the commit HEAD names in the git checkout at dir, or
-// "" when dir is not one (or HEAD cannot be read). It reads .git directly:
+// "" when dir is not one (or HEAD cannot be read). It reads .git directly
+// (regular files only: a named pipe there would hold every call):
 // a .git file (worktrees) points at the real git directory, whose
 // "commondir" holds shared refs; refs may be loose or packed.
 func headCommit(dir string) string {
 	gitDir := filepath.Join(dir, ".git")
-	if data, err := os.ReadFile(gitDir); err == nil {
+	if data, err := readRegular(gitDir); err == nil {
 		target, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
 		if !ok {
 			return ""
@@ -779,7 +780,7 @@ func headCommit(dir string) string {
 		}
 		gitDir = target
 	}
-	head, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	head, err := readRegular(filepath.Join(gitDir, "HEAD"))
 	if err != nil {
 		return ""
 	}
@@ -788,7 +789,7 @@ func headCommit(dir string) string {
 		return ref
 	}
 	dirs := []string{gitDir}
-	if common, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+	if common, err := readRegular(filepath.Join(gitDir, "commondir")); err == nil {
 		c := strings.TrimSpace(string(common))
 		if !filepath.IsAbs(c) {
 			c = filepath.Join(gitDir, c)
@@ -796,10 +797,10 @@ func headCommit(dir string) string {
 		dirs = append(dirs, c)
 	}
 	for _, d := range dirs {
-		if data, err := os.ReadFile(filepath.Join(d, filepath.FromSlash(ref))); err == nil {
+		if data, err := readRegular(filepath.Join(d, filepath.FromSlash(ref))); err == nil {
 			return strings.TrimSpace(string(data))
 		}
-		packed, err := os.ReadFile(filepath.Join(d, "packed-refs"))
+		packed, err := readRegular(filepath.Join(d, "packed-refs"))
 		if err != nil {
 			continue
 		}
@@ -818,8 +819,9 @@ type osFS interface {
 	fs.ReadLinkFS
 }
 
-// osRootFS is an os.Root's FS (fs.StatFS and fs.ReadLinkFS since Go 1.25).
-func osRootFS(root *os.Root) osFS { return root.FS().(osFS) }
+// osRootFS is an os.Root's FS (fs.StatFS and fs.ReadLinkFS since Go 1.25)
+// opening only folders and regular files (rootFS).
+func osRootFS(root *os.Root) osFS { return rootFS{osFS: root.FS().(osFS), root: root} }
 
 // localFS is what the tools read of a directory: raw (its os.Root) through
 // policy; dirFile, the same directory open, lets the kernel say when a

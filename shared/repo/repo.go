@@ -10,7 +10,7 @@
 // Two Sources yield views:
 //
 //   - Local serves one directory through os.Root (no symbolic link or ".."
-//     leaves it), as one live view; Shared serves such views, each under
+//     leaves it; only folders and regular files are opened), as one live view; Shared serves such views, each under
 //     its name, to every tenant (the local server's repositories): it follows the working
 //     tree through file-system events (fsnotify), so an edit, a new
 //     untracked file, a delete or a rename is seen within moments, without
