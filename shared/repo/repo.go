@@ -277,7 +277,8 @@ type LocalRepo struct{ Name, Dir string }
 // "name=path" or a path (named after its folder); the first is the
 // default one. Without specs, the working directory is served. One
 // repository given as a path whose folder's name cannot be a name is
-// named reposcope.Default. Names must differ.
+// named reposcope.Default. Names must differ, and folders must not hold one
+// another (apart).
 func LocalRepos(specs []string) ([]LocalRepo, error) {
 	if len(specs) == 0 {
 		specs = []string{"."}
@@ -298,6 +299,9 @@ func LocalRepos(specs []string) ([]LocalRepo, error) {
 			return nil, fmt.Errorf("two repositories are named %q: name them apart with name=path", name)
 		}
 		out = append(out, LocalRepo{Name: name, Dir: path})
+	}
+	if err := apart(out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
