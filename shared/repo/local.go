@@ -480,8 +480,8 @@ func under(p, dir string) bool {
 }
 
 // scanLocked walks dir, watching every folder it enters, and adds the
-// files it finds. A file of old with the same size and modification time
-// keeps its entry (and contents).
+// files it finds, in walk order. A file of old with the same size and
+// modification time keeps its entry (and contents).
 func (l *Local) scanLocked(ctx context.Context, dir string, inherited *ignoreRules, old map[string]*entry) error {
 	var cands []candidate
 	err := walk(ctx, l.raw, dir, inherited, l.o.Policy, func(d string, rules *ignoreRules) {
@@ -491,15 +491,42 @@ func (l *Local) scanLocked(ctx context.Context, dir string, inherited *ignoreRul
 	if err != nil {
 		return err
 	}
-	// Stat, then read in parallel, then add in walk order. The first walk
-	// decides by the files' size whether contents are held compressed.
-	type loaded struct {
-		info fs.FileInfo
-		file *File // nil: binary
-		keep *entry
-		err  error
+	out := l.readLocked(cands, old)
+	unreadable := 0
+	for i, c := range cands {
+		r := out[i]
+		switch {
+		case errors.Is(r.err, fs.ErrNotExist):
+			continue // gone since the walk; its event follows
+		case r.err != nil:
+			unreadable++
+			l.log.Debug("repository view: file not readable; left out", "path", c.path, "error", r.err)
+		case r.keep != nil:
+			l.files[c.path] = r.keep
+			l.warm += r.keep.cost()
+		default:
+			l.addLocked(c.path, r.info, r.file)
+		}
 	}
-	out := make([]loaded, len(cands))
+	if unreadable > 0 {
+		l.log.Warn("repository view: files left out because they cannot be read", "dir", l.dir, "folder", dir, "files", unreadable)
+	}
+	return nil
+}
+
+// scanned is what readLocked made of one file the walk found.
+type scanned struct {
+	info fs.FileInfo
+	file *File  // nil: binary
+	keep *entry // set: unchanged, keeps this entry
+	err  error
+}
+
+// readLocked stats the files the walk found, then reads in parallel those
+// that old does not hold unchanged. The first walk decides by the files'
+// size whether contents are held compressed.
+func (l *Local) readLocked(cands []candidate, old map[string]*entry) []scanned {
+	out := make([]scanned, len(cands))
 	parallel(len(cands), func(i int) {
 		out[i].info, out[i].err = cands[i].d.Info()
 	})
@@ -524,28 +551,7 @@ func (l *Local) scanLocked(ctx context.Context, dir string, inherited *ignoreRul
 		data, err := fs.ReadFile(l.raw, c.path)
 		out[i].file, out[i].err = newFile(c.path, data, info.ModTime(), l.compress), err
 	})
-	unreadable := 0
-	defer func() {
-		if unreadable > 0 {
-			l.log.Warn("repository view: files left out because they cannot be read", "dir", l.dir, "folder", dir, "files", unreadable)
-		}
-	}()
-	for i, c := range cands {
-		r := out[i]
-		switch {
-		case errors.Is(r.err, fs.ErrNotExist):
-			continue // gone since the walk; its event follows
-		case r.err != nil:
-			unreadable++
-			l.log.Debug("repository view: file not readable; left out", "path", c.path, "error", r.err)
-		case r.keep != nil:
-			l.files[c.path] = r.keep
-			l.warm += r.keep.cost()
-		default:
-			l.addLocked(c.path, r.info, r.file)
-		}
-	}
-	return nil
+	return out
 }
 
 // loadLocked reads one file and brings in its content when it changed.
