@@ -10,7 +10,7 @@
 // Two Sources yield views:
 //
 //   - Local serves one directory through os.Root (no symbolic link or ".."
-//     leaves it), as one live view; Shared serves such views, each under
+//     leaves it; only folders and regular files are opened), as one live view; Shared serves such views, each under
 //     its name, to every tenant (the local server's repositories): it follows the working
 //     tree through file-system events (fsnotify), so an edit, a new
 //     untracked file, a delete or a rename is seen within moments, without
@@ -286,7 +286,8 @@ type LocalRepo struct{ Name, Dir string }
 // "name=path" or a path (named after its folder); the first is the
 // default one. Without specs, the working directory is served. One
 // repository given as a path whose folder's name cannot be a name is
-// named reposcope.Default. Names must differ.
+// named reposcope.Default. Names must differ, and folders must not hold one
+// another (apart).
 func LocalRepos(specs []string) ([]LocalRepo, error) {
 	if len(specs) == 0 {
 		specs = []string{"."}
@@ -307,6 +308,9 @@ func LocalRepos(specs []string) ([]LocalRepo, error) {
 			return nil, fmt.Errorf("two repositories are named %q: name them apart with name=path", name)
 		}
 		out = append(out, LocalRepo{Name: name, Dir: path})
+	}
+	if err := apart(out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

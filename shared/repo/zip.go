@@ -200,7 +200,7 @@ func symlinkedParent(root *os.Root, p string) bool {
 }
 
 func packFile(zw *zip.Writer, root *os.Root, p string, info fs.FileInfo) error {
-	f, err := root.Open(p)
+	f, err := openRegular(p, root.Stat, root.OpenFile) // Lstat saw a regular file, but it may have been replaced since
 	if err != nil {
 		return fmt.Errorf("pack %s: %w", p, err)
 	}

@@ -7,10 +7,12 @@
 //     write_memory_entry.
 //   - read_file: any project file but node_modules/ and what the
 //     repository's policy denies (.env*, secrets*, *.key, *.pem, .git/,
-//     the server's data directory), at most 1 MB, with language, line count, module, role
-//     and modification time, and optionally its level-1 imports that
-//     resolve to files of the repository (Go, TypeScript/JavaScript,
-//     Python). Each read is counted in the access statistics.
+//     the server's data directory), whole up to 1 MB or lines startLine to
+//     endLine of a file of any size (streamed; at most 1 MB of lines), with
+//     language, line count, module, role and modification time, and
+//     optionally its level-1 imports that resolve to files of the
+//     repository (Go, TypeScript/JavaScript, Python). Each read is counted
+//     in the access statistics.
 //
 // Both read through shared/pathpolicy over the repository's view
 // (shared/repo), so a path is cleaned, checked against the tool's list and
@@ -62,8 +64,9 @@ var RepoFilePolicy = pathpolicy.MustNew(pathpolicy.Options{
 // deny list, which the view applies (.env files and .git/ among it),
 // never node_modules/, anywhere in the path.
 var FilePolicy = pathpolicy.MustNew(pathpolicy.Options{
-	Deny:     fileDeny,
-	MaxBytes: FileMaxBytes,
+	Deny:      fileDeny,
+	MaxBytes:  FileMaxBytes,
+	OverLimit: "read_file reads such a file a part at a time: pass startLine and endLine (find_symbols gives a symbol's lines)",
 })
 
 // depPolicy is FilePolicy for the dependencies read_file loads: a file
