@@ -1,9 +1,14 @@
 package mcpserver
 
 import (
+	"encoding/json"
+	"io/fs"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/toolshed/toolshed/contracts"
+	"github.com/toolshed/toolshed/shared/pathmatch"
 	"github.com/toolshed/toolshed/shared/schema"
 )
 
@@ -49,6 +54,47 @@ func TestRepoURI(t *testing.T) {
 	}
 }
 
+// TestGlobsFitListFiles: the fuzzy globs of a typed segment of any length
+// stay within list_files' limit (globMax, its contract's), and still match
+// a name that holds every typed character.
+func TestGlobsFitListFiles(t *testing.T) {
+	var contract struct {
+		InputSchema struct {
+			Properties struct {
+				Patterns struct {
+					Items struct{ MaxLength int } `json:"items"`
+				} `json:"patterns"`
+			} `json:"properties"`
+		} `json:"inputSchema"`
+	}
+	raw, err := fs.ReadFile(contracts.FS, "list_files.json")
+	if err != nil || json.Unmarshal(raw, &contract) != nil {
+		t.Fatal(err)
+	}
+	if max := contract.InputSchema.Properties.Patterns.Items.MaxLength; max != globMax {
+		t.Fatalf("globMax = %d, list_files takes globs of up to %d characters", globMax, max)
+	}
+	for _, unit := range []string{"a", "Z", "1", "é", "ß", "日", "a-b.c_"} {
+		for n := 1; n <= 300; n += 7 {
+			typed := strings.Repeat(unit, n)
+			fuzzy, folders := fuzzyGlob(typed), folderGlob(typed)
+			for _, glob := range []string{fuzzy, folders} {
+				if got := utf8.RuneCountInString(glob); got > globMax {
+					t.Fatalf("%d × %q: a glob of %d characters: %s", n, unit, got, glob)
+				}
+			}
+			// As list_files reads them.
+			name := "x" + typed + "y"
+			for glob, file := range map[string]string{fuzzy: "src/" + name, folders: "src/" + name + "/f.go"} {
+				g, err := pathmatch.NewFileGlob(glob)
+				if err != nil || !g.Match(file) {
+					t.Errorf("%d × %q: %s does not match %s (%v)", n, unit, glob, file, err)
+				}
+			}
+		}
+	}
+}
+
 // TestFuzzy: the glob and the subsequence agree, in any case, and leave
 // out what globs give a meaning.
 func TestFuzzy(t *testing.T) {
@@ -77,4 +123,25 @@ func TestFuzzy(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzGlobs: whatever is typed, the fuzzy globs are valid list_files
+// patterns within its limit.
+func FuzzGlobs(f *testing.F) {
+	for _, s := range []string{"tkn", strings.Repeat("abcdefghij", 6), "a*b", "[x]", "é日ß", "İı", "-_.", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, typed string) {
+		for _, glob := range []string{fuzzyGlob(typed), folderGlob(typed)} {
+			if glob == "" {
+				continue
+			}
+			if n := utf8.RuneCountInString(glob); n > globMax {
+				t.Fatalf("%q: a glob of %d characters", typed, n)
+			}
+			if _, err := pathmatch.NewFileGlob(glob); err != nil {
+				t.Fatalf("%q: %s: %v", typed, glob, err)
+			}
+		}
+	})
 }

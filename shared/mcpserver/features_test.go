@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolshed/toolshed/shared/testenv/repotest"
 	"github.com/toolshed/toolshed/shared/toolerr"
 )
 
@@ -119,6 +120,41 @@ func TestCompletePaths(t *testing.T) {
 				t.Errorf("completion of %q = %q, want %q (%s)", tt.value, got, tt.want, clipText(rec.Body.String()))
 			}
 		})
+	}
+}
+
+// TestCompleteLongNames: a path completes however long the typed name
+// (list_files takes globs of at most 200 characters): to the files that
+// hold what was typed, or to nothing, never to an error.
+func TestCompleteLongNames(t *testing.T) {
+	long := strings.Repeat("abcdefghij", 7) // 70 letters
+	dir := repotest.WriteDir(t, map[string]string{"src/" + long + ".go": "package src\n", "src/" + long + "/x.go": "package x\n"})
+	h := newRepoHandler(t, dir)
+	tests := []struct {
+		value string
+		want  []string
+	}{
+		{long[:60], []string{"src/" + long + "/", "src/" + long + ".go"}},
+		{strings.ToUpper(long[5:65]), []string{"src/" + long + "/", "src/" + long + ".go"}},
+		{long[:59] + "z", []string{}},
+		{strings.Repeat("é", 300), []string{}},
+		{"src/" + long[:45] + "/" + long[:50], []string{}},
+	}
+	for _, tt := range tests {
+		body := `{"jsonrpc":"2.0","id":1,"method":"completion/complete","params":{"ref":{"type":"ref/resource","uri":"repo://{repo}/{+path}"},"argument":{"name":"path","value":` + quote(tt.value) + `}}}`
+		var resp struct {
+			Result *struct {
+				Completion struct{ Values []string }
+			}
+		}
+		rec := serveMCP(h, body)
+		if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil || resp.Result == nil {
+			t.Errorf("completion of %d characters: %s", len(tt.value), clipText(rec.Body.String()))
+			continue
+		}
+		if got := resp.Result.Completion.Values; !slices.Equal(got, tt.want) {
+			t.Errorf("completion of %q = %q, want %q", tt.value, got, tt.want)
+		}
 	}
 }
 
