@@ -43,9 +43,14 @@ const (
 	folderPath                 // a folder
 )
 
-// complete answers completion/complete.
+// complete answers completion/complete. What was typed never makes it an
+// error: a path or repository that is not one completes to nothing.
 func (f *features) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 	p := req.Params
+	var typed map[string]string // the other arguments, as typed so far
+	if p.Context != nil {
+		typed = p.Context.Arguments
+	}
 	var values []string
 	var err error
 	switch p.Ref.Type {
@@ -57,11 +62,7 @@ func (f *features) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp
 		case "repo":
 			values, err = f.completeRepo(ctx, p.Argument.Value)
 		case "path":
-			repo := ""
-			if p.Context != nil && p.Context.Arguments["repo"] != DefaultRepo {
-				repo = p.Context.Arguments["repo"]
-			}
-			values, err = f.completePath(ctx, repo, p.Argument.Value, anyPath)
+			values, err = f.completePath(ctx, typed["repo"], p.Argument.Value, anyPath)
 		default:
 			return nil, invalidParams("%s has no argument %q (it has repo and path)", RepoTemplate, p.Argument.Name)
 		}
@@ -74,7 +75,7 @@ func (f *features) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp
 		if !ok {
 			return nil, invalidParams("prompt %s has no argument %q", pr.name, p.Argument.Name)
 		}
-		values, err = arg.complete(ctx, f, p.Argument.Value)
+		values, err = arg.complete(ctx, f, p.Argument.Value, typed)
 	}
 	if err != nil {
 		return nil, f.rpcError(ctx, err, nil)
@@ -126,8 +127,8 @@ func (f *features) completeRepo(ctx context.Context, value string) ([]string, er
 // largest page).
 const repoLimit = 200
 
-// completePath completes a path of repo ("" for the caller's default
-// repository): the entries of the typed path's folder
+// completePath completes a path of repo ("" or DefaultRepo for the
+// caller's default repository): the entries of the typed path's folder
 // whose name starts with what follows its last '/', or, when none does
 // (or the folder does not exist), a fuzzy match. Nothing when the request
 // may not call list_files, or when list_files refuses what was typed.

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"encoding/json"
 	"io/fs"
 	"strings"
@@ -34,17 +35,17 @@ func TestComposedToolsHaveContracts(t *testing.T) {
 }
 
 // TestRepoURI: resource URIs of repository files round-trip, the default
-// repository's without a repo argument and a named one's with it; URIs
-// with an invalid repository name, a query or a fragment name no file.
+// repository's as DefaultRepo (what the tools' repo argument takes for
+// it) and a named one's under its name; URIs with an invalid repository
+// name, a query or a fragment name no file.
 func TestRepoURI(t *testing.T) {
-	for _, p := range []string{"README.md", "net/http/server.go", "docs/a b.md", "src/%41.ts", "dir/#x"} {
-		repo, got, ok := parseRepoURI(repoURI(p))
-		if !ok || got != p || repo != "" {
-			t.Errorf("parseRepoURI(repoURI(%q) = %q) = %q, %q, %v", p, repoURI(p), repo, got, ok)
+	for _, repo := range []string{"", "web"} {
+		for _, p := range []string{"README.md", "net/http/server.go", "docs/a b.md", "src/%41.ts", "dir/#x"} {
+			got, gotPath, ok := parseRepoURI(repoURI(repo, p))
+			if !ok || gotPath != p || got != cmp.Or(repo, DefaultRepo) {
+				t.Errorf("parseRepoURI(repoURI(%q, %q) = %q) = %q, %q, %v", repo, p, repoURI(repo, p), got, gotPath, ok)
+			}
 		}
-	}
-	if repo, p, ok := parseRepoURI("repo://web/src/app.ts"); !ok || repo != "web" || p != "src/app.ts" {
-		t.Errorf("a named repository's file: %q, %q, %v", repo, p, ok)
 	}
 	for _, uri := range []string{"repo://-x/README.md", "repo://default/", "repo://default", "repo://default/a?x=1",
 		"repo://default/a#b", "repo://u@default/a", "repo://a:80/b", "file:///README.md", "memory://decisions.jsonl", "%zz"} {

@@ -158,6 +158,43 @@ func TestCompleteLongNames(t *testing.T) {
 	}
 }
 
+// TestPromptsTakeRepo: the prompts that read a repository read the one
+// their repo argument names (default: the caller's default one, also
+// named "default"), and their paths complete in it.
+func TestPromptsTakeRepo(t *testing.T) {
+	main := repotest.WriteDir(t, map[string]string{"lib/main.go": "package lib\n\n// zqxmain\n"})
+	other := repotest.WriteDir(t, map[string]string{"lib/other.go": "package lib\n\n// zqxother\n"})
+	h := newRepoHandler(t, "main="+main, "other="+other)
+	get := func(name, args string) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"` + name + `","arguments":` + args + `}}`
+	}
+	complete := func(prompt, arg, value, typed string) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"` + prompt +
+			`"},"argument":{"name":"` + arg + `","value":"` + value + `"},"context":{"arguments":` + typed + `}}}`
+	}
+	tests := []struct{ body, want, not string }{
+		{get("explain_file", `{"path":"lib/other.go","repo":"other"}`), `"uri":"repo://other/lib/other.go"`, "zqxmain"},
+		{get("explain_file", `{"path":"lib/main.go"}`), `"uri":"repo://default/lib/main.go"`, "zqxother"},
+		{get("explain_file", `{"path":"lib/main.go","repo":"default"}`), `zqxmain`, "zqxother"},
+		{get("explain_file", `{"path":"lib/main.go","repo":"other"}`), `"code":"RESOURCE_NOT_FOUND"`, `"result"`},
+		{get("explain_file", `{"path":"lib/main.go","repo":"nope"}`), `No repository \"nope\"`, `"result"`},
+		{get("explore_area", `{"path":"lib","repo":"other"}`), `lib/other.go`, "lib/main.go"},
+		{get("explore_area", `{"path":"lib","repo":"other"}`), `\"repo\": \"other\"`, "lib/main.go"},
+		{get("explore_area", `{"path":"lib"}`), `lib/main.go`, "lib/other.go"},
+		{complete("explain_file", "path", "lib/", `{"repo":"other"}`), `"lib/other.go"`, "main"},
+		{complete("explain_file", "path", "lib/", `{}`), `"lib/main.go"`, "other"},
+		{complete("explore_area", "path", "li", `{"repo":"other"}`), `"lib"`, `"error"`},
+		{complete("explore_area", "repo", "d", `{}`), `"values":["default"]`, `"error"`},
+		{complete("explain_file", "path", "lib/", `{"repo":"nope"}`), `"values":[]`, `"error"`},
+	}
+	for _, tt := range tests {
+		got := answer(h, tt.body)
+		if !strings.Contains(got, tt.want) || strings.Contains(got, tt.not) {
+			t.Errorf("%s:\n%s\nwant %s, without %s", tt.body, clipText(got), tt.want, tt.not)
+		}
+	}
+}
+
 func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)

@@ -12,6 +12,12 @@
 // names (snapshots/<tenant>/current.json, indexes/<tenant>/…); any other
 // lives one folder down (snapshots/<tenant>/<name>/…).
 //
+// The name Default ("default") always means the caller's default
+// repository, in a tool's "repo" argument as in a resource
+// URI (repo://default/…); only a source's default repository may carry
+// it as its name (the deployed layout's; repo.LocalRepos refuses it for
+// any other), so the name and the alias never disagree.
+//
 // A repository the credential may not read answers exactly as one that
 // does not exist (RESOURCE_NOT_FOUND, NotFound), so a limited caller
 // cannot learn which other repositories there are.
@@ -27,9 +33,10 @@ import (
 	"github.com/toolshed/toolshed/shared/toolerr"
 )
 
-// Default is the name of a tenant's default repository where names come
-// from the deployment's layout (S3 snapshots); the local server names its
-// repositories itself (the first one is the default).
+// Default names the caller's default repository wherever a repository is
+// named, and is the name of a tenant's default repository
+// where names come from the deployment's layout (S3 snapshots); the local
+// server names its repositories itself (the first one is the default).
 const Default = "default"
 
 // ErrInvalid is wrapped by every error Check returns.
@@ -118,16 +125,18 @@ func CheckKey(key string) error {
 }
 
 // Resolve returns the repository a call of tenant reads: the one named by
-// arg, or the tenant's default one (named def) when arg is "". allowed (a
-// call's Repos) limits it to some repositories (nil: every one); any other
-// answers as a repository that does not exist.
+// arg, or the default one (named def) when arg is "" or Default. allowed
+// (a call's Repos) limits it to some repositories (nil: every one); any
+// other answers as a repository that does not exist.
 func Resolve(tenant string, allowed []string, arg, def string) (Ref, error) {
-	name := arg
-	if name == "" {
-		name = def
+	if arg != "" {
+		if err := Check(arg); err != nil {
+			return Ref{}, toolerr.Field("repo", "%v", err)
+		}
 	}
-	if err := Check(name); err != nil {
-		return Ref{}, toolerr.Field("repo", "%v", err)
+	name := arg
+	if arg == "" || arg == Default {
+		name = def
 	}
 	if !Allows(allowed, name) {
 		return Ref{}, NotFound(name)

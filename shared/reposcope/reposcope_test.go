@@ -28,6 +28,8 @@ func TestResolve(t *testing.T) {
 		{"limited, another", "acme", []string{"api"}, "web", "default", reposcope.Ref{}, toolerr.ResourceNotFound},
 		{"limited, the default not among them", "acme", []string{"api"}, "", "default", reposcope.Ref{}, toolerr.ResourceNotFound},
 		{"limited to the default", "acme", []string{"default"}, "", "default", reposcope.Ref{Tenant: "acme", Name: "default"}, ""},
+		// "default" is the caller's default repository, whatever its name.
+		{"default names the default", "local", nil, "default", "toolshed", reposcope.Ref{Tenant: "local", Name: "toolshed"}, ""},
 		// The argument names a repository of the caller's tenant, never of another.
 		{"cross-tenant", "acme", nil, "other/web", "default", reposcope.Ref{}, toolerr.InvalidInput},
 		{"cross-tenant, traversal", "acme", nil, "../other", "default", reposcope.Ref{}, toolerr.InvalidInput},
