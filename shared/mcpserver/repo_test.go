@@ -24,9 +24,10 @@ const exampleRepo = "../toolset/testdata/example-repo"
 // tool the resources, prompts and completions compose.
 var repoTools = []string{"hello", "read_file", "list_files", "find_symbols", "read_memory", "write_memory_entry", "list_tasks", "add_task"}
 
-// newRepoPipeline serves repoTools over exampleRepo, with an embedded
-// store in a temporary directory and no rate limits.
-func newRepoPipeline(t *testing.T) *toolkit.Pipeline {
+// newRepoPipeline serves repoTools over the repositories repos (-repo
+// specs; exampleRepo without any), with an embedded store in a temporary
+// directory and no rate limits.
+func newRepoPipeline(t *testing.T, repos ...string) *toolkit.Pipeline {
 	t.Helper()
 	dir := t.TempDir()
 	db, err := boltstore.Open(filepath.Join(dir, "t.db"))
@@ -34,7 +35,10 @@ func newRepoPipeline(t *testing.T) *toolkit.Pipeline {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	env := wiring.NewEnv(config.Config{DataDir: dir, Repos: []string{exampleRepo}}, nil).UseStores(db.Stores(), nil)
+	if len(repos) == 0 {
+		repos = []string{exampleRepo}
+	}
+	env := wiring.NewEnv(config.Config{DataDir: dir, Repos: repos}, nil).UseStores(db.Stores(), nil)
 	t.Cleanup(func() { env.Close() })
 	tools, err := family.Build(context.Background(), toolset.Families, env, repoTools...)
 	if err != nil {
@@ -55,11 +59,11 @@ func newRepoPipeline(t *testing.T) *toolkit.Pipeline {
 	return p
 }
 
-// newRepoHandler is the gateway's handler over newRepoPipeline, every
-// request from tenant "golden".
-func newRepoHandler(t *testing.T) http.Handler {
+// newRepoHandler is the gateway's handler over newRepoPipeline(repos),
+// every request from tenant "golden".
+func newRepoHandler(t *testing.T, repos ...string) http.Handler {
 	t.Helper()
-	p := newRepoPipeline(t)
+	p := newRepoPipeline(t, repos...)
 	hc := as("golden", "req-golden")
 	hc.Invoker, hc.MCP = p, mcpserver.New(mcpserver.Config{Name: "toolshed", Version: "golden", Tools: p})
 	return httpapi.New(hc)

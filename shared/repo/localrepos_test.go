@@ -26,6 +26,10 @@ func TestLocalRepos(t *testing.T) {
 		{[]string{"/src/api", "/src/my app"}, `repository "/src/my app": invalid repository name`},
 		{[]string{"api=/src/x", "api=/src/y"}, `two repositories are named "api"`},
 		{[]string{"/src/api", "/other/api"}, `two repositories are named "api"`},
+		// "default" means the default repository: only the first may bear it.
+		{[]string{"default=/src/x", "/src/api"}, "[{default /src/x} {api /src/api}]"},
+		{[]string{"/src/api", "default=/src/x"}, `repository "default=/src/x": "default" means the default repository`},
+		{[]string{"/src/api", "/src/default"}, `repository "/src/default": "default" means the default repository`},
 	}
 	wd := filepath.Join(t.TempDir(), "myapp")
 	if err := os.Mkdir(wd, 0o755); err != nil {

@@ -267,7 +267,7 @@ func OpenFor(ctx context.Context, src Source, call toolkit.Call, arg string) (Vi
 	}
 	view, err := src.Open(ctx, r)
 	switch {
-	case errors.Is(err, ErrNoRepository) && arg == "" && r.Name == reposcope.Default:
+	case errors.Is(err, ErrNoRepository) && r.Name == reposcope.Default:
 		return nil, toolerr.New(toolerr.ResourceNotFound,
 			"No repository for tenant %s: publish one with `go run ./scripts/snapshot push -tenant %s` from its checkout (or deploy with a default repository)",
 			r.Tenant, r.Tenant).With("tenant", r.Tenant)
@@ -286,8 +286,9 @@ type LocalRepo struct{ Name, Dir string }
 // "name=path" or a path (named after its folder); the first is the
 // default one. Without specs, the working directory is served. One
 // repository given as a path whose folder's name cannot be a name is
-// named reposcope.Default. Names must differ, and folders must not hold one
-// another (apart).
+// named reposcope.Default. Names must differ, only the first may be
+// reposcope.Default (that name means the caller's default repository), and
+// folders must not hold one another (apart).
 func LocalRepos(specs []string) ([]LocalRepo, error) {
 	if len(specs) == 0 {
 		specs = []string{"."}
@@ -306,6 +307,9 @@ func LocalRepos(specs []string) ([]LocalRepo, error) {
 		}
 		if slices.ContainsFunc(out, func(r LocalRepo) bool { return r.Name == name }) {
 			return nil, fmt.Errorf("two repositories are named %q: name them apart with name=path", name)
+		}
+		if name == reposcope.Default && len(out) > 0 {
+			return nil, fmt.Errorf("repository %q: %q means the default repository (the first): name it otherwise with name=%s", spec, name, path)
 		}
 		out = append(out, LocalRepo{Name: name, Dir: path})
 	}

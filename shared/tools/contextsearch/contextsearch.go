@@ -119,7 +119,7 @@ func FromEnv(ctx context.Context, env *wiring.Env) (*Service, error) {
 	}
 	s := New(opts)
 	env.OnClose(func() error { s.Close(); return nil })
-	env.ReportStatus("codeIndexes", func() any { return s.Indexes() })
+	env.ReportStatus("codeIndexes", func(repos []string) any { return s.Indexes(repos) })
 	live := s.code.(*liveIndexes) // New built live indexes: opts.Mode is CodeIndexLive
 	env.KeepRepoIndexes(live.repoIndex)
 	// The local repository is every tenant's: index it from the start.
