@@ -135,3 +135,30 @@ func TestLocalFollowsSecrets(t *testing.T) {
 		t.Errorf("a file whose key was removed is not searchable again")
 	}
 }
+
+// TestPackLeavesOutSecrets: a snapshot never carries a file whose content
+// holds a key.
+func TestPackLeavesOutSecrets(t *testing.T) {
+	dir := repotest.WriteDir(t, secretFiles)
+	var zipped bytes.Buffer
+	paths := []string{"README.md", "crypto/pem.go", "notes.txt", "crypto/key_test.go"}
+	st, err := repo.Pack(&zipped, dir, paths, repo.DefaultMaxBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"notes.txt (rule private-key)", "crypto/key_test.go (rule private-key)"}
+	if !slices.Equal(st.Refused, want) || st.Files != 2 || st.Bytes != int64(len(secretFiles["README.md"])+len(secretFiles["crypto/pem.go"])) {
+		t.Errorf("Pack: %+v, want 2 files and refused %q", st, want)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(zipped.Bytes()), int64(zipped.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range zr.File {
+		names = append(names, f.Name)
+	}
+	if !slices.Equal(names, []string{"README.md", "crypto/pem.go"}) {
+		t.Errorf("the zip holds %q", names)
+	}
+}
