@@ -62,6 +62,7 @@ type PublishInput struct {
 type Published struct {
 	Pointer  Pointer
 	Skipped  []string // paths that were not packed (see PackStats)
+	Refused  []string // files left out because they hold a secret (see PackStats)
 	Previous string   // the zip key the pointer named before, "" for none
 	// RetireErr is set when the previous zip could not be tagged retired
 	// (the push itself succeeded; that zip is just kept longer).
@@ -125,7 +126,7 @@ func Publish(ctx context.Context, b *objects.Bucket, in PublishInput) (Published
 		return Published{Skipped: st.Skipped}, fmt.Errorf("upload %s: %w", p.Key, err)
 	}
 	p, prev, err := movePointer(ctx, b, in.Repo, p)
-	out := Published{Pointer: p, Skipped: st.Skipped, Previous: prev}
+	out := Published{Pointer: p, Skipped: st.Skipped, Refused: st.Refused, Previous: prev}
 	if err != nil {
 		return out, fmt.Errorf("%s is uploaded, but moving %s to it failed (publish the same commit again): %w", p.Key, PointerKey(in.Repo), err)
 	}

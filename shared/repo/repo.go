@@ -3,9 +3,11 @@
 // View is an io/fs.FS of the repository's files (slash-separated paths
 // relative to its root), the commit it shows, the searchable files held
 // warm in memory, and a change feed; every path goes through the
-// repository's Policy, so a file the policy refuses (secrets, keys, .git/,
-// the server's own data directory) is never listed, searched, indexed or
-// read, whichever tool asks.
+// repository's Policy, so a file the policy refuses (secrets and keys by
+// name, .git/, the server's own data directory) is never listed, searched,
+// indexed or read, whichever tool asks. A file whose content holds a
+// secret (a private key block, a credential: shared/secretscan) is refused
+// too, whatever its name: never searchable, and never read (content.go).
 //
 // Two Sources yield views:
 //
@@ -33,8 +35,8 @@
 // Searchable says which files search tools read: it honours .gitignore
 // files at every level (and .ignore and .rgignore, as ripgrep does), skips
 // the excluded folders (node_modules, .git, dist, build, .next, .context)
-// at any depth, hidden files and folders, symbolic links, binary files and
-// whatever the Policy refuses.
+// at any depth, hidden files and folders, symbolic links, binary files,
+// files holding secrets and whatever the Policy refuses.
 package repo
 
 import (
@@ -67,6 +69,9 @@ var ErrNoRepository = errors.New("no repository snapshot")
 // its fs.FileInfo's ModTime. A path the view's Policy refuses, or a
 // symbolic link leading to one, fails with a *fs.PathError whose Err is
 // the PATH_NOT_ALLOWED *toolerr.Error saying why, and no listing shows it.
+// Reading a file whose content holds a secret fails the same way, naming
+// the rule, and no byte of the secret is read; Searchable never holds it
+// (Stat and ReadDir, which read no content, still show it).
 type View interface {
 	fs.StatFS
 	fs.ReadLinkFS

@@ -6,7 +6,7 @@
 //     committed file followed by the entries appended with
 //     write_memory_entry.
 //   - read_file: any project file but node_modules/ and what the
-//     repository's policy denies (.env*, secrets*, *.key, *.pem, .git/,
+//     repository's view refuses (secrets by name or by content, .git/,
 //     the server's data directory), whole up to 1 MB or lines startLine to
 //     endLine of a file of any size (streamed; at most 1 MB of lines), with
 //     language, line count, module, role and modification time, and
@@ -48,9 +48,9 @@ const (
 
 // RepoFilePolicy is read_repo_file's allow list. Its "dir/*" entries name
 // safe folders: everything below them may be read, at
-// any depth. Its denied patterns (.env*, secrets*, *.key, *.pem, .git/)
-// are the repository's deny list (repo.DefaultDeny), which the view
-// applies to every repository tool.
+// any depth. What it denies, the view refuses for every repository tool:
+// the repository's deny list (repo.DefaultDeny: .git/ and secrets by
+// name), and files whose content holds a secret.
 var RepoFilePolicy = pathpolicy.MustNew(pathpolicy.Options{
 	Allow: []string{
 		"docs/*", "paths/*", "stacks/*",
