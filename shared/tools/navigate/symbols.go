@@ -193,7 +193,7 @@ func unsupported(unread []symbols.UnreadFiles) []unsupportedJSON {
 // because says why files of lang have no symbols, in words.
 func because(lang string, why symbols.Reason) string {
 	if why == symbols.NoTreeSitter {
-		return fmt.Sprintf("this server was built without tree-sitter (cgo), which reads %s", lang)
+		return "this server was built without cgo, and so without tree-sitter, which reads " + lang
 	}
 	return "find_symbols has no parser for " + lang
 }
@@ -289,7 +289,7 @@ func parseFile(view repo.View, p string) (*symbols.File, error) {
 		return nil, toolerr.Field("file", "%s is a folder; list it with list_files, or look symbols up in it with name and path", p)
 	case !symbols.Supports(p):
 		lang := language.Of(p)
-		return nil, toolerr.Field("file", "%s is %s: %s (it reads %s); read it with read_file", p, lang,
+		return nil, toolerr.Field("file", "%s is %s: %s (this server reads %s); read it with read_file", p, lang,
 			because(lang, symbols.Unread(p)), strings.Join(symbols.Languages(), ", "))
 	case info.Size() > maxOutlineBytes:
 		return nil, toolerr.New(toolerr.SizeLimitExceeded, "%s is %d bytes; find_symbols outlines files up to %d bytes", p, info.Size(), maxOutlineBytes).With("path", p)
