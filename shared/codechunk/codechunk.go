@@ -1,12 +1,12 @@
 // Package codechunk cuts source files into the chunks context_search
-// indexes: Go files into one chunk per top-level declaration with its doc
-// comment (go/ast), the other languages shared/symbols reads (TypeScript,
-// JavaScript, Python, Java, Rust, C, C++ with tree-sitter) into one chunk
-// per declaration with its doc comment and name (a long class into its
-// header and its members), Markdown into one chunk per heading, and
-// anything else into blocks of about 40 lines cut at blank lines or where
-// indentation returns to the left margin. A chunk knows its file, line
-// range, kind and name.
+// indexes: a file shared/symbols reads (Go, TypeScript, JavaScript,
+// Python, Java, Rust, C, C++, C#, Ruby, PHP, Kotlin) at its declarations,
+// from the symbols one parse of it found (symbols.File: no second parse
+// here), one chunk per declaration with its doc comment, kind and name (a
+// long class into its header and its members); Markdown into one chunk
+// per heading; anything else into blocks of about 40 lines cut at blank
+// lines or where indentation returns to the left margin. A chunk knows its
+// file, line range, kind and name.
 package codechunk
 
 import (
@@ -14,13 +14,13 @@ import (
 	"path"
 	"strings"
 
+	"github.com/toolshed/toolshed/shared/language"
 	"github.com/toolshed/toolshed/shared/symbols"
 )
 
-// Kinds of chunk besides Go's declaration kinds (func, method, type,
-// const, var).
+// Kinds of chunk besides the kinds of symbol (shared/symbols: function,
+// method, class, ...) of declarations.
 const (
-	KindPackage = "package" // a Go package clause with its doc comment
 	KindSection = "section" // a Markdown heading and its text
 	KindBlock   = "block"   // a block of lines
 )
@@ -29,7 +29,7 @@ const (
 const (
 	// targetLines is the block length the line splitter aims for.
 	targetLines = 40
-	// maxLines is the longest block it makes; longer Go declarations and
+	// maxLines is the longest block it makes; longer declarations and
 	// Markdown sections are cut into blocks too.
 	maxLines = 120
 	// MaxChunkBytes cuts a chunk's text (very long lines, generated data).
@@ -41,7 +41,7 @@ type Chunk struct {
 	Path       string // slash-separated, relative to the repository root
 	Start, End int    // first and last line, from 1
 	Kind       string
-	Name       string // the declaration ("func (s *Server) Serve") or heading; "" for blocks
+	Name       string // the declaration ("method Server.Serve") or heading; "" for blocks
 	// Text is the chunk's lines as the file has them (without the last
 	// line's newline), cut at MaxChunkBytes: Text == text[From:From+len(Text)]
 	// of the text Split was given, and shares its memory.
@@ -61,26 +61,24 @@ func Module(p string) string {
 	return ""
 }
 
-// Split cuts one file into chunks, choosing the splitter by extension.
-// Files that are empty or only whitespace give no chunks. The chunks' Text
-// are substrings of text: nothing is copied.
-func Split(p, text string) []Chunk {
+// Split cuts the file at p, whose content is text, into chunks: at the
+// declarations of f, what symbols.Parse found in text (nil when
+// shared/symbols does not read the file), else Markdown at its headings,
+// else into blocks. Files that are empty or only whitespace give no
+// chunks. The chunks' Text are substrings of text: nothing is copied.
+func Split(p, text string, f *symbols.File) []Chunk {
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
 	ls := newLines(text)
 	var chunks []Chunk
-	switch strings.ToLower(path.Ext(p)) {
-	case ".go":
-		chunks = splitGo(ls)
-	case ".md", ".markdown", ".mdx":
+	switch {
+	case f != nil:
+		chunks = splitDeclarations(ls, f)
+	case language.Of(p) == "markdown":
 		chunks = splitMarkdown(ls)
 	default:
-		if f := symbols.Parse(p, text); f != nil {
-			chunks = splitDeclarations(ls, f)
-		} else {
-			chunks = splitLines(ls, 0, ls.n(), KindBlock, "")
-		}
+		chunks = splitLines(ls, 0, ls.n(), KindBlock, "")
 	}
 	for i := range chunks {
 		chunks[i].Path = p

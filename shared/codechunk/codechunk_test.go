@@ -5,11 +5,16 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/toolshed/toolshed/shared/symbols"
 )
+
+// split cuts a file at the declarations symbols.Parse finds, as the
+// context index does.
+func split(p, text string) []Chunk { return Split(p, text, symbols.Parse(p, text)) }
 
 // summary renders chunks as "kind name start-end" lines for comparison.
 func summary(chunks []Chunk) string {
@@ -52,34 +57,52 @@ func (t *Token) Valid(now time.Time) bool {
 
 func Sign(subject string) Token { return Token{Subject: subject} }
 `
-	got := summary(Split("src/auth/token.go", src))
-	want := `package|package auth|3-4
-var|var ErrExpired|11-12
-const|const a|14-17
-type|type Token|19-23
-method|func (*Token) Valid|25-28
-func|func Sign|30-30
+	got := summary(split("src/auth/token.go", src))
+	// The package's doc is a declaration (a module), imports and the
+	// copyright are left out; a const group's constants share a chunk; a
+	// method is named by its receiver's type.
+	want := `module|module auth|3-4
+variable|variable ErrExpired|11-12
+constant|constant a|14-16
+class|class Token|19-23
+method|method Token.Valid|25-28
+function|function Sign|30-30
 `
 	if got != want {
 		t.Errorf("chunks:\n%s\nwant:\n%s", got, want)
 	}
-	chunks := Split("src/auth/token.go", src)
+	chunks := split("src/auth/token.go", src)
 	if c := chunks[4]; c.ID() != "src/auth/token.go:25-28" || !strings.HasPrefix(c.Text, "// Valid reports") || !strings.HasSuffix(c.Text, "}") {
 		t.Errorf("method chunk: id %s text %q", c.ID(), c.Text)
 	}
 }
 
+// TestSplitGoThatDoesNotParse: what go/parser could read of a file is
+// cut at its declarations.
 func TestSplitGoThatDoesNotParse(t *testing.T) {
 	src := "package x\n\nfunc broken( {\n"
-	chunks := Split("x/broken.go", src)
-	if len(chunks) != 1 || chunks[0].Kind != KindBlock || chunks[0].Start != 1 || chunks[0].End != 3 {
-		t.Errorf("got %s", summary(chunks))
+	if got, want := summary(split("x/broken.go", src)), "function|function broken|3-3\n"; got != want {
+		t.Errorf("chunks:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestSplitFromTheParse: Split cuts at the declarations of the parse it is
+// given, and parses nothing itself; without one, a source file is blocks.
+func TestSplitFromTheParse(t *testing.T) {
+	src := "package a\n\nfunc One() {}\n\nfunc Two() {}\n"
+	f := symbols.Parse("a.go", src)
+	f.Symbols = f.Symbols[1:] // as if the parse had found Two only
+	if got, want := summary(Split("a.go", src, f)), "function|function Two|5-5\n"; got != want {
+		t.Errorf("chunks of the parse given:\n%s\nwant:\n%s", got, want)
+	}
+	if got, want := summary(Split("a.go", src, nil)), "block||1-5\n"; got != want {
+		t.Errorf("chunks without a parse:\n%s\nwant:\n%s", got, want)
 	}
 }
 
 func TestSplitMarkdown(t *testing.T) {
 	src := "Intro line.\n\n# Title\n\nText.\n\n```sh\n# not a heading\n```\n\n## Usage ##\nRun it.\n#hashtag is text\n"
-	got := summary(Split("docs/README.md", src))
+	got := summary(split("docs/README.md", src))
 	want := "section||1-1\nsection|Title|3-9\nsection|Usage|11-13\n"
 	if got != want {
 		t.Errorf("chunks:\n%s\nwant:\n%s", got, want)
@@ -96,21 +119,21 @@ func TestSplitLines(t *testing.T) {
 		}
 		b.WriteString("\n")
 	}
-	got := summary(Split("notes.txt", b.String()))
+	got := summary(split("notes.txt", b.String()))
 	want := "block||1-30\nblock||32-61\nblock||63-92\n"
 	if got != want {
 		t.Errorf("chunks:\n%s\nwant:\n%s", got, want)
 	}
 	// No good cut at all: blocks of maxLines.
 	long := strings.Repeat("    x\n", 300)
-	got = summary(Split("a.py", long))
+	got = summary(split("a.py", long))
 	want = "block||1-120\nblock||121-240\nblock||241-300\n"
 	if got != want {
 		t.Errorf("uncuttable text:\n%s\nwant:\n%s", got, want)
 	}
 	// Indentation back to the margin is a cut.
 	py := strings.Repeat("def f():\n"+strings.Repeat("    pass\n", 9), 8)
-	for _, c := range Split("m.py", py) {
+	for _, c := range split("m.py", py) {
 		if !strings.HasPrefix(c.Text, "def f():") {
 			t.Errorf("block %d-%d does not start at a def: %q", c.Start, c.End, c.Text[:20])
 		}
@@ -118,11 +141,11 @@ func TestSplitLines(t *testing.T) {
 }
 
 func TestSplitEmptyAndHuge(t *testing.T) {
-	if c := Split("a.txt", " \n\t\n"); len(c) != 0 {
+	if c := split("a.txt", " \n\t\n"); len(c) != 0 {
 		t.Errorf("blank file: %s", summary(c))
 	}
 	huge := strings.Repeat("é", MaxChunkBytes) // 2 bytes each, one line
-	c := Split("min.js", huge)
+	c := split("min.js", huge)
 	if len(c) != 1 || len(c[0].Text) > MaxChunkBytes || !strings.HasSuffix(c[0].Text, "é") {
 		t.Errorf("huge line: %d chunks, text of %d bytes", len(c), len(c[0].Text))
 	}
@@ -147,7 +170,7 @@ func TestSplitGoroot(t *testing.T) {
 	}
 	text := string(data)
 	ls := strings.Split(text, "\n")
-	chunks := Split("strings/strings.go", text)
+	chunks := split("strings/strings.go", text)
 	if len(chunks) < 40 {
 		t.Fatalf("only %d chunks", len(chunks))
 	}
@@ -166,15 +189,14 @@ func TestSplitGoroot(t *testing.T) {
 		}
 		names[c.Name] = true
 	}
-	for _, n := range []string{"package strings", "func Index", "func Split", "func TrimSpace"} {
+	for _, n := range []string{"function Index", "function Split", "function TrimSpace"} {
 		if !names[n] {
 			t.Errorf("no chunk for %s", n)
 		}
 	}
-	for _, c := range chunks {
-		if c.Name == "func TrimSpace" && !strings.HasPrefix(c.Text, "// TrimSpace returns") {
-			t.Errorf("TrimSpace chunk does not start with its doc comment: %q", c.Text[:40])
-		}
+	trim := chunks[slices.IndexFunc(chunks, func(c Chunk) bool { return c.Name == "function TrimSpace" })]
+	if !strings.HasPrefix(trim.Text, "// TrimSpace returns") {
+		t.Errorf("TrimSpace's chunk does not start with its doc comment: %q", trim.Text)
 	}
 }
 
@@ -187,7 +209,7 @@ func FuzzSplit(f *testing.F) {
 	f.Fuzz(func(t *testing.T, name, content string) {
 		n := newLines(content).n()
 		last := 0
-		for _, c := range Split(name, content) {
+		for _, c := range split(name, content) {
 			if c.Start < 1 || c.End < c.Start || c.End > n || c.Start <= last {
 				t.Fatalf("bad chunk %d-%d of %d lines (%s)", c.Start, c.End, n, c.Kind)
 			}
@@ -200,10 +222,10 @@ func FuzzSplit(f *testing.F) {
 }
 
 // TestSplitDeclarations cuts the languages shared/symbols reads with
-// tree-sitter at their declarations, named, with their doc comments; a
-// long class into its header and methods; neighbouring constants into
-// one chunk; lines no declaration holds into blocks, or into the
-// declaration right below when they are one or two.
+// tree-sitter at their declarations, named, with their doc comments (one
+// chunk up to maxLines lines); a long class into its header and methods;
+// neighbouring constants into one chunk; lines no declaration holds into
+// blocks, or into the declaration right below when they are one or two.
 func TestSplitDeclarations(t *testing.T) {
 	if len(symbols.Missing()) > 0 {
 		t.Skip("built without tree-sitter (cgo): only Go is read at declarations")
@@ -220,11 +242,12 @@ func TestSplitDeclarations(t *testing.T) {
 			"function|function greet|1-4\ninterface|interface Greeter|6-8\n"},
 		{"src/shapes.rs", "/// A point.\npub struct Point { x: i32 }\n\nimpl Point {\n    /// Makes one.\n    pub fn new(x: i32) -> Self { Point { x } }\n}\n",
 			"class|class Point|1-2\nmethod|method Point.new|4-6\n"},
+		{"pkg/long.py", "def long():\n" + strings.Repeat("    x = 1\n\n", 30), "function|function long|1-60\n"},
 		{"inc/limits.h", "#define A 1\n#define B 2\n\n/* Adds. */\nint add(int a, int b);\n",
 			"macro|macro A|1-2\nfunction|function add|4-5\n"},
 	}
 	for _, tt := range tests {
-		if got := summary(Split(tt.path, tt.src)); got != tt.want {
+		if got := summary(split(tt.path, tt.src)); got != tt.want {
 			t.Errorf("%s:\n%s\nwant:\n%s", tt.path, got, tt.want)
 		}
 	}

@@ -3,6 +3,7 @@ package codechunk
 import (
 	"slices"
 
+	"github.com/toolshed/toolshed/shared/language"
 	"github.com/toolshed/toolshed/shared/symbols"
 )
 
@@ -29,18 +30,67 @@ type decl struct {
 	name     string
 }
 
-// splitDeclarations cuts a file shared/symbols reads (other than Go) into
-// one chunk per top-level declaration with its doc comment, named by its
-// kind and name ("class Reader", "method Reader.read", "function spool").
-// A declaration longer than targetLines with members (a class and its
-// methods) is split into its header and a chunk per member, nested ones
-// alike; small neighbouring constants, variables and macros share a chunk.
-// Lines no declaration holds (imports, top-level statements) are cut into
-// blocks, those without a letter or digit ("}") dropped, and up to maxLead
-// of them right above a declaration ("impl Point {") join it; a
+// splitDeclarations cuts a file shared/symbols reads into one chunk per
+// top-level declaration with its doc comment, named by its kind and name
+// ("class Reader", "method Reader.read", "function spool"; a Go method is
+// named by its receiver's type). A declaration longer than targetLines
+// with members (a class and its methods) is split into its header and a
+// chunk per member, nested ones alike; small neighbouring constants,
+// variables and macros share a chunk (a Go const ( ... ) group, a header's
+// #defines). Lines no declaration holds (imports, top-level statements)
+// are cut into blocks, those without a letter or digit ("}") dropped, and
+// up to maxLead of them right above a declaration ("impl Point {") join
+// it; in Go they are dropped (only the package clause, imports and file
+// comments lie there: a package's doc is a declaration of its own). A
 // declaration longer than maxLines is cut into blocks too, each with its
 // name.
 func splitDeclarations(ls lines, f *symbols.File) []Chunk {
+	loose := f.Language != language.Go
+	var out []Chunk
+	at := 0 // the first line no chunk holds yet
+	for _, d := range declarations(ls, f) {
+		d.from = max(d.from, at)
+		if d.from >= d.to {
+			continue
+		}
+		switch {
+		case !hasWord(ls, at, d.from):
+		case d.from-at <= maxLead && !ls.blank(d.from-1):
+			d.from = at // "impl Point {" right above a method: its context
+		case loose:
+			out = append(out, splitLines(ls, at, d.from, KindBlock, "")...)
+		}
+		out = append(out, declChunks(ls, d)...)
+		at = d.to
+	}
+	if loose && hasWord(ls, at, ls.n()) {
+		out = append(out, splitLines(ls, at, ls.n(), KindBlock, "")...)
+	}
+	return out
+}
+
+// declChunks makes d's lines, blank ones at either end dropped, one
+// chunk, or blocks when they are more than maxLines.
+func declChunks(ls lines, d decl) []Chunk {
+	for d.from < d.to && ls.blank(d.from) {
+		d.from++
+	}
+	for d.to > d.from && ls.blank(d.to-1) {
+		d.to--
+	}
+	switch {
+	case d.from == d.to:
+		return nil
+	case d.to-d.from > maxLines:
+		return splitLines(ls, d.from, d.to, string(d.kind), d.name)
+	}
+	return []Chunk{ls.chunk(d.from, d.to, string(d.kind), d.name)}
+}
+
+// declarations lists the lines of f's declarations in order: each
+// top-level one with its doc comment, a long one with members split into
+// its header and its members, neighbouring values merged (mergeValues).
+func declarations(ls lines, f *symbols.File) []decl {
 	members := make([][]int, len(f.Symbols))
 	var top []int
 	for i, s := range f.Symbols {
@@ -72,29 +122,7 @@ func splitDeclarations(ls lines, f *symbols.File) []Chunk {
 	for _, i := range top {
 		add(i)
 	}
-	decls = mergeValues(ls, decls)
-
-	var out []Chunk
-	at := 0 // the first line no chunk holds yet
-	for _, d := range decls {
-		d.from = max(d.from, at)
-		if d.from >= d.to {
-			continue
-		}
-		switch {
-		case !hasWord(ls, at, d.from):
-		case d.from-at <= maxLead && !ls.blank(d.from-1):
-			d.from = at // "impl Point {" right above a method: its context
-		default:
-			out = append(out, splitLines(ls, at, d.from, KindBlock, "")...)
-		}
-		out = append(out, splitLines(ls, d.from, d.to, string(d.kind), d.name)...)
-		at = d.to
-	}
-	if hasWord(ls, at, ls.n()) {
-		out = append(out, splitLines(ls, at, ls.n(), KindBlock, "")...)
-	}
-	return out
+	return mergeValues(ls, decls)
 }
 
 // mergeValues merges neighbouring small declarations of valueKinds (only

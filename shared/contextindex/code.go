@@ -15,6 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/toolshed/toolshed/shared/codechunk"
+	"github.com/toolshed/toolshed/shared/symbols"
 )
 
 // EmbedBatch is how many texts an index build sends to the embedder at a
@@ -65,80 +66,111 @@ type BuildStats struct {
 // is theirs): they must not change.
 func BuildCode(ctx context.Context, prev *CodeIndex, snap Snapshot, emb Embedder, now time.Time) (*CodeIndex, BuildStats, error) {
 	st := BuildStats{Files: len(snap.Files)}
-	files := slices.Clone(snap.Files)
-	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
-	for i := 1; i < len(files); i++ {
-		if files[i].Path == files[i-1].Path {
-			return nil, st, fmt.Errorf("file %s is listed twice", files[i].Path)
-		}
-	}
-	reuse := reusable(prev)
-	// Batches of files are cut on every core and their segments merged in
-	// order as they come: the same index whatever the number of cores.
-	type batch struct {
-		seg       *Segment
-		rechunked int
-		err       error
-	}
-	var parts []Part
-	err := inOrder(ctx, (len(files)+buildBatch-1)/buildBatch, func(i int) batch {
-		b := newCodeBuilder()
-		r := batch{}
-		for _, f := range files[i*buildBatch : min((i+1)*buildBatch, len(files))] {
-			if r.err = ctx.Err(); r.err != nil {
-				return r
-			}
-			content, err := readContent(snap, f)
-			if err != nil {
-				r.err = err
-				return r
-			}
-			text := unsafe.String(unsafe.SliceData(content), len(content)) // never changes (see above)
-			hash := sha256.Sum256(content)
-			cut, ok := reuse.cuts(f.Path, hash, text)
-			if !ok {
-				r.rechunked++
-				cut = codechunk.Split(f.Path, text)
-			}
-			b.addFile(f.Path, hash, f.ModTime, textSource{plain: text}, cut)
-		}
-		r.seg = b.segment()
-		return r
-	}, func(_ int, r batch) error {
-		if r.err != nil {
-			return r.err
-		}
-		st.Rechunked += r.rechunked
-		parts = append(parts, Part{Seg: r.seg})
-		if from := mergeFrom(parts, math.MaxInt); from < len(parts) {
-			parts = append(parts[:from], Part{Seg: MergeSegments(parts[from:])})
-		}
-		return nil
-	})
+	files, err := byPath(snap.Files)
 	if err != nil {
 		return nil, st, err
 	}
-	seg := newCodeBuilder().segment()
-	switch len(parts) {
-	case 0:
-	case 1:
-		seg = parts[0].Seg
-	default:
-		seg = MergeSegments(parts)
+	seg, rechunked, err := cutSnapshot(ctx, snap, files, reusable(prev))
+	st.Rechunked = rechunked
+	if err != nil {
+		return nil, st, err
 	}
-	ix := &CodeIndex{BuiltAt: now.UTC(), Segment: seg}
-	ix.Files = ix.Segment.code.hashes()
-	ix.Commit = snap.Commit
+	ix := &CodeIndex{BuiltAt: now.UTC(), Segment: seg, Files: seg.code.hashes(), Commit: snap.Commit}
 	if ix.Commit == "" {
 		ix.Commit = version(ix.Files)
 	}
-	st.Chunks = ix.Segment.Len()
+	st.Chunks = seg.Len()
 	if emb != nil {
 		if st.Embedded, err = ix.embed(ctx, prev, emb); err != nil {
 			return nil, st, err
 		}
 	}
 	return ix, st, nil
+}
+
+// byPath returns files sorted by path, refusing a path listed twice.
+func byPath(files []File) ([]File, error) {
+	files = slices.Clone(files)
+	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	for i := 1; i < len(files); i++ {
+		if files[i].Path == files[i-1].Path {
+			return nil, fmt.Errorf("file %s is listed twice", files[i].Path)
+		}
+	}
+	return files, nil
+}
+
+// cutBatch is what cutting one batch of files made.
+type cutBatch struct {
+	seg       *Segment
+	rechunked int // files cut anew
+	err       error
+}
+
+// cutSnapshot cuts files (of snap, sorted by path) into one segment: a
+// batch of them at a time on every core, the batches' segments merged in
+// order as they come, so that the segment is the same whatever the number
+// of cores. It returns how many files it cut anew (not kept from r).
+func cutSnapshot(ctx context.Context, snap Snapshot, files []File, r reuse) (*Segment, int, error) {
+	var parts []Part
+	rechunked := 0
+	batch := func(i int) []File { return files[i*buildBatch : min((i+1)*buildBatch, len(files))] }
+	err := inOrder(ctx, (len(files)+buildBatch-1)/buildBatch, func(i int) cutBatch {
+		return snap.cut(ctx, batch(i), r)
+	}, func(_ int, b cutBatch) error {
+		if b.err != nil {
+			return b.err
+		}
+		rechunked += b.rechunked
+		parts = append(parts, Part{Seg: b.seg})
+		if from := mergeFrom(parts, math.MaxInt); from < len(parts) {
+			parts = append(parts[:from], Part{Seg: MergeSegments(parts[from:])})
+		}
+		return nil
+	})
+	switch {
+	case err != nil:
+		return nil, rechunked, err
+	case len(parts) == 0:
+		return newCodeBuilder().segment(), 0, nil
+	case len(parts) == 1:
+		return parts[0].Seg, rechunked, nil
+	}
+	return MergeSegments(parts), rechunked, nil
+}
+
+// cut cuts files of snap into a segment, keeping the chunks r holds for a
+// file whose content is unchanged.
+func (snap Snapshot) cut(ctx context.Context, files []File, r reuse) cutBatch {
+	b := newCodeBuilder()
+	out := cutBatch{}
+	for _, f := range files {
+		if out.err = ctx.Err(); out.err != nil {
+			return out
+		}
+		content, err := readContent(snap, f)
+		if err != nil {
+			out.err = err
+			return out
+		}
+		text := unsafe.String(unsafe.SliceData(content), len(content)) // never changes (see BuildCode)
+		hash := sha256.Sum256(content)
+		cut, ok := r.cuts(f.Path, hash, text)
+		if !ok {
+			out.rechunked++
+			cut = cutFile(f.Path, text)
+		}
+		b.addFile(f.Path, hash, f.ModTime, textSource{plain: text}, cut)
+	}
+	out.seg = b.segment()
+	return out
+}
+
+// cutFile cuts the file at p, whose content is text, into chunks: at the
+// declarations one parse of it finds (shared/symbols' parse, the one the
+// symbol table makes), Markdown at its headings, else into blocks.
+func cutFile(p, text string) []codechunk.Chunk {
+	return codechunk.Split(p, text, symbols.Parse(p, text))
 }
 
 // codeBuilder makes a segment of code from files added one after the

@@ -16,7 +16,6 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/toolshed/toolshed/shared/codechunk"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 )
 
@@ -64,8 +63,8 @@ func TestBuildCodeMapFS(t *testing.T) {
 	want := []string{
 		"README.md:1-3 section ", "README.md:5-7 section ",
 		"scripts/deploy.sh:1-3 block scripts",
-		"src/auth/token.go:3-4 func src/auth", "src/auth/token.go:6-7 func src/auth",
-		"src/billing/plans.go:3-4 type src/billing",
+		"src/auth/token.go:3-4 function src/auth", "src/auth/token.go:6-7 function src/auth",
+		"src/billing/plans.go:3-4 class src/billing",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("chunks:\n%q\nwant\n%q", got, want)
@@ -253,7 +252,7 @@ func TestBuildCodeSameOnAnyCores(t *testing.T) {
 			t.Fatal(err)
 		}
 		text := string(content)
-		b.addFile(f.Path, sha256.Sum256(content), f.ModTime, textSource{plain: text}, codechunk.Split(f.Path, text))
+		b.addFile(f.Path, sha256.Sum256(content), f.ModTime, textSource{plain: text}, cutFile(f.Path, text))
 	}
 	whole, err := encode(&CodeIndex{Segment: b.segment()})
 	if err != nil {

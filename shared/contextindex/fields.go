@@ -44,13 +44,13 @@ func (b *lexiconBuilder) addDoc(d *Doc) {
 	b.endDoc()
 }
 
-// nameTerms are the terms of a chunk's name ("func (*Decoder) Decode" in
-// encoding/json, "method Decoder.decode" in another language): the words
-// of the name without its keyword (decoder, decode) and the qualified
-// names an agent writes, lower-cased, as single terms: package.Name
-// (json.decoder for a method's type, json.decode for a function) and
-// Type.Method (decoder.decode). QueryTerms finds the same in a question
-// ("what does json.Decoder.Decode do").
+// nameTerms are the terms of a chunk's name (its kind of symbol and its
+// name, "method Decoder.Decode" in encoding/json): the words of the name
+// without its kind (decoder, decode) and the qualified names an agent
+// writes, lower-cased, as single terms: package.Name (json.decoder for a
+// method's type, json.decode for a function) and Type.Method
+// (decoder.decode). QueryTerms finds the same in a question ("what does
+// json.Decoder.Decode do").
 func nameTerms(name, module string) []string {
 	kind, rest, ok := strings.Cut(name, " ")
 	if !ok {
@@ -63,14 +63,9 @@ func nameTerms(name, module string) []string {
 	}
 	ident := lastIdent(rest)
 	switch {
-	case kind == "func" && strings.HasPrefix(rest, "("):
-		recv := lastIdent(rest[:strings.Index(rest, ")")+1])
-		terms = appendQualified(terms, recv, ident)
-		terms = appendQualified(terms, pkg, recv)
-	case kind == "package":
+	case kind == "module": // a package or namespace: already its own name
 	case strings.Contains(rest, "."):
-		// A member named with its container ("method Reader.read", as
-		// codechunk names the declarations of other languages).
+		// A member named with its container ("method Reader.read").
 		container := lastIdent(rest[:strings.LastIndexByte(rest, '.')])
 		terms = appendQualified(terms, container, ident)
 		terms = appendQualified(terms, pkg, container)

@@ -11,13 +11,13 @@ func TestNameTerms(t *testing.T) {
 		name, module string
 		want         []string
 	}{
-		{"func Is", "errors", []string{"errors.is"}}, // "is" is a stop word, errors.is is not
-		{"func (*Decoder) Decode", "encoding/json", []string{"decoder", "decod", "decoder.decode", "json.decoder"}},
-		{"func (MIMEHeader) Get", "net/textproto", []string{"mime", "header", "mimeheader", "get", "mimeheader.get", "textproto.mimeheader"}},
-		{"type Reader", "net/textproto", []string{"reader", "textproto.reader"}},
-		{"const DefaultMaxHeaderBytes", "net/http", []string{"default", "max", "header", "byte", "defaultmaxheaderbyt", "http.defaultmaxheaderbytes"}},
-		{"package textproto", "net/textproto", []string{"textproto"}},
-		{"func main", "", []string{"main"}},
+		{"function Is", "errors", []string{"errors.is"}}, // "is" is a stop word, errors.is is not
+		{"method Decoder.Decode", "encoding/json", []string{"decoder", "decod", "decoder.decode", "json.decoder"}},
+		{"method MIMEHeader.Get", "net/textproto", []string{"mime", "header", "mimeheader", "get", "mimeheader.get", "textproto.mimeheader"}},
+		{"class Reader", "net/textproto", []string{"reader", "textproto.reader"}},
+		{"constant DefaultMaxHeaderBytes", "net/http", []string{"default", "max", "header", "byte", "defaultmaxheaderbyt", "http.defaultmaxheaderbytes"}},
+		{"module textproto", "net/textproto", []string{"textproto"}},
+		{"function main", "", []string{"main"}},
 		{"method JSONDecoder.raw_decode", "json", []string{"json", "decoder", "jsondecoder", "raw", "decod", "jsondecoder.raw_decode", "json.jsondecoder"}},
 		{"function spool", "tempfile", []string{"spool", "tempfile.spool"}},
 		{"Installing", "", []string{"install"}}, // a Markdown heading
@@ -58,10 +58,10 @@ func TestTermsFitAWord(t *testing.T) {
 			}
 		}
 	}
-	check("name", nameTerms("func (*"+long+") "+long, "pkg/"+long))
+	check("name", nameTerms("method "+long+"."+long, "pkg/"+long))
 	check("query", QueryTerms(long+"."+long+".x x."+long))
 	fits := strings.Repeat("l", maxTokenBytes-2)
-	if !slices.Contains(nameTerms("func (*"+fits+") M", "p"), fits+".m") {
+	if !slices.Contains(nameTerms("method "+fits+".M", "p"), fits+".m") {
 		t.Errorf("a qualified name of exactly %d bytes was left out", maxTokenBytes)
 	}
 }

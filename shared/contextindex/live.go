@@ -16,7 +16,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/toolshed/toolshed/shared/codechunk"
 	"github.com/toolshed/toolshed/shared/repo"
 )
 
@@ -459,7 +458,7 @@ func (b *builder) maxPartChunks() int { return max(b.chunks/maxPartShare, minPar
 func cutFiles(files []*repo.File) *Segment {
 	cb := newCodeBuilder()
 	for _, f := range files {
-		cb.addFile(f.Path, f.Hash(), f.ModTime, textSource{file: f}, codechunk.Split(f.Path, f.Text()))
+		cb.addFile(f.Path, f.Hash(), f.ModTime, textSource{file: f}, cutFile(f.Path, f.Text()))
 	}
 	return cb.segment()
 }

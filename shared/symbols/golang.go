@@ -6,12 +6,13 @@ import (
 	"go/token"
 )
 
-// parseGo finds the symbols of Go source: functions and methods (a
-// method's Container is its receiver's type), types (structs as classes,
-// interfaces, others as types) with their fields and interface methods,
-// constants and variables. A declaration in a group ("const ( ... )")
-// spans its own lines; one alone spans its keyword too. Source with syntax
-// errors yields what go/parser could read.
+// parseGo finds the symbols of Go source: the package clause when it has
+// a doc comment (a module: where the package is documented), functions
+// and methods (a method's Container is its receiver's type), types
+// (structs as classes, interfaces, others as types) with their fields and
+// interface methods, constants and variables. A declaration in a group
+// ("const ( ... )") spans its own lines; one alone spans its keyword too.
+// Source with syntax errors yields what go/parser could read.
 func parseGo(text string) []Symbol {
 	fset := token.NewFileSet()
 	f, _ := parser.ParseFile(fset, "", text, parser.ParseComments|parser.SkipObjectResolution)
@@ -19,6 +20,9 @@ func parseGo(text string) []Symbol {
 		return nil
 	}
 	g := goFile{tf: fset.File(f.Pos())}
+	if f.Doc != nil {
+		g.add(f.Name, Module, "", span{f.Package, f.Name.End()}, f.Doc)
+	}
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
@@ -29,6 +33,12 @@ func parseGo(text string) []Symbol {
 	}
 	return finish(text, g.syms)
 }
+
+// span is the source between two positions, as a node.
+type span struct{ from, to token.Pos }
+
+func (s span) Pos() token.Pos { return s.from }
+func (s span) End() token.Pos { return s.to }
 
 // goFile collects the symbols of one Go file.
 type goFile struct {

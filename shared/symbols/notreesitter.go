@@ -2,12 +2,15 @@
 
 package symbols
 
-// Built without cgo (CGO_ENABLED=0, or no C compiler), this package has no
-// tree-sitter: it finds symbols in Go files only, and TypeScript,
-// JavaScript, Python, Java, Rust, C and C++ files have none. `make build`
-// and `make run` build with cgo; see README, "Symbols and cgo".
+import "io"
 
-// hasTreeSitter: this build reads none of treeSitterLanguages.
+// Built without cgo (CGO_ENABLED=0, or no C compiler), this package has no
+// tree-sitter: it finds symbols in Go files only, and the files of every
+// language a tree-sitter grammar reads have none (Unread says
+// NoTreeSitter). `make build` and `make run` build with cgo; see README,
+// "Symbols and cgo".
+
+// hasTreeSitter: this build has no grammars.
 const hasTreeSitter = false
 
 // grammar stands for a tree-sitter grammar, of which there are none.
@@ -16,7 +19,8 @@ type grammar struct{}
 func (*grammar) parse(string) []Symbol { return nil }
 
 // grammarOf returns nil: no file is read with tree-sitter.
-func grammarOf(string, string) *grammar { return nil }
+func grammarOf(string) *grammar { return nil }
 
-// parsersVersion names the parsers of this build (see storedFormat).
-func parsersVersion() string { return "go" }
+// treeSitterVersion writes nothing: there is no tree-sitter (see
+// parsersVersion).
+func treeSitterVersion(io.Writer) {}

@@ -10,6 +10,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"runtime"
+
+	"github.com/toolshed/toolshed/shared/language"
 )
 
 // Store keeps a table's symbols between processes, next to the view's
@@ -27,9 +30,24 @@ type Store interface {
 }
 
 // storedFormat names the encoding and the parsers' rules: a table saved
-// under another (an earlier version, a build with other grammars) is
-// ignored, and every file parsed again.
-var storedFormat = "symbols-1/" + parsersVersion()
+// under another (an earlier version, a build with other grammars, other
+// grammar versions or queries, another Go) is ignored, and every file
+// parsed again.
+var storedFormat = "symbols-2/" + parsersVersion()
+
+// parsersVersion names what the symbols of a file depend on besides its
+// path and content: the Go toolchain (go/parser), shared/language's table
+// (which files are read by which parser), and tree-sitter's grammars and
+// queries in a build that has them.
+func parsersVersion() string {
+	h := sha256.New()
+	fmt.Fprintln(h, runtime.Version())
+	for _, l := range language.Table() {
+		fmt.Fprintf(h, "%+v\n", l) // fmt prints a map's keys sorted
+	}
+	treeSitterVersion(h)
+	return fmt.Sprintf("%x", h.Sum(nil)[:8])
+}
 
 // storedTable is what a Store holds.
 type storedTable struct {
@@ -39,17 +57,16 @@ type storedTable struct {
 
 // storedFile is one file's symbols, for the content whose hash is Hash.
 type storedFile struct {
-	Path     string
-	Hash     [sha256.Size]byte
-	Language string
-	Symbols  []Symbol
+	Path    string
+	Hash    [sha256.Size]byte
+	Symbols []Symbol
 }
 
 // encodeTable encodes the parsed files of held, deflated.
 func encodeTable(held map[string]parsed) ([]byte, error) {
 	t := storedTable{Format: storedFormat, Files: make([]storedFile, 0, len(held))}
 	for p, h := range held {
-		t.Files = append(t.Files, storedFile{Path: p, Hash: h.src.Hash(), Language: h.file.Language, Symbols: h.file.Symbols})
+		t.Files = append(t.Files, storedFile{Path: p, Hash: h.src.Hash(), Symbols: h.file.Symbols})
 	}
 	var buf bytes.Buffer
 	zw, _ := flate.NewWriter(&buf, flate.BestSpeed) // the level is valid

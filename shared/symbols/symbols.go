@@ -3,17 +3,21 @@
 // fields, modules and macros — each with its name, kind, line and byte
 // range, container (a method's receiver or class) and doc comment: one
 // parse per file feeding the symbol table (Table), the outline of a file,
-// references' definition marks and, later, context_search's chunks (a
-// chunker takes File.Symbols: declarations with names and byte and line
-// ranges, their doc comments apart).
+// references' definition marks and context_search's chunks
+// (shared/codechunk cuts a file at File.Symbols: declarations with names
+// and byte and line ranges, their doc comments apart).
 //
-// Go files are read with go/parser (exact: every top-level declaration,
-// struct fields and interface methods). TypeScript, JavaScript, Python,
-// Java, Rust, C and C++ are read with tree-sitter and tag queries
-// (queries/*.scm): the grammars' own tags.scm, widened to fields,
-// constants and variables. Tree-sitter is C, linked through cgo; a build
-// without cgo (CGO_ENABLED=0) reads Go files only (see notreesitter.go and
-// Missing).
+// Which parser reads a file is shared/language's table's to say. Go files
+// are read with go/parser (exact: every top-level declaration, struct
+// fields and interface methods). TypeScript, JavaScript, Python, Java,
+// Rust, C, C++, C#, Ruby, PHP and Kotlin are read with tree-sitter and tag
+// queries (queries/*.scm): the grammars' own tags.scm, widened to fields,
+// constants and variables (Kotlin's grammar has none: its query is ours).
+// Tree-sitter is C, linked through cgo; a build without cgo
+// (CGO_ENABLED=0) reads Go files only (see notreesitter.go and Missing).
+// Unread says why a file has no symbols; a table counts the files of code
+// it has none of (State.Unread), so that an answer can say what it did not
+// read.
 //
 // A query captures a definition as @definition.<kind> with its name as
 // @name (and, where the syntax says it, its container as @container); a
@@ -152,50 +156,64 @@ func (f *File) detach(src *repo.File) {
 	}
 }
 
+// Reason says why a file has no symbols.
+type Reason string
+
+// The reasons a file has no symbols (Unread).
+const (
+	// NoParser: its language has no parser (shared/language's table
+	// names none), or the file is not code.
+	NoParser Reason = "no-parser"
+	// NoTreeSitter: its language is read with tree-sitter, which this
+	// build lacks (it was built without cgo).
+	NoTreeSitter Reason = "no-tree-sitter"
+)
+
+// Unread says why this build finds no symbols in the file at p (by its
+// name), or "" when it finds them.
+func Unread(p string) Reason {
+	switch parser := language.ParserOf(p); {
+	case parser == language.Go || grammarOf(parser) != nil:
+		return ""
+	case parser == "":
+		return NoParser
+	}
+	return NoTreeSitter
+}
+
 // Supports reports whether this build finds symbols in the file at p
 // (by its name).
-func Supports(p string) bool {
-	lang := language.Of(p)
-	return lang == "go" || grammarOf(p, lang) != nil
-}
+func Supports(p string) bool { return Unread(p) == "" }
 
 // Parse finds the symbols of the file at p with content text, or returns
 // nil when Supports(p) is false. A file that does not parse yields what
 // could be read of it.
 func Parse(p, text string) *File {
-	lang := language.Of(p)
-	f := &File{Path: p, Language: lang, text: text}
-	switch g := grammarOf(p, lang); {
-	case lang == "go":
+	f := &File{Path: p, Language: language.Of(p), text: text}
+	switch parser := language.ParserOf(p); {
+	case parser == language.Go:
 		f.Symbols = parseGo(text)
-	case g != nil:
-		f.Symbols = g.parse(text)
+	case grammarOf(parser) != nil:
+		f.Symbols = grammarOf(parser).parse(text)
 	default:
 		return nil
 	}
 	return f
 }
 
-// treeSitterLanguages are the languages read with tree-sitter, in a build
-// with cgo.
-var treeSitterLanguages = []string{"typescript", "javascript", "python", "java", "rust", "c", "cpp"}
-
-// Languages lists the languages (shared/language names) this build finds
-// symbols in.
+// Languages lists the languages (shared/language's names) this build
+// finds symbols in.
 func Languages() []string {
-	if !hasTreeSitter {
-		return []string{"go"}
-	}
-	return append([]string{"go"}, treeSitterLanguages...)
+	return slices.DeleteFunc(language.WithParser(), func(l string) bool { return slices.Contains(Missing(), l) })
 }
 
 // Missing lists the languages a build with cgo finds symbols in and this
-// one does not (none when built with cgo).
+// one does not (none when built with cgo): those tree-sitter reads.
 func Missing() []string {
 	if hasTreeSitter {
 		return nil
 	}
-	return slices.Clone(treeSitterLanguages)
+	return slices.DeleteFunc(language.WithParser(), func(l string) bool { return l == language.Go })
 }
 
 // Signature returns the line of s's name, trimmed, without a trailing
@@ -228,9 +246,12 @@ const (
 	maxDoc       = 300
 )
 
+// xmlDocTags are the tags of a C# XML doc comment that wrap its text.
+var xmlDocTags = strings.NewReplacer("<summary>", "", "</summary>", "")
+
 // commentText strips comment markers from a doc comment or docstring:
 // "//", "///", "//!", "#", "/*", "/**", "*/", a leading "*" on each line,
-// and a docstring's quotes.
+// a docstring's quotes, and C#'s <summary> tags.
 func commentText(raw string) string {
 	raw = strings.TrimLeft(raw, "rRuUbB") // a Python string's prefix
 	for _, q := range []string{`"""`, `'''`, `"`, `'`} {
@@ -248,7 +269,7 @@ func commentText(raw string) string {
 				break
 			}
 		}
-		b.WriteString(strings.TrimSpace(line))
+		b.WriteString(strings.TrimSpace(xmlDocTags.Replace(line)))
 		b.WriteByte('\n')
 	}
 	return b.String()

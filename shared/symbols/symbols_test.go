@@ -70,3 +70,36 @@ func outline(f *symbols.File) string {
 	}
 	return b.String()
 }
+
+// TestLanguageOfParse: a file is labelled with the language it is read as
+// (a header read with the C++ grammar is cpp), and the languages the new
+// grammars read (C#, Ruby, PHP, Kotlin) have symbols.
+func TestLanguageOfParse(t *testing.T) {
+	tests := []struct{ path, text, language, symbol string }{
+		{"inc/stack.h", "class Stack {\n public:\n  void push(int x);\n};\n", "cpp", "Stack"},
+		{"src/Main.kt", "class Main {\n    fun run() {}\n}\n", "kotlin", "run"},
+		{"src/Program.cs", "class Program { static void Main() {} }\n", "csharp", "Main"},
+		{"lib/user.rb", "class User\n  def name; end\nend\n", "ruby", "name"},
+		{"src/User.php", "<?php\nclass User { function name() {} }\n", "php", "name"},
+	}
+	if missing := symbols.Missing(); len(missing) > 0 {
+		t.Skipf("built without tree-sitter (cgo): missing %v", missing)
+	}
+	for _, tt := range tests {
+		f := symbols.Parse(tt.path, tt.text)
+		if f == nil {
+			t.Errorf("%s: not read", tt.path)
+			continue
+		}
+		if f.Language != tt.language {
+			t.Errorf("%s: language %q, want %q", tt.path, f.Language, tt.language)
+		}
+		found := false
+		for _, s := range f.Symbols {
+			found = found || s.Name == tt.symbol
+		}
+		if !found {
+			t.Errorf("%s: no symbol %s in %s", tt.path, tt.symbol, outline(f))
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/toolshed/toolshed/shared/language"
 	"github.com/toolshed/toolshed/shared/repo"
 )
 
@@ -55,6 +56,46 @@ type State struct {
 	Progress Progress
 	files    map[string]*File // by path
 	names    []nameRef        // every symbol, by lower-cased name
+	unread   []unreadFile     // files of code without symbols
+}
+
+// unreadFile is a file of code the table has no symbols of.
+type unreadFile struct {
+	path, language string
+	reason         Reason
+}
+
+// UnreadFiles are the files of code of one language that have no symbols,
+// and why.
+type UnreadFiles struct {
+	Language string
+	Reason   Reason
+	Files    int
+}
+
+// Unread counts the files of code the table has no symbols of (in a
+// language without a parser, or one this build lacks) that keep keeps
+// (all when nil), by language: most files first.
+func (st *State) Unread(keep func(path string) bool) []UnreadFiles {
+	var out []UnreadFiles
+	for _, u := range st.unread {
+		if keep != nil && !keep(u.path) {
+			continue
+		}
+		i := slices.IndexFunc(out, func(o UnreadFiles) bool { return o.Language == u.language })
+		if i < 0 {
+			i = len(out)
+			out = append(out, UnreadFiles{Language: u.language, Reason: u.reason})
+		}
+		out[i].Files++
+	}
+	slices.SortFunc(out, func(a, b UnreadFiles) int {
+		if a.Files != b.Files {
+			return b.Files - a.Files
+		}
+		return strings.Compare(a.Language, b.Language)
+	})
+	return out
 }
 
 // nameRef is one symbol in State.names.
@@ -158,23 +199,7 @@ const publishFirst = 500 * time.Millisecond
 // closing.
 func (t *Table) update(ctx context.Context, held map[string]parsed, files []*repo.File, v uint64, stored map[string]storedFile) (int, bool) {
 	started := time.Now()
-	present := make(map[string]bool, len(files))
-	var todo []*repo.File
-	for _, f := range files {
-		if !Supports(f.Path) {
-			continue
-		}
-		present[f.Path] = true
-		if held[f.Path].src != f {
-			todo = append(todo, f)
-		}
-	}
-	for p := range held {
-		if !present[p] {
-			delete(held, p)
-		}
-	}
-	total := len(present)
+	todo, total, unread := changes(held, files)
 	wait, publishAt := publishFirst, started.Add(publishFirst)
 	results := make(chan parsed)
 	work := make(chan *repo.File)
@@ -208,7 +233,7 @@ func (t *Table) update(ctx context.Context, held map[string]parsed, files []*rep
 			t.Parses.Add(1)
 		}
 		if time.Now().After(publishAt) {
-			t.publish(held, Progress{FilesParsed: len(held), FilesTotal: total, Version: v})
+			t.publish(held, unread, Progress{FilesParsed: len(held), FilesTotal: total, Version: v})
 			wait *= 2
 			publishAt = time.Now().Add(wait)
 		}
@@ -216,7 +241,7 @@ func (t *Table) update(ctx context.Context, held map[string]parsed, files []*rep
 	if ctx.Err() != nil {
 		return parses, false
 	}
-	t.publish(held, Progress{Ready: true, FilesParsed: len(held), FilesTotal: total, Version: v})
+	t.publish(held, unread, Progress{Ready: true, FilesParsed: len(held), FilesTotal: total, Version: v})
 	if len(todo) > 0 {
 		t.log.Info("symbols: table updated", "files", total, "parsed", parses, "stored", len(todo)-parses,
 			"symbols", t.State().Progress.Symbols, "took_ms", time.Since(started).Milliseconds())
@@ -224,12 +249,37 @@ func (t *Table) update(ctx context.Context, held map[string]parsed, files []*rep
 	return parses, true
 }
 
+// changes compares held with the view's files: it returns those to parse
+// (new or changed), how many files this build reads, and the files of
+// code it reads no symbols in; it drops from held the files that went.
+func changes(held map[string]parsed, files []*repo.File) (todo []*repo.File, total int, unread []unreadFile) {
+	present := make(map[string]bool, len(files))
+	for _, f := range files {
+		if why := Unread(f.Path); why != "" {
+			if lang := language.Of(f.Path); language.IsCode(lang) {
+				unread = append(unread, unreadFile{path: f.Path, language: lang, reason: why})
+			}
+			continue
+		}
+		present[f.Path] = true
+		if held[f.Path].src != f {
+			todo = append(todo, f)
+		}
+	}
+	for p := range held {
+		if !present[p] {
+			delete(held, p)
+		}
+	}
+	return todo, len(present), unread
+}
+
 // parse returns the symbols of f: stored's when they are of its content,
 // else parsed (fresh).
 func parse(f *repo.File, stored map[string]storedFile) parsed {
 	p := parsed{src: f}
 	if s, ok := stored[f.Path]; ok && s.Hash == f.Hash() && s.fits(f.Size()) {
-		p.file = &File{Path: f.Path, Language: s.Language, Symbols: s.Symbols, src: f}
+		p.file = &File{Path: f.Path, Language: language.Of(f.Path), Symbols: s.Symbols, src: f}
 		return p
 	}
 	p.file, p.fresh = Parse(f.Path, f.Text()), true
@@ -282,9 +332,9 @@ func (t *Table) save(held map[string]parsed, unsaved int) {
 	t.log.Info("symbols: table saved", "files", len(held), "bytes", len(data), "took_ms", time.Since(started).Milliseconds())
 }
 
-// publish makes held the table's state.
-func (t *Table) publish(held map[string]parsed, p Progress) {
-	st := &State{Progress: p, files: make(map[string]*File, len(held))}
+// publish makes held (and unread) the table's state.
+func (t *Table) publish(held map[string]parsed, unread []unreadFile, p Progress) {
+	st := &State{Progress: p, files: make(map[string]*File, len(held)), unread: unread}
 	for path, h := range held {
 		st.files[path] = h.file
 		for i, s := range h.file.Symbols {

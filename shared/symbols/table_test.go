@@ -176,3 +176,35 @@ func TestTablesShareAndEvict(t *testing.T) {
 		t.Error("the least recently used table was kept beyond four")
 	}
 }
+
+// TestTableUnread: the table counts the files of code it has no symbols
+// of, by language, with why; a lookup's filter narrows them; files that
+// are not code (Markdown) are not counted.
+func TestTableUnread(t *testing.T) {
+	dir := repotest.WriteDir(t, map[string]string{
+		"main.go":         "package main\n\nfunc main() {}\n",
+		"ios/App.swift":   "class App {}\n",
+		"ios/View.swift":  "struct V {}\n",
+		"jvm/Main.scala":  "object Main\n",
+		"app/Main.kt":     "class Main\n",
+		"README.md":       "# read me\n",
+		"ios/README.md":   "# ios\n",
+		"build/script.sh": "echo hi\n",
+	})
+	table, _ := tableOf(t, dir)
+	st := settled(t, table)
+	want := []symbols.UnreadFiles{
+		{Language: "swift", Reason: symbols.NoParser, Files: 2},
+		{Language: "scala", Reason: symbols.NoParser, Files: 1},
+	}
+	if missing := symbols.Missing(); len(missing) > 0 { // Kotlin is read with tree-sitter
+		want = slices.Insert(want, 1, symbols.UnreadFiles{Language: "kotlin", Reason: symbols.NoTreeSitter, Files: 1})
+	}
+	if got := st.Unread(nil); !slices.Equal(got, want) {
+		t.Errorf("Unread(all) = %+v, want %+v", got, want)
+	}
+	ios := func(p string) bool { return filepath.Dir(p) == "ios" }
+	if got := st.Unread(ios); !slices.Equal(got, want[:1]) {
+		t.Errorf("Unread(ios) = %+v, want %+v", got, want[:1])
+	}
+}

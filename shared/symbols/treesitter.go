@@ -3,22 +3,26 @@
 package symbols
 
 import (
-	"crypto/sha256"
 	"embed"
 	"fmt"
+	"io"
 	"io/fs"
-	"path"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
 	"unsafe"
 
+	tskotlin "github.com/tree-sitter-grammars/tree-sitter-kotlin/bindings/go"
 	ts "github.com/tree-sitter/go-tree-sitter"
+	tscsharp "github.com/tree-sitter/tree-sitter-c-sharp/bindings/go"
 	tsc "github.com/tree-sitter/tree-sitter-c/bindings/go"
 	tscpp "github.com/tree-sitter/tree-sitter-cpp/bindings/go"
 	tsjava "github.com/tree-sitter/tree-sitter-java/bindings/go"
 	tsjs "github.com/tree-sitter/tree-sitter-javascript/bindings/go"
+	tsphp "github.com/tree-sitter/tree-sitter-php/bindings/go"
 	tspython "github.com/tree-sitter/tree-sitter-python/bindings/go"
+	tsruby "github.com/tree-sitter/tree-sitter-ruby/bindings/go"
 	tsrust "github.com/tree-sitter/tree-sitter-rust/bindings/go"
 	tsts "github.com/tree-sitter/tree-sitter-typescript/bindings/go"
 )
@@ -28,37 +32,29 @@ import (
 //go:embed queries/*.scm
 var queryFiles embed.FS
 
-// hasTreeSitter: this build reads treeSitterLanguages.
+// hasTreeSitter: this build has the grammars.
 const hasTreeSitter = true
 
-// Grammars by language (shared/language's names: treeSitterLanguages), and the two a file's
-// extension chooses: TSX for .tsx, and C++ for .h headers (C++ reads C as
-// well, and a header may be either).
-var (
-	grammars = map[string]*grammar{
-		"typescript": newGrammar(tsts.LanguageTypescript(), "ecmascript", "typescript"),
-		"javascript": newGrammar(tsjs.Language(), "ecmascript", "javascript"),
-		"python":     newGrammar(tspython.Language(), "python"),
-		"java":       newGrammar(tsjava.Language(), "java"),
-		"rust":       newGrammar(tsrust.Language(), "rust"),
-		"c":          newGrammar(tsc.Language(), "c"),
-		"cpp":        cpp,
-	}
-	tsx = newGrammar(tsts.LanguageTSX(), "ecmascript", "typescript")
-	cpp = newGrammar(tscpp.Language(), "c", "cpp")
-)
-
-// grammarOf returns the grammar of the file at p, whose language is lang,
-// or nil.
-func grammarOf(p, lang string) *grammar {
-	switch strings.ToLower(path.Ext(p)) {
-	case ".tsx":
-		return tsx
-	case ".h":
-		return cpp
-	}
-	return grammars[lang]
+// grammars are the tree-sitter grammars by the parser names of
+// shared/language's table (every one it names but language.Go;
+// TestGrammars checks), each with its query files.
+var grammars = map[string]*grammar{
+	"typescript": newGrammar(tsts.LanguageTypescript(), "ecmascript", "typescript"),
+	"tsx":        newGrammar(tsts.LanguageTSX(), "ecmascript", "typescript"),
+	"javascript": newGrammar(tsjs.Language(), "ecmascript", "javascript"),
+	"python":     newGrammar(tspython.Language(), "python"),
+	"java":       newGrammar(tsjava.Language(), "java"),
+	"rust":       newGrammar(tsrust.Language(), "rust"),
+	"c":          newGrammar(tsc.Language(), "c"),
+	"cpp":        newGrammar(tscpp.Language(), "c", "cpp"),
+	"csharp":     newGrammar(tscsharp.Language(), "csharp"),
+	"ruby":       newGrammar(tsruby.Language(), "ruby"),
+	"php":        newGrammar(tsphp.LanguagePHP(), "php"),
+	"kotlin":     newGrammar(tskotlin.Language(), "kotlin"),
 }
+
+// grammarOf returns the grammar named parser, or nil.
+func grammarOf(parser string) *grammar { return grammars[parser] }
 
 // wrappers are the nodes that wrap a definition with what belongs to it
 // (export, decorators, template parameters, the statement around a
@@ -284,15 +280,24 @@ func adjacent(text string, from, to, start int) bool {
 	return strings.TrimSpace(gap) == "" && newlines <= 1
 }
 
-// parsersVersion names the parsers of this build (see storedFormat): Go's
-// and the hash of the tag queries.
-func parsersVersion() string {
-	h := sha256.New()
+// treeSitterVersion writes what this build's tree-sitter parses depend on
+// (see parsersVersion): the versions of the tree-sitter modules it is
+// built with, from its module list, and the tag queries.
+func treeSitterVersion(w io.Writer) {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range info.Deps {
+			if m.Replace != nil {
+				m = m.Replace
+			}
+			if strings.HasPrefix(m.Path, "github.com/tree-sitter") {
+				fmt.Fprintln(w, m.Path, m.Version, m.Sum)
+			}
+		}
+	}
 	names, _ := fs.Glob(queryFiles, "queries/*.scm") // the pattern is valid
 	for _, n := range names {
 		b, _ := queryFiles.ReadFile(n) // embedded: it is there
-		fmt.Fprintf(h, "%s %d\n", n, len(b))
-		h.Write(b)
+		fmt.Fprintf(w, "%s %d\n", n, len(b))
+		w.Write(b)
 	}
-	return fmt.Sprintf("go+ts-%x", h.Sum(nil)[:6])
 }

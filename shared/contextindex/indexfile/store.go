@@ -113,10 +113,11 @@ func (p Pointer) names() []string {
 
 // CodeFormat is the format of the code indexes this version writes and
 // reads (chunks.bin TSCHK4, lexical.bin TSLEX4; 5: the languages
-// shared/symbols reads are chunked at declarations). A pointer to an index
+// shared/symbols reads are chunked at declarations; 6: Go too, from
+// shared/symbols' parse, and C#, Ruby, PHP and Kotlin). A pointer to an index
 // of another format is as good as none: the index is built anew (locally
 // at start, deployed when the snapshot is published again).
-const CodeFormat = 5
+const CodeFormat = 6
 
 // Store keeps indexes in Blobs under these keys, where <repo> is a
 // repository's folder (reposcope.Ref.Key: <tenant> for a tenant's default

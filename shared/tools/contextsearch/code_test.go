@@ -57,7 +57,7 @@ func TestLocalCode(t *testing.T) {
 	zebra := filepath.Join(dir, "sort", "zebra.go")
 	os.WriteFile(zebra, []byte("package sort\n\n// Zebra stripes a slice.\nfunc Zebra() {}\n"), 0o644)
 	out = h.eventually(t, "local", `{"query":"zebra stripes"}`, func(o output) bool { return len(o.Results) > 0 })
-	if out.Results[0].ID != "sort/zebra.go:3-4" || out.Results[0].Type != "func" {
+	if out.Results[0].ID != "sort/zebra.go:3-4" || out.Results[0].Type != "function" {
 		t.Errorf("new file: %+v", out.Results)
 	}
 	os.WriteFile(zebra, []byte("package sort\n\n// Okapi stripes a slice.\nfunc Okapi() {}\n"), 0o644)

@@ -343,3 +343,18 @@ func TestReferencesOutsideCommentsAndStrings(t *testing.T) {
 		}
 	}
 }
+
+// TestReferencesInInterpolations: what template literals and f-strings
+// interpolate is code, and so is what follows an apostrophe of JSX text:
+// excludeStrings keeps those references.
+func TestReferencesInInterpolations(t *testing.T) {
+	h := newHarness(t, repotest.WriteDir(t, map[string]string{
+		"a.ts":  "const s = `hi ${Serve()} and Serve`;\n",
+		"b.py":  "x = f\"{Serve()} and {{Serve}}\"\n",
+		"c.tsx": "const v = <p>Don't {Serve()}</p>;\n",
+	}))
+	got, _ := references(t, h, map[string]any{"name": "Serve", "excludeStrings": true})
+	if want := []string{"a.ts:1:17", "b.py:1:8", "c.tsx:1:21"}; !slices.Equal(got, want) {
+		t.Errorf("%v, want %v", got, want)
+	}
+}

@@ -73,13 +73,22 @@ type tableJSON struct {
 	Symbols     int    `json:"symbols"`
 }
 
+// unsupportedJSON is how many files of code of one language a lookup
+// looked in without symbols, and why.
+type unsupportedJSON struct {
+	Language string `json:"language"`
+	Files    int    `json:"files"`
+	Reason   string `json:"reason"`
+}
+
 type symbolsOutput struct {
-	File       *outlinedFile `json:"file,omitempty"`
-	Symbols    []symbolJSON  `json:"symbols"`
-	Total      int           `json:"total"`
-	NextCursor *string       `json:"next_cursor"`
-	Index      tableJSON     `json:"index"`
-	Message    string        `json:"message,omitempty"`
+	File        *outlinedFile     `json:"file,omitempty"`
+	Symbols     []symbolJSON      `json:"symbols"`
+	Total       int               `json:"total"`
+	NextCursor  *string           `json:"next_cursor"`
+	Index       tableJSON         `json:"index"`
+	Unsupported []unsupportedJSON `json:"unsupported,omitempty"`
+	Message     string            `json:"message,omitempty"`
 }
 
 // Table states, as find_symbols reports them.
@@ -167,7 +176,26 @@ func lookup(ctx context.Context, st *symbols.State, in symbolsInput, kinds []sym
 		next := encodeHitCursor(hits[end-1])
 		out.NextCursor = &next
 	}
+	out.Unsupported = unsupported(st.Unread(keep))
 	return out, nil
+}
+
+// unsupported describes the files of code a lookup looked in that have no
+// symbols.
+func unsupported(unread []symbols.UnreadFiles) []unsupportedJSON {
+	var out []unsupportedJSON
+	for _, u := range unread {
+		out = append(out, unsupportedJSON{Language: u.Language, Files: u.Files, Reason: string(u.Reason)})
+	}
+	return out
+}
+
+// because says why files of lang have no symbols, in words.
+func because(lang string, why symbols.Reason) string {
+	if why == symbols.NoTreeSitter {
+		return "this server was built without cgo, and so without tree-sitter, which reads " + lang
+	}
+	return "find_symbols has no parser for " + lang
 }
 
 // fileFilter returns which files a lookup keeps: those under dir (a
@@ -260,7 +288,9 @@ func parseFile(view repo.View, p string) (*symbols.File, error) {
 	case info.IsDir():
 		return nil, toolerr.Field("file", "%s is a folder; list it with list_files, or look symbols up in it with name and path", p)
 	case !symbols.Supports(p):
-		return nil, toolerr.Field("file", "find_symbols reads %s files; %s is %s", strings.Join(symbols.Languages(), ", "), p, language.Of(p))
+		lang := language.Of(p)
+		return nil, toolerr.Field("file", "%s is %s: %s (this server reads %s); read it with read_file", p, lang,
+			because(lang, symbols.Unread(p)), strings.Join(symbols.Languages(), ", "))
 	case info.Size() > maxOutlineBytes:
 		return nil, toolerr.New(toolerr.SizeLimitExceeded, "%s is %d bytes; find_symbols outlines files up to %d bytes", p, info.Size(), maxOutlineBytes).With("path", p)
 	}
@@ -309,6 +339,9 @@ func symbolsMessage(out symbolsOutput, in symbolsInput) string {
 		fmt.Fprintf(&b, "%d symbols in %s", out.Total, out.File.Path)
 	case out.Total == 0:
 		fmt.Fprintf(&b, "No symbol matches %q", in.Name)
+		if len(out.Unsupported) > 0 {
+			b.WriteString(" in the files find_symbols reads")
+		}
 		var tries []string
 		if in.Match != string(symbols.Substring) {
 			tries = append(tries, `"match": "substring"`)
@@ -325,8 +358,24 @@ func symbolsMessage(out symbolsOutput, in symbolsInput) string {
 	if out.NextCursor != nil {
 		fmt.Fprintf(&b, "; showing %d, pass next_cursor as cursor for the next page", len(out.Symbols))
 	}
+	if n := unsupportedFiles(out.Unsupported); n > 0 {
+		var why []string
+		for _, u := range out.Unsupported {
+			why = append(why, fmt.Sprintf("%d %s (%s)", u.Files, u.Language, because(u.Language, symbols.Reason(u.Reason))))
+		}
+		fmt.Fprintf(&b, "; %d files of code here have no symbols: %s; grep_codebase searches them", n, strings.Join(why, ", "))
+	}
 	if out.Index.State == stateBuilding {
 		fmt.Fprintf(&b, " (the symbol table is being built: %d of %d files parsed so far)", out.Index.FilesParsed, out.Index.FilesTotal)
 	}
 	return b.String()
+}
+
+// unsupportedFiles counts the files of us.
+func unsupportedFiles(us []unsupportedJSON) int {
+	n := 0
+	for _, u := range us {
+		n += u.Files
+	}
+	return n
 }

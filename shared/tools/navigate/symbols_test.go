@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/toolshed/toolshed/shared/symbols"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 	"github.com/toolshed/toolshed/shared/tools/navigate"
 )
@@ -139,5 +141,61 @@ func TestFindSymbolsRefuses(t *testing.T) {
 		if o := h.Call(tenant, navigate.FindSymbolsTool, tt.args); o.OK || string(o.Error.Code) != tt.code {
 			t.Errorf("%s: %+v, want %s", tt.args, o, tt.code)
 		}
+	}
+}
+
+// TestFindSymbolsSaysWhatItDoesNotRead: Kotlin and Ruby have symbols; a
+// lookup says how many files of code in its scope it has none of (Swift:
+// no parser), and why, and does not answer "nothing" as if it had read
+// them; an outline of such a file says why it cannot be outlined.
+func TestFindSymbolsSaysWhatItDoesNotRead(t *testing.T) {
+	if missing := symbols.Missing(); len(missing) > 0 {
+		t.Skipf("built without tree-sitter (cgo): missing %v", missing)
+	}
+	h := newHarness(t, repotest.WriteDir(t, map[string]string{
+		"app/Main.kt":    "class Main {\n    fun start() {}\n}\n",
+		"lib/main.rb":    "class Main\n  def start; end\nend\n",
+		"ios/Main.swift": "class Main {\n    func start() {}\n}\n",
+		"ios/View.swift": "struct View {}\n",
+		"cmd/main.go":    "package main\n\nfunc main() {}\n",
+		"README.md":      "# Main\n",
+	}))
+	type answer struct {
+		Symbols     []foundSymbol `json:"symbols"`
+		Unsupported []struct {
+			Language string `json:"language"`
+			Files    int    `json:"files"`
+			Reason   string `json:"reason"`
+		} `json:"unsupported"`
+	}
+	var got answer
+	o := h.OK(t, tenant, navigate.FindSymbolsTool, `{"name":"start"}`, &got)
+	var found []string
+	for _, s := range got.Symbols {
+		found = append(found, s.Path+":"+s.Container+"."+s.Name)
+	}
+	if want := []string{"app/Main.kt:Main.start", "lib/main.rb:Main.start"}; !slices.Equal(found, want) {
+		t.Errorf("found %v, want %v", found, want)
+	}
+	if len(got.Unsupported) != 1 || got.Unsupported[0].Language != "swift" || got.Unsupported[0].Files != 2 || got.Unsupported[0].Reason != "no-parser" {
+		t.Errorf("unsupported %+v, want 2 swift files, no-parser", got.Unsupported)
+	}
+	if !strings.Contains(o.Message, "2 files of code here have no symbols: 2 swift (find_symbols has no parser for swift)") {
+		t.Errorf("message %q does not say what it did not read", o.Message)
+	}
+
+	got = answer{}
+	o = h.OK(t, tenant, navigate.FindSymbolsTool, `{"name":"Nothing"}`, &got)
+	if !strings.HasPrefix(o.Message, `No symbol matches "Nothing" in the files find_symbols reads`) || !strings.Contains(o.Message, "grep_codebase") {
+		t.Errorf("message %q answers nothing as if every file were read", o.Message)
+	}
+	got = answer{}
+	h.OK(t, tenant, navigate.FindSymbolsTool, `{"name":"start","path":"app"}`, &got)
+	if len(got.Unsupported) != 0 {
+		t.Errorf("app holds no Swift, yet unsupported is %+v", got.Unsupported)
+	}
+	e := h.Fail(t, tenant, navigate.FindSymbolsTool, `{"file":"ios/Main.swift"}`, "INVALID_INPUT")
+	if !strings.Contains(e.Message, "no parser for swift") {
+		t.Errorf("outline of a Swift file: %q does not say why", e.Message)
 	}
 }
