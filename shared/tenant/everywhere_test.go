@@ -152,9 +152,9 @@ func TestIndexesAgree(t *testing.T) {
 // openRecorder records which repositories the indexer opens.
 type openRecorder struct{ opened map[string]bool }
 
-func (o openRecorder) Current(_ context.Context, name string) (contextindex.Snapshot, error) {
+func (o openRecorder) Current(_ context.Context, name string) (indexer.Snapshot, error) {
 	o.opened[name] = true
-	return contextindex.Snapshot{}, errRefused
+	return indexer.Snapshot{}, errRefused
 }
 
 func (o openRecorder) Files(context.Context, string, string, []string) ([]contextindex.File, error) {
