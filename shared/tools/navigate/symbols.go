@@ -277,25 +277,29 @@ func symbolOf(f *symbols.File, s symbols.Symbol) symbolJSON {
 		Container: s.Container, Signature: f.Signature(s), Doc: f.Doc(s)}
 }
 
-// A lookup's cursor is the last hit's place in the order: rank, byte
-// offset and path.
+// A lookup's cursor is the last hit's place in the order
+// (symbols.CompareHits): rank, path and the symbol's start, name and end.
 func encodeHitCursor(h symbols.Hit) string {
-	return cursor.Encode(FindSymbolsTool, fmt.Sprintf("%d %d %s", h.Rank, h.Symbol.From, h.File.Path))
+	s := h.Symbol
+	return cursor.Encode(FindSymbolsTool, fmt.Sprintf("%d %d %d %d %s", h.Rank, s.From, s.NameAt, s.To, h.File.Path))
 }
 
 func decodeHitCursor(c string) (*symbols.Hit, error) {
 	var h *symbols.Hit
 	_, err := cursor.Decode(FindSymbolsTool, c, func(position string) bool {
-		parts := strings.SplitN(position, " ", 3)
-		if len(parts) != 3 || !fs.ValidPath(parts[2]) {
+		parts := strings.SplitN(position, " ", 5)
+		if len(parts) != 5 || !fs.ValidPath(parts[4]) {
 			return false
 		}
-		rank, err1 := strconv.Atoi(parts[0])
-		from, err2 := strconv.Atoi(parts[1])
-		if err1 != nil || err2 != nil || rank < 0 || from < 0 {
-			return false
+		n := make([]int, 4)
+		for i := range n {
+			v, err := strconv.Atoi(parts[i])
+			if err != nil || v < 0 {
+				return false
+			}
+			n[i] = v
 		}
-		h = &symbols.Hit{Rank: rank, File: &symbols.File{Path: parts[2]}, Symbol: symbols.Symbol{From: from}}
+		h = &symbols.Hit{Rank: n[0], File: &symbols.File{Path: parts[4]}, Symbol: symbols.Symbol{From: n[1], NameAt: n[2], To: n[3]}}
 		return true
 	})
 	return h, err
