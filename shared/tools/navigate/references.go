@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"strconv"
 	"time"
 
 	"github.com/toolshed/toolshed/shared/codespans"
@@ -81,11 +80,10 @@ func (s service) findReferences(ctx context.Context, call toolkit.Call, in refsI
 	if err != nil {
 		return toolkit.Result{}, err
 	}
-	offset := 0
-	if in.Cursor != "" {
-		if offset, err = decodeOffset(FindReferencesTool, in.Cursor); err != nil {
-			return toolkit.Result{}, err
-		}
+	pages := s.cursors.Scope(FindReferencesTool, call.Tenant, in)
+	var offset int
+	if err := pages.Decode(in.Cursor, &offset); err != nil {
+		return toolkit.Result{}, err
 	}
 	snap, files, err := s.searchable(ctx, call, in.Repo)
 	if err != nil {
@@ -111,7 +109,7 @@ func (s service) findReferences(ctx context.Context, call toolkit.Call, in refsI
 	cancel()
 	complete := res.Complete && classified && (!f.filtering() || res.Total <= maxFilteredLines)
 	out := refsOutput{Name: in.Name, Files: []refFileJSON{}, TotalLines: total, Incomplete: !complete}
-	shown := out.page(lines, offset, int(in.Limit))
+	shown := out.page(lines, pages, offset, int(in.Limit))
 	out.Message = refsMessage(out, shown)
 	return toolkit.Result{Data: out, Message: out.Message}, nil
 }
@@ -120,13 +118,14 @@ func (s service) findReferences(ctx context.Context, call toolkit.Call, in refsI
 // limit), and the cursor of the next page when there is one, and returns
 // how many lines it shows. A search stopped at its limit may have found
 // fewer lines than offset: the page is then empty and has no next one.
-func (o *refsOutput) page(lines []refLine, offset, limit int) int {
-	start, end := min(offset, len(lines)), min(offset+limit, len(lines))
+func (o *refsOutput) page(lines []refLine, pages cursor.Scope, offset, limit int) int {
+	start := min(offset, len(lines))
+	end := start + min(limit, len(lines)-start)
 	for _, l := range lines[start:end] {
 		o.add(l)
 	}
 	if end > offset && end < o.TotalLines {
-		next := encodeOffset(FindReferencesTool, end)
+		next := pages.Encode(end)
 		o.NextCursor = &next
 	}
 	return end - start
@@ -279,21 +278,4 @@ func refsMessage(out refsOutput, shown int) string {
 		msg += "; the search stopped at its limit: totalLines is a lower bound"
 	}
 	return msg
-}
-
-// encodeOffset and decodeOffset are the cursors of listings paged by
-// position: the position of the first entry of the next page.
-func encodeOffset(kind string, offset int) string {
-	return cursor.Encode(kind, strconv.Itoa(offset))
-}
-
-func decodeOffset(kind, c string) (int, error) {
-	position, err := cursor.Decode(kind, c, func(p string) bool {
-		n, err := strconv.Atoi(p)
-		return err == nil && n > 0 && strconv.Itoa(n) == p
-	})
-	if err != nil {
-		return 0, err
-	}
-	return strconv.Atoi(position)
 }

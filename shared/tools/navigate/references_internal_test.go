@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolshed/toolshed/shared/cursor"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/symbols"
 	"github.com/toolshed/toolshed/shared/textsearch"
@@ -69,14 +70,14 @@ func TestPage(t *testing.T) {
 		{"incomplete, more counted than found", 100, 100, 1000, 50, 150},
 		{"incomplete, beyond what was found", 200, 100, 1000, 0, 0},
 	}
+	pages := cursor.RandomKey().Scope(FindReferencesTool, "acme", refsInput{Name: "Serve"})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out := refsOutput{TotalLines: tt.total}
-			shown := out.page(lines, tt.offset, tt.limit)
+			shown := out.page(lines, pages, tt.offset, tt.limit)
 			next := 0
 			if out.NextCursor != nil {
-				var err error
-				if next, err = decodeOffset(FindReferencesTool, *out.NextCursor); err != nil {
+				if err := pages.Decode(*out.NextCursor, &next); err != nil {
 					t.Fatalf("the next cursor %q: %v", *out.NextCursor, err)
 				}
 			}
