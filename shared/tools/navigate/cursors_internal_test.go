@@ -69,7 +69,7 @@ func FuzzCursorPositions(f *testing.F) {
 		check("find_symbols outline", res, err)
 
 		refs := refsInput{Name: "Alpha", Limit: schema.Int(max(1, nb%5))}
-		refs.Cursor = key.Scope(FindReferencesTool, call.Tenant, refs).Encode(na)
+		refs.Cursor = key.Scope(FindReferencesTool, call.Tenant, refs).Encode(text, na, nb)
 		res, err = s.findReferences(ctx, call, refs)
 		check("find_references", res, err)
 	})

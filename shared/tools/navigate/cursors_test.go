@@ -3,9 +3,13 @@ package navigate_test
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolshed/toolshed/shared/cursor"
 	"github.com/toolshed/toolshed/shared/repo"
@@ -112,5 +116,44 @@ func TestCursorsNotIssued(t *testing.T) {
 				t.Errorf("%s, %s: %s %+v; want INVALID_INPUT naming cursor", c.name, what, o.Result, o.Error)
 			}
 		}
+	}
+}
+
+// TestReferencesResume: a page of find_references resumes after the last
+// line of the page before (its file and line), so what changes in the
+// files before it neither repeats nor skips a line; totalLines is then the
+// lines the pages before showed and those counted from the page on.
+func TestReferencesResume(t *testing.T) {
+	dir := repotest.WriteDir(t, map[string]string{
+		"a.go": "package a\n\nvar x = Serve\n",
+		"b.go": "package a\n\nfunc Serve() {}\n\nvar y = Serve\n\nvar z = Serve\n",
+	})
+	src := repotest.Local(t, dir)
+	h := tooltest.New(t, tooltest.BoltStores(t), navigate.Tools(src, cursor.RandomKey()))
+	var first, second refs
+	h.OK(t, tenant, navigate.FindReferencesTool, `{"name":"Serve","limit":2}`, &first)
+	if first.TotalLines != 4 || first.NextCursor == nil {
+		t.Fatalf("first page: %+v", first)
+	}
+
+	// A line referring to Serve appears before the page's end.
+	v := src.View.Version()
+	if err := os.WriteFile(filepath.Join(dir, "a.go"), []byte("package a\n\nvar w = Serve\n\nvar x = Serve\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-src.View.Changed(v):
+	case <-time.After(time.Minute): // a bound, not a measure
+		t.Fatal("the view never saw the change")
+	}
+	h.OK(t, tenant, navigate.FindReferencesTool, `{"name":"Serve","limit":2,"cursor":"`+*first.NextCursor+`"}`, &second)
+	var got []string
+	for _, f := range second.Files {
+		for _, l := range f.Lines {
+			got = append(got, fmt.Sprintf("%s:%d", f.Path, l.Line))
+		}
+	}
+	if strings.Join(got, " ") != "b.go:5 b.go:7" || second.TotalLines != 4 || second.NextCursor != nil {
+		t.Errorf("second page %v, total %d, next %v; want b.go:5 b.go:7 of 4, the last", got, second.TotalLines, second.NextCursor)
 	}
 }
