@@ -158,8 +158,10 @@ func command(ctx context.Context, bucket *objects.Bucket, s settings, args []str
 }
 
 // push publishes the checkout at dir, without what the repository policy
-// refuses (secrets and keys, TOOLSHED_REPO_DENY) and without a local
-// server's data directory: the configured one, and .toolshed at the root.
+// refuses (secrets and keys by name, TOOLSHED_REPO_DENY), without the
+// files whose content holds a secret (repo.Pack leaves them out) and
+// without a local server's data directory: the configured one, and
+// .toolshed at the root.
 func push(ctx context.Context, bucket *objects.Bucket, r reposcope.Ref, dir string, maxBytes int64, s settings, out io.Writer, now time.Time) error {
 	listed, err := git(dir, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
 	if err != nil {
@@ -198,6 +200,10 @@ func push(ctx context.Context, bucket *objects.Bucket, r reposcope.Ref, dir stri
 	if len(refused) > 0 {
 		fmt.Fprintf(out, "left out %d files the repository tools never read (secrets and keys, the server's data directory, TOOLSHED_REPO_DENY): %s\n",
 			len(refused), strings.Join(refused[:min(len(refused), 10)], ", ")+map[bool]string{true: ", …", false: ""}[len(refused) > 10])
+	}
+	if len(pub.Refused) > 0 {
+		fmt.Fprintf(out, "left out %d files whose content holds a secret (a private key, a credential): %s\n",
+			len(pub.Refused), strings.Join(pub.Refused, ", "))
 	}
 	if len(pub.Skipped) > 0 {
 		fmt.Fprintf(out, "skipped %d paths that are not regular files (symbolic links, submodules) or are missing: %s\n",

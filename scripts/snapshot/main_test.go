@@ -20,6 +20,7 @@ import (
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/stackoutputs"
 	"github.com/toolshed/toolshed/shared/tenant"
+	"github.com/toolshed/toolshed/shared/testenv/fakesecret"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 	"github.com/toolshed/toolshed/shared/testenv/tenanttest"
 )
@@ -41,6 +42,7 @@ func TestPushListRollback(t *testing.T) {
 		"config/server.pem":        "-----BEGIN PRIVATE KEY-----\n",
 		".toolshed/toolshed.db":    "every tenant's data\n",
 		"var/toolshed/toolshed.db": "a configured data directory\n",
+		"notes/deploy.txt":         "the deploy key:\n" + fakesecret.PrivateKey(),
 	})
 	gitRun(t, dir, "init", "-q")
 	gitRun(t, dir, "add", "README.md", "src/main.go", ".gitignore")
@@ -70,7 +72,8 @@ func TestPushListRollback(t *testing.T) {
 	if !strings.HasPrefix(out, want) {
 		t.Errorf("push printed %q, want it to start with %q", out, want)
 	}
-	if !strings.Contains(out, "left out 4 files the repository tools never read") {
+	if !strings.Contains(out, "left out 4 files the repository tools never read") ||
+		!strings.Contains(out, "left out 1 files whose content holds a secret (a private key, a credential): notes/deploy.txt (rule private-key)") {
 		t.Errorf("push did not say what it left out: %q", out)
 	}
 	src := repo.NewS3(bucket, repo.S3Options{})
@@ -93,7 +96,7 @@ func TestPushListRollback(t *testing.T) {
 	}
 
 	// A clean tree is pushed under its commit.
-	os.WriteFile(filepath.Join(dir, ".git", "info", "exclude"), []byte(".env\nconfig/\n.toolshed/\nvar/\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, ".git", "info", "exclude"), []byte(".env\nconfig/\n.toolshed/\nvar/\nnotes/deploy.txt\n"), 0o644)
 	gitRun(t, dir, "add", "notes/todo.txt")
 	gitRun(t, dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "second")
 	second := strings.TrimSpace(gitRun(t, dir, "rev-parse", "HEAD"))

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolshed/toolshed/shared/secretscan"
 	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/tenant"
 )
@@ -113,7 +114,8 @@ var (
 	// RepoDeny's globs are checked by repo.ParseDeny when the repository
 	// opens (and by shared/deploy at synthesis).
 	RepoDeny = settings.New("TOOLSHED_REPO_DENY", "",
-		"more paths the repository tools never read, search or index, comma-separated globs read as `.gitignore` reads them (`*.sqlite`, `private/`, `/config/prod/*`), beyond the built-in `.env*`, `secrets*`, `*.key`, `*.pem`, `.git/`",
+		"more paths the repository tools never read, search or index, comma-separated globs read as `.gitignore` reads them (`*.sqlite`, `private/`, `/config/prod/*`). They add to the built-in ones, which no setting removes (a `!` pattern is refused): "+builtinDeny()+
+			"; and a file whose content holds a private key block or a credential in a known format is refused whatever its name (see [Repositories](repositories.md))",
 		settings.List)
 	RepoWatch = settings.New("TOOLSHED_REPO_WATCH", string(WatchAuto),
 		"how the local view follows the directory: `auto` (file-system events, or stat revalidation where the file system sends none) or `poll` (always stat revalidation)",
@@ -238,4 +240,17 @@ func parseScope(s string) (string, error) {
 		return "", errors.New("a scope has no spaces, quotes or backslashes (RFC 6749 §3.3)")
 	}
 	return s, nil
+}
+
+// builtinDeny names, for RepoDeny's description, the paths every
+// repository policy denies (repo.DefaultDeny, which this package cannot
+// import): git's own folder and the files of secretscan.PathRules.
+func builtinDeny() string {
+	names := []string{"`.git/`"}
+	for _, r := range secretscan.PathRules {
+		for _, p := range r.Patterns {
+			names = append(names, "`"+strings.TrimPrefix(p, "**/")+"`")
+		}
+	}
+	return strings.Join(names, ", ")
 }

@@ -79,6 +79,7 @@ func TestCheckSettings(t *testing.T) {
 		{"rate limits", map[string]string{"TOOLSHED_RATE_LIMITS": "echo=lots"}, `TOOLSHED_RATE_LIMITS="echo=lots": "echo=lots" is not tool=positive-number`},
 		{"log level", map[string]string{"TOOLSHED_LOG_LEVEL": "loud"}, "TOOLSHED_LOG_LEVEL"},
 		{"repository deny list", map[string]string{"TOOLSHED_REPO_DENY": "a\\b"}, "TOOLSHED_REPO_DENY"},
+		{"a negation in the deny list", map[string]string{"TOOLSHED_REPO_DENY": "*.db,!id_rsa"}, "the deny list cannot be narrowed"},
 		{"a process setting no deployment chooses", map[string]string{"TOOLSHED_STORE": "postgres"}, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

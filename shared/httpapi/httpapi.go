@@ -1,9 +1,10 @@
 // Package httpapi is Toolshed's HTTP surface: POST /v1/tools/{name} (the
 // /v1 envelope), POST /mcp/tool/{name} (the task-API envelope), POST /mcp
-// (the MCP server of shared/mcpserver) and GET /healthz; with OAuth, the
-// protected resource metadata at GET /.well-known/oauth-protected-resource
-// (metadata.go), open to anyone; and the MCP Server Card at
-// servercard.Path, open to anyone too.
+// (the MCP server of shared/mcpserver) and GET /healthz ("ok" to anyone,
+// the details only to an accepted credential, of its repositories); with
+// OAuth, the protected resource metadata at GET
+// /.well-known/oauth-protected-resource (metadata.go), open to anyone; and
+// the MCP Server Card at servercard.Path, open to anyone too.
 //
 // Every response carries X-Request-Id, and every failure — including 401,
 // 403, 404, 405, 413 and 415 — is written in the envelope of the route the
@@ -84,9 +85,11 @@ type Config struct {
 	// it (see EncodedLen); a larger one becomes SIZE_LIMIT_EXCEEDED. 0 means
 	// no bound (the local server).
 	MaxResponse int
-	// Status adds to GET /healthz's {"status":"ok"} (nil: nothing), e.g.
-	// how far the local code indexes are.
-	Status func() map[string]any
+	// Status adds the details to GET /healthz's {"status":"ok"} for a
+	// caller whose credential is accepted (nil: there are none): what a
+	// caller limited to the repositories repos (nil: every one) may see,
+	// e.g. how far the local code indexes of those repositories are.
+	Status func(repos []string) map[string]any
 	// ProtectedResource is served, to anyone, at the well-known URLs of
 	// OAuth protected resource metadata (RFC 9728; metadata.go) when the
 	// server takes OAuth access tokens; nil: it takes none.
@@ -177,10 +180,23 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
-func (s *server) health(w http.ResponseWriter, _ *http.Request) {
+// health answers GET /healthz: {"status":"ok"} to anyone (load
+// balancers, probes), and with the details (Status) to a caller whose
+// credential is accepted, only those of the repositories it may read. A
+// request without credentials is answered as anyone; one whose credential
+// is refused is refused, as on every other route. With auth off locally
+// every caller is accepted.
+func (s *server) health(w http.ResponseWriter, r *http.Request) {
 	out := map[string]any{}
-	if s.cfg.Status != nil {
-		out = s.cfg.Status()
+	if s.cfg.Status != nil && s.cfg.Auth != nil {
+		grant, err := s.authenticate(r)
+		switch {
+		case err == nil:
+			out = s.cfg.Status(grant.Repos)
+		case r.Header.Get("Authorization") != "":
+			s.refuseAuth(w, r, err)
+			return
+		}
 	}
 	out["status"] = "ok"
 	writeJSON(w, http.StatusOK, out)
@@ -222,21 +238,12 @@ const AuthTimeout = time.Second
 // authed resolves the caller and runs next with the tenant in the context.
 func (s *server) authed(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		id := caller.From(r.Context())
-		actx, cancel := context.WithTimeout(r.Context(), AuthTimeout)
-		grant, err := s.cfg.Auth.Authenticate(r.WithContext(actx))
-		cancel()
+		grant, err := s.authenticate(r)
 		if err != nil {
-			te := toolerr.From(err)
-			if te.Code == toolerr.Internal || te.Code == toolerr.StorageError {
-				s.cfg.Log.Error("authentication failed", "request_id", id.RequestID, "cause", err)
-			}
-			if te.Code == toolerr.Unauthorized {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="toolshed"`)
-			}
-			s.fail(w, r, toolerr.Lookup(te.Code).HTTPStatus, te)
+			s.refuseAuth(w, r, err)
 			return
 		}
+		id := caller.From(r.Context())
 		id.Tenant, id.Repos = grant.Tenant, grant.Repos
 		ctx := caller.With(r.Context(), id)
 		if grant.Tools != nil {
@@ -244,6 +251,26 @@ func (s *server) authed(next http.HandlerFunc) http.HandlerFunc {
 		}
 		next(w, r.WithContext(ctx))
 	}
+}
+
+// authenticate resolves the caller of r within AuthTimeout.
+func (s *server) authenticate(r *http.Request) (caller.Grant, error) {
+	ctx, cancel := context.WithTimeout(r.Context(), AuthTimeout)
+	defer cancel()
+	return s.cfg.Auth.Authenticate(r.WithContext(ctx))
+}
+
+// refuseAuth answers a request whose caller could not be resolved (err):
+// 401 with a challenge, 403, or the failure of the store behind the keys.
+func (s *server) refuseAuth(w http.ResponseWriter, r *http.Request, err error) {
+	te := toolerr.From(err)
+	if te.Code == toolerr.Internal || te.Code == toolerr.StorageError {
+		s.cfg.Log.Error("authentication failed", "request_id", caller.From(r.Context()).RequestID, "cause", err)
+	}
+	if te.Code == toolerr.Unauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="toolshed"`)
+	}
+	s.fail(w, r, toolerr.Lookup(te.Code).HTTPStatus, te)
 }
 
 // typeRule says which Content-Type a route accepts for a POST body.

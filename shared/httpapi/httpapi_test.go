@@ -40,6 +40,12 @@ func (denyAll) Allow(context.Context, string, string, int) (toolkit.Decision, er
 
 func newHandler(t testing.TB, limiter toolkit.Limiter) http.Handler {
 	t.Helper()
+	return httpapi.New(httpapi.Config{Invoker: newPipeline(t, limiter), Auth: auth.Fixed{Tenant: "t1"}, MaxBody: 64 << 10})
+}
+
+// newPipeline serves hello.
+func newPipeline(t testing.TB, limiter toolkit.Limiter) *toolkit.Pipeline {
+	t.Helper()
 	set, err := schema.Load(contracts.FS)
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +54,7 @@ func newHandler(t testing.TB, limiter toolkit.Limiter) http.Handler {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return httpapi.New(httpapi.Config{Invoker: p, Auth: auth.Fixed{Tenant: "t1"}, MaxBody: 64 << 10})
+	return p
 }
 
 type response struct {
@@ -389,5 +395,56 @@ func TestResponseLimit(t *testing.T) {
 	r = do(t, h, "POST", "/v1/tools/hello", "application/json", `{"args":{"name":"`+strings.Repeat("<", 90)+`"}}`)
 	if r.status != 413 || r.body["code"] != "SIZE_LIMIT_EXCEEDED" || r.body["tool"] != "hello" || r.header.Get("X-Request-Id") == "" {
 		t.Errorf("large response: %d %v", r.status, r.body)
+	}
+}
+
+// grants accepts the bearer keys it holds, each with its grant.
+type grants map[string]caller.Grant
+
+func (k grants) Authenticate(r *http.Request) (caller.Grant, error) {
+	if g, ok := k[strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")]; ok {
+		return g, nil
+	}
+	return caller.Grant{}, toolerr.New(toolerr.Unauthorized, "missing or unknown API key")
+}
+
+// TestHealthDetailsNeedACredential: GET /healthz says "ok" to anyone; the
+// details only to an accepted credential, and only those of the
+// repositories it may read. A refused credential is refused; without
+// details to give (a deployed function) no credential is looked at.
+func TestHealthDetailsNeedACredential(t *testing.T) {
+	status := func(repos []string) map[string]any {
+		return map[string]any{"repos": fmt.Sprint(repos)}
+	}
+	keys := grants{"all": {Tenant: "t1"}, "api-only": {Tenant: "t1", Repos: []string{"api"}}}
+	p := newPipeline(t, nil)
+	withDetails := httpapi.New(httpapi.Config{Invoker: p, Auth: keys, Status: status})
+	withoutDetails := httpapi.New(httpapi.Config{Invoker: p, Auth: keys})
+	tests := []struct {
+		name   string
+		h      http.Handler
+		key    string
+		status int
+		want   string
+	}{
+		{"anyone", withDetails, "", 200, `{"status":"ok"}`},
+		{"every repository", withDetails, "all", 200, `{"repos":"[]","status":"ok"}`},
+		{"limited to api", withDetails, "api-only", 200, `{"repos":"[api]","status":"ok"}`},
+		{"refused", withDetails, "wrong", 401, `"code":"UNAUTHORIZED"`},
+		{"no details: anyone", withoutDetails, "", 200, `{"status":"ok"}`},
+		{"no details: any key", withoutDetails, "wrong", 200, `{"status":"ok"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := httptest.NewRequest("GET", "/healthz", nil)
+			if tt.key != "" {
+				req.Header.Set("Authorization", "Bearer "+tt.key)
+			}
+			rec := httptest.NewRecorder()
+			tt.h.ServeHTTP(rec, req)
+			if got := strings.TrimSpace(rec.Body.String()); rec.Code != tt.status || !strings.Contains(got, tt.want) {
+				t.Errorf("got %d %s, want %d %s", rec.Code, got, tt.status, tt.want)
+			}
+		})
 	}
 }

@@ -43,12 +43,12 @@ type round struct {
 // of a build that was replaced by a newer one is dropped.
 func (ix *Indexer) RunBatch(ctx context.Context, b Batch) error {
 	name := indexfile.PartName(b.N)
-	rec, _, err := ix.Store.Build(ctx, b.Tenant, "")
+	rec, _, err := ix.Store.Build(ctx, b.RepoKey, "")
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("read the build record: %w", err)
 	}
-	if rec.Commit != b.Commit || rec.Model != ix.model() {
-		ix.Log.Info("indexer: batch of a replaced build dropped", "repo", b.Tenant, "commit", b.Commit, "part", name, "building", rec.Commit)
+	if !rec.Of(b.Commit, b.SnapshotSeq) || rec.Model != ix.model() {
+		ix.Log.Info("indexer: batch of a replaced build dropped", "repo", b.RepoKey, "commit", b.Commit, "part", name, "building", rec.Commit)
 		return nil
 	}
 	if !rec.IsDone(name) {
@@ -59,8 +59,8 @@ func (ix *Indexer) RunBatch(ctx context.Context, b Batch) error {
 		if !r.finished {
 			return ix.queue(ctx, []Batch{continuation(b, r)})
 		}
-		rec, err = ix.Store.UpdateBuild(ctx, b.Tenant, func(rec *indexfile.Build) bool {
-			if rec.Commit != b.Commit {
+		rec, err = ix.Store.UpdateBuild(ctx, b.RepoKey, func(rec *indexfile.Build) bool {
+			if !rec.Of(b.Commit, b.SnapshotSeq) {
 				return false
 			}
 			rec.Updated = ix.Now()
@@ -69,13 +69,13 @@ func (ix *Indexer) RunBatch(ctx context.Context, b Batch) error {
 		if err != nil {
 			return fmt.Errorf("record part %s of %s: %w", name, b.Commit, err)
 		}
-		if rec.Commit != b.Commit {
-			ix.Log.Info("indexer: part of a replaced build left unrecorded", "repo", b.Tenant, "commit", b.Commit, "part", name)
+		if !rec.Of(b.Commit, b.SnapshotSeq) {
+			ix.Log.Info("indexer: part of a replaced build left unrecorded", "repo", b.RepoKey, "commit", b.Commit, "part", name)
 			return nil
 		}
 	}
 	if rec.Complete() && rec.State == indexfile.BuildRunning {
-		return ix.publish(ctx, b.Tenant, rec)
+		return ix.publish(ctx, b.RepoKey, rec)
 	}
 	return nil
 }
@@ -98,7 +98,7 @@ func continuation(b Batch, r round) Batch {
 func (ix *Indexer) buildPart(ctx context.Context, b Batch, builtAt time.Time) (round, error) {
 	started := time.Now()
 	name := indexfile.PartName(b.N)
-	files, err := ix.Snapshots.Files(ctx, b.Tenant, b.Commit, b.Paths)
+	files, err := ix.Snapshots.Files(ctx, b.RepoKey, b.Commit, b.Paths)
 	if err != nil {
 		return round{}, err
 	}
@@ -113,15 +113,15 @@ func (ix *Indexer) buildPart(ctx context.Context, b Batch, builtAt time.Time) (r
 	if ix.Embedder != nil {
 		r.part.Reused = code.ReuseVectors(ix.model(), ix.reusable(ctx, b)...)
 		resumed := 0
-		cp, err := ix.Store.Checkpoint(ctx, b.Tenant, b.Commit, name)
+		cp, err := ix.Store.Checkpoint(ctx, b.RepoKey, b.Commit, name)
 		switch {
 		case err == nil:
 			resumed = code.ReuseVectors(ix.model(), cp)
 		case !errors.Is(err, fs.ErrNotExist):
-			ix.Log.Warn("indexer: checkpoint unreadable; embedding the part's texts again", "repo", b.Tenant, "part", name, "error", err)
+			ix.Log.Warn("indexer: checkpoint unreadable; embedding the part's texts again", "repo", b.RepoKey, "part", name, "error", err)
 		}
 		texts, _ := code.Missing()
-		ix.Log.Info("indexer: batch round started", "repo", b.Tenant, "commit", b.Commit, "part", name, "round", b.Rounds+1,
+		ix.Log.Info("indexer: batch round started", "repo", b.RepoKey, "commit", b.Commit, "part", name, "round", b.Rounds+1,
 			"chunks", st.Chunks, "reused", r.part.Reused, "resumed", resumed, "to_embed", len(texts))
 		until, every := roundTime(ctx, time.Now())
 		r.stats = embedTexts(ctx, ix.Embedder, code.Vectors, texts, until, every, func(v *contextindex.Vectors) {
@@ -137,14 +137,14 @@ func (ix *Indexer) buildPart(ctx context.Context, b Batch, builtAt time.Time) (r
 		r.part.Embedded = code.Vectors.Len() - r.part.Reused
 	}
 	if r.finished {
-		err = ix.Store.SavePart(ctx, b.Tenant, b.Commit, name, code)
+		err = ix.Store.SavePart(ctx, b.RepoKey, b.Commit, name, code)
 	} else {
-		err = ix.Store.SaveCheckpoint(ctx, b.Tenant, b.Commit, name, code.Vectors)
+		err = ix.Store.SaveCheckpoint(ctx, b.RepoKey, b.Commit, name, code.Vectors)
 	}
 	if err != nil {
 		return round{}, err
 	}
-	ix.Log.Info("indexer: batch round", "repo", b.Tenant, "commit", b.Commit, "part", name, "round", b.Rounds+1,
+	ix.Log.Info("indexer: batch round", "repo", b.RepoKey, "commit", b.Commit, "part", name, "round", b.Rounds+1,
 		"finished", r.finished, "files", r.part.Files, "chunks", r.part.Chunks, "reused", r.part.Reused,
 		"embedded", r.stats.Embedded, "requests", r.stats.Requests, "throttled", r.stats.Throttled,
 		"failed", r.stats.Failed, "left", r.stats.Left, "duration_ms", time.Since(started).Milliseconds())
@@ -168,10 +168,10 @@ func roundTime(ctx context.Context, now time.Time) (until time.Time, every time.
 func (ix *Indexer) reusable(ctx context.Context, b Batch) []*contextindex.Vectors {
 	var out []*contextindex.Vectors
 	for _, ref := range b.Reuse {
-		v, err := ix.Store.PartVectors(ctx, b.Tenant, ref.Commit, ref.Part)
+		v, err := ix.Store.PartVectors(ctx, b.RepoKey, ref.Commit, ref.Part)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
-				ix.Log.Warn("indexer: earlier vectors unreadable; embedding their texts again", "repo", b.Tenant, "commit", ref.Commit, "part", ref.Part, "error", err)
+				ix.Log.Warn("indexer: earlier vectors unreadable; embedding their texts again", "repo", b.RepoKey, "commit", ref.Commit, "part", ref.Part, "error", err)
 			}
 			continue
 		}
@@ -184,23 +184,26 @@ func (ix *Indexer) reusable(ctx context.Context, b Batch) []*contextindex.Vector
 // costs a retry the texts embedded since the last one.
 func (ix *Indexer) checkpoint(ctx context.Context, b Batch, v *contextindex.Vectors) {
 	name := indexfile.PartName(b.N)
-	if err := ix.Store.SaveCheckpoint(ctx, b.Tenant, b.Commit, name, v); err != nil {
-		ix.Log.Warn("indexer: checkpoint failed", "repo", b.Tenant, "part", name, "error", err)
+	if err := ix.Store.SaveCheckpoint(ctx, b.RepoKey, b.Commit, name, v); err != nil {
+		ix.Log.Warn("indexer: checkpoint failed", "repo", b.RepoKey, "part", name, "error", err)
 		return
 	}
-	ix.Log.Info("indexer: checkpoint saved", "repo", b.Tenant, "commit", b.Commit, "part", name, "vectors", v.Len())
+	ix.Log.Info("indexer: checkpoint saved", "repo", b.RepoKey, "commit", b.Commit, "part", name, "vectors", v.Len())
 }
 
 // publish publishes a complete build's index and marks the build
-// published.
-func (ix *Indexer) publish(ctx context.Context, tenant string, rec indexfile.Build) error {
-	m := indexfile.Manifest{Commit: rec.Commit, BuiltAt: rec.Started, Model: rec.Model, Parts: rec.Done}
-	moved, err := ix.Store.Publish(ctx, tenant, m)
+// published. The index pointer moves only if it names the index of an
+// earlier snapshot (see indexfile.Store.Publish): this build may have
+// been replaced by a later snapshot's since its last part was recorded,
+// and that one may be published already.
+func (ix *Indexer) publish(ctx context.Context, repoKey string, rec indexfile.Build) error {
+	m := indexfile.Manifest{Commit: rec.Commit, SnapshotSeq: rec.SnapshotSeq, BuiltAt: rec.Started, Model: rec.Model, Parts: rec.Done}
+	moved, err := ix.Store.Publish(ctx, repoKey, m)
 	if err != nil {
 		return fmt.Errorf("publish %s: %w", rec.Commit, err)
 	}
-	_, err = ix.Store.UpdateBuild(ctx, tenant, func(b *indexfile.Build) bool {
-		if b.Commit != rec.Commit || b.State == indexfile.BuildPublished {
+	_, err = ix.Store.UpdateBuild(ctx, repoKey, func(b *indexfile.Build) bool {
+		if !b.Of(rec.Commit, rec.SnapshotSeq) || b.State == indexfile.BuildPublished {
 			return false
 		}
 		b.State, b.Updated = indexfile.BuildPublished, ix.Now()
@@ -211,7 +214,7 @@ func (ix *Indexer) publish(ctx context.Context, tenant string, rec indexfile.Bui
 	}
 	t := indexfile.Totals(rec.Done)
 	took := ix.Now().Sub(rec.Started)
-	ix.Log.Info("indexer: code index published", "repo", tenant, "commit", rec.Commit, "pointer_moved", moved,
+	ix.Log.Info("indexer: code index published", "repo", repoKey, "commit", rec.Commit, "pointer_moved", moved,
 		"files", t.Files, "parts", len(rec.Done), "chunks", t.Chunks, "vectors", t.Vectors, "reused", t.Reused,
 		"embedded", t.Embedded, "failed", t.Failed, "duration_ms", took.Milliseconds())
 	ix.publishMetrics(t, took)

@@ -7,28 +7,33 @@
 // memory:
 //
 //   - S3 ObjectCreated of snapshots/<repo>/current.json (a snapshot was
-//     published; <repo> is a repository's folder, <tenant> for a tenant's
-//     default repository, <tenant>/<name> for its named ones, and every
-//     <tenant> below stands for it) reaches the indexer, which plans the build
+//     published; <repo> is a repository's folder, reposcope.Ref.Key:
+//     <tenant> for a tenant's default repository, <tenant>/<name> for its
+//     named ones) reaches the indexer, which plans the build
 //     (IndexSnapshot): it lists the snapshot's searchable files, splits
 //     them in path order into batches, records the build in
-//     indexes/<tenant>/build.json, and sends one message per batch to the
+//     indexes/<repo>/build.json, and sends one message per batch to the
 //     index queue (SQS).
 //   - The index worker takes one batch message per invocation (RunBatch):
 //     it reads the batch's files from the snapshot's zip, cuts and
 //     tokenizes them into a part of the index, gives each chunk the
 //     vector its text had in the previous index (by text hash) and embeds
 //     the rest, checkpointing the vectors as it goes
-//     (indexes/<tenant>/<commit>/<part>/checkpoint.bin). When its time runs
+//     (indexes/<repo>/<commit>/<part>/checkpoint.bin). When its time runs
 //     short it saves the checkpoint and sends the batch to the queue again
 //     (a continuation); a retry after a failed or killed invocation also
 //     resumes from the checkpoint. A part built is recorded in build.json
 //     (a conditional write); the batch that completes the build publishes
-//     the index: its manifest, then the pointer indexes/<tenant>/current.json.
+//     the index: its manifest, then the pointer indexes/<repo>/current.json.
 //     Until then context_search serves the index before, and says that a
 //     newer one is being built and how far it is.
-//   - A build of a newer snapshot replaces the record; the batches of the
+//   - A build of a later snapshot replaces the record; the batches of the
 //     build it replaces stop, and their parts' vectors are reused.
+//     Snapshots are ordered by the number their pointer carries
+//     (repo.Pointer.Seq), not by when they are planned: a plan that took
+//     long, or an event delivered late, never replaces the record of a
+//     later snapshot, and the index pointer never moves back to the index
+//     of an earlier one.
 //   - The Memory table's stream (INSERT records) reaches the indexer,
 //     which embeds the new entries' text into
 //     indexes/<tenant>/memory/<model>.vectors.bin. Until then
@@ -106,8 +111,9 @@ var Settings = []settings.Setting{BatchFiles}
 // SnapshotReader reads published snapshots: *Snapshots, the bucket's.
 type SnapshotReader interface {
 	// Current returns the current snapshot of the repository whose folder
-	// is key (reposcope.Ref.Key): its commit and its searchable files.
-	Current(ctx context.Context, key string) (contextindex.Snapshot, error)
+	// is key (reposcope.Ref.Key): its commit, its searchable files and its
+	// number.
+	Current(ctx context.Context, key string) (Snapshot, error)
 	// Files reads some files of the repository's snapshot of a commit.
 	Files(ctx context.Context, key, commit string, paths []string) ([]contextindex.File, error)
 }

@@ -35,6 +35,9 @@ func TestIndexer(t *testing.T) {
 	t.Run("fan-out", func(t *testing.T) { testFanOut(t, bucket(t)) })
 	t.Run("resume", func(t *testing.T) { testResume(t, bucket(t)) })
 	t.Run("replaced build", func(t *testing.T) { testReplacedBuild(t, bucket(t)) })
+	t.Run("late plan", func(t *testing.T) { testLatePlan(t, m) })
+	t.Run("rollback while building", func(t *testing.T) { testRollbackWhileBuilding(t, bucket(t)) })
+	t.Run("commit pushed again", func(t *testing.T) { testCommitPushedAgain(t, bucket(t)) })
 	t.Run("refused text", func(t *testing.T) { testRefusedText(t, bucket(t)) })
 	t.Run("provider down", func(t *testing.T) { testProviderDown(t, bucket(t)) })
 	t.Run("queue down", func(t *testing.T) { testQueueDown(t, bucket(t)) })
@@ -314,6 +317,133 @@ func testReplacedBuild(t *testing.T, s3 *repotest.S3) {
 	}
 }
 
+// heldSnapshots holds the first plan that reads a snapshot, once it has
+// read it (its pointer and its files), until release is closed; read is
+// closed when it has.
+type heldSnapshots struct {
+	SnapshotReader
+	once          sync.Once
+	read, release chan struct{}
+}
+
+func (h *heldSnapshots) Current(ctx context.Context, key string) (Snapshot, error) {
+	snap, err := h.SnapshotReader.Current(ctx, key)
+	h.once.Do(func() {
+		close(h.read)
+		<-h.release
+	})
+	return snap, err
+}
+
+// testLatePlan: c1 is pushed, and its plan is held once it has read the
+// snapshot while c2 is pushed and planned, or also built and published.
+// Going on, c1's plan leaves c2's build record alone and queues nothing;
+// c2 is the index published, and c1 never is.
+func testLatePlan(t *testing.T, m *repotest.S3) {
+	for _, c2 := range []string{"planned", "published"} {
+		t.Run("c2 "+c2, func(t *testing.T) {
+			s3 := &repotest.S3{Moto: m.Moto, Bucket: m.Moto.NewBucket(t)}
+			dir := repotest.GoPackages(t, "container/list", "container/ring")
+			s3.Publish(t, "acme", "c1", dir)
+			q := &memQueue{}
+			late := newIndexer(s3, nil, q)
+			held := &heldSnapshots{SnapshotReader: late.Snapshots, read: make(chan struct{}), release: make(chan struct{})}
+			late.Snapshots = held
+			planned := make(chan error, 1)
+			go func() { planned <- late.IndexSnapshot(context.Background(), "acme") }()
+			<-held.read
+
+			ix := newIndexer(s3, nil, q) // another invocation meanwhile
+			os.WriteFile(filepath.Join(dir, "container", "list", "new.go"), []byte("package list\n\n// Newer is new in c2.\nfunc Newer() {}\n"), 0o644)
+			s3.Publish(t, "acme", "c2", dir)
+			published(t, ix)
+			if c2 == "published" {
+				drain(t, ix, q)
+			}
+			close(held.release)
+			if err := <-planned; err != nil {
+				t.Fatal(err)
+			}
+			if rec, _ := current(t, ix); rec.Commit != "c2" {
+				t.Fatalf("c1's late plan replaced c2's build record: %+v", rec)
+			}
+			for _, body := range q.take() {
+				var b Batch
+				if json.Unmarshal(body, &b); b.Commit != "c2" {
+					t.Errorf("a batch of %s queued", b.Commit)
+				}
+				deliver(t, ix, body)
+			}
+			rec, p := current(t, ix)
+			if p.Commit != "c2" || rec.Commit != "c2" || rec.State != indexfile.BuildPublished || p.SnapshotSeq != rec.SnapshotSeq {
+				t.Errorf("after c1's late plan: pointer %+v, record %+v", p, rec)
+			}
+			published(t, late) // c1's event, delivered again, late: c2 is current and indexed
+			if n := len(q.take()); n != 0 {
+				t.Errorf("%d batches queued for the snapshot indexed", n)
+			}
+		})
+	}
+}
+
+// testRollbackWhileBuilding: c1 is indexed; c2 is pushed and planned;
+// the repository is rolled back to c1 before c2's batches run. c1's index
+// is taken for the rollback's snapshot, c2's batches are dropped, and the
+// pointer stays on c1.
+func testRollbackWhileBuilding(t *testing.T, s3 *repotest.S3) {
+	ctx := context.Background()
+	dir := repotest.GoPackages(t, "container/list", "container/ring")
+	s3.Publish(t, "acme", "c1", dir)
+	q := &memQueue{}
+	ix := newIndexer(s3, nil, q)
+	published(t, ix)
+	drain(t, ix, q)
+	os.WriteFile(filepath.Join(dir, "container", "list", "new.go"), []byte("package list\n"), 0o644)
+	s3.Publish(t, "acme", "c2", dir)
+	published(t, ix)
+	c2 := q.take()
+	rolled, err := repo.Rollback(ctx, s3.Objects(), reposcope.DefaultOf("acme"), "c1", repotest.ModTime)
+	if err != nil {
+		t.Fatal(err)
+	}
+	published(t, ix)
+	for _, body := range c2 {
+		deliver(t, ix, body)
+	}
+	drain(t, ix, q)
+	rec, p := current(t, ix)
+	if p.Commit != "c1" || p.SnapshotSeq != rolled.Seq || rec.Commit != "c1" || rec.SnapshotSeq != rolled.Seq || rec.State != indexfile.BuildPublished {
+		t.Errorf("after the rollback to c1 (snapshot %d): pointer %+v, record %+v", rolled.Seq, p, rec)
+	}
+	if m, err := ix.Store.Manifest(ctx, "acme", "c1"); err != nil || m.SnapshotSeq != rolled.Seq || len(m.Parts) != 2 {
+		t.Errorf("c1's manifest: %+v, %v", m, err)
+	}
+}
+
+// testCommitPushedAgain: the same commit pushed again while its build
+// waits is a later snapshot: its build replaces the first, whose batches
+// are dropped (their commit is the record's, their snapshot is not).
+func testCommitPushedAgain(t *testing.T, s3 *repotest.S3) {
+	dir := repotest.GoPackages(t, "container/list", "container/ring")
+	s3.Publish(t, "acme", "c1", dir)
+	q := &memQueue{}
+	ix := newIndexer(s3, nil, q)
+	published(t, ix)
+	first := q.take()
+	again := s3.Publish(t, "acme", "c1", dir)
+	published(t, ix)
+	for _, body := range first {
+		deliver(t, ix, body)
+	}
+	if rec, p := current(t, ix); rec.SnapshotSeq != again.Seq || len(rec.Done) != 0 || p.Commit != "" {
+		t.Fatalf("the first push's batches after the second's plan: record %+v, pointer %+v", rec, p)
+	}
+	drain(t, ix, q)
+	if rec, p := current(t, ix); p.Commit != "c1" || p.SnapshotSeq != again.Seq || rec.State != indexfile.BuildPublished {
+		t.Errorf("after the second push's batches: pointer %+v, record %+v", p, rec)
+	}
+}
+
 // testRefusedText: a text the provider refuses fails alone; the build is
 // published with that chunk found lexically only.
 func testRefusedText(t *testing.T, s3 *repotest.S3) {
@@ -529,6 +659,31 @@ func TestRepoOf(t *testing.T) {
 	}
 }
 
+// TestBatchMessage: a batch message names the repository's key "repo";
+// one written before (named "tenant") still decodes, so a deploy keeps
+// the builds under way.
+func TestBatchMessage(t *testing.T) {
+	sent, _ := json.Marshal(Batch{RepoKey: "acme/web", Commit: "c1", N: 2, Paths: []string{"a.go"}})
+	if !strings.Contains(string(sent), `"repo":"acme/web"`) || strings.Contains(string(sent), "tenant") {
+		t.Errorf("a batch message: %s", sent)
+	}
+	for _, tt := range []struct{ name, body, want string }{
+		{"this version's", string(sent), "acme/web"},
+		{"before the rename", `{"tenant":"acme/web","commit":"c1","n":2,"paths":["a.go"]}`, "acme/web"},
+		{"both names: repo wins", `{"repo":"acme/web","tenant":"other","commit":"c1","n":2,"paths":["a.go"]}`, "acme/web"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var b Batch
+			if err := json.Unmarshal([]byte(tt.body), &b); err != nil || b.RepoKey != tt.want || b.Commit != "c1" || b.N != 2 || fmt.Sprint(b.Paths) != "[a.go]" {
+				t.Errorf("decoded %+v, %v", b, err)
+			}
+		})
+	}
+	if err := json.Unmarshal([]byte(`{"repo":1}`), new(Batch)); err == nil {
+		t.Error("a malformed message decoded")
+	}
+}
+
 func TestRetryBatchAfter(t *testing.T) {
 	for receives, want := range map[int]time.Duration{0: 15 * time.Second, 1: 15 * time.Second, 2: 30 * time.Second, 4: 2 * time.Minute, 6: 5 * time.Minute, 100: 5 * time.Minute} {
 		if got := retryBatchAfter(receives); got != want {
@@ -557,8 +712,8 @@ func TestSplit(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ix := &Indexer{BatchFiles: tt.most}
 			var got [][]string
-			for i, b := range ix.split("acme", contextindex.Snapshot{Commit: "c1", Files: tt.files}) {
-				if b.N != i || b.Tenant != "acme" || b.Commit != "c1" {
+			for i, b := range ix.split("acme", Snapshot{Snapshot: contextindex.Snapshot{Commit: "c1", Files: tt.files}, Seq: 7}) {
+				if b.N != i || b.RepoKey != "acme" || b.Commit != "c1" || b.SnapshotSeq != 7 {
 					t.Errorf("batch %d: %+v", i, b)
 				}
 				got = append(got, b.Paths)
@@ -573,7 +728,7 @@ func TestSplit(t *testing.T) {
 		for i := range 100 {
 			files = append(files, file(fmt.Sprintf("%s%03d", long, i), 1))
 		}
-		for _, b := range (&Indexer{BatchFiles: 1000}).split("acme", contextindex.Snapshot{Files: files}) {
+		for _, b := range (&Indexer{BatchFiles: 1000}).split("acme", Snapshot{Snapshot: contextindex.Snapshot{Files: files}}) {
 			if raw, _ := json.Marshal(b); len(raw) > 256<<10 {
 				t.Errorf("batch %d's message is %d bytes, over SQS's 256 KiB", b.N, len(raw))
 			}

@@ -17,12 +17,16 @@ import (
 // Batch is one message on the index queue: a run of a snapshot's files,
 // in path order, to build into one part of the commit's index.
 type Batch struct {
-	// Tenant is the repository's folder (reposcope.Ref.Key: the tenant
-	// for its default repository), its index's key.
-	Tenant string   `json:"tenant"`
-	Commit string   `json:"commit"`
-	N      int      `json:"n"`     // its part is indexfile.PartName(N)
-	Paths  []string `json:"paths"` // its files, in path order
+	// RepoKey is the repository's folder (reposcope.Ref.Key: <tenant>
+	// for a tenant's default repository, <tenant>/<name> for its named
+	// ones), its index's key.
+	RepoKey string `json:"repo"`
+	Commit  string `json:"commit"`
+	// SnapshotSeq is the number of the snapshot its build is of
+	// (Snapshot.Seq): a batch works for that build only.
+	SnapshotSeq int64    `json:"snapshotSeq,omitempty"`
+	N           int      `json:"n"`     // its part is indexfile.PartName(N)
+	Paths       []string `json:"paths"` // its files, in path order
 	// Reuse are parts of earlier indexes holding files of the batch's
 	// range, whose vectors its chunks may reuse.
 	Reuse []PartRef `json:"reuse,omitempty"`
@@ -30,6 +34,27 @@ type Batch struct {
 	// Stalled, how many of those in a row embedded nothing.
 	Rounds  int `json:"rounds,omitempty"`
 	Stalled int `json:"stalled,omitempty"`
+}
+
+// UnmarshalJSON decodes a batch message, also one written before the
+// repository's key was named "repo": a deploy finds such messages in the
+// index queue (continuations, retries) and in its dead-letter queue, which
+// keeps them 14 days for a redrive. The old name can go once no queue
+// holds messages written before this version.
+func (b *Batch) UnmarshalJSON(data []byte) error {
+	type fields Batch // Batch's fields without this method
+	var m struct {
+		fields
+		Tenant string `json:"tenant"`
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return err
+	}
+	*b = Batch(m.fields)
+	if b.RepoKey == "" {
+		b.RepoKey = m.Tenant
+	}
+	return nil
 }
 
 // PartRef names a part of a commit's index ("" for an index stored
@@ -53,37 +78,54 @@ const (
 // messages may have ended in the dead-letter queue).
 const stalledAfter = 30 * time.Minute
 
-// IndexSnapshot plans the build of the tenant's current snapshot, unless
-// that commit is indexed or being built: it splits the searchable files
-// into batches, records the build and queues the batches (or, without a
-// queue, builds them one after another).
-func (ix *Indexer) IndexSnapshot(ctx context.Context, tenant string) error {
+// IndexSnapshot plans the build of the repository's current snapshot,
+// unless that snapshot, or a later one, is indexed or being built: it
+// splits the searchable files into batches, records the build and queues
+// the batches (or, without a queue, builds them one after another).
+// Snapshots are ordered by their pointer's number (Snapshot.Seq), so a
+// plan that took long, or an event delivered late, never replaces the
+// build or the index of a later snapshot.
+func (ix *Indexer) IndexSnapshot(ctx context.Context, repoKey string) error {
 	if ix.Snapshots == nil {
 		return errors.New("no snapshot reader is configured")
 	}
-	snap, err := ix.Snapshots.Current(ctx, tenant)
+	snap, err := ix.Snapshots.Current(ctx, repoKey)
 	if err != nil {
 		return fmt.Errorf("open snapshot: %w", err)
 	}
 	// The pointer says what is indexed: a repeated event (S3 notifies at
-	// least once) stops here.
-	p, _, err := ix.Store.Pointer(ctx, tenant, "")
+	// least once) stops here, and so does the plan of an earlier snapshot.
+	p, _, err := ix.Store.Pointer(ctx, repoKey, "")
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("read the index pointer: %w", err)
 	}
-	if err == nil && p.Commit == snap.Commit && p.Model == ix.model() {
-		ix.Log.Info("indexer: snapshot already indexed", "repo", tenant, "commit", snap.Commit)
+	indexed := err == nil && p.Commit == snap.Commit && p.Model == ix.model()
+	switch {
+	case err == nil && p.SnapshotSeq > snap.Seq:
+		ix.Log.Info("indexer: a later snapshot is indexed; this one is left", "repo", repoKey, "commit", snap.Commit,
+			"snapshot", snap.Seq, "indexed", p.Commit, "indexed_snapshot", p.SnapshotSeq)
+		return nil
+	case indexed && p.SnapshotSeq < snap.Seq:
+		return ix.adopt(ctx, repoKey, snap)
+	case indexed:
+		ix.Log.Info("indexer: snapshot already indexed", "repo", repoKey, "commit", snap.Commit)
 		return nil
 	}
-	prev, _, err := ix.Store.Build(ctx, tenant, "")
+	return ix.plan(ctx, repoKey, snap, p)
+}
+
+// plan plans the build of a snapshot the index pointer p does not name,
+// unless it is under way.
+func (ix *Indexer) plan(ctx context.Context, repoKey string, snap Snapshot, p indexfile.Pointer) error {
+	prev, _, err := ix.Store.Build(ctx, repoKey, "")
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("read the build record: %w", err)
 	}
 	now := ix.Now()
-	batches := ix.split(tenant, snap)
-	building := prev.Commit == snap.Commit && prev.Model == ix.model() && prev.State == indexfile.BuildRunning
+	batches := ix.split(repoKey, snap)
+	building := prev.Of(snap.Commit, snap.Seq) && prev.Model == ix.model() && prev.State == indexfile.BuildRunning
 	if building && prev.Queued && now.Sub(prev.Updated) < stalledAfter {
-		ix.Log.Info("indexer: snapshot being indexed", "repo", tenant, "commit", snap.Commit, "done", len(prev.Done), "batches", prev.Batches)
+		ix.Log.Info("indexer: snapshot being indexed", "repo", repoKey, "commit", snap.Commit, "done", len(prev.Done), "batches", prev.Batches)
 		return nil
 	}
 	replaced := prev
@@ -93,29 +135,91 @@ func (ix *Indexer) IndexSnapshot(ctx context.Context, tenant string) error {
 		replaced = indexfile.Build{}
 		batches = slices.DeleteFunc(batches, func(b Batch) bool { return prev.IsDone(indexfile.PartName(b.N)) })
 	}
-	ix.reuse(ctx, tenant, p, replaced, batches)
+	ix.reuse(ctx, repoKey, p, replaced, batches)
 	if !building {
-		_, err := ix.Store.UpdateBuild(ctx, tenant, func(b *indexfile.Build) bool {
-			*b = indexfile.Build{Commit: snap.Commit, Model: ix.model(), State: indexfile.BuildRunning,
-				Started: now, Updated: now, Files: len(snap.Files), Batches: len(batches)}
-			return true
-		})
-		if err != nil {
-			return fmt.Errorf("record the build: %w", err)
+		if recorded, err := ix.record(ctx, repoKey, snap, len(batches), now); err != nil || !recorded {
+			return err
 		}
-		ix.Log.Info("indexer: build planned", "repo", tenant, "commit", snap.Commit, "files", len(snap.Files), "batches", len(batches))
 	}
 	if err := ix.queue(ctx, batches); err != nil {
 		return err
 	}
-	_, err = ix.Store.UpdateBuild(ctx, tenant, func(b *indexfile.Build) bool {
-		if b.Commit != snap.Commit || b.Queued {
+	_, err = ix.Store.UpdateBuild(ctx, repoKey, func(b *indexfile.Build) bool {
+		if !b.Of(snap.Commit, snap.Seq) || b.Queued {
 			return false
 		}
 		b.Queued, b.Updated = true, ix.Now()
 		return true
 	})
 	return err
+}
+
+// record makes the build of the snapshot, of that many batches, the
+// repository's build record, with a conditional write that replaces the
+// build of an earlier snapshot. When the record holds the build of a
+// later one (planned while this plan listed its files), it records
+// nothing and reports false: a build record only moves forward.
+func (ix *Indexer) record(ctx context.Context, repoKey string, snap Snapshot, batches int, now time.Time) (bool, error) {
+	rec, err := ix.Store.UpdateBuild(ctx, repoKey, func(b *indexfile.Build) bool {
+		if b.SnapshotSeq > snap.Seq || b.Of(snap.Commit, snap.Seq) && b.Model == ix.model() {
+			return false // a later snapshot's build, or this one's, planned meanwhile
+		}
+		*b = indexfile.Build{Commit: snap.Commit, SnapshotSeq: snap.Seq, Model: ix.model(), State: indexfile.BuildRunning,
+			Started: now, Updated: now, Files: len(snap.Files), Batches: batches}
+		return true
+	})
+	if err != nil {
+		return false, fmt.Errorf("record the build: %w", err)
+	}
+	if !rec.Of(snap.Commit, snap.Seq) || rec.Model != ix.model() {
+		ix.leave(repoKey, snap, rec)
+		return false, nil
+	}
+	ix.Log.Info("indexer: build planned", "repo", repoKey, "commit", snap.Commit, "snapshot", snap.Seq, "files", len(snap.Files), "batches", batches)
+	return true, nil
+}
+
+// adopt makes the published index of the snapshot's commit, built from
+// an earlier snapshot of that commit, the index of this later one (the
+// repository's pointer came back to the commit, by a rollback; or it was
+// numbered since). The build record moves to it, which stops the build of
+// any earlier snapshot, and so does the index pointer, so that such a
+// build, finished meanwhile, cannot publish over it.
+func (ix *Indexer) adopt(ctx context.Context, repoKey string, snap Snapshot) error {
+	m, err := ix.Store.Manifest(ctx, repoKey, snap.Commit)
+	if err != nil {
+		return fmt.Errorf("read the published index's manifest: %w", err)
+	}
+	m.SnapshotSeq = snap.Seq
+	rec, err := ix.Store.UpdateBuild(ctx, repoKey, func(b *indexfile.Build) bool {
+		if b.SnapshotSeq >= snap.Seq {
+			return false // this snapshot's record, or a later one's
+		}
+		*b = indexfile.Build{Commit: m.Commit, SnapshotSeq: m.SnapshotSeq, Model: m.Model, State: indexfile.BuildPublished,
+			Started: m.BuiltAt, Updated: ix.Now(), Files: indexfile.Totals(m.Parts).Files, Batches: len(m.Parts), Queued: true, Done: m.Parts}
+		return true
+	})
+	if err != nil {
+		return fmt.Errorf("record the build: %w", err)
+	}
+	if !rec.Of(snap.Commit, snap.Seq) {
+		ix.leave(repoKey, snap, rec)
+		return nil
+	}
+	moved, err := ix.Store.Publish(ctx, repoKey, m)
+	if err != nil {
+		return fmt.Errorf("publish %s: %w", snap.Commit, err)
+	}
+	ix.Log.Info("indexer: published index taken for a later snapshot of its commit", "repo", repoKey, "commit", snap.Commit,
+		"snapshot", snap.Seq, "pointer_moved", moved)
+	return nil
+}
+
+// leave logs that the snapshot's plan stops there: the build record rec
+// is a later snapshot's.
+func (ix *Indexer) leave(repoKey string, snap Snapshot, rec indexfile.Build) {
+	ix.Log.Info("indexer: a later snapshot's build is recorded; this one is left", "repo", repoKey, "commit", snap.Commit,
+		"snapshot", snap.Seq, "building", rec.Commit, "building_snapshot", rec.SnapshotSeq)
 }
 
 // model names the embedder's vectors ("" without one).
@@ -128,7 +232,7 @@ func (ix *Indexer) model() string {
 
 // split cuts the snapshot's files, in path order, into batches of at most
 // BatchFiles files, maxBatchBytes of content and maxMessageBytes of paths.
-func (ix *Indexer) split(tenant string, snap contextindex.Snapshot) []Batch {
+func (ix *Indexer) split(repoKey string, snap Snapshot) []Batch {
 	files := slices.Clone(snap.Files)
 	slices.SortFunc(files, func(a, b contextindex.File) int { return strings.Compare(a.Path, b.Path) })
 	most := ix.BatchFiles
@@ -151,7 +255,7 @@ func (ix *Indexer) split(tenant string, snap contextindex.Snapshot) []Batch {
 		out = append(out, cur) // a snapshot of no files is one empty batch
 	}
 	for i := range out {
-		out[i].Tenant, out[i].Commit, out[i].N = tenant, snap.Commit, i
+		out[i].RepoKey, out[i].Commit, out[i].SnapshotSeq, out[i].N = repoKey, snap.Commit, snap.Seq, i
 	}
 	return out
 }
@@ -159,7 +263,7 @@ func (ix *Indexer) split(tenant string, snap contextindex.Snapshot) []Batch {
 // reuse tells each batch which parts of earlier indexes hold files of its
 // range: those of the published index (p; one whole index is one part
 // holding everything) and those done by the build being replaced.
-func (ix *Indexer) reuse(ctx context.Context, tenant string, p indexfile.Pointer, replaced indexfile.Build, batches []Batch) {
+func (ix *Indexer) reuse(ctx context.Context, repoKey string, p indexfile.Pointer, replaced indexfile.Build, batches []Batch) {
 	if ix.Embedder == nil {
 		return
 	}
@@ -173,9 +277,9 @@ func (ix *Indexer) reuse(ctx context.Context, tenant string, p indexfile.Pointer
 	case p.Parts == 0:
 		sources = append(sources, source{p.Commit, []indexfile.PartInfo{{Last: "\U0010FFFF"}}})
 	default:
-		m, err := ix.Store.Manifest(ctx, tenant, p.Commit)
+		m, err := ix.Store.Manifest(ctx, repoKey, p.Commit)
 		if err != nil {
-			ix.Log.Warn("indexer: the published index's manifest is unreadable; its vectors are not reused", "repo", tenant, "error", err)
+			ix.Log.Warn("indexer: the published index's manifest is unreadable; its vectors are not reused", "repo", repoKey, "error", err)
 			break
 		}
 		sources = append(sources, source{p.Commit, m.Parts})

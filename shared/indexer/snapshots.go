@@ -37,30 +37,39 @@ type Snapshots struct {
 
 var _ SnapshotReader = (*Snapshots)(nil)
 
+// Snapshot is a repository's current snapshot as the indexer plans it:
+// its commit and searchable files, and Seq, the number of the pointer
+// that made it current (repo.Pointer.Seq; 0 for a pointer without one),
+// which orders it among the repository's snapshots.
+type Snapshot struct {
+	contextindex.Snapshot
+	Seq int64
+}
+
 // Current returns the current snapshot of the repository whose folder is
-// key: its commit and its searchable files, with their content. A
-// repository without one gets repo.ErrNoRepository.
-func (s *Snapshots) Current(ctx context.Context, key string) (contextindex.Snapshot, error) {
+// key: its commit, its searchable files, with their content, and its
+// number. A repository without one gets repo.ErrNoRepository.
+func (s *Snapshots) Current(ctx context.Context, key string) (Snapshot, error) {
 	r, err := refOf(key)
 	if err != nil {
-		return contextindex.Snapshot{}, err
+		return Snapshot{}, err
 	}
 	p, ok, err := repo.ReadPointer(ctx, s.Bucket, r)
 	if err != nil {
-		return contextindex.Snapshot{}, fmt.Errorf("read the snapshot pointer of %s: %w", key, err)
+		return Snapshot{}, fmt.Errorf("read the snapshot pointer of %s: %w", key, err)
 	}
 	if !ok {
-		return contextindex.Snapshot{}, repo.ErrNoRepository
+		return Snapshot{}, repo.ErrNoRepository
 	}
 	view, err := s.open(ctx, r, p.Commit)
 	if err != nil {
-		return contextindex.Snapshot{}, err
+		return Snapshot{}, err
 	}
 	files, err := view.Searchable(ctx)
 	if err != nil {
-		return contextindex.Snapshot{}, fmt.Errorf("list the searchable files of %s: %w", key, err)
+		return Snapshot{}, fmt.Errorf("list the searchable files of %s: %w", key, err)
 	}
-	out := contextindex.Snapshot{FS: view, Commit: p.Commit, Files: make([]contextindex.File, len(files))}
+	out := Snapshot{Snapshot: contextindex.Snapshot{FS: view, Commit: p.Commit, Files: make([]contextindex.File, len(files))}, Seq: p.Seq}
 	for i, f := range files {
 		out.Files[i] = contextindex.File{Path: f.Path, Content: f.Content(), ModTime: f.ModTime}
 	}

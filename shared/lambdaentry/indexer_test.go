@@ -3,35 +3,43 @@ package lambdaentry_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/indexer"
+	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/testenv/deploytest"
 	"github.com/toolshed/toolshed/shared/testenv/embedtest"
+	"github.com/toolshed/toolshed/shared/testenv/emulator"
 	"github.com/toolshed/toolshed/shared/testenv/lambdatest"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 )
 
-// published invokes the indexer with the S3 event of tenant's snapshot
-// pointer being written.
-func published(t testing.TB, f *deploytest.FanOut, tenant string) {
+// published invokes the indexer with the S3 event of the snapshot
+// pointer of the repository whose folder is repoKey being written.
+func published(t testing.TB, f *deploytest.FanOut, repoKey string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if err := f.Published(ctx, tenant); err != nil {
+	if err := f.Published(ctx, repoKey); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// waitPublished waits until tenant's pointer names commit.
-func waitPublished(t testing.TB, f *deploytest.FanOut, tenant, commit string, within time.Duration) indexfile.Manifest {
+// waitPublished waits until the index pointer of the repository whose
+// folder is repoKey names commit.
+func waitPublished(t testing.TB, f *deploytest.FanOut, repoKey, commit string, within time.Duration) indexfile.Manifest {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), within)
 	defer cancel()
-	m, err := f.WaitPublished(ctx, tenant, commit)
+	m, err := f.WaitPublished(ctx, repoKey, commit)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,6 +181,61 @@ func TestIndexerFanOut(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(workerOutputs(f), ""), `"`+indexer.MetricPublished+`":1`) {
 		t.Error("no worker wrote the metric of the publication")
+	}
+}
+
+// TestIndexerLatePlan: acme pushes c1, and the plan of c1 runs in an
+// environment of the indexer whose S3 reads of c1's zip are held back (by
+// a proxy) until c2 has been pushed and planned in another environment.
+// Going on, c1's plan leaves c2's build record alone (it does not drop
+// c2's batches, which the workers are building); c2 is the index
+// published, never c1.
+func TestIndexerLatePlan(t *testing.T) {
+	d := newDeployment(t)
+	f := d.StartFanOut(t, deploytest.FanOutOptions{BatchFiles: 1, Workers: 2, WorkerTimeout: time.Minute, Visibility: time.Minute})
+	dir := repotest.GoPackages(t, "container/list", "container/ring", "container/heap")
+	s3 := &repotest.S3{Moto: d.Moto, Bucket: d.Bucket}
+	s3.Publish(t, "acme", "c1", dir)
+
+	proxy := emulator.StartProxy(t, d.Moto.Endpoint)
+	held, hold := make(chan struct{}), make(chan struct{})
+	release := sync.OnceFunc(func() { close(hold) })
+	t.Cleanup(release) // before the proxy stops
+	c1 := "/" + repo.ZipKey(reposcope.DefaultOf("acme"), "c1")
+	proxy.Hold(1, func(r *http.Request) bool {
+		if !strings.HasSuffix(r.URL.Path, c1) {
+			return false
+		}
+		close(held)
+		<-hold // the proxy passes on nothing meanwhile: it serves the late environment only
+		return true
+	}, 0)
+	late := f.StartIndexer(t, proxy.URL())
+	planned := make(chan error, 1)
+	go func() { planned <- deploytest.PublishedTo(context.Background(), late, "acme") }()
+	select {
+	case <-held:
+	case err := <-planned:
+		t.Fatalf("c1's plan did not read c1's zip: %v", err)
+	}
+
+	os.WriteFile(filepath.Join(dir, "container", "list", "new.go"), []byte("package list\n\n// Newer is new in c2.\nfunc Newer() {}\n"), 0o644)
+	s3.Publish(t, "acme", "c2", dir)
+	published(t, f, "acme")
+	release()
+	if err := <-planned; err != nil {
+		t.Fatal(err)
+	}
+	if rec, _, err := f.Store.Build(context.Background(), "acme", ""); err != nil || rec.Commit != "c2" {
+		t.Fatalf("after c1's late plan: build record %+v, %v\n%s", rec, err, late.Output())
+	}
+	m := waitPublished(t, f, "acme", "c2", time.Minute)
+	rec, _, err := f.Store.Build(context.Background(), "acme", "")
+	if err != nil || rec.Commit != "c2" || rec.State != indexfile.BuildPublished || m.SnapshotSeq != rec.SnapshotSeq || indexfile.Totals(m.Parts).Files != 4 {
+		t.Errorf("c2 published: record %+v, %v; manifest %+v", rec, err, m)
+	}
+	if !strings.Contains(late.Output(), "this one is left") {
+		t.Errorf("c1's late plan did not say it left c1:\n%s", late.Output())
 	}
 }
 

@@ -23,8 +23,9 @@ import (
 // its pointer and indexes it under indexes/acme/web/, and behind the
 // deployed edge (authorizer, tool functions, the gateway) the tools read it
 // with repo while the default repository stays the one read without; a key
-// limited to web sees web alone, and the default repository answers it as
-// one that does not exist, on a tool's route and through the gateway.
+// limited to web sees web alone, as its default repository, and the
+// tenant's default repository answers it as one that does not exist, on a
+// tool's route and through the gateway.
 func TestNamedRepositories(t *testing.T) {
 	d := newDeployment(t)
 	bucket, _ := d.S3(t)
@@ -97,11 +98,12 @@ func TestNamedRepositories(t *testing.T) {
 		{all, "list_repos", `{}`, 200, []string{`{"name":"default","default":true,"commit":"c1","files":1,"index":{"state":"none"`,
 			`{"name":"web","default":false,"commit":"` + commit + `","files":1,"index":{"state":"ready","commit":"` + commit + `"`, `"total":2`}, ""},
 		{all, "context_search", `{"query":"zqxweb page","repo":"web"}`, 200, []string{`"commit":"` + commit + `"`, "web.go"}, ""},
-		{webOnly, "list_repos", `{}`, 200, []string{`"name":"web"`, `"total":1`}, `"name":"default"`},
+		{webOnly, "list_repos", `{}`, 200, []string{`"name":"web","default":true`, `"total":1`}, `"name":"default"`},
 		{webOnly, "grep_codebase", `{"pattern":"zqx\\w+","repo":"web"}`, 200, []string{`"file":"web.go"`}, "zqxapi"},
-		{webOnly, "grep_codebase", `{"pattern":"zqx\\w+"}`, 404, []string{`"code":"RESOURCE_NOT_FOUND"`, `No repository \"default\"`}, "zqxapi"},
+		// Its default repository is web: "default" and no repo read it.
+		{webOnly, "grep_codebase", `{"pattern":"zqx\\w+"}`, 200, []string{`"file":"web.go"`}, "zqxapi"},
+		{webOnly, "context_search", `{"query":"zqxweb page","repo":"default"}`, 200, []string{"web.go"}, "api.go"},
 		{webOnly, "grep_codebase", `{"pattern":"zqx\\w+","repo":"nope"}`, 404, []string{`"code":"RESOURCE_NOT_FOUND"`, `No repository \"nope\"`}, ""},
-		{webOnly, "context_search", `{"query":"zqxapi","repo":"default"}`, 404, []string{`"code":"RESOURCE_NOT_FOUND"`}, "api.go"},
 	}
 	for _, tt := range tests {
 		who := map[string]string{all: "all", webOnly: "web only"}[tt.key]
@@ -117,13 +119,13 @@ func TestNamedRepositories(t *testing.T) {
 	}
 	// Through the gateway, the limit travels with the invocation.
 	status, out := e.request(t, "/mcp", "Bearer "+webOnly,
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"grep_codebase","arguments":{"pattern":"zqx\\w+"}}}`)
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"grep_codebase","arguments":{"pattern":"zqx\\w+","repo":"api"}}}`)
 	if status != 200 || !strings.Contains(out, `"isError":true`) || !strings.Contains(out, "RESOURCE_NOT_FOUND") || strings.Contains(out, "zqxapi") {
-		t.Errorf("gateway, web only, the default repository: %d %s", status, out)
+		t.Errorf("gateway, web only, another repository: %d %s", status, out)
 	}
 	status, out = e.request(t, "/mcp", "Bearer "+webOnly,
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"grep_codebase","arguments":{"pattern":"zqx\\w+","repo":"web"}}}`)
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"grep_codebase","arguments":{"pattern":"zqx\\w+"}}}`)
 	if status != 200 || strings.Contains(out, `"isError":true`) || !strings.Contains(out, "zqxweb") {
-		t.Errorf("gateway, web only, web: %d %s", status, out)
+		t.Errorf("gateway, web only, its default repository (web): %d %s", status, out)
 	}
 }

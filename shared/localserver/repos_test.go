@@ -18,8 +18,8 @@ import (
 // api=DIR, and a bare path named after its folder) and two tenants' keys,
 // one limited to one repository. Every repository tool reads the default
 // repository without repo and the named one with it; the limited key sees
-// only its repository, and any other answers exactly as one that does not
-// exist, on every route.
+// only its repository (its default), and any other answers exactly as one
+// that does not exist, on every route.
 func TestSeveralRepositories(t *testing.T) {
 	apiDir := repotest.WriteDir(t, map[string]string{
 		"README.md": "# API\n",
@@ -51,8 +51,9 @@ func TestSeveralRepositories(t *testing.T) {
 	base := serveConfig(t, cfg)
 	v1 := routes[0].call
 
-	// list_repos: every repository for alice, web alone for bob.
-	repos := func(key string) []string {
+	// list_repos: every repository for alice (api her default), web alone
+	// for bob (his default).
+	repos := func(key, def string) []string {
 		a := v1(t, base, key, "list_repos", `{}`)
 		var out struct {
 			Result struct {
@@ -70,7 +71,7 @@ func TestSeveralRepositories(t *testing.T) {
 		var names []string
 		for _, r := range out.Result.Repos {
 			names = append(names, r.Name)
-			if r.Default != (r.Name == "api") || r.Files != 2 {
+			if r.Default != (r.Name == def) || r.Files != 2 {
 				t.Errorf("list_repos: %+v", r)
 			}
 		}
@@ -79,10 +80,10 @@ func TestSeveralRepositories(t *testing.T) {
 		}
 		return names
 	}
-	if got := strings.Join(repos(alice), ","); got != "api,web" {
+	if got := strings.Join(repos(alice, "api"), ","); got != "api,web" {
 		t.Errorf("alice's repositories: %s", got)
 	}
-	if got := strings.Join(repos(bob), ","); got != "web" {
+	if got := strings.Join(repos(bob, "web"), ","); got != "web" {
 		t.Errorf("bob's repositories: %s", got)
 	}
 
@@ -100,6 +101,8 @@ func TestSeveralRepositories(t *testing.T) {
 				{alice, "find_references", `{"name":"Serve"}`, "api.go"},
 				{bob, "grep_codebase", `{"pattern":"zqx\\w+","repo":"web"}`, "zqxweb"},
 				{bob, "list_files", `{"repo":"web"}`, "web.go"},
+				{bob, "read_file", `{"path":"web.go"}`, "zqxweb"},
+				{bob, "grep_codebase", `{"pattern":"zqx\\w+","repo":"default"}`, "zqxweb"},
 			} {
 				a := r.call(t, base, c.key, c.tool, c.args)
 				if !a.ok || !strings.Contains(a.body, c.want) {
@@ -109,8 +112,8 @@ func TestSeveralRepositories(t *testing.T) {
 					t.Errorf("%s %s: the other repository answered: %s", c.tool, c.args, a.body)
 				}
 			}
-			// Bob's key reads web alone: api, his default repository, and a
-			// repository that does not exist answer alike.
+			// Bob's key reads web alone: api and a repository that does not
+			// exist answer alike.
 			notFound := "RESOURCE_NOT_FOUND"
 			if r.name == "mcp/tool" {
 				notFound = "NOT_FOUND" // the task-API envelope's name
@@ -127,7 +130,6 @@ func TestSeveralRepositories(t *testing.T) {
 			for _, c := range []struct{ tool, args string }{
 				{"grep_codebase", `{"pattern":"zqx","repo":"api"}`},
 				{"read_file", `{"path":"api.go","repo":"api"}`},
-				{"read_file", `{"path":"api.go"}`},
 				{"list_files", `{"repo":"api"}`},
 				{"find_symbols", `{"name":"Serve","repo":"api"}`},
 				{"find_references", `{"name":"Serve","repo":"api"}`},

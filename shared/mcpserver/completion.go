@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/toolshed/toolshed/shared/toolerr"
@@ -42,9 +43,14 @@ const (
 	folderPath                 // a folder
 )
 
-// complete answers completion/complete.
+// complete answers completion/complete. What was typed never makes it an
+// error: a path or repository that is not one completes to nothing.
 func (f *features) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 	p := req.Params
+	var typed map[string]string // the other arguments, as typed so far
+	if p.Context != nil {
+		typed = p.Context.Arguments
+	}
 	var values []string
 	var err error
 	switch p.Ref.Type {
@@ -56,11 +62,7 @@ func (f *features) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp
 		case "repo":
 			values, err = f.completeRepo(ctx, p.Argument.Value)
 		case "path":
-			repo := ""
-			if p.Context != nil && p.Context.Arguments["repo"] != DefaultRepo {
-				repo = p.Context.Arguments["repo"]
-			}
-			values, err = f.completePath(ctx, repo, p.Argument.Value, anyPath)
+			values, err = f.completePath(ctx, typed["repo"], p.Argument.Value, anyPath)
 		default:
 			return nil, invalidParams("%s has no argument %q (it has repo and path)", RepoTemplate, p.Argument.Name)
 		}
@@ -73,7 +75,7 @@ func (f *features) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp
 		if !ok {
 			return nil, invalidParams("prompt %s has no argument %q", pr.name, p.Argument.Name)
 		}
-		values, err = arg.complete(ctx, f, p.Argument.Value)
+		values, err = arg.complete(ctx, f, p.Argument.Value, typed)
 	}
 	if err != nil {
 		return nil, f.rpcError(ctx, err, nil)
@@ -125,11 +127,11 @@ func (f *features) completeRepo(ctx context.Context, value string) ([]string, er
 // largest page).
 const repoLimit = 200
 
-// completePath completes a path of repo ("" for the caller's default
-// repository): the entries of the typed path's folder whose name starts
-// with what follows its last '/', or, when none does (or the folder does
-// not exist), a fuzzy match. Nothing when the request may not call
-// list_files.
+// completePath completes a path of repo ("" or DefaultRepo for the
+// caller's default repository): the entries of the typed path's folder
+// whose name starts with what follows its last '/', or, when none does
+// (or the folder does not exist), a fuzzy match. Nothing when the request
+// may not call list_files, or when list_files refuses what was typed.
 func (f *features) completePath(ctx context.Context, repo, value string, kind pathKind) ([]string, error) {
 	if !f.visible(ctx, listFilesTool) {
 		return nil, nil
@@ -140,9 +142,8 @@ func (f *features) completePath(ctx context.Context, repo, value string, kind pa
 	}
 	var out listing
 	err := f.call(ctx, listFilesTool, inRepo(repo, map[string]any{"path": dir, "depth": 1, "limit": folderLimit}), &out)
-	var fl *failure
 	switch {
-	case errors.As(err, &fl) && (fl.out.Error.Code == toolerr.ResourceNotFound || fl.out.Error.Code == toolerr.InvalidInput):
+	case refusedInput(err):
 		// Not a folder: match fuzzily.
 	case err != nil:
 		return nil, err
@@ -159,7 +160,18 @@ func (f *features) completePath(ctx context.Context, repo, value string, kind pa
 			return values, nil
 		}
 	}
-	return f.fuzzyPaths(ctx, repo, value, kind)
+	values, err := f.fuzzyPaths(ctx, repo, value, kind)
+	if refusedInput(err) {
+		return nil, nil
+	}
+	return values, err
+}
+
+// refusedInput reports whether err is list_files' refusal of what was
+// typed: a folder or repository that is not one, or does not exist.
+func refusedInput(err error) bool {
+	var fl *failure
+	return errors.As(err, &fl) && (fl.out.Error.Code == toolerr.ResourceNotFound || fl.out.Error.Code == toolerr.InvalidInput)
 }
 
 // completion is the value an entry completes to, and whether it fits kind.
@@ -186,8 +198,8 @@ func (f *features) fuzzyPaths(ctx context.Context, repo, value string, kind path
 	if patterns[0] == "" {
 		return nil, nil
 	}
-	if sub := substringGlob(base); sub != "" {
-		patterns = append(patterns, "**/"+sub+"/**")
+	if folders := folderGlob(base); folders != "" {
+		patterns = append(patterns, folders)
 	}
 	var out listing
 	if err := f.call(ctx, listFilesTool, inRepo(repo, map[string]any{"path": "", "patterns": patterns, "limit": fuzzyLimit}), &out); err != nil {
@@ -236,45 +248,59 @@ func fuzzyRank(entries []listEntry, value, base string, kind pathKind) []string 
 	return values
 }
 
-// substringGlob is the glob matching names that contain s, in any case
-// ("tkn" → "*[tT][kK][nN]*"), or "" when s holds a character globs give a
-// meaning or is empty.
-func substringGlob(s string) string {
+// globMax is the longest glob list_files takes, in characters (its
+// patterns' maxLength in contracts/list_files.json). The globs below keep
+// within it by matching only the typed characters that fit; fuzzyRank
+// checks them all.
+const globMax = 200
+
+// folderGlob is the glob matching the files below a folder whose name
+// contains s, in any case ("tkn" → "**/*[tT][kK][nN]*/**"), or "" when s
+// holds a character globs give a meaning or is empty. Past globMax it
+// matches the folders containing s's start.
+func folderGlob(s string) string {
+	const around = "**/**/**" // "**/*", then s, then "*/**"
 	if s == "" || strings.ContainsAny(s, globSpecial) {
 		return ""
 	}
-	return "*" + anyCase(s) + "*"
-}
-
-// anyCase is s with each letter that has two cases a class of both.
-func anyCase(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if lo, up := unicode.ToLower(r), unicode.ToUpper(r); lo != up {
-			b.WriteString("[" + string(lo) + string(up) + "]")
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	return "**/*" + globOf(s, globMax-len(around), anyCase) + "*/**"
 }
 
 // fuzzyGlob is the glob matching names that hold s's characters in order,
 // in any case ("tkn" → "*[tT]*[kK]*[nN]*"), without the characters globs
-// give a meaning, or "" when none is left.
+// give a meaning, or "" when none is left. Past globMax it matches names
+// holding s's first characters in order.
 func fuzzyGlob(s string) string {
+	glob := globOf(s, globMax-1, func(r rune) string { return "*" + anyCase(r) })
+	if glob == "" {
+		return ""
+	}
+	return glob + "*"
+}
+
+// globOf joins piece(r) for each character r of s but globSpecial's, in
+// order, as long as the result stays within room characters.
+func globOf(s string, room int, piece func(r rune) string) string {
 	var b strings.Builder
 	for _, r := range s {
 		if strings.ContainsRune(globSpecial, r) {
 			continue
 		}
-		b.WriteByte('*')
-		b.WriteString(anyCase(string(r)))
+		p := piece(r)
+		if room -= utf8.RuneCountInString(p); room < 0 {
+			break
+		}
+		b.WriteString(p)
 	}
-	if b.Len() == 0 {
-		return ""
+	return b.String()
+}
+
+// anyCase is r, or when it has two cases a class of both ('t' → "[tT]").
+func anyCase(r rune) string {
+	if lo, up := unicode.ToLower(r), unicode.ToUpper(r); lo != up {
+		return "[" + string(lo) + string(up) + "]"
 	}
-	return b.String() + "*"
+	return string(r)
 }
 
 // globSpecial are the characters fuzzy matching leaves out: those globs

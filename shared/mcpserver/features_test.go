@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolshed/toolshed/shared/testenv/repotest"
 	"github.com/toolshed/toolshed/shared/toolerr"
 )
 
@@ -119,6 +120,78 @@ func TestCompletePaths(t *testing.T) {
 				t.Errorf("completion of %q = %q, want %q (%s)", tt.value, got, tt.want, clipText(rec.Body.String()))
 			}
 		})
+	}
+}
+
+// TestCompleteLongNames: a path completes however long the typed name
+// (list_files takes globs of at most 200 characters): to the files that
+// hold what was typed, or to nothing, never to an error.
+func TestCompleteLongNames(t *testing.T) {
+	long := strings.Repeat("abcdefghij", 7) // 70 letters
+	dir := repotest.WriteDir(t, map[string]string{"src/" + long + ".go": "package src\n", "src/" + long + "/x.go": "package x\n"})
+	h := newRepoHandler(t, dir)
+	tests := []struct {
+		value string
+		want  []string
+	}{
+		{long[:60], []string{"src/" + long + "/", "src/" + long + ".go"}},
+		{strings.ToUpper(long[5:65]), []string{"src/" + long + "/", "src/" + long + ".go"}},
+		{long[:59] + "z", []string{}},
+		{strings.Repeat("é", 300), []string{}},
+		{"src/" + long[:45] + "/" + long[:50], []string{}},
+	}
+	for _, tt := range tests {
+		body := `{"jsonrpc":"2.0","id":1,"method":"completion/complete","params":{"ref":{"type":"ref/resource","uri":"repo://{repo}/{+path}"},"argument":{"name":"path","value":` + quote(tt.value) + `}}}`
+		var resp struct {
+			Result *struct {
+				Completion struct{ Values []string }
+			}
+		}
+		rec := serveMCP(h, body)
+		if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil || resp.Result == nil {
+			t.Errorf("completion of %d characters: %s", len(tt.value), clipText(rec.Body.String()))
+			continue
+		}
+		if got := resp.Result.Completion.Values; !slices.Equal(got, tt.want) {
+			t.Errorf("completion of %q = %q, want %q", tt.value, got, tt.want)
+		}
+	}
+}
+
+// TestPromptsTakeRepo: the prompts that read a repository read the one
+// their repo argument names (default: the caller's default one, also
+// named "default"), and their paths complete in it.
+func TestPromptsTakeRepo(t *testing.T) {
+	main := repotest.WriteDir(t, map[string]string{"lib/main.go": "package lib\n\n// zqxmain\n"})
+	other := repotest.WriteDir(t, map[string]string{"lib/other.go": "package lib\n\n// zqxother\n"})
+	h := newRepoHandler(t, "main="+main, "other="+other)
+	get := func(name, args string) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"` + name + `","arguments":` + args + `}}`
+	}
+	complete := func(prompt, arg, value, typed string) string {
+		return `{"jsonrpc":"2.0","id":1,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"` + prompt +
+			`"},"argument":{"name":"` + arg + `","value":"` + value + `"},"context":{"arguments":` + typed + `}}}`
+	}
+	tests := []struct{ body, want, not string }{
+		{get("explain_file", `{"path":"lib/other.go","repo":"other"}`), `"uri":"repo://other/lib/other.go"`, "zqxmain"},
+		{get("explain_file", `{"path":"lib/main.go"}`), `"uri":"repo://default/lib/main.go"`, "zqxother"},
+		{get("explain_file", `{"path":"lib/main.go","repo":"default"}`), `zqxmain`, "zqxother"},
+		{get("explain_file", `{"path":"lib/main.go","repo":"other"}`), `"code":"RESOURCE_NOT_FOUND"`, `"result"`},
+		{get("explain_file", `{"path":"lib/main.go","repo":"nope"}`), `No repository \"nope\"`, `"result"`},
+		{get("explore_area", `{"path":"lib","repo":"other"}`), `lib/other.go`, "lib/main.go"},
+		{get("explore_area", `{"path":"lib","repo":"other"}`), `\"repo\": \"other\"`, "lib/main.go"},
+		{get("explore_area", `{"path":"lib"}`), `lib/main.go`, "lib/other.go"},
+		{complete("explain_file", "path", "lib/", `{"repo":"other"}`), `"lib/other.go"`, "main"},
+		{complete("explain_file", "path", "lib/", `{}`), `"lib/main.go"`, "other"},
+		{complete("explore_area", "path", "li", `{"repo":"other"}`), `"lib"`, `"error"`},
+		{complete("explore_area", "repo", "d", `{}`), `"values":["default"]`, `"error"`},
+		{complete("explain_file", "path", "lib/", `{"repo":"nope"}`), `"values":[]`, `"error"`},
+	}
+	for _, tt := range tests {
+		got := answer(h, tt.body)
+		if !strings.Contains(got, tt.want) || strings.Contains(got, tt.not) {
+			t.Errorf("%s:\n%s\nwant %s, without %s", tt.body, clipText(got), tt.want, tt.not)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -30,8 +31,12 @@ type prompt struct {
 type promptArg struct {
 	name, title, description string
 	required                 bool
-	complete                 func(ctx context.Context, f *features, value string) ([]string, error)
+	complete                 completer
 }
+
+// completer completes the value typed for an argument, given the other
+// arguments as typed so far.
+type completer func(ctx context.Context, f *features, value string, typed map[string]string) ([]string, error)
 
 // argument returns the argument of p named name.
 func (p *prompt) argument(name string) (promptArg, bool) {
@@ -51,20 +56,31 @@ func (p *prompt) definition() *mcp.Prompt {
 	return def
 }
 
-// Argument completers.
+// Argument completers: a path completes in the repository of the
+// prompt's repo argument (the caller's default one without it).
 var (
-	completeFile = func(ctx context.Context, f *features, v string) ([]string, error) {
-		return f.completePath(ctx, "", v, anyPath)
+	completeFile completer = func(ctx context.Context, f *features, v string, typed map[string]string) ([]string, error) {
+		return f.completePath(ctx, typed["repo"], v, anyPath)
 	}
-	completeFolder = func(ctx context.Context, f *features, v string) ([]string, error) {
-		return f.completePath(ctx, "", v, folderPath)
+	completeFolder completer = func(ctx context.Context, f *features, v string, typed map[string]string) ([]string, error) {
+		return f.completePath(ctx, typed["repo"], v, folderPath)
+	}
+	completeRepo completer = func(ctx context.Context, f *features, v string, _ map[string]string) ([]string, error) {
+		return f.completeRepo(ctx, v)
 	}
 )
 
 // completeOneOf completes to the choices that start with the typed value.
-func completeOneOf(choices ...string) func(context.Context, *features, string) ([]string, error) {
-	return func(_ context.Context, _ *features, v string) ([]string, error) { return withPrefix(choices, v), nil }
+func completeOneOf(choices ...string) completer {
+	return func(_ context.Context, _ *features, v string, _ map[string]string) ([]string, error) {
+		return withPrefix(choices, v), nil
+	}
 }
+
+// repoArg is the optional repo argument of the prompts that read a
+// repository, as every repository tool takes it.
+var repoArg = promptArg{name: "repo", title: "Repository",
+	description: "Optional: which of your repositories, by name (list_repos lists them); without it, or with \"default\", your default repository", complete: completeRepo}
 
 // decisionTypes are the types context_search reads from a decision entry.
 var decisionTypes = []string{"decision", "pattern", "rule", "issue"}
@@ -81,6 +97,7 @@ var prompts = []*prompt{
 		args: []promptArg{
 			{name: "path", title: "Folder", description: "Folder path from the repository root (net/http); empty for the root", complete: completeFolder},
 			{name: "focus", title: "Focus", description: "Optional: what you want to understand there (text)"},
+			repoArg,
 		},
 		needs: []string{listFilesTool, findSymbolsTool, readFileTool},
 		get:   exploreArea,
@@ -91,6 +108,7 @@ var prompts = []*prompt{
 		description: "Explain one file of the repository: the file itself, embedded, with the files it imports listed for reading.",
 		args: []promptArg{
 			{name: "path", title: "File", description: "File path from the repository root (net/http/server.go)", required: true, complete: completeFile},
+			repoArg,
 		},
 		needs: []string{readFileTool},
 		get:   explainFile,
@@ -180,9 +198,9 @@ func userText(text string, more ...mcp.Content) *mcp.GetPromptResult {
 const exploreAreaEntries = 200
 
 func exploreArea(ctx context.Context, f *features, args map[string]string) (*mcp.GetPromptResult, error) {
-	folder := strings.Trim(args["path"], "/")
+	folder, repo := strings.Trim(args["path"], "/"), args["repo"]
 	var out listing
-	if err := f.call(ctx, listFilesTool, map[string]any{"path": folder, "depth": 2, "limit": exploreAreaEntries}, &out); err != nil {
+	if err := f.call(ctx, listFilesTool, inRepo(repo, map[string]any{"path": folder, "depth": 2, "limit": exploreAreaEntries}), &out); err != nil {
 		return nil, err
 	}
 	where := "the repository root"
@@ -203,10 +221,14 @@ func exploreArea(ctx context.Context, f *features, args map[string]string) (*mcp
 		}
 		fmt.Fprintf(&b, "- %s (%s, %d lines)\n", e.Path, e.Language, e.Lines)
 	}
-	fmt.Fprintf(&b, "\nThen: call find_symbols with {\"path\": %q, \"kinds\": [\"function\", \"type\", \"class\", \"interface\"]} "+
+	symbols := fmt.Sprintf(`{"path": %q, "kinds": ["function", "type", "class", "interface"]`, folder)
+	if repo != "" {
+		symbols += fmt.Sprintf(`, "repo": %q`, repo)
+	}
+	fmt.Fprintf(&b, "\nThen: call find_symbols with %s} "+
 		"to see what it defines; read the entry points and the central types with read_file (startLine/endLine for long files); "+
 		"follow what looks important with find_references. Finally summarize what this area is for, its main parts, how it "+
-		"connects to the rest of the repository, and where to start reading.", folder)
+		"connects to the rest of the repository, and where to start reading.", symbols)
 	if focus := strings.TrimSpace(args["focus"]); focus != "" {
 		fmt.Fprintf(&b, "\n\nFocus on: %s", focus)
 	}
@@ -214,7 +236,7 @@ func exploreArea(ctx context.Context, f *features, args map[string]string) (*mcp
 }
 
 func explainFile(ctx context.Context, f *features, args map[string]string) (*mcp.GetPromptResult, error) {
-	p := args["path"]
+	p, repo := args["path"], args["repo"]
 	var out struct {
 		File struct {
 			Path     string `json:"path"`
@@ -227,10 +249,10 @@ func explainFile(ctx context.Context, f *features, args map[string]string) (*mcp
 		} `json:"dependencies"`
 		DependenciesNote string `json:"dependenciesNote"`
 	}
-	if err := f.call(ctx, readFileTool, map[string]any{"path": p, "includeDeps": true, "maxDepth": 1}, &out); err != nil {
+	if err := f.call(ctx, readFileTool, inRepo(repo, map[string]any{"path": p, "includeDeps": true, "maxDepth": 1}), &out); err != nil {
 		return nil, err
 	}
-	file := textResource(repoURI(out.File.Path), language.MIMEType(out.File.Language), out.File.Content).Contents[0]
+	file := textResource(repoURI(repo, out.File.Path), language.MIMEType(out.File.Language), out.File.Content).Contents[0]
 	var b strings.Builder
 	fmt.Fprintf(&b, "Explain %s (above): what it is for, its main parts and how they work together, and how it uses what it imports.\n", out.File.Path)
 	var internal []string
@@ -244,7 +266,7 @@ func explainFile(ctx context.Context, f *features, args map[string]string) (*mcp
 	if len(internal) == 0 {
 		b.WriteString("\nIt imports no other file of the repository.")
 	} else {
-		fmt.Fprintf(&b, "\nThe files of the repository it imports (read those you need with read_file, or as the resource repo://%s/<path>):\n", DefaultRepo)
+		fmt.Fprintf(&b, "\nThe files of the repository it imports (read those you need with read_file, or as the resource repo://%s/<path>):\n", cmp.Or(repo, DefaultRepo))
 		for _, d := range internal {
 			fmt.Fprintf(&b, "- %s\n", d)
 		}

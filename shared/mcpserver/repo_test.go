@@ -29,12 +29,10 @@ const exampleRepo = "../toolset/testdata/example-repo"
 // tool the resources, prompts and completions compose.
 var repoTools = []string{"hello", "read_file", "list_files", "find_symbols", "read_memory", "write_memory_entry", "list_tasks", "add_task"}
 
-// newRepoPipeline serves repoTools over exampleRepo, with an embedded
-// store in a temporary directory and no rate limits.
-func newRepoPipeline(t *testing.T) *toolkit.Pipeline { return repoPipelineOver(t, exampleRepo) }
-
-// repoPipelineOver serves repoTools over the repository in repoDir.
-func repoPipelineOver(t *testing.T, repoDir string) *toolkit.Pipeline {
+// newRepoPipeline serves repoTools over the repositories repos (-repo
+// specs; exampleRepo without any), with an embedded store in a temporary
+// directory and no rate limits.
+func newRepoPipeline(t *testing.T, repos ...string) *toolkit.Pipeline {
 	t.Helper()
 	dir := t.TempDir()
 	db, err := boltstore.Open(filepath.Join(dir, "t.db"))
@@ -42,7 +40,10 @@ func repoPipelineOver(t *testing.T, repoDir string) *toolkit.Pipeline {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	env := wiring.NewEnv(config.Config{DataDir: dir, Repos: []string{repoDir}}, nil).UseStores(db.Stores(), nil)
+	if len(repos) == 0 {
+		repos = []string{exampleRepo}
+	}
+	env := wiring.NewEnv(config.Config{DataDir: dir, Repos: repos}, nil).UseStores(db.Stores(), nil)
 	t.Cleanup(func() { env.Close() })
 	tools, err := family.Build(context.Background(), toolset.Families, env, repoTools...)
 	if err != nil {
@@ -63,11 +64,11 @@ func repoPipelineOver(t *testing.T, repoDir string) *toolkit.Pipeline {
 	return p
 }
 
-// newRepoHandler is the gateway's handler over newRepoPipeline, every
-// request from tenant "golden".
-func newRepoHandler(t *testing.T) http.Handler {
+// newRepoHandler is the gateway's handler over newRepoPipeline(repos),
+// every request from tenant "golden".
+func newRepoHandler(t *testing.T, repos ...string) http.Handler {
 	t.Helper()
-	return repoHandlerOver(t, newRepoPipeline(t))
+	return repoHandlerOver(t, newRepoPipeline(t, repos...))
 }
 
 // repoHandlerOver is the gateway's handler over p, every request from
@@ -89,7 +90,7 @@ func TestResourcesPageThroughTheTools(t *testing.T) {
 	for i := range 250 {
 		files[fmt.Sprintf("f%03d.txt", i)] = "x\n"
 	}
-	p := repoPipelineOver(t, repotest.WriteDir(t, files))
+	p := newRepoPipeline(t, repotest.WriteDir(t, files))
 	for i := range 150 {
 		args := fmt.Sprintf(`{"file":"best_practices.md","content":"- practice %d"}`, i)
 		if out := p.Invoke(context.Background(), toolkit.Request{Tool: "write_memory_entry", Args: json.RawMessage(args), Tenant: "golden"}); !out.OK {

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/url"
@@ -18,10 +19,11 @@ import (
 // Resources. A tenant's repository files are the resource template
 // RepoTemplate, repo://{repo}/{+path} (the URI form of the spec's own
 // template examples, with the reserved expansion that keeps the slashes of
-// a path): repo is one of the names list_repos gives, or DefaultRepo for
-// the caller's default repository (whatever its name: the local server
-// names its repositories after their folders). resources/read of one
-// calls read_file with that repo, so it reads what
+// a path): repo is what read_file's repo argument takes, one of the names
+// list_repos gives or DefaultRepo for the caller's default repository
+// (whatever its name: the local server names its repositories after their
+// folders). resources/read of one calls read_file with that repo, so it
+// reads what
 // read_file reads (the repository view, its access policy, its 1 MB limit)
 // and a refusal is read_file's (PATH_NOT_ALLOWED for a denied file,
 // RESOURCE_NOT_FOUND for a missing one, INVALID_INPUT for a folder or a
@@ -37,8 +39,9 @@ import (
 // RepoTemplate is the URI template of repository files.
 const RepoTemplate = "repo://{repo}/{+path}"
 
-// DefaultRepo names the caller's default repository in resource URIs.
-const DefaultRepo = "default"
+// DefaultRepo names the caller's default repository, in resource URIs as
+// in the tools' repo argument.
+const DefaultRepo = reposcope.Default
 
 // Resource URI schemes.
 const (
@@ -80,25 +83,22 @@ func cacheHint(method string) mcp.Cacheable {
 	return mcp.Cacheable{CacheScope: "public"} // server/discover: the same for every caller
 }
 
-// repoURI is the resource URI of a file of the caller's default
-// repository.
-func repoURI(p string) string {
-	return (&url.URL{Scheme: repoScheme, Host: DefaultRepo, Path: "/" + p}).String()
+// repoURI is the resource URI of a file of repo ("" for the caller's
+// default repository).
+func repoURI(repo, p string) string {
+	return (&url.URL{Scheme: repoScheme, Host: cmp.Or(repo, DefaultRepo), Path: "/" + p}).String()
 }
 
-// parseRepoURI returns the repository ("" for the caller's default one)
-// and the path of a repository file's resource URI, or false when uri is
-// not one (no valid repository name, a query or a fragment).
+// parseRepoURI returns the repository and the path of a repository file's
+// resource URI, or false when uri is not one (no valid repository name, a
+// query or a fragment).
 func parseRepoURI(uri string) (repo, p string, ok bool) {
 	u, err := url.Parse(uri)
 	if err != nil || u.Scheme != repoScheme || reposcope.Check(u.Host) != nil || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
 		return "", "", false
 	}
-	if u.Host != DefaultRepo {
-		repo = u.Host
-	}
 	p, ok = strings.CutPrefix(u.Path, "/")
-	return repo, p, ok && p != ""
+	return u.Host, p, ok && p != ""
 }
 
 // inRepo returns a repository tool's arguments with repo added ("" for the
@@ -284,7 +284,7 @@ func (f *features) listResources(ctx context.Context, cursor string) (*mcp.ListR
 			continue
 		}
 		res.Resources = append(res.Resources, &mcp.Resource{
-			URI:         repoURI(e.Path),
+			URI:         repoURI("", e.Path),
 			Name:        e.Path,
 			Title:       path.Base(e.Path),
 			Description: fmt.Sprintf("Repository file: %s, %d lines", e.Language, e.Lines),

@@ -140,23 +140,9 @@ type rejection struct {
 // params that are an object when present. Responses are refused: this
 // server sends no requests, so there is nothing they could answer.
 func parseMessage(body []byte) (message, *rejection) {
-	if err := checkJSON(body); err != nil {
-		return message{}, &rejection{code: jsonrpc.CodeParseError, message: "parse error: " + err.Error()}
-	}
-	trimmed := bytes.TrimLeft(body, " \t\r\n")
-	if trimmed[0] == '[' {
-		return message{}, &rejection{code: jsonrpc.CodeInvalidRequest,
-			message: "batches are not supported: send one JSON-RPC message per POST"}
-	}
-	if trimmed[0] != '{' {
-		return message{}, &rejection{code: jsonrpc.CodeInvalidRequest, message: "a JSON-RPC message must be a JSON object"}
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(body, &fields); err != nil {
-		return message{}, &rejection{code: jsonrpc.CodeParseError, message: "parse error: " + err.Error()}
-	}
-	if a, b, ok := schema.FoldedKeys(fields); ok {
-		return message{}, &rejection{code: jsonrpc.CodeInvalidRequest, message: foldedKeys("the message", a, b)}
+	fields, rej := messageFields(body)
+	if rej != nil {
+		return message{}, rej
 	}
 	var msg message
 	if raw, ok := fields["id"]; ok {
@@ -166,45 +152,89 @@ func parseMessage(body []byte) (message, *rejection) {
 		}
 		msg.id = id
 	}
-	invalid := func(format string, args ...any) (message, *rejection) {
-		return message{}, &rejection{id: msg.id, code: jsonrpc.CodeInvalidRequest, message: fmt.Sprintf(format, args...)}
+	if rej := msg.readRequest(fields); rej != nil {
+		return message{}, rej
 	}
+	return msg, nil
+}
+
+// messageFields returns the members of the one JSON object body holds, or
+// the rejection of a body that is not one: not strict JSON, a batch,
+// another value, or an object with keys that differ only in case.
+func messageFields(body []byte) (map[string]json.RawMessage, *rejection) {
+	if err := checkJSON(body); err != nil {
+		return nil, &rejection{code: jsonrpc.CodeParseError, message: "parse error: " + err.Error()}
+	}
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	if trimmed[0] == '[' {
+		return nil, &rejection{code: jsonrpc.CodeInvalidRequest,
+			message: "batches are not supported: send one JSON-RPC message per POST"}
+	}
+	if trimmed[0] != '{' {
+		return nil, &rejection{code: jsonrpc.CodeInvalidRequest, message: "a JSON-RPC message must be a JSON object"}
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(body, &fields); err != nil {
+		return nil, &rejection{code: jsonrpc.CodeParseError, message: "parse error: " + err.Error()}
+	}
+	if a, b, ok := schema.FoldedKeys(fields); ok {
+		return nil, &rejection{code: jsonrpc.CodeInvalidRequest, message: foldedKeys("the message", a, b)}
+	}
+	return fields, nil
+}
+
+// readRequest reads a request's members from fields into msg: "jsonrpc"
+// "2.0", a string "method" (and neither "result" nor "error": responses
+// are refused) and "params" (checkParams). A rejection echoes msg.id.
+func (msg *message) readRequest(fields map[string]json.RawMessage) *rejection {
 	var version string
 	if err := json.Unmarshal(fields["jsonrpc"], &version); err != nil || version != "2.0" {
-		return invalid(`"jsonrpc" must be the string "2.0"`)
+		return msg.invalid(`"jsonrpc" must be the string "2.0"`)
 	}
 	rawMethod, hasMethod := fields["method"]
 	_, hasResult := fields["result"]
 	_, hasError := fields["error"]
 	switch {
 	case !hasMethod && (hasResult || hasError):
-		return message{}, &rejection{code: jsonrpc.CodeInvalidRequest,
+		return &rejection{code: jsonrpc.CodeInvalidRequest,
 			message: "this server sends no requests, so it accepts no responses"}
 	case !hasMethod:
-		return invalid(`a request needs a "method"`)
+		return msg.invalid(`a request needs a "method"`)
 	case hasResult || hasError:
-		return invalid(`a request must not carry "result" or "error"`)
+		return msg.invalid(`a request must not carry "result" or "error"`)
 	}
 	if err := json.Unmarshal(rawMethod, &msg.method); err != nil || msg.method == "" {
-		return invalid(`"method" must be a non-empty string`)
+		return msg.invalid(`"method" must be a non-empty string`)
 	}
 	msg.params, msg.hasParams = fields["params"]
-	if msg.hasParams {
-		switch bytes.TrimLeft(msg.params, " \t\r\n")[0] {
-		case '{':
-			var params map[string]json.RawMessage
-			json.Unmarshal(msg.params, &params) // a valid object: cannot fail
-			if a, b, ok := schema.FoldedKeys(params); ok {
-				return message{}, &rejection{id: msg.id, code: jsonrpc.CodeInvalidParams, message: foldedKeys(`"params"`, a, b)}
-			}
-		case '[':
-			return message{}, &rejection{id: msg.id, code: jsonrpc.CodeInvalidParams,
-				message: `"params" must be an object: MCP methods take named parameters`}
-		default:
-			return invalid(`"params" must be an object when present`)
-		}
+	return msg.checkParams()
+}
+
+// checkParams refuses params that are present but not an object, or an
+// object with keys that differ only in case.
+func (msg *message) checkParams() *rejection {
+	if !msg.hasParams {
+		return nil
 	}
-	return msg, nil
+	switch bytes.TrimLeft(msg.params, " \t\r\n")[0] {
+	case '{':
+		var params map[string]json.RawMessage
+		json.Unmarshal(msg.params, &params) // a valid object: cannot fail
+		if a, b, ok := schema.FoldedKeys(params); ok {
+			return &rejection{id: msg.id, code: jsonrpc.CodeInvalidParams, message: foldedKeys(`"params"`, a, b)}
+		}
+	case '[':
+		return &rejection{id: msg.id, code: jsonrpc.CodeInvalidParams,
+			message: `"params" must be an object: MCP methods take named parameters`}
+	default:
+		return msg.invalid(`"params" must be an object when present`)
+	}
+	return nil
+}
+
+// invalid is the invalid-request rejection of msg, echoing its id.
+func (msg *message) invalid(format string, args ...any) *rejection {
+	return &rejection{id: msg.id, code: jsonrpc.CodeInvalidRequest, message: fmt.Sprintf(format, args...)}
 }
 
 // foldedKeys is the message refusing an object (where names it) with keys

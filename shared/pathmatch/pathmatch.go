@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -48,6 +49,11 @@ type rule struct {
 	pattern string // as given to New
 	self    string // matches the path itself
 	inside  string // matches whatever lies in what self matches: self + "/**", or self when it ends so
+	// literal is a piece of text every path self matches, or that lies in
+	// one, holds ("" for none): a path without it is passed at once,
+	// without the glob match (a deny list of dozens of patterns stays
+	// cheap).
+	literal string
 }
 
 // A Match says which pattern matched a path, and where.
@@ -96,7 +102,7 @@ func New(patterns []string, c Case) (*Set, error) {
 		if self == "**" || strings.HasSuffix(self, "/**") {
 			inside = self // it matches what lies inside what it matches already
 		}
-		s.rules = append(s.rules, rule{pattern: p, self: self, inside: inside})
+		s.rules = append(s.rules, rule{pattern: p, self: self, inside: inside, literal: literal(self)})
 	}
 	return s, nil
 }
@@ -111,11 +117,38 @@ func (s *Set) Match(name string) (Match, bool) {
 	// folder above it: one match per pattern finds the rule.
 	folder := name + "/"
 	for i, r := range s.rules {
+		if r.literal != "" && !strings.Contains(folder, r.literal) {
+			continue
+		}
 		if doublestar.MatchUnvalidated(r.inside, folder) {
 			return Match{Index: i, Pattern: r.pattern, InFolder: !doublestar.MatchUnvalidated(r.self, name)}, true
 		}
 	}
 	return Match{}, false
+}
+
+// literal returns the longest text every string the pattern matches
+// holds: a run of plain characters before the pattern's first '[', '{' or
+// '\\' (past which it does not look), between '*' and '?', without the
+// '/' next to a "**" (which may match nothing, "/" included). It is ""
+// for a run with U+FFFD or invalid UTF-8: the glob matcher reads every
+// invalid byte as U+FFFD, so text without the run's bytes may match it.
+func literal(pattern string) string {
+	if i := strings.IndexAny(pattern, `[{\`); i >= 0 {
+		pattern = pattern[:i]
+	}
+	best := ""
+	for _, part := range strings.Split(pattern, "**") {
+		for _, run := range strings.FieldsFunc(strings.Trim(part, "/"), func(r rune) bool { return r == '*' || r == '?' }) {
+			if len(run) > len(best) {
+				best = run
+			}
+		}
+	}
+	if !utf8.ValidString(best) || strings.ContainsRune(best, utf8.RuneError) {
+		return ""
+	}
+	return best
 }
 
 // Literal returns the pattern that matches exactly the path p (its glob

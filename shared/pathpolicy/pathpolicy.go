@@ -1,6 +1,8 @@
 // Package pathpolicy decides which files a tool may read, and reads them
-// safely from an io/fs.FS. One Policy is an allow list, a deny list (deny
-// wins) and a size cap; Clean checks the path a caller sent.
+// safely from an io/fs.FS: whole within a size cap (Read), or opened for a
+// reader of part of a file of any size (Open). One Policy is an allow
+// list, a deny list (deny wins) and a size cap; Clean checks the path a
+// caller sent.
 //
 // Patterns are doublestar globs ("docs/**", "**/*.pem", "{a,b}/*.md") on
 // slash paths relative to the root, matched by shared/pathmatch (the
@@ -42,6 +44,9 @@ type Options struct {
 	Deny []string
 	// MaxBytes is the largest file Read returns; 0 for no limit.
 	MaxBytes int64
+	// OverLimit, when set, ends the message of Read's size refusal: what
+	// the caller may do instead.
+	OverLimit string
 	// MaxPathLen is the longest path in bytes; 0 for DefaultMaxPathLen.
 	MaxPathLen int
 }
@@ -166,19 +171,9 @@ type File struct {
 // that say the path escapes the root are PATH_NOT_ALLOWED; other failures
 // are returned wrapped (INTERNAL_ERROR for the caller).
 func (p *Policy) Read(fsys fs.FS, name string) (File, error) {
-	clean, err := p.Clean(name)
+	clean, info, err := p.find(fsys, name)
 	if err != nil {
 		return File{}, err
-	}
-	if err := p.Check(clean); err != nil {
-		return File{}, err
-	}
-	info, err := stat(fsys, clean)
-	if err != nil {
-		return File{}, err
-	}
-	if info.IsDir() {
-		return File{}, toolerr.Field("path", "%s is a folder; name a file (there is no folder listing)", clean)
 	}
 	if err := p.checkSize(clean, info.Size()); err != nil {
 		return File{}, err
@@ -200,6 +195,48 @@ func (p *Policy) Read(fsys fs.FS, name string) (File, error) {
 		return File{}, err
 	}
 	return File{Path: clean, Data: data, ModTime: info.ModTime()}, nil
+}
+
+// Opened is a file Open returned, open for reading; the caller closes it.
+type Opened struct {
+	fs.File
+	Path    string // the clean path
+	ModTime time.Time
+}
+
+// Open cleans and checks name and opens the file, refusing what Read
+// refuses but for its size: it is for a reader of part of a file, which
+// applies its own limit to what it returns.
+func (p *Policy) Open(fsys fs.FS, name string) (Opened, error) {
+	clean, info, err := p.find(fsys, name)
+	if err != nil {
+		return Opened{}, err
+	}
+	f, err := fsys.Open(clean)
+	if err != nil {
+		return Opened{}, fsError(clean, err)
+	}
+	return Opened{File: f, Path: clean, ModTime: info.ModTime()}, nil
+}
+
+// find cleans and checks name and returns the clean path with what stat
+// says of the file, refusing a folder.
+func (p *Policy) find(fsys fs.FS, name string) (string, fs.FileInfo, error) {
+	clean, err := p.Clean(name)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := p.Check(clean); err != nil {
+		return "", nil, err
+	}
+	info, err := stat(fsys, clean)
+	if err != nil {
+		return "", nil, err
+	}
+	if info.IsDir() {
+		return "", nil, toolerr.Field("path", "%s is a folder; name a file (there is no folder listing)", clean)
+	}
+	return clean, info, nil
 }
 
 // stat returns the FileInfo of a clean, checked path, refusing a path
@@ -242,7 +279,11 @@ func stat(fsys fs.FS, clean string) (fs.FileInfo, error) {
 
 func (p *Policy) checkSize(clean string, n int64) error {
 	if p.o.MaxBytes > 0 && n > p.o.MaxBytes {
-		return toolerr.New(toolerr.SizeLimitExceeded, "%s is over the size limit of %d bytes", clean, p.o.MaxBytes).
+		msg := fmt.Sprintf("%s is over the size limit of %d bytes", clean, p.o.MaxBytes)
+		if p.o.OverLimit != "" {
+			msg += ": " + p.o.OverLimit
+		}
+		return toolerr.New(toolerr.SizeLimitExceeded, "%s", msg).
 			With("path", clean).With("bytes", n).With("limitBytes", p.o.MaxBytes)
 	}
 	return nil

@@ -1,6 +1,7 @@
 package pathpolicy_test
 
 import (
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -162,11 +163,30 @@ func TestRead(t *testing.T) {
 				if codeOf(err) != tc.code || string(f.Data) != tc.want {
 					t.Errorf("Read(%s) = %q, %v; want %q, code %q", tc.path, f.Data, err, tc.want, tc.code)
 				}
+				// Open refuses what Read refuses, but for the size.
+				code, want := tc.code, tc.want
+				if code == toolerr.SizeLimitExceeded {
+					code, want = "", "0123456789A"
+				}
+				var data []byte
+				o, err := policy.Open(fsys, tc.path)
+				if err == nil {
+					data, err = io.ReadAll(o)
+					o.Close()
+				}
+				if codeOf(err) != code || string(data) != want || (err == nil && o.Path != tc.path) {
+					t.Errorf("Open(%s) read %q, %v; want %q, code %q", tc.path, data, err, want, code)
+				}
 			}
 		})
 	}
 	if got := codeErr(policy.Read(mapFS, "docs/big.md")).Details; got["bytes"] != int64(11) || got["limitBytes"] != int64(10) {
 		t.Errorf("size details %v", got)
+	}
+	// OverLimit says what to do instead.
+	hinted := pathpolicy.MustNew(pathpolicy.Options{MaxBytes: 10, OverLimit: "read it in parts"})
+	if got := codeErr(hinted.Read(mapFS, "docs/big.md")).Message; got != "docs/big.md is over the size limit of 10 bytes: read it in parts" {
+		t.Errorf("size refusal with a hint: %q", got)
 	}
 }
 

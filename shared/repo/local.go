@@ -480,8 +480,8 @@ func under(p, dir string) bool {
 }
 
 // scanLocked walks dir, watching every folder it enters, and adds the
-// files it finds. A file of old with the same size and modification time
-// keeps its entry (and contents).
+// files it finds, in walk order. A file of old with the same size and
+// modification time keeps its entry (and contents).
 func (l *Local) scanLocked(ctx context.Context, dir string, inherited *ignoreRules, old map[string]*entry) error {
 	var cands []candidate
 	err := walk(ctx, l.raw, dir, inherited, l.o.Policy, func(d string, rules *ignoreRules) {
@@ -491,15 +491,42 @@ func (l *Local) scanLocked(ctx context.Context, dir string, inherited *ignoreRul
 	if err != nil {
 		return err
 	}
-	// Stat, then read in parallel, then add in walk order. The first walk
-	// decides by the files' size whether contents are held compressed.
-	type loaded struct {
-		info fs.FileInfo
-		file *File // nil: binary
-		keep *entry
-		err  error
+	out := l.readLocked(cands, old)
+	unreadable := 0
+	for i, c := range cands {
+		r := out[i]
+		switch {
+		case errors.Is(r.err, fs.ErrNotExist):
+			continue // gone since the walk; its event follows
+		case r.err != nil:
+			unreadable++
+			l.log.Debug("repository view: file not readable; left out", "path", c.path, "error", r.err)
+		case r.keep != nil:
+			l.files[c.path] = r.keep
+			l.warm += r.keep.cost()
+		default:
+			l.addLocked(c.path, r.info, r.file)
+		}
 	}
-	out := make([]loaded, len(cands))
+	if unreadable > 0 {
+		l.log.Warn("repository view: files left out because they cannot be read", "dir", l.dir, "folder", dir, "files", unreadable)
+	}
+	return nil
+}
+
+// scanned is what readLocked made of one file the walk found.
+type scanned struct {
+	info fs.FileInfo
+	file *File  // nil: binary
+	keep *entry // set: unchanged, keeps this entry
+	err  error
+}
+
+// readLocked stats the files the walk found, then reads in parallel those
+// that old does not hold unchanged. The first walk decides by the files'
+// size whether contents are held compressed.
+func (l *Local) readLocked(cands []candidate, old map[string]*entry) []scanned {
+	out := make([]scanned, len(cands))
 	parallel(len(cands), func(i int) {
 		out[i].info, out[i].err = cands[i].d.Info()
 	})
@@ -524,28 +551,7 @@ func (l *Local) scanLocked(ctx context.Context, dir string, inherited *ignoreRul
 		data, err := fs.ReadFile(l.raw, c.path)
 		out[i].file, out[i].err = newFile(c.path, data, info.ModTime(), l.compress), err
 	})
-	unreadable := 0
-	defer func() {
-		if unreadable > 0 {
-			l.log.Warn("repository view: files left out because they cannot be read", "dir", l.dir, "folder", dir, "files", unreadable)
-		}
-	}()
-	for i, c := range cands {
-		r := out[i]
-		switch {
-		case errors.Is(r.err, fs.ErrNotExist):
-			continue // gone since the walk; its event follows
-		case r.err != nil:
-			unreadable++
-			l.log.Debug("repository view: file not readable; left out", "path", c.path, "error", r.err)
-		case r.keep != nil:
-			l.files[c.path] = r.keep
-			l.warm += r.keep.cost()
-		default:
-			l.addLocked(c.path, r.info, r.file)
-		}
-	}
-	return nil
+	return out
 }
 
 // loadLocked reads one file and brings in its content when it changed.
@@ -765,12 +771,13 @@ func parallel(n int, fn func(i int)) {
 }
 
 // headCommit returns the commit HEAD names in the git checkout at dir, or
-// "" when dir is not one (or HEAD cannot be read). It reads .git directly:
+// "" when dir is not one (or HEAD cannot be read). It reads .git directly
+// (regular files only: a named pipe there would hold every call):
 // a .git file (worktrees) points at the real git directory, whose
 // "commondir" holds shared refs; refs may be loose or packed.
 func headCommit(dir string) string {
 	gitDir := filepath.Join(dir, ".git")
-	if data, err := os.ReadFile(gitDir); err == nil {
+	if data, err := readRegular(gitDir); err == nil {
 		target, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
 		if !ok {
 			return ""
@@ -780,7 +787,7 @@ func headCommit(dir string) string {
 		}
 		gitDir = target
 	}
-	head, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	head, err := readRegular(filepath.Join(gitDir, "HEAD"))
 	if err != nil {
 		return ""
 	}
@@ -789,7 +796,7 @@ func headCommit(dir string) string {
 		return ref
 	}
 	dirs := []string{gitDir}
-	if common, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+	if common, err := readRegular(filepath.Join(gitDir, "commondir")); err == nil {
 		c := strings.TrimSpace(string(common))
 		if !filepath.IsAbs(c) {
 			c = filepath.Join(gitDir, c)
@@ -797,10 +804,10 @@ func headCommit(dir string) string {
 		dirs = append(dirs, c)
 	}
 	for _, d := range dirs {
-		if data, err := os.ReadFile(filepath.Join(d, filepath.FromSlash(ref))); err == nil {
+		if data, err := readRegular(filepath.Join(d, filepath.FromSlash(ref))); err == nil {
 			return strings.TrimSpace(string(data))
 		}
-		packed, err := os.ReadFile(filepath.Join(d, "packed-refs"))
+		packed, err := readRegular(filepath.Join(d, "packed-refs"))
 		if err != nil {
 			continue
 		}
@@ -819,8 +826,9 @@ type osFS interface {
 	fs.ReadLinkFS
 }
 
-// osRootFS is an os.Root's FS (fs.StatFS and fs.ReadLinkFS since Go 1.25).
-func osRootFS(root *os.Root) osFS { return root.FS().(osFS) }
+// osRootFS is an os.Root's FS (fs.StatFS and fs.ReadLinkFS since Go 1.25)
+// opening only folders and regular files (rootFS).
+func osRootFS(root *os.Root) osFS { return rootFS{osFS: root.FS().(osFS), root: root} }
 
 // localFS is what the tools read of a directory: raw (its os.Root) through
 // policy; dirFile, the same directory open, lets the kernel say when a

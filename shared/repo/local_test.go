@@ -283,11 +283,29 @@ func TestPolicyChecks(t *testing.T) {
 		{"src/app.ts", ""},
 		{"envelope.go", ""},
 		{"docs/key-points.md", ""},
-		{".env", "secrets and keys"},
-		{"app/.env.production", "secrets and keys"},
-		{"Secrets.json", "secrets and keys"},
-		{"config/server.PEM", `"*.pem"`},
+		{".env", "rule env-file"},
+		{"app/.env.production", "rule env-file"},
+		{"Secrets.json", "rule secrets-file"},
+		{"config/server.PEM", `"*.pem" (rule pem-file`},
 		{"a/b/id.key", `"*.key"`},
+		{"id_rsa", `"*_rsa" (rule ssh-private-key: a private SSH key)`},
+		{"deploy/keys/id_ED25519", "rule ssh-private-key"},
+		{"home/.ssh/config", `lies in a folder matching ".ssh" (rule ssh-folder`},
+		{".aws/credentials", "rule aws-credentials"},
+		{".netrc", "rule netrc"},
+		{".git-credentials", "rule git-credentials"},
+		{"web/.npmrc", "rule npmrc"},
+		{".pgpass", "rule pgpass"},
+		{"certs/client.p12", "rule pkcs12-file"},
+		{"infra/terraform.tfstate", "rule terraform-state"},
+		{"infra/terraform.tfstate.backup", "rule terraform-state"},
+		{".bash_history", "rule shell-history"},
+		{"crypto/rsa/rsa.go", ""},
+		{"cmd/go/internal/auth/netrc.go", ""},
+		{"aws/credentials.go", ""},
+		{"docs/ssh.md", ""},
+		{"src/.gitignore", ""},
+		{"rsa_test.go", ""},
 		{"secrets/x/readme.md", "lies in a folder matching"},
 		{".git/HEAD", "git's own folder"},
 		{"sub/.git/config", "git's own folder"},
@@ -302,15 +320,15 @@ func TestPolicyChecks(t *testing.T) {
 		{"x/config/prod/db.yaml", ""},
 		// Names no view passes on still get an answer, at once.
 		{"/main.go", ""},
-		{"/.env", "secrets and keys"},
+		{"/.env", "rule env-file"},
 		{"", ""},
 		{".", ""},
 		{"a/", ""},
 		{".git/", "git's own folder"},
-		{"a/../.env", "secrets and keys"},
+		{"a/../.env", "rule env-file"},
 		{"\xff/id.key", `"*.key"`},
 		{strings.Repeat("a/", 1<<16) + "main.go", ""},
-		{strings.Repeat("a/", 1<<16) + ".env.local", "secrets and keys"},
+		{strings.Repeat("a/", 1<<16) + ".env.local", "rule env-file"},
 	}
 	for _, tc := range tests {
 		err := p.Check(tc.path)
@@ -321,8 +339,8 @@ func TestPolicyChecks(t *testing.T) {
 			t.Errorf("%.60s: %.200v, want a refusal saying %q", tc.path, err, tc.why)
 		}
 	}
-	for _, bad := range []string{"a[", `c:\x`} {
-		if _, err := repo.ParseDeny([]string{bad}); err == nil {
+	for _, bad := range []string{"a[", `c:\x`, "!id_rsa", " !.env*", "!/.aws/credentials"} {
+		if _, err := repo.ParseDeny([]string{"*.db", bad}); err == nil {
 			t.Errorf("ParseDeny(%q) accepted", bad)
 		}
 	}

@@ -22,6 +22,9 @@ import (
 //     (PATH_NOT_ALLOWED) by every operation, Lstat and ReadLink included.
 //   - Every listing (ReadDir, and ReadDir on a folder Open returned)
 //     leaves out the entries the operations above refuse.
+//   - What ReadFile and the files Open returns read is checked for
+//     secrets (content.go): a file that holds one fails to read with
+//     PATH_NOT_ALLOWED.
 type policedFS struct {
 	fsys   fs.FS
 	policy *Policy
@@ -48,7 +51,7 @@ func (p policedFS) Open(name string) (fs.File, error) {
 	}
 	d, ok := f.(fs.ReadDirFile) // os.Root's files all are; zip's folders only
 	if !ok {
-		return f, nil
+		return checked(name, f), nil
 	}
 	info, err := d.Stat()
 	if err != nil {
@@ -56,7 +59,7 @@ func (p policedFS) Open(name string) (fs.File, error) {
 		return nil, err
 	}
 	if !info.IsDir() {
-		return f, nil
+		return checked(name, f), nil
 	}
 	return &policedDir{ReadDirFile: d, fsys: p, name: name, real: real}, nil
 }
@@ -97,7 +100,14 @@ func (p policedFS) ReadFile(name string) ([]byte, error) {
 	if _, err := p.check("open", name); err != nil {
 		return nil, err
 	}
-	return fs.ReadFile(p.fsys, name)
+	data, err := fs.ReadFile(p.fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkContent(name, data); err != nil {
+		return nil, err
+	}
+	return data, nil
 }
 
 // ReadDir lists a folder, sorted by name, without what the view refuses.

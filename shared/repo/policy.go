@@ -9,13 +9,45 @@ import (
 
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/pathmatch"
+	"github.com/toolshed/toolshed/shared/secretscan"
 	"github.com/toolshed/toolshed/shared/toolerr"
 )
 
+// gitFolder is git's own folder, which no repository tool reads.
+const gitFolder = "**/.git"
+
+// builtinPattern is a pattern every policy denies, and the secret
+// scanners' rule it comes from (nil for gitFolder).
+type builtinPattern struct {
+	pattern string
+	rule    *secretscan.PathRule
+}
+
+// builtin are the patterns every policy denies: gitFolder, then those of
+// secretscan.PathRules. Configured patterns only add to them.
+var builtin = func() []builtinPattern {
+	out := []builtinPattern{{pattern: gitFolder}}
+	for i := range secretscan.PathRules {
+		r := &secretscan.PathRules[i]
+		for _, pat := range r.Patterns {
+			out = append(out, builtinPattern{pattern: pat, rule: r})
+		}
+	}
+	return out
+}()
+
 // DefaultDeny are the paths no repository tool ever reads, searches or
-// indexes, in any folder: files that hold secrets or keys, and git's own
-// folder. Deployments add patterns with TOOLSHED_REPO_DENY.
-var DefaultDeny = []string{"**/.env*", "**/secrets*", "**/*.key", "**/*.pem", "**/.git"}
+// indexes, in any folder: git's own folder, and the files secret scanners
+// flag by name (secretscan.PathRules: keys, credential stores, .env
+// files). Deployments add patterns with TOOLSHED_REPO_DENY, and cannot
+// remove these.
+var DefaultDeny = func() []string {
+	out := make([]string, len(builtin))
+	for i, b := range builtin {
+		out[i] = b.pattern
+	}
+	return out
+}()
 
 // Policy says which paths of a repository the repository tools may see.
 // Every View applies it: a path it refuses is never listed, searched or
@@ -26,6 +58,9 @@ var DefaultDeny = []string{"**/.env*", "**/secrets*", "**/*.key", "**/*.pem", "*
 //   - the server's own data directory (its store and every tenant's
 //     workspace) when it lies inside the repository;
 //   - what the deny patterns match (DefaultDeny and the configured ones).
+//
+// A View also refuses a file whose content holds a secret
+// (secretscan.ContentRules), whatever its path: see content.go.
 type Policy struct {
 	deny    *pathmatch.Set // the data directory (when inside), DefaultDeny, then the configured patterns
 	dataDir string         // slash path of the data directory inside the repository, lower-cased; "" for none
@@ -54,13 +89,18 @@ func NewPolicy(extra []string, dataDir string) (*Policy, error) {
 // comma-separated), as .gitignore reads them: a pattern without "/" matches a name in any folder
 // ("*.sqlite", "private"), one with "/" the path from the repository root
 // ("config/prod/*"); a trailing "/" is dropped (a folder is refused with
-// everything in it).
+// everything in it). Unlike .gitignore, a pattern starting with "!" is
+// refused: the configured patterns add to DefaultDeny, and nothing
+// configured lets the tools read what it denies.
 func ParseDeny(patterns []string) ([]string, error) {
 	var out []string
 	for _, pat := range patterns {
 		pat = strings.TrimSuffix(strings.TrimSpace(pat), "/")
 		if pat == "" {
 			continue
+		}
+		if strings.HasPrefix(pat, "!") {
+			return nil, fmt.Errorf("%s: %q starts with '!', but the deny list cannot be narrowed: its patterns only add to the built-in ones (secrets, keys, .git/), which the repository tools never read", config.RepoDeny.Name(), pat)
 		}
 		if strings.HasPrefix(pat, "/") {
 			pat = strings.TrimPrefix(pat, "/")
@@ -161,15 +201,12 @@ func (p *Policy) refusal(name string) string {
 }
 
 // why says in words why the policy refuses a path the rule m matched.
-// The rules are, in order: the data directory (when inside), DefaultDeny,
-// then the configured patterns.
+// The rules are, in order: the data directory (when inside), the built-in
+// ones, then the configured patterns.
 func (p *Policy) why(m pathmatch.Match) string {
-	defaults := 0 // index of DefaultDeny's first rule
+	i := m.Index // in builtin
 	if p.dataDir != "" {
-		defaults = 1
-	}
-	if m.Index < defaults {
-		return fmt.Sprintf("it is in the server's data directory (%s/), which holds every tenant's stored data and is never part of the repository", p.dataDir)
+		i--
 	}
 	what := strings.TrimPrefix(m.Pattern, "**/")
 	where := "it matches"
@@ -177,21 +214,15 @@ func (p *Policy) why(m pathmatch.Match) string {
 		where = "it lies in a folder matching"
 	}
 	switch {
-	case m.Index >= defaults+len(DefaultDeny):
+	case i < 0:
+		return fmt.Sprintf("it is in the server's data directory (%s/), which holds every tenant's stored data and is never part of the repository", p.dataDir)
+	case i >= len(builtin):
 		return fmt.Sprintf("%s %q, which this deployment denies (TOOLSHED_REPO_DENY)", where, what)
-	case what == ".git":
+	case builtin[i].rule == nil:
 		return "it is part of git's own folder (.git/), which the repository tools never read"
 	}
-	return fmt.Sprintf("%s %q, one of the patterns for secrets and keys (%s) the repository tools never read", where, what, denyList())
-}
-
-// denyList is DefaultDeny in words.
-func denyList() string {
-	names := make([]string, len(DefaultDeny))
-	for i, p := range DefaultDeny {
-		names[i] = strings.TrimPrefix(p, "**/")
-	}
-	return strings.Join(names, ", ")
+	r := builtin[i].rule
+	return fmt.Sprintf("%s %q (rule %s: %s), which the repository tools never read", where, what, r.ID, r.What)
 }
 
 // denied is the refusal of a path.

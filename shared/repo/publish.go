@@ -62,6 +62,7 @@ type PublishInput struct {
 type Published struct {
 	Pointer  Pointer
 	Skipped  []string // paths that were not packed (see PackStats)
+	Refused  []string // files left out because they hold a secret (see PackStats)
 	Previous string   // the zip key the pointer named before, "" for none
 	// RetireErr is set when the previous zip could not be tagged retired
 	// (the push itself succeeded; that zip is just kept longer).
@@ -70,8 +71,9 @@ type Published struct {
 
 // Publish packs the files into a temporary file, uploads the zip (in
 // parts when large, see package objects), and only then moves the
-// tenant's pointer to it: a reader sees the old snapshot or the new one,
-// never half of one. The previous zip is tagged retired.
+// repository's pointer to it, numbered after the one it replaces
+// (Pointer.Seq): a reader sees the old snapshot or the new one, never
+// half of one. The previous zip is tagged retired.
 //
 // An interrupted publish never moves the pointer. Stopped during the
 // upload, it leaves no zip (a failed or cancelled upload is aborted).
@@ -123,8 +125,8 @@ func Publish(ctx context.Context, b *objects.Bucket, in PublishInput) (Published
 	if err != nil {
 		return Published{Skipped: st.Skipped}, fmt.Errorf("upload %s: %w", p.Key, err)
 	}
-	prev, err := movePointer(ctx, b, in.Repo, p)
-	out := Published{Pointer: p, Skipped: st.Skipped, Previous: prev}
+	p, prev, err := movePointer(ctx, b, in.Repo, p)
+	out := Published{Pointer: p, Skipped: st.Skipped, Refused: st.Refused, Previous: prev}
 	if err != nil {
 		return out, fmt.Errorf("%s is uploaded, but moving %s to it failed (publish the same commit again): %w", p.Key, PointerKey(in.Repo), err)
 	}
@@ -137,32 +139,56 @@ func Publish(ctx context.Context, b *objects.Bucket, in PublishInput) (Published
 // ReadPointer returns the repository's pointer; ok is false when there is
 // none.
 func ReadPointer(ctx context.Context, b *objects.Bucket, r reposcope.Ref) (p Pointer, ok bool, err error) {
-	raw, _, err := b.Read(ctx, PointerKey(r), "", maxPointerBytes)
-	if errors.Is(err, objects.ErrNotFound) {
-		return Pointer{}, false, nil
-	}
-	if err != nil {
-		return Pointer{}, false, err
-	}
-	p, err = decodePointer(raw, PointerKey(r))
-	return p, err == nil, err
+	p, etag, err := readPointer(ctx, b, r)
+	return p, etag != "", err
 }
 
-// movePointer writes the repository's pointer and returns the key the old
-// one named ("" for none).
-func movePointer(ctx context.Context, b *objects.Bucket, r reposcope.Ref, p Pointer) (string, error) {
-	old, _, err := ReadPointer(ctx, b, r)
+// readPointer returns the repository's pointer and its ETag ("" when
+// there is none).
+func readPointer(ctx context.Context, b *objects.Bucket, r reposcope.Ref) (Pointer, string, error) {
+	raw, etag, err := b.Read(ctx, PointerKey(r), "", maxPointerBytes)
+	if errors.Is(err, objects.ErrNotFound) {
+		return Pointer{}, "", nil
+	}
 	if err != nil {
-		return "", err
+		return Pointer{}, "", err
 	}
-	body, err := json.MarshalIndent(p, "", "  ")
+	p, err := decodePointer(raw, PointerKey(r))
 	if err != nil {
-		return "", err
+		return Pointer{}, "", err
 	}
-	if _, err := b.Put(ctx, PointerKey(r), body, objects.PutOptions{ContentType: "application/json", CacheControl: "no-cache"}); err != nil {
-		return "", err
+	return p, etag, nil
+}
+
+// maxMoveAttempts bounds movePointer's rounds when concurrent pushes of
+// the repository keep moving its pointer first.
+const maxMoveAttempts = 5
+
+// movePointer makes p, numbered after the pointer it replaces (see
+// Pointer.Seq), the repository's pointer, with a write conditional on
+// that pointer being the one read. It returns p as written and the key
+// the old one named ("" for none).
+func movePointer(ctx context.Context, b *objects.Bucket, r reposcope.Ref, p Pointer) (Pointer, string, error) {
+	for range maxMoveAttempts {
+		old, etag, err := readPointer(ctx, b, r)
+		if err != nil {
+			return p, "", err
+		}
+		p.Seq = max(old.Seq+1, p.Created.UnixMilli())
+		body, err := json.MarshalIndent(p, "", "  ")
+		if err != nil {
+			return p, "", err
+		}
+		o := objects.PutOptions{ContentType: "application/json", CacheControl: "no-cache", IfMatch: etag}
+		if etag == "" {
+			o.IfNoneMatch = "*"
+		}
+		_, err = b.Put(ctx, PointerKey(r), body, o)
+		if !errors.Is(err, objects.ErrPrecondition) {
+			return p, old.Key, err
+		}
 	}
-	return old.Key, nil
+	return p, "", fmt.Errorf("move %s: another push moved it first %d times in a row", PointerKey(r), maxMoveAttempts)
 }
 
 // SnapshotInfo is one zip of a repository.
@@ -261,7 +287,7 @@ func Rollback(ctx context.Context, b *objects.Bucket, r reposcope.Ref, commit st
 	if err := b.Tag(ctx, key, StateTag, Current); err != nil {
 		return Pointer{}, err
 	}
-	prev, err := movePointer(ctx, b, r, p)
+	p, prev, err := movePointer(ctx, b, r, p)
 	if err != nil {
 		return Pointer{}, err
 	}

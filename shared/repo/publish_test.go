@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -109,5 +110,71 @@ func testInterruptedPublish(t *testing.T, s *repotest.S3) {
 	want, _ := os.ReadFile(filepath.Join(dir, "b.bin"))
 	if got, err := fs.ReadFile(snap, "b.bin"); err != nil || !bytes.Equal(got, want) {
 		t.Errorf("b.bin in the snapshot: %d bytes, %v; want the file", len(got), err)
+	}
+}
+
+// testPointerNumbers: each push and rollback numbers the pointer after the
+// one it replaces, whatever the clock of the machine that writes it, and a
+// push another one overtakes between reading the pointer and moving it
+// reads it again: the later pointer always has the larger number.
+func testPointerNumbers(t *testing.T, s *repotest.S3) {
+	ctx := context.Background()
+	r := reposcope.DefaultOf("numbered")
+	dir := repotest.WriteDir(t, map[string]string{"a.txt": "a\n"})
+	proxy := emulator.StartProxy(t, s.Moto.Endpoint)
+	direct, viaProxy := s.Objects(), objects.New(emulator.S3Client(proxy.URL()), s.Bucket)
+	publish := func(b *objects.Bucket, commit string, now time.Time) (repo.Pointer, error) {
+		out, err := repo.Publish(ctx, b, repo.PublishInput{Repo: r, Commit: commit, Dir: dir,
+			Paths: repotest.Files(t, dir), MaxBytes: 1 << 20, Now: now})
+		return out.Pointer, err
+	}
+	clock := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	var got []repo.Pointer
+	for _, push := range []struct {
+		commit string
+		now    time.Time
+	}{
+		{"c1", clock},
+		{"c2", clock.Add(-time.Hour)}, // a machine whose clock is an hour behind
+	} {
+		p, err := publish(direct, push.commit, push.now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, p)
+	}
+	rolled, err := repo.Rollback(ctx, direct, r, "c1", clock.Add(-2*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, rolled)
+
+	// c3's push is overtaken by c4's, from a machine with the same clock,
+	// between reading the pointer and writing it.
+	var overtaking repo.Pointer
+	proxy.Hold(1, func(req *http.Request) bool {
+		if req.Method != http.MethodPut || !strings.HasSuffix(req.URL.Path, "/"+repo.PointerKey(r)) {
+			return false
+		}
+		if overtaking, err = publish(direct, "c4", clock); err != nil {
+			t.Errorf("the overtaking push: %v", err)
+		}
+		return true
+	}, 0)
+	last, err := publish(viaProxy, "c3", clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, overtaking, last)
+
+	var seqs []int64
+	for _, p := range got {
+		seqs = append(seqs, p.Seq)
+	}
+	if !slices.IsSorted(seqs) || len(slices.Compact(slices.Clone(seqs))) != len(seqs) || seqs[0] != clock.UnixMilli() {
+		t.Errorf("pointer numbers %v (c1, c2, rollback to c1, c4, c3): want increasing from %d", seqs, clock.UnixMilli())
+	}
+	if cur, _, err := repo.ReadPointer(ctx, direct, r); err != nil || cur.Commit != "c3" || cur.Seq != last.Seq {
+		t.Errorf("the pointer: %+v, %v; want c3's, numbered %d", cur, err, last.Seq)
 	}
 }

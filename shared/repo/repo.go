@@ -3,14 +3,16 @@
 // View is an io/fs.FS of the repository's files (slash-separated paths
 // relative to its root), the commit it shows, the searchable files held
 // warm in memory, and a change feed; every path goes through the
-// repository's Policy, so a file the policy refuses (secrets, keys, .git/,
-// the server's own data directory) is never listed, searched, indexed or
-// read, whichever tool asks.
+// repository's Policy, so a file the policy refuses (secrets and keys by
+// name, .git/, the server's own data directory) is never listed, searched,
+// indexed or read, whichever tool asks. A file whose content holds a
+// secret (a private key block, a credential: shared/secretscan) is refused
+// too, whatever its name: never searchable, and never read (content.go).
 //
 // Two Sources yield views:
 //
 //   - Local serves one directory through os.Root (no symbolic link or ".."
-//     leaves it), as one live view; Shared serves such views, each under
+//     leaves it; only folders and regular files are opened), as one live view; Shared serves such views, each under
 //     its name, to every tenant (the local server's repositories): it follows the working
 //     tree through file-system events (fsnotify), so an edit, a new
 //     untracked file, a delete or a rename is seen within moments, without
@@ -33,8 +35,8 @@
 // Searchable says which files search tools read: it honours .gitignore
 // files at every level (and .ignore and .rgignore, as ripgrep does), skips
 // the excluded folders (node_modules, .git, dist, build, .next, .context)
-// at any depth, hidden files and folders, symbolic links, binary files and
-// whatever the Policy refuses.
+// at any depth, hidden files and folders, symbolic links, binary files,
+// files holding secrets and whatever the Policy refuses.
 package repo
 
 import (
@@ -67,6 +69,9 @@ var ErrNoRepository = errors.New("no repository snapshot")
 // its fs.FileInfo's ModTime. A path the view's Policy refuses, or a
 // symbolic link leading to one, fails with a *fs.PathError whose Err is
 // the PATH_NOT_ALLOWED *toolerr.Error saying why, and no listing shows it.
+// Reading a file whose content holds a secret fails the same way, naming
+// the rule, and no byte of the secret is read; Searchable never holds it
+// (Stat and ReadDir, which read no content, still show it).
 type View interface {
 	fs.StatFS
 	fs.ReadLinkFS
@@ -164,7 +169,16 @@ type Pointer struct {
 	Files    int       `json:"files"`    // number of files in the zip
 	Bytes    int64     `json:"bytes"`    // their total size, uncompressed
 	ZipBytes int64     `json:"zipBytes"` // the size of the zip object
-	Created  time.Time `json:"created"`
+	Created  time.Time `json:"created"`  // the clock of the machine that wrote it
+	// Seq orders the repository's pointers: each push or rollback writes
+	// one larger than the pointer it replaces, with a conditional write
+	// (a concurrent push makes it read again), so the indexer tells an
+	// older snapshot from a newer one whatever the clocks of the machines
+	// that push. It is Created in milliseconds, or one more than the
+	// replaced pointer's when the writer's clock is behind that; so after
+	// a pointer without one (0: written by an earlier version) numbering
+	// resumes above the numbers before.
+	Seq int64 `json:"seq,omitempty"`
 }
 
 // maxPointerBytes bounds what is read of a pointer object.
@@ -258,7 +272,7 @@ func OpenFor(ctx context.Context, src Source, call toolkit.Call, arg string) (Vi
 	}
 	view, err := src.Open(ctx, r)
 	switch {
-	case errors.Is(err, ErrNoRepository) && arg == "" && r.Name == reposcope.Default:
+	case errors.Is(err, ErrNoRepository) && r.Name == reposcope.Default:
 		return nil, toolerr.New(toolerr.ResourceNotFound,
 			"No repository for tenant %s: publish one with `go run ./scripts/snapshot push -tenant %s` from its checkout (or deploy with a default repository)",
 			r.Tenant, r.Tenant).With("tenant", r.Tenant)
@@ -277,7 +291,9 @@ type LocalRepo struct{ Name, Dir string }
 // "name=path" or a path (named after its folder); the first is the
 // default one. Without specs, the working directory is served. One
 // repository given as a path whose folder's name cannot be a name is
-// named reposcope.Default. Names must differ.
+// named reposcope.Default. Names must differ, only the first may be
+// reposcope.Default (that name means the caller's default repository), and
+// folders must not hold one another (apart).
 func LocalRepos(specs []string) ([]LocalRepo, error) {
 	if len(specs) == 0 {
 		specs = []string{"."}
@@ -297,7 +313,13 @@ func LocalRepos(specs []string) ([]LocalRepo, error) {
 		if slices.ContainsFunc(out, func(r LocalRepo) bool { return r.Name == name }) {
 			return nil, fmt.Errorf("two repositories are named %q: name them apart with name=path", name)
 		}
+		if name == reposcope.Default && len(out) > 0 {
+			return nil, fmt.Errorf("repository %q: %q means the default repository (the first): name it otherwise with name=%s", spec, name, path)
+		}
 		out = append(out, LocalRepo{Name: name, Dir: path})
+	}
+	if err := apart(out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

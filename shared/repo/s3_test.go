@@ -193,7 +193,8 @@ func testPublish(t *testing.T, s *repotest.S3) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := repo.Pointer{Commit: "p1", Key: "snapshots/pub/p1.zip", Files: 2, Bytes: 12, ZipBytes: out.Pointer.ZipBytes, Created: repotest.ModTime}
+	want := repo.Pointer{Commit: "p1", Key: "snapshots/pub/p1.zip", Files: 2, Bytes: 12, ZipBytes: out.Pointer.ZipBytes,
+		Created: repotest.ModTime, Seq: repotest.ModTime.UnixMilli()}
 	if out.Pointer != want || strings.Join(out.Skipped, ",") != "link,linkdir/secret,gone.txt,../x" {
 		t.Errorf("published %+v skipped %q, want %+v", out.Pointer, out.Skipped, want)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"github.com/klauspost/compress/s2"
+	"github.com/toolshed/toolshed/shared/secretscan"
 )
 
 // ExcludedDirs are the folders search never enters, at any depth (the
@@ -51,14 +52,15 @@ type File struct {
 
 // NewFile makes the File of a text file's data (its content is data
 // without a leading UTF-8 byte order mark, as ripgrep reads it), holding
-// it compressed, or returns nil when data is binary (holds a NUL byte).
-// It keeps no reference to data.
+// it compressed, or returns nil when data is binary (holds a NUL byte) or
+// holds a secret (secretscan.Find: see content.go): no search tool reads
+// either. It keeps no reference to data.
 func NewFile(p string, data []byte, mod time.Time) *File { return newFile(p, data, mod, true) }
 
 // newFile is NewFile, or with compress false a File that holds its
 // content as it is: data itself, which nobody may modify then.
 func newFile(p string, data []byte, mod time.Time, compress bool) *File {
-	if bytes.IndexByte(data, 0) >= 0 {
+	if bytes.IndexByte(data, 0) >= 0 || secretscan.Find(data) != nil {
 		return nil
 	}
 	data = bytes.TrimPrefix(data, utf8BOM)
@@ -253,7 +255,8 @@ type loader func(c candidate) (*File, error)
 //   - the ExcludedDirs, hidden files and folders (names starting with
 //     "."), symbolic links, anything that is not a regular file and
 //     whatever the policy refuses are skipped;
-//   - a file that contains a NUL byte is binary and skipped.
+//   - a file that contains a NUL byte is binary and skipped, and so is a
+//     file whose content holds a secret (see newFile).
 //
 // Files are read by load, by a worker per core.
 func searchable(ctx context.Context, fsys fs.FS, policy *Policy, load loader) ([]*File, error) {

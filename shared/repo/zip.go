@@ -12,6 +12,8 @@ import (
 	"path"
 	"sync"
 	"time"
+
+	"github.com/toolshed/toolshed/shared/secretscan"
 )
 
 // OpenZip returns the view of the snapshot held in data, a zip written by
@@ -134,6 +136,9 @@ type PackStats struct {
 	Files   int      // files in the zip
 	Bytes   int64    // their total size, uncompressed
 	Skipped []string // paths that were not regular files (symbolic links, folders, devices) or had vanished
+	// Refused are the files left out because their content holds a
+	// secret, which no view would let a tool read: "path (rule id)".
+	Refused []string
 }
 
 // ErrTooLarge means the files to pack exceed the size limit.
@@ -142,8 +147,10 @@ var ErrTooLarge = errors.New("repository too large")
 // Pack writes a zip of the named files of dir (slash paths relative to
 // dir) to w, deflated, each with its modification time. Reads go through
 // os.Root and symbolic links are never followed: a link is skipped, so
-// nothing outside dir is packed. Pack fails with ErrTooLarge, before
-// writing anything, when the files total more than maxBytes.
+// nothing outside dir is packed. A file whose content holds a secret
+// (secretscan.ContentRules) is left out (PackStats.Refused): no tool may
+// read it. Pack fails with ErrTooLarge, before writing anything, when the
+// files total more than maxBytes.
 func Pack(w io.Writer, dir string, paths []string, maxBytes int64) (PackStats, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
@@ -176,10 +183,16 @@ func Pack(w io.Writer, dir string, paths []string, maxBytes int64) (PackStats, e
 
 	zw := zip.NewWriter(w)
 	for _, e := range entries {
-		if err := packFile(zw, root, e.path, e.info); err != nil {
+		rule, err := packFile(zw, root, e.path, e.info)
+		switch {
+		case err != nil:
 			return st, err
+		case rule != nil:
+			st.Refused = append(st.Refused, fmt.Sprintf("%s (rule %s)", e.path, rule.ID))
+			st.Bytes -= e.info.Size()
+		default:
+			st.Files++
 		}
-		st.Files++
 	}
 	if err := zw.Close(); err != nil {
 		return st, fmt.Errorf("finish zip: %w", err)
@@ -199,22 +212,31 @@ func symlinkedParent(root *os.Root, p string) bool {
 	return false
 }
 
-func packFile(zw *zip.Writer, root *os.Root, p string, info fs.FileInfo) error {
-	f, err := root.Open(p)
+// packFile adds the file p to the zip, unless its content holds a secret:
+// it then returns the rule that found it, and adds nothing.
+func packFile(zw *zip.Writer, root *os.Root, p string, info fs.FileInfo) (*secretscan.ContentRule, error) {
+	f, err := openRegular(p, root.Stat, root.OpenFile) // Lstat saw a regular file, but it may have been replaced since
 	if err != nil {
-		return fmt.Errorf("pack %s: %w", p, err)
+		return nil, fmt.Errorf("pack %s: %w", p, err)
 	}
 	defer f.Close()
+	// Read what the file holds now, at most what Lstat saw: a file that
+	// grew is packed as it was when listed.
+	data, err := io.ReadAll(io.LimitReader(f, info.Size()))
+	if err != nil {
+		return nil, fmt.Errorf("pack %s: %w", p, err)
+	}
+	if rule := secretscan.Find(data); rule != nil {
+		return rule, nil
+	}
 	h := &zip.FileHeader{Name: p, Method: zip.Deflate, Modified: info.ModTime().UTC().Truncate(time.Second)}
 	h.SetMode(info.Mode().Perm())
 	out, err := zw.CreateHeader(h)
+	if err == nil {
+		_, err = out.Write(data)
+	}
 	if err != nil {
-		return fmt.Errorf("pack %s: %w", p, err)
+		return nil, fmt.Errorf("pack %s: %w", p, err)
 	}
-	// Copy what the file holds now, at most what Lstat saw plus nothing:
-	// a file that grew is packed as it was when listed.
-	if _, err := io.Copy(out, io.LimitReader(f, info.Size())); err != nil {
-		return fmt.Errorf("pack %s: %w", p, err)
-	}
-	return nil
+	return nil, nil
 }

@@ -12,12 +12,20 @@
 // names (snapshots/<tenant>/current.json, indexes/<tenant>/…); any other
 // lives one folder down (snapshots/<tenant>/<name>/…).
 //
+// The name Default ("default") always means the caller's default
+// repository (DefaultFor), in a tool's "repo" argument as in a resource
+// URI (repo://default/…); only a source's default repository may carry
+// it as its name (the deployed layout's; repo.LocalRepos refuses it for
+// any other), so the name and the alias never disagree.
+//
 // A repository the credential may not read answers exactly as one that
 // does not exist (RESOURCE_NOT_FOUND, NotFound), so a limited caller
-// cannot learn which other repositories there are.
+// cannot learn which other repositories there are; its default is one it
+// may read, so it never meets another's name.
 package reposcope
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -27,9 +35,10 @@ import (
 	"github.com/toolshed/toolshed/shared/toolerr"
 )
 
-// Default is the name of a tenant's default repository where names come
-// from the deployment's layout (S3 snapshots); the local server names its
-// repositories itself (the first one is the default).
+// Default names the caller's default repository wherever a repository is
+// named (DefaultFor), and is the name of a tenant's default repository
+// where names come from the deployment's layout (S3 snapshots); the local
+// server names its repositories itself (the first one is the default).
 const Default = "default"
 
 // ErrInvalid is wrapped by every error Check returns.
@@ -118,21 +127,36 @@ func CheckKey(key string) error {
 }
 
 // Resolve returns the repository a call of tenant reads: the one named by
-// arg, or the tenant's default one (named def) when arg is "". allowed (a
-// call's Repos) limits it to some repositories (nil: every one); any other
-// answers as a repository that does not exist.
+// arg, or the caller's default one (DefaultFor, def being the source's)
+// when arg is "" or Default. allowed (a call's Repos) limits it to some
+// repositories (nil: every one); any other answers as a repository that
+// does not exist, under the name the caller gave (Default when it gave
+// none), so the answer names no repository the caller did not.
 func Resolve(tenant string, allowed []string, arg, def string) (Ref, error) {
-	name := arg
-	if name == "" {
-		name = def
+	if arg != "" {
+		if err := Check(arg); err != nil {
+			return Ref{}, toolerr.Field("repo", "%v", err)
+		}
 	}
-	if err := Check(name); err != nil {
-		return Ref{}, toolerr.Field("repo", "%v", err)
+	name := arg
+	if arg == "" || arg == Default {
+		name = DefaultFor(allowed, def)
 	}
 	if !Allows(allowed, name) {
-		return Ref{}, NotFound(name)
+		return Ref{}, NotFound(cmp.Or(arg, Default))
 	}
 	return Ref{Tenant: tenant, Name: name}, nil
+}
+
+// DefaultFor is the default repository of a caller limited to allowed
+// (nil: every repository; a Limit, so sorted) when the source's default
+// is def: def when the caller may read it, else the first repository it
+// may read.
+func DefaultFor(allowed []string, def string) string {
+	if Allows(allowed, def) || len(allowed) == 0 {
+		return def
+	}
+	return allowed[0]
 }
 
 // Allows reports whether a caller limited to allowed (nil: every

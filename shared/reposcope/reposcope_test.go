@@ -2,7 +2,9 @@ package reposcope_test
 
 import (
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/toolshed/toolshed/shared/reposcope"
@@ -26,8 +28,15 @@ func TestResolve(t *testing.T) {
 		{"unknown names resolve", "acme", nil, "nope", "default", reposcope.Ref{Tenant: "acme", Name: "nope"}, ""},
 		{"limited, allowed", "acme", []string{"api", "web"}, "web", "default", reposcope.Ref{Tenant: "acme", Name: "web"}, ""},
 		{"limited, another", "acme", []string{"api"}, "web", "default", reposcope.Ref{}, toolerr.ResourceNotFound},
-		{"limited, the default not among them", "acme", []string{"api"}, "", "default", reposcope.Ref{}, toolerr.ResourceNotFound},
+		// A limited caller's default is the source's when it may read it,
+		// else the first repository it may read.
+		{"limited, the default not among them", "acme", []string{"api", "zeta"}, "", "web", reposcope.Ref{Tenant: "acme", Name: "api"}, ""},
+		{"limited, the default among them", "acme", []string{"api", "web"}, "", "web", reposcope.Ref{Tenant: "acme", Name: "web"}, ""},
 		{"limited to the default", "acme", []string{"default"}, "", "default", reposcope.Ref{Tenant: "acme", Name: "default"}, ""},
+		// "default" is the caller's default repository, whatever its name.
+		{"default names the default", "local", nil, "default", "toolshed", reposcope.Ref{Tenant: "local", Name: "toolshed"}, ""},
+		{"default names a limited caller's default", "acme", []string{"api"}, "default", "web", reposcope.Ref{Tenant: "acme", Name: "api"}, ""},
+		{"limited to nothing", "acme", []string{}, "", "web", reposcope.Ref{}, toolerr.ResourceNotFound},
 		// The argument names a repository of the caller's tenant, never of another.
 		{"cross-tenant", "acme", nil, "other/web", "default", reposcope.Ref{}, toolerr.InvalidInput},
 		{"cross-tenant, traversal", "acme", nil, "../other", "default", reposcope.Ref{}, toolerr.InvalidInput},
@@ -50,12 +59,19 @@ func TestResolve(t *testing.T) {
 }
 
 // TestNotFoundRevealsNothing: a repository the caller may not read answers
-// exactly as one that does not exist.
+// exactly as one that does not exist, and names only what the caller
+// named: never the source's default repository.
 func TestNotFoundRevealsNothing(t *testing.T) {
 	_, hidden := reposcope.Resolve("acme", []string{"api"}, "web", "default")
 	missing := reposcope.NotFound("web")
 	if h := toolerr.From(hidden); h.Code != missing.Code || h.Message != missing.Message || len(h.Details) != len(missing.Details) {
 		t.Errorf("hidden %+v, missing %+v", h, missing)
+	}
+	for _, arg := range []string{"", "default"} {
+		_, err := reposcope.Resolve("acme", []string{}, arg, "secretweb")
+		if te := toolerr.From(err); err == nil || strings.Contains(fmt.Sprint(te.Message, te.Details), "secretweb") {
+			t.Errorf("Resolve(%q) of a caller limited to nothing: %v", arg, err)
+		}
 	}
 }
 

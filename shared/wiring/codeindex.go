@@ -31,8 +31,9 @@ type CodeIndexes struct {
 	// DefaultRepo is whose code index a tenant without one searches
 	// (CodeIndexStored; "" for none).
 	DefaultRepo string
-	// Tenant is the tenant whose index a live process starts with (the
-	// local tenant: every tenant reads the one served repository).
+	// Tenant is the tenant whose repositories a live process starts
+	// indexing at once (the local tenant: every tenant reads the one
+	// served repository). A tenant, not a repository's key.
 	Tenant string
 }
 

@@ -56,7 +56,7 @@ type Env struct {
 	repo    repo.Source
 	cursors *cursor.Key
 	closers []func() error
-	status  map[string]func() any
+	status  map[string]func([]string) any
 	// repoIndexes answers RepoIndex (repoindex.go); nil: the bucket's.
 	repoIndexes RepoIndexes
 	warming     sync.WaitGroup // the warm-ups started (WarmDefaultRepo)
@@ -310,24 +310,28 @@ func (e *Env) OnClose(fn func() error) {
 }
 
 // ReportStatus adds what fn returns to the server's status (GET /healthz
-// locally) under name: a family's background work, say, for operators.
-func (e *Env) ReportStatus(name string, fn func() any) {
+// locally, to a caller whose credential is accepted) under name: a
+// family's background work, say, for operators. fn says only what a
+// caller limited to the repositories repos (nil: every one) may see of
+// them.
+func (e *Env) ReportStatus(name string, fn func(repos []string) any) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.status == nil {
-		e.status = map[string]func() any{}
+		e.status = map[string]func([]string) any{}
 	}
 	e.status[name] = fn
 }
 
-// Status returns what the families report (see ReportStatus), by name.
-func (e *Env) Status() map[string]any {
+// Status returns what the families report (see ReportStatus) to a caller
+// limited to the repositories repos (nil: every one), by name.
+func (e *Env) Status(repos []string) map[string]any {
 	e.mu.Lock()
 	fns := maps.Clone(e.status)
 	e.mu.Unlock()
 	out := make(map[string]any, len(fns))
 	for name, fn := range fns {
-		out[name] = fn()
+		out[name] = fn(repos)
 	}
 	return out
 }

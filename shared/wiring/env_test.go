@@ -43,12 +43,12 @@ func TestStoresWithoutDynamoDB(t *testing.T) {
 func TestStatus(t *testing.T) {
 	env := wiring.NewEnv(config.Config{}, nil)
 	n := 0
-	env.ReportStatus("calls", func() any { n++; return n })
-	if got := env.Status()["calls"]; got != 1 {
+	env.ReportStatus("calls", func(repos []string) any { n++; return fmt.Sprint(n, repos) })
+	if got := env.Status(nil)["calls"]; got != "1 []" {
 		t.Errorf("status %v, want 1", got)
 	}
-	if got := env.Status()["calls"]; got != 2 {
-		t.Errorf("status %v, want 2: it is asked again each time", got)
+	if got := env.Status([]string{"api"})["calls"]; got != "2 [api]" {
+		t.Errorf("status %v, want 2 for api: it is asked again each time, for the caller's repositories", got)
 	}
 }
 

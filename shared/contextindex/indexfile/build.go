@@ -13,8 +13,8 @@ import (
 	"github.com/toolshed/toolshed/shared/store"
 )
 
-// BuildFile is the record of a tenant's latest code index build:
-// <tenant>/build.json.
+// BuildFile is the record of a repository's latest code index build:
+// <repo>/build.json.
 const BuildFile = "build.json"
 
 // BuildState is how far a build is.
@@ -22,30 +22,41 @@ type BuildState string
 
 // The build states.
 const (
-	// BuildRunning: batches are being built; the tenant's pointer still
+	// BuildRunning: batches are being built; the repository's pointer still
 	// names the index before (if any).
 	BuildRunning BuildState = "building"
 	// BuildPublished: every batch is built and the index published.
 	BuildPublished BuildState = "published"
 )
 
-// Build is the record of a tenant's latest code index build, kept by the
-// deployed indexer: what it builds, how far it is (context_search's
+// Build is the record of a repository's latest code index build, kept by
+// the deployed indexer: what it builds, how far it is (context_search's
 // answers and operators read it), and the ledger of its batches, each
-// done once. A build of a newer snapshot replaces the record; the batches
-// of the one it replaces then stop.
+// done once. A build of a newer snapshot replaces the record, never one
+// of an older snapshot; the batches of the one it replaces then stop.
 type Build struct {
-	Commit  string     `json:"commit"`
-	Model   string     `json:"model,omitempty"`
-	State   BuildState `json:"state"`
-	Started time.Time  `json:"started"`
-	Updated time.Time  `json:"updated"`
-	Files   int        `json:"files"`   // files of the snapshot to index
-	Batches int        `json:"batches"` // batches they are split into
+	Commit string `json:"commit"`
+	// SnapshotSeq is the number of the snapshot pointer the build is of
+	// (repo.Pointer.Seq; 0 for a pointer without one): a record is never
+	// replaced by the build of a lower one (see shared/indexer), and a
+	// batch works for the record of its own snapshot only.
+	SnapshotSeq int64      `json:"snapshotSeq,omitempty"`
+	Model       string     `json:"model,omitempty"`
+	State       BuildState `json:"state"`
+	Started     time.Time  `json:"started"`
+	Updated     time.Time  `json:"updated"`
+	Files       int        `json:"files"`   // files of the snapshot to index
+	Batches     int        `json:"batches"` // batches they are split into
 	// Queued: every batch has been sent to the queue.
 	Queued bool `json:"queued"`
 	// Done are the parts of the batches done, in name order.
 	Done []PartInfo `json:"done"`
+}
+
+// Of reports whether the record is the build of the snapshot of commit
+// numbered snapshotSeq.
+func (b *Build) Of(commit string, snapshotSeq int64) bool {
+	return b.Commit == commit && b.SnapshotSeq == snapshotSeq
 }
 
 // IsDone reports whether the part of that name is done.
@@ -67,19 +78,19 @@ func (b *Build) AddDone(p PartInfo) bool {
 // Complete reports whether every batch is done.
 func (b *Build) Complete() bool { return b.Batches > 0 && len(b.Done) == b.Batches }
 
-// buildKey is where the tenant's build record lives.
-func buildKey(tenant string) (string, error) {
-	if err := checkKey(tenant); err != nil {
+// buildKey is where the repository's build record lives.
+func buildKey(repoKey string) (string, error) {
+	if err := checkKey(repoKey); err != nil {
 		return "", err
 	}
-	return tenant + "/" + BuildFile, nil
+	return repoKey + "/" + BuildFile, nil
 }
 
-// Build reads the tenant's build record and its ETag, or returns an error
+// Build reads the repository's build record and its ETag, or returns an error
 // wrapping fs.ErrNotExist when there is none. With the ETag of the
 // record the caller holds, ErrNotModified says it is unchanged.
-func (s *Store) Build(ctx context.Context, tenant, etag string) (Build, string, error) {
-	key, err := buildKey(tenant)
+func (s *Store) Build(ctx context.Context, repoKey, etag string) (Build, string, error) {
+	key, err := buildKey(repoKey)
 	if err != nil {
 		return Build{}, "", err
 	}
@@ -94,10 +105,10 @@ func (s *Store) Build(ctx context.Context, tenant, etag string) (Build, string, 
 	return b, tag, nil
 }
 
-// SaveBuild writes the tenant's build record if the stored one still has
+// SaveBuild writes the repository's build record if the stored one still has
 // the ETag etag ("" when there was none); a lost race is ErrPrecondition.
-func (s *Store) SaveBuild(ctx context.Context, tenant string, b Build, etag string) (string, error) {
-	key, err := buildKey(tenant)
+func (s *Store) SaveBuild(ctx context.Context, repoKey string, b Build, etag string) (string, error) {
+	key, err := buildKey(repoKey)
 	if err != nil {
 		return "", err
 	}
@@ -109,16 +120,16 @@ func (s *Store) SaveBuild(ctx context.Context, tenant string, b Build, etag stri
 	return s.blobs.Put(ctx, key, raw, match)
 }
 
-// UpdateBuild applies change to the tenant's build record (the zero Build
+// UpdateBuild applies change to the repository's build record (the zero Build
 // when there is none) and saves it with a conditional write, reading it
 // again when another writer got there first. change returns false to
 // leave the record as it is. It returns the record as saved or left.
-func (s *Store) UpdateBuild(ctx context.Context, tenant string, change func(b *Build) bool) (Build, error) {
+func (s *Store) UpdateBuild(ctx context.Context, repoKey string, change func(b *Build) bool) (Build, error) {
 	var err error
 	for range maxSaveAttempts * 4 {
 		var b Build
 		var etag string
-		b, etag, err = s.Build(ctx, tenant, "")
+		b, etag, err = s.Build(ctx, repoKey, "")
 		switch {
 		case errors.Is(err, store.ErrStorage):
 			// Many batches update the record at once; one that finished its
@@ -130,10 +141,10 @@ func (s *Store) UpdateBuild(ctx context.Context, tenant string, change func(b *B
 		if !change(&b) {
 			return b, nil
 		}
-		_, err = s.SaveBuild(ctx, tenant, b, etag)
+		_, err = s.SaveBuild(ctx, repoKey, b, etag)
 		if !errors.Is(err, ErrPrecondition) && !errors.Is(err, store.ErrStorage) {
 			return b, err
 		}
 	}
-	return Build{}, fmt.Errorf("save the build record of %s: %d failed or conflicting writes in a row: %w", tenant, maxSaveAttempts*4, err)
+	return Build{}, fmt.Errorf("save the build record of %s: %d failed or conflicting writes in a row: %w", repoKey, maxSaveAttempts*4, err)
 }

@@ -12,14 +12,14 @@ import (
 
 var _ contextindex.LiveStore = (*Store)(nil)
 
-// LoadLive implements contextindex.LiveStore: the index the tenant's
+// LoadLive implements contextindex.LiveStore: the index the repository's
 // pointer names (one saved whole is one segment, named by its commit).
-func (s *Store) LoadLive(ctx context.Context, tenant string) (contextindex.SavedLive, []contextindex.Part, *contextindex.Vectors, error) {
-	p, _, err := s.Pointer(ctx, tenant, "")
+func (s *Store) LoadLive(ctx context.Context, repoKey string) (contextindex.SavedLive, []contextindex.Part, *contextindex.Vectors, error) {
+	p, _, err := s.Pointer(ctx, repoKey, "")
 	if err != nil {
 		return contextindex.SavedLive{}, nil, nil, err
 	}
-	parts, vectors, err := s.loadParts(ctx, tenant, p)
+	parts, vectors, err := s.loadParts(ctx, repoKey, p)
 	if err != nil {
 		return contextindex.SavedLive{}, nil, nil, err
 	}
@@ -32,20 +32,20 @@ func (s *Store) LoadLive(ctx context.Context, tenant string) (contextindex.Saved
 }
 
 // SaveLive implements contextindex.LiveStore: it saves rec as the
-// tenant's pointer.
-func (s *Store) SaveLive(ctx context.Context, tenant string, rec contextindex.SavedLive) error {
-	return s.savePointer(ctx, tenant, livePointer(rec))
+// repository's pointer.
+func (s *Store) SaveLive(ctx context.Context, repoKey string, rec contextindex.SavedLive) error {
+	return s.savePointer(ctx, repoKey, livePointer(rec))
 }
 
-// Prune removes what the tenant's folder holds besides rec's segments and
+// Prune removes what the repository's folder holds besides rec's segments and
 // vectors, the pointer and memory vectors, where the Blobs can (a local
 // directory or memory; S3 keeps old indexes, which warm readers may still
 // be loading).
-func (s *Store) Prune(tenant string, rec contextindex.SavedLive) error {
+func (s *Store) Prune(repoKey string, rec contextindex.SavedLive) error {
 	if r, ok := s.blobs.(interface {
 		RemoveOthers(prefix string, keep []string) error
 	}); ok {
-		return r.RemoveOthers(tenant, append(livePointer(rec).names(), memoryFolder))
+		return r.RemoveOthers(repoKey, append(livePointer(rec).names(), memoryFolder))
 	}
 	return nil
 }

@@ -15,11 +15,11 @@ import (
 // stored in parts, each the contextindex.CodeIndex of a run of the
 // snapshot's files in path order, and published by its manifest:
 //
-//	<tenant>/<commit>/parts.json          the Manifest
-//	<tenant>/<commit>/<part>/chunks.bin   per part, the files of a whole index
-//	<tenant>/<commit>/<part>/lexical.bin
-//	<tenant>/<commit>/<part>/vectors.bin
-//	<tenant>/<commit>/<part>/checkpoint.bin  the vectors so far, while the part is embedded
+//	<repo>/<commit>/parts.json          the Manifest
+//	<repo>/<commit>/<part>/chunks.bin   per part, the files of a whole index
+//	<repo>/<commit>/<part>/lexical.bin
+//	<repo>/<commit>/<part>/vectors.bin
+//	<repo>/<commit>/<part>/checkpoint.bin  the vectors so far, while the part is embedded
 //
 // Publish writes the manifest, then the pointer (with Parts set), so a
 // reader never sees a pointer to an index that is not whole. A reader
@@ -39,10 +39,13 @@ const (
 // Manifest lists the parts of a code index built in batches, in path
 // order.
 type Manifest struct {
-	Commit  string     `json:"commit"`
-	BuiltAt time.Time  `json:"builtAt"`
-	Model   string     `json:"model,omitempty"` // "" for a lexical-only index
-	Parts   []PartInfo `json:"parts"`
+	Commit string `json:"commit"`
+	// SnapshotSeq is the number of the snapshot pointer it was built
+	// from (Build.SnapshotSeq), which orders publications.
+	SnapshotSeq int64      `json:"snapshotSeq,omitempty"`
+	BuiltAt     time.Time  `json:"builtAt"`
+	Model       string     `json:"model,omitempty"` // "" for a lexical-only index
+	Parts       []PartInfo `json:"parts"`
 }
 
 // PartInfo says what one part holds and how it was built.
@@ -86,15 +89,15 @@ func Totals(parts []PartInfo) PartInfo {
 
 // partPrefix is where a part's files live; part "" is the whole index of
 // the commit (an index stored whole).
-func partPrefix(tenant, commit, part string) (string, error) {
+func partPrefix(repoKey, commit, part string) (string, error) {
 	segs := []string{commit}
 	if part != "" {
 		segs = append(segs, part)
 	}
-	if err := checkKey(tenant, segs...); err != nil {
+	if err := checkKey(repoKey, segs...); err != nil {
 		return "", err
 	}
-	prefix := tenant + "/" + commit + "/"
+	prefix := repoKey + "/" + commit + "/"
 	if part != "" {
 		prefix += part + "/"
 	}
@@ -102,8 +105,8 @@ func partPrefix(tenant, commit, part string) (string, error) {
 }
 
 // SavePart writes a part's files (ix.Vectors too, when it has them).
-func (s *Store) SavePart(ctx context.Context, tenant, commit, part string, ix *contextindex.CodeIndex) error {
-	prefix, err := partPrefix(tenant, commit, part)
+func (s *Store) SavePart(ctx context.Context, repoKey, commit, part string, ix *contextindex.CodeIndex) error {
+	prefix, err := partPrefix(repoKey, commit, part)
 	if err != nil {
 		return err
 	}
@@ -115,8 +118,8 @@ func (s *Store) SavePart(ctx context.Context, tenant, commit, part string, ix *c
 
 // SaveCheckpoint writes the vectors of a part being embedded, which a
 // retry resumes from.
-func (s *Store) SaveCheckpoint(ctx context.Context, tenant, commit, part string, v *contextindex.Vectors) error {
-	prefix, err := partPrefix(tenant, commit, part)
+func (s *Store) SaveCheckpoint(ctx context.Context, repoKey, commit, part string, v *contextindex.Vectors) error {
+	prefix, err := partPrefix(repoKey, commit, part)
 	if err != nil {
 		return err
 	}
@@ -128,19 +131,19 @@ func (s *Store) SaveCheckpoint(ctx context.Context, tenant, commit, part string,
 
 // Checkpoint reads a part's checkpoint; none is an error wrapping
 // fs.ErrNotExist.
-func (s *Store) Checkpoint(ctx context.Context, tenant, commit, part string) (*contextindex.Vectors, error) {
-	return s.partVectors(ctx, tenant, commit, part, CheckpointFile)
+func (s *Store) Checkpoint(ctx context.Context, repoKey, commit, part string) (*contextindex.Vectors, error) {
+	return s.partVectors(ctx, repoKey, commit, part, CheckpointFile)
 }
 
 // PartVectors reads a part's vectors (part "": those of an index stored
 // whole); none is an error wrapping fs.ErrNotExist.
-func (s *Store) PartVectors(ctx context.Context, tenant, commit, part string) (*contextindex.Vectors, error) {
-	return s.partVectors(ctx, tenant, commit, part, contextindex.VectorsFile)
+func (s *Store) PartVectors(ctx context.Context, repoKey, commit, part string) (*contextindex.Vectors, error) {
+	return s.partVectors(ctx, repoKey, commit, part, contextindex.VectorsFile)
 }
 
 // partVectors reads a vector file of a part.
-func (s *Store) partVectors(ctx context.Context, tenant, commit, part, file string) (*contextindex.Vectors, error) {
-	prefix, err := partPrefix(tenant, commit, part)
+func (s *Store) partVectors(ctx context.Context, repoKey, commit, part, file string) (*contextindex.Vectors, error) {
+	prefix, err := partPrefix(repoKey, commit, part)
 	if err != nil {
 		return nil, err
 	}
@@ -156,56 +159,59 @@ func (s *Store) partVectors(ctx context.Context, tenant, commit, part, file stri
 
 // LoadPart reads one part, with its vectors when asked (a lexical search
 // needs none, and they may be larger than the rest).
-func (s *Store) LoadPart(ctx context.Context, tenant, commit, part string, vectors bool) (*contextindex.CodeIndex, error) {
-	prefix, err := partPrefix(tenant, commit, part)
+func (s *Store) LoadPart(ctx context.Context, repoKey, commit, part string, vectors bool) (*contextindex.CodeIndex, error) {
+	prefix, err := partPrefix(repoKey, commit, part)
 	if err != nil {
 		return nil, err
 	}
 	seg, err := s.loadSegment(ctx, prefix)
 	if err != nil {
-		return nil, fmt.Errorf("load part %s of %s/%s: %w", part, tenant, commit, err)
+		return nil, fmt.Errorf("load part %s of %s/%s: %w", part, repoKey, commit, err)
 	}
 	ix := &contextindex.CodeIndex{Commit: commit, Segment: seg, Files: seg.FileHashes()}
 	if !vectors {
 		return ix, nil
 	}
-	if ix.Vectors, err = s.partVectors(ctx, tenant, commit, part, contextindex.VectorsFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if ix.Vectors, err = s.partVectors(ctx, repoKey, commit, part, contextindex.VectorsFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
 	return ix, nil
 }
 
 // Manifest reads the manifest of an index built in batches.
-func (s *Store) Manifest(ctx context.Context, tenant, commit string) (Manifest, error) {
-	prefix, err := partPrefix(tenant, commit, "")
+func (s *Store) Manifest(ctx context.Context, repoKey, commit string) (Manifest, error) {
+	prefix, err := partPrefix(repoKey, commit, "")
 	if err != nil {
 		return Manifest{}, err
 	}
 	raw, _, err := s.blobs.Get(ctx, prefix+ManifestFile, "")
 	if err != nil {
-		return Manifest{}, fmt.Errorf("manifest of %s/%s: %w", tenant, commit, err)
+		return Manifest{}, fmt.Errorf("manifest of %s/%s: %w", repoKey, commit, err)
 	}
 	var m Manifest
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return Manifest{}, fmt.Errorf("manifest of %s/%s: %w", tenant, commit, err)
+		return Manifest{}, fmt.Errorf("manifest of %s/%s: %w", repoKey, commit, err)
 	}
 	if m.Commit != commit {
-		return Manifest{}, fmt.Errorf("manifest of %s/%s names commit %q", tenant, commit, m.Commit)
+		return Manifest{}, fmt.Errorf("manifest of %s/%s names commit %q", repoKey, commit, m.Commit)
 	}
 	for _, p := range m.Parts {
 		if err := checkCommit(p.Name); err != nil {
-			return Manifest{}, fmt.Errorf("manifest of %s/%s: %w", tenant, commit, err)
+			return Manifest{}, fmt.Errorf("manifest of %s/%s: %w", repoKey, commit, err)
 		}
 	}
 	return m, nil
 }
 
-// Publish makes an index built in batches the tenant's current one: its
-// manifest first, then the pointer. Its parts must be saved. The pointer
-// only moves forward: when it already names an index built later (by
-// BuiltAt), Publish leaves it and returns false.
-func (s *Store) Publish(ctx context.Context, tenant string, m Manifest) (bool, error) {
-	prefix, err := partPrefix(tenant, m.Commit, "")
+// Publish makes an index built in batches the repository's current one:
+// its manifest first, then the pointer. Its parts must be saved. The
+// pointer only moves forward, with a write conditional on the pointer
+// read: when it already names the index of a later snapshot (a higher
+// SnapshotSeq) or, of the same snapshot number, one built later (by
+// BuiltAt), Publish leaves it and returns false. A pointer to an index of
+// another format (which this version does not read) is replaced.
+func (s *Store) Publish(ctx context.Context, repoKey string, m Manifest) (bool, error) {
+	prefix, err := partPrefix(repoKey, m.Commit, "")
 	if err != nil {
 		return false, err
 	}
@@ -216,18 +222,20 @@ func (s *Store) Publish(ctx context.Context, tenant string, m Manifest) (bool, e
 	if _, err := s.blobs.Put(ctx, prefix+ManifestFile, raw, ""); err != nil {
 		return false, fmt.Errorf("save the manifest of %s: %w", m.Commit, err)
 	}
-	next, _ := json.Marshal(Pointer{Commit: m.Commit, BuiltAt: m.BuiltAt, Chunks: Totals(m.Parts).Chunks, Model: m.Model, Parts: len(m.Parts), Format: CodeFormat})
+	next, _ := json.Marshal(Pointer{Commit: m.Commit, SnapshotSeq: m.SnapshotSeq, BuiltAt: m.BuiltAt,
+		Chunks: Totals(m.Parts).Chunks, Model: m.Model, Parts: len(m.Parts), Format: CodeFormat})
 	for range maxSaveAttempts {
-		cur, etag, err := s.Pointer(ctx, tenant, "")
+		cur, etag, err := s.readPointer(ctx, repoKey, "")
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			etag = IfAbsent
 		case err != nil:
 			return false, err
-		case cur.BuiltAt.After(m.BuiltAt):
+		case cur.Format != CodeFormat:
+		case cur.SnapshotSeq > m.SnapshotSeq, cur.SnapshotSeq == m.SnapshotSeq && cur.BuiltAt.After(m.BuiltAt):
 			return false, nil
 		}
-		_, err = s.blobs.Put(ctx, tenant+"/"+PointerFile, next, etag)
+		_, err = s.blobs.Put(ctx, repoKey+"/"+PointerFile, next, etag)
 		if !errors.Is(err, ErrPrecondition) {
 			if err != nil {
 				return false, fmt.Errorf("save the pointer to %s: %w", m.Commit, err)

@@ -2,6 +2,7 @@ package indexfile
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/testenv/embedtest"
@@ -181,5 +183,43 @@ func testBuildRecord(t *testing.T, blobs Blobs) {
 	left, err := s.UpdateBuild(ctx, "acme", func(*Build) bool { return false })
 	if err != nil || left.Commit != "c1" {
 		t.Errorf("a change that changes nothing: %+v, %v", left, err)
+	}
+}
+
+// testPublishOrder: the pointer moves to the index of a later snapshot
+// (by the snapshot pointer's number), whenever its build started, and
+// never back to an earlier one; of the same snapshot, to the one built
+// later. An index of another format is replaced.
+func testPublishOrder(t *testing.T, blobs Blobs) {
+	ctx := context.Background()
+	s := NewStore(blobs)
+	parts := []PartInfo{{Name: PartName(0), Files: 1, Chunks: 1}}
+	old, _ := json.Marshal(Pointer{Commit: "c0", BuiltAt: day(9), Format: CodeFormat - 1, Parts: 1})
+	if _, err := blobs.Put(ctx, "acme/"+PointerFile, old, ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []struct {
+		name       string
+		commit     string
+		seq        int64
+		builtAt    time.Time
+		moved      bool
+		wantCommit string
+	}{
+		{"over an index of another format", "c1", 10, day(1), true, "c1"},
+		{"an earlier snapshot built later", "c0", 5, day(3), false, "c1"},
+		{"a later snapshot whose build started earlier", "c2", 20, day(1), true, "c2"},
+		{"the same snapshot, built earlier", "c2", 20, day(1).Add(-time.Hour), false, "c2"},
+		{"the same snapshot, built later", "c2", 20, day(2), true, "c2"},
+		{"a snapshot without a number", "c3", 0, day(5), false, "c2"},
+	} {
+		moved, err := s.Publish(ctx, "acme", Manifest{Commit: step.commit, SnapshotSeq: step.seq, BuiltAt: step.builtAt, Parts: parts})
+		p, _, perr := s.Pointer(ctx, "acme", "")
+		if err != nil || perr != nil || moved != step.moved || p.Commit != step.wantCommit {
+			t.Errorf("%s: moved %v (%v), pointer %+v (%v); want moved %v, %s", step.name, moved, err, p, perr, step.moved, step.wantCommit)
+		}
+	}
+	if p, _, _ := s.Pointer(ctx, "acme", ""); p.SnapshotSeq != 20 || !p.BuiltAt.Equal(day(2)) {
+		t.Errorf("the pointer %+v, want snapshot 20 built on day 2", p)
 	}
 }

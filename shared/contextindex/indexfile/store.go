@@ -52,19 +52,23 @@ type Blobs interface {
 	Put(ctx context.Context, key string, data []byte, match string) (etag string, err error)
 }
 
-// Pointer is <tenant>/current.json: which code index is current.
+// Pointer is <repo>/current.json: which code index is current.
 type Pointer struct {
-	Commit  string    `json:"commit"`
-	BuiltAt time.Time `json:"builtAt"`
-	Chunks  int       `json:"chunks"`
-	Model   string    `json:"model,omitempty"` // "" for a lexical-only index
+	Commit string `json:"commit"`
+	// SnapshotSeq is the number of the snapshot pointer the index was
+	// built from (Build.SnapshotSeq; 0 for none, and for the local
+	// server's): Publish never moves the pointer to a lower one.
+	SnapshotSeq int64     `json:"snapshotSeq,omitempty"`
+	BuiltAt     time.Time `json:"builtAt"`
+	Chunks      int       `json:"chunks"`
+	Model       string    `json:"model,omitempty"` // "" for a lexical-only index
 	// Format is the format of the index's files (CodeFormat).
 	Format int `json:"format"`
 	// Segments are the index's segments when it is saved as it changes
-	// (the local server's): oldest first, each under <tenant>/<name>/,
+	// (the local server's): oldest first, each under <repo>/<name>/,
 	// with the files later ones replaced; Vectors then names the sets of
-	// vectors, each <tenant>/<name>/vectors.bin. Without Segments the
-	// index is the one segment under <tenant>/<commit>/, with its vectors.
+	// vectors, each <repo>/<name>/vectors.bin. Without Segments the
+	// index is the one segment under <repo>/<commit>/, with its vectors.
 	Segments []StoredSegment `json:"segments,omitempty"`
 	Vectors  []string        `json:"vectors,omitempty"`
 	// Parts is how many parts the index has when it was built in
@@ -97,7 +101,7 @@ func (p Pointer) vectorSets() ([]string, bool) {
 	return []string{p.Commit}, false
 }
 
-// names returns every name under <tenant>/ the index uses.
+// names returns every name under <repo>/ the index uses.
 func (p Pointer) names() []string {
 	var out []string
 	for _, s := range p.segments() {
@@ -114,19 +118,19 @@ func (p Pointer) names() []string {
 // at start, deployed when the snapshot is published again).
 const CodeFormat = 5
 
-// Store keeps indexes in Blobs under these keys, where <tenant> is a
-// repository's folder (reposcope.Ref.Key: <tenant>/<name> for a tenant's
-// named repository):
+// Store keeps indexes in Blobs under these keys, where <repo> is a
+// repository's folder (reposcope.Ref.Key: <tenant> for a tenant's default
+// repository, <tenant>/<name> for its named ones):
 //
-//	<tenant>/current.json                  the Pointer to the current code index
-//	<tenant>/<commit>/chunks.bin           chunks, their text and file hashes
-//	<tenant>/<commit>/lexical.bin          BM25 statistics
-//	<tenant>/<commit>/vectors.bin          chunk vectors (with an embedder)
+//	<repo>/current.json                    the Pointer to the current code index
+//	<repo>/<commit>/chunks.bin             chunks, their text and file hashes
+//	<repo>/<commit>/lexical.bin            BM25 statistics
+//	<repo>/<commit>/vectors.bin            chunk vectors (with an embedder)
 //	<tenant>/memory/<model>.vectors.bin    vectors of memory entries (a tenant's, whatever the repository)
 //
 // An index saved as it changes (the local server's) is segments instead,
-// <tenant>/<name>/chunks.bin and lexical.bin each, and sets of vectors,
-// <tenant>/<name>/vectors.bin, that its pointer lists (Pointer.Segments):
+// <repo>/<name>/chunks.bin and lexical.bin each, and sets of vectors,
+// <repo>/<name>/vectors.bin, that its pointer lists (Pointer.Segments):
 // a save writes the segments and vectors that are new, then the pointer.
 // An index built in batches is parts, with a manifest and the build's
 // record (see Manifest and Build).
@@ -183,26 +187,26 @@ func checkTenant(owner string) error {
 
 // SaveCode writes a code index, its files first and the pointer last, so
 // readers never see a pointer to a partial index.
-func (s *Store) SaveCode(ctx context.Context, tenant string, ix *contextindex.CodeIndex) error {
-	if err := s.SaveSegment(ctx, tenant, ix.Commit, ix.Segment); err != nil {
+func (s *Store) SaveCode(ctx context.Context, repoKey string, ix *contextindex.CodeIndex) error {
+	if err := s.SaveSegment(ctx, repoKey, ix.Commit, ix.Segment); err != nil {
 		return err
 	}
 	p := Pointer{Commit: ix.Commit, BuiltAt: ix.BuiltAt, Chunks: ix.Segment.Len()}
 	if ix.Vectors != nil {
-		if err := s.SaveVectors(ctx, tenant, ix.Commit, ix.Vectors); err != nil {
+		if err := s.SaveVectors(ctx, repoKey, ix.Commit, ix.Vectors); err != nil {
 			return err
 		}
 		p.Model = ix.Vectors.Model
 	}
-	return s.savePointer(ctx, tenant, p)
+	return s.savePointer(ctx, repoKey, p)
 }
 
-// SaveSegment writes a segment of code under <tenant>/<name>/.
-func (s *Store) SaveSegment(ctx context.Context, tenant, name string, seg *contextindex.Segment) error {
-	if err := checkKey(tenant, name); err != nil {
+// SaveSegment writes a segment of code under <repo>/<name>/.
+func (s *Store) SaveSegment(ctx context.Context, repoKey, name string, seg *contextindex.Segment) error {
+	if err := checkKey(repoKey, name); err != nil {
 		return err
 	}
-	if err := s.saveFiles(ctx, tenant+"/"+name+"/", &contextindex.CodeIndex{Segment: seg}); err != nil {
+	if err := s.saveFiles(ctx, repoKey+"/"+name+"/", &contextindex.CodeIndex{Segment: seg}); err != nil {
 		return fmt.Errorf("save %s: %w", name, err)
 	}
 	return nil
@@ -219,26 +223,26 @@ func (s *Store) saveFiles(ctx context.Context, prefix string, ix *contextindex.C
 	return nil
 }
 
-// SaveVectors writes a set of vectors as <tenant>/<name>/vectors.bin.
-func (s *Store) SaveVectors(ctx context.Context, tenant, name string, v *contextindex.Vectors) error {
-	if err := checkKey(tenant, name); err != nil {
+// SaveVectors writes a set of vectors as <repo>/<name>/vectors.bin.
+func (s *Store) SaveVectors(ctx context.Context, repoKey, name string, v *contextindex.Vectors) error {
+	if err := checkKey(repoKey, name); err != nil {
 		return err
 	}
-	if err := s.put(ctx, tenant+"/"+name+"/"+contextindex.VectorsFile, v.Encode); err != nil {
+	if err := s.put(ctx, repoKey+"/"+name+"/"+contextindex.VectorsFile, v.Encode); err != nil {
 		return fmt.Errorf("save %s of %s: %w", contextindex.VectorsFile, name, err)
 	}
 	return nil
 }
 
-// savePointer makes p (of this format) the tenant's current code index:
+// savePointer makes p (of this format) the repository's current code index:
 // what it names must be saved already.
-func (s *Store) savePointer(ctx context.Context, tenant string, p Pointer) error {
-	if err := checkKey(tenant, p.names()...); err != nil {
+func (s *Store) savePointer(ctx context.Context, repoKey string, p Pointer) error {
+	if err := checkKey(repoKey, p.names()...); err != nil {
 		return err
 	}
 	p.Format = CodeFormat
 	raw, _ := json.Marshal(p)
-	if _, err := s.blobs.Put(ctx, tenant+"/"+PointerFile, raw, ""); err != nil {
+	if _, err := s.blobs.Put(ctx, repoKey+"/"+PointerFile, raw, ""); err != nil {
 		return fmt.Errorf("save the pointer to %s: %w", p.Commit, err)
 	}
 	return nil
@@ -260,35 +264,45 @@ func (s *Store) put(ctx context.Context, key string, write func(io.Writer) error
 	return err
 }
 
-// Pointer reads the tenant's pointer; with the ETag of the pointer the
-// caller holds, ErrNotModified says it is still current. A tenant without
+// Pointer reads the repository's pointer; with the ETag of the pointer the
+// caller holds, ErrNotModified says it is still current. A repository without
 // a code index, or with one of another format than CodeFormat, gets an
 // error wrapping fs.ErrNotExist.
-func (s *Store) Pointer(ctx context.Context, tenant, etag string) (Pointer, string, error) {
-	if err := checkKey(tenant); err != nil {
+func (s *Store) Pointer(ctx context.Context, repoKey, etag string) (Pointer, string, error) {
+	p, tag, err := s.readPointer(ctx, repoKey, etag)
+	if err != nil {
 		return Pointer{}, "", err
 	}
-	raw, tag, err := s.blobs.Get(ctx, tenant+"/"+PointerFile, etag)
+	if p.Format != CodeFormat {
+		return Pointer{}, "", fmt.Errorf("%s/%s: an index of format %d, this version reads %d: %w", repoKey, PointerFile, p.Format, CodeFormat, fs.ErrNotExist)
+	}
+	return p, tag, nil
+}
+
+// readPointer reads the repository's pointer, of whatever format, with
+// its ETag (as Pointer).
+func (s *Store) readPointer(ctx context.Context, repoKey, etag string) (Pointer, string, error) {
+	if err := checkKey(repoKey); err != nil {
+		return Pointer{}, "", err
+	}
+	raw, tag, err := s.blobs.Get(ctx, repoKey+"/"+PointerFile, etag)
 	if err != nil {
 		return Pointer{}, "", err
 	}
 	var p Pointer
 	if err := json.Unmarshal(raw, &p); err != nil {
-		return Pointer{}, "", fmt.Errorf("%s/%s: %w", tenant, PointerFile, err)
+		return Pointer{}, "", fmt.Errorf("%s/%s: %w", repoKey, PointerFile, err)
 	}
 	if err := checkCommit(p.Commit); err != nil {
-		return Pointer{}, "", fmt.Errorf("%s/%s: %w", tenant, PointerFile, err)
-	}
-	if p.Format != CodeFormat {
-		return Pointer{}, "", fmt.Errorf("%s/%s: an index of format %d, this version reads %d: %w", tenant, PointerFile, p.Format, CodeFormat, fs.ErrNotExist)
+		return Pointer{}, "", fmt.Errorf("%s/%s: %w", repoKey, PointerFile, err)
 	}
 	return p, tag, nil
 }
 
 // LoadCode reads the code index a pointer names, its segments merged
 // into one.
-func (s *Store) LoadCode(ctx context.Context, tenant string, p Pointer) (*contextindex.CodeIndex, error) {
-	parts, vectors, err := s.loadParts(ctx, tenant, p)
+func (s *Store) LoadCode(ctx context.Context, repoKey string, p Pointer) (*contextindex.CodeIndex, error) {
+	parts, vectors, err := s.loadParts(ctx, repoKey, p)
 	if err != nil {
 		return nil, err
 	}
@@ -302,20 +316,20 @@ func (s *Store) LoadCode(ctx context.Context, tenant string, p Pointer) (*contex
 
 // loadParts reads the segments a pointer names, each with its dead files,
 // and its vectors (nil when it has none).
-func (s *Store) loadParts(ctx context.Context, tenant string, p Pointer) ([]contextindex.Part, *contextindex.Vectors, error) {
-	if err := checkKey(tenant, p.names()...); err != nil {
+func (s *Store) loadParts(ctx context.Context, repoKey string, p Pointer) ([]contextindex.Part, *contextindex.Vectors, error) {
+	if err := checkKey(repoKey, p.names()...); err != nil {
 		return nil, nil, err
 	}
 	var parts []contextindex.Part
 	for _, stored := range p.segments() {
-		seg, err := s.loadSegment(ctx, tenant+"/"+stored.Name+"/")
+		seg, err := s.loadSegment(ctx, repoKey+"/"+stored.Name+"/")
 		if err != nil {
-			return nil, nil, fmt.Errorf("load code index %s/%s: %w", tenant, stored.Name, err)
+			return nil, nil, fmt.Errorf("load code index %s/%s: %w", repoKey, stored.Name, err)
 		}
 		part := contextindex.Part{Seg: seg}
 		for _, f := range stored.Dead {
 			if f < 0 || f >= seg.Files() {
-				return nil, nil, fmt.Errorf("load code index %s/%s: dead file %d of %d", tenant, stored.Name, f, seg.Files())
+				return nil, nil, fmt.Errorf("load code index %s/%s: dead file %d of %d", repoKey, stored.Name, f, seg.Files())
 			}
 			if part.Dead == nil {
 				part.Dead = make([]bool, seg.Files())
@@ -327,23 +341,23 @@ func (s *Store) loadParts(ctx context.Context, tenant string, p Pointer) ([]cont
 	sets, required := p.vectorSets()
 	var vectors *contextindex.Vectors
 	for _, name := range sets {
-		raw, _, err := s.blobs.Get(ctx, tenant+"/"+name+"/"+contextindex.VectorsFile, "")
+		raw, _, err := s.blobs.Get(ctx, repoKey+"/"+name+"/"+contextindex.VectorsFile, "")
 		if errors.Is(err, fs.ErrNotExist) && !required {
 			continue
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("load code index %s/%s: %w", tenant, name, err)
+			return nil, nil, fmt.Errorf("load code index %s/%s: %w", repoKey, name, err)
 		}
 		v, err := contextindex.UnmarshalVectors(raw)
 		if err != nil {
-			return nil, nil, fmt.Errorf("load code index %s/%s: %w", tenant, name, err)
+			return nil, nil, fmt.Errorf("load code index %s/%s: %w", repoKey, name, err)
 		}
 		if vectors == nil {
 			vectors = v
 			continue
 		}
 		if err := vectors.AddAll(v); err != nil {
-			return nil, nil, fmt.Errorf("load code index %s/%s: %w", tenant, name, err)
+			return nil, nil, fmt.Errorf("load code index %s/%s: %w", repoKey, name, err)
 		}
 	}
 	return parts, vectors, nil
@@ -363,14 +377,14 @@ func (s *Store) loadSegment(ctx context.Context, prefix string) (*contextindex.S
 	return contextindex.DecodeSegment(chunks, lexical)
 }
 
-// CurrentCode reads the tenant's current code index, or returns an error
+// CurrentCode reads the repository's current code index, or returns an error
 // wrapping fs.ErrNotExist when there is none.
-func (s *Store) CurrentCode(ctx context.Context, tenant string) (*contextindex.CodeIndex, error) {
-	p, _, err := s.Pointer(ctx, tenant, "")
+func (s *Store) CurrentCode(ctx context.Context, repoKey string) (*contextindex.CodeIndex, error) {
+	p, _, err := s.Pointer(ctx, repoKey, "")
 	if err != nil {
 		return nil, err
 	}
-	return s.LoadCode(ctx, tenant, p)
+	return s.LoadCode(ctx, repoKey, p)
 }
 
 // memoryFolder is the folder of a tenant's memory vectors.

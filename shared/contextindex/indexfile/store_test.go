@@ -23,6 +23,7 @@ func TestStoreDir(t *testing.T) {
 	testStore(t, &DirBlobs{Root: t.TempDir()})
 	t.Run("parts", func(t *testing.T) { testParts(t, &DirBlobs{Root: t.TempDir()}) })
 	t.Run("build record", func(t *testing.T) { testBuildRecord(t, &DirBlobs{Root: t.TempDir()}) })
+	t.Run("publish order", func(t *testing.T) { testPublishOrder(t, &DirBlobs{Root: t.TempDir()}) })
 }
 
 // TestStoreS3 does the same on moto_server's S3.
@@ -34,6 +35,7 @@ func TestStoreS3(t *testing.T) {
 	testStore(t, newBlobs(t))
 	t.Run("parts", func(t *testing.T) { testParts(t, newBlobs(t)) })
 	t.Run("build record", func(t *testing.T) { testBuildRecord(t, newBlobs(t)) })
+	t.Run("publish order", func(t *testing.T) { testPublishOrder(t, newBlobs(t)) })
 }
 
 func testStore(t *testing.T, blobs Blobs) {
@@ -68,7 +70,7 @@ func testStore(t *testing.T, blobs Blobs) {
 		t.Errorf("read back %s: %d chunks, %d vectors", back.Commit, back.Segment.Len(), back.Vectors.Len())
 	}
 	if _, err := s.CurrentCode(ctx, "other"); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("another tenant sees an index: %v", err)
+		t.Errorf("another repository sees an index: %v", err)
 	}
 
 	// Memory vectors: conditional writes.
@@ -96,7 +98,7 @@ func testStore(t *testing.T, blobs Blobs) {
 		t.Errorf("memory vectors: %v, %v", got, err)
 	}
 	if err := s.SaveCode(ctx, "../x", ix); err == nil {
-		t.Error("a tenant that is not one path segment was accepted")
+		t.Error("a repository key that is not a key (reposcope.CheckKey) was accepted")
 	}
 }
 
@@ -104,6 +106,7 @@ func TestStoreMem(t *testing.T) {
 	testStore(t, &MemBlobs{})
 	t.Run("parts", func(t *testing.T) { testParts(t, &MemBlobs{}) })
 	t.Run("build record", func(t *testing.T) { testBuildRecord(t, &MemBlobs{}) })
+	t.Run("publish order", func(t *testing.T) { testPublishOrder(t, &MemBlobs{}) })
 }
 
 // TestAddMemoryVectors embeds only new texts and survives a concurrent

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/objects"
@@ -28,6 +29,9 @@ type FanOut struct {
 	Source  *lambdatest.SQSSource
 	Indexer *lambdatest.Function
 	Store   *indexfile.Store
+
+	stack   *Stack
+	indexer lambdatest.Config // the indexer function's
 }
 
 // FanOutOptions shape a fan-out run.
@@ -49,7 +53,7 @@ type FanOutOptions struct {
 func (s *Stack) StartFanOut(tb testing.TB, o FanOutOptions) *FanOut {
 	tb.Helper()
 	bucket, _ := s.S3(tb)
-	f := &FanOut{Queue: s.Moto.NewQueue(tb, o.Visibility, 5)}
+	f := &FanOut{Queue: s.Moto.NewQueue(tb, o.Visibility, 5), stack: s}
 	f.Store = indexfile.NewStore(&indexfile.S3Blobs{Bucket: objects.New(s.Moto.S3(), bucket), Prefix: indexfile.BucketPrefix})
 	cfg := s.IndexerConfig(tb)
 	cfg.Env[indexer.QueueURL.Name()] = f.Queue.URL
@@ -59,6 +63,7 @@ func (s *Stack) StartFanOut(tb testing.TB, o FanOutOptions) *FanOut {
 		f.Embed.Configure(cfg.Env)
 	}
 	cfg.VCPU = o.VCPU
+	f.indexer = cfg
 	f.Indexer = s.Start(tb, cfg)
 	worker := cfg
 	worker.Name, worker.Timeout = "toolshed-index-worker", o.WorkerTimeout
@@ -70,33 +75,57 @@ func (s *Stack) StartFanOut(tb testing.TB, o FanOutOptions) *FanOut {
 	return f
 }
 
-// Published invokes the indexer with the S3 event of tenant's snapshot
-// pointer being written.
-func (f *FanOut) Published(ctx context.Context, tenant string) error {
-	event := fmt.Appendf(nil, `{"Records":[{"eventSource":"aws:s3","eventName":"ObjectCreated:Put","s3":{"object":{"key":"snapshots/%s/current.json"}}}]}`, tenant)
-	resp, err := f.Indexer.Invoke(ctx, event)
+// StartIndexer starts another environment of the indexer function (Lambda
+// runs concurrent events in several) whose S3 requests go to s3Endpoint:
+// a proxy in front of moto_server, to hold some of them back. It stops
+// when tb ends.
+func (f *FanOut) StartIndexer(tb testing.TB, s3Endpoint string) *lambdatest.Function {
+	tb.Helper()
+	cfg := f.stack.Endpoints(f.indexer)
+	cfg.Env[config.S3Endpoint.Name()] = s3Endpoint
+	fn, err := lambdatest.Start(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(fn.Stop)
+	return fn
+}
+
+// Published invokes the indexer with the S3 event of the snapshot
+// pointer of the repository whose folder is repoKey (reposcope.Ref.Key)
+// being written.
+func (f *FanOut) Published(ctx context.Context, repoKey string) error {
+	return PublishedTo(ctx, f.Indexer, repoKey)
+}
+
+// PublishedTo invokes an environment of the indexer function with the S3
+// event of the snapshot pointer of the repository whose folder is
+// repoKey being written.
+func PublishedTo(ctx context.Context, fn *lambdatest.Function, repoKey string) error {
+	event := fmt.Appendf(nil, `{"Records":[{"eventSource":"aws:s3","eventName":"ObjectCreated:Put","s3":{"object":{"key":"snapshots/%s/current.json"}}}]}`, repoKey)
+	resp, err := fn.Invoke(ctx, event)
 	if err == nil && resp.FunctionError != "" {
 		err = fmt.Errorf("%s: %s", resp.ErrorType, resp.Payload)
 	}
 	if err != nil {
-		return fmt.Errorf("indexer: %w\n%s", err, f.Indexer.Output())
+		return fmt.Errorf("indexer: %w\n%s", err, fn.Output())
 	}
 	return nil
 }
 
-// WaitPublished waits until tenant's pointer names commit and returns the
-// index's manifest.
-func (f *FanOut) WaitPublished(ctx context.Context, tenant, commit string) (indexfile.Manifest, error) {
+// WaitPublished waits until the index pointer of the repository whose
+// folder is repoKey names commit and returns the index's manifest.
+func (f *FanOut) WaitPublished(ctx context.Context, repoKey, commit string) (indexfile.Manifest, error) {
 	for ; ctx.Err() == nil; time.Sleep(50 * time.Millisecond) {
-		p, _, err := f.Store.Pointer(ctx, tenant, "")
+		p, _, err := f.Store.Pointer(ctx, repoKey, "")
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return indexfile.Manifest{}, err
 		}
 		if p.Commit == commit {
-			return f.Store.Manifest(ctx, tenant, commit)
+			return f.Store.Manifest(ctx, repoKey, commit)
 		}
 	}
-	b, _, _ := f.Store.Build(context.Background(), tenant, "")
+	b, _, _ := f.Store.Build(context.Background(), repoKey, "")
 	return indexfile.Manifest{}, fmt.Errorf("%s not published: build %+v; %d events, %d failed: %w",
 		commit, b, f.Source.Events.Load(), f.Source.Failed.Load(), ctx.Err())
 }

@@ -7,11 +7,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/toolshed/toolshed/shared/pathmatch"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/secretscan"
 	"github.com/toolshed/toolshed/shared/testenv/latency"
 )
 
@@ -55,7 +61,8 @@ func Version() string {
 
 // Time runs rg for a class in dir runs times and returns its p50 and its
 // count of matching lines. It skips what grep_codebase skips beyond
-// ripgrep's defaults: the excluded folders and the repository's deny list.
+// ripgrep's defaults: the excluded folders, the repository's deny list and
+// the files holding secrets.
 func Time(dir string, c Class, runs int) (time.Duration, int, error) {
 	args := []string{"--line-number", "--column", "--no-heading"}
 	if !c.CaseSensitive {
@@ -68,7 +75,11 @@ func Time(dir string, c Class, runs int) (time.Duration, int, error) {
 // tools skip (as Time does), and returns its p50 and the lines of its
 // output.
 func Run(dir string, runs int, args ...string) (time.Duration, int, error) {
-	args = append(append([]string{"--no-require-git", "--no-config"}, excludes()...), args...)
+	skip, err := excludes(dir)
+	if err != nil {
+		return 0, 0, err
+	}
+	args = append(append([]string{"--no-require-git", "--no-config"}, skip...), args...)
 	var times []time.Duration
 	count := 0
 	for range runs {
@@ -85,16 +96,51 @@ func Run(dir string, runs int, args ...string) (time.Duration, int, error) {
 	return latency.Percentile(times, 50), count, nil
 }
 
-// excludes are the excluded folders and the deny list, as ripgrep globs.
-func excludes() []string {
+// excludes are what the repository tools never search in dir, as ripgrep
+// globs: the excluded folders, the deny list (without regard to case, as
+// the policy reads it) and the files whose content holds a secret.
+func excludes(dir string) ([]string, error) {
 	var out []string
 	for _, d := range repo.ExcludedDirs {
 		out = append(out, "-g", "!"+d+"/")
 	}
 	for _, p := range repo.DefaultDeny {
-		out = append(out, "-g", "!"+strings.TrimPrefix(p, "**/"))
+		out = append(out, "--iglob", "!"+p)
 	}
-	return out
+	held, err := secretFiles(dir)
+	for _, p := range held {
+		out = append(out, "-g", "!/"+pathmatch.Literal(p))
+	}
+	return out, err
+}
+
+// secretFiles lists the files under dir, outside the folders search never
+// enters, whose content holds a secret (secretscan.Find), as slash paths.
+func secretFiles(dir string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && p != dir && (strings.HasPrefix(d.Name(), ".") || slices.Contains(repo.ExcludedDirs, d.Name())):
+			return fs.SkipDir
+		case !d.Type().IsRegular():
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if secretscan.Find(data) != nil {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("find the files holding secrets in %s: %w", dir, err)
+	}
+	return out, nil
 }
 
 // Comparison is a class timed on grep_codebase and on rg over the same

@@ -6,11 +6,11 @@
 // discovery written a moment ago is found lexically at once), joins them
 // with the current code index and the vectors built in the background,
 // and ranks them with contextindex. Deployed, the indexer Lambda builds
-// the indexes in S3 (indexes/<tenant>/…) and this package only reads
-// them, revalidating by ETag (stored.go); locally, the same indexes are
-// built in process under the data directory (live.go). The wiring chooses
-// which (wiring.CodeIndexMode); the memory entries are read the same way
-// in both (service.go).
+// the indexes in S3 (indexes/<repo>/…, see indexfile.Store) and this
+// package only reads them, revalidating by ETag (stored.go); locally, the
+// same indexes are built in process under the data directory (live.go).
+// The wiring chooses which (wiring.CodeIndexMode); the memory entries are
+// read the same way in both (service.go).
 package contextsearch
 
 import (
@@ -119,7 +119,7 @@ func FromEnv(ctx context.Context, env *wiring.Env) (*Service, error) {
 	}
 	s := New(opts)
 	env.OnClose(func() error { s.Close(); return nil })
-	env.ReportStatus("codeIndexes", func() any { return s.Indexes() })
+	env.ReportStatus("codeIndexes", func(repos []string) any { return s.Indexes(repos) })
 	live := s.code.(*liveIndexes) // New built live indexes: opts.Mode is CodeIndexLive
 	env.KeepRepoIndexes(live.repoIndex)
 	// The local repository is every tenant's: index it from the start.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -39,13 +38,14 @@ type liveIndexes struct {
 
 	mu    sync.Mutex
 	lives map[repo.View]*contextindex.Live
+	names map[repo.View]string // each view's repository, for status
 }
 
 var _ codeIndexes = (*liveIndexes)(nil)
 
 func newLiveIndexes(o Options, st *indexfile.Store) *liveIndexes {
 	return &liveIndexes{repo: o.Repo, store: st, embedder: o.Embedder, saveAfter: o.SaveAfter, log: o.Log, now: o.Now,
-		memory: newMemoryEmbedder(st, o.Embedder, o.Log), lives: map[repo.View]*contextindex.Live{}}
+		memory: newMemoryEmbedder(st, o.Embedder, o.Log), lives: map[repo.View]*contextindex.Live{}, names: map[repo.View]string{}}
 }
 
 // defaultRepo is the served source's default repository.
@@ -105,17 +105,18 @@ func (l *liveIndexes) close() {
 	}
 }
 
-// status returns how far each code index is, by key.
-func (l *liveIndexes) status() []IndexStatus {
+// status returns how far the code index of each repository in repos
+// (nil: every one) is, by key.
+func (l *liveIndexes) status(repos []string) []IndexStatus {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	out := []IndexStatus{}
 	for view, live := range l.lives {
-		p := live.State().Progress
-		name := ""
-		if d, ok := view.(interface{ Dir() string }); ok {
-			name = filepath.Base(d.Dir())
+		name := l.names[view]
+		if !reposcope.Allows(repos, name) {
+			continue
 		}
+		p := live.State().Progress
 		out = append(out, IndexStatus{Repository: name, Key: liveKey(view), State: p.State,
 			FilesIndexed: p.FilesIndexed, FilesTotal: p.FilesTotal, Chunks: p.Chunks})
 	}
@@ -141,17 +142,19 @@ func (l *liveIndexes) start(ctx context.Context, tenant string) error {
 		return err
 	}
 	for _, item := range list {
-		view, err := l.repo.Open(ctx, reposcope.Ref{Tenant: tenant, Name: item.Name})
+		r := reposcope.Ref{Tenant: tenant, Name: item.Name}
+		view, err := l.repo.Open(ctx, r)
 		if err != nil {
 			return err
 		}
-		l.live(view)
+		l.live(view, r)
 	}
 	return nil
 }
 
-// live returns the code index of a view, started on first use.
-func (l *liveIndexes) live(view repo.View) *contextindex.Live {
+// live returns the code index of the view of the repository r, started
+// on first use.
+func (l *liveIndexes) live(view repo.View, r reposcope.Ref) *contextindex.Live {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	live := l.lives[view]
@@ -159,7 +162,7 @@ func (l *liveIndexes) live(view repo.View) *contextindex.Live {
 		live = contextindex.NewLive(view, contextindex.LiveOptions{
 			Store: l.store, Key: liveKey(view), Embedder: l.embedder, SaveAfter: l.saveAfter, Log: l.log, Now: l.now,
 		})
-		l.lives[view] = live
+		l.lives[view], l.names[view] = live, r.Name
 	}
 	return live
 }
@@ -181,7 +184,7 @@ func (l *liveIndexes) state(ctx context.Context, r reposcope.Ref) (*contextindex
 	if err != nil {
 		return nil, fmt.Errorf("open the repository: %w", err)
 	}
-	return l.live(view).State(), nil
+	return l.live(view, r).State(), nil
 }
 
 // repoIndex says how far the live code index of the repository r is

@@ -56,8 +56,9 @@ type codeIndexes interface {
 	// settle waits until the background work is done; close stops it.
 	settle()
 	close()
-	// status says how far each code index kept in process is.
-	status() []IndexStatus
+	// status says how far the code index kept in process of each
+	// repository in repos (nil: every one) is.
+	status(repos []string) []IndexStatus
 }
 
 // Service answers context_search.
@@ -106,7 +107,7 @@ func (s *Service) LiveIndexes() []*contextindex.Live {
 
 // IndexStatus is how far one code index is, for operators.
 type IndexStatus struct {
-	Repository   string             `json:"repository"` // the folder's name
+	Repository   string             `json:"repository"` // its name, as list_repos gives it
 	Key          string             `json:"key"`        // where it is stored: <data>/index/<key>
 	State        contextindex.State `json:"state"`      // building or ready
 	FilesIndexed int                `json:"filesIndexed"`
@@ -114,8 +115,9 @@ type IndexStatus struct {
 	Chunks       int                `json:"chunks"`
 }
 
-// Indexes returns how far each code index the service keeps is, by key.
-func (s *Service) Indexes() []IndexStatus { return s.code.status() }
+// Indexes returns how far the code index the service keeps of each
+// repository in repos (nil: every one) is, by key.
+func (s *Service) Indexes(repos []string) []IndexStatus { return s.code.status(repos) }
 
 // Start begins indexing the repositories a tenant reads (locally every
 // tenant reads the same ones), in the background, without waiting. It

@@ -92,7 +92,7 @@ func (s *storedIndexes) settle() { s.loads.Wait() }
 func (s *storedIndexes) close() {}
 
 // status: the indexer's indexes are not this process's to report.
-func (s *storedIndexes) status() []IndexStatus { return []IndexStatus{} }
+func (s *storedIndexes) status([]string) []IndexStatus { return []IndexStatus{} }
 
 // storedRepo is what the process holds of one repository's stored index.
 type storedRepo struct {

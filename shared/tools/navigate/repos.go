@@ -63,13 +63,14 @@ func (s service) listRepos(ctx context.Context, call toolkit.Call, in reposInput
 		start++
 	}
 	end := min(start+int(in.Limit), len(visible))
+	def := reposcope.DefaultFor(call.Repos, s.src.Default())
 	out := reposOutput{Repos: []repoJSON{}, Total: len(visible)}
 	for _, l := range visible[start:end] {
 		ix, err := s.codeIndex(ctx, l.Read)
 		if err != nil {
 			return toolkit.Result{}, fmt.Errorf("the code index of %s: %w", l.Name, err)
 		}
-		out.Repos = append(out.Repos, repoJSON{Name: l.Name, Default: l.Name == s.src.Default(), Commit: l.Commit, Files: l.Files,
+		out.Repos = append(out.Repos, repoJSON{Name: l.Name, Default: l.Name == def, Commit: l.Commit, Files: l.Files,
 			Index: indexJSON{State: ix.State, Commit: ix.Commit, FilesIndexed: ix.FilesIndexed, FilesTotal: ix.FilesTotal}})
 	}
 	if end < len(visible) {

@@ -14,7 +14,6 @@ import (
 	"github.com/toolshed/toolshed/shared/language"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/schema"
-	"github.com/toolshed/toolshed/shared/toolerr"
 
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
@@ -64,43 +63,41 @@ func (s service) readFile(ctx context.Context, call toolkit.Call, in readFileInp
 	if err != nil {
 		return toolkit.Result{}, err
 	}
-	f, err := FilePolicy.Read(snap, in.Path)
-	if err != nil {
-		return toolkit.Result{}, err
-	}
-	content, err := text(f.Path, f.Data)
-	if err != nil {
-		return toolkit.Result{}, err
-	}
-	lang := language.Of(f.Path)
-	lines := repo.CountLines(f.Data)
-	file := fileJSON{Path: f.Path, Content: content, Size: len(f.Data), Lines: lines, Language: lang}
+	var f read
 	if in.StartLine > 0 || in.EndLine > 0 {
-		if file.Content, file.Range, err = lineRange(content, lines, int(in.StartLine), int(in.EndLine)); err != nil {
-			return toolkit.Result{}, err
-		}
+		f, err = readRange(ctx, snap, in)
+	} else {
+		f, err = readWhole(snap, in.Path)
 	}
+	if err != nil {
+		return toolkit.Result{}, err
+	}
+	p, lang := f.file.Path, language.Of(f.file.Path)
+	f.file.Language = lang
 	out := readFileOutput{
-		File:         file,
+		File:         f.file,
 		Dependencies: []dependency{},
 		Metadata: metadataJSON{
-			Module:       module(snap, f.Path, f.Data, lang),
-			Role:         ptr(role(f.Path, lang)),
-			LastModified: modified(f.ModTime),
+			Module:       module(snap, p, f.head, lang),
+			Role:         ptr(role(p, lang)),
+			LastModified: modified(f.modTime),
 		},
 	}
 	if in.IncludeDeps && in.MaxDepth >= 1 {
 		gctx, cancel := toolkit.Gathering(ctx)
-		got := dependencies(gctx, snap, f.Path, f.Data, lang)
+		got := dependencies(gctx, snap, p, f.head, lang)
 		cancel()
 		out.Dependencies, out.DependenciesNote = got.deps, got.cut
 	}
-	if _, err := s.access.Record(ctx, call.Tenant, f.Path, s.now()); err != nil {
-		return toolkit.Result{}, fmt.Errorf("count the read of %s: %w", f.Path, err)
+	if _, err := s.access.Record(ctx, call.Tenant, p, s.now()); err != nil {
+		return toolkit.Result{}, fmt.Errorf("count the read of %s: %w", p, err)
 	}
-	msg := fmt.Sprintf("Read %s (%d bytes, %d lines)", f.Path, out.File.Size, out.File.Lines)
+	msg := fmt.Sprintf("Read %s (%d bytes, %d lines)", p, out.File.Size, out.File.Lines)
 	if r := out.File.Range; r != nil {
-		msg = fmt.Sprintf("Read lines %d-%d of %s (%d lines, %d bytes)", r.StartLine, r.EndLine, f.Path, out.File.Lines, out.File.Size)
+		msg = fmt.Sprintf("Read lines %d-%d of %s (%d lines, %d bytes)", r.StartLine, r.EndLine, p, out.File.Lines, out.File.Size)
+		if f.cut {
+			msg += fmt.Sprintf("; cut at %d bytes: read on from line %d", FileMaxBytes, r.EndLine+1)
+		}
 	}
 	if in.IncludeDeps && in.MaxDepth >= 1 {
 		msg += fmt.Sprintf(" with %d dependencies", len(out.Dependencies))
@@ -111,37 +108,55 @@ func (s service) readFile(ctx context.Context, call toolkit.Call, in readFileInp
 	return toolkit.Result{Data: out, Message: msg}, nil
 }
 
-// lineRange cuts lines start to end (1-based, inclusive; 0 for the first
-// or the last) out of content, a text of total lines, with each line's
-// ending. An end past the last line reads to the last; a start past it, or
-// an end before the start, is INVALID_INPUT saying how many lines there are.
-func lineRange(content string, total, start, end int) (string, *rangeJSON, error) {
-	if start == 0 {
-		start = 1
+// read is a file as read_file read it: what the answer says of it, its
+// first bytes (enough for its module and imports) and when it changed.
+type read struct {
+	file    fileJSON // Language aside
+	head    []byte
+	modTime time.Time
+	cut     bool // the range stops short of endLine, at FileMaxBytes
+}
+
+// headBytes is how much of a file read by range is kept for its module
+// and imports: what dependencies scans, and one byte to tell it the file
+// goes on.
+const headBytes = DepsScanBytes + 1
+
+// readWhole reads the file at p whole: at most FileMaxBytes.
+func readWhole(snap repo.View, p string) (read, error) {
+	f, err := FilePolicy.Read(snap, p)
+	if err != nil {
+		return read{}, err
 	}
-	if end == 0 || end > total {
-		end = total
+	content, err := text(f.Path, f.Data)
+	if err != nil {
+		return read{}, err
 	}
-	switch {
-	case start > total:
-		return "", nil, toolerr.Field("startLine", "is %d, past the end: the file has %d lines", start, total)
-	case end < start:
-		return "", nil, toolerr.Field("endLine", "is %d, before startLine %d", end, start)
+	file := fileJSON{Path: f.Path, Content: content, Size: len(f.Data), Lines: repo.CountLines(f.Data)}
+	return read{file: file, head: f.Data, modTime: f.ModTime}, nil
+}
+
+// readRange reads lines in.StartLine to in.EndLine of the file in.Path,
+// whatever its size: it streams the file (readPage), and returns at most
+// FileMaxBytes of lines. So any line navigation points to can be read, in
+// a snapshot's zip entry as in a local file.
+func readRange(ctx context.Context, snap repo.View, in readFileInput) (read, error) {
+	f, err := FilePolicy.Open(snap, in.Path)
+	if err != nil {
+		return read{}, err
 	}
-	from := 0
-	for range start - 1 {
-		from += strings.IndexByte(content[from:], '\n') + 1
+	defer f.Close()
+	pg, err := readPage(ctx, f, f.Path, int(in.StartLine), int(in.EndLine), FileMaxBytes, headBytes)
+	if err != nil {
+		return read{}, fmt.Errorf("read %s: %w", f.Path, err)
 	}
-	to := from
-	for range end - start + 1 {
-		i := strings.IndexByte(content[to:], '\n')
-		if i < 0 {
-			to = len(content)
-			break
-		}
-		to += i + 1
+	content, err := text(f.Path, pg.content)
+	if err != nil {
+		return read{}, err
 	}
-	return content[from:to], &rangeJSON{StartLine: start, EndLine: end, More: end < total}, nil
+	file := fileJSON{Path: f.Path, Content: content, Size: int(pg.size), Lines: pg.lines,
+		Range: &rangeJSON{StartLine: pg.start, EndLine: pg.end, More: pg.end < pg.lines}}
+	return read{file: file, head: pg.head, modTime: f.ModTime, cut: pg.cut}, nil
 }
 
 func ptr(s string) *string {

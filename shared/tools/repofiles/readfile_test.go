@@ -1,48 +1,99 @@
 package repofiles
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/toolerr"
 )
 
-func TestLineRange(t *testing.T) {
+// TestReadPage: lines start to end of a stream, each with its ending, at
+// most maxBytes of them (cut after a whole line), whatever pieces the
+// stream comes in.
+func TestReadPage(t *testing.T) {
 	const text = "one\ntwo\r\nthree\nfour" // no newline at the end
 	tests := []struct {
-		name       string
-		start, end int
-		want       string
-		r          rangeJSON
-		errField   string
+		name            string
+		start, end, max int
+		want            string
+		r               rangeJSON
+		cut             bool
+		code            toolerr.Code // an error's, with its field
+		field           string
 	}{
-		{"whole", 1, 4, text, rangeJSON{1, 4, false}, ""},
-		{"first line", 1, 1, "one\n", rangeJSON{1, 1, true}, ""},
-		{"middle, CRLF kept", 2, 3, "two\r\nthree\n", rangeJSON{2, 3, true}, ""},
-		{"last line without newline", 4, 4, "four", rangeJSON{4, 4, false}, ""},
-		{"from a line to the end", 3, 0, "three\nfour", rangeJSON{3, 4, false}, ""},
-		{"from the start to a line", 0, 2, "one\ntwo\r\n", rangeJSON{1, 2, true}, ""},
-		{"end past the last line", 2, 99, "two\r\nthree\nfour", rangeJSON{2, 4, false}, ""},
-		{"start past the last line", 5, 0, "", rangeJSON{}, "startLine"},
-		{"end before start", 3, 2, "", rangeJSON{}, "endLine"},
+		{"whole", 1, 4, 100, text, rangeJSON{1, 4, false}, false, "", ""},
+		{"first line", 1, 1, 100, "one\n", rangeJSON{1, 1, true}, false, "", ""},
+		{"middle, CRLF kept", 2, 3, 100, "two\r\nthree\n", rangeJSON{2, 3, true}, false, "", ""},
+		{"last line without newline", 4, 4, 100, "four", rangeJSON{4, 4, false}, false, "", ""},
+		{"from a line to the end", 3, 0, 100, "three\nfour", rangeJSON{3, 4, false}, false, "", ""},
+		{"from the start to a line", 0, 2, 100, "one\ntwo\r\n", rangeJSON{1, 2, true}, false, "", ""},
+		{"end past the last line", 2, 99, 100, "two\r\nthree\nfour", rangeJSON{2, 4, false}, false, "", ""},
+		{"exactly the limit", 1, 2, 9, "one\ntwo\r\n", rangeJSON{1, 2, true}, false, "", ""},
+		{"cut after the last whole line within the limit", 1, 4, 10, "one\ntwo\r\n", rangeJSON{1, 2, true}, true, "", ""},
+		{"cut in the middle", 2, 0, 12, "two\r\nthree\n", rangeJSON{2, 3, true}, true, "", ""},
+		{"a first line over the limit alone", 3, 4, 5, "", rangeJSON{}, false, toolerr.SizeLimitExceeded, ""},
+		{"start past the last line", 5, 0, 100, "", rangeJSON{}, false, toolerr.InvalidInput, "startLine"},
+		{"end before start", 3, 2, 100, "", rangeJSON{}, false, toolerr.InvalidInput, "endLine"},
+	}
+	readers := map[string]func(string) io.Reader{
+		"whole":    func(s string) io.Reader { return strings.NewReader(s) },
+		"one byte": func(s string) io.Reader { return iotest.OneByteReader(strings.NewReader(s)) },
+		"halves":   func(s string) io.Reader { return iotest.HalfReader(strings.NewReader(s)) },
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, r, err := lineRange(text, repo.CountLines([]byte(text)), tt.start, tt.end)
-			if tt.errField != "" {
-				te := toolerr.From(err)
-				if te == nil || te.Code != toolerr.InvalidInput || !strings.HasPrefix(te.Message, tt.errField+":") {
-					t.Fatalf("error %v, want INVALID_INPUT on %s", err, tt.errField)
+		for how, reader := range readers {
+			t.Run(tt.name+"/"+how, func(t *testing.T) {
+				pg, err := readPage(context.Background(), reader(text), "f.txt", tt.start, tt.end, tt.max, 6)
+				if tt.code != "" {
+					te := toolerr.From(err)
+					if te == nil || te.Code != tt.code || !strings.HasPrefix(te.Message, tt.field) {
+						t.Fatalf("error %v, want %s on %q", err, tt.code, tt.field)
+					}
+					return
 				}
-				return
-			}
-			if err != nil || got != tt.want || *r != tt.r {
-				t.Errorf("lineRange(%d, %d) = %q, %+v, %v; want %q, %+v", tt.start, tt.end, got, r, err, tt.want, tt.r)
-			}
-		})
+				got := rangeJSON{pg.start, pg.end, pg.end < pg.lines}
+				if err != nil || string(pg.content) != tt.want || got != tt.r || pg.cut != tt.cut {
+					t.Errorf("readPage(%d, %d) = %q, %+v, cut %t, %v; want %q, %+v, cut %t", tt.start, tt.end, pg.content, got, pg.cut, err, tt.want, tt.r, tt.cut)
+				}
+				if pg.lines != repo.CountLines([]byte(text)) || pg.size != int64(len(text)) || string(pg.head) != text[:6] {
+					t.Errorf("lines %d, size %d, head %q", pg.lines, pg.size, pg.head)
+				}
+			})
+		}
 	}
-	if got, r, err := lineRange("", 0, 0, 0); err == nil {
-		t.Errorf("a range of an empty file: %q %+v, want INVALID_INPUT", got, r)
+	if pg, err := readPage(context.Background(), strings.NewReader(""), "empty", 1, 0, 100, 6); toolerr.From(err).Code != toolerr.InvalidInput {
+		t.Errorf("a range of an empty file: %+v, %v; want INVALID_INPUT", pg, err)
+	}
+}
+
+// TestReadPageOfALargeFile: a range far into a file many buffers long is
+// the same as cut from the whole text, and the counts are the whole file's.
+func TestReadPageOfALargeFile(t *testing.T) {
+	var b strings.Builder
+	for i := 1; i <= 300_000; i++ {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	text := b.String()
+	pg, err := readPage(context.Background(), strings.NewReader(text), "big.txt", 250_001, 250_020, FileMaxBytes, headBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(text, "\n")
+	if want := strings.Join(lines[250_000:250_020], ""); string(pg.content) != want || pg.end != 250_020 || pg.cut {
+		t.Errorf("lines 250001-250020: %q, end %d, cut %t; want %q", pg.content, pg.end, pg.cut, want)
+	}
+	if pg.lines != 300_000 || pg.size != int64(len(text)) || string(pg.head) != text[:headBytes] {
+		t.Errorf("lines %d, size %d, head of %d bytes", pg.lines, pg.size, len(pg.head))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := readPage(ctx, strings.NewReader(text), "big.txt", 1, 2, FileMaxBytes, headBytes); !errors.Is(err, context.Canceled) {
+		t.Errorf("with the call's context ended: %v", err)
 	}
 }

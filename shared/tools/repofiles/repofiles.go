@@ -6,11 +6,13 @@
 //     committed file followed by the entries appended with
 //     write_memory_entry.
 //   - read_file: any project file but node_modules/ and what the
-//     repository's policy denies (.env*, secrets*, *.key, *.pem, .git/,
-//     the server's data directory), at most 1 MB, with language, line count, module, role
-//     and modification time, and optionally its level-1 imports that
-//     resolve to files of the repository (Go, TypeScript/JavaScript,
-//     Python). Each read is counted in the access statistics.
+//     repository's view refuses (secrets by name or by content, .git/,
+//     the server's data directory), whole up to 1 MB or lines startLine to
+//     endLine of a file of any size (streamed; at most 1 MB of lines), with
+//     language, line count, module, role and modification time, and
+//     optionally its level-1 imports that resolve to files of the
+//     repository (Go, TypeScript/JavaScript, Python). Each read is counted
+//     in the access statistics.
 //
 // Both read through shared/pathpolicy over the repository's view
 // (shared/repo), so a path is cleaned, checked against the tool's list and
@@ -46,9 +48,9 @@ const (
 
 // RepoFilePolicy is read_repo_file's allow list. Its "dir/*" entries name
 // safe folders: everything below them may be read, at
-// any depth. Its denied patterns (.env*, secrets*, *.key, *.pem, .git/)
-// are the repository's deny list (repo.DefaultDeny), which the view
-// applies to every repository tool.
+// any depth. What it denies, the view refuses for every repository tool:
+// the repository's deny list (repo.DefaultDeny: .git/ and secrets by
+// name), and files whose content holds a secret.
 var RepoFilePolicy = pathpolicy.MustNew(pathpolicy.Options{
 	Allow: []string{
 		"docs/*", "paths/*", "stacks/*",
@@ -62,8 +64,9 @@ var RepoFilePolicy = pathpolicy.MustNew(pathpolicy.Options{
 // deny list, which the view applies (.env files and .git/ among it),
 // never node_modules/, anywhere in the path.
 var FilePolicy = pathpolicy.MustNew(pathpolicy.Options{
-	Deny:     fileDeny,
-	MaxBytes: FileMaxBytes,
+	Deny:      fileDeny,
+	MaxBytes:  FileMaxBytes,
+	OverLimit: "read_file reads such a file a part at a time: pass startLine and endLine (find_symbols gives a symbol's lines)",
 })
 
 // depPolicy is FilePolicy for the dependencies read_file loads: a file

@@ -80,6 +80,18 @@ var fixture = map[string]string{
 	"web/src/types.d.ts":                 "export type X = number;\n",
 	"web/src/f.ts":                       "export const f = 1;\n",
 	"web/src/node_modules/evil/index.ts": "export const evil = 1;\n",
+	"gen/big.go":                         generated(110_000), // 3.3 MB
+}
+
+// generated is a generated Go file of n lines after its header, of 30 bytes
+// each.
+func generated(n int) string {
+	var b strings.Builder
+	b.WriteString("// Code generated for tests. DO NOT EDIT.\n\npackage gen\n\n")
+	for i := range n {
+		fmt.Fprintf(&b, "var v%06d = %06d // %s\n", i, i, "xxxxx")
+	}
+	return b.String()
 }
 
 const tsSource = `import { b } from './b.js';
@@ -120,6 +132,11 @@ type readFileResult struct {
 		Size     int    `json:"size"`
 		Lines    int    `json:"lines"`
 		Language string `json:"language"`
+		Range    *struct {
+			StartLine int  `json:"startLine"`
+			EndLine   int  `json:"endLine"`
+			More      bool `json:"more"`
+		} `json:"range"`
 	} `json:"file"`
 	Dependencies []dep `json:"dependencies"`
 	Metadata     struct {
@@ -169,6 +186,7 @@ var toolTests = []struct {
 	{"memory overlay", testMemoryOverlay},
 	{"read_file", testReadFile},
 	{"read_file refused", testReadFileRefused},
+	{"read_file ranges of a large file", testLargeFileRanges},
 	{"access counting", testAccess},
 	{"go dependencies", testGoDeps},
 	{"typescript dependencies", testTSDeps},
@@ -335,6 +353,37 @@ func testReadFileRefused(t *testing.T, e env) {
 	e.OK(t, alice, repofiles.ReadFileTool, `{"path":"src/exact.txt"}`, &exact)
 	if exact.File.Size != repofiles.FileMaxBytes {
 		t.Errorf("1 MB file: %d bytes", exact.File.Size)
+	}
+}
+
+// testLargeFileRanges: any range of a file over read_file's 1 MB (one
+// find_symbols outlines, find_references points into) is read, at most
+// 1 MB of it; the file whole is SIZE_LIMIT_EXCEEDED, saying to pass a range.
+func testLargeFileRanges(t *testing.T, e env) {
+	const p = "gen/big.go"
+	lines := strings.SplitAfter(fixture[p], "\n")
+	lines = lines[:len(lines)-1] // after the last newline
+	var out readFileResult
+	e.OK(t, alice, repofiles.ReadFileTool, `{"path":"gen/big.go","startLine":100000,"endLine":100019,"includeDeps":true}`, &out)
+	f := out.File
+	if want := strings.Join(lines[99_999:100_019], ""); f.Content != want || f.Lines != len(lines) || f.Size != len(fixture[p]) ||
+		f.Range == nil || f.Range.StartLine != 100_000 || f.Range.EndLine != 100_019 || !f.Range.More {
+		t.Errorf("lines 100000-100019: %q, %d lines, %d bytes, range %+v; want %q", short(readRepoResult{Content: f.Content}), f.Lines, f.Size, f.Range, want)
+	}
+	if deref(out.Metadata.Module) != "gen" || f.Language != "go" {
+		t.Errorf("module %q, language %q", deref(out.Metadata.Module), f.Language)
+	}
+	err := e.Fail(t, alice, repofiles.ReadFileTool, `{"path":"gen/big.go"}`, toolerr.SizeLimitExceeded)
+	if !strings.Contains(err.Message, "startLine and endLine") {
+		t.Errorf("refusal of the whole file: %q does not say to pass a range", err.Message)
+	}
+	// More than 1 MB of lines: cut after the last whole line within it.
+	out = readFileResult{}
+	e.OK(t, alice, repofiles.ReadFileTool, `{"path":"gen/big.go","startLine":2}`, &out)
+	f = out.File
+	if f.Range == nil || !f.Range.More || f.Content != strings.Join(lines[1:f.Range.EndLine], "") ||
+		len(f.Content) > repofiles.FileMaxBytes || len(f.Content)+len(lines[f.Range.EndLine]) <= repofiles.FileMaxBytes {
+		t.Errorf("lines 2 on: %d bytes, range %+v", len(f.Content), f.Range)
 	}
 }
 
