@@ -18,8 +18,7 @@
 //
 // A cursor is the unpadded base64url encoding of the fields (a number as
 // an unsigned varint, a string as its length and its bytes) followed by
-// the first 16 bytes of the HMAC. It is opaque to clients: only its
-// length is promised (at most MaxLen).
+// the first 16 bytes of the HMAC. It is opaque to clients.
 package cursor
 
 import (

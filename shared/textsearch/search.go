@@ -34,6 +34,14 @@ type Options struct {
 	After Position
 }
 
+// skip is how many first lines of f the search leaves out (After).
+func (o Options) skip(f *repo.File) int {
+	if f.Path == o.After.Path {
+		return o.After.Line
+	}
+	return 0
+}
+
 // Position is a line of a file.
 type Position struct {
 	Path string
@@ -113,11 +121,7 @@ func Search(ctx context.Context, files []*repo.File, q *Query, o Options) Result
 				if i >= len(files) || isDone(done) {
 					return
 				}
-				skip := 0
-				if files[i].Path == o.After.Path {
-					skip = o.After.Line
-				}
-				results[i] = q.searchFile(done, files[i], o.Limit, skip, &buf)
+				results[i] = q.searchFile(done, files[i], o.Limit, o.skip(files[i]), &buf)
 			}
 		})
 	}
