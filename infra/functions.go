@@ -8,12 +8,15 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/deploy"
 	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/secrets"
 	"github.com/toolshed/toolshed/shared/settings"
+	"github.com/toolshed/toolshed/shared/wiring"
 )
 
 // Build folders (and names, in logs and on the dashboard) of the functions
@@ -195,19 +198,66 @@ func (d *deployment) toolEnv(tool toolSpec) map[string]*string {
 	}))
 }
 
-// setting is the value the deployment chose for a function's setting.
-func (d *deployment) setting(name string) string { return d.opts.Settings[name] }
+// setting is the value of a function's setting: the one the deployment
+// chose, or else the one the stack gives it (newCursorKey).
+func (d *deployment) setting(name string) string {
+	if v := d.opts.Settings[name]; v != "" {
+		return v
+	}
+	return d.stackSettings[name]
+}
+
+// cursorKeySecret names the secret newCursorKey generates, after the stack.
+func (d *deployment) cursorKeySecret() string { return *d.stack.StackName() + "-cursor-key" }
+
+// newCursorKey gives the functions that page the key of their cursors
+// (wiring.CursorKey), one for the whole deployment: unless the deployment
+// names its own parameter (-c TOOLSHED_CURSOR_KEY=ssm:/name), a Secrets
+// Manager secret whose value CloudFormation generates, so the template
+// holds only how to make it; the functions read it at start through
+// Parameter Store's reference to it, as any secret setting. It goes with
+// the stack.
+func (d *deployment) newCursorKey() {
+	if d.opts.Settings[wiring.CursorKey.Name()] != "" {
+		return
+	}
+	awssecretsmanager.NewSecret(d.stack, jsii.String("CursorKey"), &awssecretsmanager.SecretProps{
+		SecretName:  jsii.String(d.cursorKeySecret()),
+		Description: jsii.String("Toolshed: the key that authenticates the list tools' paging cursors"),
+		GenerateSecretString: &awssecretsmanager.SecretStringGenerator{
+			PasswordLength:     jsii.Number(64),
+			ExcludePunctuation: jsii.Bool(true),
+		},
+		RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
+	})
+	d.stackSettings = map[string]string{
+		wiring.CursorKey.Name(): secrets.RefPrefix + secrets.SecretsManagerPrefix + d.cursorKeySecret(),
+	}
+}
 
 // grantSecrets lets fn read the parameters of the secret settings among
-// declared that the deployment chose (deploy.SecretParameters).
+// declared that the deployment chose (deploy.SecretParameters), and the
+// Secrets Manager secrets some of them refer to.
 func (d *deployment) grantSecrets(fn awslambda.Function, declared []settings.Setting) {
 	for _, name := range deploy.SecretParameters(declared, d.setting) {
 		fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-			Actions: jsii.Strings("ssm:GetParameter"),
-			Resources: jsii.Strings(fmt.Sprintf("arn:%s:ssm:%s:%s:parameter/%s",
-				*d.stack.Partition(), *d.stack.Region(), *d.stack.Account(), trimSlash(name))),
+			Actions:   jsii.Strings("ssm:GetParameter"),
+			Resources: jsii.Strings(d.arn("ssm", "parameter/"+trimSlash(name))),
 		}))
+		if secret, ok := secrets.ReferencedSecret(name); ok {
+			fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+				Actions: jsii.Strings("secretsmanager:GetSecretValue"),
+				// Secrets Manager ends a secret's ARN with "-" and six
+				// characters of its own.
+				Resources: jsii.Strings(d.arn("secretsmanager", "secret:"+secret+"-??????")),
+			}))
+		}
 	}
+}
+
+// arn is the ARN of a resource of service in the stack's account and region.
+func (d *deployment) arn(service, resource string) string {
+	return fmt.Sprintf("arn:%s:%s:%s:%s:%s", *d.stack.Partition(), service, *d.stack.Region(), *d.stack.Account(), resource)
 }
 
 func trimSlash(s string) string {

@@ -1,5 +1,6 @@
 // Command infra is the Toolshed CDK app. It defines one stack, "Toolshed":
-// the DynamoDB tables and the snapshot bucket (storage.go), one Lambda
+// the DynamoDB tables and the snapshot bucket (storage.go), the secret
+// that authenticates the list tools' paging cursors, one Lambda
 // function per tool (derived from the tool registry in shared/toolset and
 // the contracts: its routes, aliases, timeout, memory, reserved
 // concurrency, environment and IAM policy), the MCP gateway and the API
@@ -65,6 +66,9 @@ type deployment struct {
 	stack    awscdk.Stack
 	buildDir string
 	opts     options
+	// stackSettings are the functions' settings the stack gives them
+	// when the deployment chose none (the cursor key's secret).
+	stackSettings map[string]string
 
 	tables     map[config.Table]awsdynamodb.Table
 	bucket     awss3.Bucket
@@ -94,6 +98,7 @@ func NewToolshedStack(scope constructs.Construct, id string, props *ToolshedStac
 	d := &deployment{stack: stack, buildDir: p.BuildDir, opts: *p.Options}
 
 	d.newStorage()
+	d.newCursorKey()
 	d.newToolFunctions()
 	d.newGateway()
 	if !d.opts.OAuth.on() { // else the functions check credentials themselves

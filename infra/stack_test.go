@@ -410,7 +410,8 @@ func TestResourceCounts(t *testing.T) {
 		{"AWS::ApiGatewayV2::Route", 2 + 3*len(auth.MCPPaths) + 2*routeNames}, // /healthz and the server card, 3 on each MCP path, 2 per name
 		{"AWS::CloudWatch::Alarm", alarms},
 		{"AWS::SNS::Topic", 1},
-		{"AWS::SNS::Subscription", 0}, // without -c alarmEmail
+		{"AWS::SecretsManager::Secret", 1}, // the cursor key
+		{"AWS::SNS::Subscription", 0},      // without -c alarmEmail
 		{"AWS::Logs::QueryDefinition", len(savedQueries)},
 		{"AWS::CloudWatch::Dashboard", 1},
 	}
@@ -536,9 +537,10 @@ func TestEnvironment(t *testing.T) {
 					want[name] = v
 				}
 			}
-			if tool.Family.Name == "contextsearch" { // the secret, as the name of its parameter
-				delete(want, embedding.Key.Name())
-				want[secrets.EnvVar] = `{"TOOLSHED_EMBED_KEY":"` + testKeyParameter + `"}`
+			// The secrets, as the names of their parameters.
+			delete(want, embedding.Key.Name())
+			if params := secretParameters(tool); len(params) > 0 {
+				want[secrets.EnvVar] = secrets.Encode(params)
 			}
 			if got := env(t, tool.Name); !equalJSON(got, want) {
 				t.Errorf("environment:\n got %v\nwant %v", got, want)
@@ -550,7 +552,8 @@ func TestEnvironment(t *testing.T) {
 		"hello": {"TOOLSHED_TOOL": "hello", "TOOLSHED_STORE": "dynamodb",
 			"TOOLSHED_RATE_TABLE": ref(ids[config.RateLimitsTable]), "TOOLSHED_RATE_LIMITS": "hello=600"},
 		"add_task": {"TOOLSHED_TOOL": "add_task", "TOOLSHED_STORE": "dynamodb", "TOOLSHED_RATE_LIMITS": "hello=600",
-			"TOOLSHED_RATE_TABLE": ref(ids[config.RateLimitsTable]), "TOOLSHED_TASKS_TABLE": ref(ids[config.TasksTable])},
+			"TOOLSHED_RATE_TABLE": ref(ids[config.RateLimitsTable]), "TOOLSHED_TASKS_TABLE": ref(ids[config.TasksTable]),
+			secrets.EnvVar: `{"TOOLSHED_CURSOR_KEY":"/aws/reference/secretsmanager/Toolshed-cursor-key"}`},
 		"web-fetch": {"TOOLSHED_TOOL": "web-fetch", "TOOLSHED_STORE": "dynamodb", "TOOLSHED_RATE_LIMITS": "hello=600",
 			"TOOLSHED_RATE_TABLE": ref(ids[config.RateLimitsTable]), "TOOLSHED_FETCH_ALLOWED_DOMAINS": "docs.python.org,*.go.dev"},
 	} {
@@ -780,14 +783,19 @@ func TestPolicies(t *testing.T) {
 			}
 		})
 	}
-	// Anchors: least privilege spelled out for some tools and the authorizer.
+	// Anchors: least privilege spelled out for some tools and the authorizer
+	// (the task and memory tools may read the cursor key: see TestCursorKey).
 	rate := []string{"dynamodb:UpdateItem"}
+	withKey := func(grants map[string][]string) map[string][]string {
+		maps.Copy(grants, cursorKeyGrants())
+		return grants
+	}
 	anchors := map[string]map[string][]string{
 		"hello":              {table(config.RateLimitsTable): rate},
-		"add_task":           {table(config.TasksTable): {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}, table(config.RateLimitsTable): rate},
-		"list_tasks":         {table(config.TasksTable): {"dynamodb:Query"}, table(config.RateLimitsTable): rate},
-		"delete_task":        {table(config.TasksTable): {"dynamodb:DeleteItem"}, table(config.RateLimitsTable): rate},
-		"write_memory_entry": {table(config.MemoryTable): {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}, table(config.RateLimitsTable): rate},
+		"add_task":           withKey(map[string][]string{table(config.TasksTable): {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}, table(config.RateLimitsTable): rate}),
+		"list_tasks":         withKey(map[string][]string{table(config.TasksTable): {"dynamodb:Query"}, table(config.RateLimitsTable): rate}),
+		"delete_task":        withKey(map[string][]string{table(config.TasksTable): {"dynamodb:DeleteItem"}, table(config.RateLimitsTable): rate}),
+		"write_memory_entry": withKey(map[string][]string{table(config.MemoryTable): {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}, table(config.RateLimitsTable): rate}),
 		"authorizer":         {table(config.APIKeysTable): {"dynamodb:GetItem"}},
 	}
 	for name, want := range anchors {
@@ -1463,9 +1471,10 @@ func synthesizeOnce(out string, ctx map[string]string) func() (synthesized, erro
 	})
 }
 
-// variant is a second stack: origins of its own, an alarm email, no
-// reserved concurrency, a route throttle for hello.
+// variant is a second stack: a cursor key parameter, origins of its own,
+// an alarm email, no reserved concurrency, a route throttle for hello.
 var variant = synthesizeOnce("variant.out", map[string]string{
+	"TOOLSHED_CURSOR_KEY": "ssm:" + variantCursorKeyParameter,
 	"allowedOrigins":      "https://a.example, https://b.example:8443",
 	"alarmEmail":          "ops@example.com",
 	"reservedConcurrency": "off",

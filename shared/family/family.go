@@ -17,6 +17,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/toolshed/toolshed/shared/cursor"
 	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolkit"
@@ -137,14 +138,19 @@ func (f Family) check(tools []toolkit.Tool) error {
 	return nil
 }
 
-// OverStores is the New of a family whose tools need only the stores and
-// the clock (tasks, memory): tools builds them over what env opens.
-func OverStores(tools func(st store.Stores, now func() time.Time) []toolkit.Tool) func(context.Context, *wiring.Env) ([]toolkit.Tool, error) {
+// OverStores is the New of a family whose tools need only the stores, the
+// clock and the paging cursors' key (tasks, memory): tools builds them
+// over what env opens.
+func OverStores(tools func(st store.Stores, now func() time.Time, cursors cursor.Key) []toolkit.Tool) func(context.Context, *wiring.Env) ([]toolkit.Tool, error) {
 	return func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
 		st, err := env.Stores(ctx)
 		if err != nil {
 			return nil, err
 		}
-		return tools(st, env.Now), nil
+		key, err := env.Cursors()
+		if err != nil {
+			return nil, err
+		}
+		return tools(st, env.Now, key), nil
 	}
 }

@@ -127,7 +127,7 @@ func TestTenantIsolationWithDataInsideTheRepository(t *testing.T) {
 			os.WriteFile(filepath.Join(repoDir, "notes.md"), []byte("zqxdiary in the open\n"), 0o644)
 			waitGrep(t, base, alice, "zqxdiary", 1)
 
-			inside := []string{dataName + "/workspace/bob/diary.txt", dataName + "/" + boltstore.File, dataName + "/workspace", dataName}
+			inside := []string{dataName + "/workspace/bob/diary.txt", dataName + "/" + boltstore.File, dataName + "/cursor.key", dataName + "/workspace", dataName}
 			for _, r := range routes {
 				t.Run(r.name, func(t *testing.T) {
 					denied := "PATH_NOT_ALLOWED"

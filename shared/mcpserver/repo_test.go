@@ -2,9 +2,13 @@ package mcpserver_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/toolshed/toolshed/shared/config"
@@ -12,6 +16,7 @@ import (
 	"github.com/toolshed/toolshed/shared/httpapi"
 	"github.com/toolshed/toolshed/shared/mcpserver"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
+	"github.com/toolshed/toolshed/shared/testenv/repotest"
 	"github.com/toolshed/toolshed/shared/toolkit"
 	"github.com/toolshed/toolshed/shared/toolset"
 	"github.com/toolshed/toolshed/shared/wiring"
@@ -63,8 +68,80 @@ func newRepoPipeline(t *testing.T, repos ...string) *toolkit.Pipeline {
 // every request from tenant "golden".
 func newRepoHandler(t *testing.T, repos ...string) http.Handler {
 	t.Helper()
-	p := newRepoPipeline(t, repos...)
+	return repoHandlerOver(t, newRepoPipeline(t, repos...))
+}
+
+// repoHandlerOver is the gateway's handler over p, every request from
+// tenant "golden".
+func repoHandlerOver(t *testing.T, p *toolkit.Pipeline) http.Handler {
+	t.Helper()
 	hc := as("golden", "req-golden")
 	hc.Invoker, hc.MCP = p, mcpserver.New(mcpserver.Config{Name: "toolshed", Version: "golden", Tools: p})
 	return httpapi.New(hc)
+}
+
+// TestResourcesPageThroughTheTools: resources/list pages through the
+// repository's top level with list_files' cursors, and resources/read
+// reads a memory file through every page of read_memory's: the features
+// call the tools with the arguments their cursors were issued for. A
+// cursor they did not issue is refused.
+func TestResourcesPageThroughTheTools(t *testing.T) {
+	files := map[string]string{}
+	for i := range 250 {
+		files[fmt.Sprintf("f%03d.txt", i)] = "x\n"
+	}
+	p := newRepoPipeline(t, repotest.WriteDir(t, files))
+	for i := range 150 {
+		args := fmt.Sprintf(`{"file":"best_practices.md","content":"- practice %d"}`, i)
+		if out := p.Invoke(context.Background(), toolkit.Request{Tool: "write_memory_entry", Args: json.RawMessage(args), Tenant: "golden"}); !out.OK {
+			t.Fatalf("write_memory_entry: %+v", out.Error)
+		}
+	}
+	h := repoHandlerOver(t, p)
+
+	var listed []string
+	pages := 0
+	for cursor := ""; pages < 5; pages++ {
+		params := map[string]any{}
+		if cursor != "" {
+			params["cursor"] = cursor
+		}
+		var res struct {
+			Result struct {
+				Resources []struct {
+					URI string `json:"uri"`
+				} `json:"resources"`
+				NextCursor string `json:"nextCursor"`
+			} `json:"result"`
+		}
+		call, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "resources/list", "params": params})
+		if err := json.Unmarshal([]byte(answer(h, string(call))), &res); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res.Result.Resources {
+			if strings.HasPrefix(r.URI, "repo://") {
+				listed = append(listed, r.URI)
+			}
+		}
+		if cursor = res.Result.NextCursor; cursor == "" {
+			break
+		}
+	}
+	once := len(slices.Compact(slices.Clone(listed))) == len(listed)
+	if len(listed) != 250 || !slices.IsSorted(listed) || !once || pages != 1 {
+		t.Errorf("listed %d files (sorted %v, once each %v) in %d pages; want the 250, sorted, once each, in 2",
+			len(listed), slices.IsSorted(listed), once, pages+1)
+	}
+
+	read := answer(h, `{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"memory://best_practices.md"}}`)
+	for _, i := range []int{0, 99, 100, 149} {
+		if !strings.Contains(read, fmt.Sprintf("practice %d\\n", i)) {
+			t.Errorf("the memory file lacks entry %d: %.300s", i, read)
+		}
+	}
+
+	forged := answer(h, `{"jsonrpc":"2.0","id":3,"method":"resources/list","params":{"cursor":"bGlzdF9maWxlczpmMTAwLnR4dA"}}`)
+	if !strings.Contains(forged, `"code":-32602`) || !strings.Contains(forged, "cursor") {
+		t.Errorf("a made-up cursor: %s", forged)
+	}
 }

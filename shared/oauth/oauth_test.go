@@ -11,6 +11,7 @@ import (
 	"github.com/toolshed/toolshed/contracts"
 	"github.com/toolshed/toolshed/shared/auth"
 	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/cursor"
 	"github.com/toolshed/toolshed/shared/httpapi"
 	"github.com/toolshed/toolshed/shared/mcpserver"
 	"github.com/toolshed/toolshed/shared/oauth"
@@ -48,7 +49,7 @@ func newFixture(t *testing.T, settings func(*config.OAuth)) fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := toolkit.NewPipeline(set, append(tasks.Tools(stores.Tasks, nil), hello.New()), toolkit.Options{})
+	p, err := toolkit.NewPipeline(set, append(tasks.Tools(stores.Tasks, nil, cursor.RandomKey()), hello.New()), toolkit.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

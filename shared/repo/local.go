@@ -364,7 +364,7 @@ func (l *Local) applyLocked(ctx context.Context) {
 		for p := range l.pending {
 			paths = append(paths, p)
 		}
-		slices.SortFunc(paths, walkOrder) // folders before what they hold
+		slices.SortFunc(paths, WalkOrder) // folders before what they hold
 		ops := l.pending
 		l.pending = map[string]fsnotify.Op{}
 		for _, p := range paths {
@@ -676,7 +676,7 @@ func (l *Local) listLocked() []*File {
 		}
 		l.cold = l.cold || e.cold
 	}
-	slices.SortFunc(paths, walkOrder)
+	slices.SortFunc(paths, WalkOrder)
 	list := make([]*File, len(paths))
 	for i, p := range paths {
 		if f := l.files[p].file; f != nil {
@@ -715,9 +715,10 @@ func (l *Local) loadCold(ctx context.Context, list []*File) ([]*File, error) {
 	return slices.DeleteFunc(out, func(f *File) bool { return f == nil }), nil
 }
 
-// walkOrder orders slash paths as a walk visits them: folder by folder,
-// names sorted, a folder's contents right after it.
-func walkOrder(a, b string) int {
+// WalkOrder orders slash paths as a walk visits them, the order of
+// View.Searchable: folder by folder, names sorted, a folder's contents
+// right after it.
+func WalkOrder(a, b string) int {
 	for {
 		ai, bi := strings.IndexByte(a, '/'), strings.IndexByte(b, '/')
 		as, bs := a, b

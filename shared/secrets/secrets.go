@@ -1,8 +1,10 @@
 // Package secrets gives a deployed function the values of its secret
-// settings (an embedder's API key, and any setting declared
-// settings.Var.Secret) without writing them into the deployment. The
-// deployment names an AWS Systems Manager Parameter Store parameter per
-// secret (a SecureString, `-c TOOLSHED_EMBED_KEY=ssm:/toolshed/embed-key`);
+// settings (an embedder's API key, the paging cursors' key, and any
+// setting declared settings.Var.Secret) without writing them into the
+// deployment. The deployment names an AWS Systems Manager Parameter Store
+// parameter per secret (a SecureString, `-c
+// TOOLSHED_EMBED_KEY=ssm:/toolshed/embed-key`, or Parameter Store's
+// reference to a Secrets Manager secret, SecretsManagerPrefix);
 // the function's environment carries only those names, in EnvVar; and the
 // function reads the values once, at start (Load), and lays them over the
 // getenv its settings are read with, where the setting's readers find
@@ -35,6 +37,24 @@ var Parameters = settings.New(EnvVar, "",
 // RefPrefix starts a deployment's value of a secret setting: the rest is
 // the parameter's name.
 const RefPrefix = "ssm:"
+
+// SecretsManagerPrefix starts the names under which Parameter Store shows
+// Secrets Manager's secrets: the parameter
+// /aws/reference/secretsmanager/NAME, read with decryption, is the value
+// of the secret NAME. So a secret setting may name a Secrets Manager
+// secret as well (the CDK app names the cursor key it generates so).
+const SecretsManagerPrefix = "/aws/reference/secretsmanager/"
+
+// ReferencedSecret returns the name of the Secrets Manager secret the
+// parameter name refers to, when it is such a reference: a function that
+// reads it needs secretsmanager:GetSecretValue on that secret too.
+func ReferencedSecret(parameter string) (string, bool) {
+	name, ok := strings.CutPrefix(parameter, SecretsManagerPrefix)
+	if !ok || name == "" {
+		return "", false
+	}
+	return name, true
+}
 
 // parameterName is what Parameter Store accepts as a name: letters,
 // digits and _.-/, with a leading / when the name has a path.

@@ -16,6 +16,7 @@ func TestParseRef(t *testing.T) {
 	}{
 		{"ssm:/toolshed/embed-key", "/toolshed/embed-key", ""},
 		{"ssm:embed_key.v2", "embed_key.v2", ""},
+		{"ssm:/aws/reference/secretsmanager/Toolshed-cursor-key", "/aws/reference/secretsmanager/Toolshed-cursor-key", ""},
 		{"sk-live-1234", "", "never written into the deployment"},
 		{"ssm:", "", "is not a parameter name"},
 		{"ssm:toolshed/embed-key", "", "is not a parameter name"},
@@ -35,6 +36,20 @@ func TestParseRef(t *testing.T) {
 				t.Errorf("got %q, %v; want %q", got, err, tt.want)
 			}
 		})
+	}
+}
+
+func TestReferencedSecret(t *testing.T) {
+	for parameter, want := range map[string]string{
+		"/aws/reference/secretsmanager/Toolshed-cursor-key": "Toolshed-cursor-key",
+		"/aws/reference/secretsmanager/":                    "",
+		"/toolshed/embed-key":                               "",
+		"aws/reference/secretsmanager/x":                    "",
+	} {
+		got, ok := secrets.ReferencedSecret(parameter)
+		if got != want || ok != (want != "") {
+			t.Errorf("ReferencedSecret(%q) = %q, %v; want %q", parameter, got, ok, want)
+		}
 	}
 }
 

@@ -441,7 +441,11 @@ func (q Query) rank(name, lower, lq string) int {
 	return 3
 }
 
-// CompareHits orders hits by rank, then path, then position.
+// CompareHits orders hits by rank, then path, then position: where the
+// symbol starts, then where its name is (names declared together, as in
+// `var a, b` or `int a, b;`, share their start), then where it ends. No
+// two symbols of a file share all three, so the order is total and a page
+// can resume after any hit.
 func CompareHits(a, b Hit) int {
 	if a.Rank != b.Rank {
 		return a.Rank - b.Rank
@@ -449,5 +453,11 @@ func CompareHits(a, b Hit) int {
 	if c := strings.Compare(a.File.Path, b.File.Path); c != 0 {
 		return c
 	}
-	return a.Symbol.From - b.Symbol.From
+	if a.Symbol.From != b.Symbol.From {
+		return a.Symbol.From - b.Symbol.From
+	}
+	if a.Symbol.NameAt != b.Symbol.NameAt {
+		return a.Symbol.NameAt - b.Symbol.NameAt
+	}
+	return a.Symbol.To - b.Symbol.To
 }

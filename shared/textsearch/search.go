@@ -28,6 +28,24 @@ type Options struct {
 	Context int
 	// MaxLineBytes cuts longer lines in the output (0: DefaultMaxLineBytes).
 	MaxLineBytes int
+	// After resumes a search inside a file: the lines of the file at
+	// After.Path up to After.Line are neither counted nor kept (the caller
+	// leaves out the files before it). Unset, every line is searched.
+	After Position
+}
+
+// skip is how many first lines of f the search leaves out (After).
+func (o Options) skip(f *repo.File) int {
+	if f.Path == o.After.Path {
+		return o.After.Line
+	}
+	return 0
+}
+
+// Position is a line of a file.
+type Position struct {
+	Path string
+	Line int // 1-based
 }
 
 // Match is one matching line.
@@ -103,7 +121,7 @@ func Search(ctx context.Context, files []*repo.File, q *Query, o Options) Result
 				if i >= len(files) || isDone(done) {
 					return
 				}
-				results[i] = q.searchFile(done, files[i], o.Limit, &buf)
+				results[i] = q.searchFile(done, files[i], o.Limit, o.skip(files[i]), &buf)
 			}
 		})
 	}
@@ -156,18 +174,19 @@ func isDone(done <-chan struct{}) bool {
 // once it has been searched.
 var windowSearched func(n int)
 
-// searchFile counts the matching lines of f and keeps the first keep. It
-// searches a window of whole lines at a time and stops early, with what
-// it has, once done is closed. A file its trigrams rule out is not
-// decompressed; one that may match is, into *buf (reused from file to
-// file).
-func (q *Query) searchFile(done <-chan struct{}, f *repo.File, keep int, buf *[]byte) fileHits {
+// searchFile counts the matching lines of f after its first skip lines
+// and keeps the first keep. It searches a window of whole lines at a time
+// and stops early, with what it has, once done is closed. A file its
+// trigrams rule out is not decompressed; one that may match is, into *buf
+// (reused from file to file).
+func (q *Query) searchFile(done <-chan struct{}, f *repo.File, keep, skip int, buf *[]byte) fileHits {
 	fr := fileHits{searched: true}
 	if !q.mayMatch(f) {
 		return fr
 	}
 	data := f.ContentInto(buf)
-	lineNo, lineAt := 1, 0
+	from := lineOffset(data, skip)
+	lineNo, lineAt := skip+1, from
 	add := func(start, end, col int) {
 		fr.count++
 		if len(fr.hits) < keep {
@@ -180,8 +199,8 @@ func (q *Query) searchFile(done <-chan struct{}, f *repo.File, keep int, buf *[]
 	if q.finders != nil {
 		next = make([]int, len(q.finders))
 	}
-	for a := 0; a < len(data); {
-		if a > 0 && isDone(done) {
+	for a := from; a < len(data); {
+		if a > from && isDone(done) {
 			fr.searched = false // the caller looked just before the first window
 			break
 		}
@@ -290,6 +309,20 @@ func (q *Query) scanLiterals(data []byte, a, b int, next []int, add func(start, 
 }
 
 var newline = []byte{'\n'}
+
+// lineOffset returns where the line after the first n lines of data
+// starts: len(data) when there is none.
+func lineOffset(data []byte, n int) int {
+	at := 0
+	for ; n > 0 && at < len(data); n-- {
+		j := bytes.IndexByte(data[at:], '\n')
+		if j < 0 {
+			return len(data)
+		}
+		at += j + 1
+	}
+	return at
+}
 
 func lineStart(data []byte, i int) int { return bytes.LastIndexByte(data[:i], '\n') + 1 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -79,17 +80,17 @@ func scan(pattern string, caseSensitive bool, text string) []string {
 var windows = []int{1, 2, 7}
 
 // searchText searches text as one file, with the query's window and with
-// each of windows, and returns the matches ("line:column") and the total
-// when they all agree.
+// each of windows, and resumed after each of its lines, and returns the
+// matches ("line:column") and the total when they all agree.
 func searchText(t *testing.T, pattern string, caseSensitive bool, text string) ([]string, int) {
 	t.Helper()
 	q, err := textsearch.Compile(pattern, caseSensitive)
 	if err != nil {
 		t.Fatal(err)
 	}
-	search := func() ([]string, int) {
+	search := func(after int) ([]string, int) {
 		files := []*repo.File{repo.NewFile("f", []byte(text), time.Time{})}
-		res := textsearch.Search(context.Background(), files, q, textsearch.Options{Limit: 1 << 20})
+		res := textsearch.Search(context.Background(), files, q, textsearch.Options{Limit: 1 << 20, After: textsearch.Position{Path: "f", Line: after}})
 		if !res.Complete || res.FilesSearched != 1 {
 			t.Fatalf("search without a deadline: complete %v, %d files searched", res.Complete, res.FilesSearched)
 		}
@@ -99,15 +100,32 @@ func searchText(t *testing.T, pattern string, caseSensitive bool, text string) (
 		}
 		return out, res.Total
 	}
-	out, total := search()
+	out, total := search(0)
+	// Resumed after each line, it finds the lines after that one.
+	for after := 1; after <= strings.Count(text, "\n")+1; after++ {
+		var want []string
+		for _, m := range out {
+			if line, _, _ := strings.Cut(m, ":"); atoi(line) > after {
+				want = append(want, m)
+			}
+		}
+		if got, n := search(after); strings.Join(got, " ") != strings.Join(want, " ") || n != len(want) {
+			t.Fatalf("%q case-sensitive %t on %q after line %d: %v (total %d), want %v", pattern, caseSensitive, text, after, got, n, want)
+		}
+	}
 	for _, w := range windows {
 		textsearch.SetWindow(q, w)
-		if got, n := search(); strings.Join(got, " ") != strings.Join(out, " ") || n != total {
+		if got, n := search(0); strings.Join(got, " ") != strings.Join(out, " ") || n != total {
 			t.Fatalf("%q case-sensitive %t on %q: window %d finds %v (total %d), the default window %v (total %d)",
 				pattern, caseSensitive, text, w, got, n, out, total)
 		}
 	}
 	return out, total
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
 }
 
 func TestSearchAgreesWithScan(t *testing.T) {
@@ -150,7 +168,9 @@ func FuzzSearch(f *testing.F) {
 		if !caseSensitive {
 			prefix = "(?i)"
 		}
-		if _, err := regexp.Compile(prefix + pattern); err != nil || len(pattern) > 50 || len(text) > 2000 {
+		// A text with a NUL is binary: no repository file holds it
+		// (repo.NewFile makes none).
+		if _, err := regexp.Compile(prefix + pattern); err != nil || len(pattern) > 50 || len(text) > 2000 || strings.Contains(text, "\x00") {
 			return
 		}
 		got, total := searchText(t, pattern, caseSensitive, text)

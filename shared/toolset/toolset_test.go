@@ -2,14 +2,17 @@ package toolset_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"slices"
 	"testing"
 
 	"github.com/toolshed/toolshed/contracts"
 	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/cursor"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/testenv/tooltest"
 	"github.com/toolshed/toolshed/shared/toolset"
 	"github.com/toolshed/toolshed/shared/wiring"
@@ -33,8 +36,14 @@ func TestFamilies(t *testing.T) {
 				t.Fatalf("family %+v needs a name, tools and a constructor", f)
 			}
 			for _, tool := range f.Tools {
-				if c, ok := set.Get(tool); !ok || c.Name != tool {
+				c, ok := set.Get(tool)
+				if !ok || c.Name != tool {
 					t.Errorf("tool %q has no contract under that canonical name", tool)
+					continue
+				}
+				if pages(t, c.InputSchema) && !slices.ContainsFunc(f.Settings, func(s settings.Setting) bool { return s.Name() == wiring.CursorKey.Name() }) {
+					t.Errorf("tool %q takes a cursor, but its family does not list %s in its Settings: deployed, its functions would not start",
+						tool, wiring.CursorKey.Name())
 				}
 				if other, dup := seen[tool]; dup {
 					t.Errorf("tool %q is in families %s and %s", tool, other, f.Name)
@@ -60,6 +69,18 @@ func TestFamilies(t *testing.T) {
 			}
 		})
 	}
+}
+
+// pages reports whether an input schema takes a cursor.
+func pages(t *testing.T, inputSchema json.RawMessage) bool {
+	var schema struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal(inputSchema, &schema); err != nil {
+		t.Fatal(err)
+	}
+	_, ok := schema.Properties[cursor.Field]
+	return ok
 }
 
 // TestBuildOneTool builds one tool the way its Lambda function does: only

@@ -8,8 +8,9 @@
 // The Env alone chooses backends: local or in the bucket, for the stores
 // (Stores; the embedded one through shared/wiring/embedded), the served
 // repository (Repo), file-io's workspaces (Workspaces) and
-// context_search's indexes (CodeIndexes). A family asks for what it needs
-// and never looks at the configuration to decide where it lives.
+// context_search's indexes (CodeIndexes); and where the key of the paging
+// cursors comes from (Cursors). A family asks for what it needs and never
+// looks at the configuration to decide where it lives.
 package wiring
 
 import (
@@ -26,6 +27,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/toolshed/toolshed/shared/awscall"
 	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/cursor"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
@@ -52,6 +54,7 @@ type Env struct {
 	s3      *objects.Bucket
 	sqs     *sqs.Client
 	repo    repo.Source
+	cursors *cursor.Key
 	closers []func() error
 	status  map[string]func([]string) any
 	// repoIndexes answers RepoIndex (repoindex.go); nil: the bucket's.

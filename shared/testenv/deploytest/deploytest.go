@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -30,12 +31,14 @@ import (
 	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/dynamostore"
 	"github.com/toolshed/toolshed/shared/testenv/dynamotest"
 	"github.com/toolshed/toolshed/shared/testenv/emulator"
 	"github.com/toolshed/toolshed/shared/testenv/lambdatest"
 	"github.com/toolshed/toolshed/shared/toolset"
+	"github.com/toolshed/toolshed/shared/wiring"
 )
 
 // Bootstraps are the functions BuildBootstraps builds, each into a file
@@ -89,6 +92,10 @@ const (
 	IndexerTimeout     = 900 * time.Second
 	IndexerMemoryMB    = 2048
 )
+
+// CursorKey is the key of the paging cursors every function of a Stack
+// is given.
+const CursorKey = "deploytest-cursor-key-0123456789abcdef"
 
 // Stack is a stand-in for the deployed stack: DynamoDB tables on dynalite,
 // an S3 bucket on moto_server once a function needs one, and the Lambda
@@ -188,6 +195,12 @@ func (s *Stack) ToolConfig(tb testing.TB, tool string) lambdatest.Config {
 	env := deploy.Env(fam, tool, dep)
 	if dep.Bucket != "" {
 		_, env[config.S3Endpoint.Name()] = s.S3(tb)
+	}
+	// Deployed, the functions that page read the cursor key from the
+	// secret the CDK app generates (see TOOLSHED_SECRET_PARAMETERS); here
+	// every function of the stack is given the same key as it is.
+	if slices.ContainsFunc(fam.Settings, func(v settings.Setting) bool { return v.Name() == wiring.CursorKey.Name() }) {
+		env[wiring.CursorKey.Name()] = CursorKey
 	}
 	return lambdatest.Config{
 		Name:      ToolFunctionName(tool),

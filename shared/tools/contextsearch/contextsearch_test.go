@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
+	"github.com/toolshed/toolshed/shared/cursor"
 	"github.com/toolshed/toolshed/shared/memoryfile"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/testenv/embedtest"
@@ -87,7 +88,7 @@ func newHarness(t *testing.T, st store.Stores, o contextsearch.Options) harness 
 	}
 	svc := contextsearch.New(o)
 	t.Cleanup(svc.Close)
-	tools := append(memory.Tools(st.Memory, tooltest.NewClock().Now), contextsearch.Tools(svc)...)
+	tools := append(memory.Tools(st.Memory, tooltest.NewClock().Now, cursor.RandomKey()), contextsearch.Tools(svc)...)
 	return harness{Harness: tooltest.New(t, st, tools), svc: svc}
 }
 

@@ -20,11 +20,14 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/cursor"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/memoryfile"
+	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
+	"github.com/toolshed/toolshed/shared/wiring"
 )
 
 // Tool names, as in contracts/.
@@ -58,24 +61,28 @@ var Family = family.Family{
 		family.Table(config.MemoryTable, "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem").For(WriteTool),
 		family.Table(config.MemoryTable, "dynamodb:Query").For(ReadTool),
 	},
-	New: family.OverStores(func(st store.Stores, now func() time.Time) []toolkit.Tool {
-		return Tools(st.Memory, now)
+	// read_memory's cursors need the deployment's key.
+	Settings: []settings.Setting{wiring.CursorKey},
+	New: family.OverStores(func(st store.Stores, now func() time.Time, cursors cursor.Key) []toolkit.Tool {
+		return Tools(st.Memory, now, cursors)
 	}),
 }
 
 // service holds what both memory tools need.
 type service struct {
-	memory store.Memory
-	now    func() time.Time
+	memory  store.Memory
+	now     func() time.Time
+	cursors cursor.Key // read_memory's
 }
 
 // Tools returns write_memory_entry and read_memory over mem. now stamps the
-// entries; nil means time.Now.
-func Tools(mem store.Memory, now func() time.Time) []toolkit.Tool {
+// entries; nil means time.Now. cursors authenticates read_memory's
+// cursors.
+func Tools(mem store.Memory, now func() time.Time, cursors cursor.Key) []toolkit.Tool {
 	if now == nil {
 		now = time.Now
 	}
-	s := service{memory: mem, now: now}
+	s := service{memory: mem, now: now, cursors: cursors}
 	return []toolkit.Tool{
 		{Name: WriteTool, Handler: toolkit.Typed(s.write)},
 		{Name: ReadTool, Handler: toolkit.Typed(s.read)},

@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -56,7 +57,7 @@ type env struct {
 
 func newEnv(t *testing.T, st store.Stores) env {
 	clock := tooltest.NewClock()
-	return env{Harness: tooltest.New(t, st, memory.Tools(st.Memory, clock.Now)), mem: st.Memory}
+	return env{Harness: tooltest.New(t, st, memory.Tools(st.Memory, clock.Now, cursor.RandomKey())), mem: st.Memory}
 }
 
 // write appends an entry and returns the result.
@@ -369,8 +370,9 @@ func testReadRejects(t *testing.T, st store.Stores) {
 		{"not a cursor", `{"file":"decisions.jsonl","cursor":"not-a-cursor"}`, "cursor"},
 		{"padded cursor", `{"file":"decisions.jsonl","cursor":"` + valid + `="}`, "cursor"},
 		{"task cursor", `{"file":"decisions.jsonl","cursor":"dDox"}`, "cursor"},
-		{"cursor with a made-up id", `{"file":"decisions.jsonl","cursor":"` + cursor.Encode("m", "abc") + `"}`, "cursor"},
-		{"cursor with an empty id", `{"file":"decisions.jsonl","cursor":"` + cursor.Encode("m", "") + `"}`, "cursor"},
+		{"cursor with a made-up id", `{"file":"decisions.jsonl","cursor":"` + unkeyed("m:abc") + `"}`, "cursor"},
+		{"cursor with an id never handed out", `{"file":"decisions.jsonl","cursor":"` + unkeyed("m:0000000000000000000-0000000000000000") + `"}`, "cursor"},
+		{"another file's cursor", `{"file":"progress_log.jsonl","cursor":"` + valid + `"}`, "cursor"},
 		{"unknown field", `{"file":"decisions.jsonl","offset":10}`, "offset"},
 	}
 	for _, tc := range tests {
@@ -381,24 +383,25 @@ func testReadRejects(t *testing.T, st store.Stores) {
 			}
 		})
 	}
-	// A well-formed cursor for any position works, even one never handed out.
-	id := "0000000000000000000-0000000000000000"
-	if got := e.read(t, alice, `{"file":"decisions.jsonl","cursor":"`+cursor.Encode("m", id)+`"}`); len(got.Entries) != 2 {
-		t.Errorf("cursor before every entry: %d entries", len(got.Entries))
+	// A client may change the page size.
+	if got := e.read(t, alice, `{"file":"decisions.jsonl","limit":100,"cursor":"`+valid+`"}`); len(got.Entries) != 1 {
+		t.Errorf("with another limit: %d entries, want 1", len(got.Entries))
 	}
 }
+
+// unkeyed is a cursor as read_memory made them before they were keyed:
+// the base64url of "kind:position", which anyone could make.
+func unkeyed(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
 
 func testTenantIsolation(t *testing.T, st store.Stores) {
 	e := newEnv(t, st)
 	e.write(t, alice, `{"file":"decisions.jsonl","entry":{"timestamp":"2025-01-15T10:00:00Z","secret":"alice only"}}`)
 	e.write(t, alice, `{"file":"best_practices.md","content":"alice's practice"}`)
 	e.empty(t, bob)
-	// Alice's cursor shows bob only bob's entries (he has none).
+	// Alice's cursor was issued for her calls, not bob's.
 	e.write(t, alice, `{"file":"decisions.jsonl","entry":{"timestamp":"2025-01-15T10:00:00Z"}}`)
 	page := e.read(t, alice, `{"file":"decisions.jsonl","limit":1}`)
-	if got := e.read(t, bob, `{"file":"decisions.jsonl","cursor":"`+*page.NextCursor+`"}`); len(got.Entries) != 0 {
-		t.Errorf("bob with alice's cursor sees %+v", got.Entries)
-	}
+	e.Fail(t, bob, memory.ReadTool, `{"file":"decisions.jsonl","cursor":"`+*page.NextCursor+`"}`, toolerr.InvalidInput)
 	for _, f := range memoryfile.Names() {
 		text, err := memoryfile.Render(context.Background(), e.mem, bob, f, 1<<20)
 		if err != nil || text != "" {

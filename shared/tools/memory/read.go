@@ -5,15 +5,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/toolshed/toolshed/shared/cursor"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
-
-// cursorKind tags read_memory cursors; the position is the last entry id
-// shown.
-const cursorKind = "m"
 
 type readInput struct {
 	File   string     `json:"file"`
@@ -33,13 +28,15 @@ type readOutput struct {
 	NextCursor *string     `json:"next_cursor"`
 }
 
-// read returns one page of a memory file's entries, oldest first.
+// read returns one page of a memory file's entries, oldest first. Its
+// cursor's position is the last entry id shown.
 func (s service) read(ctx context.Context, call toolkit.Call, in readInput) (toolkit.Result, error) {
 	if _, err := fileFormat(in.File); err != nil {
 		return toolkit.Result{}, err
 	}
-	after, err := decodeCursor(in.Cursor)
-	if err != nil {
+	pages := s.cursors.Scope(ReadTool, call.Tenant, in)
+	var after string
+	if err := pages.Decode(in.Cursor, &after); err != nil {
 		return toolkit.Result{}, err
 	}
 	page, err := s.memory.List(ctx, call.Tenant, in.File, store.MemoryQuery{Limit: int(in.Limit), After: after})
@@ -55,19 +52,11 @@ func (s service) read(ctx context.Context, call toolkit.Call, in readInput) (too
 		})
 	}
 	if page.Next != "" {
-		next := cursor.Encode(cursorKind, page.Next)
+		next := pages.Encode(page.Next)
 		out.NextCursor = &next
 	}
 	msg := fmt.Sprintf("Found %d %s in %s", len(out.Entries), plural(len(out.Entries), "entry", "entries"), in.File)
 	return toolkit.Result{Data: out, Message: msg}, nil
-}
-
-// decodeCursor returns the entry id a cursor points after; "" for none.
-func decodeCursor(c string) (string, error) {
-	if c == "" {
-		return "", nil
-	}
-	return cursor.Decode(cursorKind, c, store.ValidMemoryID)
 }
 
 func plural(n int, one, many string) string {

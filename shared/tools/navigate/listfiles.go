@@ -65,11 +65,10 @@ func (s service) listFiles(ctx context.Context, call toolkit.Call, in listInput)
 	if err != nil {
 		return toolkit.Result{}, err
 	}
-	after := ""
-	if in.Cursor != "" {
-		if after, err = cursor.Decode(ListFilesTool, in.Cursor, fs.ValidPath); err != nil {
-			return toolkit.Result{}, err
-		}
+	pages := s.cursors.Scope(ListFilesTool, call.Tenant, in)
+	var after string
+	if err := pages.Decode(in.Cursor, &after); err != nil {
+		return toolkit.Result{}, err
 	}
 	snap, files, err := s.searchable(ctx, call, in.Repo)
 	if err != nil {
@@ -84,7 +83,7 @@ func (s service) listFiles(ctx context.Context, call toolkit.Call, in listInput)
 			return toolkit.Result{}, err
 		}
 	}
-	out := page(l, after, int(in.Limit))
+	out := page(l, pages, after, int(in.Limit))
 	out.Path = dir
 	out.Message = pageMessage(out, sel.globbing())
 	return toolkit.Result{Data: out, Message: out.Message}, nil
@@ -231,8 +230,9 @@ func missingFolder(snap repo.View, files []*repo.File, dir string) error {
 }
 
 // page returns the entries after the path after, at most limit of them,
-// with the cursor of the next page.
-func page(l listing, after string, limit int) listOutput {
+// with the cursor of the next page (made in pages: its position is the
+// last path shown).
+func page(l listing, pages cursor.Scope, after string, limit int) listOutput {
 	out := listOutput{Entries: []entryJSON{}, Total: len(l.paths)}
 	start, _ := slices.BinarySearch(l.paths, after)
 	if start < len(l.paths) && l.paths[start] == after {
@@ -243,7 +243,7 @@ func page(l listing, after string, limit int) listOutput {
 		out.Entries = append(out.Entries, l.entry(p))
 	}
 	if end < len(l.paths) {
-		next := cursor.Encode(ListFilesTool, l.paths[end-1])
+		next := pages.Encode(l.paths[end-1])
 		out.NextCursor = &next
 	}
 	return out

@@ -23,9 +23,11 @@ import (
 
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
+	"github.com/toolshed/toolshed/shared/cursor"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
+	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/symbols"
 	"github.com/toolshed/toolshed/shared/toolkit"
 	"github.com/toolshed/toolshed/shared/wiring"
@@ -62,6 +64,8 @@ var Family = family.Family{
 	},
 	MemoryMB: 2048,
 	Env:      map[string]string{"GOMEMLIMIT": "1800MiB", config.RepoMaxMB.Name(): "800"},
+	// Every navigation tool pages with the deployment's cursor key.
+	Settings: []settings.Setting{wiring.CursorKey},
 	New: func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
 		src, err := env.Repo(ctx)
 		if err != nil {
@@ -71,7 +75,11 @@ var Family = family.Family{
 		if err != nil {
 			return nil, err
 		}
-		s := service{src: src, tables: symbols.NewTables(env.Log, stores), codeIndex: env.RepoIndex}
+		key, err := env.Cursors()
+		if err != nil {
+			return nil, err
+		}
+		s := service{src: src, tables: symbols.NewTables(env.Log, stores), codeIndex: env.RepoIndex, cursors: key}
 		env.OnClose(func() error { s.tables.Close(); return nil })
 		// A deployed function reads (or builds) the default repository's
 		// symbol table before its first call.
@@ -87,11 +95,11 @@ var Family = family.Family{
 	},
 }
 
-// Tools returns the navigation tools over src (their symbol tables are
-// never closed: for tests and programs that end; list_repos knows of no
-// code index).
-func Tools(src repo.Source) []toolkit.Tool {
-	return service{src: src, tables: symbols.NewTables(nil, nil), codeIndex: noCodeIndexes}.tools()
+// Tools returns the navigation tools over src, paging with cursors
+// authenticated by key (their symbol tables are never closed: for tests
+// and programs that end; list_repos knows of no code index).
+func Tools(src repo.Source, key cursor.Key) []toolkit.Tool {
+	return service{src: src, tables: symbols.NewTables(nil, nil), codeIndex: noCodeIndexes, cursors: key}.tools()
 }
 
 func (s service) tools() []toolkit.Tool {
@@ -105,11 +113,13 @@ func (s service) tools() []toolkit.Tool {
 
 // service holds what the tools share: the repositories, the symbol
 // table of each view (find_symbols looks names up in it, find_references
-// marks definitions with it) and how far code indexes are (list_repos).
+// marks definitions with it), how far code indexes are (list_repos) and
+// the key of their cursors.
 type service struct {
 	src       repo.Source
 	tables    *symbols.Tables
 	codeIndex wiring.RepoIndexes
+	cursors   cursor.Key
 }
 
 // searchable opens the repository a call reads (its repo argument, "" for

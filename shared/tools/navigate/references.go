@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"regexp"
-	"strconv"
+	"slices"
 	"time"
 
 	"github.com/toolshed/toolshed/shared/codespans"
@@ -81,11 +82,10 @@ func (s service) findReferences(ctx context.Context, call toolkit.Call, in refsI
 	if err != nil {
 		return toolkit.Result{}, err
 	}
-	offset := 0
-	if in.Cursor != "" {
-		if offset, err = decodeOffset(FindReferencesTool, in.Cursor); err != nil {
-			return toolkit.Result{}, err
-		}
+	pages := s.cursors.Scope(FindReferencesTool, call.Tenant, in)
+	at, err := readPosition(pages, in.Cursor)
+	if err != nil {
+		return toolkit.Result{}, err
 	}
 	snap, files, err := s.searchable(ctx, call, in.Repo)
 	if err != nil {
@@ -100,36 +100,75 @@ func (s service) findReferences(ctx context.Context, call toolkit.Call, in refsI
 	for _, file := range files {
 		f.files[file.Path] = file
 	}
-	include := under(folderOf(in.Path), sel)
-	limit := offset + int(in.Limit)
+	limit := int(in.Limit)
 	if f.filtering() {
 		limit = maxFilteredLines
 	}
 	gctx, cancel := toolkit.Gathering(ctx)
-	res := textsearch.Search(gctx, files, q, textsearch.Options{Limit: limit, Include: include, Context: -1})
-	lines, total, classified := f.lines(gctx, res)
+	res := textsearch.Search(gctx, at.from(files), q, textsearch.Options{Limit: limit, Include: under(folderOf(in.Path), sel),
+		Context: -1, After: textsearch.Position{Path: at.path, Line: at.line}})
+	lines, counted, classified := f.lines(gctx, res)
 	cancel()
 	complete := res.Complete && classified && (!f.filtering() || res.Total <= maxFilteredLines)
-	out := refsOutput{Name: in.Name, Files: []refFileJSON{}, TotalLines: total, Incomplete: !complete}
-	shown := out.page(lines, offset, int(in.Limit))
-	out.Message = refsMessage(out, shown)
+	out := refsOutput{Name: in.Name, Files: []refFileJSON{}, Incomplete: !complete}
+	shown := out.page(lines, counted, at, pages, int(in.Limit))
+	out.Message = refsMessage(out, at.before, shown)
 	return toolkit.Result{Data: out, Message: out.Message}, nil
 }
 
-// page puts into o the lines of the page that starts at offset (at most
-// limit), and the cursor of the next page when there is one, and returns
-// how many lines it shows. A search stopped at its limit may have found
-// fewer lines than offset: the page is then empty and has no next one.
-func (o *refsOutput) page(lines []refLine, offset, limit int) int {
-	start, end := min(offset, len(lines)), min(offset+limit, len(lines))
-	for _, l := range lines[start:end] {
+// refsPosition is where a page of find_references resumes: after the
+// line (path, line) that ended the page before, the pages before having
+// shown before lines. The zero position is the first page's.
+type refsPosition struct {
+	path         string
+	line, before int
+}
+
+// maxCount bounds a position's line and count (no repository has more
+// lines), so that no sum of them overflows.
+const maxCount = math.MaxInt32
+
+// readPosition reads the position of a cursor made in pages.
+func readPosition(pages cursor.Scope, c string) (refsPosition, error) {
+	var at refsPosition
+	if err := pages.Decode(c, &at.path, &at.line, &at.before); err != nil {
+		return refsPosition{}, err
+	}
+	if at.line > maxCount || at.before > maxCount {
+		return refsPosition{}, cursor.Refused()
+	}
+	return at, nil
+}
+
+// from returns the files a page resuming at at searches, files being in
+// walk order (repo.View.Searchable's): at's file and those after it, or
+// those after where it was when it is gone.
+func (at refsPosition) from(files []*repo.File) []*repo.File {
+	if at.path == "" {
+		return files
+	}
+	i, _ := slices.BinarySearchFunc(files, at.path, func(f *repo.File, p string) int { return repo.WalkOrder(f.Path, p) })
+	return files[i:]
+}
+
+// page puts into o the first limit lines of those found from at on, the
+// total (the lines the pages before showed and those counted from at on)
+// and, when more were counted than it shows, the cursor of the next page,
+// which resumes after its last line; it returns how many lines it shows.
+// A search stopped at its limit may have found no line to show: the page
+// is then empty and has no next one.
+func (o *refsOutput) page(lines []refLine, counted int, at refsPosition, pages cursor.Scope, limit int) int {
+	shown := lines[:min(limit, len(lines))]
+	for _, l := range shown {
 		o.add(l)
 	}
-	if end > offset && end < o.TotalLines {
-		next := encodeOffset(FindReferencesTool, end)
+	o.TotalLines = at.before + counted
+	if n := len(shown); n > 0 && n < counted {
+		last := shown[n-1]
+		next := pages.Encode(last.path, last.line, at.before+n)
 		o.NextCursor = &next
 	}
-	return end - start
+	return len(shown)
 }
 
 // under is the filter of the files below dir ("" for the root) that sel
@@ -264,36 +303,25 @@ func (o *refsOutput) add(l refLine) {
 	last.Lines = append(last.Lines, refLineJSON{Line: l.line, Columns: l.columns, Text: l.text, Definition: string(l.definition)})
 }
 
-// refsMessage says what the page holds and how to get the rest.
-func refsMessage(out refsOutput, shown int) string {
+// refsMessage says what the page, after before lines, holds and how to
+// get the rest.
+func refsMessage(out refsOutput, before, shown int) string {
 	var msg string
 	switch {
 	case out.TotalLines == 0:
 		msg = fmt.Sprintf("No references to %s found", out.Name)
-	case out.NextCursor != nil:
-		msg = fmt.Sprintf("Showing %d of %d lines referring to %s; pass next_cursor as cursor for the next page", shown, out.TotalLines, out.Name)
-	default:
+	case before == 0 && out.NextCursor == nil:
 		msg = fmt.Sprintf("%d lines referring to %s", shown, out.Name)
+	case shown == 0:
+		msg = fmt.Sprintf("No more lines referring to %s after the %d shown", out.Name, before)
+	default:
+		msg = fmt.Sprintf("Showing lines %d to %d of %d referring to %s", before+1, before+shown, out.TotalLines, out.Name)
+		if out.NextCursor != nil {
+			msg += "; pass next_cursor as cursor for the next page"
+		}
 	}
 	if out.Incomplete {
 		msg += "; the search stopped at its limit: totalLines is a lower bound"
 	}
 	return msg
-}
-
-// encodeOffset and decodeOffset are the cursors of listings paged by
-// position: the position of the first entry of the next page.
-func encodeOffset(kind string, offset int) string {
-	return cursor.Encode(kind, strconv.Itoa(offset))
-}
-
-func decodeOffset(kind, c string) (int, error) {
-	position, err := cursor.Decode(kind, c, func(p string) bool {
-		n, err := strconv.Atoi(p)
-		return err == nil && n > 0 && strconv.Itoa(n) == p
-	})
-	if err != nil {
-		return 0, err
-	}
-	return strconv.Atoi(position)
 }

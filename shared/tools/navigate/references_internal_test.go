@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolshed/toolshed/shared/cursor"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/symbols"
 	"github.com/toolshed/toolshed/shared/textsearch"
@@ -51,37 +52,43 @@ func TestLinesAfterTheDeadline(t *testing.T) {
 	}
 }
 
-// TestPage: a page holds the lines from its offset, and a cursor only
-// when there are more lines and the page moved forward: a page of a search
-// that stopped before finding offset lines is empty and the last.
+// TestPage: a page holds the first lines found from its position, a
+// total of the lines before it and those counted from it, and a cursor
+// only when more were counted than it shows and it shows some: a page of
+// a search that stopped before finding any is empty and the last.
 func TestPage(t *testing.T) {
 	lines := make([]refLine, 150)
 	for i := range lines {
-		lines[i] = refLine{path: "a.go", line: i + 1, columns: []int{1}}
+		lines[i] = refLine{path: "a.go", line: 101 + i, columns: []int{1}}
 	}
 	tests := []struct {
-		name                 string
-		offset, limit, total int
-		shown, next          int // next 0: no cursor
+		name         string
+		found        int // lines found, of lines
+		counted      int
+		at           refsPosition
+		shown, total int
+		next         refsPosition // zero: no cursor
 	}{
-		{"first of two", 0, 100, 150, 100, 100},
-		{"last", 100, 100, 150, 50, 0},
-		{"incomplete, more counted than found", 100, 100, 1000, 50, 150},
-		{"incomplete, beyond what was found", 200, 100, 1000, 0, 0},
+		{"first of two", 100, 150, refsPosition{}, 100, 150, refsPosition{"a.go", 200, 100}},
+		{"last", 50, 50, refsPosition{"a.go", 100, 100}, 50, 150, refsPosition{}},
+		{"exactly a page", 100, 100, refsPosition{}, 100, 100, refsPosition{}},
+		{"incomplete, more counted than found", 50, 1000, refsPosition{"a.go", 100, 100}, 50, 1100, refsPosition{"a.go", 150, 150}},
+		{"incomplete, none found", 0, 1000, refsPosition{"a.go", 100, 100}, 0, 1100, refsPosition{}},
 	}
+	pages := cursor.RandomKey().Scope(FindReferencesTool, "acme", refsInput{Name: "Serve"})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out := refsOutput{TotalLines: tt.total}
-			shown := out.page(lines, tt.offset, tt.limit)
-			next := 0
+			var out refsOutput
+			shown := out.page(lines[:tt.found], tt.counted, tt.at, pages, 100)
+			var next refsPosition
 			if out.NextCursor != nil {
 				var err error
-				if next, err = decodeOffset(FindReferencesTool, *out.NextCursor); err != nil {
+				if next, err = readPosition(pages, *out.NextCursor); err != nil {
 					t.Fatalf("the next cursor %q: %v", *out.NextCursor, err)
 				}
 			}
-			if shown != tt.shown || next != tt.next {
-				t.Errorf("shows %d, next at %d; want %d, %d", shown, next, tt.shown, tt.next)
+			if shown != tt.shown || out.TotalLines != tt.total || next != tt.next {
+				t.Errorf("shows %d of %d, next at %+v; want %d of %d, %+v", shown, out.TotalLines, next, tt.shown, tt.total, tt.next)
 			}
 		})
 	}

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/toolshed/toolshed/shared/contextindex"
-	"github.com/toolshed/toolshed/shared/cursor"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/schema"
@@ -47,14 +46,12 @@ type reposOutput struct {
 }
 
 // listRepos serves list_repos: the repositories the caller may read, by
-// name, a page at a time.
+// name, a page at a time. Its cursor's position is the last name shown.
 func (s service) listRepos(ctx context.Context, call toolkit.Call, in reposInput) (toolkit.Result, error) {
-	after := ""
-	if in.Cursor != "" {
-		var err error
-		if after, err = cursor.Decode(ListReposTool, in.Cursor, func(p string) bool { return reposcope.Check(p) == nil }); err != nil {
-			return toolkit.Result{}, err
-		}
+	pages := s.cursors.Scope(ListReposTool, call.Tenant, in)
+	var after string
+	if err := pages.Decode(in.Cursor, &after); err != nil {
+		return toolkit.Result{}, err
 	}
 	all, err := s.src.List(ctx, call.Tenant)
 	if err != nil {
@@ -77,7 +74,7 @@ func (s service) listRepos(ctx context.Context, call toolkit.Call, in reposInput
 			Index: indexJSON{State: ix.State, Commit: ix.Commit, FilesIndexed: ix.FilesIndexed, FilesTotal: ix.FilesTotal}})
 	}
 	if end < len(visible) {
-		next := cursor.Encode(ListReposTool, visible[end-1].Name)
+		next := pages.Encode(visible[end-1].Name)
 		out.NextCursor = &next
 	}
 	switch {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -20,8 +19,12 @@ import (
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
 
-// FindSymbolsTool is find_symbols' name, as in contracts/.
-const FindSymbolsTool = "find_symbols"
+// FindSymbolsTool is find_symbols' name, as in contracts/, and the kind of
+// its lookups' cursors; outlineKind is the kind of its outlines'.
+const (
+	FindSymbolsTool = "find_symbols"
+	outlineKind     = FindSymbolsTool + " outline"
+)
 
 // Bounds of find_symbols.
 const (
@@ -117,9 +120,9 @@ func (s service) findSymbols(ctx context.Context, call toolkit.Call, in symbolsI
 	cancel()
 	var out symbolsOutput
 	if in.File != "" {
-		out, err = outline(view, st, in.File, kinds, in.Cursor, int(in.Limit))
+		out, err = outline(view, st, in.File, kinds, s.cursors.Scope(outlineKind, call.Tenant, in), in.Cursor, int(in.Limit))
 	} else {
-		out, err = lookup(ctx, st, in, kinds)
+		out, err = lookup(ctx, st, in, kinds, s.cursors.Scope(FindSymbolsTool, call.Tenant, in))
 	}
 	if err != nil {
 		return toolkit.Result{}, err
@@ -132,8 +135,9 @@ func (s service) findSymbols(ctx context.Context, call toolkit.Call, in symbolsI
 	return toolkit.Result{Data: out, Message: out.Message}, nil
 }
 
-// lookup finds symbols by name.
-func lookup(ctx context.Context, st *symbols.State, in symbolsInput, kinds []symbols.Kind) (symbolsOutput, error) {
+// lookup finds symbols by name, a page at a time: its cursors are made in
+// pages.
+func lookup(ctx context.Context, st *symbols.State, in symbolsInput, kinds []symbols.Kind, pages cursor.Scope) (symbolsOutput, error) {
 	if slices.Contains(symbols.Missing(), in.Language) {
 		return symbolsOutput{}, toolerr.Field("language", "this server was built without tree-sitter (cgo): it finds symbols in %s only",
 			strings.Join(symbols.Languages(), ", "))
@@ -142,11 +146,9 @@ func lookup(ctx context.Context, st *symbols.State, in symbolsInput, kinds []sym
 	if err != nil {
 		return symbolsOutput{}, err
 	}
-	var after *symbols.Hit
-	if in.Cursor != "" {
-		if after, err = decodeHitCursor(in.Cursor); err != nil {
-			return symbolsOutput{}, err
-		}
+	after, err := decodeHit(pages, in.Cursor)
+	if err != nil {
+		return symbolsOutput{}, err
 	}
 	hits, err := st.Find(ctx, symbols.Query{Name: in.Name, Match: symbols.Match(in.Match), CaseSensitive: in.CaseSensitive, Kinds: kinds, Keep: keep})
 	if err != nil {
@@ -173,7 +175,7 @@ func lookup(ctx context.Context, st *symbols.State, in symbolsInput, kinds []sym
 		out.Symbols = append(out.Symbols, j)
 	}
 	if end < len(hits) {
-		next := encodeHitCursor(hits[end-1])
+		next := encodeHit(pages, hits[end-1])
 		out.NextCursor = &next
 	}
 	out.Unsupported = unsupported(st.Unread(keep))
@@ -231,15 +233,12 @@ func fileFilter(dir string, patterns []string, lang string) (func(string) bool, 
 
 // outline lists the symbols of the file at p, in order, from the table
 // or, when the table lacks it (not parsed yet, or not searchable),
-// parsed on the spot.
-func outline(view repo.View, st *symbols.State, p string, kinds []symbols.Kind, cur string, limit int) (symbolsOutput, error) {
-	after := 0
-	if cur != "" {
-		n, err := cursor.DecodeID(FindSymbolsTool, cur)
-		if err != nil {
-			return symbolsOutput{}, err
-		}
-		after = int(n)
+// parsed on the spot, a page at a time: its cursors are made in pages,
+// their position the index of the first symbol of the next page.
+func outline(view repo.View, st *symbols.State, p string, kinds []symbols.Kind, pages cursor.Scope, cur string, limit int) (symbolsOutput, error) {
+	var start int
+	if err := pages.Decode(cur, &start); err != nil {
+		return symbolsOutput{}, err
 	}
 	f := st.File(p)
 	if f == nil {
@@ -264,12 +263,13 @@ func outline(view repo.View, st *symbols.State, p string, kinds []symbols.Kind, 
 		listed = append(listed, j)
 	}
 	out.Total = len(listed)
-	end := min(after+limit, len(listed))
-	if after < end {
-		out.Symbols = listed[after:end]
+	start = min(start, len(listed)) // the file may have changed since
+	end := start + min(limit, len(listed)-start)
+	if start < end {
+		out.Symbols = listed[start:end]
 	}
 	if end < len(listed) {
-		next := cursor.EncodeID(FindSymbolsTool, int64(end))
+		next := pages.Encode(end)
 		out.NextCursor = &next
 	}
 	return out, nil
@@ -307,28 +307,22 @@ func symbolOf(f *symbols.File, s symbols.Symbol) symbolJSON {
 		Container: s.Container, Signature: f.Signature(s), Doc: f.Doc(s)}
 }
 
-// A lookup's cursor is the last hit's place in the order: rank, byte
-// offset and path.
-func encodeHitCursor(h symbols.Hit) string {
-	return cursor.Encode(FindSymbolsTool, fmt.Sprintf("%d %d %s", h.Rank, h.Symbol.From, h.File.Path))
+// A lookup's cursor is the last hit's place in the order
+// (symbols.CompareHits): rank, path and the symbol's start, name and end.
+func encodeHit(pages cursor.Scope, h symbols.Hit) string {
+	return pages.Encode(h.Rank, h.File.Path, h.Symbol.From, h.Symbol.NameAt, h.Symbol.To)
 }
 
-func decodeHitCursor(c string) (*symbols.Hit, error) {
-	var h *symbols.Hit
-	_, err := cursor.Decode(FindSymbolsTool, c, func(position string) bool {
-		parts := strings.SplitN(position, " ", 3)
-		if len(parts) != 3 || !fs.ValidPath(parts[2]) {
-			return false
-		}
-		rank, err1 := strconv.Atoi(parts[0])
-		from, err2 := strconv.Atoi(parts[1])
-		if err1 != nil || err2 != nil || rank < 0 || from < 0 {
-			return false
-		}
-		h = &symbols.Hit{Rank: rank, File: &symbols.File{Path: parts[2]}, Symbol: symbols.Symbol{From: from}}
-		return true
-	})
-	return h, err
+// decodeHit returns the hit a lookup's cursor resumes after; nil for none.
+func decodeHit(pages cursor.Scope, c string) (*symbols.Hit, error) {
+	if c == "" {
+		return nil, nil
+	}
+	h := symbols.Hit{File: &symbols.File{}}
+	if err := pages.Decode(c, &h.Rank, &h.File.Path, &h.Symbol.From, &h.Symbol.NameAt, &h.Symbol.To); err != nil {
+		return nil, err
+	}
+	return &h, nil
 }
 
 // symbolsMessage says what the page holds and how to get the rest.

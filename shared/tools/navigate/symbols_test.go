@@ -199,3 +199,38 @@ func TestFindSymbolsSaysWhatItDoesNotRead(t *testing.T) {
 		t.Errorf("outline of a Swift file: %q does not say why", e.Message)
 	}
 }
+
+// TestFindSymbolsSharedStart: names declared together share their
+// declaration's start (Go's `var a, b`, C's `int a, b;`); paging one name
+// at a time lists each exactly once, in order.
+func TestFindSymbolsSharedStart(t *testing.T) {
+	files := map[string]string{
+		"vars.go": "package vars\n\nvar alpha1, alpha2, alpha3, alpha4 int\n\nconst (\n\talpha5, alpha6 = 1, 2\n)\n",
+		"vars.c":  "int alpha1, alpha2, alpha3, alpha4;\n",
+	}
+	h := newHarness(t, repotest.WriteDir(t, files))
+	want := []string{"vars.c:alpha1", "vars.c:alpha2", "vars.c:alpha3", "vars.c:alpha4",
+		"vars.go:alpha1", "vars.go:alpha2", "vars.go:alpha3", "vars.go:alpha4", "vars.go:alpha5", "vars.go:alpha6"}
+	for _, limit := range []int{1, 2, 3, 500} {
+		var got []string
+		for cursor := ""; ; {
+			args := map[string]any{"name": "alpha", "match": "prefix", "limit": limit}
+			if cursor != "" {
+				args["cursor"] = cursor
+			}
+			raw, _ := json.Marshal(args)
+			var page foundSymbols
+			h.OK(t, tenant, navigate.FindSymbolsTool, string(raw), &page)
+			for _, s := range page.Symbols {
+				got = append(got, s.Path+":"+s.Name)
+			}
+			if page.NextCursor == nil || len(got) > len(want) {
+				break
+			}
+			cursor = *page.NextCursor
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("limit %d: %v, want %v", limit, got, want)
+		}
+	}
+}

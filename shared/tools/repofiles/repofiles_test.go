@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolshed/toolshed/shared/cursor"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
@@ -156,7 +157,7 @@ func newEnv(t *testing.T, src repo.Source) env {
 	t.Helper()
 	st := tooltest.BoltStores(t)
 	clock := tooltest.NewClock()
-	tools := append(repofiles.Tools(src, st.Memory, st.Access, clock.Now), memory.Tools(st.Memory, clock.Now)...)
+	tools := append(repofiles.Tools(src, st.Memory, st.Access, clock.Now), memory.Tools(st.Memory, clock.Now, cursor.RandomKey())...)
 	return env{Harness: tooltest.New(t, st, tools), st: st}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/toolshed/toolshed/shared/cursor"
 	"github.com/toolshed/toolshed/shared/testenv/tooltest"
 	"github.com/toolshed/toolshed/shared/tools/tasks"
 )
@@ -17,7 +18,7 @@ func BenchmarkAddTask(b *testing.B) {
 	for _, be := range tooltest.Backends(b) {
 		b.Run(be.Name, func(b *testing.B) {
 			st := be.NewStores(b)
-			h := tooltest.New(b, st, tasks.Tools(st.Tasks, nil))
+			h := tooltest.New(b, st, tasks.Tools(st.Tasks, nil, cursor.RandomKey()))
 			args := `{"title":"Benchmark task","description":"Made by BenchmarkAddTask"}`
 			for b.Loop() {
 				if o := h.Call("bench", tasks.AddTool, args); !o.OK {
@@ -33,7 +34,7 @@ func BenchmarkListTasks(b *testing.B) {
 	for _, be := range tooltest.Backends(b) {
 		b.Run(be.Name, func(b *testing.B) {
 			st := be.NewStores(b)
-			h := tooltest.New(b, st, tasks.Tools(st.Tasks, nil))
+			h := tooltest.New(b, st, tasks.Tools(st.Tasks, nil, cursor.RandomKey()))
 			for i := range n {
 				h.OK(b, "bench", tasks.AddTool, fmt.Sprintf(`{"title":"task %d","description":"description %d"}`, i, i), nil)
 			}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolshed/toolshed/shared/cursor"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/testenv/tooltest"
 	"github.com/toolshed/toolshed/shared/toolerr"
@@ -148,7 +149,7 @@ func (inProgress) Create(context.Context, string, store.NewTask, time.Time) (sto
 // says to retry with it later, and that the outcome is not known yet.
 func TestAddKeyInProgress(t *testing.T) {
 	st := tooltest.BoltStores(t)
-	h := tooltest.New(t, st, tasks.Tools(inProgress{st.Tasks}, nil))
+	h := tooltest.New(t, st, tasks.Tools(inProgress{st.Tasks}, nil, cursor.RandomKey()))
 	err := h.Fail(t, alice, tasks.AddTool, `{"title":"x","idempotencyKey":"k"}`, toolerr.StorageError)
 	if err.RetryAfter != 12 || err.Details["outcome"] != "unknown" ||
 		!strings.Contains(err.Message, "retry with the same idempotencyKey in 12 s") {

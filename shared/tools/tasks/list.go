@@ -11,9 +11,6 @@ import (
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
 
-// cursorKind tags list_tasks cursors; the position is the last id shown.
-const cursorKind = "t"
-
 type listInput struct {
 	Status store.TaskStatus `json:"status"`
 	Limit  schema.Int       `json:"limit"` // the contract's default is filled in
@@ -26,9 +23,11 @@ type listOutput struct {
 	NextCursor *string    `json:"next_cursor"`
 }
 
-// list returns one page of tasks in ascending id order.
+// list returns one page of tasks in ascending id order. Its cursor's
+// position is the last id shown.
 func (s service) list(ctx context.Context, call toolkit.Call, in listInput) (toolkit.Result, error) {
-	q, err := taskQuery(in)
+	pages := s.cursors.Scope(ListTool, call.Tenant, in)
+	q, err := taskQuery(in, pages)
 	if err != nil {
 		return toolkit.Result{}, err
 	}
@@ -41,26 +40,20 @@ func (s service) list(ctx context.Context, call toolkit.Call, in listInput) (too
 		out.Tasks = append(out.Tasks, toJSON(t))
 	}
 	if page.Next != 0 {
-		next := cursor.EncodeID(cursorKind, page.Next)
+		next := pages.Encode(page.Next)
 		out.NextCursor = &next
 	}
 	return toolkit.Result{Data: out, Message: fmt.Sprintf("Found %d task(s)", out.Count)}, nil
 }
 
-// taskQuery turns list_tasks arguments into a store query.
-func taskQuery(in listInput) (store.TaskQuery, error) {
+// taskQuery turns list_tasks arguments into a store query, reading the
+// cursor in its scope.
+func taskQuery(in listInput, pages cursor.Scope) (store.TaskQuery, error) {
 	q := store.TaskQuery{Status: in.Status, Limit: int(in.Limit)}
 	switch in.Status {
 	case "", store.TaskPending, store.TaskCompleted:
 	default:
 		return q, toolerr.Field("status", "must be one of %q, %q", store.TaskPending, store.TaskCompleted)
 	}
-	if in.Cursor != "" {
-		after, err := cursor.DecodeID(cursorKind, in.Cursor)
-		if err != nil {
-			return q, err
-		}
-		q.After = after
-	}
-	return q, nil
+	return q, pages.Decode(in.Cursor, &q.After)
 }

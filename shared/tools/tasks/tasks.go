@@ -19,11 +19,14 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/cursor"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/schema"
+	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
+	"github.com/toolshed/toolshed/shared/wiring"
 )
 
 // Tool names, as in contracts/.
@@ -49,24 +52,28 @@ var Family = family.Family{
 		family.Table(config.TasksTable, "dynamodb:GetItem", "dynamodb:UpdateItem").For(UpdateTool, CompleteTool),
 		family.Table(config.TasksTable, "dynamodb:DeleteItem").For(DeleteTool),
 	},
-	New: family.OverStores(func(st store.Stores, now func() time.Time) []toolkit.Tool {
-		return Tools(st.Tasks, now)
+	// list_tasks' cursors need the deployment's key.
+	Settings: []settings.Setting{wiring.CursorKey},
+	New: family.OverStores(func(st store.Stores, now func() time.Time, cursors cursor.Key) []toolkit.Tool {
+		return Tools(st.Tasks, now, cursors)
 	}),
 }
 
 // service holds what every task tool needs.
 type service struct {
-	tasks store.Tasks
-	now   func() time.Time
+	tasks   store.Tasks
+	now     func() time.Time
+	cursors cursor.Key // list_tasks'
 }
 
 // Tools returns the five task tools over tasks. now is the clock that
 // stamps created_at, updated_at and completed_at; nil means time.Now.
-func Tools(tasks store.Tasks, now func() time.Time) []toolkit.Tool {
+// cursors authenticates list_tasks' cursors.
+func Tools(tasks store.Tasks, now func() time.Time, cursors cursor.Key) []toolkit.Tool {
 	if now == nil {
 		now = time.Now
 	}
-	s := service{tasks: tasks, now: now}
+	s := service{tasks: tasks, now: now, cursors: cursors}
 	return []toolkit.Tool{
 		{Name: AddTool, Handler: toolkit.Typed(s.add)},
 		{Name: ListTool, Handler: toolkit.Typed(s.list)},

@@ -1,6 +1,7 @@
 package tasks_test
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -53,7 +54,7 @@ type env struct {
 
 func newEnv(t *testing.T, st store.Stores) env {
 	clock := tooltest.NewClock()
-	return env{Harness: tooltest.New(t, st, tasks.Tools(st.Tasks, clock.Now)), clock: clock}
+	return env{Harness: tooltest.New(t, st, tasks.Tools(st.Tasks, clock.Now, cursor.RandomKey())), clock: clock}
 }
 
 // add creates a task and returns it.
@@ -507,12 +508,9 @@ func testTenantIsolation(t *testing.T, st store.Stores) {
 	if got := e.add(t, bob, `{"title":"bob 1"}`); got.ID != 1 {
 		t.Errorf("bob's first task has id %d", got.ID)
 	}
-	// A cursor is a position, not a capability: alice's cursor shows bob
-	// only bob's tasks.
+	// Alice's cursor was issued for her calls, not bob's.
 	page := e.list(t, alice, `{"limit":1}`)
-	if got := e.list(t, bob, `{"cursor":"`+*page.NextCursor+`"}`); got.Count != 0 {
-		t.Errorf("bob with alice's cursor sees %+v", got)
-	}
+	e.Fail(t, bob, tasks.ListTool, `{"cursor":"`+*page.NextCursor+`"}`, toolerr.InvalidInput)
 	got := e.list(t, alice, `{}`).Tasks
 	if len(got) != 2 || got[0].Title != "alice 1" || str(got[0].Description) != `"private"` || got[0].Status != "pending" ||
 		got[1].Title != "alice 2" {
@@ -638,14 +636,12 @@ func testListRejects(t *testing.T, st store.Stores) {
 		{"not a cursor", `{"cursor":"not-a-cursor"}`, "cursor"},
 		{"cursor with padding", `{"cursor":"` + valid + `="}`, "cursor"},
 		{"cursor in std base64", `{"cursor":"dDox+/"}`, "cursor"},
-		{"cursor id 0", `{"cursor":"` + cursor.Encode("t", "0") + `"}`, "cursor"},
-		{"cursor id negative", `{"cursor":"` + cursor.Encode("t", "-1") + `"}`, "cursor"},
-		{"cursor id not canonical", `{"cursor":"` + cursor.Encode("t", "01") + `"}`, "cursor"},
-		{"cursor id plus", `{"cursor":"` + cursor.Encode("t", "+1") + `"}`, "cursor"},
-		{"cursor id overflow", `{"cursor":"` + cursor.Encode("t", "9223372036854775808") + `"}`, "cursor"},
-		{"cursor id text", `{"cursor":"` + cursor.Encode("t", "abc") + `"}`, "cursor"},
+		{"cursor id 1, made up", `{"cursor":"` + unkeyed("t:1") + `"}`, "cursor"},
+		{"cursor id MaxInt64, made up", `{"cursor":"` + unkeyed("t:9223372036854775807") + `"}`, "cursor"},
+		{"cursor id overflow, made up", `{"cursor":"` + unkeyed("t:9223372036854775808") + `"}`, "cursor"},
 		{"cursor without kind", `{"cursor":"MQ"}`, "cursor"},
-		{"memory cursor", `{"cursor":"` + cursor.Encode("m", "0000000000000000001-0000000000000000") + `"}`, "cursor"},
+		{"memory cursor, made up", `{"cursor":"` + unkeyed("m:0000000000000000001-0000000000000000") + `"}`, "cursor"},
+		{"another call's cursor", `{"status":"pending","cursor":"` + valid + `"}`, "cursor"},
 		{"unknown field", `{"offset":10}`, "offset"},
 		{"tenant field", `{"tenant":"bob"}`, "tenant"},
 	}
@@ -657,11 +653,17 @@ func testListRejects(t *testing.T, st store.Stores) {
 			}
 		})
 	}
-	// The forged cursors above are made the way the tool makes them.
-	if forged := cursor.Encode("t", "1"); forged != valid {
-		t.Errorf("forged cursor %s, the tool's is %s", forged, valid)
+	// Another tenant's cursor is not one issued for bob's call.
+	e.Fail(t, bob, tasks.ListTool, `{"cursor":"`+valid+`"}`, toolerr.InvalidInput)
+	// A client may change the page size.
+	if got := e.list(t, alice, `{"limit":100,"cursor":"`+valid+`"}`); fmt.Sprint(ids(got.Tasks)) != "[2]" {
+		t.Errorf("with another limit: %v", ids(got.Tasks))
 	}
 }
+
+// unkeyed is a cursor as list_tasks and read_memory made them before they
+// were keyed: the base64url of "kind:position", which anyone could make.
+func unkeyed(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
 
 func testConcurrentAdds(t *testing.T, st store.Stores) {
 	const n = 200

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/secrets"
+	"github.com/toolshed/toolshed/shared/settings"
+	"github.com/toolshed/toolshed/shared/wiring"
+)
+
+// testCursorKeyParameter is where the stack under test's functions read
+// the cursor key: Parameter Store's reference to the secret it generates.
+const testCursorKeyParameter = secrets.SecretsManagerPrefix + stackName + "-cursor-key"
+
+// variantCursorKeyParameter is the parameter the variant stack names.
+const variantCursorKeyParameter = "/ops/cursor-key"
+
+// pages reports whether a family's functions are given the cursor key.
+func pages(f family.Family) bool {
+	return slices.ContainsFunc(f.Settings, func(s settings.Setting) bool { return s.Name() == wiring.CursorKey.Name() })
+}
+
+// secretParameters is what TOOLSHED_SECRET_PARAMETERS holds for a tool of
+// the stack under test: the embedder's key for context_search, the cursor
+// key for the tools that page.
+func secretParameters(tool toolSpec) map[string]string {
+	params := map[string]string{}
+	if tool.Family.Name == "contextsearch" {
+		params["TOOLSHED_EMBED_KEY"] = testKeyParameter
+	}
+	if pages(tool.Family) {
+		params[wiring.CursorKey.Name()] = testCursorKeyParameter
+	}
+	return params
+}
+
+// cursorKeyGrants are the statements of a function that reads the
+// generated cursor key: the reference's parameter, and its secret.
+func cursorKeyGrants() map[string][]string {
+	return map[string][]string{
+		parameterArnJSON(testCursorKeyParameter): {"ssm:GetParameter"},
+		secretArnJSON(stackName + "-cursor-key"): {"secretsmanager:GetSecretValue"},
+	}
+}
+
+// secretArnJSON is the ARN pattern of a Secrets Manager secret's name, as
+// the template writes it.
+func secretArnJSON(name string) string {
+	b, _ := json.Marshal(map[string]any{"Fn::Join": []any{"", []any{"arn:", ref("AWS::Partition"), ":secretsmanager:", ref("AWS::Region"),
+		":", ref("AWS::AccountId"), ":secret:" + name + "-??????"}}})
+	return string(b)
+}
+
+// TestCursorKey: one key for every function that pages, never written
+// into the template: unless the deployment names its own parameter, a
+// Secrets Manager secret CloudFormation generates (gone with the stack),
+// which the tool functions of the families that page may read, through
+// the parameter that refers to it, and no other function may.
+func TestCursorKey(t *testing.T) {
+	generated := resourcesOfType("AWS::SecretsManager::Secret")
+	if len(generated) != 1 {
+		t.Fatalf("%d secrets, want the cursor key's", len(generated))
+	}
+	for _, s := range generated {
+		gen, _ := s.Properties["GenerateSecretString"].(map[string]any)
+		if s.Properties["Name"] != stackName+"-cursor-key" || s.Properties["SecretString"] != nil ||
+			gen["PasswordLength"] != 64.0 || gen["ExcludePunctuation"] != true || s.DeletionPolicy != "Delete" {
+			t.Errorf("the cursor key's secret: %+v", s)
+		}
+	}
+	grants := cursorKeyGrants()
+	for _, tool := range tools {
+		got := roleActions(t, functionID(t, tool.Name))
+		for res, actions := range grants {
+			if want := map[bool][]string{true: actions}[pages(tool.Family)]; !slices.Equal(got[res], want) {
+				t.Errorf("%s may %v on %s, want %v", tool.Name, got[res], res, want)
+			}
+		}
+	}
+	for _, name := range otherFunctionNames {
+		got := roleActions(t, functionID(t, name))
+		for res := range grants {
+			if got[res] != nil {
+				t.Errorf("%s may %v on %s", name, got[res], res)
+			}
+		}
+	}
+
+	// A deployment that names its own parameter: no secret, and the
+	// functions read that parameter.
+	v := variantTemplate(t)
+	if n := len(resourcesIn(v, "AWS::SecretsManager::Secret")); n != 0 {
+		t.Errorf("the variant, which names its parameter, has %d secrets", n)
+	}
+	found := 0
+	for id, fn := range resourcesIn(v, "AWS::Lambda::Function") {
+		env, _ := fn.Properties["Environment"].(map[string]any)
+		vars, _ := env["Variables"].(map[string]any)
+		if vars[secrets.EnvVar] == nil {
+			continue
+		}
+		found++
+		var params map[string]string
+		json.Unmarshal([]byte(vars[secrets.EnvVar].(string)), &params)
+		if got := params[wiring.CursorKey.Name()]; got != variantCursorKeyParameter {
+			t.Errorf("variant %s: %v", id, params)
+		}
+	}
+	if want := len(slices.DeleteFunc(slices.Clone(tools), func(t toolSpec) bool { return !pages(t.Family) })); found != want {
+		t.Errorf("the variant: %d functions read secrets, want the %d that page", found, want)
+	}
+	if raw, _ := json.Marshal(v.Resources); strings.Contains(string(raw), "secretsmanager:") {
+		t.Errorf("the variant grants Secrets Manager actions")
+	}
+}

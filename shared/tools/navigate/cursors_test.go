@@ -1,0 +1,159 @@
+package navigate_test
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolshed/toolshed/shared/cursor"
+	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/testenv/repotest"
+	"github.com/toolshed/toolshed/shared/testenv/tooltest"
+	"github.com/toolshed/toolshed/shared/toolerr"
+	"github.com/toolshed/toolshed/shared/tools/navigate"
+)
+
+// pagedCall is a call of a navigation tool with more than one page.
+type pagedCall struct {
+	name, tool string
+	args       map[string]any
+	// other is a call to the same tool with other arguments.
+	other map[string]any
+}
+
+var pagedCalls = []pagedCall{
+	{"list_files", navigate.ListFilesTool, map[string]any{"path": ""}, map[string]any{"path": "", "depth": 2}},
+	{"find_symbols lookup", navigate.FindSymbolsTool, map[string]any{"name": "Read", "match": "prefix"},
+		map[string]any{"name": "Read", "match": "prefix", "kinds": []string{"function"}}},
+	{"find_symbols outline", navigate.FindSymbolsTool, map[string]any{"file": "net/header.go"},
+		map[string]any{"file": "net/header.go", "kinds": []string{"function", "method", "field"}}},
+	{"find_references", navigate.FindReferencesTool, map[string]any{"name": "Header"}, map[string]any{"name": "Header", "path": "net"}},
+	{"list_repos", navigate.ListReposTool, map[string]any{}, nil},
+}
+
+// withCursor returns args with limit 1 and the cursor c (none when ""),
+// as JSON.
+func withCursor(args map[string]any, c string) string {
+	a := maps.Clone(args)
+	a["limit"] = 1
+	if c != "" {
+		a["cursor"] = c
+	}
+	raw, _ := json.Marshal(a)
+	return string(raw)
+}
+
+// firstCursor returns the cursor of the first page, of one entry, of a
+// call by who.
+func firstCursor(t *testing.T, h *tooltest.Harness, who, tool string, args map[string]any) string {
+	t.Helper()
+	var page struct {
+		NextCursor *string `json:"next_cursor"`
+	}
+	h.OK(t, who, tool, withCursor(args, ""), &page)
+	if page.NextCursor == nil {
+		t.Fatalf("%s %v: one page only; the test needs two", tool, args)
+	}
+	return *page.NextCursor
+}
+
+// unkeyed is a cursor as the tools made them before they were keyed: the
+// base64url of "kind:position", which anyone could make.
+func unkeyed(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
+
+// TestCursorsNotIssued: a navigation tool takes only the cursors it
+// issued for the call, whatever their limit; anything else is
+// INVALID_INPUT naming cursor, never INTERNAL_ERROR and never a page: a
+// cursor made up (in the form the tools used to make: a huge offset, or
+// one so large that offset + limit overflows), another tool's, another
+// call's (other arguments, or another tenant).
+func TestCursorsNotIssued(t *testing.T) {
+	view := func(files map[string]string) repo.View { return repotest.Local(t, repotest.WriteDir(t, files)).View }
+	files := maps.Clone(symbolFixture)
+	files["net/client.go"] = "package net\n\nfunc ReadResponse(h Header) {}\n\nfunc ReadRequest(h *Header) {}\n"
+	src := repo.Shared{View: view(files), Name: "main", Others: []repo.Named{{Name: "zeta", View: view(map[string]string{"z.go": "package z\n"})}}}
+	h := tooltest.New(t, tooltest.BoltStores(t), navigate.Tools(src, cursor.RandomKey()))
+
+	issued := map[string]string{}
+	for _, c := range pagedCalls {
+		issued[c.name] = firstCursor(t, h, tenant, c.tool, c.args)
+		var page struct {
+			NextCursor *string `json:"next_cursor"`
+		}
+		h.OK(t, tenant, c.tool, withCursor(c.args, issued[c.name]), &page) // its own cursor pages on
+		a := maps.Clone(c.args)
+		a["limit"], a["cursor"] = 100, issued[c.name]
+		raw, _ := json.Marshal(a)
+		h.OK(t, tenant, c.tool, string(raw), nil) // with another limit too
+	}
+	for _, c := range pagedCalls {
+		refused := map[string]string{
+			"made up: MaxInt":        unkeyed(c.tool + ":9223372036854775807"),
+			"made up: 10^9":          unkeyed(c.tool + ":1000000000"),
+			"made up: 1":             unkeyed(c.tool + ":1"),
+			"made up: a path":        unkeyed(c.tool + ":net/header.go"),
+			"made up: a lookup's":    unkeyed(c.tool + ":0 0 net/header.go"),
+			"another tenant's":       firstCursor(t, h, "other-tenant", c.tool, c.args),
+			"the cursor, edited":     issued[c.name][:len(issued[c.name])-2] + "AA",
+			"another tool's (files)": issued["list_files"],
+			"another tool's (refs)":  issued["find_references"],
+		}
+		if c.other != nil {
+			refused["another call's"] = firstCursor(t, h, tenant, c.tool, c.other)
+		}
+		for what, cur := range refused {
+			if cur == issued[c.name] {
+				continue // its own
+			}
+			o := h.Call(tenant, c.tool, withCursor(c.args, cur))
+			if o.OK || o.Error.Code != toolerr.InvalidInput || !strings.HasPrefix(o.Error.Message, "cursor: ") {
+				t.Errorf("%s, %s: %s %+v; want INVALID_INPUT naming cursor", c.name, what, o.Result, o.Error)
+			}
+		}
+	}
+}
+
+// TestReferencesResume: a page of find_references resumes after the last
+// line of the page before (its file and line), so what changes in the
+// files before it neither repeats nor skips a line; totalLines is then the
+// lines the pages before showed and those counted from the page on.
+func TestReferencesResume(t *testing.T) {
+	dir := repotest.WriteDir(t, map[string]string{
+		"a.go": "package a\n\nvar x = Serve\n",
+		"b.go": "package a\n\nfunc Serve() {}\n\nvar y = Serve\n\nvar z = Serve\n",
+	})
+	src := repotest.Local(t, dir)
+	h := tooltest.New(t, tooltest.BoltStores(t), navigate.Tools(src, cursor.RandomKey()))
+	var first, second refs
+	h.OK(t, tenant, navigate.FindReferencesTool, `{"name":"Serve","limit":2}`, &first)
+	if first.TotalLines != 4 || first.NextCursor == nil {
+		t.Fatalf("first page: %+v", first)
+	}
+
+	// A line referring to Serve appears before the page's end.
+	v := src.View.Version()
+	if err := os.WriteFile(filepath.Join(dir, "a.go"), []byte("package a\n\nvar w = Serve\n\nvar x = Serve\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-src.View.Changed(v):
+	case <-time.After(time.Minute): // a bound, not a measure
+		t.Fatal("the view never saw the change")
+	}
+	h.OK(t, tenant, navigate.FindReferencesTool, `{"name":"Serve","limit":2,"cursor":"`+*first.NextCursor+`"}`, &second)
+	var got []string
+	for _, f := range second.Files {
+		for _, l := range f.Lines {
+			got = append(got, fmt.Sprintf("%s:%d", f.Path, l.Line))
+		}
+	}
+	if strings.Join(got, " ") != "b.go:5 b.go:7" || second.TotalLines != 4 || second.NextCursor != nil {
+		t.Errorf("second page %v, total %d, next %v; want b.go:5 b.go:7 of 4, the last", got, second.TotalLines, second.NextCursor)
+	}
+}
