@@ -176,32 +176,8 @@ func (t *Table) update(ctx context.Context, held map[string]parsed, files []*rep
 	}
 	total := len(present)
 	wait, publishAt := publishFirst, started.Add(publishFirst)
-	results := make(chan parsed)
-	work := make(chan *repo.File)
-	var workers sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		workers.Go(func() {
-			for f := range work {
-				results <- parse(f, stored)
-			}
-		})
-	}
-	go func() {
-		defer close(work)
-		for _, f := range todo {
-			select {
-			case work <- f:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	go func() {
-		workers.Wait()
-		close(results)
-	}()
 	parses := 0
-	for r := range results {
+	for r := range parseAll(ctx, todo, stored) {
 		held[r.src.Path] = r
 		if r.fresh {
 			parses++
@@ -222,6 +198,37 @@ func (t *Table) update(ctx context.Context, held map[string]parsed, files []*rep
 			"symbols", t.State().Progress.Symbols, "took_ms", time.Since(started).Milliseconds())
 	}
 	return parses, true
+}
+
+// parseAll parses files on every core (see parse) and sends what each
+// holds; the channel is closed once every file is sent, or sooner when ctx
+// ends.
+func parseAll(ctx context.Context, files []*repo.File, stored map[string]storedFile) <-chan parsed {
+	results := make(chan parsed)
+	work := make(chan *repo.File)
+	var workers sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		workers.Go(func() {
+			for f := range work {
+				results <- parse(f, stored)
+			}
+		})
+	}
+	go func() {
+		defer close(work)
+		for _, f := range files {
+			select {
+			case work <- f:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() {
+		workers.Wait()
+		close(results)
+	}()
+	return results
 }
 
 // parse returns the symbols of f: stored's when they are of its content,
