@@ -85,6 +85,18 @@ type View interface {
 	// Changed returns a channel that is closed once the view's version is
 	// past v (at once when it already is).
 	Changed(v uint64) <-chan struct{}
+	// Done returns a channel that is closed once the source no longer
+	// serves the view: a newer snapshot replaced it, the source dropped it
+	// to stay within its memory budget, or it was closed. Whatever follows
+	// the view (a symbol table, a code index) stops then and lets go of
+	// it, so that its memory goes with it.
+	Done() <-chan struct{}
+	// Hold tells the view that what follows it keeps n more bytes for it
+	// (n fewer when negative): an S3 source counts them with the view's
+	// own against its memory budget (S3Options.CacheBytes), and drops the
+	// least recently used views to stay within it. A local directory is
+	// never dropped, and ignores them.
+	Hold(n int64)
 }
 
 // retryAfter is how long LatestSearchable waits before it reads a view
