@@ -130,8 +130,10 @@ func LatestSearchable(ctx context.Context, v View, log *slog.Logger, who string)
 // Key names a view for what is stored about it (its code index, its
 // symbol table): a local directory by the hash of its path ("local-"),
 // so that one data directory can serve several repositories in turn; a
-// snapshot by the hash of its commit ("commit-"); "" for a view that has
-// neither.
+// snapshot by the hash of its commit ("commit-"), in the folder of its
+// repository when an S3 source serves it ("acme/web/commit-…", as
+// reposcope.Ref.Key names the folder): two repositories at the same
+// commit never share what is stored; "" for a view that has neither.
 func Key(v View) string {
 	hash := func(s string) string {
 		sum := sha256.Sum256([]byte(s))
@@ -140,10 +142,14 @@ func Key(v View) string {
 	if d, ok := v.(interface{ Dir() string }); ok {
 		return "local-" + hash(d.Dir())
 	}
-	if c := v.Commit(); c != "" {
-		return "commit-" + hash(c)
+	c := v.Commit()
+	if c == "" {
+		return ""
 	}
-	return ""
+	if z, ok := v.(*zipSnapshot); ok && z.repo != "" {
+		return z.repo + "/commit-" + hash(c)
+	}
+	return "commit-" + hash(c)
 }
 
 // Source yields tenants' views.

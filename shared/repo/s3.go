@@ -322,6 +322,7 @@ func (s *S3) fetch(ctx context.Context, ref reposcope.Ref, r *s3Repo, etag strin
 	if err != nil {
 		return "", Pointer{}, nil, err
 	}
+	newSnap.repo = ref.Key()
 	newSnap.onHold = func() { s.evict(r) }
 	return newEtag, p, newSnap, nil
 }

@@ -55,6 +55,9 @@ type zipSnapshot struct {
 	policedFS             // what tools read (Open, Stat, ReadDir and the rest): the zip through the policy
 	r         *zip.Reader // the zip, unpoliced: Searchable's walk
 	commit    string
+	// repo is the folder of the repository the S3 source read it from
+	// (reposcope.Ref.Key; "" for a zip opened alone): see Key.
+	repo string
 
 	// done is closed by end, once the source no longer serves the
 	// snapshot. held counts the bytes its followers keep for it (Hold);
