@@ -109,7 +109,7 @@ var (
 		"largest repository, in MB of files (not of its zip), `scripts/snapshot push` accepts and the tools load (deployed, `grep_codebase` loads up to 800 and `read_repo_file`/`read_file` up to 1024, what their memory holds)",
 		settings.Positive)
 	RepoCacheMB = settings.New("TOOLSHED_REPO_CACHE_MB", "1024",
-		"repository contents one process keeps in memory: S3 snapshots (least recently used dropped first), or the local view's files, compressed when they pass 256 MB (beyond it, files are read at each search)",
+		"repository contents one process keeps in memory: S3 snapshots with what is built from them (symbol tables; least recently used dropped first), or the local view's files, compressed when they pass 256 MB (beyond it, files are read at each search)",
 		settings.Positive)
 	// RepoDeny's globs are checked by repo.ParseDeny when the repository
 	// opens (and by shared/deploy at synthesis).

@@ -497,39 +497,8 @@ func (c *Collection) bm25(words []string, allowed []bool, sc *scratch, k int, do
 				continue
 			}
 			idf := c.idf(df) * e.weight
-			for pi, part := range c.parts {
-				lx := part.Seg.lex
-				ti, ok := lx.find(e.term)
-				if !ok {
-					continue
-				}
-				// The postings decoded here, not through lx.each: a long
-				// question reads a million of them, and a call for each
-				// costs a tenth of the search.
-				base, buf := c.base[pi], lx.arena[lx.offs[ti]:lx.offs[ti+1]]
-				var p posting
-				for len(buf) > 0 {
-					var delta uint64
-					buf, delta, _ = readPosting(buf, &p) // checked when the lexicon was made or read
-					p.doc += uint32(delta)
-					g := base + int(p.doc)
-					if !allowed[g] {
-						continue
-					}
-					var tf float64
-					for f := range numFields {
-						if p.tf[f] > 0 {
-							norm := 1 - fieldB[f] + fieldB[f]*float64(lx.lens[p.doc][f])/c.avg[f]
-							tf += fieldWeight[f] * float64(p.tf[f]) / norm
-						}
-					}
-					score := idf * tf * (bm25K1 + 1) / (tf + bm25K1)
-					if best[g] == 0 {
-						touched = append(touched, g)
-					}
-					best[g] = max(best[g], score)
-					cover[g] = max(cover[g], e.weight*min(tf, 1))
-				}
+			for pi := range c.parts {
+				touched = c.scoreTerm(pi, e, idf, allowed, best, cover, touched)
 			}
 		}
 		for _, g := range touched {
@@ -545,6 +514,47 @@ func (c *Collection) bm25(words []string, allowed []bool, sc *scratch, k int, do
 	sc.ranked, sc.touched = out.ranked, touched // grown: kept for the next search
 	out.ranked = c.order(out, k, sc)
 	return out
+}
+
+// scoreTerm scores the allowed documents of part pi that hold the expanded
+// term e, of (weighted) inverse document frequency idf: each keeps in best
+// and cover its best score and coverage for the query word e comes from.
+// It returns touched with the documents scored for that word for the
+// first time added.
+func (c *Collection) scoreTerm(pi int, e expansion, idf float64, allowed []bool, best, cover []float64, touched []int) []int {
+	lx := c.parts[pi].Seg.lex
+	ti, ok := lx.find(e.term)
+	if !ok {
+		return touched
+	}
+	// The postings decoded here, not through lx.each: a long question
+	// reads a million of them, and a call for each costs a tenth of the
+	// search.
+	base, buf := c.base[pi], lx.arena[lx.offs[ti]:lx.offs[ti+1]]
+	var p posting
+	for len(buf) > 0 {
+		var delta uint64
+		buf, delta, _ = readPosting(buf, &p) // checked when the lexicon was made or read
+		p.doc += uint32(delta)
+		g := base + int(p.doc)
+		if !allowed[g] {
+			continue
+		}
+		var tf float64
+		for f := range numFields {
+			if p.tf[f] > 0 {
+				norm := 1 - fieldB[f] + fieldB[f]*float64(lx.lens[p.doc][f])/c.avg[f]
+				tf += fieldWeight[f] * float64(p.tf[f]) / norm
+			}
+		}
+		score := idf * tf * (bm25K1 + 1) / (tf + bm25K1)
+		if best[g] == 0 {
+			touched = append(touched, g)
+		}
+		best[g] = max(best[g], score)
+		cover[g] = max(cover[g], e.weight*min(tf, 1))
+	}
+	return touched
 }
 
 // closed reports whether done (nil: never) is closed, without waiting.

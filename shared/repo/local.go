@@ -194,6 +194,14 @@ func (l *Local) Changed(v uint64) <-chan struct{} {
 	return changedSince(v, l.version, l.next)
 }
 
+// Done implements View: closed by Close.
+func (l *Local) Done() <-chan struct{} { return l.stop }
+
+// Hold implements View: a local directory is served as long as it is
+// open, whatever follows it holds (its own files keep within
+// LocalOptions.CacheBytes).
+func (l *Local) Hold(int64) {}
+
 // Watching reports how the view follows the directory: "events" or
 // "polling" (for logs and status pages).
 func (l *Local) Watching() string {

@@ -410,3 +410,20 @@ func TestLocalBeyondItsMemoryBudget(t *testing.T) {
 		t.Errorf("a file beyond the budget is not fresh: %q", files["f19.txt"])
 	}
 }
+
+// TestLocalDoneOnceClosed: a local view is served until it is closed,
+// whatever its followers hold.
+func TestLocalDoneOnceClosed(t *testing.T) {
+	view, err := repo.NewLocal(repotest.WriteDir(t, map[string]string{"a.txt": "a\n"}), repo.LocalOptions{CacheBytes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	view.Hold(1 << 30)
+	if done(view) {
+		t.Error("an open view is done")
+	}
+	view.Close()
+	if !done(view) {
+		t.Error("a closed view is not done")
+	}
+}

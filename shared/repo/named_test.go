@@ -3,6 +3,7 @@ package repo_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/toolshed/toolshed/shared/repo"
@@ -27,15 +28,16 @@ func TestS3NamedRepositories(t *testing.T) {
 	opens := []struct {
 		ref    reposcope.Ref
 		commit string // "": ErrNoRepository
+		folder string // of the view's Key: the repository read
 	}{
-		{reposcope.DefaultOf("acme"), "d1"},
-		{reposcope.Ref{Tenant: "acme", Name: "web"}, "w1"},
-		{reposcope.Ref{Tenant: "acme", Name: "api"}, "a1"},
-		{reposcope.DefaultOf("newcomer"), "s1"},                // the deployment's default repository
-		{reposcope.Ref{Tenant: "newcomer", Name: "tools"}, ""}, // never another tenant's named one
-		{reposcope.Ref{Tenant: "acme", Name: "tools"}, ""},     // nor for a tenant with its own
-		{reposcope.Ref{Tenant: "shared", Name: "tools"}, "t1"}, // its own tenant reads it
-		{reposcope.DefaultOf("web"), "s1"},                     // the tenant web reads the deployment's, not acme/web
+		{reposcope.DefaultOf("acme"), "d1", "acme/"},
+		{reposcope.Ref{Tenant: "acme", Name: "web"}, "w1", "acme/web/"},
+		{reposcope.Ref{Tenant: "acme", Name: "api"}, "a1", "acme/api/"},
+		{reposcope.DefaultOf("newcomer"), "s1", "shared/"},                      // the deployment's default repository
+		{reposcope.Ref{Tenant: "newcomer", Name: "tools"}, "", ""},              // never another tenant's named one
+		{reposcope.Ref{Tenant: "acme", Name: "tools"}, "", ""},                  // nor for a tenant with its own
+		{reposcope.Ref{Tenant: "shared", Name: "tools"}, "t1", "shared/tools/"}, // its own tenant reads it
+		{reposcope.DefaultOf("web"), "s1", "shared/"},                           // the tenant web reads the deployment's, not acme/web
 	}
 	for _, o := range opens {
 		view, err := src.Open(ctx, o.ref)
@@ -44,6 +46,8 @@ func TestS3NamedRepositories(t *testing.T) {
 			t.Errorf("Open(%s) = %v, %v; want ErrNoRepository", o.ref, view, err)
 		case o.commit != "" && (err != nil || view.Commit() != o.commit):
 			t.Errorf("Open(%s) = %v, %v; want commit %s", o.ref, view, err, o.commit)
+		case o.commit != "" && !strings.HasPrefix(repo.Key(view), o.folder+"commit-"):
+			t.Errorf("Open(%s): key %q, want it in %s", o.ref, repo.Key(view), o.folder)
 		}
 	}
 

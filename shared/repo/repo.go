@@ -90,6 +90,18 @@ type View interface {
 	// Changed returns a channel that is closed once the view's version is
 	// past v (at once when it already is).
 	Changed(v uint64) <-chan struct{}
+	// Done returns a channel that is closed once the source no longer
+	// serves the view: a newer snapshot replaced it, the source dropped it
+	// to stay within its memory budget, or it was closed. Whatever follows
+	// the view (a symbol table, a code index) stops then and lets go of
+	// it, so that its memory goes with it.
+	Done() <-chan struct{}
+	// Hold tells the view that what follows it keeps n more bytes for it
+	// (n fewer when negative): an S3 source counts them with the view's
+	// own against its memory budget (S3Options.CacheBytes), and drops the
+	// least recently used views to stay within it. A local directory is
+	// never dropped, and ignores them.
+	Hold(n int64)
 }
 
 // retryAfter is how long LatestSearchable waits before it reads a view
@@ -123,8 +135,10 @@ func LatestSearchable(ctx context.Context, v View, log *slog.Logger, who string)
 // Key names a view for what is stored about it (its code index, its
 // symbol table): a local directory by the hash of its path ("local-"),
 // so that one data directory can serve several repositories in turn; a
-// snapshot by the hash of its commit ("commit-"); "" for a view that has
-// neither.
+// snapshot by the hash of its commit ("commit-"), in the folder of its
+// repository when an S3 source serves it ("acme/web/commit-…", as
+// reposcope.Ref.Key names the folder): two repositories at the same
+// commit never share what is stored; "" for a view that has neither.
 func Key(v View) string {
 	hash := func(s string) string {
 		sum := sha256.Sum256([]byte(s))
@@ -133,10 +147,14 @@ func Key(v View) string {
 	if d, ok := v.(interface{ Dir() string }); ok {
 		return "local-" + hash(d.Dir())
 	}
-	if c := v.Commit(); c != "" {
-		return "commit-" + hash(c)
+	c := v.Commit()
+	if c == "" {
+		return ""
 	}
-	return ""
+	if z, ok := v.(*zipSnapshot); ok && z.repo != "" {
+		return z.repo + "/commit-" + hash(c)
+	}
+	return "commit-" + hash(c)
 }
 
 // Source yields tenants' views.

@@ -1,6 +1,7 @@
 package repo
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -28,8 +29,9 @@ type S3Options struct {
 	// MaxBytes refuses snapshots of more bytes of files (as their pointer
 	// says), or whose zip is larger (0: DefaultMaxBytes).
 	MaxBytes int64
-	// CacheBytes bounds the snapshots kept in memory (zip plus files);
-	// the least recently used ones beyond it are dropped (0: DefaultCacheBytes).
+	// CacheBytes bounds the snapshots kept in memory (zip plus files, and
+	// what their followers hold for them: View.Hold); the least recently
+	// used ones beyond it are dropped (0: DefaultCacheBytes).
 	CacheBytes int64
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
@@ -60,6 +62,11 @@ const revalidateWait = 300 * time.Millisecond
 // when it is older than Refresh, so a push is seen within Refresh and an
 // unchanged pointer costs no download. A snapshot in hand keeps being
 // served while S3 fails or hangs.
+//
+// The snapshots in memory, with what their followers hold for them
+// (View.Hold: symbol tables), stay within CacheBytes: the least recently
+// used ones beyond it are dropped. A snapshot replaced by a push, or
+// dropped, is ended (View.Done), so that what follows it lets it go too.
 type S3 struct {
 	bucket *objects.Bucket
 	o      S3Options
@@ -76,7 +83,7 @@ type s3Repo struct {
 	checked  time.Time // when the pointer was last read or tried; zero: never
 	etag     string    // the pointer's ETag
 	pointer  Pointer
-	snap     View // nil: the repository has no snapshot
+	snap     *zipSnapshot // nil: the repository has no snapshot (or it was dropped)
 	lastUsed time.Time
 	refresh  chan struct{} // while a revalidation runs; closed when it ends
 	loading  int64         // the bytes of the zip being downloaded, while one is
@@ -182,7 +189,7 @@ func (s *S3) current(ctx context.Context, ref reposcope.Ref) (View, error) {
 	now := s.o.Now()
 	r.lastUsed = now
 	if !r.checked.IsZero() && now.Sub(r.checked) < s.o.Refresh {
-		snap, err := r.snap, r.err
+		snap, err := r.view(), r.err
 		r.mu.Unlock()
 		if snap == nil && err != nil {
 			return nil, err // failed a moment ago: tried again after Refresh
@@ -193,7 +200,7 @@ func (s *S3) current(ctx context.Context, ref reposcope.Ref) (View, error) {
 		r.refresh = make(chan struct{})
 		go s.revalidate(ref, r, r.etag, r.pointer, r.snap)
 	}
-	done, held := r.refresh, r.snap
+	done, held := r.refresh, r.view()
 	r.mu.Unlock()
 
 	var wait <-chan time.Time
@@ -221,7 +228,25 @@ func (s *S3) current(ctx context.Context, ref reposcope.Ref) (View, error) {
 		return nil, r.err
 	}
 	// On an S3 failure the snapshot in hand is still a consistent one.
-	return r.snap, nil
+	return r.view(), nil
+}
+
+// view is the repository's snapshot as a View (nil when it has none).
+// The caller holds r.mu.
+func (r *s3Repo) view() View {
+	if r.snap == nil {
+		return nil
+	}
+	return r.snap
+}
+
+// memory is what the repository's snapshot takes in memory, with what its
+// followers hold for it. The caller holds r.mu.
+func (r *s3Repo) memory() int64 {
+	if r.snap == nil {
+		return 0
+	}
+	return r.snap.memory(r.pointer)
 }
 
 // revalidateTimeout bounds one revalidation, download included.
@@ -230,7 +255,7 @@ const revalidateTimeout = 5 * time.Minute
 // revalidate reads the pointer (conditionally on the ETag in hand),
 // downloads the zip it names when that changed, and records the outcome
 // in r. A failure while a snapshot is held keeps it, and is logged.
-func (s *S3) revalidate(ref reposcope.Ref, r *s3Repo, etag string, cur Pointer, snap View) {
+func (s *S3) revalidate(ref reposcope.Ref, r *s3Repo, etag string, cur Pointer, snap *zipSnapshot) {
 	ctx, cancel := context.WithTimeout(context.Background(), revalidateTimeout)
 	defer cancel()
 	newEtag, p, newSnap, err := s.fetch(ctx, ref, r, etag, cur, snap)
@@ -238,6 +263,9 @@ func (s *S3) revalidate(ref reposcope.Ref, r *s3Repo, etag string, cur Pointer, 
 	r.mu.Lock()
 	r.checked = s.o.Now() // a failure too: S3 is asked again after Refresh, not by every call
 	if err == nil {
+		if r.snap != nil && r.snap != newSnap {
+			r.snap.end() // replaced, or its pointer is gone
+		}
 		r.etag, r.pointer, r.snap = newEtag, p, newSnap
 	} else if r.snap != nil {
 		s.o.Log.Warn("repository snapshot: revalidation failed; serving the snapshot in hand", "repo", ref.String(), "commit", r.pointer.Commit, "error", err)
@@ -256,7 +284,7 @@ func (s *S3) revalidate(ref reposcope.Ref, r *s3Repo, etag string, cur Pointer, 
 // fetch returns the repository's pointer ETag, pointer and snapshot: the
 // ones in hand when the pointer is unchanged, none when there is no
 // pointer.
-func (s *S3) fetch(ctx context.Context, ref reposcope.Ref, r *s3Repo, etag string, cur Pointer, snap View) (string, Pointer, View, error) {
+func (s *S3) fetch(ctx context.Context, ref reposcope.Ref, r *s3Repo, etag string, cur Pointer, snap *zipSnapshot) (string, Pointer, *zipSnapshot, error) {
 	if snap == nil {
 		etag = ""
 	}
@@ -290,17 +318,20 @@ func (s *S3) fetch(ctx context.Context, ref reposcope.Ref, r *s3Repo, etag strin
 	if err != nil {
 		return "", Pointer{}, nil, err
 	}
-	newSnap, err := OpenZip(data, p.Commit, s.o.Policy)
+	newSnap, err := openZip(bytes.NewReader(data), int64(len(data)), p.Commit, s.o.Policy)
 	if err != nil {
 		return "", Pointer{}, nil, err
 	}
+	newSnap.repo = ref.Key()
+	newSnap.onHold = func() { s.evict(r) }
 	return newEtag, p, newSnap, nil
 }
 
 // evict drops the least recently used snapshots, other than keep's, while
-// the snapshots in memory take more than CacheBytes. Repositories in use
-// by another call are left alone. A dropped repository is downloaded again
-// on its next use.
+// the snapshots in memory, with what their followers hold for them, take
+// more than CacheBytes. Repositories in use by another call, or being
+// revalidated, are left alone. A dropped snapshot is ended (its followers
+// let it go), and downloaded again on its repository's next use.
 func (s *S3) evict(keep *s3Repo) {
 	s.mu.Lock()
 	others := make([]*s3Repo, 0, len(s.repos))
@@ -312,27 +343,32 @@ func (s *S3) evict(keep *s3Repo) {
 	s.mu.Unlock()
 
 	keep.mu.Lock()
-	total := keep.pointer.memory()
+	total := keep.memory()
 	keep.mu.Unlock()
-	var idle []*s3Repo // locked by this call
+	type sized struct {
+		r     *s3Repo // locked by this call
+		bytes int64
+	}
+	var idle []sized
 	for _, r := range others {
 		if !r.mu.TryLock() {
 			continue
 		}
-		if r.snap == nil {
+		if r.snap == nil || r.refresh != nil {
 			r.mu.Unlock()
 			continue
 		}
-		total += r.pointer.memory()
-		idle = append(idle, r)
+		idle = append(idle, sized{r, r.memory()})
+		total += idle[len(idle)-1].bytes
 	}
-	slices.SortFunc(idle, func(a, b *s3Repo) int { return a.lastUsed.Compare(b.lastUsed) })
-	for _, r := range idle {
+	slices.SortFunc(idle, func(a, b sized) int { return a.r.lastUsed.Compare(b.r.lastUsed) })
+	for _, u := range idle {
 		if total > s.o.CacheBytes {
-			total -= r.pointer.memory()
-			r.snap, r.etag, r.checked, r.pointer = nil, "", time.Time{}, Pointer{}
+			total -= u.bytes
+			u.r.snap.end()
+			u.r.snap, u.r.etag, u.r.checked, u.r.pointer = nil, "", time.Time{}, Pointer{}
 		}
-		r.mu.Unlock()
+		u.r.mu.Unlock()
 	}
 }
 

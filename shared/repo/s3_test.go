@@ -104,8 +104,12 @@ func testS3(t *testing.T, s *repotest.S3) {
 	open("s3-acme", "c1", "version 1\n") // still trusted
 	gets(map[string]int{})
 	clk.add(5 * time.Second)
-	open("s3-acme", "c2", "version 2\n")
+	second := open("s3-acme", "c2", "version 2\n")
 	gets(map[string]int{pointer: 1, zip2: 1})
+	// The replaced snapshot is done: what follows it lets it go.
+	if !done(first) || done(second) {
+		t.Errorf("after a push, the replaced view done: %v, the new one: %v", done(first), done(second))
+	}
 
 	// Rollback is seen the same way, and downloads the old zip again.
 	if _, err := repo.Rollback(ctx, s.Objects(), reposcope.DefaultOf("s3-acme"), "", clk.Now()); err != nil {
@@ -165,15 +169,57 @@ func testS3(t *testing.T, s *repotest.S3) {
 		t.Errorf("searchable after a cancelled call: %v, %v", files, err)
 	}
 
-	// Beyond CacheBytes the least recently used snapshot is dropped.
+	// Beyond CacheBytes the least recently used snapshot is dropped, and
+	// done.
 	evicting := repo.NewS3(counted, repo.S3Options{CacheBytes: 1, Now: clk.Now})
 	counter.take()
+	var views []repo.View
 	for _, tenant := range []string{"s3-acme", "s3-own", "s3-acme"} {
-		if _, err := evicting.Open(ctx, reposcope.DefaultOf(tenant)); err != nil {
+		v, err := evicting.Open(ctx, reposcope.DefaultOf(tenant))
+		if err != nil {
 			t.Fatal(err)
 		}
+		views = append(views, v)
 	}
 	gets(map[string]int{pointer: 2, zip1: 2, repo.PointerKey(reposcope.DefaultOf("s3-own")): 1, repo.ZipKey(reposcope.DefaultOf("s3-own"), "own1"): 1})
+	if !done(views[0]) || !done(views[1]) || done(views[2]) {
+		t.Errorf("dropped views done: %v %v, the one in use: %v", done(views[0]), done(views[1]), done(views[2]))
+	}
+}
+
+// testS3Holds: what follows a snapshot (View.Hold) counts with it: held
+// bytes beyond CacheBytes drop the least recently used other snapshot, and
+// bytes let go count no more. It runs after testS3 (its repositories).
+func testS3Holds(t *testing.T, s *repotest.S3) {
+	ctx := context.Background()
+	holding := repo.NewS3(s.Objects(), repo.S3Options{CacheBytes: 1 << 20})
+	acme, err1 := holding.Open(ctx, reposcope.DefaultOf("s3-acme"))
+	own, err2 := holding.Open(ctx, reposcope.DefaultOf("s3-own"))
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	acme.Hold(1 << 19)
+	if done(acme) || done(own) {
+		t.Fatal("two snapshots and half the budget held: one was dropped")
+	}
+	acme.Hold(1 << 19)
+	if done(acme) || !done(own) {
+		t.Errorf("the budget held for acme: acme dropped %v, own dropped %v", done(acme), done(own))
+	}
+	acme.Hold(-1 << 20)
+	if own, _ = holding.Open(ctx, reposcope.DefaultOf("s3-own")); done(acme) || done(own) {
+		t.Errorf("once acme's followers let go, a snapshot was dropped: acme %v, own %v", done(acme), done(own))
+	}
+}
+
+// done reports whether the view is done.
+func done(v repo.View) bool {
+	select {
+	case <-v.Done():
+		return true
+	default:
+		return false
+	}
 }
 
 func testPublish(t *testing.T, s *repotest.S3) {

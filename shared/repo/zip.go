@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/toolshed/toolshed/shared/secretscan"
@@ -19,7 +20,8 @@ import (
 // OpenZip returns the view of the snapshot held in data, a zip written by
 // Pack, under policy (nil: DefaultDeny alone). data is kept (not copied)
 // and must not change. A snapshot never changes: its Version is always 1
-// (the S3 source opens a new view when the pointer moves).
+// (the S3 source opens a new view when the pointer moves, and ends the
+// one it replaces). A view opened here is never done: nothing replaces it.
 func OpenZip(data []byte, commit string, policy *Policy) (View, error) {
 	return OpenZipAt(bytes.NewReader(data), int64(len(data)), commit, policy)
 }
@@ -28,6 +30,16 @@ func OpenZip(data []byte, commit string, policy *Policy) (View, error) {
 // must not change either: a view that reads only the parts of the zip it
 // is asked for (the indexer's batches read theirs from the bucket).
 func OpenZipAt(ra io.ReaderAt, size int64, commit string, policy *Policy) (View, error) {
+	z, err := openZip(ra, size, commit, policy)
+	if err != nil {
+		return nil, err
+	}
+	return z, nil
+}
+
+// openZip is OpenZipAt, returning the snapshot itself (for the S3 source,
+// which ends it).
+func openZip(ra io.ReaderAt, size int64, commit string, policy *Policy) (*zipSnapshot, error) {
 	r, err := zip.NewReader(ra, size)
 	if err != nil {
 		return nil, fmt.Errorf("open snapshot zip: %w", err)
@@ -37,7 +49,7 @@ func OpenZipAt(ra io.ReaderAt, size int64, commit string, policy *Policy) (View,
 			return nil, err
 		}
 	}
-	return &zipSnapshot{policedFS: policedFS{fsys: r, policy: policy}, r: r, commit: commit}, nil
+	return &zipSnapshot{policedFS: policedFS{fsys: r, policy: policy}, r: r, commit: commit, done: make(chan struct{})}, nil
 }
 
 // zipSnapshot is a snapshot's view.
@@ -45,6 +57,18 @@ type zipSnapshot struct {
 	policedFS             // what tools read (Open, Stat, ReadDir and the rest): the zip through the policy
 	r         *zip.Reader // the zip, unpoliced: Searchable's walk
 	commit    string
+	// repo is the folder of the repository the S3 source read it from
+	// (reposcope.Ref.Key; "" for a zip opened alone): see Key.
+	repo string
+
+	// done is closed by end, once the source no longer serves the
+	// snapshot. held counts the bytes its followers keep for it (Hold);
+	// onHold, when set, is called when that grows (the S3 source keeps
+	// its memory budget then).
+	done   chan struct{}
+	ending sync.Once
+	held   atomic.Int64
+	onHold func()
 
 	mu       sync.Mutex
 	files    []*File       // built once by Searchable
@@ -61,6 +85,24 @@ func (z *zipSnapshot) Version() uint64 { return 1 }
 
 // Changed returns a channel that is never closed for v ≥ 1.
 func (z *zipSnapshot) Changed(v uint64) <-chan struct{} { return changedSince(v, 1, nil) }
+
+// Done implements View: closed by end.
+func (z *zipSnapshot) Done() <-chan struct{} { return z.done }
+
+// end tells the snapshot's followers that the source no longer serves it.
+func (z *zipSnapshot) end() { z.ending.Do(func() { close(z.done) }) }
+
+// Hold implements View.
+func (z *zipSnapshot) Hold(n int64) {
+	z.held.Add(n)
+	if n > 0 && z.onHold != nil {
+		z.onHold()
+	}
+}
+
+// memory is what the snapshot takes in memory, as its pointer p says,
+// with what its followers hold for it.
+func (z *zipSnapshot) memory(p Pointer) int64 { return p.memory() + z.held.Load() }
 
 // changedSince is Changed for a view at version now that closes next at its
 // next change (nil: never).

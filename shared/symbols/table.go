@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/toolshed/toolshed/shared/language"
 	"github.com/toolshed/toolshed/shared/repo"
@@ -26,10 +27,16 @@ import (
 // With a Store, a table starts from the symbols saved with the view's
 // index: a file whose path and content hash are stored is not parsed
 // again (see Store).
+//
+// A table tells its view what it holds (View.Hold), so that its source
+// keeps the view and its table within one memory budget, and stops when
+// the view is done (View.Done: its source replaced or dropped it).
 type Table struct {
 	view  repo.View
 	store Store // nil: nothing is saved
 	log   *slog.Logger
+	// holding is what the table told its view it holds (run's own).
+	holding int64
 
 	state   atomic.Pointer[State]
 	stop    chan struct{}
@@ -127,7 +134,8 @@ func (t *Table) Close() {
 func (t *Table) State() *State { return t.state.Load() }
 
 // Wait waits until the table shows the view as it is now, ctx ends, or
-// the table closes, and returns the state then (ready or not).
+// the table closes or its view is done, and returns the state then (ready
+// or not).
 func (t *Table) Wait(ctx context.Context) *State {
 	for {
 		st := t.State()
@@ -138,6 +146,8 @@ func (t *Table) Wait(ctx context.Context) *State {
 		case <-ctx.Done():
 			return t.State()
 		case <-t.stop:
+			return t.State()
+		case <-t.view.Done():
 			return t.State()
 		case <-time.After(5 * time.Millisecond):
 		}
@@ -151,18 +161,25 @@ type parsed struct {
 	fresh bool // parsed now, not read from the store
 }
 
-// run builds the table, then follows the view until Close.
+// run builds the table, then follows the view until Close or the view is
+// done.
 func (t *Table) run() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
-		<-t.stop
+		select {
+		case <-t.stop:
+		case <-t.view.Done():
+		}
 		cancel()
 	}()
 	held := map[string]parsed{}
 	stored := t.load(ctx)
 	unsaved := 0 // files parsed since the last save
-	defer func() { t.save(held, unsaved) }()
+	defer func() {
+		t.save(held, unsaved)
+		t.hold(0) // what the table held is let go with it
+	}()
 	for {
 		v, files, ok := repo.LatestSearchable(ctx, t.view, t.log, "symbols")
 		if !ok {
@@ -182,7 +199,7 @@ func (t *Table) run() {
 		}
 		select {
 		case <-t.view.Changed(v):
-		case <-t.stop:
+		case <-ctx.Done():
 			return
 		}
 	}
@@ -201,32 +218,8 @@ func (t *Table) update(ctx context.Context, held map[string]parsed, files []*rep
 	started := time.Now()
 	todo, total, unread := changes(held, files)
 	wait, publishAt := publishFirst, started.Add(publishFirst)
-	results := make(chan parsed)
-	work := make(chan *repo.File)
-	var workers sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		workers.Go(func() {
-			for f := range work {
-				results <- parse(f, stored)
-			}
-		})
-	}
-	go func() {
-		defer close(work)
-		for _, f := range todo {
-			select {
-			case work <- f:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	go func() {
-		workers.Wait()
-		close(results)
-	}()
 	parses := 0
-	for r := range results {
+	for r := range parseAll(ctx, todo, stored) {
 		held[r.src.Path] = r
 		if r.fresh {
 			parses++
@@ -244,7 +237,7 @@ func (t *Table) update(ctx context.Context, held map[string]parsed, files []*rep
 	t.publish(held, unread, Progress{Ready: true, FilesParsed: len(held), FilesTotal: total, Version: v})
 	if len(todo) > 0 {
 		t.log.Info("symbols: table updated", "files", total, "parsed", parses, "stored", len(todo)-parses,
-			"symbols", t.State().Progress.Symbols, "took_ms", time.Since(started).Milliseconds())
+			"symbols", t.State().Progress.Symbols, "bytes", t.holding, "took_ms", time.Since(started).Milliseconds())
 	}
 	return parses, true
 }
@@ -274,6 +267,37 @@ func changes(held map[string]parsed, files []*repo.File) (todo []*repo.File, tot
 	return todo, len(present), unread
 }
 
+// parseAll parses files on every core (see parse) and sends what each
+// holds; the channel is closed once every file is sent, or sooner when ctx
+// ends.
+func parseAll(ctx context.Context, files []*repo.File, stored map[string]storedFile) <-chan parsed {
+	results := make(chan parsed)
+	work := make(chan *repo.File)
+	var workers sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		workers.Go(func() {
+			for f := range work {
+				results <- parse(f, stored)
+			}
+		})
+	}
+	go func() {
+		defer close(work)
+		for _, f := range files {
+			select {
+			case work <- f:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() {
+		workers.Wait()
+		close(results)
+	}()
+	return results
+}
+
 // parse returns the symbols of f: stored's when they are of its content,
 // else parsed (fresh).
 func parse(f *repo.File, stored map[string]storedFile) parsed {
@@ -298,16 +322,19 @@ func (t *Table) load(ctx context.Context) map[string]storedFile {
 	if t.store == nil {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, storeTimeout)
+	loading, cancel := context.WithTimeout(ctx, storeTimeout)
 	defer cancel()
-	data, err := t.store.Load(ctx)
+	data, err := t.store.Load(loading)
 	if err == nil {
 		var stored map[string]storedFile
 		if stored, err = decodeTable(data); err == nil {
 			return stored
 		}
 	}
-	if !errors.Is(err, fs.ErrNotExist) {
+	switch {
+	case ctx.Err() != nil:
+		return nil // the table is closing: nothing is built
+	case !errors.Is(err, fs.ErrNotExist):
 		t.log.Warn("symbols: the stored table is unreadable; parsing every file", "error", err)
 	}
 	return map[string]storedFile{} // read once: the first build saves
@@ -332,18 +359,46 @@ func (t *Table) save(held map[string]parsed, unsaved int) {
 	t.log.Info("symbols: table saved", "files", len(held), "bytes", len(data), "took_ms", time.Since(started).Milliseconds())
 }
 
-// publish makes held (and unread) the table's state.
+// publish makes held (and unread) the table's state, and tells the view
+// what the table holds now.
 func (t *Table) publish(held map[string]parsed, unread []unreadFile, p Progress) {
 	st := &State{Progress: p, files: make(map[string]*File, len(held)), unread: unread}
+	bytes := int64(len(held)) * perFile
 	for path, h := range held {
 		st.files[path] = h.file
+		bytes += int64(cap(h.file.Symbols)) * int64(unsafe.Sizeof(Symbol{}))
 		for i, s := range h.file.Symbols {
-			st.names = append(st.names, nameRef{lower: strings.ToLower(s.Name), file: h.file, i: int32(i)})
+			lower := strings.ToLower(s.Name)
+			st.names = append(st.names, nameRef{lower: lower, file: h.file, i: int32(i)})
+			bytes += int64(len(s.Name) + len(s.Container))
+			if lower != s.Name {
+				bytes += int64(len(lower))
+			}
 		}
 	}
+	bytes += int64(cap(st.names)) * int64(unsafe.Sizeof(nameRef{}))
 	slices.SortFunc(st.names, func(a, b nameRef) int { return strings.Compare(a.lower, b.lower) })
 	st.Progress.Symbols = len(st.names)
 	t.state.Store(st)
+	t.hold(bytes)
+}
+
+// perFile is what a table takes for each file beside its symbols: the
+// File, and its entries in the state's map and in run's.
+const perFile = int64(unsafe.Sizeof(File{})) + 2*mapEntry + int64(unsafe.Sizeof(parsed{}))
+
+// mapEntry is about what an entry keyed by a string takes in a map: the
+// key, a pointer, and the map's own share.
+const mapEntry = 40
+
+// hold tells the view that the table holds bytes for it now (an estimate:
+// its symbols, names and files; the names and containers counted as
+// copies of their own, which those of most files are).
+func (t *Table) hold(bytes int64) {
+	if bytes != t.holding {
+		t.view.Hold(bytes - t.holding)
+		t.holding = bytes
+	}
 }
 
 // File returns the symbols of the file at p, or nil when the table has

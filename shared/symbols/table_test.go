@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/symbols"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 )
@@ -150,30 +153,105 @@ func TestFollowsTheView(t *testing.T) {
 	}
 }
 
-// TestTablesShareAndEvict: one table per view, whoever asks; beyond four
-// views the least recently used goes.
-func TestTablesShareAndEvict(t *testing.T) {
+// snapshots publishes snapshots to a moto_server bucket, served by an S3
+// source whose clock the test moves.
+type snapshots struct {
+	s3  *repotest.S3
+	src *repo.S3
+	now time.Time
+}
+
+func newSnapshots(t *testing.T, cacheBytes int64) *snapshots {
+	s := &snapshots{s3: repotest.StartS3(t), now: time.Date(2025, 1, 15, 10, 0, 0, 0, time.UTC)}
+	s.src = s.s3.Source(repo.S3Options{Refresh: time.Second, CacheBytes: cacheBytes, Now: func() time.Time { return s.now }})
+	return s
+}
+
+// push publishes files as tenant's commit, and returns the view the
+// source serves once the push is seen.
+func (s *snapshots) push(t *testing.T, tenant, commit string, files map[string]string) repo.View {
+	t.Helper()
+	s.s3.Publish(t, tenant, commit, repotest.WriteDir(t, files))
+	s.now = s.now.Add(time.Second)
+	v := s.open(t, tenant)
+	if v.Commit() != commit {
+		t.Fatalf("%s shows %s after the push of %s", tenant, v.Commit(), commit)
+	}
+	return v
+}
+
+// open returns the view of tenant's repository.
+func (s *snapshots) open(t *testing.T, tenant string) repo.View {
+	t.Helper()
+	v, err := s.src.Open(context.Background(), reposcope.DefaultOf(tenant))
+	if err != nil {
+		t.Fatalf("open %s: %v", tenant, err)
+	}
+	return v
+}
+
+// TestTablesLetReplacedViewsGo: one table per view, whoever asks; once a
+// push replaces the view, its table stops and lets it go (the view is
+// garbage), and the new view gets a table of its own.
+func TestTablesLetReplacedViewsGo(t *testing.T) {
+	s := newSnapshots(t, 0)
 	ts := symbols.NewTables(nil, nil)
 	t.Cleanup(ts.Close)
-	dir := repotest.WriteDir(t, tableFiles)
-	var views []repo.View
-	for range 5 {
-		v, err := repo.NewLocal(dir, repo.LocalOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { v.Close() })
-		views = append(views, v)
-	}
-	first := ts.For(views[0])
-	if ts.For(views[0]) != first {
+	old := s.push(t, "acme", "c1", map[string]string{"a.go": "package a\n\nfunc Old() {}\n"})
+	table := ts.For(old)
+	if ts.For(old) != table {
 		t.Error("a second caller got another table")
 	}
-	for _, v := range views[1:] {
-		ts.For(v)
+	settled(t, table)
+
+	v2 := s.push(t, "acme", "c2", map[string]string{"a.go": "package a\n\nfunc New() {}\n"})
+	st := settled(t, ts.For(v2))
+	if hits, _ := st.Find(context.Background(), symbols.Query{Name: "New"}); len(hits) != 1 {
+		t.Errorf("the new view's table finds %v", names(hits))
 	}
-	if ts.For(views[0]) == first {
-		t.Error("the least recently used table was kept beyond four")
+	// The test holds neither the old view nor its table from here.
+	gone := make(chan struct{})
+	runtime.SetFinalizer(old, func(repo.View) { close(gone) })
+	for range 100 {
+		runtime.GC()
+		select {
+		case <-gone:
+			return
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	t.Error("the replaced view is still held")
+}
+
+// TestTablesCountAgainstTheBudget: what a table holds counts with the
+// snapshots against the source's memory budget: two snapshots fit in it,
+// but not with one's table, so the other snapshot, least recently used,
+// is dropped (and read again when next opened).
+func TestTablesCountAgainstTheBudget(t *testing.T) {
+	// Many short declarations: a table takes several times the bytes of
+	// the files it is made from.
+	var src strings.Builder
+	src.WriteString("package a\n\nconst (\n")
+	for i := range 2000 {
+		fmt.Fprintf(&src, "\tC%d = %d\n", i, i)
+	}
+	src.WriteString(")\n")
+	files := map[string]string{"a.go": src.String()}
+	// Two snapshots take at most twice their files each (the files, their
+	// trigram filters and the zip, which is smaller than the files).
+	budget := 5 * int64(src.Len())
+	s := newSnapshots(t, budget)
+	ts := symbols.NewTables(nil, nil)
+	t.Cleanup(ts.Close)
+
+	other := s.push(t, "other", "o1", files)
+	acme := s.push(t, "acme", "c1", files)
+	if s.open(t, "other") != other {
+		t.Fatal("two snapshots without tables are over the budget: make it larger")
+	}
+	settled(t, ts.For(acme))
+	if s.open(t, "other") == other {
+		t.Errorf("with acme's table, over the budget of %d bytes, the other snapshot was kept", budget)
 	}
 }
 

@@ -3,77 +3,81 @@ package symbols
 import (
 	"log/slog"
 	"sync"
-	"time"
 
 	"github.com/toolshed/toolshed/shared/repo"
 )
 
-// maxTables is how many views' tables Tables keeps: a deployed function
-// sees a new view with each snapshot, and the older ones go.
-const maxTables = 4
-
 // Tables keeps the symbol table of each repository view it is asked for,
 // started on first use and shared by every caller (every tenant reading
-// that view). Beyond maxTables, the least recently used table is closed.
+// that view). A table lives as long as its view is served: once the view
+// is done (View.Done: its source replaced it with a newer snapshot, or
+// dropped it to stay within its memory budget), its table is closed and
+// forgotten, so that neither keeps the other's memory. Which views live,
+// and how many, is the source's to say; each table counts what it holds
+// against the source's memory budget (View.Hold).
 type Tables struct {
 	log    *slog.Logger
 	stores func(repo.View) Store // nil: tables are not saved
 
 	mu     sync.Mutex
-	tables map[repo.View]*tableUse
-}
-
-type tableUse struct {
-	table *Table
-	used  time.Time
+	tables map[repo.View]*Table
+	closed chan struct{} // closed by Close
 }
 
 // NewTables returns an empty set of tables; stores, when not nil, gives
 // the Store of a view's table (nil for none).
 func NewTables(log *slog.Logger, stores func(repo.View) Store) *Tables {
-	return &Tables{log: log, stores: stores, tables: map[repo.View]*tableUse{}}
+	return &Tables{log: log, stores: stores, tables: map[repo.View]*Table{}, closed: make(chan struct{})}
 }
 
-// For returns view's table, started on first use.
+// For returns view's table, started on first use. A call that holds a view
+// its source has just replaced gets a table that stops at once, with what
+// it parsed by then.
 func (ts *Tables) For(view repo.View) *Table {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	u := ts.tables[view]
-	if u == nil {
-		if len(ts.tables) >= maxTables {
-			ts.evictLocked()
-		}
+	t := ts.tables[view]
+	if t == nil {
 		var store Store
 		if ts.stores != nil {
 			store = ts.stores(view)
 		}
-		u = &tableUse{table: NewTable(view, store, ts.log)}
-		ts.tables[view] = u
+		t = NewTable(view, store, ts.log)
+		ts.tables[view] = t
+		go ts.closeWhenDone(view, t)
 	}
-	u.used = time.Now()
-	return u.table
+	return t
 }
 
-// evictLocked closes the least recently used table.
-func (ts *Tables) evictLocked() {
-	var oldest repo.View
-	for view, u := range ts.tables {
-		if oldest == nil || u.used.Before(ts.tables[oldest].used) {
-			oldest = view
-		}
+// closeWhenDone closes and forgets view's table t once the view is done
+// (or leaves it to Close).
+func (ts *Tables) closeWhenDone(view repo.View, t *Table) {
+	select {
+	case <-view.Done():
+	case <-ts.closed:
+		return
 	}
+	ts.mu.Lock()
+	if ts.tables[view] == t {
+		delete(ts.tables, view)
+	}
+	ts.mu.Unlock()
 	// Close waits for the table's work to stop (a build stops between
-	// files): done apart, so that For does not wait for it.
-	go ts.tables[oldest].table.Close()
-	delete(ts.tables, oldest)
+	// files): outside the lock, so that For does not wait for it.
+	t.Close()
 }
 
 // Close stops every table.
 func (ts *Tables) Close() {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	for view, u := range ts.tables {
-		u.table.Close()
+	select {
+	case <-ts.closed:
+	default:
+		close(ts.closed)
+	}
+	for view, t := range ts.tables {
+		t.Close()
 		delete(ts.tables, view)
 	}
 }

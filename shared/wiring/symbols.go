@@ -23,10 +23,12 @@ const (
 const maxSymbolsBytes = 512 << 20
 
 // SymbolStores returns where the symbol table of a repository view is
-// saved, named by repo.Key: deployed, in the bucket under SymbolsPrefix
-// (a snapshot's table, saved by the first function that builds it, read
-// by every later one); locally, under the data directory's SymbolsDir;
-// nowhere (nil) without a data directory or for a view without a key.
+// saved, named by repo.Key: deployed, in the bucket under SymbolsPrefix,
+// in the folder of the snapshot's repository (a snapshot's table, saved
+// by the first function that builds it, read by every later one; another
+// repository at the same commit has its own); locally, under the data
+// directory's SymbolsDir; nowhere (nil) without a data directory or for a
+// view without a key.
 func (e *Env) SymbolStores(ctx context.Context) (func(repo.View) symbols.Store, error) {
 	if e.Config.Bucket != "" {
 		bucket, err := e.S3(ctx)

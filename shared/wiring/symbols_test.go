@@ -10,7 +10,9 @@ import (
 
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/testenv/emulator"
+	"github.com/toolshed/toolshed/shared/testenv/repotest"
 	"github.com/toolshed/toolshed/shared/wiring"
 )
 
@@ -69,5 +71,48 @@ func TestSymbolStores(t *testing.T) {
 	}
 	if stores, err := wiring.NewEnv(config.Config{}, nil).SymbolStores(context.Background()); err != nil || stores != nil {
 		t.Errorf("without a data directory: %v, %v", stores != nil, err)
+	}
+}
+
+// TestSymbolStoresByRepository: two tenants that publish the same commit
+// id get a stored symbol table each, in their repository's folder:
+// neither reads nor overwrites the other's.
+func TestSymbolStoresByRepository(t *testing.T) {
+	t.Setenv("AWS_REGION", "us-east-1")
+	t.Setenv("AWS_ACCESS_KEY_ID", "test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	s3 := repotest.StartS3(t)
+	ctx := context.Background()
+	src := s3.Source(repo.S3Options{})
+	stores, err := wiring.NewEnv(config.Config{Bucket: s3.Bucket, S3Endpoint: s3.Moto.Endpoint}, nil).SymbolStores(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tenants := []string{"acme", "globex"}
+	for _, tenant := range tenants {
+		s3.Publish(t, tenant, "c1", repotest.WriteDir(t, map[string]string{tenant + ".go": "package " + tenant + "\n"}))
+	}
+	for _, tenant := range tenants {
+		view, err := src.Open(ctx, reposcope.DefaultOf(tenant))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := stores(view)
+		if got, err := st.Load(ctx); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s, before saving its table, reads %q (%v)", tenant, got, err)
+		}
+		if err := st.Save(ctx, []byte("table of "+tenant)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tenant := range tenants {
+		objs, err := s3.Objects().List(ctx, wiring.SymbolsPrefix+tenant+"/")
+		if err != nil || len(objs) != 1 {
+			t.Fatalf("%s's stored tables: %+v, %v; want one", tenant, objs, err)
+		}
+		got, _, err := s3.Objects().Read(ctx, objs[0].Key, "", 1<<10)
+		if err != nil || string(got) != "table of "+tenant {
+			t.Errorf("%s: %s holds %q, %v", tenant, objs[0].Key, got, err)
+		}
 	}
 }

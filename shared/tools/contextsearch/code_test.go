@@ -17,6 +17,7 @@ import (
 	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/memoryfile"
 	"github.com/toolshed/toolshed/shared/objects"
+	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/testenv/embedtest"
 	"github.com/toolshed/toolshed/shared/testenv/emulator"
@@ -321,6 +322,28 @@ func TestLocalCodeRestart(t *testing.T) {
 		t.Errorf("the saved index: %+v", out.Results)
 	}
 	h2.eventually(t, "local", `{"query":"zebra stripes"}`, func(o output) bool { return len(o.Results) > 0 })
+}
+
+// TestLocalCodeIndexGoesWithItsView: once its repository's view is done
+// (closed, here), the code index stops and is forgotten.
+func TestLocalCodeIndexGoesWithItsView(t *testing.T) {
+	view, err := repo.NewLocal(repotest.GoPackages(t, "container/list"), repo.LocalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, tooltest.BoltStores(t), contextsearch.Options{Mode: wiring.CodeIndexLive, Repo: repo.Shared{View: view}})
+	h.svc.Start(context.Background(), "local")
+	h.svc.Settle()
+	if n := len(h.svc.LiveIndexes()); n != 1 {
+		t.Fatalf("%d code indexes, want 1", n)
+	}
+	view.Close()
+	for i := 0; len(h.svc.LiveIndexes()) > 0; i++ {
+		if i == 1000 {
+			t.Fatal("the code index of a closed view is still kept")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // TestTenantsShareOneCodeIndex: every tenant reading the local repository

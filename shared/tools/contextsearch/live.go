@@ -22,7 +22,8 @@ import (
 
 // Locally (wiring.CodeIndexLive), the code indexes are built in process:
 // one contextindex.Live per repository view, shared by every tenant that
-// reads it, following the view's changes and saved in the store. The
+// reads it, following the view's changes and saved in the store, until
+// the view is done (repo.View.Done: its source no longer serves it). The
 // vectors of the tenants' memory entries are embedded in process too
 // (memoryEmbedder), the local counterpart of the indexer Lambda.
 
@@ -36,16 +37,18 @@ type liveIndexes struct {
 	now       func() time.Time
 	memory    *memoryEmbedder
 
-	mu    sync.Mutex
-	lives map[repo.View]*contextindex.Live
-	names map[repo.View]string // each view's repository, for status
+	mu     sync.Mutex
+	lives  map[repo.View]*contextindex.Live
+	names  map[repo.View]string // each view's repository, for status
+	closed chan struct{}        // closed by close
 }
 
 var _ codeIndexes = (*liveIndexes)(nil)
 
 func newLiveIndexes(o Options, st *indexfile.Store) *liveIndexes {
 	return &liveIndexes{repo: o.Repo, store: st, embedder: o.Embedder, saveAfter: o.SaveAfter, log: o.Log, now: o.Now,
-		memory: newMemoryEmbedder(st, o.Embedder, o.Log), lives: map[repo.View]*contextindex.Live{}, names: map[repo.View]string{}}
+		memory: newMemoryEmbedder(st, o.Embedder, o.Log), lives: map[repo.View]*contextindex.Live{}, names: map[repo.View]string{},
+		closed: make(chan struct{})}
 }
 
 // defaultRepo is the served source's default repository.
@@ -100,6 +103,13 @@ func (l *liveIndexes) settle() {
 // repositories.
 func (l *liveIndexes) close() {
 	l.memory.wait()
+	l.mu.Lock()
+	select {
+	case <-l.closed:
+	default:
+		close(l.closed)
+	}
+	l.mu.Unlock()
 	for _, live := range l.all() {
 		live.Close()
 	}
@@ -163,8 +173,26 @@ func (l *liveIndexes) live(view repo.View, r reposcope.Ref) *contextindex.Live {
 			Store: l.store, Key: liveKey(view), Embedder: l.embedder, SaveAfter: l.saveAfter, Log: l.log, Now: l.now,
 		})
 		l.lives[view], l.names[view] = live, r.Name
+		go l.closeWhenDone(view, live)
 	}
 	return live
+}
+
+// closeWhenDone closes (saving) and forgets view's index once the view is
+// done, so that neither keeps the other's memory; close closes the rest.
+func (l *liveIndexes) closeWhenDone(view repo.View, live *contextindex.Live) {
+	select {
+	case <-view.Done():
+	case <-l.closed:
+		return
+	}
+	l.mu.Lock()
+	if l.lives[view] == live {
+		delete(l.lives, view)
+		delete(l.names, view)
+	}
+	l.mu.Unlock()
+	live.Close()
 }
 
 // liveKey names a view's stored code index (repo.Key; "local" for a view

@@ -1,6 +1,7 @@
 package contextsearch
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -132,33 +133,18 @@ func (s *Service) search(ctx context.Context, call toolkit.Call, in searchInput)
 	out := searchOutput{Query: in.Query, Results: []resultJSON{}, Index: index}
 	// One more than asked for says whether there are more.
 	q := contextindex.Query{Text: query, Type: in.Type, Module: strings.TrimSpace(in.Module), Limit: in.Limit + 1}
-	switch {
-	case s.o.Embedder == nil:
-	case corpus.Vectors() == 0:
-		out.Notice = "No vectors yet: embeddings are generated in the background. These results are lexical."
-	default:
-		q.Vector, err = s.embedQuery(ctx, query)
-		if err != nil {
-			s.o.Log.Warn("context_search: query embedding failed; serving lexical results", "tenant", call.Tenant, "error", err)
-			out.Degraded = true
-			out.Notice = "Failed to generate query embedding; these results are lexical only. Use grep_codebase for exact text."
-		}
-	}
+	q.Vector = s.queryVector(ctx, call.Tenant, corpus, query, &out)
 	gctx, cancel := toolkit.Gathering(ctx)
 	q.Done = gctx.Done()
 	hits, mode := corpus.Search(q)
-	cut := gctx.Err() != nil
+	stopped := ""
+	if gctx.Err() != nil {
+		stopped = msgStopped
+	}
 	cancel()
 	out.Mode = mode
-	if out.Notice == "" {
-		out.Notice = stale
-	}
-	if cut && out.Notice == "" {
-		out.Notice = "The search stopped at its time limit: these results rank by the query words scored by then; a shorter query ranks by all of its words."
-	}
-	if out.Notice == "" && index != nil {
-		out.Notice = indexNotice(index)
-	}
+	// One notice, the first that applies (the embedding's is set above).
+	out.Notice = cmp.Or(out.Notice, stale, stopped, indexNotice(index))
 	if len(hits) > in.Limit {
 		hits, out.HasMore = hits[:in.Limit], true
 	}
@@ -172,10 +158,36 @@ func (s *Service) search(ctx context.Context, call toolkit.Call, in searchInput)
 	return toolkit.Result{Data: out, Message: msg}, nil
 }
 
+// msgStopped is the notice of a search stopped at its time limit.
+const msgStopped = "The search stopped at its time limit: these results rank by the query words scored by then; a shorter query ranks by all of its words."
+
+// queryVector returns the query's embedding when the corpus has vectors
+// to compare it with (nil otherwise); out's notice says why the results
+// are lexical when they are for want of one.
+func (s *Service) queryVector(ctx context.Context, tenant string, corpus *contextindex.Corpus, query string, out *searchOutput) []float32 {
+	switch {
+	case s.o.Embedder == nil:
+		return nil
+	case corpus.Vectors() == 0:
+		out.Notice = "No vectors yet: embeddings are generated in the background. These results are lexical."
+		return nil
+	}
+	vector, err := s.embedQuery(ctx, query)
+	if err != nil {
+		s.o.Log.Warn("context_search: query embedding failed; serving lexical results", "tenant", tenant, "error", err)
+		out.Degraded = true
+		out.Notice = "Failed to generate query embedding; these results are lexical only. Use grep_codebase for exact text."
+		return nil
+	}
+	return vector
+}
+
 // indexNotice says why the code searched is not the repository as it is
-// ("" when it is).
+// ("" when it is, or there is no code index).
 func indexNotice(index *indexJSON) string {
 	switch {
+	case index == nil:
+		return ""
 	case index.State == contextindex.StateBuilding && index.Build != nil && index.Commit != "":
 		b := index.Build
 		return fmt.Sprintf("A newer snapshot (commit %s) is being indexed, %d of %d batches done: these results come from the index of commit %s.",

@@ -46,7 +46,10 @@ const (
 // searches with grep's trigram filters but, being case-sensitive, never
 // makes its folded copies: about 1.8 times the files in all, so 2,048 MB
 // holds a repository of up to 800 MB of files (TOOLSHED_REPO_MAX_MB refuses
-// a larger one here instead of running out of memory).
+// a larger one here instead of running out of memory). Each snapshot's
+// symbol table (about as many bytes as its files for Go code) counts with
+// the snapshot within TOOLSHED_REPO_CACHE_MB: a push, or another tenant's
+// repository, lets the least recently used snapshot go with its table.
 var Family = family.Family{
 	Name:              "navigate",
 	ReadsRepositories: true,
