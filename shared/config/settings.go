@@ -131,7 +131,7 @@ var (
 		"the deployed gateway's Lambda function of each tool, a JSON object (`{\"hello\":\"<function name>\"}`)",
 		settings.JSONMap).Shown("(set by the CDK)")
 	Bucket = settings.New("TOOLSHED_BUCKET", "",
-		"the S3 bucket (set by the CDK for functions granted it: the repository tools read snapshots from `snapshots/<tenant>/`, file-io keeps workspaces in `workspace/<tenant>/`, context_search reads `indexes/`; unset, they use the local directory and the data directory)",
+		"the S3 bucket (set by the CDK for functions granted it: the repository tools read snapshots from `snapshots/<tenant>/`, file-io keeps workspaces in `workspace/<tenant>/`, context_search reads `indexes/`, the navigation tools keep symbol tables in `symbols/`; unset, they use the local directory and the data directory)",
 		settings.Text)
 	S3Endpoint = settings.New("TOOLSHED_S3_ENDPOINT", "",
 		"an S3 emulator for local runs (path-style)", settings.Text)

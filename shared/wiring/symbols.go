@@ -6,17 +6,18 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/symbols"
 )
 
 // SymbolsDir is where symbol tables are saved under the local data
-// directory; SymbolsPrefix, under the bucket's index prefix.
+// directory; SymbolsPrefix, in the bucket: a folder of its own, not one
+// under indexes/, where a tenant may be named "symbols" and the
+// navigation functions, which write tables, must not write.
 const (
 	SymbolsDir    = "symbols"
-	SymbolsPrefix = indexfile.BucketPrefix + "symbols/"
+	SymbolsPrefix = "symbols/"
 )
 
 // maxSymbolsBytes bounds a stored symbol table read from the bucket.
