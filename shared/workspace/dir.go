@@ -90,7 +90,9 @@ func (d *Dir) Read(_ context.Context, tenant, p string) ([]byte, error) {
 		return nil, err
 	}
 	defer root.Close()
-	f, err := root.Open(p)
+	// Non-blocking: a named pipe put in a workspace (not by file-io) opens
+	// at once, to be refused below, instead of waiting for a writer.
+	f, err := root.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, fsError(p, err, NotFound, noSuchFile)
 	}
