@@ -98,6 +98,18 @@ func measureLocal(bin, size string, t tree, w workload) (localRow, error) {
 		}
 		r.greps = append(r.greps, cmp)
 	}
+	if err := measureSearch(srv, size, w, &r); err != nil {
+		return r, err
+	}
+	if r.rssAfter, err = procstat.RSS(pid); err != nil {
+		return r, err
+	}
+	r.peak, err = procstat.PeakRSS(pid)
+	return r, err
+}
+
+// measureSearch times w's rounds of context_search queries on srv into r.
+func measureSearch(srv *localrun.Server, size string, w workload, r *localRow) error {
 	var times []time.Duration
 	for range w.searchRounds {
 		for _, q := range queries {
@@ -105,7 +117,7 @@ func measureLocal(bin, size string, t tree, w workload) (localRow, error) {
 			a, err := srv.Call("context_search", contextSearchArgs(q))
 			times = append(times, time.Since(t0))
 			if err != nil {
-				return r, fmt.Errorf("context_search on the %s tree: %w", size, err)
+				return fmt.Errorf("context_search on the %s tree: %w", size, err)
 			}
 			if !a.OK {
 				r.searchErrors++
@@ -113,11 +125,7 @@ func measureLocal(bin, size string, t tree, w workload) (localRow, error) {
 		}
 	}
 	r.searchP50, r.searchP99 = latency.Percentile(times, 50), latency.Percentile(times, 99)
-	if r.rssAfter, err = procstat.RSS(pid); err != nil {
-		return r, err
-	}
-	r.peak, err = procstat.PeakRSS(pid)
-	return r, err
+	return nil
 }
 
 // grepSummary is the median over the classes of the tool's and rg's p50,

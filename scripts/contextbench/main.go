@@ -201,9 +201,6 @@ func run(o options) error {
 	if o.tuning {
 		half = "tuning"
 	}
-	var out []outcome
-
-	// The hand-written questions, over the index the server builds.
 	view, err := repo.NewLocal(o.root, repo.LocalOptions{})
 	if err != nil {
 		return err
@@ -213,50 +210,19 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	hand, err := handItems(qs, files)
+	handOut, err := answerHand(ctx, o, qs, view, files, emb)
 	if err != nil {
 		return err
 	}
-	live, corpus := buildLive(view, emb)
-	handOut, err := answer(ctx, "go, hand-written", corpus, emb, files, nil, hand, o.verbose)
-	live.Close()
-	if err != nil {
-		return err
-	}
-
 	// The generated questions of each corpus, over an index of it with
 	// their doc comments blanked.
 	corpora := []struct{ name, root string }{{"go", o.root}}
 	if o.second != "" {
 		corpora = append(corpora, struct{ name, root string }{o.secName, o.second})
 	}
+	var out []outcome
 	for _, c := range corpora {
-		files := files
-		if c.root != o.root {
-			v, err := repo.NewLocal(c.root, repo.LocalOptions{})
-			if err != nil {
-				return err
-			}
-			defer v.Close()
-			if files, err = v.Searchable(ctx); err != nil {
-				return err
-			}
-		}
-		all, documented := candidates(files)
-		sampled := sample(all, o.pairs)
-		fmt.Println(describeCandidates(c.name+" ("+c.root+")", documented, all, sampled))
-		var items []item
-		for _, it := range generatedItems(c.name, sampled) {
-			if it.heldOut != o.tuning {
-				items = append(items, it)
-			}
-		}
-		snap := stripped(files, sampled)
-		corpus, err := buildCode(ctx, c.name, snap, emb)
-		if err != nil {
-			return err
-		}
-		o2, err := answer(ctx, c.name+", generated "+half, corpus, emb, nil, snap, items, o.verbose)
+		o2, err := answerGenerated(ctx, o, c.name, c.root, files, emb, half)
 		if err != nil {
 			return err
 		}
@@ -266,6 +232,49 @@ func run(o options) error {
 	r.printTable(half)
 	r.printGoals()
 	return nil
+}
+
+// answerHand answers the hand-written questions over the index the
+// server builds of view (whose searchable files are files).
+func answerHand(ctx context.Context, o options, qs []question, view *repo.Local, files []*repo.File, emb contextindex.Embedder) ([]outcome, error) {
+	hand, err := handItems(qs, files)
+	if err != nil {
+		return nil, err
+	}
+	live, corpus := buildLive(view, emb)
+	defer live.Close()
+	return answer(ctx, "go, hand-written", corpus, emb, files, nil, hand, o.verbose)
+}
+
+// answerGenerated answers the generated questions of the corpus name at
+// root (files when it is the Go corpus) of this run's half, over an index
+// of it with their doc comments blanked.
+func answerGenerated(ctx context.Context, o options, name, root string, files []*repo.File, emb contextindex.Embedder, half string) ([]outcome, error) {
+	if root != o.root {
+		v, err := repo.NewLocal(root, repo.LocalOptions{})
+		if err != nil {
+			return nil, err
+		}
+		defer v.Close()
+		if files, err = v.Searchable(ctx); err != nil {
+			return nil, err
+		}
+	}
+	all, documented := candidates(files)
+	sampled := sample(all, o.pairs)
+	fmt.Println(describeCandidates(name+" ("+root+")", documented, all, sampled))
+	var items []item
+	for _, it := range generatedItems(name, sampled) {
+		if it.heldOut != o.tuning {
+			items = append(items, it)
+		}
+	}
+	snap := stripped(files, sampled)
+	corpus, err := buildCode(ctx, name, snap, emb)
+	if err != nil {
+		return nil, err
+	}
+	return answer(ctx, name+", generated "+half, corpus, emb, nil, snap, items, o.verbose)
 }
 
 // handItems makes the items of the hand-written questions (each in its
@@ -401,6 +410,24 @@ func answer(ctx context.Context, name string, corpus *contextindex.Corpus, emb c
 		fmt.Printf("latency: %s, %s search (warm, %d chunks asked, %d questions): p50 %s, p90 %s, max %s\n", name, sys, searchLimit, len(times),
 			times[len(times)/2].Round(10*time.Microsecond), times[len(times)*9/10].Round(10*time.Microsecond), times[len(times)-1].Round(10*time.Microsecond))
 	}
+	rankings[sysKeyword] = keywordRankings(name, files, texts, items)
+	out := make([]outcome, len(items))
+	for i, it := range items {
+		o := outcome{item: it, ranks: map[string]int{}, ndcg: map[string]float64{}}
+		for sys, r := range rankings {
+			o.ranks[sys], o.ndcg[sys] = judge(it, r[i])
+		}
+		out[i] = o
+		if verbose {
+			printItem(o, rankings, i)
+		}
+	}
+	return out, nil
+}
+
+// keywordRankings ranks the files (a repository's, or texts) for each
+// item by the keyword baseline.
+func keywordRankings(name string, files []*repo.File, texts []contextindex.File, items []item) [][]hitRef {
 	paths, contents := make([]string, 0, len(files)+len(texts)), make([]string, 0, len(files)+len(texts))
 	for _, f := range files {
 		paths, contents = append(paths, f.Path), append(contents, f.Text())
@@ -414,27 +441,16 @@ func answer(ctx context.Context, name string, corpus *contextindex.Corpus, emb c
 	}
 	t0 := time.Now()
 	kc := countWords(paths, contents, uniq(words))
+	rankings := make([][]hitRef, 0, len(items))
 	for _, it := range items {
 		var refs []hitRef
 		for _, p := range kc.rank(it.text) {
 			refs = append(refs, hitRef{path: p})
 		}
-		rankings[sysKeyword] = append(rankings[sysKeyword], refs)
+		rankings = append(rankings, refs)
 	}
 	fmt.Printf("keyword baseline: %s, %d files in %s\n", name, len(paths), time.Since(t0).Round(time.Millisecond))
-
-	out := make([]outcome, len(items))
-	for i, it := range items {
-		o := outcome{item: it, ranks: map[string]int{}, ndcg: map[string]float64{}}
-		for sys, r := range rankings {
-			o.ranks[sys], o.ndcg[sys] = judge(it, r[i])
-		}
-		out[i] = o
-		if verbose {
-			printItem(o, rankings, i)
-		}
-	}
-	return out, nil
+	return rankings
 }
 
 // warmUp is how many questions are asked before the timed ones.
