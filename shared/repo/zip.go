@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/toolshed/toolshed/shared/regularfile"
 	"github.com/toolshed/toolshed/shared/secretscan"
 )
 
@@ -257,7 +258,7 @@ func symlinkedParent(root *os.Root, p string) bool {
 // packFile adds the file p to the zip, unless its content holds a secret:
 // it then returns the rule that found it, and adds nothing.
 func packFile(zw *zip.Writer, root *os.Root, p string, info fs.FileInfo) (*secretscan.ContentRule, error) {
-	f, err := openRegular(p, root.Stat, root.OpenFile) // Lstat saw a regular file, but it may have been replaced since
+	f, err := regularfile.Open(root, p) // Lstat saw a regular file, but it may have been replaced since
 	if err != nil {
 		return nil, fmt.Errorf("pack %s: %w", p, err)
 	}
