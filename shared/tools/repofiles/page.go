@@ -30,6 +30,12 @@ type page struct {
 // last line is INVALID_INPUT saying how many lines there are, and so is an
 // end before the start; a first line over maxBytes alone is
 // SIZE_LIMIT_EXCEEDED. It stops when ctx ends.
+//
+// It reads r to its end whatever the range, and fails with r's error:
+// not only to count the lines, but because a view's reader may refuse a
+// file only there (its secret check refuses a file whose key lies after
+// the lines asked for), and no range of a refused file may be answered.
+// Stopping early would need the check done some other way first.
 func readPage(ctx context.Context, r io.Reader, path string, start, end, maxBytes, headBytes int) (page, error) {
 	if start == 0 {
 		start = 1
