@@ -15,11 +15,12 @@ import (
 
 // TestSecretsAreNeverServed: in a repository of Go code with secrets
 // planted by name (id_rsa, .aws/credentials, .netrc) and by content (a
-// private key block in notes.txt, in a page of docs/ and in a Go file),
+// private key block in notes.txt, in a page of docs/, in a Go file and at
+// the end of a large log),
 // no tool, resource, completion or prompt of the local server shows one:
-// reading one answers PATH_NOT_ALLOWED naming the rule, and no search,
-// listing, index or completion holds it, while the code around them is
-// served as ever.
+// reading one, whole or a range, answers PATH_NOT_ALLOWED naming the
+// rule, and no search, listing, index or completion holds it, while the
+// code around them is served as ever.
 func TestSecretsAreNeverServed(t *testing.T) {
 	key := fakesecret.PrivateKey()
 	s := planted{
@@ -31,6 +32,7 @@ func TestSecretsAreNeverServed(t *testing.T) {
 			"notes.txt":        "private-key",
 			"docs/deploy.md":   "private-key",
 			"keys/keys.go":     "private-key",
+			"logs/deploy.log":  "private-key",
 		},
 	}
 	dir := repotest.GoPackages(t, "container/list")
@@ -42,6 +44,9 @@ func TestSecretsAreNeverServed(t *testing.T) {
 		"notes.txt":        "zqxsecret deploy notes\n\n" + key,
 		"docs/deploy.md":   "# Deploy zqxsecret\n\n" + key,
 		"keys/keys.go":     "package keys\n\n// Sign signs with zqxsecret.\nfunc Sign() {}\n\nvar key = `" + key + "`\n",
+		// The key after 500 KB: far past the lines a range asks for, and
+		// past what the view's check holds back before passing bytes on.
+		"logs/deploy.log": "zqxsecret\n" + strings.Repeat("deploy step done\n", 30_000) + key,
 	} {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -88,14 +93,20 @@ func (s planted) leak(body string, names bool) string {
 func testToolsHideSecrets(t *testing.T, base string, s planted) {
 	v1 := routes[0].call
 	for p, rule := range s.rules {
-		for _, tool := range []string{"read_file", "read_repo_file"} {
-			a := v1(t, base, "", tool, fmt.Sprintf(`{"path":%q}`, p))
+		// A range before the key (notes.txt holds it from line 3) is
+		// refused as the whole file is.
+		for _, c := range []struct{ tool, args string }{
+			{"read_file", fmt.Sprintf(`{"path":%q}`, p)},
+			{"read_file", fmt.Sprintf(`{"path":%q,"startLine":1,"endLine":1}`, p)},
+			{"read_repo_file", fmt.Sprintf(`{"path":%q}`, p)},
+		} {
+			a := v1(t, base, "", c.tool, c.args)
 			if a.ok || a.code != "PATH_NOT_ALLOWED" || s.leak(a.body, false) != "" {
-				t.Errorf("%s %s: %s", tool, p, a.body)
+				t.Errorf("%s %s: %s", c.tool, c.args, a.body)
 			}
 			// read_repo_file refuses most by its allow list first.
-			if (tool == "read_file" || p == "docs/deploy.md") && !strings.Contains(a.body, "rule "+rule) {
-				t.Errorf("%s %s: the refusal does not name rule %s: %s", tool, p, rule, a.body)
+			if (c.tool == "read_file" || p == "docs/deploy.md") && !strings.Contains(a.body, "rule "+rule) {
+				t.Errorf("%s %s: the refusal does not name rule %s: %s", c.tool, c.args, rule, a.body)
 			}
 		}
 	}

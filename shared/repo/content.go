@@ -9,13 +9,20 @@ import (
 
 // The content rule. Whatever its path, a file whose content holds a
 // secret (secretscan.ContentRules: a private key block, a credential
-// format) is refused like a denied path: it is never searchable (newFile
-// makes no File of it, as of a binary file; its content is scanned once
-// per version, when it is read for the searchable list), and reading it
-// through a view fails with PATH_NOT_ALLOWED naming the rule, the bytes
-// checked before they are passed on. Stat and ReadDir, which read no
-// content, still show it. The content rules are built in: no setting
-// turns them off.
+// format) is refused like a denied path:
+//
+//   - It is never searchable: newFile makes no File of it, as of a binary
+//     file. The searchable list scans a file when it reads it, once per
+//     version of the file.
+//   - Reading it through a view fails with PATH_NOT_ALLOWED naming the
+//     rule: every read (ReadFile, and what a file Open returned reads)
+//     scans the bytes again before they are passed on, whatever the list
+//     holds. A read sees the file as it is now, which the list of a local
+//     view may not have seen yet; and the scan (gigabytes a second) costs
+//     little next to the read itself (a zip entry's decompression, say).
+//
+// Stat and ReadDir, which read no content, still show it. The content
+// rules are built in: no setting turns them off.
 
 // checkContent returns nil when data, the content of the file name, holds
 // no secret, or the refusal that names the rule.

@@ -656,7 +656,7 @@ func (l *Local) watchLocked(dir string) {
 		return
 	}
 	if err := l.watcher.Add(filepath.Join(l.dir, filepath.FromSlash(dir))); err != nil {
-		l.log.Warn("repository view: cannot watch every folder; revalidating by stat instead (raise fs.inotify.max_user_watches, or set TOOLSHED_REPO_WATCH=poll)",
+		l.log.Warn("repository view: cannot watch every folder; revalidating by stat instead (raise fs.inotify.max_user_watches, or set "+config.RepoWatch.Name()+"=poll)",
 			"dir", l.dir, "folder", dir, "watched", len(l.dirs), "error", err)
 		l.watcher.Close()
 		l.watcher = nil

@@ -138,10 +138,10 @@ func LocalPolicy(root, dataDir string, extra []string) (*Policy, error) {
 		case err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)):
 			rel = "" // elsewhere
 			if back, err := filepath.Rel(d, r); err == nil && back != ".." && !strings.HasPrefix(back, ".."+string(filepath.Separator)) {
-				return nil, fmt.Errorf("the repository %s lies inside the data directory %s: serve a repository outside it, or move the data directory (TOOLSHED_DATA_DIR, -data)", r, d)
+				return nil, fmt.Errorf("the repository %s lies inside the data directory %s: serve a repository outside it, or move the data directory (%s, -data)", r, d, config.DataDir.Name())
 			}
 		case rel == ".":
-			return nil, fmt.Errorf("the data directory %s is the repository itself: give the server a data directory of its own (TOOLSHED_DATA_DIR, -data)", d)
+			return nil, fmt.Errorf("the data directory %s is the repository itself: give the server a data directory of its own (%s, -data)", d, config.DataDir.Name())
 		}
 		rel = filepath.ToSlash(rel)
 	}
@@ -217,7 +217,7 @@ func (p *Policy) why(m pathmatch.Match) string {
 	case i < 0:
 		return fmt.Sprintf("it is in the server's data directory (%s/), which holds every tenant's stored data and is never part of the repository", p.dataDir)
 	case i >= len(builtin):
-		return fmt.Sprintf("%s %q, which this deployment denies (TOOLSHED_REPO_DENY)", where, what)
+		return fmt.Sprintf("%s %q, which this deployment denies (%s)", where, what, config.RepoDeny.Name())
 	case builtin[i].rule == nil:
 		return "it is part of git's own folder (.git/), which the repository tools never read"
 	}

@@ -309,7 +309,7 @@ func (s *S3) fetch(ctx context.Context, ref reposcope.Ref, r *s3Repo, etag strin
 		return newEtag, p, snap, nil
 	}
 	if p.Bytes > s.o.MaxBytes {
-		return "", Pointer{}, nil, fmt.Errorf("the snapshot %s holds %d bytes of files, over the limit of %d (TOOLSHED_REPO_MAX_MB)", p.Key, p.Bytes, s.o.MaxBytes)
+		return "", Pointer{}, nil, fmt.Errorf("the snapshot %s holds %d bytes of files, over the limit of %d (%s)", p.Key, p.Bytes, s.o.MaxBytes, config.RepoMaxMB.Name())
 	}
 	r.mu.Lock()
 	r.loading = max(p.ZipBytes, 1)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -160,5 +161,38 @@ func TestPackLeavesOutSecrets(t *testing.T) {
 	}
 	if !slices.Equal(names, []string{"README.md", "crypto/pem.go"}) {
 		t.Errorf("the zip holds %q", names)
+	}
+}
+
+// TestPackStreams: Pack streams each file to check it and to pack it,
+// never holding one whole: packing a 32 MiB file and a 2 MiB file with a
+// key at its end allocates a few buffers, not their size, and still
+// leaves out the one with the key.
+func TestPackStreams(t *testing.T) {
+	const big = 32 << 20
+	line := "a line of text, as a large generated file holds many of them\n"
+	text := strings.Repeat(line, big/len(line))
+	dir := repotest.WriteDir(t, map[string]string{
+		"big.txt":    text,
+		"keyed.txt":  text[:2<<20] + fakesecret.PrivateKey(),
+		"README.md":  "# Big\n",
+		"src/a.go":   "package a\n",
+		"src/b.go":   "package b\n",
+		"notes/x.md": "x\n",
+	})
+	paths := []string{"README.md", "big.txt", "keyed.txt", "notes/x.md", "src/a.go", "src/b.go"}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	st, err := repo.Pack(io.Discard, dir, paths, repo.DefaultMaxBytes)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"keyed.txt (rule private-key)"}; st.Files != 5 || !slices.Equal(st.Refused, want) {
+		t.Errorf("Pack: %+v, want 5 files, keyed.txt refused", st)
+	}
+	if allocated := after.TotalAlloc - before.TotalAlloc; allocated > big/4 {
+		t.Errorf("packing a %d MiB file allocated %d MiB: it was held whole", big>>20, allocated>>20)
 	}
 }

@@ -82,20 +82,23 @@ func mkfifo(t *testing.T, p string) {
 	}
 }
 
-// returns runs fn and returns what it returns; if fn is still waiting on
-// the pipe at fifo a while later, the test fails (and the pipe is opened
-// for writing, which lets fn go).
+// returns runs fn and returns what it returns. Until fn returns, it looks
+// for fn waiting on the pipe at fifo: if it is (waiting says so, and lets
+// it go), the test fails. No timer decides: fn is given whatever time it
+// takes, and a wait is seen whenever it comes.
 func returns[T any](t *testing.T, fifo string, fn func() T) T {
 	t.Helper()
 	done := make(chan T, 1)
 	go func() { done <- fn() }()
-	select {
-	case got := <-done:
-		return got
-	case <-time.After(10 * time.Second):
-		waiting(t, fifo)
-		t.Fatalf("reading %s waits for a writer", fifo)
-		panic("unreachable")
+	for {
+		select {
+		case got := <-done:
+			return got
+		case <-time.After(10 * time.Millisecond): // how often to look
+		}
+		if waiting(t, fifo) {
+			t.Fatalf("reading %s waits for a writer", fifo)
+		}
 	}
 }
 

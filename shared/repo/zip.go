@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/toolshed/toolshed/shared/regularfile"
 	"github.com/toolshed/toolshed/shared/secretscan"
 )
 
@@ -255,27 +256,34 @@ func symlinkedParent(root *os.Root, p string) bool {
 }
 
 // packFile adds the file p to the zip, unless its content holds a secret:
-// it then returns the rule that found it, and adds nothing.
+// it then returns the rule that found it, and adds nothing. The file is
+// streamed twice and never held whole: scanned, then copied, each time
+// at most the size Lstat saw (a file that grew since is packed as it was
+// listed). The copy is scanned again as it is written, which passes on no
+// byte of a secret: a file changed between the two to hold one fails the
+// pack.
 func packFile(zw *zip.Writer, root *os.Root, p string, info fs.FileInfo) (*secretscan.ContentRule, error) {
-	f, err := openRegular(p, root.Stat, root.OpenFile) // Lstat saw a regular file, but it may have been replaced since
+	f, err := regularfile.Open(root, p) // Lstat saw a regular file, but it may have been replaced since
 	if err != nil {
 		return nil, fmt.Errorf("pack %s: %w", p, err)
 	}
 	defer f.Close()
-	// Read what the file holds now, at most what Lstat saw: a file that
-	// grew is packed as it was when listed.
-	data, err := io.ReadAll(io.LimitReader(f, info.Size()))
+	listed := func() io.Reader { return secretscan.NewReader(io.NewSectionReader(f, 0, info.Size())) }
+	_, err = io.Copy(io.Discard, listed())
+	if found, ok := errors.AsType[*secretscan.Found](err); ok {
+		return found.Rule, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("pack %s: %w", p, err)
-	}
-	if rule := secretscan.Find(data); rule != nil {
-		return rule, nil
 	}
 	h := &zip.FileHeader{Name: p, Method: zip.Deflate, Modified: info.ModTime().UTC().Truncate(time.Second)}
 	h.SetMode(info.Mode().Perm())
 	out, err := zw.CreateHeader(h)
 	if err == nil {
-		_, err = out.Write(data)
+		_, err = io.Copy(out, listed())
+	}
+	if _, ok := errors.AsType[*secretscan.Found](err); ok {
+		return nil, fmt.Errorf("pack %s: it changed while it was packed: %w", p, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("pack %s: %w", p, err)

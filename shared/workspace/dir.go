@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
+
+	"github.com/toolshed/toolshed/shared/regularfile"
 )
 
 // Dir keeps the workspaces in a local directory, one folder per tenant,
@@ -90,9 +92,12 @@ func (d *Dir) Read(_ context.Context, tenant, p string) ([]byte, error) {
 		return nil, err
 	}
 	defer root.Close()
-	// Non-blocking: a named pipe put in a workspace (not by file-io) opens
-	// at once, to be refused below, instead of waiting for a writer.
-	f, err := root.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	// A named pipe, socket or device put in a workspace (not by file-io)
+	// is refused without being opened or waited on.
+	f, err := regularfile.Open(root, p)
+	if special, ok := errors.AsType[*regularfile.Error](err); ok {
+		return nil, &Error{Kind: NotRegular, Path: p, Reason: special.Error()}
+	}
 	if err != nil {
 		return nil, fsError(p, err, NotFound, noSuchFile)
 	}
@@ -103,8 +108,6 @@ func (d *Dir) Read(_ context.Context, tenant, p string) ([]byte, error) {
 		return nil, unavailable(p, "cannot read the file", err)
 	case info.IsDir():
 		return nil, &Error{Kind: NotFound, Path: p, Reason: folderInTheWay}
-	case !info.Mode().IsRegular():
-		return nil, &Error{Kind: NotFound, Path: p, Reason: "the path is not a regular file"}
 	}
 	return readFile(p, f, info.Size())
 }

@@ -4,6 +4,7 @@ package workspace_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -14,8 +15,8 @@ import (
 )
 
 // TestSpecialFilesAreNotOpened: a named pipe in a workspace (put there by
-// something other than file-io) is refused at once as no file, and no
-// read stays waiting on it for a writer.
+// something other than file-io) is refused at once as not a regular file,
+// and no read stays waiting on it for a writer.
 func TestSpecialFilesAreNotOpened(t *testing.T) {
 	base := t.TempDir()
 	d := workspace.NewDir(base, workspace.Quota{Bytes: 1 << 20, Files: 10})
@@ -37,8 +38,9 @@ func TestSpecialFilesAreNotOpened(t *testing.T) {
 	for {
 		select {
 		case err := <-done:
-			if kind(err) != workspace.NotFound {
-				t.Errorf("reading a named pipe: %v, want NotFound", err)
+			if we, ok := errors.AsType[*workspace.Error](err); !ok || we.Kind != workspace.NotRegular ||
+				we.Reason != "pipe is not a regular file but a named pipe (FIFO)" {
+				t.Errorf("reading a named pipe: %v, want NotRegular saying what it is", err)
 			}
 			return
 		case <-time.After(10 * time.Millisecond):

@@ -63,6 +63,10 @@ const (
 	OverQuota
 	// Unavailable: the storage failed.
 	Unavailable
+	// NotRegular: the path is a named pipe, a socket or a device, not a
+	// file one can read (a local workspace may hold one that something
+	// other than file-io put there); Reason says which.
+	NotRegular
 )
 
 // Error is a failed read or write.

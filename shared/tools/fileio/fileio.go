@@ -161,6 +161,8 @@ func toolError(err error, failed, tooLarge string) error {
 		e = toolerr.New(toolerr.SizeLimitExceeded, "%s", failed)
 	case workspace.Conflict:
 		e = toolerr.New(toolerr.InvalidInput, "%s", failed)
+	case workspace.NotRegular: // worded as the repository tools word it
+		e = toolerr.New(toolerr.InvalidInput, "%s: file-io reads only regular files", we.Reason)
 	default:
 		e = toolerr.New(toolerr.StorageError, "%s", failed)
 	}

@@ -30,6 +30,12 @@ type page struct {
 // last line is INVALID_INPUT saying how many lines there are, and so is an
 // end before the start; a first line over maxBytes alone is
 // SIZE_LIMIT_EXCEEDED. It stops when ctx ends.
+//
+// It reads r to its end whatever the range, and fails with r's error:
+// not only to count the lines, but because a view's reader may refuse a
+// file only there (its secret check refuses a file whose key lies after
+// the lines asked for), and no range of a refused file may be answered.
+// Stopping early would need the check done some other way first.
 func readPage(ctx context.Context, r io.Reader, path string, start, end, maxBytes, headBytes int) (page, error) {
 	if start == 0 {
 		start = 1
@@ -86,11 +92,15 @@ type pager struct {
 }
 
 // take counts the lines of chunk, the next bytes of the file, and keeps
-// those of the range.
+// those of the range. The newlines of chunk are counted once: what is
+// left of it once no line of it is kept is counted from that (counting
+// the rest again at every line kept took time in the square of the lines
+// of a chunk).
 func (p *pager) take(chunk []byte) error {
+	left := bytes.Count(chunk, newline) // the newlines in what is left of chunk
 	for len(chunk) > 0 {
-		if k := bytes.Count(chunk, newline); !p.keep || p.line > p.stop || p.line+k < p.start {
-			p.line += k // nothing of chunk is kept
+		if !p.keep || p.line > p.stop || p.line+left < p.start {
+			p.line += left // nothing of the rest of chunk is kept
 			return nil
 		}
 		seg := chunk // the rest of a line, or the start of one that goes on
@@ -109,6 +119,7 @@ func (p *pager) take(chunk []byte) error {
 		chunk = chunk[len(seg):]
 		if seg[len(seg)-1] == '\n' {
 			p.line++
+			left--
 			p.lineAt = len(p.content)
 		}
 	}
