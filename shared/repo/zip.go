@@ -59,8 +59,10 @@ type zipSnapshot struct {
 	r         *zip.Reader // the zip, unpoliced: Searchable's walk
 	commit    string
 	// repo is the folder of the repository the S3 source read it from
-	// (reposcope.Ref.Key; "" for a zip opened alone): see Key.
+	// (reposcope.Ref.Key; "" for a zip opened alone): see Key. size is
+	// what it takes in memory, as its pointer says (Pointer.memory).
 	repo string
+	size int64
 
 	// done is closed by end, once the source no longer serves the
 	// snapshot. held counts the bytes its followers keep for it (Hold);
@@ -112,9 +114,9 @@ func (z *zipSnapshot) Hold(n int64) {
 	}
 }
 
-// memory is what the snapshot takes in memory, as its pointer p says,
-// with what its followers hold for it.
-func (z *zipSnapshot) memory(p Pointer) int64 { return p.memory() + z.held.Load() }
+// memory is what the snapshot takes in memory, with what its followers
+// hold for it.
+func (z *zipSnapshot) memory() int64 { return z.size + z.held.Load() }
 
 // changedSince is Changed for a view at version now that closes next at its
 // next change (nil: never).
