@@ -167,8 +167,10 @@ func (snap Snapshot) cut(ctx context.Context, files []File, r reuse) cutBatch {
 }
 
 // cutFile cuts the file at p, whose content is text, into chunks: at the
-// declarations one parse of it finds (shared/symbols' parse, the one the
-// symbol table makes), Markdown at its headings, else into blocks.
+// declarations shared/symbols' parse of it finds, Markdown at its
+// headings, else into blocks. It parses the file itself: BuildCode (the
+// deployed indexer) has no symbol table to take the parse from, which a
+// live index does (LiveOptions.Parses).
 func cutFile(p, text string) []codechunk.Chunk {
 	return codechunk.Split(p, text, symbols.Parse(p, text))
 }

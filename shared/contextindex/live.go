@@ -16,7 +16,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/toolshed/toolshed/shared/codechunk"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/symbols"
 )
 
 // State is how far an index is, as context_search and list_repos report
@@ -96,8 +98,22 @@ type LiveOptions struct {
 	// SaveAfter is how long a changed index waits before it is saved
 	// (0: 30 s).
 	SaveAfter time.Duration
-	Log       *slog.Logger
-	Now       func() time.Time
+	// Parses gives the one parse of each of the view's files, which the
+	// index cuts the file at: the view's symbol table's, shared with every
+	// other reader of its symbols (nil: the index parses its files itself,
+	// for a view no symbol table follows).
+	Parses Parses
+	Log    *slog.Logger
+	Now    func() time.Time
+}
+
+// Parses is where a live index takes the parse of each file of its view
+// from: the view's symbol table (shared/symbols.Table).
+type Parses interface {
+	// Parsed returns the symbols of f, a searchable file of the view at
+	// version v (or a later one), once parsed (nil when shared/symbols
+	// reads no symbols in the file), or false when ctx ends first.
+	Parsed(ctx context.Context, f *repo.File, v uint64) (*symbols.File, bool)
 }
 
 // Live keeps the code index of one repository view current for every
@@ -128,12 +144,34 @@ type Live struct {
 	wg      sync.WaitGroup
 
 	// Builds counts the files cut into chunks, Loads the stored indexes
-	// read (for tests and logs: an idle index does neither).
-	Builds, Loads atomic.Int64
+	// read (for tests and logs: an idle index does neither); Parses, the
+	// files it parsed itself, without Parses (for tests: with it, none).
+	Builds, Loads, Parses atomic.Int64
 }
 
 // NewLive starts keeping view's code index. Close stops it.
 func NewLive(view repo.View, o LiveOptions) *Live {
+	ctx, l := newLive(view, o)
+	l.wg.Go(func() { l.run(ctx) })
+	if o.Embedder != nil {
+		l.wg.Go(func() { l.embed(ctx) })
+	}
+	return l
+}
+
+// StoppedLive returns a code index of view that never starts (no
+// goroutine, no store read): it holds nothing, building. It is what a
+// caller gets that holds a view its source no longer serves, or asks once
+// the indexes are closed.
+func StoppedLive(view repo.View) *Live {
+	_, l := newLive(view, LiveOptions{})
+	l.stop()
+	return l
+}
+
+// newLive returns view's code index, empty, not started, and the context
+// its work runs with (ended by Close).
+func newLive(view repo.View, o LiveOptions) (context.Context, *Live) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
@@ -150,11 +188,7 @@ func NewLive(view repo.View, o LiveOptions) *Live {
 	}
 	l.prog.State = StateBuilding
 	l.publish()
-	l.wg.Go(func() { l.run(ctx) })
-	if o.Embedder != nil {
-		l.wg.Go(func() { l.embed(ctx) })
-	}
-	return l
+	return ctx, l
 }
 
 // Close stops the index's background work (saving what is unsaved) and
@@ -389,7 +423,10 @@ func (b *builder) cut(ctx context.Context, todo []*repo.File, total int, large b
 	}
 	batches := (len(todo) + liveBatchFiles - 1) / liveBatchFiles
 	batch := func(i int) []*repo.File { return todo[i*liveBatchFiles : min((i+1)*liveBatchFiles, len(todo))] }
-	err := inOrder(ctx, batches, func(i int) *Segment { return cutFiles(batch(i)) }, func(i int, seg *Segment) error {
+	err := inOrder(ctx, batches, func(i int) *Segment { return b.l.cutFiles(ctx, batch(i), b.version) }, func(i int, seg *Segment) error {
+		if seg == nil {
+			return errNotCut
+		}
 		b.add(batch(i), seg)
 		if from := mergeFrom(b.parts, b.maxPartChunks()); from < len(b.parts) {
 			b.merge(from)
@@ -421,6 +458,10 @@ var batchAdded func()
 
 // errViewChanged stops a build to take the view's changes first.
 var errViewChanged = errors.New("the repository view changed")
+
+// errNotCut stops a build whose files' parses did not come: the index is
+// closing, or its view is done.
+var errNotCut = errors.New("the files were not cut: their parses did not come")
 
 // finish marks the index ready. The parts of a build from nothing are
 // merged into as few as keep within maxPartChunks; later, the parts are
@@ -454,13 +495,47 @@ func (b *builder) finish(total int, started time.Time, cut int) {
 // maxPartChunks is how many chunks a merge may make a part hold.
 func (b *builder) maxPartChunks() int { return max(b.chunks/maxPartShare, minPartChunks) }
 
-// cutFiles cuts files into chunks and returns their segment.
-func cutFiles(files []*repo.File) *Segment {
+// cutFiles cuts files, of the view at version v, into chunks at their
+// parses (Parses'; without it, the index's own) and returns their
+// segment; nil when a parse did not come (ctx ended, or the view is done).
+func (l *Live) cutFiles(ctx context.Context, files []*repo.File, v uint64) *Segment {
+	parses, ok := l.parses(ctx, files, v)
+	if !ok {
+		return nil
+	}
 	cb := newCodeBuilder()
-	for _, f := range files {
-		cb.addFile(f.Path, f.Hash(), f.ModTime, textSource{file: f}, cutFile(f.Path, f.Text()))
+	for i, f := range files {
+		text := f.Text()
+		var cut []codechunk.Chunk
+		if parses != nil {
+			cut = codechunk.Split(f.Path, text, parses[i])
+		} else {
+			cut = cutFile(f.Path, text)
+			if symbols.Supports(f.Path) {
+				l.Parses.Add(1)
+			}
+		}
+		cb.addFile(f.Path, f.Hash(), f.ModTime, textSource{file: f}, cut)
 	}
 	return cb.segment()
+}
+
+// parses returns Parses' parse of each of files (of the view at version
+// v), or nil without Parses (each file is parsed as it is cut); false
+// when one did not come.
+func (l *Live) parses(ctx context.Context, files []*repo.File, v uint64) ([]*symbols.File, bool) {
+	if l.o.Parses == nil {
+		return nil, true
+	}
+	out := make([]*symbols.File, len(files))
+	for i, f := range files {
+		p, ok := l.o.Parses.Parsed(ctx, f, v)
+		if !ok {
+			return nil, false
+		}
+		out[i] = p
+	}
+	return out, true
 }
 
 // add adds files as a new part, seg (cutFiles of them), leaving out the

@@ -2,6 +2,7 @@ package contextindex_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/toolshed/toolshed/shared/contextindex"
 	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/symbols"
 	"github.com/toolshed/toolshed/shared/testenv/embedtest"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 )
@@ -386,4 +388,71 @@ func storedFiles(t *testing.T, root string) map[string]os.FileInfo {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestLiveCutsAtTheTablesParse: with the view's symbol table, the index
+// cuts each file at the table's parse of it, never parsing it again: each
+// file is parsed once (as the build, then an edit, needs it), and the
+// chunks are those of the index's own parse.
+func TestLiveCutsAtTheTablesParse(t *testing.T) {
+	files := map[string]string{"README.md": "# Tusks\n\nWalruses have two.\n"}
+	for i := range 30 {
+		files[fmt.Sprintf("pkg/f%02d.go", i)] = fmt.Sprintf("package pkg\n\n// Func%d does thing %d.\nfunc Func%d() {}\n\ntype T%d struct{}\n", i, i, i, i)
+	}
+	dir := repotest.WriteDir(t, files)
+	view := liveView(t, dir)
+	table := symbols.NewTable(view, nil, nil)
+	t.Cleanup(table.Close)
+	l := contextindex.NewLive(view, contextindex.LiveOptions{Parses: table})
+	t.Cleanup(l.Close)
+	own := contextindex.NewLive(view, contextindex.LiveOptions{})
+	t.Cleanup(own.Close)
+	if got, want := docs(settled(t, l)), docs(settled(t, own)); !slices.Equal(got, want) || len(got) != 61 {
+		t.Errorf("cut at the table's parse: %v\nwant %v", got, want)
+	}
+	if n := table.Parses.Load(); n != 30 || l.Parses.Load() != 0 || own.Parses.Load() != 30 {
+		t.Errorf("%d parses of 30 Go files by the table, %d by the index that takes them, %d by the one that parses its own",
+			n, l.Parses.Load(), own.Parses.Load())
+	}
+	os.WriteFile(filepath.Join(dir, "pkg/f00.go"), []byte("package pkg\n\n// Narwhal has one tusk.\nfunc Narwhal() {}\n"), 0o644)
+	waitUntil(t, l, func(st *contextindex.LiveState) bool {
+		return slices.Equal(search(st, "narwhal"), []string{"pkg/f00.go:3-4"})
+	})
+	if n := table.Parses.Load(); n != 31 {
+		t.Errorf("after an edit: %d parses, want 31", n)
+	}
+}
+
+// docs returns "id type name" of each live document of st, sorted.
+func docs(st *contextindex.LiveState) []string {
+	var out []string
+	for _, p := range st.Parts {
+		for _, d := range contextindex.LiveDocs(p) {
+			out = append(out, d.ID+" "+d.Type+" "+d.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestLiveCutsNothingWithoutItsParses: when the parses of its files do
+// not come before it closes, the index cuts nothing (and closes).
+func TestLiveCutsNothingWithoutItsParses(t *testing.T) {
+	view := liveView(t, repotest.WriteDir(t, map[string]string{"a.go": "package a\n\nfunc A() {}\n"}))
+	l := contextindex.NewLive(view, contextindex.LiveOptions{Parses: never{}})
+	for l.State().Progress.FilesTotal == 0 { // the build has begun
+		time.Sleep(time.Millisecond)
+	}
+	l.Close()
+	if st := l.State(); l.Builds.Load() != 0 || st.Progress.Chunks != 0 {
+		t.Errorf("cut %d files without their parses: %+v", l.Builds.Load(), st.Progress)
+	}
+}
+
+// never gives no parse.
+type never struct{}
+
+func (never) Parsed(ctx context.Context, _ *repo.File, _ uint64) (*symbols.File, bool) {
+	<-ctx.Done()
+	return nil, false
 }

@@ -80,6 +80,7 @@ func TestSources(t *testing.T) {
 	t.Run("local", func(t *testing.T) { testLocal(t) })
 	t.Run("s3", func(t *testing.T) { testS3(t, s3) })
 	t.Run("s3 holds", func(t *testing.T) { testS3Holds(t, s3) })
+	t.Run("s3 counts what it revalidates", func(t *testing.T) { testS3CountsWhatItRevalidates(t, s3) })
 	t.Run("publish", func(t *testing.T) { testPublish(t, s3) })
 	t.Run("interrupted publish", func(t *testing.T) { testInterruptedPublish(t, s3) })
 	t.Run("pointer numbers", func(t *testing.T) { testPointerNumbers(t, s3) })

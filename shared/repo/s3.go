@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/toolshed/toolshed/shared/config"
@@ -79,11 +81,14 @@ var _ Source = (*S3)(nil)
 
 // s3Repo is what is known of one repository (its folder, by key).
 type s3Repo struct {
-	mu       sync.Mutex
-	checked  time.Time // when the pointer was last read or tried; zero: never
-	etag     string    // the pointer's ETag
-	pointer  Pointer
-	snap     *zipSnapshot // nil: the repository has no snapshot (or it was dropped)
+	mu      sync.Mutex
+	checked time.Time // when the pointer was last read or tried; zero: never
+	etag    string    // the pointer's ETag
+	pointer Pointer
+	// snap is the repository's snapshot (nil: it has none, or it was
+	// dropped): written under mu, read without it by evict, which counts
+	// every repository's memory, whether it may drop it or not.
+	snap     atomic.Pointer[zipSnapshot]
 	lastUsed time.Time
 	refresh  chan struct{} // while a revalidation runs; closed when it ends
 	loading  int64         // the bytes of the zip being downloaded, while one is
@@ -198,7 +203,7 @@ func (s *S3) current(ctx context.Context, ref reposcope.Ref) (View, error) {
 	}
 	if r.refresh == nil {
 		r.refresh = make(chan struct{})
-		go s.revalidate(ref, r, r.etag, r.pointer, r.snap)
+		go s.revalidate(ref, r, r.etag, r.pointer, r.snap.Load())
 	}
 	done, held := r.refresh, r.view()
 	r.mu.Unlock()
@@ -224,7 +229,7 @@ func (s *S3) current(ctx context.Context, ref reposcope.Ref) (View, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.err != nil && r.snap == nil {
+	if r.err != nil && r.snap.Load() == nil {
 		return nil, r.err
 	}
 	// On an S3 failure the snapshot in hand is still a consistent one.
@@ -232,21 +237,20 @@ func (s *S3) current(ctx context.Context, ref reposcope.Ref) (View, error) {
 }
 
 // view is the repository's snapshot as a View (nil when it has none).
-// The caller holds r.mu.
 func (r *s3Repo) view() View {
-	if r.snap == nil {
-		return nil
+	if snap := r.snap.Load(); snap != nil {
+		return snap
 	}
-	return r.snap
+	return nil
 }
 
 // memory is what the repository's snapshot takes in memory, with what its
-// followers hold for it. The caller holds r.mu.
+// followers hold for it (0 when it has none).
 func (r *s3Repo) memory() int64 {
-	if r.snap == nil {
-		return 0
+	if snap := r.snap.Load(); snap != nil {
+		return snap.memory()
 	}
-	return r.snap.memory(r.pointer)
+	return 0
 }
 
 // revalidateTimeout bounds one revalidation, download included.
@@ -263,18 +267,19 @@ func (s *S3) revalidate(ref reposcope.Ref, r *s3Repo, etag string, cur Pointer, 
 	r.mu.Lock()
 	r.checked = s.o.Now() // a failure too: S3 is asked again after Refresh, not by every call
 	if err == nil {
-		if r.snap != nil && r.snap != newSnap {
-			r.snap.end() // replaced, or its pointer is gone
+		if old := r.snap.Load(); old != nil && old != newSnap {
+			old.end() // replaced, or its pointer is gone
 		}
-		r.etag, r.pointer, r.snap = newEtag, p, newSnap
-	} else if r.snap != nil {
+		r.etag, r.pointer = newEtag, p
+		r.snap.Store(newSnap)
+	} else if r.snap.Load() != nil {
 		s.o.Log.Warn("repository snapshot: revalidation failed; serving the snapshot in hand", "repo", ref.String(), "commit", r.pointer.Commit, "error", err)
 	}
 	r.err = err
 	r.loading = 0
 	close(r.refresh)
 	r.refresh = nil
-	held := r.snap != nil
+	held := r.snap.Load() != nil
 	r.mu.Unlock()
 	if held {
 		s.evict(r)
@@ -322,51 +327,47 @@ func (s *S3) fetch(ctx context.Context, ref reposcope.Ref, r *s3Repo, etag strin
 	if err != nil {
 		return "", Pointer{}, nil, err
 	}
-	newSnap.repo = ref.Key()
+	newSnap.repo, newSnap.size = ref.Key(), p.memory()
 	newSnap.onHold = func() { s.evict(r) }
 	return newEtag, p, newSnap, nil
 }
 
 // evict drops the least recently used snapshots, other than keep's, while
 // the snapshots in memory, with what their followers hold for them, take
-// more than CacheBytes. Repositories in use by another call, or being
-// revalidated, are left alone. A dropped snapshot is ended (its followers
-// let it go), and downloaded again on its repository's next use.
+// more than CacheBytes. Every repository's snapshot counts; those in use
+// by another call, or being revalidated, are left alone. A dropped
+// snapshot is ended (its followers let it go), and downloaded again on
+// its repository's next use.
 func (s *S3) evict(keep *s3Repo) {
 	s.mu.Lock()
-	others := make([]*s3Repo, 0, len(s.repos))
-	for _, r := range s.repos {
-		if r != keep {
-			others = append(others, r)
-		}
-	}
+	all := slices.Collect(maps.Values(s.repos))
 	s.mu.Unlock()
 
-	keep.mu.Lock()
-	total := keep.memory()
-	keep.mu.Unlock()
 	type sized struct {
 		r     *s3Repo // locked by this call
 		bytes int64
 	}
+	var total int64
 	var idle []sized
-	for _, r := range others {
-		if !r.mu.TryLock() {
+	for _, r := range all {
+		bytes := r.memory()
+		total += bytes
+		if r == keep || !r.mu.TryLock() {
 			continue
 		}
-		if r.snap == nil || r.refresh != nil {
+		if r.snap.Load() == nil || r.refresh != nil {
 			r.mu.Unlock()
 			continue
 		}
-		idle = append(idle, sized{r, r.memory()})
-		total += idle[len(idle)-1].bytes
+		idle = append(idle, sized{r, bytes})
 	}
 	slices.SortFunc(idle, func(a, b sized) int { return a.r.lastUsed.Compare(b.r.lastUsed) })
 	for _, u := range idle {
 		if total > s.o.CacheBytes {
 			total -= u.bytes
-			u.r.snap.end()
-			u.r.snap, u.r.etag, u.r.checked, u.r.pointer = nil, "", time.Time{}, Pointer{}
+			u.r.snap.Load().end()
+			u.r.snap.Store(nil)
+			u.r.etag, u.r.checked, u.r.pointer = "", time.Time{}, Pointer{}
 		}
 		u.r.mu.Unlock()
 	}

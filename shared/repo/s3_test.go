@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -209,6 +210,67 @@ func testS3Holds(t *testing.T, s *repotest.S3) {
 	acme.Hold(-1 << 20)
 	if own, _ = holding.Open(ctx, reposcope.DefaultOf("s3-own")); done(acme) || done(own) {
 		t.Errorf("once acme's followers let go, a snapshot was dropped: acme %v, own %v", done(acme), done(own))
+	}
+}
+
+// holdingGetter holds the GETs of key, once hold is set, until release is
+// closed (held is closed when the first one is).
+type holdingGetter struct {
+	objects.API
+	key     string
+	hold    atomic.Bool
+	held    chan struct{}
+	once    sync.Once
+	release chan struct{}
+}
+
+func (h *holdingGetter) GetObject(ctx context.Context, in *s3.GetObjectInput, opts ...func(*s3.Options)) (*s3.GetObjectOutput, error) {
+	if h.hold.Load() && aws.ToString(in.Key) == h.key {
+		h.once.Do(func() { close(h.held) })
+		select {
+		case <-h.release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return h.API.GetObject(ctx, in, opts...)
+}
+
+// testS3CountsWhatItRevalidates: a repository whose pointer is being
+// revalidated (a download may follow) keeps its snapshot, which counts
+// with what its followers hold: another snapshot's followers holding more
+// drop a third, idle one, to keep within CacheBytes.
+func testS3CountsWhatItRevalidates(t *testing.T, s *repotest.S3) {
+	ctx := context.Background()
+	tenants := []string{"budget-a", "budget-b", "budget-c"}
+	for _, tenant := range tenants {
+		s.Publish(t, tenant, "c1", repotest.WriteDir(t, map[string]string{"a.txt": tenant + "\n"}))
+	}
+	first := reposcope.DefaultOf(tenants[0])
+	getter := &holdingGetter{API: s.Moto.S3(), key: repo.PointerKey(first), held: make(chan struct{}), release: make(chan struct{})}
+	clk := &clock{now: time.Date(2025, 1, 15, 10, 0, 0, 0, time.UTC)}
+	src := repo.NewS3(objects.New(getter, s.Bucket), repo.S3Options{CacheBytes: 1 << 20, Refresh: 5 * time.Second, Now: clk.Now})
+	var views []repo.View
+	for _, tenant := range tenants {
+		v, err := src.Open(ctx, reposcope.DefaultOf(tenant))
+		if err != nil {
+			t.Fatal(err)
+		}
+		views = append(views, v)
+	}
+	a, b, c := views[0], views[1], views[2]
+	a.Hold(600 << 10) // a's symbol table, say
+
+	clk.add(5 * time.Second)
+	getter.hold.Store(true)
+	t.Cleanup(func() { close(getter.release) })
+	if v, err := src.Open(ctx, first); err != nil || v != a { // served while its pointer is read
+		t.Fatalf("open a while it is revalidated: %v, %v", v, err)
+	}
+	<-getter.held
+	b.Hold(600 << 10)
+	if done(a) || done(b) || !done(c) {
+		t.Errorf("over the budget while a is revalidated: dropped a %v, b %v, c %v; want c alone", done(a), done(b), done(c))
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/toolshed/toolshed/shared/regularfile"
 	"github.com/toolshed/toolshed/shared/secretscan"
+	"github.com/toolshed/toolshed/shared/store"
 )
 
 // OpenZip returns the view of the snapshot held in data, a zip written by
@@ -59,8 +60,10 @@ type zipSnapshot struct {
 	r         *zip.Reader // the zip, unpoliced: Searchable's walk
 	commit    string
 	// repo is the folder of the repository the S3 source read it from
-	// (reposcope.Ref.Key; "" for a zip opened alone): see Key.
+	// (reposcope.Ref.Key; "" for a zip opened alone): see Key. size is
+	// what it takes in memory, as its pointer says (Pointer.memory).
 	repo string
+	size int64
 
 	// done is closed by end, once the source no longer serves the
 	// snapshot. held counts the bytes its followers keep for it (Hold);
@@ -72,9 +75,10 @@ type zipSnapshot struct {
 	onHold func()
 
 	mu       sync.Mutex
-	files    []*File       // built once by Searchable
-	building chan struct{} // while they are built; closed when done
-	err      error         // the last build's failure
+	files    []*File            // built once by Searchable
+	building chan struct{}      // while they are built; closed when done
+	stop     context.CancelFunc // stops the build under way (end does)
+	err      error              // the last build's failure
 }
 
 var _ View = (*zipSnapshot)(nil)
@@ -90,8 +94,18 @@ func (z *zipSnapshot) Changed(v uint64) <-chan struct{} { return changedSince(v,
 // Done implements View: closed by end.
 func (z *zipSnapshot) Done() <-chan struct{} { return z.done }
 
-// end tells the snapshot's followers that the source no longer serves it.
-func (z *zipSnapshot) end() { z.ending.Do(func() { close(z.done) }) }
+// end tells the snapshot's followers that the source no longer serves it,
+// and stops the build of its files under way.
+func (z *zipSnapshot) end() {
+	z.ending.Do(func() {
+		close(z.done)
+		z.mu.Lock()
+		defer z.mu.Unlock()
+		if z.stop != nil {
+			z.stop()
+		}
+	})
+}
 
 // Hold implements View.
 func (z *zipSnapshot) Hold(n int64) {
@@ -101,9 +115,9 @@ func (z *zipSnapshot) Hold(n int64) {
 	}
 }
 
-// memory is what the snapshot takes in memory, as its pointer p says,
-// with what its followers hold for it.
-func (z *zipSnapshot) memory(p Pointer) int64 { return p.memory() + z.held.Load() }
+// memory is what the snapshot takes in memory, with what its followers
+// hold for it.
+func (z *zipSnapshot) memory() int64 { return z.size + z.held.Load() }
 
 // changedSince is Changed for a view at version now that closes next at its
 // next change (nil: never).
@@ -120,7 +134,8 @@ func changedSince(v, now uint64, next chan struct{}) <-chan struct{} {
 // them while the snapshot lives: a snapshot never changes. The build runs
 // on its own: a caller whose context ends returns, and the build goes on
 // for the next caller (a large snapshot is not started over by every call
-// that times out).
+// that times out), until the snapshot is done (errEnded: none starts
+// then).
 func (z *zipSnapshot) Searchable(ctx context.Context) ([]*File, error) {
 	z.mu.Lock()
 	if z.files != nil {
@@ -128,8 +143,13 @@ func (z *zipSnapshot) Searchable(ctx context.Context) ([]*File, error) {
 		return z.files, nil
 	}
 	if z.building == nil {
-		z.building = make(chan struct{})
-		go z.build()
+		if z.ended() {
+			z.mu.Unlock()
+			return nil, errEnded
+		}
+		building, stop := context.WithTimeout(context.Background(), buildTimeout)
+		z.building, z.stop = make(chan struct{}), stop
+		go z.build(building)
 	}
 	done := z.building
 	z.mu.Unlock()
@@ -149,10 +169,24 @@ func (z *zipSnapshot) Searchable(ctx context.Context) ([]*File, error) {
 // buildTimeout bounds the decompression of a snapshot's searchable files.
 const buildTimeout = 5 * time.Minute
 
-// build reads the searchable files for Searchable.
-func (z *zipSnapshot) build() {
-	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
-	defer cancel()
+// errEnded is Searchable's answer once the snapshot is done before its
+// files were read: its source replaced it (a push) or dropped it.
+var errEnded = fmt.Errorf("the repository snapshot was replaced or let go while its files were read; call again: %w", store.ErrStorage)
+
+// ended reports whether the snapshot is done.
+func (z *zipSnapshot) ended() bool {
+	select {
+	case <-z.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// build reads the searchable files for Searchable, until ctx ends: end
+// cancels it, so that neither the zip nor what was decompressed of it
+// outlives the snapshot.
+func (z *zipSnapshot) build(ctx context.Context) {
 	files, err := searchable(ctx, z.r, z.policy, func(c candidate) (*File, error) {
 		info, err := c.d.Info()
 		if err != nil {
@@ -164,14 +198,18 @@ func (z *zipSnapshot) build() {
 		}
 		return newFile(c.path, data, info.ModTime(), false), nil
 	})
-	if err == nil && files == nil {
+	switch {
+	case z.ended():
+		files, err = nil, errEnded
+	case err == nil && files == nil:
 		files = []*File{}
 	}
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	z.files, z.err = files, err
+	z.stop()
 	close(z.building)
-	z.building = nil
+	z.building, z.stop = nil, nil
 }
 
 // PackStats says what Pack wrote.

@@ -36,17 +36,26 @@ type Store interface {
 var storedFormat = "symbols-2/" + parsersVersion()
 
 // parsersVersion names what the symbols of a file depend on besides its
-// path and content: the Go toolchain (go/parser), shared/language's table
-// (which files are read by which parser), and tree-sitter's grammars and
-// queries in a build that has them.
+// path and content: the Go toolchain (go/parser), which files
+// shared/language's table gives which parser (parsingRules), and
+// tree-sitter's grammars and queries in a build that has them.
 func parsersVersion() string {
 	h := sha256.New()
 	fmt.Fprintln(h, runtime.Version())
-	for _, l := range language.Table() {
-		fmt.Fprintf(h, "%+v\n", l) // fmt prints a map's keys sorted
-	}
+	parsingRules(h, language.Table())
 	treeSitterVersion(h)
 	return fmt.Sprintf("%x", h.Sum(nil)[:8])
+}
+
+// parsingRules writes what rows, the language table's, say of which
+// parser reads a file: the extensions, file names and prefixes each row
+// claims, its parser and its dialects. A row's name, MIME type and
+// whether it is code change no symbol: a change to them keeps the stored
+// tables.
+func parsingRules(w io.Writer, rows []language.Language) {
+	for _, l := range rows {
+		fmt.Fprintf(w, "%q %q %q %q %v\n", l.Extensions, l.Files, l.Prefixes, l.Parser, l.Dialects) // fmt prints a map's keys sorted
+	}
 }
 
 // storedTable is what a Store holds.

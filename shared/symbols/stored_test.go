@@ -16,16 +16,17 @@ import (
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 )
 
-// memStore is a Store in memory.
+// memStore is a Store in memory, counting its loads and saves.
 type memStore struct {
-	mu    sync.Mutex
-	data  []byte
-	saves int
+	mu           sync.Mutex
+	data         []byte
+	loads, saves int
 }
 
 func (m *memStore) Load(context.Context) ([]byte, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.loads++
 	if m.data == nil {
 		return nil, fs.ErrNotExist
 	}
@@ -121,5 +122,55 @@ func TestStoredTable(t *testing.T) {
 	}
 	if got := find(st); len(got) == 0 {
 		t.Error("nothing found after a store of garbage")
+	}
+}
+
+// counts returns the loads and saves so far.
+func (m *memStore) counts() (loads, saves int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.loads, m.saves
+}
+
+// TestTableOfADoneViewIsNotSaved: a table whose view is done (its source
+// replaced or dropped it) does not save what it parsed since its last
+// save, for nobody will serve it; a table closed while its view is served
+// (the process closing) saves it.
+func TestTableOfADoneViewIsNotSaved(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		viewFirst bool // the view is done before the table closes
+		saves     int
+	}{{"closed while served", false, 2}, {"view done", true, 1}} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := repotest.WriteDir(t, map[string]string{"a.go": "package a\n\nfunc A() {}\n"})
+			v, err := repo.NewLocal(dir, repo.LocalOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			store := &memStore{}
+			table := symbols.NewTable(v, store, nil)
+			settled(t, table) // the first build is saved
+			if err := os.WriteFile(filepath.Join(dir, "b.go"), []byte("package a\n\nfunc B() {}\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				if hits, _ := settled(t, table).Find(context.Background(), symbols.Query{Name: "B", Match: symbols.Exact}); len(hits) == 1 {
+					break
+				} else if time.Now().After(deadline) {
+					t.Fatal("the new file's symbol never showed")
+				}
+			}
+			if tt.viewFirst {
+				v.Close()
+				table.Close()
+			} else {
+				table.Close()
+				v.Close()
+			}
+			if _, saves := store.counts(); saves != tt.saves {
+				t.Errorf("%d saves, want %d", saves, tt.saves)
+			}
+		})
 	}
 }

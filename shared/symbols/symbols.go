@@ -204,7 +204,8 @@ func Parse(p, text string) *File {
 // Languages lists the languages (shared/language's names) this build
 // finds symbols in.
 func Languages() []string {
-	return slices.DeleteFunc(language.WithParser(), func(l string) bool { return slices.Contains(Missing(), l) })
+	missing := Missing()
+	return slices.DeleteFunc(language.WithParser(), func(l string) bool { return slices.Contains(missing, l) })
 }
 
 // Missing lists the languages a build with cgo finds symbols in and this

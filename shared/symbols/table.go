@@ -43,6 +43,13 @@ type Table struct {
 	closing sync.Once
 	wg      sync.WaitGroup
 
+	// mu guards held (what the table holds of each file, by path), which
+	// run alone writes and Parsed reads, and more, closed and made anew
+	// whenever held gains a file (Parsed waits on it).
+	mu   sync.Mutex
+	held map[string]parsed
+	more chan struct{}
+
 	// Parses counts the files parsed (for tests and logs: an unchanged
 	// file is not parsed again, nor a file whose symbols were stored).
 	Parses atomic.Int64
@@ -50,9 +57,13 @@ type Table struct {
 
 // Progress says how far a table is.
 type Progress struct {
-	Ready       bool // every searchable file of the view's Version is parsed
-	FilesParsed int  // files whose symbols are in the table
-	FilesTotal  int  // searchable files in a language this build reads
+	Ready bool // every searchable file of the view's Version is parsed
+	// Stopped: the table never started, and holds nothing: its view was
+	// no longer served when it was asked for (a push replaced it; a call
+	// again gets the current one), or the process is closing.
+	Stopped     bool
+	FilesParsed int // files whose symbols are in the table
+	FilesTotal  int // searchable files in a language this build reads
 	Symbols     int
 	Version     uint64 // the view's version the table shows once ready
 }
@@ -115,12 +126,28 @@ type nameRef struct {
 // NewTable starts building view's symbol table, from what store holds
 // when it is not nil. Close stops it.
 func NewTable(view repo.View, store Store, log *slog.Logger) *Table {
+	t := newTable(view, store, log)
+	t.wg.Go(t.run)
+	return t
+}
+
+// stoppedTable returns a table of view that never starts (no goroutine,
+// no store read): it holds nothing, and its state says so
+// (Progress.Stopped).
+func stoppedTable(view repo.View) *Table {
+	t := newTable(view, nil, nil)
+	t.closing.Do(func() { close(t.stop) })
+	t.state.Store(&State{files: map[string]*File{}, Progress: Progress{Stopped: true}})
+	return t
+}
+
+// newTable returns a table of view, empty, not started.
+func newTable(view repo.View, store Store, log *slog.Logger) *Table {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	t := &Table{view: view, store: store, log: log, stop: make(chan struct{})}
+	t := &Table{view: view, store: store, log: log, stop: make(chan struct{}), held: map[string]parsed{}, more: make(chan struct{})}
 	t.state.Store(&State{files: map[string]*File{}})
-	t.wg.Go(t.run)
 	return t
 }
 
@@ -154,6 +181,43 @@ func (t *Table) Wait(ctx context.Context) *State {
 	}
 }
 
+// Parsed returns the symbols of f, a searchable file of the table's view
+// at version v (or a later one), for another reader of the one parse of
+// each file (a live code index cuts files at them): the table's, waited
+// for while the table comes to f. When the table will not have them (it
+// is closed, or has moved past f: the view changed since), f is parsed
+// here, and counted in Parses. It returns nil for a file this build reads
+// no symbols in, and false when ctx ends or the view is done first.
+func (t *Table) Parsed(ctx context.Context, f *repo.File, v uint64) (*File, bool) {
+	if !Supports(f.Path) {
+		return nil, true
+	}
+	for {
+		// The state first: once it is ready at a version, held has every
+		// file of that version.
+		p := t.State().Progress
+		t.mu.Lock()
+		h, more := t.held[f.Path], t.more
+		t.mu.Unlock()
+		switch {
+		case h.file != nil && h.file.Of(f):
+			return h.file, true
+		case isClosed(t.view.Done()):
+			return nil, false
+		case isClosed(t.stop) || p.Ready && p.Version > v:
+			t.Parses.Add(1)
+			return Parse(f.Path, f.Text()), true
+		}
+		select {
+		case <-more:
+		case <-t.stop:
+		case <-t.view.Done():
+		case <-ctx.Done():
+			return nil, false
+		}
+	}
+}
+
 // parsed is what the table holds of one file.
 type parsed struct {
 	src   *repo.File // the view's file it was parsed from (its Hash, the content's)
@@ -173,11 +237,14 @@ func (t *Table) run() {
 		}
 		cancel()
 	}()
-	held := map[string]parsed{}
 	stored := t.load(ctx)
 	unsaved := 0 // files parsed since the last save
 	defer func() {
-		t.save(held, unsaved)
+		if !isClosed(t.view.Done()) {
+			// A view its source replaced or dropped is served no more:
+			// what was parsed of it is not worth a write.
+			t.save(unsaved)
+		}
 		t.hold(0) // what the table held is let go with it
 	}()
 	for {
@@ -185,7 +252,7 @@ func (t *Table) run() {
 		if !ok {
 			return
 		}
-		n, ok := t.update(ctx, held, files, v, stored)
+		n, ok := t.update(ctx, files, v, stored)
 		if !ok {
 			return
 		}
@@ -194,7 +261,7 @@ func (t *Table) run() {
 			// The first build is done: save it (later changes are saved
 			// when the table closes) and let the stored symbols go.
 			stored = nil
-			t.save(held, unsaved)
+			t.save(unsaved)
 			unsaved = 0
 		}
 		select {
@@ -214,19 +281,21 @@ const publishFirst = 500 * time.Millisecond
 // removed ones dropped; a large update publishes what it has as it goes.
 // It returns how many files it parsed, and false when the table is
 // closing.
-func (t *Table) update(ctx context.Context, held map[string]parsed, files []*repo.File, v uint64, stored map[string]storedFile) (int, bool) {
+func (t *Table) update(ctx context.Context, files []*repo.File, v uint64, stored map[string]storedFile) (int, bool) {
 	started := time.Now()
-	todo, total, unread := changes(held, files)
+	t.mu.Lock()
+	todo, total, unread := changes(t.held, files)
+	t.mu.Unlock()
 	wait, publishAt := publishFirst, started.Add(publishFirst)
 	parses := 0
 	for r := range parseAll(ctx, todo, stored) {
-		held[r.src.Path] = r
+		t.add(r)
 		if r.fresh {
 			parses++
 			t.Parses.Add(1)
 		}
 		if time.Now().After(publishAt) {
-			t.publish(held, unread, Progress{FilesParsed: len(held), FilesTotal: total, Version: v})
+			t.publish(unread, Progress{FilesParsed: len(t.held), FilesTotal: total, Version: v})
 			wait *= 2
 			publishAt = time.Now().Add(wait)
 		}
@@ -234,12 +303,31 @@ func (t *Table) update(ctx context.Context, held map[string]parsed, files []*rep
 	if ctx.Err() != nil {
 		return parses, false
 	}
-	t.publish(held, unread, Progress{Ready: true, FilesParsed: len(held), FilesTotal: total, Version: v})
+	t.publish(unread, Progress{Ready: true, FilesParsed: len(t.held), FilesTotal: total, Version: v})
 	if len(todo) > 0 {
 		t.log.Info("symbols: table updated", "files", total, "parsed", parses, "stored", len(todo)-parses,
 			"symbols", t.State().Progress.Symbols, "bytes", t.holding, "took_ms", time.Since(started).Milliseconds())
 	}
 	return parses, true
+}
+
+// add holds r, and wakes the calls of Parsed that wait.
+func (t *Table) add(r parsed) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.held[r.src.Path] = r
+	close(t.more)
+	t.more = make(chan struct{})
+}
+
+// isClosed reports whether c is closed.
+func isClosed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
 }
 
 // changes compares held with the view's files: it returns those to parse
@@ -340,13 +428,14 @@ func (t *Table) load(ctx context.Context) map[string]storedFile {
 	return map[string]storedFile{} // read once: the first build saves
 }
 
-// save stores held when files were parsed since the last save.
-func (t *Table) save(held map[string]parsed, unsaved int) {
+// save stores what the table holds when files were parsed since the last
+// save.
+func (t *Table) save(unsaved int) {
 	if t.store == nil || unsaved == 0 {
 		return
 	}
 	started := time.Now()
-	data, err := encodeTable(held)
+	data, err := encodeTable(t.held)
 	if err == nil {
 		ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 		defer cancel()
@@ -356,15 +445,16 @@ func (t *Table) save(held map[string]parsed, unsaved int) {
 		t.log.Warn("symbols: saving the table failed; the next start parses what it lacks", "error", err)
 		return
 	}
-	t.log.Info("symbols: table saved", "files", len(held), "bytes", len(data), "took_ms", time.Since(started).Milliseconds())
+	t.log.Info("symbols: table saved", "files", len(t.held), "bytes", len(data), "took_ms", time.Since(started).Milliseconds())
 }
 
-// publish makes held (and unread) the table's state, and tells the view
-// what the table holds now.
-func (t *Table) publish(held map[string]parsed, unread []unreadFile, p Progress) {
-	st := &State{Progress: p, files: make(map[string]*File, len(held)), unread: unread}
-	bytes := int64(len(held)) * perFile
-	for path, h := range held {
+// publish makes what the table holds (and unread) its state, and tells
+// the view what the table holds now. (run alone writes held: it reads it
+// without the lock.)
+func (t *Table) publish(unread []unreadFile, p Progress) {
+	st := &State{Progress: p, files: make(map[string]*File, len(t.held)), unread: unread}
+	bytes := int64(len(t.held)) * perFile
+	for path, h := range t.held {
 		st.files[path] = h.file
 		bytes += int64(cap(h.file.Symbols)) * int64(unsafe.Sizeof(Symbol{}))
 		for i, s := range h.file.Symbols {

@@ -31,21 +31,25 @@ func NewTables(log *slog.Logger, stores func(repo.View) Store) *Tables {
 }
 
 // For returns view's table, started on first use. A call that holds a view
-// its source has just replaced gets a table that stops at once, with what
-// it parsed by then.
+// its source no longer serves (a push has just replaced it), or that asks
+// once the set is closed, gets a table that never starts and says so
+// (Progress.Stopped): nothing is kept, read or parsed for it.
 func (ts *Tables) For(view repo.View) *Table {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	t := ts.tables[view]
-	if t == nil {
-		var store Store
-		if ts.stores != nil {
-			store = ts.stores(view)
-		}
-		t = NewTable(view, store, ts.log)
-		ts.tables[view] = t
-		go ts.closeWhenDone(view, t)
+	if t := ts.tables[view]; t != nil {
+		return t
 	}
+	if isClosed(ts.closed) || isClosed(view.Done()) {
+		return stoppedTable(view)
+	}
+	var store Store
+	if ts.stores != nil {
+		store = ts.stores(view)
+	}
+	t := NewTable(view, store, ts.log)
+	ts.tables[view] = t
+	go ts.closeWhenDone(view, t)
 	return t
 }
 
@@ -67,13 +71,12 @@ func (ts *Tables) closeWhenDone(view repo.View, t *Table) {
 	t.Close()
 }
 
-// Close stops every table.
+// Close stops every table (each saves what it parsed since its last
+// save); a table asked for later never starts.
 func (ts *Tables) Close() {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	select {
-	case <-ts.closed:
-	default:
+	if !isClosed(ts.closed) {
 		close(ts.closed)
 	}
 	for view, t := range ts.tables {

@@ -1,7 +1,7 @@
 // Package wiring assembles a Toolshed process from its parts: the Env, a
 // lazy container of what tools are built from (settings, logger, clock,
-// storage, AWS clients, the bucket, the served repository), opened on first
-// use and shared by every family of the process; and Pipeline, the
+// storage, AWS clients, the bucket, the served repository and its symbol
+// tables), opened on first use and shared by every family of the process; and Pipeline, the
 // pipeline over the built tools with their contracts, rate limits and
 // telemetry. Each functions/<name>/main.go wires its process with it.
 //
@@ -33,6 +33,7 @@ import (
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/store/dynamostore"
+	"github.com/toolshed/toolshed/shared/symbols"
 )
 
 // Env is what a family's constructor may use: the settings, a logger, the
@@ -54,6 +55,7 @@ type Env struct {
 	s3      *objects.Bucket
 	sqs     *sqs.Client
 	repo    repo.Source
+	symbols *symbols.Tables // SymbolTables
 	cursors *cursor.Key
 	closers []func() error
 	status  map[string]func([]string) any

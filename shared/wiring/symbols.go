@@ -55,6 +55,36 @@ func (e *Env) SymbolStores(ctx context.Context) (func(repo.View) symbols.Store, 
 	}, nil
 }
 
+// SymbolTables returns the symbol tables of the process, one per view of
+// Repo, shared by every family that reads symbols (the navigation tools,
+// context_search's live code indexes, which cut files at the tables'
+// parses), so that each file is parsed once; built on first use, saved
+// where SymbolStores says, and closed with the Env. Repo is opened first,
+// so that the tables close (and save) before the views they follow do.
+func (e *Env) SymbolTables(ctx context.Context) (*symbols.Tables, error) {
+	if _, err := e.Repo(ctx); err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	tables := e.symbols
+	e.mu.Unlock()
+	if tables != nil {
+		return tables, nil
+	}
+	stores, err := e.SymbolStores(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.symbols == nil {
+		tables = symbols.NewTables(e.Log, stores)
+		e.symbols = tables
+		e.closers = append(e.closers, func() error { tables.Close(); return nil })
+	}
+	return e.symbols, nil
+}
+
 // bucketSymbols is a symbol table saved in the bucket.
 type bucketSymbols struct {
 	bucket *objects.Bucket

@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
+	"github.com/toolshed/toolshed/shared/symbols"
 	"github.com/toolshed/toolshed/shared/testenv/emulator"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 	"github.com/toolshed/toolshed/shared/wiring"
@@ -114,5 +117,50 @@ func TestSymbolStoresByRepository(t *testing.T) {
 		if err != nil || string(got) != "table of "+tenant {
 			t.Errorf("%s: %s holds %q, %v", tenant, objs[0].Key, got, err)
 		}
+	}
+}
+
+// TestSymbolTablesCloseBeforeTheirViews: the process has one set of symbol
+// tables; closing the Env closes them before the local views they follow,
+// so a table saves the changes it took (a view done first would leave them
+// unsaved): the next process parses nothing.
+func TestSymbolTablesCloseBeforeTheirViews(t *testing.T) {
+	ctx := context.Background()
+	dir := repotest.WriteDir(t, map[string]string{"a.go": "package a\n\nfunc A() {}\n"})
+	cfg := config.Config{Repos: []string{dir}, DataDir: t.TempDir()}
+	start := func() (*wiring.Env, *symbols.Table) {
+		env := wiring.NewEnv(cfg, nil)
+		tables, err := env.SymbolTables(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again, _ := env.SymbolTables(ctx); again != tables {
+			t.Error("a second caller got other tables")
+		}
+		src, _ := env.Repo(ctx)
+		view, err := src.Open(ctx, reposcope.Ref{Tenant: "local", Name: src.Default()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		table := tables.For(view)
+		wait, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		table.Wait(wait)
+		return env, table
+	}
+	env, table := start()
+	if err := os.WriteFile(filepath.Join(dir, "b.go"), []byte("package a\n\nfunc B() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); table.Parses.Load() < 2; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the table never took the new file")
+		}
+	}
+	env.Close()
+	env, table = start()
+	defer env.Close()
+	if n := table.Parses.Load(); n != 0 {
+		t.Errorf("the next process parsed %d files, want none: the change was not saved", n)
 	}
 }

@@ -461,3 +461,18 @@ func TestHybridCodeAgainstServerProcess(t *testing.T) {
 		t.Errorf("index: %+v, want 3 vectors", hybrid.Index)
 	}
 }
+
+// TestNoCodeIndexStartsOnceClosed: a search once the service is closed
+// (the process shutting down) answers without starting a code index,
+// which nothing would ever close.
+func TestNoCodeIndexStartsOnceClosed(t *testing.T) {
+	h := newHarness(t, tooltest.BoltStores(t), contextsearch.Options{Mode: wiring.CodeIndexLive,
+		Repo: repotest.Local(t, repotest.GoPackages(t, "container/list"))})
+	h.svc.Close()
+	if out := h.search(t, "local", `{"query":"doubly linked list"}`); len(out.Results) != 0 || out.Index == nil || out.Index.State != "building" {
+		t.Errorf("once closed: %+v", out)
+	}
+	if n := len(h.svc.LiveIndexes()); n != 0 {
+		t.Errorf("%d code indexes started once closed", n)
+	}
+}

@@ -27,6 +27,7 @@ import (
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/settings"
+	"github.com/toolshed/toolshed/shared/symbols"
 	"github.com/toolshed/toolshed/shared/toolkit"
 	"github.com/toolshed/toolshed/shared/wiring"
 )
@@ -114,6 +115,12 @@ func FromEnv(ctx context.Context, env *wiring.Env) (*Service, error) {
 		return nil, err
 	}
 	opts.Repo = src
+	// The process's symbol tables (the navigation tools' too), taken
+	// before OnClose below: the code indexes close first, then the
+	// tables they take their parses from.
+	if opts.Symbols, err = env.SymbolTables(ctx); err != nil {
+		return nil, err
+	}
 	if opts.SaveAfter, err = SaveAfter.Get(env.Getenv); err != nil {
 		return nil, err
 	}
@@ -146,6 +153,10 @@ type Options struct {
 	// live index per repository view shared by every tenant that reads it
 	// (CodeIndexLive; nil for no code corpus).
 	Repo repo.Source
+	// Symbols are the symbol tables of Repo's views, whose parse of each
+	// file a live index cuts the file at, so that a file is parsed once in
+	// the process (CodeIndexLive; nil: each index parses its files).
+	Symbols *symbols.Tables
 	// DefaultRepo is whose code index a tenant without one searches (the
 	// deployment's default repository, CodeIndexStored); "" for none.
 	DefaultRepo string

@@ -17,6 +17,7 @@ import (
 	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
+	"github.com/toolshed/toolshed/shared/symbols"
 	"github.com/toolshed/toolshed/shared/wiring"
 )
 
@@ -36,6 +37,7 @@ type liveIndexes struct {
 	log       *slog.Logger
 	now       func() time.Time
 	memory    *memoryEmbedder
+	symbols   *symbols.Tables // nil: each index parses its files itself
 
 	mu     sync.Mutex
 	lives  map[repo.View]*contextindex.Live
@@ -47,8 +49,8 @@ var _ codeIndexes = (*liveIndexes)(nil)
 
 func newLiveIndexes(o Options, st *indexfile.Store) *liveIndexes {
 	return &liveIndexes{repo: o.Repo, store: st, embedder: o.Embedder, saveAfter: o.SaveAfter, log: o.Log, now: o.Now,
-		memory: newMemoryEmbedder(st, o.Embedder, o.Log), lives: map[repo.View]*contextindex.Live{}, names: map[repo.View]string{},
-		closed: make(chan struct{})}
+		memory: newMemoryEmbedder(st, o.Embedder, o.Log), symbols: o.Symbols,
+		lives: map[repo.View]*contextindex.Live{}, names: map[repo.View]string{}, closed: make(chan struct{})}
 }
 
 // defaultRepo is the served source's default repository.
@@ -163,19 +165,37 @@ func (l *liveIndexes) start(ctx context.Context, tenant string) error {
 }
 
 // live returns the code index of the view of the repository r, started
-// on first use.
+// on first use (cutting files at the view's symbol table's parses, when
+// there are tables). Once the indexes are closed, or for a view already
+// done, it is one that never starts (contextindex.StoppedLive), kept
+// nowhere.
 func (l *liveIndexes) live(view repo.View, r reposcope.Ref) *contextindex.Live {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	live := l.lives[view]
-	if live == nil {
-		live = contextindex.NewLive(view, contextindex.LiveOptions{
-			Store: l.store, Key: liveKey(view), Embedder: l.embedder, SaveAfter: l.saveAfter, Log: l.log, Now: l.now,
-		})
-		l.lives[view], l.names[view] = live, r.Name
-		go l.closeWhenDone(view, live)
+	if live := l.lives[view]; live != nil {
+		return live
 	}
+	if isClosed(l.closed) || isClosed(view.Done()) {
+		return contextindex.StoppedLive(view)
+	}
+	o := contextindex.LiveOptions{Store: l.store, Key: liveKey(view), Embedder: l.embedder, SaveAfter: l.saveAfter, Log: l.log, Now: l.now}
+	if l.symbols != nil {
+		o.Parses = l.symbols.For(view)
+	}
+	live := contextindex.NewLive(view, o)
+	l.lives[view], l.names[view] = live, r.Name
+	go l.closeWhenDone(view, live)
 	return live
+}
+
+// isClosed reports whether c is closed.
+func isClosed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
 }
 
 // closeWhenDone closes (saving) and forgets view's index once the view is

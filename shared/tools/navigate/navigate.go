@@ -74,7 +74,9 @@ var Family = family.Family{
 		if err != nil {
 			return nil, err
 		}
-		stores, err := env.SymbolStores(ctx)
+		// The process's symbol tables, which context_search's live code
+		// indexes take their parses from too.
+		tables, err := env.SymbolTables(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -82,8 +84,7 @@ var Family = family.Family{
 		if err != nil {
 			return nil, err
 		}
-		s := service{src: src, tables: symbols.NewTables(env.Log, stores), codeIndex: env.RepoIndex, cursors: key}
-		env.OnClose(func() error { s.tables.Close(); return nil })
+		s := service{src: src, tables: tables, codeIndex: env.RepoIndex, cursors: key}
 		// A deployed function reads (or builds) the default repository's
 		// symbol table before its first call.
 		env.WarmDefaultRepo("symbol table", func(ctx context.Context, r reposcope.Ref) error {

@@ -131,7 +131,7 @@ func (s service) findSymbols(ctx context.Context, call toolkit.Call, in symbolsI
 	if st.Progress.Ready {
 		out.Index.State = stateReady
 	}
-	out.Message = symbolsMessage(out, in)
+	out.Message = symbolsMessage(out, in, st.Progress.Stopped)
 	return toolkit.Result{Data: out, Message: out.Message}, nil
 }
 
@@ -325,8 +325,9 @@ func decodeHit(pages cursor.Scope, c string) (*symbols.Hit, error) {
 	return &h, nil
 }
 
-// symbolsMessage says what the page holds and how to get the rest.
-func symbolsMessage(out symbolsOutput, in symbolsInput) string {
+// symbolsMessage says what the page holds and how to get the rest, and
+// when the table answered from nothing for it stopped (stopped).
+func symbolsMessage(out symbolsOutput, in symbolsInput, stopped bool) string {
 	var b strings.Builder
 	switch {
 	case out.File != nil:
@@ -359,7 +360,10 @@ func symbolsMessage(out symbolsOutput, in symbolsInput) string {
 		}
 		fmt.Fprintf(&b, "; %d files of code here have no symbols: %s; grep_codebase searches them", n, strings.Join(why, ", "))
 	}
-	if out.Index.State == stateBuilding {
+	switch {
+	case stopped:
+		b.WriteString(" (the repository's snapshot this call read was replaced or let go meanwhile, and its symbol table with it: call again)")
+	case out.Index.State == stateBuilding:
 		fmt.Fprintf(&b, " (the symbol table is being built: %d of %d files parsed so far)", out.Index.FilesParsed, out.Index.FilesTotal)
 	}
 	return b.String()

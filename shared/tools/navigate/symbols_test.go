@@ -7,8 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolshed/toolshed/shared/cursor"
+	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/symbols"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
+	"github.com/toolshed/toolshed/shared/testenv/tooltest"
 	"github.com/toolshed/toolshed/shared/tools/navigate"
 )
 
@@ -232,5 +235,22 @@ func TestFindSymbolsSharedStart(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("limit %d: %v, want %v", limit, got, want)
 		}
+	}
+}
+
+// TestFindSymbolsOnAViewGone: a call that reads a view its source no
+// longer serves (a push replaced it) answers from no table, and says to
+// call again.
+func TestFindSymbolsOnAViewGone(t *testing.T) {
+	view, err := repo.NewLocal(repotest.WriteDir(t, map[string]string{"a.go": "package a\n\nfunc A() {}\n"}), repo.LocalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	view.Close()
+	h := tooltest.New(t, tooltest.BoltStores(t), navigate.Tools(repo.Shared{View: view}, cursor.RandomKey()))
+	var got foundSymbols
+	o := h.OK(t, tenant, navigate.FindSymbolsTool, `{"name":"A"}`, &got)
+	if len(got.Symbols) != 0 || !strings.Contains(o.Message, "call again") {
+		t.Errorf("on a view gone: %+v, message %q", got, o.Message)
 	}
 }
