@@ -173,7 +173,7 @@ func movePointer(ctx context.Context, b *objects.Bucket, r reposcope.Ref, p Poin
 		if err != nil {
 			return p, "", err
 		}
-		p.Seq = max(old.Seq+1, p.Created.UnixMilli())
+		p.Seq = max(old.Seq+1, createdSeq(p))
 		body, err := json.MarshalIndent(p, "", "  ")
 		if err != nil {
 			return p, "", err

@@ -192,21 +192,30 @@ type Pointer struct {
 	// one larger than the pointer it replaces, with a conditional write
 	// (a concurrent push makes it read again), so the indexer tells an
 	// older snapshot from a newer one whatever the clocks of the machines
-	// that push. It is Created in milliseconds, or one more than the
-	// replaced pointer's when the writer's clock is behind that; so after
-	// a pointer without one (0: written by an earlier version) numbering
-	// resumes above the numbers before.
+	// that push. It is Created in milliseconds (createdSeq), or one more
+	// than the replaced pointer's when the writer's clock is behind that.
+	// A pointer written before pointers were numbered has none in its
+	// object: it is read as createdSeq, the number it would have had.
 	Seq int64 `json:"seq,omitempty"`
 }
+
+// createdSeq is the number of a pointer by its creation time (Created in
+// milliseconds, 0 before 1970): what a push numbers its pointer at least,
+// and what a pointer written without a number is numbered when read.
+func createdSeq(p Pointer) int64 { return max(p.Created.UnixMilli(), 0) }
 
 // maxPointerBytes bounds what is read of a pointer object.
 const maxPointerBytes = 1 << 20
 
-// decodePointer decodes the pointer object key.
+// decodePointer decodes the pointer object key, numbering one written
+// without a number (Pointer.Seq).
 func decodePointer(raw []byte, key string) (Pointer, error) {
 	var p Pointer
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return Pointer{}, fmt.Errorf("decode %s: %w", key, err)
+	}
+	if p.Seq == 0 {
+		p.Seq = createdSeq(p)
 	}
 	return p, nil
 }
