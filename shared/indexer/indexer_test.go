@@ -39,6 +39,7 @@ func TestIndexer(t *testing.T) {
 	t.Run("rollback while building", func(t *testing.T) { testRollbackWhileBuilding(t, bucket(t)) })
 	t.Run("commit pushed again", func(t *testing.T) { testCommitPushedAgain(t, bucket(t)) })
 	t.Run("unnumbered pointer", func(t *testing.T) { testUnnumberedPointer(t, bucket(t)) })
+	t.Run("index stored whole", func(t *testing.T) { testIndexStoredWhole(t, bucket(t)) })
 	t.Run("refused text", func(t *testing.T) { testRefusedText(t, bucket(t)) })
 	t.Run("provider down", func(t *testing.T) { testProviderDown(t, bucket(t)) })
 	t.Run("queue down", func(t *testing.T) { testQueueDown(t, bucket(t)) })
@@ -470,6 +471,37 @@ func testUnnumberedPointer(t *testing.T, s3 *repotest.S3) {
 	drain(t, ix, q)
 	if rec, p := current(t, ix); p.Commit != "c2" || p.SnapshotSeq != c2.Created.UnixMilli() || rec.State != indexfile.BuildPublished {
 		t.Errorf("after an unnumbered pointer to c2: pointer %+v, record %+v; want c2 indexed as numbered %d", p, rec, c2.Created.UnixMilli())
+	}
+}
+
+// testIndexStoredWhole: the snapshot's commit has an index an earlier
+// version stored whole (no manifest, no snapshot number); the snapshot,
+// numbered since, is built again in parts and published, instead of
+// failing for good to adopt an index that has no manifest.
+func testIndexStoredWhole(t *testing.T, s3 *repotest.S3) {
+	ctx := context.Background()
+	pushed := s3.Publish(t, "acme", "c1", repotest.GoPackages(t, "container/list", "container/ring"))
+	q := &memQueue{}
+	ix := newIndexer(s3, nil, q)
+	snap, err := ix.Snapshots.Current(ctx, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, _, err := contextindex.BuildCode(ctx, nil, snap.Snapshot, nil, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Store.SaveSegment(ctx, "acme", "c1", whole.Segment); err != nil {
+		t.Fatal(err)
+	}
+	old, _ := json.Marshal(indexfile.Pointer{Commit: "c1", BuiltAt: whole.BuiltAt, Chunks: whole.Segment.Len(), Format: indexfile.CodeFormat})
+	if _, err := s3.Objects().Put(ctx, indexfile.BucketPrefix+"acme/"+indexfile.PointerFile, old, objects.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	published(t, ix)
+	drain(t, ix, q)
+	if rec, p := current(t, ix); p.Commit != "c1" || p.SnapshotSeq != pushed.Seq || p.Parts == 0 || rec.State != indexfile.BuildPublished {
+		t.Errorf("c1's snapshot over its index stored whole: pointer %+v, record %+v; want it built in parts", p, rec)
 	}
 }
 
