@@ -27,7 +27,6 @@ import (
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
-	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/symbols"
 	"github.com/toolshed/toolshed/shared/toolkit"
 	"github.com/toolshed/toolshed/shared/wiring"
@@ -67,8 +66,9 @@ var Family = family.Family{
 	},
 	MemoryMB: 2048,
 	Env:      map[string]string{"GOMEMLIMIT": "1800MiB", config.RepoMaxMB.Name(): "800"},
-	// Every navigation tool pages with the deployment's cursor key.
-	Settings: []settings.Setting{wiring.CursorKey},
+	// Every navigation tool takes a cursor, and pages with the
+	// deployment's key.
+	Settings: []family.Setting{family.Only(wiring.CursorKey, ListFilesTool, FindReferencesTool, FindSymbolsTool, ListReposTool)},
 	New: func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
 		src, err := env.Repo(ctx)
 		if err != nil {
