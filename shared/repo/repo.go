@@ -291,24 +291,26 @@ func (s Shared) List(ctx context.Context, tenant string) ([]Listing, error) {
 // "repo" argument names (arg), or the source's default one, within the
 // repositories the caller may read (reposcope.Resolve). A repository that
 // is not there, or not the caller's to read, is RESOURCE_NOT_FOUND; a
-// tenant without a default repository is told how to publish one.
-func OpenFor(ctx context.Context, src Source, call toolkit.Call, arg string) (View, error) {
+// tenant without a default repository is told how to publish one. It
+// returns the repository too, as it resolved (what a listing's cursors
+// are tied to: shared/cursor).
+func OpenFor(ctx context.Context, src Source, call toolkit.Call, arg string) (View, reposcope.Ref, error) {
 	r, err := reposcope.Resolve(call.Tenant, call.Repos, arg, src.Default())
 	if err != nil {
-		return nil, err
+		return nil, reposcope.Ref{}, err
 	}
 	view, err := src.Open(ctx, r)
 	switch {
 	case errors.Is(err, ErrNoRepository) && r.Name == reposcope.Default:
-		return nil, toolerr.New(toolerr.ResourceNotFound,
+		return nil, r, toolerr.New(toolerr.ResourceNotFound,
 			"No repository for tenant %s: publish one with `go run ./scripts/snapshot push -tenant %s` from its checkout (or deploy with a default repository)",
 			r.Tenant, r.Tenant).With("tenant", r.Tenant)
 	case errors.Is(err, ErrNoRepository):
-		return nil, reposcope.NotFound(r.Name)
+		return nil, r, reposcope.NotFound(r.Name)
 	case err != nil:
-		return nil, fmt.Errorf("open repository %s: %w", r, err)
+		return nil, r, fmt.Errorf("open repository %s: %w", r, err)
 	}
-	return view, nil
+	return view, r, nil
 }
 
 // LocalRepo is one repository of the local server: its name and folder.

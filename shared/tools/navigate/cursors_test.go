@@ -1,6 +1,7 @@
 package navigate_test
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -114,6 +115,47 @@ func TestCursorsNotIssued(t *testing.T) {
 			o := h.Call(tenant, c.tool, withCursor(c.args, cur))
 			if o.OK || o.Error.Code != toolerr.InvalidInput || !strings.HasPrefix(o.Error.Message, "cursor: ") {
 				t.Errorf("%s, %s: %s %+v; want INVALID_INPUT naming cursor", c.name, what, o.Result, o.Error)
+			}
+		}
+	}
+}
+
+// TestCursorsTiedToTheRepository: a cursor is tied to the repository the
+// call read, not to its repo argument as typed: a caller limited to
+// another repository, whose default is that one, cannot page on with it
+// (repo left out for both); the same repository named otherwise (by name,
+// or "default") pages on.
+func TestCursorsTiedToTheRepository(t *testing.T) {
+	files := maps.Clone(symbolFixture)
+	files["net/client.go"] = "package net\n\nfunc ReadResponse(h Header) {}\n\nfunc ReadRequest(h *Header) {}\n"
+	view := func() repo.View { return repotest.Local(t, repotest.WriteDir(t, files)).View }
+	src := repo.Shared{View: view(), Name: "main", Others: []repo.Named{{Name: "zeta", View: view()}}}
+	h := tooltest.New(t, tooltest.BoltStores(t), navigate.Tools(src, cursor.RandomKey()))
+	ctx := context.Background()
+	for _, c := range pagedCalls {
+		if c.tool == navigate.ListReposTool {
+			continue // a listing of repositories, not of one
+		}
+		issued := firstCursor(t, h, tenant, c.tool, c.args)
+		for _, as := range []struct {
+			who   string
+			repos []string
+			repo  string
+			ok    bool
+		}{
+			{"a caller limited to zeta", []string{"zeta"}, "", false},
+			{"a caller naming zeta", nil, "zeta", false},
+			{"a caller naming main", nil, "main", true},
+			{"a caller naming the default", nil, "default", true},
+			{"a caller limited to main", []string{"main"}, "", true},
+		} {
+			args := maps.Clone(c.args)
+			if as.repo != "" {
+				args["repo"] = as.repo
+			}
+			o := h.CallLimited(ctx, tenant, as.repos, c.tool, withCursor(args, issued))
+			if refused := !o.OK && o.Error.Code == toolerr.InvalidInput && strings.HasPrefix(o.Error.Message, "cursor: "); o.OK != as.ok || !as.ok && !refused {
+				t.Errorf("%s, the cursor of main given by %s: %s %+v; want ok %v (else INVALID_INPUT naming cursor)", c.name, as.who, o.Result, o.Error, as.ok)
 			}
 		}
 	}

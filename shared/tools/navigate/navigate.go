@@ -127,15 +127,16 @@ type service struct {
 
 // searchable opens the repository a call reads (its repo argument, "" for
 // the caller's default) and returns its view with the files the tools
-// search.
-func (s service) searchable(ctx context.Context, call toolkit.Call, name string) (repo.View, []*repo.File, error) {
-	view, err := repo.OpenFor(ctx, s.src, call, name)
+// search, and the repository as it resolved (its cursors' scope names
+// it).
+func (s service) searchable(ctx context.Context, call toolkit.Call, name string) (repo.View, []*repo.File, reposcope.Ref, error) {
+	view, r, err := repo.OpenFor(ctx, s.src, call, name)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, r, err
 	}
 	files, err := view.Searchable(ctx)
 	if err != nil {
-		return nil, nil, fmt.Errorf("list searchable files: %w", err)
+		return nil, nil, r, fmt.Errorf("list searchable files: %w", err)
 	}
-	return view, files, nil
+	return view, files, r, nil
 }

@@ -82,12 +82,12 @@ func (s service) findReferences(ctx context.Context, call toolkit.Call, in refsI
 	if err != nil {
 		return toolkit.Result{}, err
 	}
-	pages := s.cursors.Scope(FindReferencesTool, call.Tenant, in)
-	at, err := readPosition(pages, in.Cursor)
+	snap, files, r, err := s.searchable(ctx, call, in.Repo)
 	if err != nil {
 		return toolkit.Result{}, err
 	}
-	snap, files, err := s.searchable(ctx, call, in.Repo)
+	pages := s.cursors.Scope(FindReferencesTool, call.Tenant, r.Name, in)
+	at, err := readPosition(pages, in.Cursor)
 	if err != nil {
 		return toolkit.Result{}, err
 	}

@@ -75,7 +75,7 @@ func TestPage(t *testing.T) {
 		{"incomplete, more counted than found", 50, 1000, refsPosition{"a.go", 100, 100}, 50, 1100, refsPosition{"a.go", 150, 150}},
 		{"incomplete, none found", 0, 1000, refsPosition{"a.go", 100, 100}, 0, 1100, refsPosition{}},
 	}
-	pages := cursor.RandomKey().Scope(FindReferencesTool, "acme", refsInput{Name: "Serve"})
+	pages := cursor.RandomKey().Scope(FindReferencesTool, "acme", "main", refsInput{Name: "Serve"})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out refsOutput
