@@ -36,7 +36,8 @@
 // files at every level (and .ignore and .rgignore, as ripgrep does), skips
 // the excluded folders (node_modules, .git, dist, build, .next, .context)
 // at any depth, hidden files and folders, symbolic links, binary files,
-// files holding secrets and whatever the Policy refuses.
+// files holding secrets, paths longer than the file tools take
+// (pathpolicy.DefaultMaxPathLen) and whatever the Policy refuses.
 package repo
 
 import (

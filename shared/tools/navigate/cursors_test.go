@@ -8,11 +8,13 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/toolshed/toolshed/shared/cursor"
+	"github.com/toolshed/toolshed/shared/pathpolicy"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 	"github.com/toolshed/toolshed/shared/testenv/tooltest"
@@ -157,6 +159,51 @@ func TestCursorsTiedToTheRepository(t *testing.T) {
 			if refused := !o.OK && o.Error.Code == toolerr.InvalidInput && strings.HasPrefix(o.Error.Message, "cursor: "); o.OK != as.ok || !as.ok && !refused {
 				t.Errorf("%s, the cursor of main given by %s: %s %+v; want ok %v (else INVALID_INPUT naming cursor)", c.name, as.who, o.Result, o.Error, as.ok)
 			}
+		}
+	}
+}
+
+// TestCursorsOfLongPaths: paths from the walk have no length of their
+// own; those longer than the file tools take (1,024 bytes: read_file
+// refuses them) are left out, so every cursor, which carries a path,
+// stays within the contracts' 2,048 characters: list_files, find_symbols
+// and find_references page one entry at a time through a file whose path
+// is 1,024 bytes long, and never show one of 1,600.
+func TestCursorsOfLongPaths(t *testing.T) {
+	folders := strings.Repeat(strings.Repeat("d", 200)+"/", 5)
+	longest := folders + strings.Repeat("f", pathpolicy.DefaultMaxPathLen-len(folders)-len(".go")) + ".go"
+	over := folders + strings.Repeat(strings.Repeat("o", 200)+"/", 3) + "over.go"
+	code := "package d\n\nfunc Long() {}\n\nvar x = Long\n"
+	h := newHarness(t, repotest.WriteDir(t, map[string]string{"a.go": code, longest: code, over: code, "z.go": code}))
+	for _, c := range []struct{ tool, args string }{
+		{navigate.ListFilesTool, `{"patterns":["*.go"],"limit":1`},
+		{navigate.FindSymbolsTool, `{"name":"Long","limit":1`},
+		{navigate.FindReferencesTool, `{"name":"Long","limit":1`},
+	} {
+		var shown []string
+		for cur := ""; ; {
+			args := c.args + "}"
+			if cur != "" {
+				args = c.args + `,"cursor":"` + cur + `"}`
+			}
+			var page struct {
+				Entries    []struct{ Path string } `json:"entries"`
+				Symbols    []struct{ Path string } `json:"symbols"`
+				Files      []struct{ Path string } `json:"files"`
+				NextCursor *string                 `json:"next_cursor"`
+			}
+			h.OK(t, tenant, c.tool, args, &page)
+			for _, e := range slices.Concat(page.Entries, page.Symbols, page.Files) {
+				shown = append(shown, e.Path)
+			}
+			if page.NextCursor == nil {
+				break
+			}
+			cur = *page.NextCursor
+		}
+		if slices.Contains(shown, over) || !slices.Contains(shown, longest) || !slices.Contains(shown, "z.go") {
+			t.Errorf("%s shows %d paths (the longest %v, the one over %v, z.go %v); want every one but the one over the limit",
+				c.tool, len(shown), slices.Contains(shown, longest), slices.Contains(shown, over), slices.Contains(shown, "z.go"))
 		}
 	}
 }
