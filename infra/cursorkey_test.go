@@ -6,9 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/secrets"
-	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/wiring"
 )
 
@@ -19,10 +17,12 @@ const testCursorKeyParameter = secrets.SecretsManagerPrefix + stackName + "-curs
 // variantCursorKeyParameter is the parameter the variant stack names.
 const variantCursorKeyParameter = "/ops/cursor-key"
 
-// pages reports whether a family's functions are given the cursor key.
-func pages(f family.Family) bool {
-	return slices.ContainsFunc(f.Settings, func(s settings.Setting) bool { return s.Name() == wiring.CursorKey.Name() })
-}
+// paging are the tools that take a cursor: their functions, and no
+// other, are given the cursor key.
+var paging = []string{"list_tasks", "read_memory", "list_files", "find_references", "find_symbols", "list_repos"}
+
+// pages reports whether tool is one of paging.
+func pages(tool toolSpec) bool { return slices.Contains(paging, tool.Name) }
 
 // secretParameters is what TOOLSHED_SECRET_PARAMETERS holds for a tool of
 // the stack under test: the embedder's key for context_search, the cursor
@@ -32,7 +32,7 @@ func secretParameters(tool toolSpec) map[string]string {
 	if tool.Family.Name == "contextsearch" {
 		params["TOOLSHED_EMBED_KEY"] = testKeyParameter
 	}
-	if pages(tool.Family) {
+	if pages(tool) {
 		params[wiring.CursorKey.Name()] = testCursorKeyParameter
 	}
 	return params
@@ -58,8 +58,9 @@ func secretArnJSON(name string) string {
 // TestCursorKey: one key for every function that pages, never written
 // into the template: unless the deployment names its own parameter, a
 // Secrets Manager secret CloudFormation generates (gone with the stack),
-// which the tool functions of the families that page may read, through
-// the parameter that refers to it, and no other function may.
+// which the functions of exactly the tools that page may read, through
+// the parameter that refers to it, and no other function may (not even
+// those of the other tools of their families).
 func TestCursorKey(t *testing.T) {
 	generated := resourcesOfType("AWS::SecretsManager::Secret")
 	if len(generated) != 1 {
@@ -76,7 +77,7 @@ func TestCursorKey(t *testing.T) {
 	for _, tool := range tools {
 		got := roleActions(t, functionID(t, tool.Name))
 		for res, actions := range grants {
-			if want := map[bool][]string{true: actions}[pages(tool.Family)]; !slices.Equal(got[res], want) {
+			if want := map[bool][]string{true: actions}[pages(tool)]; !slices.Equal(got[res], want) {
 				t.Errorf("%s may %v on %s, want %v", tool.Name, got[res], res, want)
 			}
 		}
@@ -110,7 +111,7 @@ func TestCursorKey(t *testing.T) {
 			t.Errorf("variant %s: %v", id, params)
 		}
 	}
-	if want := len(slices.DeleteFunc(slices.Clone(tools), func(t toolSpec) bool { return !pages(t.Family) })); found != want {
+	if want := len(slices.DeleteFunc(slices.Clone(tools), func(t toolSpec) bool { return !pages(t) })); found != want {
 		t.Errorf("the variant: %d functions read secrets, want the %d that page", found, want)
 	}
 	if raw, _ := json.Marshal(v.Resources); strings.Contains(string(raw), "secretsmanager:") {

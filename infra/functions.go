@@ -138,7 +138,7 @@ func (d *deployment) newToolFunctions() {
 		for _, g := range tool.Grants {
 			fn.AddToRolePolicy(d.statement(g))
 		}
-		d.grantSecrets(fn, tool.Family.Settings)
+		d.grantSecrets(fn, tool.Family.SettingsFor(tool.Name))
 		d.toolFns[i] = fn
 	}
 }

@@ -532,7 +532,7 @@ func TestEnvironment(t *testing.T) {
 			if tool.Family.ReadsRepositories {
 				names = append(names, deploy.RepositorySettings...)
 			}
-			for _, name := range settingNames(append(names, tool.Family.Settings...)) {
+			for _, name := range settingNames(append(names, tool.Family.SettingsFor(tool.Name)...)) {
 				if v := testContext[name]; v != "" {
 					want[name] = v
 				}
@@ -552,6 +552,8 @@ func TestEnvironment(t *testing.T) {
 		"hello": {"TOOLSHED_TOOL": "hello", "TOOLSHED_STORE": "dynamodb",
 			"TOOLSHED_RATE_TABLE": ref(ids[config.RateLimitsTable]), "TOOLSHED_RATE_LIMITS": "hello=600"},
 		"add_task": {"TOOLSHED_TOOL": "add_task", "TOOLSHED_STORE": "dynamodb", "TOOLSHED_RATE_LIMITS": "hello=600",
+			"TOOLSHED_RATE_TABLE": ref(ids[config.RateLimitsTable]), "TOOLSHED_TASKS_TABLE": ref(ids[config.TasksTable])},
+		"list_tasks": {"TOOLSHED_TOOL": "list_tasks", "TOOLSHED_STORE": "dynamodb", "TOOLSHED_RATE_LIMITS": "hello=600",
 			"TOOLSHED_RATE_TABLE": ref(ids[config.RateLimitsTable]), "TOOLSHED_TASKS_TABLE": ref(ids[config.TasksTable]),
 			secrets.EnvVar: `{"TOOLSHED_CURSOR_KEY":"/aws/reference/secretsmanager/Toolshed-cursor-key"}`},
 		"web-fetch": {"TOOLSHED_TOOL": "web-fetch", "TOOLSHED_STORE": "dynamodb", "TOOLSHED_RATE_LIMITS": "hello=600",
@@ -784,7 +786,7 @@ func TestPolicies(t *testing.T) {
 		})
 	}
 	// Anchors: least privilege spelled out for some tools and the authorizer
-	// (the task and memory tools may read the cursor key: see TestCursorKey).
+	// (list_tasks may read the cursor key: see TestCursorKey).
 	rate := []string{"dynamodb:UpdateItem"}
 	withKey := func(grants map[string][]string) map[string][]string {
 		maps.Copy(grants, cursorKeyGrants())
@@ -792,10 +794,10 @@ func TestPolicies(t *testing.T) {
 	}
 	anchors := map[string]map[string][]string{
 		"hello":              {table(config.RateLimitsTable): rate},
-		"add_task":           withKey(map[string][]string{table(config.TasksTable): {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}, table(config.RateLimitsTable): rate}),
+		"add_task":           {table(config.TasksTable): {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}, table(config.RateLimitsTable): rate},
 		"list_tasks":         withKey(map[string][]string{table(config.TasksTable): {"dynamodb:Query"}, table(config.RateLimitsTable): rate}),
-		"delete_task":        withKey(map[string][]string{table(config.TasksTable): {"dynamodb:DeleteItem"}, table(config.RateLimitsTable): rate}),
-		"write_memory_entry": withKey(map[string][]string{table(config.MemoryTable): {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}, table(config.RateLimitsTable): rate}),
+		"delete_task":        {table(config.TasksTable): {"dynamodb:DeleteItem"}, table(config.RateLimitsTable): rate},
+		"write_memory_entry": {table(config.MemoryTable): {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}, table(config.RateLimitsTable): rate},
 		"authorizer":         {table(config.APIKeysTable): {"dynamodb:GetItem"}},
 	}
 	for name, want := range anchors {
@@ -1204,7 +1206,7 @@ func TestToolSpecsFromContract(t *testing.T) {
 	fam := family.Family{Name: "echo", Tools: []string{"echo"}, MemoryMB: 1024,
 		Grants:   []family.Grant{family.Objects("workspace/", "s3:GetObject")},
 		Env:      map[string]string{"ECHO_MODE": "loud"},
-		Settings: []settings.Setting{settings.New("ECHO_VOICE", "", "", settings.Text), settings.New("ECHO_UNSET", "", "", settings.Text)}}
+		Settings: family.Every(settings.New("ECHO_VOICE", "", "", settings.Text), settings.New("ECHO_UNSET", "", "", settings.Text))}
 	specs, err := toolSpecs([]family.Family{fam}, set)
 	if err != nil {
 		t.Fatal(err)

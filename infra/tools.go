@@ -50,7 +50,7 @@ func mustToolSpecs(families []family.Family) []toolSpec {
 func declaredSettings(families []family.Family) []settings.Setting {
 	out := slices.Concat(embedding.Settings, indexer.Settings)
 	for _, f := range families {
-		for _, s := range f.Settings {
+		for _, s := range f.AllSettings() {
 			if !slices.ContainsFunc(out, func(o settings.Setting) bool { return o.Name() == s.Name() }) {
 				out = append(out, s)
 			}

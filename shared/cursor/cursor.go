@@ -2,9 +2,11 @@
 // the next_cursor of an answer, given back as cursor in the next call.
 //
 // A cursor is tied to the call it was made for, its Scope: the listing
-// (kind: the tool, or one of its listings), the caller's tenant and the
-// call's other arguments (every one but cursor and limit, so a client may
-// change its page size from page to page). It carries the position the
+// (kind: the tool, or one of its listings), the caller's tenant, the
+// repository the call reads (as it resolved: the one a "repo" argument
+// names, or the caller's default one) and the call's other arguments
+// (every one but cursor and limit, so a client may change its page size
+// from page to page, and repo, which the repository stands for). It carries the position the
 // next page starts from, as a few fields (whole numbers and strings), and
 // an HMAC-SHA256 under the deployment's Key over the scope and the
 // fields. So a cursor the server did not issue for this listing and these
@@ -74,11 +76,13 @@ type Scope struct {
 	binding [sha256.Size]byte
 }
 
-// Scope returns the scope of a call to the listing kind by tenant with
-// args, the call's input (a tool's input struct: it must encode as a JSON
-// object), whose "cursor" and "limit" members are left out. A zero Key
-// panics: the tools were built without the wiring's key.
-func (k Key) Scope(kind, tenant string, args any) Scope {
+// Scope returns the scope of a call to the listing kind by tenant, over
+// the repository it resolved to (its name; "" for a listing of no
+// repository), with args, the call's input (a tool's input struct: it
+// must encode as a JSON object), whose "cursor", "limit" and "repo"
+// members are left out. A zero Key panics: the tools were built without
+// the wiring's key.
+func (k Key) Scope(kind, tenant, repository string, args any) Scope {
 	if len(k.secret) == 0 {
 		panic("cursor: a zero Key; build the tools with the wiring's key")
 	}
@@ -92,9 +96,10 @@ func (k Key) Scope(kind, tenant string, args any) Scope {
 	}
 	delete(members, Field)
 	delete(members, "limit")
+	delete(members, "repo")
 	canonical, _ := json.Marshal(members) // keys sorted; raw members are valid JSON
 	h := sha256.New()
-	for _, part := range []string{kind, tenant, string(canonical)} {
+	for _, part := range []string{kind, tenant, repository, string(canonical)} {
 		h.Write(binary.AppendUvarint(nil, uint64(len(part))))
 		h.Write([]byte(part))
 	}

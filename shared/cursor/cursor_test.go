@@ -15,6 +15,7 @@ type args struct {
 	Globs  []string `json:"globs"`
 	Limit  int      `json:"limit"`
 	Cursor string   `json:"cursor"`
+	Repo   string   `json:"repo"`
 }
 
 var key = mustKey(strings.Repeat("k", cursor.MinKeyLen))
@@ -28,7 +29,7 @@ func mustKey(secret string) cursor.Key {
 }
 
 func TestRoundTrip(t *testing.T) {
-	scope := key.Scope("list_files", "acme", args{Path: "src"})
+	scope := key.Scope("list_files", "acme", "web", args{Path: "src"})
 	for _, pos := range []struct {
 		n    int
 		id   int64
@@ -45,12 +46,17 @@ func TestRoundTrip(t *testing.T) {
 			t.Errorf("Decode(Encode(%v)) = %d, %d, %q, %v", pos, n, id, path, err)
 		}
 	}
-	// A new page size, or the cursor itself, is not another call.
+	// A new page size, the cursor itself, or naming the repository the
+	// call resolved to otherwise (repo left out for the default one) is
+	// not another call.
 	c := scope.Encode(3)
-	var n int
-	if err := key.Scope("list_files", "acme", args{Path: "src", Limit: 500, Cursor: c}).Decode(c, &n); err != nil || n != 3 {
-		t.Errorf("another limit: %d, %v", n, err)
+	for _, same := range []args{{Path: "src", Limit: 500, Cursor: c}, {Path: "src", Repo: "web"}, {Path: "src", Repo: "default"}} {
+		var n int
+		if err := key.Scope("list_files", "acme", "web", same).Decode(c, &n); err != nil || n != 3 {
+			t.Errorf("%+v: %d, %v", same, n, err)
+		}
 	}
+	var n int
 	// No cursor: the fields keep their values.
 	n = 42
 	if err := scope.Decode("", &n); err != nil || n != 42 {
@@ -59,7 +65,7 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func TestDecodeRefuses(t *testing.T) {
-	scope := key.Scope("list_files", "acme", args{Path: "src"})
+	scope := key.Scope("list_files", "acme", "web", args{Path: "src"})
 	valid := scope.Encode(12, "a.go")
 	raw, _ := base64.RawURLEncoding.DecodeString(valid)
 	flipped := append([]byte(nil), raw...)
@@ -75,10 +81,11 @@ func TestDecodeRefuses(t *testing.T) {
 		"too short for a tag":   base64.RawURLEncoding.EncodeToString(raw[:10]),
 		"the old, unkeyed form": base64.RawURLEncoding.EncodeToString([]byte("list_files:a.go")),
 		"too long":              strings.Repeat("A", cursor.MaxLen+1),
-		"another kind":          key.Scope("find_symbols", "acme", args{Path: "src"}).Encode(12, "a.go"),
-		"another tenant":        key.Scope("list_files", "other", args{Path: "src"}).Encode(12, "a.go"),
-		"other arguments":       key.Scope("list_files", "acme", args{Path: "src", Globs: []string{"*.go"}}).Encode(12, "a.go"),
-		"another key":           mustKey(strings.Repeat("x", 40)).Scope("list_files", "acme", args{Path: "src"}).Encode(12, "a.go"),
+		"another kind":          key.Scope("find_symbols", "acme", "web", args{Path: "src"}).Encode(12, "a.go"),
+		"another tenant":        key.Scope("list_files", "other", "web", args{Path: "src"}).Encode(12, "a.go"),
+		"another repository":    key.Scope("list_files", "acme", "api", args{Path: "src"}).Encode(12, "a.go"),
+		"other arguments":       key.Scope("list_files", "acme", "web", args{Path: "src", Globs: []string{"*.go"}}).Encode(12, "a.go"),
+		"another key":           mustKey(strings.Repeat("x", 40)).Scope("list_files", "acme", "web", args{Path: "src"}).Encode(12, "a.go"),
 		"other fields":          scope.Encode(12),
 		"more fields":           scope.Encode(12, "a.go", 3),
 		"a string for a number": scope.Encode("12", "a.go"),
@@ -105,9 +112,9 @@ func TestKeys(t *testing.T) {
 		t.Error("a 5-byte key was accepted")
 	}
 	a, b := cursor.RandomKey(), cursor.RandomKey()
-	c := a.Scope("k", "t", args{}).Encode(1)
+	c := a.Scope("k", "t", "", args{}).Encode(1)
 	var n int
-	if err := b.Scope("k", "t", args{}).Decode(c, &n); err == nil {
+	if err := b.Scope("k", "t", "", args{}).Decode(c, &n); err == nil {
 		t.Error("two random keys accept each other's cursors")
 	}
 	defer func() {
@@ -115,20 +122,20 @@ func TestKeys(t *testing.T) {
 			t.Error("a zero Key made a scope")
 		}
 	}()
-	cursor.Key{}.Scope("k", "t", args{})
+	cursor.Key{}.Scope("k", "t", "", args{})
 }
 
 // FuzzDecode: whatever a client sends as a cursor, Decode answers without
 // panicking, and accepts only what Encode made in the scope: decoding it
 // and encoding the fields again gives the cursor back.
 func FuzzDecode(f *testing.F) {
-	scope := key.Scope("find_references", "acme", args{Path: "src"})
+	scope := key.Scope("find_references", "acme", "web", args{Path: "src"})
 	for _, seed := range []string{
 		"", "A", "AAAA", "not-a-cursor", "bm90LWEtY3Vyc29y",
 		base64.RawURLEncoding.EncodeToString([]byte("find_references:9223372036854775807")),
 		base64.RawURLEncoding.EncodeToString([]byte("find_references:1000000000")),
 		scope.Encode("a/b.go", 12, 0), scope.Encode("", 0, math.MaxInt), scope.Encode(strings.Repeat("x", 300), 1, 1),
-		key.Scope("list_files", "acme", args{Path: "src"}).Encode("a/b.go", 12, 0),
+		key.Scope("list_files", "acme", "web", args{Path: "src"}).Encode("a/b.go", 12, 0),
 	} {
 		f.Add(seed)
 	}

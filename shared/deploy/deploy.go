@@ -83,7 +83,7 @@ func Env(f family.Family, tool string, d Deployment) map[string]string {
 	for k, v := range f.Env {
 		env[k] = v
 	}
-	maps.Copy(env, SettingsEnv(slices.Concat(processSettings(f), f.Settings), d.Getenv))
+	maps.Copy(env, SettingsEnv(slices.Concat(processSettings(f), f.SettingsFor(tool)), d.Getenv))
 	return env
 }
 

@@ -28,7 +28,7 @@ var token = settings.New("ECHO_TOKEN", "", "the token", settings.Text).Secret()
 var echo = family.Family{Name: "echo", Tools: []string{"echo"}, ReadsRepositories: true,
 	Grants:   []family.Grant{family.Objects("workspace/", "s3:GetObject")},
 	Env:      map[string]string{"ECHO_MODE": "loud"},
-	Settings: []settings.Setting{voice, token}}
+	Settings: family.Every(voice, token)}
 
 func TestEnv(t *testing.T) {
 	chosen := map[string]string{"ECHO_VOICE": "bass", "TOOLSHED_RATE_LIMITS": "echo=5", "TOOLSHED_REPO_DENY": "*.db", "OTHER": "x"}
@@ -59,7 +59,7 @@ func TestSecretSettings(t *testing.T) {
 		{"", map[string]string{}},
 	} {
 		getenv := func(k string) string { return map[string]string{"ECHO_TOKEN": tt.chosen}[k] }
-		if got := deploy.SettingsEnv(echo.Settings, getenv); !maps.Equal(got, tt.want) {
+		if got := deploy.SettingsEnv(echo.AllSettings(), getenv); !maps.Equal(got, tt.want) {
 			t.Errorf("%q: environment %v, want %v", tt.chosen, got, tt.want)
 		}
 	}
@@ -83,7 +83,7 @@ func TestCheckSettings(t *testing.T) {
 		{"a process setting no deployment chooses", map[string]string{"TOOLSHED_STORE": "postgres"}, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			err := deploy.CheckSettings(echo.Settings, func(k string) string { return tt.chosen[k] })
+			err := deploy.CheckSettings(echo.AllSettings(), func(k string) string { return tt.chosen[k] })
 			if got := errString(err); tt.wantErr == "" && got != "" || !strings.Contains(got, tt.wantErr) {
 				t.Errorf("error %q, want one containing %q", got, tt.wantErr)
 			}

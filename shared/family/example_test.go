@@ -27,7 +27,7 @@ var marks = settings.New("TOOLSHED_SHOUT_MARKS", "1", "how many exclamation mark
 var shout = family.Family{
 	Name:     "shout",
 	Tools:    []string{"shout"},
-	Settings: []settings.Setting{marks}, // deployed with the family's functions, listed in the docs
+	Settings: family.Every(marks), // deployed with the family's functions, listed in the docs
 	New: func(_ context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
 		n, err := marks.Get(env.Getenv)
 		if err != nil {

@@ -38,11 +38,13 @@ type Family struct {
 	Grants []Grant
 	// Env is fixed configuration its functions get when deployed.
 	Env map[string]string
-	// Settings are the family's own settings (allowlists, quotas, models),
-	// each declared once in the tool's package: the constructor reads them
-	// with env.Getenv, the CDK app passes on each one the deployment sets
-	// (shared/deploy), and the README lists them (a test checks).
-	Settings []settings.Setting
+	// Settings are the family's own settings (allowlists, quotas, models,
+	// the cursor key), each declared once in the tool's package: the
+	// constructor reads them with env.Getenv, the CDK app passes on each
+	// one the deployment sets to the functions of the tools that read it
+	// (shared/deploy), and the README lists them (a test checks). Build
+	// them with Every and Only.
+	Settings []Setting
 	// ReadsRepositories says its tools read tenants' repositories, so its
 	// functions learn the deployment's default repository.
 	ReadsRepositories bool
@@ -73,6 +75,51 @@ func (f Family) GrantsFor(tool string) []Grant {
 		if len(g.Only) == 0 || slices.Contains(g.Only, tool) {
 			out = append(out, g)
 		}
+	}
+	return out
+}
+
+// Setting is one setting of a family's functions.
+type Setting struct {
+	settings.Setting
+	// Only limits the setting to these tools of the family; empty means
+	// all.
+	Only []string
+}
+
+// Every returns settings every tool of the family reads.
+func Every(ss ...settings.Setting) []Setting {
+	out := make([]Setting, len(ss))
+	for i, s := range ss {
+		out[i] = Setting{Setting: s}
+	}
+	return out
+}
+
+// Only returns a setting only the named tools of the family read (as
+// Grant.For limits a grant), so that the functions of its other tools are
+// not given it, and start without it.
+func Only(s settings.Setting, tools ...string) Setting {
+	return Setting{Setting: s, Only: tools}
+}
+
+// SettingsFor returns the settings of the family's function for one tool.
+func (f Family) SettingsFor(tool string) []settings.Setting {
+	var out []settings.Setting
+	for _, s := range f.Settings {
+		if len(s.Only) == 0 || slices.Contains(s.Only, tool) {
+			out = append(out, s.Setting)
+		}
+	}
+	return out
+}
+
+// AllSettings returns every setting of the family, whichever tools read
+// it.
+func (f Family) AllSettings() []settings.Setting {
+	out := make([]settings.Setting, len(f.Settings))
+	for i, s := range f.Settings {
+		out[i] = s.Setting
 	}
 	return out
 }
@@ -139,17 +186,22 @@ func (f Family) check(tools []toolkit.Tool) error {
 }
 
 // OverStores is the New of a family whose tools need only the stores, the
-// clock and the paging cursors' key (tasks, memory): tools builds them
-// over what env opens.
-func OverStores(tools func(st store.Stores, now func() time.Time, cursors cursor.Key) []toolkit.Tool) func(context.Context, *wiring.Env) ([]toolkit.Tool, error) {
+// clock and, for its one tool that pages (paging, which its Settings give
+// the cursor key Only), the paging cursors' key (tasks, memory): tools
+// builds them over what env opens. A function serving another of its
+// tools starts without the key: its tools get the zero Key, which only
+// paging would use.
+func OverStores(paging string, tools func(st store.Stores, now func() time.Time, cursors cursor.Key) []toolkit.Tool) func(context.Context, *wiring.Env) ([]toolkit.Tool, error) {
 	return func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
 		st, err := env.Stores(ctx)
 		if err != nil {
 			return nil, err
 		}
-		key, err := env.Cursors()
-		if err != nil {
-			return nil, err
+		var key cursor.Key
+		if env.Serves(paging) {
+			if key, err = env.Cursors(); err != nil {
+				return nil, err
+			}
 		}
 		return tools(st, env.Now, key), nil
 	}

@@ -38,6 +38,8 @@ func TestIndexer(t *testing.T) {
 	t.Run("late plan", func(t *testing.T) { testLatePlan(t, m) })
 	t.Run("rollback while building", func(t *testing.T) { testRollbackWhileBuilding(t, bucket(t)) })
 	t.Run("commit pushed again", func(t *testing.T) { testCommitPushedAgain(t, bucket(t)) })
+	t.Run("unnumbered pointer", func(t *testing.T) { testUnnumberedPointer(t, bucket(t)) })
+	t.Run("index stored whole", func(t *testing.T) { testIndexStoredWhole(t, bucket(t)) })
 	t.Run("refused text", func(t *testing.T) { testRefusedText(t, bucket(t)) })
 	t.Run("provider down", func(t *testing.T) { testProviderDown(t, bucket(t)) })
 	t.Run("queue down", func(t *testing.T) { testQueueDown(t, bucket(t)) })
@@ -441,6 +443,65 @@ func testCommitPushedAgain(t *testing.T, s3 *repotest.S3) {
 	drain(t, ix, q)
 	if rec, p := current(t, ix); p.Commit != "c1" || p.SnapshotSeq != again.Seq || rec.State != indexfile.BuildPublished {
 		t.Errorf("after the second push's batches: pointer %+v, record %+v", p, rec)
+	}
+}
+
+// testUnnumberedPointer: a snapshot pointer without a number (written
+// by an older scripts/snapshot) after an indexed one that had one is
+// indexed: it is read as numbered by its creation time.
+func testUnnumberedPointer(t *testing.T, s3 *repotest.S3) {
+	ctx := context.Background()
+	dir := repotest.GoPackages(t, "container/list", "container/ring")
+	s3.Publish(t, "acme", "c1", dir)
+	q := &memQueue{}
+	ix := newIndexer(s3, nil, q)
+	published(t, ix)
+	drain(t, ix, q)
+	os.WriteFile(filepath.Join(dir, "container", "list", "new.go"), []byte("package list\n"), 0o644)
+	c2 := s3.Publish(t, "acme", "c2", dir)
+	c2.Seq, c2.Created = 0, c2.Created.Add(time.Minute)
+	raw, _ := json.Marshal(c2)
+	if strings.Contains(string(raw), "seq") {
+		t.Fatalf("the pointer %s has a number", raw)
+	}
+	if _, err := s3.Objects().Put(ctx, repo.PointerKey(reposcope.DefaultOf("acme")), raw, objects.PutOptions{ContentType: "application/json"}); err != nil {
+		t.Fatal(err)
+	}
+	published(t, ix)
+	drain(t, ix, q)
+	if rec, p := current(t, ix); p.Commit != "c2" || p.SnapshotSeq != c2.Created.UnixMilli() || rec.State != indexfile.BuildPublished {
+		t.Errorf("after an unnumbered pointer to c2: pointer %+v, record %+v; want c2 indexed as numbered %d", p, rec, c2.Created.UnixMilli())
+	}
+}
+
+// testIndexStoredWhole: the snapshot's commit has an index an earlier
+// version stored whole (no manifest, no snapshot number); the snapshot,
+// numbered since, is built again in parts and published, instead of
+// failing for good to adopt an index that has no manifest.
+func testIndexStoredWhole(t *testing.T, s3 *repotest.S3) {
+	ctx := context.Background()
+	pushed := s3.Publish(t, "acme", "c1", repotest.GoPackages(t, "container/list", "container/ring"))
+	q := &memQueue{}
+	ix := newIndexer(s3, nil, q)
+	snap, err := ix.Snapshots.Current(ctx, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, _, err := contextindex.BuildCode(ctx, nil, snap.Snapshot, nil, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Store.SaveSegment(ctx, "acme", "c1", whole.Segment); err != nil {
+		t.Fatal(err)
+	}
+	old, _ := json.Marshal(indexfile.Pointer{Commit: "c1", BuiltAt: whole.BuiltAt, Chunks: whole.Segment.Len(), Format: indexfile.CodeFormat})
+	if _, err := s3.Objects().Put(ctx, indexfile.BucketPrefix+"acme/"+indexfile.PointerFile, old, objects.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	published(t, ix)
+	drain(t, ix, q)
+	if rec, p := current(t, ix); p.Commit != "c1" || p.SnapshotSeq != pushed.Seq || p.Parts == 0 || rec.State != indexfile.BuildPublished {
+		t.Errorf("c1's snapshot over its index stored whole: pointer %+v, record %+v; want it built in parts", p, rec)
 	}
 }
 

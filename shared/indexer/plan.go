@@ -105,12 +105,15 @@ func (ix *Indexer) IndexSnapshot(ctx context.Context, repoKey string) error {
 		ix.Log.Info("indexer: a later snapshot is indexed; this one is left", "repo", repoKey, "commit", snap.Commit,
 			"snapshot", snap.Seq, "indexed", p.Commit, "indexed_snapshot", p.SnapshotSeq)
 		return nil
-	case indexed && p.SnapshotSeq < snap.Seq:
+	case indexed && p.SnapshotSeq < snap.Seq && p.Parts > 0:
 		return ix.adopt(ctx, repoKey, snap)
-	case indexed:
+	case indexed && p.SnapshotSeq == snap.Seq:
 		ix.Log.Info("indexer: snapshot already indexed", "repo", repoKey, "commit", snap.Commit)
 		return nil
 	}
+	// A snapshot not indexed, or one whose commit's index an earlier
+	// version stored whole (it has no manifest to adopt): built in parts,
+	// with that index's vectors reused.
 	return ix.plan(ctx, repoKey, snap, p)
 }
 
@@ -179,12 +182,12 @@ func (ix *Indexer) record(ctx context.Context, repoKey string, snap Snapshot, ba
 	return true, nil
 }
 
-// adopt makes the published index of the snapshot's commit, built from
-// an earlier snapshot of that commit, the index of this later one (the
-// repository's pointer came back to the commit, by a rollback; or it was
-// numbered since). The build record moves to it, which stops the build of
-// any earlier snapshot, and so does the index pointer, so that such a
-// build, finished meanwhile, cannot publish over it.
+// adopt makes the published index of the snapshot's commit, built in
+// parts from an earlier snapshot of that commit, the index of this later
+// one (the repository's pointer came back to the commit, by a rollback;
+// or it was numbered since). The build record moves to it, which stops
+// the build of any earlier snapshot, and so does the index pointer, so
+// that such a build, finished meanwhile, cannot publish over it.
 func (ix *Indexer) adopt(ctx context.Context, repoKey string, snap Snapshot) error {
 	m, err := ix.Store.Manifest(ctx, repoKey, snap.Commit)
 	if err != nil {

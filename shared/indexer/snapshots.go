@@ -39,8 +39,8 @@ var _ SnapshotReader = (*Snapshots)(nil)
 
 // Snapshot is a repository's current snapshot as the indexer plans it:
 // its commit and searchable files, and Seq, the number of the pointer
-// that made it current (repo.Pointer.Seq; 0 for a pointer without one),
-// which orders it among the repository's snapshots.
+// that made it current (repo.Pointer.Seq, which a pointer written
+// without one has too), which orders it among the repository's snapshots.
 type Snapshot struct {
 	contextindex.Snapshot
 	Seq int64

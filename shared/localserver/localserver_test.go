@@ -51,6 +51,14 @@ func startServer(t testing.TB, env map[string]string) string {
 // its base URL.
 func serveConfig(t testing.TB, cfg config.Config) string {
 	t.Helper()
+	base, _ := serveStoppable(t, cfg)
+	return base
+}
+
+// serveStoppable is serveConfig that also returns a function that stops
+// the server (the test's end does, if it has not).
+func serveStoppable(t testing.TB, cfg config.Config) (string, func()) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -58,15 +66,19 @@ func serveConfig(t testing.TB, cfg config.Config) string {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- localserver.Serve(ctx, ln, cfg, slog.New(slog.DiscardHandler), "test") }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("server stopped with error: %v", err)
-		}
-	})
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("server stopped with error: %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
 	base := "http://" + ln.Addr().String()
 	waitHealthy(t, base)
-	return base
+	return base, stop
 }
 
 func waitHealthy(t testing.TB, base string) {

@@ -139,25 +139,24 @@ func Publish(ctx context.Context, b *objects.Bucket, in PublishInput) (Published
 // ReadPointer returns the repository's pointer; ok is false when there is
 // none.
 func ReadPointer(ctx context.Context, b *objects.Bucket, r reposcope.Ref) (p Pointer, ok bool, err error) {
-	p, etag, err := readPointer(ctx, b, r)
-	return p, etag != "", err
+	p, _, ok, err = readPointer(ctx, b, r)
+	return p, ok, err
 }
 
-// readPointer returns the repository's pointer and its ETag ("" when
-// there is none).
-func readPointer(ctx context.Context, b *objects.Bucket, r reposcope.Ref) (Pointer, string, error) {
+// readPointer returns the repository's pointer and its ETag; found is
+// false when there is none.
+func readPointer(ctx context.Context, b *objects.Bucket, r reposcope.Ref) (p Pointer, etag string, found bool, err error) {
 	raw, etag, err := b.Read(ctx, PointerKey(r), "", maxPointerBytes)
 	if errors.Is(err, objects.ErrNotFound) {
-		return Pointer{}, "", nil
+		return Pointer{}, "", false, nil
 	}
 	if err != nil {
-		return Pointer{}, "", err
+		return Pointer{}, "", false, err
 	}
-	p, err := decodePointer(raw, PointerKey(r))
-	if err != nil {
-		return Pointer{}, "", err
+	if p, err = decodePointer(raw, PointerKey(r)); err != nil {
+		return Pointer{}, "", false, err
 	}
-	return p, etag, nil
+	return p, etag, true, nil
 }
 
 // maxMoveAttempts bounds movePointer's rounds when concurrent pushes of
@@ -170,18 +169,18 @@ const maxMoveAttempts = 5
 // the old one named ("" for none).
 func movePointer(ctx context.Context, b *objects.Bucket, r reposcope.Ref, p Pointer) (Pointer, string, error) {
 	for range maxMoveAttempts {
-		old, etag, err := readPointer(ctx, b, r)
+		old, etag, found, err := readPointer(ctx, b, r)
 		if err != nil {
 			return p, "", err
 		}
-		p.Seq = max(old.Seq+1, p.Created.UnixMilli())
+		p.Seq = max(old.Seq+1, createdSeq(p))
 		body, err := json.MarshalIndent(p, "", "  ")
 		if err != nil {
 			return p, "", err
 		}
-		o := objects.PutOptions{ContentType: "application/json", CacheControl: "no-cache", IfMatch: etag}
-		if etag == "" {
-			o.IfNoneMatch = "*"
+		o := objects.PutOptions{ContentType: "application/json", CacheControl: "no-cache", IfNoneMatch: "*"}
+		if found {
+			o.IfMatch, o.IfNoneMatch = etag, ""
 		}
 		_, err = b.Put(ctx, PointerKey(r), body, o)
 		if !errors.Is(err, objects.ErrPrecondition) {

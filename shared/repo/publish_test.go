@@ -178,3 +178,26 @@ func testPointerNumbers(t *testing.T, s *repotest.S3) {
 		t.Errorf("the pointer: %+v, %v; want c3's, numbered %d", cur, err, last.Seq)
 	}
 }
+
+// testUnnumberedPointer: a pointer written without a number (by an
+// earlier version) reads as numbered by its creation time, in
+// milliseconds, and a push after it, from a machine whose clock is
+// behind, is numbered after that.
+func testUnnumberedPointer(t *testing.T, s *repotest.S3) {
+	ctx := context.Background()
+	r := reposcope.DefaultOf("unnumbered")
+	created := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	old := `{"commit":"c1","key":"` + repo.ZipKey(r, "c1") + `","files":1,"created":"` + created.Format(time.RFC3339Nano) + `"}`
+	if _, err := s.Objects().Put(ctx, repo.PointerKey(r), []byte(old), objects.PutOptions{ContentType: "application/json"}); err != nil {
+		t.Fatal(err)
+	}
+	if p, ok, err := repo.ReadPointer(ctx, s.Objects(), r); err != nil || !ok || p.Seq != created.UnixMilli() {
+		t.Fatalf("the unnumbered pointer reads as %+v, %v, %v; want it numbered %d", p, ok, err, created.UnixMilli())
+	}
+	dir := repotest.WriteDir(t, map[string]string{"a.txt": "a\n"})
+	out, err := repo.Publish(ctx, s.Objects(), repo.PublishInput{Repo: r, Commit: "c2", Dir: dir,
+		Paths: repotest.Files(t, dir), MaxBytes: 1 << 20, Now: created.Add(-time.Hour)})
+	if err != nil || out.Pointer.Seq != created.UnixMilli()+1 {
+		t.Errorf("the push after it: %+v, %v; want it numbered %d", out.Pointer, err, created.UnixMilli()+1)
+	}
+}

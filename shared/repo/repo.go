@@ -36,7 +36,8 @@
 // files at every level (and .ignore and .rgignore, as ripgrep does), skips
 // the excluded folders (node_modules, .git, dist, build, .next, .context)
 // at any depth, hidden files and folders, symbolic links, binary files,
-// files holding secrets and whatever the Policy refuses.
+// files holding secrets, paths longer than the file tools take
+// (pathpolicy.DefaultMaxPathLen) and whatever the Policy refuses.
 package repo
 
 import (
@@ -192,21 +193,30 @@ type Pointer struct {
 	// one larger than the pointer it replaces, with a conditional write
 	// (a concurrent push makes it read again), so the indexer tells an
 	// older snapshot from a newer one whatever the clocks of the machines
-	// that push. It is Created in milliseconds, or one more than the
-	// replaced pointer's when the writer's clock is behind that; so after
-	// a pointer without one (0: written by an earlier version) numbering
-	// resumes above the numbers before.
+	// that push. It is Created in milliseconds (createdSeq), or one more
+	// than the replaced pointer's when the writer's clock is behind that.
+	// A pointer written before pointers were numbered has none in its
+	// object: it is read as createdSeq, the number it would have had.
 	Seq int64 `json:"seq,omitempty"`
 }
+
+// createdSeq is the number of a pointer by its creation time (Created in
+// milliseconds, 0 before 1970): what a push numbers its pointer at least,
+// and what a pointer written without a number is numbered when read.
+func createdSeq(p Pointer) int64 { return max(p.Created.UnixMilli(), 0) }
 
 // maxPointerBytes bounds what is read of a pointer object.
 const maxPointerBytes = 1 << 20
 
-// decodePointer decodes the pointer object key.
+// decodePointer decodes the pointer object key, numbering one written
+// without a number (Pointer.Seq).
 func decodePointer(raw []byte, key string) (Pointer, error) {
 	var p Pointer
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return Pointer{}, fmt.Errorf("decode %s: %w", key, err)
+	}
+	if p.Seq == 0 {
+		p.Seq = createdSeq(p)
 	}
 	return p, nil
 }
@@ -282,24 +292,26 @@ func (s Shared) List(ctx context.Context, tenant string) ([]Listing, error) {
 // "repo" argument names (arg), or the source's default one, within the
 // repositories the caller may read (reposcope.Resolve). A repository that
 // is not there, or not the caller's to read, is RESOURCE_NOT_FOUND; a
-// tenant without a default repository is told how to publish one.
-func OpenFor(ctx context.Context, src Source, call toolkit.Call, arg string) (View, error) {
+// tenant without a default repository is told how to publish one. It
+// returns the repository too, as it resolved (what a listing's cursors
+// are tied to: shared/cursor).
+func OpenFor(ctx context.Context, src Source, call toolkit.Call, arg string) (View, reposcope.Ref, error) {
 	r, err := reposcope.Resolve(call.Tenant, call.Repos, arg, src.Default())
 	if err != nil {
-		return nil, err
+		return nil, reposcope.Ref{}, err
 	}
 	view, err := src.Open(ctx, r)
 	switch {
 	case errors.Is(err, ErrNoRepository) && r.Name == reposcope.Default:
-		return nil, toolerr.New(toolerr.ResourceNotFound,
+		return nil, r, toolerr.New(toolerr.ResourceNotFound,
 			"No repository for tenant %s: publish one with `go run ./scripts/snapshot push -tenant %s` from its checkout (or deploy with a default repository)",
 			r.Tenant, r.Tenant).With("tenant", r.Tenant)
 	case errors.Is(err, ErrNoRepository):
-		return nil, reposcope.NotFound(r.Name)
+		return nil, r, reposcope.NotFound(r.Name)
 	case err != nil:
-		return nil, fmt.Errorf("open repository %s: %w", r, err)
+		return nil, r, fmt.Errorf("open repository %s: %w", r, err)
 	}
-	return view, nil
+	return view, r, nil
 }
 
 // LocalRepo is one repository of the local server: its name and folder.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"github.com/klauspost/compress/s2"
+	"github.com/toolshed/toolshed/shared/pathpolicy"
 	"github.com/toolshed/toolshed/shared/secretscan"
 )
 
@@ -341,9 +342,12 @@ func walk(ctx context.Context, fsys fs.FS, start string, inherited *ignoreRules,
 
 // hidden reports whether search skips the entry p (name is its last
 // element) in a folder whose ignore rules are rules: a hidden name, an
-// excluded folder, an ignored path, or one the policy refuses.
+// excluded folder, an ignored path, one the policy refuses, or a path
+// longer than the file tools take (pathpolicy.DefaultMaxPathLen: read_file
+// refuses it, and the paging cursors that carry a path stay within the
+// contracts' length).
 func hidden(p, name string, isDir bool, rules *ignoreRules, policy *Policy) bool {
-	return strings.HasPrefix(name, ".") || (isDir && slices.Contains(ExcludedDirs, name)) ||
+	return len(p) > pathpolicy.DefaultMaxPathLen || strings.HasPrefix(name, ".") || (isDir && slices.Contains(ExcludedDirs, name)) ||
 		rules.ignored(strings.Split(p, "/"), isDir) || policy.refusal(p) != ""
 }
 

@@ -328,5 +328,5 @@ func NewMemoryID(now time.Time) string {
 var memoryIDPattern = regexp.MustCompile(`^[0-9]{19}-[0-9a-f]{16}$`)
 
 // ValidMemoryID reports whether s has the shape of the ids NewMemoryID
-// makes (what a read_memory cursor may carry, say).
+// makes (the indexer checks the ids the Memory table's stream delivers).
 func ValidMemoryID(s string) bool { return memoryIDPattern.MatchString(s) }

@@ -306,3 +306,68 @@ func busyGoroutines() int {
 	}
 	return busy
 }
+
+// TestResumeFromReached: a search stopped early (its context ends once a
+// few windows are searched), resumed from its Reached again and again,
+// finds every matching line once, in order: Matches[:InOrder] of each
+// round, end to end, are the matches of a search never stopped, whether
+// one worker searches the files in turn or several do. A search resumed
+// after a file that is gone starts at the file after it.
+func TestResumeFromReached(t *testing.T) {
+	var files []*repo.File
+	for _, p := range []string{"a/x.go", "a/y.go", "b.go", "c/d.go", "e.go"} { // in walk order
+		var b strings.Builder
+		for i := range 200 {
+			fmt.Fprintf(&b, "line %d%s\n", i, map[bool]string{true: " Serve()"}[i%3 == 1])
+		}
+		files = append(files, repo.NewFile(p, []byte(b.String()), time.Time{}))
+	}
+	q, err := textsearch.Compile(`\bServe\b`, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	textsearch.SetWindow(q, 64)
+	lines := func(ms []textsearch.Match) []string {
+		var out []string
+		for _, m := range ms {
+			out = append(out, fmt.Sprintf("%s:%d", m.File, m.Line))
+		}
+		return out
+	}
+	all := lines(textsearch.Search(context.Background(), files, q, textsearch.Options{Limit: 1 << 20, Context: -1}).Matches)
+	for _, procs := range []int{1, runtime.GOMAXPROCS(0)} {
+		for _, stopAfter := range []int64{1, 5, 40} {
+			prev := runtime.GOMAXPROCS(procs)
+			var got []string
+			var after textsearch.Position
+			rounds := 0
+			for ; rounds < 10000; rounds++ {
+				ctx, cancel := context.WithCancel(context.Background())
+				var windows atomic.Int64
+				restore := textsearch.OnWindow(func(int) {
+					if windows.Add(1) == stopAfter {
+						cancel()
+					}
+				})
+				res := textsearch.Search(ctx, files, q, textsearch.Options{Limit: 1 << 20, Context: -1, After: after})
+				restore()
+				cancel()
+				got = append(got, lines(res.Matches[:res.InOrder])...)
+				if res.Complete {
+					break
+				}
+				after = res.Reached
+			}
+			runtime.GOMAXPROCS(prev)
+			if strings.Join(got, " ") != strings.Join(all, " ") || rounds == 0 {
+				t.Errorf("%d workers, stopped after %d windows, resumed %d times: %d lines, want the %d of one search",
+					procs, stopAfter, rounds, len(got), len(all))
+			}
+		}
+	}
+	gone := textsearch.Search(context.Background(), files, q, textsearch.Options{Limit: 1 << 20, Context: -1,
+		After: textsearch.Position{Path: "a/z.go", Line: 3}})
+	if want := all[2*len(all)/5:]; strings.Join(lines(gone.Matches), " ") != strings.Join(want, " ") {
+		t.Errorf("after a file that is gone: %v..., want %v...", lines(gone.Matches)[:3], want[:3])
+	}
+}

@@ -24,8 +24,9 @@
 // Each file is searched in windows of whole lines, sized so that matching
 // one costs about the same whatever the pattern (see windowBudget), and a
 // worker looks at the context between windows: when it is done, Search
-// stops within a window per worker and returns its error once every
-// worker has returned. A single line is never split, so a line longer
+// stops within a window per worker and answers with what it found once
+// every worker has returned, and how far it went in the order of the files
+// (Result.Reached), where a search resumed with Options.After goes on. A single line is never split, so a line longer
 // than a window is searched whole, however long it takes. Building a
 // file's lower-cased copy and trigram filter (once per file, linear and
 // fast) is not interrupted either.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
@@ -28,10 +29,22 @@ type Options struct {
 	Context int
 	// MaxLineBytes cuts longer lines in the output (0: DefaultMaxLineBytes).
 	MaxLineBytes int
-	// After resumes a search inside a file: the lines of the file at
-	// After.Path up to After.Line are neither counted nor kept (the caller
-	// leaves out the files before it). Unset, every line is searched.
+	// After resumes a search after a line (a Result's Reached, or the
+	// last line a page showed): the files before the one at After.Path,
+	// and that file's lines up to After.Line, are neither counted nor
+	// kept. The files must then be in walk order (repo.View.Searchable's,
+	// repo.WalkOrder). Unset, every line is searched.
 	After Position
+}
+
+// from returns the files a search resuming after o.After looks in:
+// After's file (if it is still there) and those after it.
+func (o Options) from(files []*repo.File) []*repo.File {
+	if o.After.Path == "" {
+		return files
+	}
+	i, _ := slices.BinarySearchFunc(files, o.After.Path, func(f *repo.File, p string) int { return repo.WalkOrder(f.Path, p) })
+	return files[i:]
 }
 
 // skip is how many first lines of f the search leaves out (After).
@@ -45,7 +58,7 @@ func (o Options) skip(f *repo.File) int {
 // Position is a line of a file.
 type Position struct {
 	Path string
-	Line int // 1-based
+	Line int // 1-based; 0: before the file's first line
 }
 
 // Match is one matching line.
@@ -68,6 +81,17 @@ type Result struct {
 	Total         int     // the matching lines counted
 	FilesSearched int     // the files searched to their end
 	Complete      bool    // every file was searched and its matches made
+	// Reached, when the search is not Complete, is how far it went in the
+	// order of the files: it searched every line up to Reached (the line
+	// Reached.Line of the file at Reached.Path; 0: none of that file's),
+	// counted its matches and made them (those of Limit). A search with
+	// Options.After at Reached goes on from there and misses no line.
+	// Past Reached, files searched meanwhile (the workers take files in
+	// turn) may have given matches too: Matches[InOrder:].
+	Reached Position
+	// InOrder is how many of Matches lie up to Reached: every one when
+	// the search is Complete.
+	InOrder int
 }
 
 // hit is a matching line of a file: its byte range and position.
@@ -77,11 +101,12 @@ type hit struct {
 }
 
 // fileHits is what one file yielded: the count and the first hits, and
-// whether the file was searched to its end.
+// whether the file was searched to its end, or else through which line.
 type fileHits struct {
 	count    int
 	hits     []hit
 	searched bool
+	through  int
 }
 
 // Search looks for q in files (and only those Include accepts), a worker
@@ -90,9 +115,10 @@ type fileHits struct {
 // When ctx is done, each worker stops at the end of the window it is
 // searching (see windowBudget), and once every worker has returned Search
 // answers with what was found by then, Complete false: the matches of the
-// files (and the windows of files) searched, in file order. Making the
-// matches stops there too, past the first MadeInFull, leaving the rest
-// out (Total and FilesSearched are then exact).
+// files (and the windows of files) searched, in file order, and Reached,
+// where a search resumed (Options.After) goes on from. Making the matches
+// stops there too, past the first MadeInFull, leaving the rest out (Total
+// and FilesSearched are then exact).
 func Search(ctx context.Context, files []*repo.File, q *Query, o Options) Result {
 	if o.Context == 0 {
 		o.Context = DefaultContext
@@ -100,6 +126,7 @@ func Search(ctx context.Context, files []*repo.File, q *Query, o Options) Result
 	if o.MaxLineBytes <= 0 {
 		o.MaxLineBytes = DefaultMaxLineBytes
 	}
+	files = o.from(files)
 	if o.Include != nil {
 		kept := make([]*repo.File, 0, len(files))
 		for _, f := range files {
@@ -126,31 +153,60 @@ func Search(ctx context.Context, files []*repo.File, q *Query, o Options) Result
 		})
 	}
 	wg.Wait()
+	return gather(files, results, o, done)
+}
+
+// gather makes the Result of a search from each file's hits, in the order
+// of files: the first Limit matches (as many as done lets it make), the
+// counts, and, when the search stopped before its end, how far it went in
+// that order (Reached).
+func gather(files []*repo.File, results []fileHits, o Options, done <-chan struct{}) Result {
 	res := Result{Matches: []Match{}}
-	built := true // every hit wanted is made a Match
+	built := true   // every hit wanted is made a Match
+	inOrder := true // every file so far was searched to its end and its matches made
+	stop := func(at Position) {
+		if inOrder {
+			res.Reached, res.InOrder, inOrder = at, len(res.Matches), false
+		}
+	}
 	var buf []byte
 	for i, fr := range results {
 		if fr.searched {
 			res.FilesSearched++
 		}
 		res.Total += fr.count
-		if !built || len(fr.hits) == 0 || len(res.Matches) >= o.Limit {
-			continue
-		}
-		data := files[i].ContentInto(&buf)
-		for _, h := range fr.hits {
-			if len(res.Matches) >= o.Limit {
-				break
+		if built && len(fr.hits) > 0 && len(res.Matches) < o.Limit {
+			if built = res.make(files[i], fr.hits, o, done, &buf); !built {
+				last := res.Matches[len(res.Matches)-1]
+				stop(Position{Path: last.File, Line: last.Line})
 			}
-			if n := len(res.Matches); n > 0 && n%MadeInFull == 0 && isDone(done) {
-				built = false
-				break
-			}
-			res.Matches = append(res.Matches, match(files[i].Path, data, h, o))
 		}
+		if !fr.searched {
+			stop(Position{Path: files[i].Path, Line: max(fr.through, o.skip(files[i]))})
+		}
+	}
+	if inOrder {
+		res.InOrder = len(res.Matches)
 	}
 	res.Complete = built && res.FilesSearched == len(files)
 	return res
+}
+
+// make appends the matches of hits, lines of the file f, to res.Matches,
+// up to o.Limit of them. Past the first MadeInFull, it stops once done is
+// closed, and reports false.
+func (res *Result) make(f *repo.File, hits []hit, o Options, done <-chan struct{}, buf *[]byte) bool {
+	data := f.ContentInto(buf)
+	for _, h := range hits {
+		if len(res.Matches) >= o.Limit {
+			break
+		}
+		if n := len(res.Matches); n > 0 && n%MadeInFull == 0 && isDone(done) {
+			return false
+		}
+		res.Matches = append(res.Matches, match(f.Path, data, h, o))
+	}
+	return true
 }
 
 // MadeInFull is how many matches Search makes even once its context has
@@ -201,7 +257,9 @@ func (q *Query) searchFile(done <-chan struct{}, f *repo.File, keep, skip int, b
 	}
 	for a := from; a < len(data); {
 		if a > from && isDone(done) {
-			fr.searched = false // the caller looked just before the first window
+			// The caller looked just before the first window. The lines
+			// before a were searched.
+			fr.searched, fr.through = false, skip+bytes.Count(data[from:a], newline)
 			break
 		}
 		b := windowEnd(data, a, q.window)

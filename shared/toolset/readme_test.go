@@ -69,7 +69,7 @@ func TestReadmeListsSettings(t *testing.T) {
 		"secrets":      {secretsettings.Parameters},
 	}
 	for _, f := range toolset.Families {
-		declared["family "+f.Name] = append(declared["family "+f.Name], f.Settings...)
+		declared["family "+f.Name] = append(declared["family "+f.Name], f.AllSettings()...)
 	}
 	for owner, ss := range declared {
 		if len(ss) == 0 && !strings.HasPrefix(owner, "family ") {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/toolshed/toolshed/contracts"
@@ -41,9 +42,9 @@ func TestFamilies(t *testing.T) {
 					t.Errorf("tool %q has no contract under that canonical name", tool)
 					continue
 				}
-				if pages(t, c.InputSchema) && !slices.ContainsFunc(f.Settings, func(s settings.Setting) bool { return s.Name() == wiring.CursorKey.Name() }) {
-					t.Errorf("tool %q takes a cursor, but its family does not list %s in its Settings: deployed, its functions would not start",
-						tool, wiring.CursorKey.Name())
+				if reads := readsCursorKey(f, tool); reads != pages(t, c.InputSchema) {
+					t.Errorf("tool %q: takes a cursor %v, but is given %s %v: its Settings must give the key to exactly the tools that page",
+						tool, pages(t, c.InputSchema), wiring.CursorKey.Name(), reads)
 				}
 				if other, dup := seen[tool]; dup {
 					t.Errorf("tool %q is in families %s and %s", tool, other, f.Name)
@@ -68,6 +69,33 @@ func TestFamilies(t *testing.T) {
 				t.Errorf("built %d tools, family names %d", len(tools), len(f.Tools))
 			}
 		})
+	}
+}
+
+// readsCursorKey reports whether the family gives tool's functions the
+// cursor key.
+func readsCursorKey(f family.Family, tool string) bool {
+	return slices.ContainsFunc(f.SettingsFor(tool), func(s settings.Setting) bool { return s.Name() == wiring.CursorKey.Name() })
+}
+
+// TestToolsThatNeverPage: a tool function whose tool never pages starts
+// without the cursor key (deployed, it is not given one), as the
+// functions of the other tools of its family do with it.
+func TestToolsThatNeverPage(t *testing.T) {
+	stores := tooltest.BoltStores(t)
+	for _, f := range toolset.Families {
+		for _, tool := range f.Tools {
+			if readsCursorKey(f, tool) {
+				continue
+			}
+			lambda := map[string]string{"AWS_LAMBDA_RUNTIME_API": "127.0.0.1:9001"}
+			env := wiring.NewEnv(config.Config{Tool: tool}, nil).UseStores(stores, nil)
+			env.Getenv = func(k string) string { return lambda[k] }
+			_, err := family.Build(context.Background(), toolset.Families, env, tool)
+			if err != nil && strings.Contains(err.Error(), wiring.CursorKey.Name()) {
+				t.Errorf("%s does not page, but its function does not start without %s: %v", tool, wiring.CursorKey.Name(), err)
+			}
+		}
 	}
 }
 

@@ -23,18 +23,11 @@ import (
 var CursorKey = settings.New("TOOLSHED_CURSOR_KEY", "",
 	fmt.Sprintf("the key that authenticates the list tools' paging cursors (see [Paging](http-api.md#paging)), at least %d characters, the same for every process serving one deployment; unset locally, one is generated once and kept in the data directory's `%s`; deployed, the CDK app generates one in Secrets Manager unless the deployment names its own",
 		cursor.MinKeyLen, cursorKeyFile),
-	parseCursorKey).Secret()
+	settings.Text).Secret()
 
 // cursorKeyFile is where the local server keeps the key it generated, in
 // its data directory.
 const cursorKeyFile = "cursor.key"
-
-func parseCursorKey(s string) (string, error) {
-	if s != "" && len(s) < cursor.MinKeyLen {
-		return "", fmt.Errorf("use at least %d characters", cursor.MinKeyLen)
-	}
-	return s, nil
-}
 
 // Cursors returns the key of the paging cursors, the same for every
 // family of the process: TOOLSHED_CURSOR_KEY (deployed, a secret the
@@ -54,7 +47,10 @@ func (e *Env) Cursors() (cursor.Key, error) {
 	case err != nil:
 		return cursor.Key{}, err
 	case secret != "":
-		key, err = cursor.NewKey([]byte(secret))
+		// cursor.NewKey refuses a short key (its length is checked there only).
+		if key, err = cursor.NewKey([]byte(secret)); err != nil {
+			err = fmt.Errorf("%s: %w", CursorKey.Name(), err)
+		}
 	case config.InLambda(e.Getenv):
 		err = fmt.Errorf("%s is not set: a deployment gives every function that pages the same key (the CDK app does)", CursorKey.Name())
 	case e.Config.DataDir == "":

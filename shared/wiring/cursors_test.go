@@ -24,7 +24,7 @@ func cursorsOf(t *testing.T, cfg config.Config, vars map[string]string) (cursor.
 // same reports whether a cursor made with a is accepted with b.
 func same(a, b cursor.Key) bool {
 	var n int
-	return b.Scope("k", "t", struct{}{}).Decode(a.Scope("k", "t", struct{}{}).Encode(7), &n) == nil && n == 7
+	return b.Scope("k", "t", "", struct{}{}).Decode(a.Scope("k", "t", "", struct{}{}).Encode(7), &n) == nil && n == 7
 }
 
 // TestCursorKey: where the paging cursors' key comes from. Deployed, the

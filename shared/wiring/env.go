@@ -72,6 +72,12 @@ func NewEnv(cfg config.Config, log *slog.Logger) *Env {
 	return &Env{Config: cfg, Log: log, Now: time.Now, Getenv: os.Getenv}
 }
 
+// Serves reports whether the process serves tool: a tool's Lambda
+// function serves the one TOOLSHED_TOOL names (Config.Tool), the local
+// server every tool. A family asks it before it reads what only some of
+// its tools need (see family.Only).
+func (e *Env) Serves(tool string) bool { return e.Config.Tool == "" || e.Config.Tool == tool }
+
 // UseStores makes env hand out st instead of connecting to DynamoDB (the
 // embedded store a process has opened, or a test's); release, when not
 // nil, runs at Close after everything registered with OnClose since.

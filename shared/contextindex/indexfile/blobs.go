@@ -94,8 +94,8 @@ func (d *DirBlobs) Put(_ context.Context, key string, data []byte, match string)
 }
 
 // PutFrom writes the object as write makes it, unconditionally, without
-// holding it in memory (Store.SaveCode uses it for code indexes, which are
-// as large as the repository).
+// holding it in memory (the Store writes the files of code indexes with
+// it, which may be as large as the repository).
 func (d *DirBlobs) PutFrom(_ context.Context, key string, write func(io.Writer) error) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -1,9 +1,9 @@
 // Package indexfile keeps the indexes of package contextindex in object
 // storage (an S3 bucket when deployed, a directory or memory locally):
 // the keys they live under, the pointer to a repository's current code
-// index (one saved whole, a live index saved segment by segment as it
-// changes, or one built in batches, with its manifest and the record of
-// its build), and the vectors of a tenant's memory entries. What is in a
+// index (a live index saved segment by segment as it changes, one built
+// in batches, with its manifest and the record of its build, or one an
+// earlier version saved whole, which is still read), and the vectors of a tenant's memory entries. What is in a
 // segment's files and a vector file is contextindex's encoding
 // (Segment.EncodeChunks and EncodeLexical, Vectors.Encode): this package
 // decides where each file lives and which ones are current.
@@ -129,7 +129,9 @@ const CodeFormat = 6
 //	<repo>/<commit>/vectors.bin            chunk vectors (with an embedder)
 //	<tenant>/memory/<model>.vectors.bin    vectors of memory entries (a tenant's, whatever the repository)
 //
-// An index saved as it changes (the local server's) is segments instead,
+// (the files under <repo>/<commit>/ are an index saved whole, as earlier
+// versions did: it is still read). An index saved as it changes (the
+// local server's) is segments instead,
 // <repo>/<name>/chunks.bin and lexical.bin each, and sets of vectors,
 // <repo>/<name>/vectors.bin, that its pointer lists (Pointer.Segments):
 // a save writes the segments and vectors that are new, then the pointer.
@@ -184,22 +186,6 @@ func checkTenant(owner string) error {
 		return fmt.Errorf("index key: %w", err)
 	}
 	return nil
-}
-
-// SaveCode writes a code index, its files first and the pointer last, so
-// readers never see a pointer to a partial index.
-func (s *Store) SaveCode(ctx context.Context, repoKey string, ix *contextindex.CodeIndex) error {
-	if err := s.SaveSegment(ctx, repoKey, ix.Commit, ix.Segment); err != nil {
-		return err
-	}
-	p := Pointer{Commit: ix.Commit, BuiltAt: ix.BuiltAt, Chunks: ix.Segment.Len()}
-	if ix.Vectors != nil {
-		if err := s.SaveVectors(ctx, repoKey, ix.Commit, ix.Vectors); err != nil {
-			return err
-		}
-		p.Model = ix.Vectors.Model
-	}
-	return s.savePointer(ctx, repoKey, p)
 }
 
 // SaveSegment writes a segment of code under <repo>/<name>/.

@@ -51,25 +51,29 @@ func testStore(t *testing.T, blobs Blobs) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SaveCode(ctx, "acme", ix); err != nil {
+	if err := s.SavePart(ctx, "acme", "c1", PartName(0), ix); err != nil {
+		t.Fatal(err)
+	}
+	m := Manifest{Commit: "c1", BuiltAt: ix.BuiltAt, Model: emb.Model(),
+		Parts: []PartInfo{{Name: PartName(0), Files: len(ix.Files), Chunks: ix.Segment.Len(), Vectors: ix.Vectors.Len()}}}
+	if _, err := s.Publish(ctx, "acme", m); err != nil {
 		t.Fatal(err)
 	}
 	p, etag, err := s.Pointer(ctx, "acme", "")
-	if err != nil || p.Commit != "c1" || p.Chunks != ix.Segment.Len() || p.Model != emb.Model() {
+	if err != nil || p.Commit != "c1" || p.Chunks != ix.Segment.Len() || p.Model != emb.Model() || p.Parts != 1 {
 		t.Fatalf("pointer %+v, %v", p, err)
 	}
 	if _, _, err := s.Pointer(ctx, "acme", etag); !errors.Is(err, ErrNotModified) {
 		t.Errorf("revalidation with the current ETag: %v, want ErrNotModified", err)
 	}
-	back, err := s.CurrentCode(ctx, "acme")
+	back, err := s.LoadPart(ctx, "acme", p.Commit, PartName(0), true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.Commit != "c1" || back.Segment.Len() != ix.Segment.Len() || back.Vectors.Len() != ix.Vectors.Len() ||
-		!back.BuiltAt.Equal(ix.BuiltAt) || len(back.Files) != len(ix.Files) {
+	if back.Commit != "c1" || back.Segment.Len() != ix.Segment.Len() || back.Vectors.Len() != ix.Vectors.Len() || len(back.Files) != len(ix.Files) {
 		t.Errorf("read back %s: %d chunks, %d vectors", back.Commit, back.Segment.Len(), back.Vectors.Len())
 	}
-	if _, err := s.CurrentCode(ctx, "other"); !errors.Is(err, fs.ErrNotExist) {
+	if _, _, err := s.Pointer(ctx, "other", ""); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("another repository sees an index: %v", err)
 	}
 
@@ -97,7 +101,7 @@ func testStore(t *testing.T, blobs Blobs) {
 	if err != nil || got.Len() != 2 {
 		t.Errorf("memory vectors: %v, %v", got, err)
 	}
-	if err := s.SaveCode(ctx, "../x", ix); err == nil {
+	if _, err := s.Publish(ctx, "../x", m); err == nil {
 		t.Error("a repository key that is not a key (reposcope.CheckKey) was accepted")
 	}
 }

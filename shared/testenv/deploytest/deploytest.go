@@ -199,7 +199,7 @@ func (s *Stack) ToolConfig(tb testing.TB, tool string) lambdatest.Config {
 	// Deployed, the functions that page read the cursor key from the
 	// secret the CDK app generates (see TOOLSHED_SECRET_PARAMETERS); here
 	// every function of the stack is given the same key as it is.
-	if slices.ContainsFunc(fam.Settings, func(v settings.Setting) bool { return v.Name() == wiring.CursorKey.Name() }) {
+	if slices.ContainsFunc(fam.SettingsFor(tool), func(v settings.Setting) bool { return v.Name() == wiring.CursorKey.Name() }) {
 		env[wiring.CursorKey.Name()] = CursorKey
 	}
 	return lambdatest.Config{

@@ -101,8 +101,14 @@ func (h *Harness) Call(tenant, tool, args string) toolkit.Outcome {
 // CallContext is Call under ctx (a deadline shorter than the contract's,
 // say).
 func (h *Harness) CallContext(ctx context.Context, tenant, tool, args string) toolkit.Outcome {
+	return h.CallLimited(ctx, tenant, nil, tool, args)
+}
+
+// CallLimited is CallContext by a caller limited to the repositories
+// repos (nil: every one).
+func (h *Harness) CallLimited(ctx context.Context, tenant string, repos []string, tool, args string) toolkit.Outcome {
 	return h.p.Invoke(ctx, toolkit.Request{
-		Tool: tool, Args: json.RawMessage(args), Tenant: tenant, RequestID: "test",
+		Tool: tool, Args: json.RawMessage(args), Tenant: tenant, RequestID: "test", Repos: repos,
 	})
 }
 

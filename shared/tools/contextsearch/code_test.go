@@ -204,9 +204,7 @@ func testDeployedS3(t *testing.T, blobs *indexfile.S3Blobs) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := idx.SaveCode(ctx, "acme", ix); err != nil {
-		t.Fatal(err)
-	}
+	publishWhole(t, idx, "acme", ix)
 	h := newHarness(t, tooltest.BoltStores(t), contextsearch.Options{Blobs: blobs})
 	out := h.search(t, "acme", `{"query":"doubly linked list"}`)
 	if len(out.Results) == 0 || !strings.HasPrefix(out.Results[0].ID, "container/list/list.go:") {
@@ -222,9 +220,7 @@ func testDeployedS3(t *testing.T, blobs *indexfile.S3Blobs) {
 	if err != nil || st.Rechunked != 1 {
 		t.Fatalf("incremental build: %+v %v", st, err)
 	}
-	if err := idx.SaveCode(ctx, "acme", ix2); err != nil {
-		t.Fatal(err)
-	}
+	publishWhole(t, idx, "acme", ix2)
 	// The next call finds the new pointer and loads the index in the
 	// background, serving the one in hand meanwhile.
 	h.search(t, "acme", `{"query":"zebra stripes"}`)
@@ -241,9 +237,7 @@ func testDeployedS3(t *testing.T, blobs *indexfile.S3Blobs) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := idx.SaveCode(ctx, "acme", ix3); err != nil {
-		t.Fatal(err)
-	}
+	publishWhole(t, idx, "acme", ix3)
 	st2 := tooltest.BoltStores(t)
 	h = newHarness(t, st2, contextsearch.Options{Blobs: blobs, Embedder: emb})
 	h.write(t, "acme", memoryfile.Decisions, `{"timestamp":"2025-01-15T10:00:00Z","type":"rule","module":"container/list","content":"Never copy a List value"}`)
@@ -262,6 +256,24 @@ func testDeployedS3(t *testing.T, blobs *indexfile.S3Blobs) {
 	}
 }
 
+// publishWhole publishes ix as the repository's code index, of one part,
+// as the indexer publishes the parts it built.
+func publishWhole(t *testing.T, idx *indexfile.Store, repoKey string, ix *contextindex.CodeIndex) {
+	t.Helper()
+	ctx := context.Background()
+	if err := idx.SavePart(ctx, repoKey, ix.Commit, indexfile.PartName(0), ix); err != nil {
+		t.Fatal(err)
+	}
+	m := indexfile.Manifest{Commit: ix.Commit, BuiltAt: ix.BuiltAt,
+		Parts: []indexfile.PartInfo{{Name: indexfile.PartName(0), Files: len(ix.Files), Chunks: ix.Segment.Len()}}}
+	if ix.Vectors != nil {
+		m.Model, m.Parts[0].Vectors = ix.Vectors.Model, ix.Vectors.Len()
+	}
+	if _, err := idx.Publish(ctx, repoKey, m); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // testDefaultRepositoryIndex: deployed, a tenant without a code index of
 // its own searches the default repository's, as the other repository
 // tools read its snapshot.
@@ -273,9 +285,7 @@ func testDefaultRepositoryIndex(t *testing.T, blobs *indexfile.S3Blobs) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := indexfile.NewStore(blobs).SaveCode(ctx, "shared", ix); err != nil {
-		t.Fatal(err)
-	}
+	publishWhole(t, indexfile.NewStore(blobs), "shared", ix)
 	h := newHarness(t, tooltest.BoltStores(t), contextsearch.Options{Blobs: blobs, DefaultRepo: "shared"})
 	out := h.search(t, "newcomer", `{"query":"doubly linked list"}`)
 	if len(out.Results) == 0 || !strings.HasPrefix(out.Results[0].ID, "container/list/list.go:") {

@@ -53,7 +53,7 @@ var Family = family.Family{
 	MemoryMB: 2048,
 	// Each search may embed its query (Bedrock's quota is per account).
 	Concurrency: 10,
-	Settings:    append([]settings.Setting{SaveAfter}, embedding.Settings...),
+	Settings:    family.Every(append([]settings.Setting{SaveAfter}, embedding.Settings...)...),
 	New: func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
 		s, err := FromEnv(ctx, env)
 		if err != nil {

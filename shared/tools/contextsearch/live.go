@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -39,18 +38,25 @@ type liveIndexes struct {
 	memory    *memoryEmbedder
 	symbols   *symbols.Tables // nil: each index parses its files itself
 
-	mu     sync.Mutex
-	lives  map[repo.View]*contextindex.Live
-	names  map[repo.View]string // each view's repository, for status
-	closed chan struct{}        // closed by close
+	mu        sync.Mutex
+	lives     map[repo.View]liveRepo
+	closed    chan struct{} // closed by close, once
+	closeOnce sync.Once
+}
+
+// liveRepo is the code index of one view, and the name of the view's
+// repository (for status).
+type liveRepo struct {
+	live *contextindex.Live
+	name string
 }
 
 var _ codeIndexes = (*liveIndexes)(nil)
 
 func newLiveIndexes(o Options, st *indexfile.Store) *liveIndexes {
 	return &liveIndexes{repo: o.Repo, store: st, embedder: o.Embedder, saveAfter: o.SaveAfter, log: o.Log, now: o.Now,
-		memory: newMemoryEmbedder(st, o.Embedder, o.Log), symbols: o.Symbols,
-		lives: map[repo.View]*contextindex.Live{}, names: map[repo.View]string{}, closed: make(chan struct{})}
+		memory: newMemoryEmbedder(st, o.Embedder, o.Log), symbols: o.Symbols, lives: map[repo.View]liveRepo{},
+		closed: make(chan struct{})}
 }
 
 // defaultRepo is the served source's default repository.
@@ -105,13 +111,7 @@ func (l *liveIndexes) settle() {
 // repositories.
 func (l *liveIndexes) close() {
 	l.memory.wait()
-	l.mu.Lock()
-	select {
-	case <-l.closed:
-	default:
-		close(l.closed)
-	}
-	l.mu.Unlock()
+	l.closeOnce.Do(func() { close(l.closed) })
 	for _, live := range l.all() {
 		live.Close()
 	}
@@ -123,13 +123,12 @@ func (l *liveIndexes) status(repos []string) []IndexStatus {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	out := []IndexStatus{}
-	for view, live := range l.lives {
-		name := l.names[view]
-		if !reposcope.Allows(repos, name) {
+	for view, lr := range l.lives {
+		if !reposcope.Allows(repos, lr.name) {
 			continue
 		}
-		p := live.State().Progress
-		out = append(out, IndexStatus{Repository: name, Key: liveKey(view), State: p.State,
+		p := lr.live.State().Progress
+		out = append(out, IndexStatus{Repository: lr.name, Key: liveKey(view), State: p.State,
 			FilesIndexed: p.FilesIndexed, FilesTotal: p.FilesTotal, Chunks: p.Chunks})
 	}
 	slices.SortFunc(out, func(a, b IndexStatus) int { return strings.Compare(a.Key, b.Key) })
@@ -140,7 +139,11 @@ func (l *liveIndexes) status(repos []string) []IndexStatus {
 func (l *liveIndexes) all() []*contextindex.Live {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return slices.Collect(maps.Values(l.lives))
+	out := make([]*contextindex.Live, 0, len(l.lives))
+	for _, lr := range l.lives {
+		out = append(out, lr.live)
+	}
+	return out
 }
 
 // start begins indexing the repositories a tenant reads, in the
@@ -172,8 +175,8 @@ func (l *liveIndexes) start(ctx context.Context, tenant string) error {
 func (l *liveIndexes) live(view repo.View, r reposcope.Ref) *contextindex.Live {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if live := l.lives[view]; live != nil {
-		return live
+	if lr, ok := l.lives[view]; ok {
+		return lr.live
 	}
 	if isClosed(l.closed) || isClosed(view.Done()) {
 		return contextindex.StoppedLive(view)
@@ -183,7 +186,7 @@ func (l *liveIndexes) live(view repo.View, r reposcope.Ref) *contextindex.Live {
 		o.Parses = l.symbols.For(view)
 	}
 	live := contextindex.NewLive(view, o)
-	l.lives[view], l.names[view] = live, r.Name
+	l.lives[view] = liveRepo{live: live, name: r.Name}
 	go l.closeWhenDone(view, live)
 	return live
 }
@@ -207,9 +210,8 @@ func (l *liveIndexes) closeWhenDone(view repo.View, live *contextindex.Live) {
 		return
 	}
 	l.mu.Lock()
-	if l.lives[view] == live {
+	if l.lives[view].live == live {
 		delete(l.lives, view)
-		delete(l.names, view)
 	}
 	l.mu.Unlock()
 	live.Close()

@@ -40,7 +40,7 @@ type Files = workspace.Files
 var Family = family.Family{
 	Name:     "file-io",
 	Tools:    []string{ToolName},
-	Settings: []settings.Setting{QuotaBytes, QuotaFiles},
+	Settings: family.Every(QuotaBytes, QuotaFiles),
 	Grants: []family.Grant{
 		family.Objects(workspace.Prefix, "s3:GetObject", "s3:PutObject"),
 		family.List(workspace.Prefix),

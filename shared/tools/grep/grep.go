@@ -132,7 +132,7 @@ func (s service) grep(ctx context.Context, call toolkit.Call, in input) (toolkit
 	// last window searched ends past the deadline: an answer beats TIMEOUT).
 	gctx, cancel := toolkit.Gathering(ctx)
 	defer cancel()
-	snap, err := repo.OpenFor(gctx, s.src, call, in.Repo)
+	snap, _, err := repo.OpenFor(gctx, s.src, call, in.Repo)
 	var files []*repo.File
 	if err == nil {
 		files, err = snap.Searchable(gctx)

@@ -23,7 +23,6 @@ import (
 	"github.com/toolshed/toolshed/shared/cursor"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/memoryfile"
-	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
@@ -61,9 +60,10 @@ var Family = family.Family{
 		family.Table(config.MemoryTable, "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem").For(WriteTool),
 		family.Table(config.MemoryTable, "dynamodb:Query").For(ReadTool),
 	},
-	// read_memory's cursors need the deployment's key.
-	Settings: []settings.Setting{wiring.CursorKey},
-	New: family.OverStores(func(st store.Stores, now func() time.Time, cursors cursor.Key) []toolkit.Tool {
+	// read_memory's cursors need the deployment's key; write_memory_entry
+	// does not read it.
+	Settings: []family.Setting{family.Only(wiring.CursorKey, ReadTool)},
+	New: family.OverStores(ReadTool, func(st store.Stores, now func() time.Time, cursors cursor.Key) []toolkit.Tool {
 		return Tools(st.Memory, now, cursors)
 	}),
 }

@@ -34,7 +34,7 @@ func (s service) read(ctx context.Context, call toolkit.Call, in readInput) (too
 	if _, err := fileFormat(in.File); err != nil {
 		return toolkit.Result{}, err
 	}
-	pages := s.cursors.Scope(ReadTool, call.Tenant, in)
+	pages := s.cursors.Scope(ReadTool, call.Tenant, "", in)
 	var after string
 	if err := pages.Decode(in.Cursor, &after); err != nil {
 		return toolkit.Result{}, err

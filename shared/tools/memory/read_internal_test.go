@@ -34,7 +34,7 @@ func FuzzReadCursor(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, sent, after string) {
 		in := readInput{File: "best_practices.md", Limit: 2}
-		made := key.Scope(ReadTool, call.Tenant, in).Encode(after)
+		made := key.Scope(ReadTool, call.Tenant, "", in).Encode(after)
 		for _, c := range []string{sent, made} {
 			in.Cursor = c
 			if _, err := s.read(context.Background(), call, in); err != nil {

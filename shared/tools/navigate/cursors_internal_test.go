@@ -49,27 +49,27 @@ func FuzzCursorPositions(f *testing.F) {
 			}
 		}
 		lf := listInput{Depth: 3, Limit: 2}
-		lf.Cursor = key.Scope(ListFilesTool, call.Tenant, lf).Encode(text)
+		lf.Cursor = key.Scope(ListFilesTool, call.Tenant, s.src.Default(), lf).Encode(text)
 		res, err := s.listFiles(ctx, call, lf)
 		check("list_files", res, err)
 
 		lr := reposInput{Limit: 1}
-		lr.Cursor = key.Scope(ListReposTool, call.Tenant, lr).Encode(text)
+		lr.Cursor = key.Scope(ListReposTool, call.Tenant, "", lr).Encode(text)
 		res, err = s.listRepos(ctx, call, lr)
 		check("list_repos", res, err)
 
 		lookup := symbolsInput{Name: "Alpha", Match: string(symbols.Prefix), Limit: 2}
-		lookup.Cursor = key.Scope(FindSymbolsTool, call.Tenant, lookup).Encode(na, text, nb, nc, na)
+		lookup.Cursor = key.Scope(FindSymbolsTool, call.Tenant, s.src.Default(), lookup).Encode(na, text, nb, nc, na)
 		res, err = s.findSymbols(ctx, call, lookup)
 		check("find_symbols lookup", res, err)
 
 		ol := symbolsInput{File: "a/b.go", Limit: 1}
-		ol.Cursor = key.Scope(outlineKind, call.Tenant, ol).Encode(na)
+		ol.Cursor = key.Scope(outlineKind, call.Tenant, s.src.Default(), ol).Encode(na)
 		res, err = s.findSymbols(ctx, call, ol)
 		check("find_symbols outline", res, err)
 
 		refs := refsInput{Name: "Alpha", Limit: schema.Int(max(1, nb%5))}
-		refs.Cursor = key.Scope(FindReferencesTool, call.Tenant, refs).Encode(text, na, nb)
+		refs.Cursor = key.Scope(FindReferencesTool, call.Tenant, s.src.Default(), refs).Encode(text, na, nb)
 		res, err = s.findReferences(ctx, call, refs)
 		check("find_references", res, err)
 	})

@@ -1,17 +1,20 @@
 package navigate_test
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/toolshed/toolshed/shared/cursor"
+	"github.com/toolshed/toolshed/shared/pathpolicy"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 	"github.com/toolshed/toolshed/shared/testenv/tooltest"
@@ -115,6 +118,92 @@ func TestCursorsNotIssued(t *testing.T) {
 			if o.OK || o.Error.Code != toolerr.InvalidInput || !strings.HasPrefix(o.Error.Message, "cursor: ") {
 				t.Errorf("%s, %s: %s %+v; want INVALID_INPUT naming cursor", c.name, what, o.Result, o.Error)
 			}
+		}
+	}
+}
+
+// TestCursorsTiedToTheRepository: a cursor is tied to the repository the
+// call read, not to its repo argument as typed: a caller limited to
+// another repository, whose default is that one, cannot page on with it
+// (repo left out for both); the same repository named otherwise (by name,
+// or "default") pages on.
+func TestCursorsTiedToTheRepository(t *testing.T) {
+	files := maps.Clone(symbolFixture)
+	files["net/client.go"] = "package net\n\nfunc ReadResponse(h Header) {}\n\nfunc ReadRequest(h *Header) {}\n"
+	view := func() repo.View { return repotest.Local(t, repotest.WriteDir(t, files)).View }
+	src := repo.Shared{View: view(), Name: "main", Others: []repo.Named{{Name: "zeta", View: view()}}}
+	h := tooltest.New(t, tooltest.BoltStores(t), navigate.Tools(src, cursor.RandomKey()))
+	ctx := context.Background()
+	for _, c := range pagedCalls {
+		if c.tool == navigate.ListReposTool {
+			continue // a listing of repositories, not of one
+		}
+		issued := firstCursor(t, h, tenant, c.tool, c.args)
+		for _, as := range []struct {
+			who   string
+			repos []string
+			repo  string
+			ok    bool
+		}{
+			{"a caller limited to zeta", []string{"zeta"}, "", false},
+			{"a caller naming zeta", nil, "zeta", false},
+			{"a caller naming main", nil, "main", true},
+			{"a caller naming the default", nil, "default", true},
+			{"a caller limited to main", []string{"main"}, "", true},
+		} {
+			args := maps.Clone(c.args)
+			if as.repo != "" {
+				args["repo"] = as.repo
+			}
+			o := h.CallLimited(ctx, tenant, as.repos, c.tool, withCursor(args, issued))
+			if refused := !o.OK && o.Error.Code == toolerr.InvalidInput && strings.HasPrefix(o.Error.Message, "cursor: "); o.OK != as.ok || !as.ok && !refused {
+				t.Errorf("%s, the cursor of main given by %s: %s %+v; want ok %v (else INVALID_INPUT naming cursor)", c.name, as.who, o.Result, o.Error, as.ok)
+			}
+		}
+	}
+}
+
+// TestCursorsOfLongPaths: paths from the walk have no length of their
+// own; those longer than the file tools take (1,024 bytes: read_file
+// refuses them) are left out, so every cursor, which carries a path,
+// stays within the contracts' 2,048 characters: list_files, find_symbols
+// and find_references page one entry at a time through a file whose path
+// is 1,024 bytes long, and never show one of 1,600.
+func TestCursorsOfLongPaths(t *testing.T) {
+	folders := strings.Repeat(strings.Repeat("d", 200)+"/", 5)
+	longest := folders + strings.Repeat("f", pathpolicy.DefaultMaxPathLen-len(folders)-len(".go")) + ".go"
+	over := folders + strings.Repeat(strings.Repeat("o", 200)+"/", 3) + "over.go"
+	code := "package d\n\nfunc Long() {}\n\nvar x = Long\n"
+	h := newHarness(t, repotest.WriteDir(t, map[string]string{"a.go": code, longest: code, over: code, "z.go": code}))
+	for _, c := range []struct{ tool, args string }{
+		{navigate.ListFilesTool, `{"patterns":["*.go"],"limit":1`},
+		{navigate.FindSymbolsTool, `{"name":"Long","limit":1`},
+		{navigate.FindReferencesTool, `{"name":"Long","limit":1`},
+	} {
+		var shown []string
+		for cur := ""; ; {
+			args := c.args + "}"
+			if cur != "" {
+				args = c.args + `,"cursor":"` + cur + `"}`
+			}
+			var page struct {
+				Entries    []struct{ Path string } `json:"entries"`
+				Symbols    []struct{ Path string } `json:"symbols"`
+				Files      []struct{ Path string } `json:"files"`
+				NextCursor *string                 `json:"next_cursor"`
+			}
+			h.OK(t, tenant, c.tool, args, &page)
+			for _, e := range slices.Concat(page.Entries, page.Symbols, page.Files) {
+				shown = append(shown, e.Path)
+			}
+			if page.NextCursor == nil {
+				break
+			}
+			cur = *page.NextCursor
+		}
+		if slices.Contains(shown, over) || !slices.Contains(shown, longest) || !slices.Contains(shown, "z.go") {
+			t.Errorf("%s shows %d paths (the longest %v, the one over %v, z.go %v); want every one but the one over the limit",
+				c.tool, len(shown), slices.Contains(shown, longest), slices.Contains(shown, over), slices.Contains(shown, "z.go"))
 		}
 	}
 }

@@ -65,13 +65,13 @@ func (s service) listFiles(ctx context.Context, call toolkit.Call, in listInput)
 	if err != nil {
 		return toolkit.Result{}, err
 	}
-	pages := s.cursors.Scope(ListFilesTool, call.Tenant, in)
-	var after string
-	if err := pages.Decode(in.Cursor, &after); err != nil {
+	snap, files, r, err := s.searchable(ctx, call, in.Repo)
+	if err != nil {
 		return toolkit.Result{}, err
 	}
-	snap, files, err := s.searchable(ctx, call, in.Repo)
-	if err != nil {
+	pages := s.cursors.Scope(ListFilesTool, call.Tenant, r.Name, in)
+	var after string
+	if err := pages.Decode(in.Cursor, &after); err != nil {
 		return toolkit.Result{}, err
 	}
 	l, err := collect(ctx, files, dir, sel, int(in.Depth))

@@ -27,7 +27,6 @@ import (
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
-	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/symbols"
 	"github.com/toolshed/toolshed/shared/toolkit"
 	"github.com/toolshed/toolshed/shared/wiring"
@@ -67,8 +66,9 @@ var Family = family.Family{
 	},
 	MemoryMB: 2048,
 	Env:      map[string]string{"GOMEMLIMIT": "1800MiB", config.RepoMaxMB.Name(): "800"},
-	// Every navigation tool pages with the deployment's cursor key.
-	Settings: []settings.Setting{wiring.CursorKey},
+	// Every navigation tool takes a cursor, and pages with the
+	// deployment's key.
+	Settings: []family.Setting{family.Only(wiring.CursorKey, ListFilesTool, FindReferencesTool, FindSymbolsTool, ListReposTool)},
 	New: func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
 		src, err := env.Repo(ctx)
 		if err != nil {
@@ -128,15 +128,16 @@ type service struct {
 
 // searchable opens the repository a call reads (its repo argument, "" for
 // the caller's default) and returns its view with the files the tools
-// search.
-func (s service) searchable(ctx context.Context, call toolkit.Call, name string) (repo.View, []*repo.File, error) {
-	view, err := repo.OpenFor(ctx, s.src, call, name)
+// search, and the repository as it resolved (its cursors' scope names
+// it).
+func (s service) searchable(ctx context.Context, call toolkit.Call, name string) (repo.View, []*repo.File, reposcope.Ref, error) {
+	view, r, err := repo.OpenFor(ctx, s.src, call, name)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, r, err
 	}
 	files, err := view.Searchable(ctx)
 	if err != nil {
-		return nil, nil, fmt.Errorf("list searchable files: %w", err)
+		return nil, nil, r, fmt.Errorf("list searchable files: %w", err)
 	}
-	return view, files, nil
+	return view, files, r, nil
 }

@@ -335,6 +335,30 @@ func TestReferencesOutsideCommentsAndStrings(t *testing.T) {
 	}
 }
 
+// TestReferencesPastTheFilteredLimit: leaving comments out, a search
+// looks at 20,000 matching lines a call; here nearly all are comments, so
+// the first page shows only the one real reference before them, and says
+// it is incomplete, yet its cursor goes on from the last line it looked
+// at, and the pages after find the real references past the limit, in
+// another file too.
+func TestReferencesPastTheFilteredLimit(t *testing.T) {
+	const comments = 21000
+	h := newHarness(t, repotest.WriteDir(t, map[string]string{
+		"a.go": "package a\n\nvar x = Serve\n" + strings.Repeat("// Serve\n", comments) + "var y = Serve\n",
+		"b.go": "package a\n\n" + strings.Repeat("// Serve\n", 10) + "func Serve() {}\n",
+	}))
+	var first refs
+	h.OK(t, tenant, navigate.FindReferencesTool, `{"name":"Serve","excludeComments":true,"limit":50}`, &first)
+	if !first.Incomplete || first.NextCursor == nil || len(first.Files) != 1 || len(first.Files[0].Lines) != 1 {
+		t.Fatalf("the first page: incomplete %v, next %v, %+v; want a:3 only, incomplete, with a cursor", first.Incomplete, first.NextCursor, first.Files)
+	}
+	got, _ := references(t, h, map[string]any{"name": "Serve", "excludeComments": true, "limit": 50})
+	want := []string{"a.go:3:9", fmt.Sprintf("a.go:%d:9", comments+4), "b.go:13:6"}
+	if !slices.Equal(got, want) {
+		t.Errorf("paged to the end: %v, want %v", got, want)
+	}
+}
+
 // TestReferencesInInterpolations: what template literals and f-strings
 // interpolate is code, and so is what follows an apostrophe of JSX text:
 // excludeStrings keeps those references.

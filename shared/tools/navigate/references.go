@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"slices"
 	"time"
 
 	"github.com/toolshed/toolshed/shared/codespans"
@@ -55,8 +54,9 @@ type refsOutput struct {
 }
 
 // maxFilteredLines bounds the lines a search that leaves comments or
-// strings out looks at: each is classified before it is counted, so its
-// total is a lower bound past this many.
+// strings out looks at in one call: each is classified before it is
+// counted. Past this many, the answer is incomplete, and its cursor goes
+// on from the last line looked at.
 const maxFilteredLines = 20000
 
 // definitionsWait bounds how long a call waits for the symbol table to
@@ -82,12 +82,12 @@ func (s service) findReferences(ctx context.Context, call toolkit.Call, in refsI
 	if err != nil {
 		return toolkit.Result{}, err
 	}
-	pages := s.cursors.Scope(FindReferencesTool, call.Tenant, in)
-	at, err := readPosition(pages, in.Cursor)
+	snap, files, r, err := s.searchable(ctx, call, in.Repo)
 	if err != nil {
 		return toolkit.Result{}, err
 	}
-	snap, files, err := s.searchable(ctx, call, in.Repo)
+	pages := s.cursors.Scope(FindReferencesTool, call.Tenant, r.Name, in)
+	at, err := readPosition(pages, in.Cursor)
 	if err != nil {
 		return toolkit.Result{}, err
 	}
@@ -100,20 +100,45 @@ func (s service) findReferences(ctx context.Context, call toolkit.Call, in refsI
 	for _, file := range files {
 		f.files[file.Path] = file
 	}
-	limit := int(in.Limit)
+	gctx, cancel := toolkit.Gathering(ctx)
+	lines, counted, stop := f.search(gctx, files, q, at, under(folderOf(in.Path), sel))
+	cancel()
+	out := refsOutput{Name: in.Name, Files: []refFileJSON{}, Incomplete: stop != (textsearch.Position{})}
+	shown := out.page(lines, counted, stop, at, pages, int(in.Limit))
+	out.Message = refsMessage(out, at.before, shown)
+	return toolkit.Result{Data: out, Message: out.Message}, nil
+}
+
+// search finds the lines referring to the name from at on, in the files
+// include keeps: the lines, their total (a lower bound when comments or
+// strings are left out) and, when it stopped before the end (the lines it
+// may look at, or its time, ran out), the last line it looked at, where
+// the next page goes on from (zero when it looked at every line). Without
+// filters it makes one line more than a page, to tell whether there is
+// another page; with filters, maxFilteredLines.
+func (f *refFinder) search(ctx context.Context, files []*repo.File, q *textsearch.Query, at refsPosition, include func(string) bool) ([]refLine, int, textsearch.Position) {
+	limit := int(f.in.Limit) + 1
 	if f.filtering() {
 		limit = maxFilteredLines
 	}
-	gctx, cancel := toolkit.Gathering(ctx)
-	res := textsearch.Search(gctx, at.from(files), q, textsearch.Options{Limit: limit, Include: under(folderOf(in.Path), sel),
-		Context: -1, After: textsearch.Position{Path: at.path, Line: at.line}})
-	lines, counted, classified := f.lines(gctx, res)
-	cancel()
-	complete := res.Complete && classified && (!f.filtering() || res.Total <= maxFilteredLines)
-	out := refsOutput{Name: in.Name, Files: []refFileJSON{}, Incomplete: !complete}
-	shown := out.page(lines, counted, at, pages, int(in.Limit))
-	out.Message = refsMessage(out, at.before, shown)
-	return toolkit.Result{Data: out, Message: out.Message}, nil
+	res := textsearch.Search(ctx, files, q, textsearch.Options{Limit: limit, Include: include, Context: -1,
+		After: textsearch.Position{Path: at.path, Line: at.line}})
+	looked := res.Matches[:res.InOrder] // the lines up to where the search stopped, if it did
+	stop := res.Reached
+	if f.filtering() && len(looked) == limit && res.Total > limit {
+		// The lines past the last one made were not looked at.
+		last := looked[len(looked)-1]
+		stop = textsearch.Position{Path: last.File, Line: last.Line}
+	}
+	lines, classified := f.lines(ctx, looked)
+	if classified < len(looked) {
+		last := looked[classified-1]
+		stop = textsearch.Position{Path: last.File, Line: last.Line}
+	}
+	if f.filtering() {
+		return lines, len(lines), stop
+	}
+	return lines, res.Total, stop
 }
 
 // refsPosition is where a page of find_references resumes: after the
@@ -140,34 +165,28 @@ func readPosition(pages cursor.Scope, c string) (refsPosition, error) {
 	return at, nil
 }
 
-// from returns the files a page resuming at at searches, files being in
-// walk order (repo.View.Searchable's): at's file and those after it, or
-// those after where it was when it is gone.
-func (at refsPosition) from(files []*repo.File) []*repo.File {
-	if at.path == "" {
-		return files
-	}
-	i, _ := slices.BinarySearchFunc(files, at.path, func(f *repo.File, p string) int { return repo.WalkOrder(f.Path, p) })
-	return files[i:]
-}
-
 // page puts into o the first limit lines of those found from at on, the
 // total (the lines the pages before showed and those counted from at on)
-// and, when more were counted than it shows, the cursor of the next page,
-// which resumes after its last line; it returns how many lines it shows.
-// A search stopped at its limit may have found no line to show: the page
-// is then empty and has no next one.
-func (o *refsOutput) page(lines []refLine, counted int, at refsPosition, pages cursor.Scope, limit int) int {
+// and the cursor of the next page: after its last line when more lines
+// were found than it shows; else, when the search stopped before the end
+// (stop), after the last line the search looked at, so that the pages
+// after it go on to the end, even from a page that found nothing to show.
+// It returns how many lines it shows.
+func (o *refsOutput) page(lines []refLine, counted int, stop textsearch.Position, at refsPosition, pages cursor.Scope, limit int) int {
 	shown := lines[:min(limit, len(lines))]
 	for _, l := range shown {
 		o.add(l)
 	}
 	o.TotalLines = at.before + counted
-	if n := len(shown); n > 0 && n < counted {
-		last := shown[n-1]
-		next := pages.Encode(last.path, last.line, at.before+n)
-		o.NextCursor = &next
+	next := refsPosition{path: stop.Path, line: stop.Line, before: at.before + len(shown)}
+	if len(lines) > len(shown) {
+		last := shown[len(shown)-1]
+		next.path, next.line = last.path, last.line
+	} else if stop == (textsearch.Position{}) {
+		return len(shown)
 	}
+	c := pages.Encode(next.path, next.line, next.before)
+	o.NextCursor = &c
 	return len(shown)
 }
 
@@ -209,29 +228,22 @@ type refFinder struct {
 // filtering reports whether comments or strings are left out.
 func (f *refFinder) filtering() bool { return f.in.ExcludeComments || f.in.ExcludeStrings }
 
-// lines returns the search's matching lines with the columns of every
-// occurrence, less the occurrences in comments or strings when those are
-// left out (and the lines left with none), and their total; it stops when
-// ctx ends (past the first textsearch.MadeInFull, as Search does: a search
-// whose time ran out answers with some), and then reports that not every
-// line was looked at.
-func (f *refFinder) lines(ctx context.Context, res textsearch.Result) ([]refLine, int, bool) {
-	out := make([]refLine, 0, len(res.Matches))
-	total := func() int {
-		if f.filtering() {
-			return len(out) // a lower bound when not every line was looked at
-		}
-		return res.Total
-	}
-	for i, m := range res.Matches {
+// lines returns the matching lines with the columns of every occurrence,
+// less the occurrences in comments or strings when those are left out
+// (and the lines left with none), and how many of matches it looked at:
+// it stops when ctx ends (past the first textsearch.MadeInFull, as Search
+// does: a search whose time ran out answers with some).
+func (f *refFinder) lines(ctx context.Context, matches []textsearch.Match) ([]refLine, int) {
+	out := make([]refLine, 0, len(matches))
+	for i, m := range matches {
 		if i > 0 && i%textsearch.MadeInFull == 0 && ctx.Err() != nil {
-			return out, total(), false
+			return out, i
 		}
 		if cols, def := f.columns(m.File, m.Line); len(cols) > 0 {
 			out = append(out, refLine{path: m.File, line: m.Line, columns: cols, text: m.Text, definition: def})
 		}
 	}
-	return out, total(), true
+	return out, len(matches)
 }
 
 // columns returns the 1-based byte columns of the occurrences on a line of
@@ -308,6 +320,8 @@ func (o *refsOutput) add(l refLine) {
 func refsMessage(out refsOutput, before, shown int) string {
 	var msg string
 	switch {
+	case shown == 0 && out.Incomplete:
+		msg = fmt.Sprintf("No lines referring to %s in the part this page searched", out.Name)
 	case out.TotalLines == 0:
 		msg = fmt.Sprintf("No references to %s found", out.Name)
 	case before == 0 && out.NextCursor == nil:
@@ -316,12 +330,12 @@ func refsMessage(out refsOutput, before, shown int) string {
 		msg = fmt.Sprintf("No more lines referring to %s after the %d shown", out.Name, before)
 	default:
 		msg = fmt.Sprintf("Showing lines %d to %d of %d referring to %s", before+1, before+shown, out.TotalLines, out.Name)
-		if out.NextCursor != nil {
-			msg += "; pass next_cursor as cursor for the next page"
-		}
 	}
 	if out.Incomplete {
-		msg += "; the search stopped at its limit: totalLines is a lower bound"
+		msg += "; this search stopped before the end, at its limit of lines looked at or of time: totalLines is a lower bound"
+	}
+	if out.NextCursor != nil {
+		msg += "; pass next_cursor as cursor for the next page"
 	}
 	return msg
 }

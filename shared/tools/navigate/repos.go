@@ -48,7 +48,7 @@ type reposOutput struct {
 // listRepos serves list_repos: the repositories the caller may read, by
 // name, a page at a time. Its cursor's position is the last name shown.
 func (s service) listRepos(ctx context.Context, call toolkit.Call, in reposInput) (toolkit.Result, error) {
-	pages := s.cursors.Scope(ListReposTool, call.Tenant, in)
+	pages := s.cursors.Scope(ListReposTool, call.Tenant, "", in) // a listing of repositories, not of one
 	var after string
 	if err := pages.Decode(in.Cursor, &after); err != nil {
 		return toolkit.Result{}, err

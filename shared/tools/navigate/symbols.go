@@ -110,7 +110,7 @@ func (s service) findSymbols(ctx context.Context, call toolkit.Call, in symbolsI
 	for i, k := range in.Kinds {
 		kinds[i] = symbols.Kind(k)
 	}
-	view, err := repo.OpenFor(ctx, s.src, call, in.Repo)
+	view, r, err := repo.OpenFor(ctx, s.src, call, in.Repo)
 	if err != nil {
 		return toolkit.Result{}, err
 	}
@@ -120,9 +120,9 @@ func (s service) findSymbols(ctx context.Context, call toolkit.Call, in symbolsI
 	cancel()
 	var out symbolsOutput
 	if in.File != "" {
-		out, err = outline(view, st, in.File, kinds, s.cursors.Scope(outlineKind, call.Tenant, in), in.Cursor, int(in.Limit))
+		out, err = outline(view, st, in.File, kinds, s.cursors.Scope(outlineKind, call.Tenant, r.Name, in), in.Cursor, int(in.Limit))
 	} else {
-		out, err = lookup(ctx, st, in, kinds, s.cursors.Scope(FindSymbolsTool, call.Tenant, in))
+		out, err = lookup(ctx, st, in, kinds, s.cursors.Scope(FindSymbolsTool, call.Tenant, r.Name, in))
 	}
 	if err != nil {
 		return toolkit.Result{}, err

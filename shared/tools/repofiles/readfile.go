@@ -59,7 +59,7 @@ type readFileOutput struct {
 
 // readFile serves read_file.
 func (s service) readFile(ctx context.Context, call toolkit.Call, in readFileInput) (toolkit.Result, error) {
-	snap, err := repo.OpenFor(ctx, s.src, call, in.Repo)
+	snap, _, err := repo.OpenFor(ctx, s.src, call, in.Repo)
 	if err != nil {
 		return toolkit.Result{}, err
 	}

@@ -41,7 +41,7 @@ func (s service) readRepoFile(ctx context.Context, call toolkit.Call, in readRep
 	if err := p.Check(clean); err != nil {
 		return toolkit.Result{}, err
 	}
-	snap, err := repo.OpenFor(ctx, s.src, call, in.Repo)
+	snap, _, err := repo.OpenFor(ctx, s.src, call, in.Repo)
 	var content string
 	if dir, file := path.Split(clean); dir == memoryDir && isMemoryFile(file) {
 		// The tenant's entries are read without a default repository too.

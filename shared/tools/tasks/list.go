@@ -26,7 +26,7 @@ type listOutput struct {
 // list returns one page of tasks in ascending id order. Its cursor's
 // position is the last id shown.
 func (s service) list(ctx context.Context, call toolkit.Call, in listInput) (toolkit.Result, error) {
-	pages := s.cursors.Scope(ListTool, call.Tenant, in)
+	pages := s.cursors.Scope(ListTool, call.Tenant, "", in)
 	q, err := taskQuery(in, pages)
 	if err != nil {
 		return toolkit.Result{}, err

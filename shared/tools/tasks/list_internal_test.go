@@ -34,7 +34,7 @@ func FuzzListCursor(f *testing.F) {
 	f.Add("dDo5MjIzMzcyMDM2ODU0Nzc1ODA3", uint64(math.MaxUint64))
 	f.Fuzz(func(t *testing.T, sent string, after uint64) {
 		in := listInput{Limit: 2}
-		made := key.Scope(ListTool, call.Tenant, in).Encode(int64(min(after, math.MaxInt64)))
+		made := key.Scope(ListTool, call.Tenant, "", in).Encode(int64(min(after, math.MaxInt64)))
 		for _, c := range []string{sent, made} {
 			in.Cursor = c
 			if _, err := s.list(context.Background(), call, in); err != nil {

@@ -22,7 +22,6 @@ import (
 	"github.com/toolshed/toolshed/shared/cursor"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/schema"
-	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
@@ -52,9 +51,10 @@ var Family = family.Family{
 		family.Table(config.TasksTable, "dynamodb:GetItem", "dynamodb:UpdateItem").For(UpdateTool, CompleteTool),
 		family.Table(config.TasksTable, "dynamodb:DeleteItem").For(DeleteTool),
 	},
-	// list_tasks' cursors need the deployment's key.
-	Settings: []settings.Setting{wiring.CursorKey},
-	New: family.OverStores(func(st store.Stores, now func() time.Time, cursors cursor.Key) []toolkit.Tool {
+	// list_tasks' cursors need the deployment's key; no other task tool
+	// reads it.
+	Settings: []family.Setting{family.Only(wiring.CursorKey, ListTool)},
+	New: family.OverStores(ListTool, func(st store.Stores, now func() time.Time, cursors cursor.Key) []toolkit.Tool {
 		return Tools(st.Tasks, now, cursors)
 	}),
 }

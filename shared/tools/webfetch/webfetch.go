@@ -38,7 +38,7 @@ const ToolName = "web-fetch"
 var Family = family.Family{
 	Name:     "web-fetch",
 	Tools:    []string{ToolName},
-	Settings: []settings.Setting{AllowedDomains, RejectTypes},
+	Settings: family.Every(AllowedDomains, RejectTypes),
 	New: func(_ context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
 		domains, err := AllowedDomains.Get(env.Getenv)
 		if err != nil {
