@@ -135,6 +135,9 @@ var (
 		settings.Text)
 	S3Endpoint = settings.New("TOOLSHED_S3_ENDPOINT", "",
 		"an S3 emulator for local runs (path-style)", settings.Text)
+	NodeModules = settings.New("TOOLSHED_NODE_MODULES", "",
+		"the `node_modules` folder the TypeScript and Python indexers run from (`@sourcegraph/scip-typescript`, `@sourcegraph/scip-python`: `npm ci` in the checkout installs them); never the served repository's (see [Repositories](repositories.md#precise-indexes))",
+		settings.Text).Shown("the one beside the executable or in a folder above it")
 )
 
 // TableSettings are the settings naming each DynamoDB table.
@@ -157,7 +160,7 @@ var Settings = []settings.Setting{Addr, DataDir, Store, DynamoEndpoint,
 	RateLimits, Auth, LocalTenant, OAuthIssuer, PublicURL, OAuthTenantClaim, OAuthReadScope,
 	OAuthFullScope, OAuthAudience, Origins, LogLevel, Repos, DefaultRepo, RepoRefresh,
 	RepoMaxMB, RepoCacheMB, RepoDeny, RepoWatch, RepoPoll, Metrics, Tool, ToolFunctions,
-	Bucket, S3Endpoint}
+	Bucket, S3Endpoint, NodeModules}
 
 // ParseOptionalTenant parses a tenant, or "" for none.
 func ParseOptionalTenant(s string) (string, error) {

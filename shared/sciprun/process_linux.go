@@ -1,0 +1,144 @@
+package sciprun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// gate is the shell an indexer starts behind. It waits for a line on its
+// stdin, so that the limits and the cgroup are in place before the
+// indexer's first instruction (and inherited by whatever it starts), then
+// becomes the indexer, with /dev/null as its stdin. Closing its stdin
+// without a line stops it before the indexer runs.
+const gate = `read -r _ || exit 1; exec "$@" </dev/null`
+
+// drainTime bounds how long output is read after the indexer's processes
+// were killed: one that escaped both its process group and a cgroup may
+// hold the pipe open.
+const drainTime = time.Second
+
+// goReservedAddressSpace is added to the memory limit in RLIMIT_AS: Go's
+// runtime reserves address space it touches little of (page summaries and
+// the arena map when it starts, more as the heap grows). Measured with Go
+// 1.26 on linux/amd64: a program under RLIMIT_AS of N holds about
+// N - 1.2 GB of heap, and one under 800 MB does not start.
+const goReservedAddressSpace = 1280 << 20
+
+// runLimited runs argv in its own process group, held to l: RLIMIT_FSIZE
+// on what it writes, no core dump, its memory in a memory cgroup where
+// this machine allows one, else RLIMIT_AS when rlimitAS (Go's runtime
+// reserves a fixed amount of address space beyond what it uses; V8
+// reserves much more, so node is held by its heap limit alone). When it
+// ends, or ctx does, every process of its group and cgroup is killed.
+func runLimited(ctx context.Context, argv, env []string, dir string, l Limits, rlimitAS bool) (result, error) {
+	group := newMemoryGroup(l.MemoryBytes)
+	defer group.remove()
+	gateR, gateW, err := os.Pipe()
+	if err != nil {
+		return result{}, err
+	}
+	defer gateW.Close()
+	logR, logW, err := os.Pipe()
+	if err != nil {
+		gateR.Close()
+		return result{}, err
+	}
+	cmd := exec.CommandContext(ctx, "/bin/sh", append([]string{"-c", gate, "sciprun"}, argv...)...)
+	cmd.Env, cmd.Dir = env, dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = gateR, logW, logW
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error { kill(cmd.Process.Pid, group); return nil }
+	err = cmd.Start()
+	gateR.Close()
+	logW.Close()
+	if err != nil {
+		logR.Close()
+		return result{}, err
+	}
+	log := &tail{}
+	copied := make(chan struct{})
+	go func() { _, _ = io.Copy(log, logR); close(copied) }()
+	memory, err := limit(cmd.Process.Pid, group, l, rlimitAS)
+	if err == nil {
+		// Should the gate be gone already (ctx ended), the write fails and
+		// the run ends as ctx says.
+		_, _ = gateW.Write([]byte("\n"))
+	}
+	gateW.Close()
+	waitExit(cmd.Process.Pid)
+	kill(cmd.Process.Pid, group)
+	waitErr := cmd.Wait()
+	_ = logR.SetReadDeadline(time.Now().Add(drainTime))
+	<-copied
+	logR.Close()
+	switch {
+	case err != nil:
+		return result{}, fmt.Errorf("limit the indexer: %w", err)
+	case cmd.ProcessState == nil:
+		return result{}, fmt.Errorf("wait for the indexer: %w", waitErr)
+	}
+	return ended(cmd.ProcessState, log.String(), memory, group), nil
+}
+
+// limit holds the gate process pid, and so the indexer it becomes, to l,
+// and says how its memory is held.
+func limit(pid int, group *memoryGroup, l Limits, rlimitAS bool) (string, error) {
+	set := func(resource int, n int64) error {
+		return unix.Prlimit(pid, resource, &unix.Rlimit{Cur: uint64(n), Max: uint64(n)}, nil)
+	}
+	// A file of exactly OutputBytes is allowed; a write past it fails.
+	if err := set(unix.RLIMIT_FSIZE, l.OutputBytes+1); err != nil {
+		return "", fmt.Errorf("RLIMIT_FSIZE: %w", err)
+	}
+	if err := set(unix.RLIMIT_CORE, 0); err != nil {
+		return "", fmt.Errorf("RLIMIT_CORE: %w", err)
+	}
+	switch {
+	case group != nil:
+		return group.kind(), group.add(pid)
+	case rlimitAS:
+		return "RLIMIT_AS", set(unix.RLIMIT_AS, l.MemoryBytes+goReservedAddressSpace)
+	}
+	return "V8 heap limit", nil
+}
+
+// waitExit waits until process pid has exited, without reaping it: while
+// it is unreaped, its pid (its process group's id) cannot be taken by
+// another process, so killing the group kills only what it left.
+func waitExit(pid int) {
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if !errors.Is(err, unix.EINTR) {
+			return
+		}
+	}
+}
+
+// kill kills the process group led by pid and, with a cgroup, every
+// process in it (one that left the group too).
+func kill(pid int, group *memoryGroup) {
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	group.killAll()
+}
+
+// ended reads how the process ended.
+func ended(state *os.ProcessState, output, memory string, group *memoryGroup) result {
+	r := result{success: state.Success(), exit: state.String(), output: output, memory: memory,
+		oomKilled: group.oomKilled()}
+	if ru, ok := state.SysUsage().(*syscall.Rusage); ok {
+		r.peakRSS = ru.Maxrss << 10 // kilobytes on Linux
+	}
+	if ws, ok := state.Sys().(syscall.WaitStatus); ok {
+		r.fileTooLarge = ws.Signaled() && ws.Signal() == syscall.SIGXFSZ
+	}
+	return r
+}

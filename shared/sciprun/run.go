@@ -1,0 +1,192 @@
+package sciprun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Runner runs the indexers of one Toolshed installation.
+type Runner struct {
+	// GoIndexer is the Go indexer's command line, to which Run adds
+	// "-o FILE DIR": the running binary's own subcommand, such as
+	// {os.Executable(), "index-go"}. Empty: Go projects are not indexed.
+	GoIndexer []string
+	// NodeModules is the installation's node_modules folder, holding
+	// @sourcegraph/scip-typescript and @sourcegraph/scip-python (see
+	// NodeModules); never the indexed repository's own.
+	NodeModules string
+	// Node is the node executable; empty: node on PATH.
+	Node string
+}
+
+// Limits bound one indexer run; a zero field takes its default.
+type Limits struct {
+	Time        time.Duration // wall time; default 10 minutes
+	MemoryBytes int64         // the indexer's memory; default 2 GB
+	OutputBytes int64         // the SCIP file's size; default 1 GB
+}
+
+// The default limits.
+const (
+	DefaultTime        = 10 * time.Minute
+	DefaultMemoryBytes = 2 << 30
+	DefaultOutputBytes = 1 << 30
+)
+
+func (l Limits) orDefaults() Limits {
+	if l.Time <= 0 {
+		l.Time = DefaultTime
+	}
+	if l.MemoryBytes <= 0 {
+		l.MemoryBytes = DefaultMemoryBytes
+	}
+	if l.OutputBytes <= 0 {
+		l.OutputBytes = DefaultOutputBytes
+	}
+	return l
+}
+
+// RunStats are what a run measured.
+type RunStats struct {
+	Duration time.Duration
+	// PeakRSS is the largest resident set, in bytes, of the indexer or of a
+	// process it started and waited for (wait4's rusage).
+	PeakRSS int64
+	// OutputBytes is the SCIP file's size.
+	OutputBytes int64
+	// Memory says how the memory limit was held: "cgroup v1" or "cgroup v2"
+	// (memory.limit_in_bytes, memory.max), "RLIMIT_AS", "V8 heap limit"
+	// (node's --max-old-space-size alone), or "none".
+	Memory string
+}
+
+// Why an indexer run made no index; a RunError wraps one of them.
+var (
+	ErrUnavailable = errors.New("not installed")
+	ErrTimeLimit   = errors.New("time limit")
+	ErrMemoryLimit = errors.New("memory limit")
+	ErrOutputLimit = errors.New("output limit")
+	ErrFailed      = errors.New("failed")
+)
+
+// RunError is an indexer run that made no index, and why.
+type RunError struct {
+	Indexer string // goscip, scip-typescript, scip-python
+	Root    string // the project's root
+	Kind    error  // ErrUnavailable, ErrTimeLimit, ErrMemoryLimit, ErrOutputLimit or ErrFailed
+	Detail  string // "killed after 10m0s", "exit status 1", ...
+	Output  string // the last of what the indexer printed
+}
+
+func (e *RunError) Error() string {
+	s := fmt.Sprintf("%s on %s: %v: %s", e.Indexer, e.Root, e.Kind, e.Detail)
+	if e.Output != "" {
+		s += "; it printed: " + summary(e.Output)
+	}
+	return s
+}
+
+func (e *RunError) Unwrap() error { return e.Kind }
+
+// Run runs p's indexer on the project at dir (the project's folder on this
+// machine) as a separate process held to l, writing the SCIP index to
+// out. A run that makes no index returns a *RunError saying which limit
+// stopped it or how it failed, and removes out; a run stopped by ctx
+// returns ctx's error.
+func (r Runner) Run(ctx context.Context, p Project, dir, out string, l Limits) (RunStats, error) {
+	l = l.orDefaults()
+	fail := func(kind error, detail, output string) error {
+		return &RunError{Indexer: p.Indexer, Root: p.Root, Kind: kind, Detail: detail, Output: output}
+	}
+	dir, err := filepath.Abs(dir)
+	if err == nil {
+		out, err = filepath.Abs(out)
+	}
+	if err != nil {
+		return RunStats{}, fmt.Errorf("sciprun: %w", err)
+	}
+	tmp, err := os.MkdirTemp("", "sciprun-*")
+	if err != nil {
+		return RunStats{}, fmt.Errorf("sciprun: scratch folder: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	exe, err := r.executable(p, l)
+	if err != nil {
+		return RunStats{}, fail(ErrUnavailable, err.Error(), "")
+	}
+	argv, env, err := arguments(p, exe, dir, out, tmp, l)
+	if err != nil {
+		return RunStats{}, fmt.Errorf("sciprun: prepare %s: %w", p.Indexer, err)
+	}
+	runCtx, cancel := context.WithTimeout(ctx, l.Time)
+	defer cancel()
+	began := time.Now()
+	res, err := runLimited(runCtx, argv, env, tmp, l, p.Language == Go)
+	if err != nil {
+		return RunStats{}, fmt.Errorf("sciprun: run %s on %s: %w", p.Indexer, p.Root, err)
+	}
+	stats := RunStats{Duration: time.Since(began), PeakRSS: res.peakRSS, Memory: res.memory}
+	if fi, err := os.Stat(out); err == nil {
+		stats.OutputBytes = fi.Size()
+	}
+	if ctx.Err() != nil {
+		os.Remove(out)
+		return stats, fmt.Errorf("sciprun: %s on %s: %w", p.Indexer, p.Root, ctx.Err())
+	}
+	if kind, detail := verdict(runCtx, res, stats, l); kind != nil {
+		os.Remove(out)
+		return stats, fail(kind, detail, res.output)
+	}
+	return stats, nil
+}
+
+// result is how an indexer process ended.
+type result struct {
+	success      bool
+	exit         string // "exit status 1", "signal: killed"
+	output       string // the last of its stdout and stderr
+	peakRSS      int64
+	memory       string // how its memory was held (RunStats.Memory)
+	oomKilled    bool   // the memory cgroup's OOM killer killed a process of it
+	fileTooLarge bool   // killed by SIGXFSZ: it wrote past RLIMIT_FSIZE
+}
+
+// verdict says why a run that ended as res made no index, or nil when it
+// made one.
+func verdict(runCtx context.Context, res result, stats RunStats, l Limits) (kind error, detail string) {
+	switch {
+	case res.success && stats.OutputBytes > 0 && stats.OutputBytes <= l.OutputBytes:
+		return nil, "" // whatever else happened, the indexer says it finished
+	case runCtx.Err() != nil:
+		return ErrTimeLimit, "killed after " + l.Time.String()
+	case res.oomKilled || (!res.success && outOfMemory(res.output)):
+		return ErrMemoryLimit, fmt.Sprintf("over %s (%s)", size(l.MemoryBytes), res.memory)
+	case res.fileTooLarge || stats.OutputBytes > l.OutputBytes:
+		return ErrOutputLimit, "the index passed " + size(l.OutputBytes)
+	case !res.success:
+		return ErrFailed, res.exit
+	case stats.OutputBytes == 0:
+		return ErrFailed, "it wrote no index"
+	}
+	return nil, ""
+}
+
+// outOfMemory reports whether an indexer's output says it ran out of
+// memory: Go's runtime ("fatal error: runtime: out of memory") and V8
+// ("JavaScript heap out of memory") both say so.
+func outOfMemory(output string) bool {
+	return strings.Contains(strings.ToLower(output), "out of memory")
+}
+
+// size formats n bytes for a message.
+func size(n int64) string {
+	if n >= 1<<30 && n%(1<<30) == 0 {
+		return fmt.Sprintf("%d GB", n>>30)
+	}
+	return fmt.Sprintf("%d MB", (n+(1<<20)-1)>>20)
+}

@@ -1,0 +1,5 @@
+// Shape is anything with an area.
+export interface Shape {
+  area(): number;
+  name(): string;
+}
