@@ -30,7 +30,9 @@
 // method promoted from another package's type gets no relationship (that
 // package is written already); an import's occurrence spans the path as
 // written (scip-go's spans the package path, longer for the standard
-// library's vendored packages); and symbol information says more (kinds,
+// library's vendored packages); a blank import (import _ "p") does not
+// turn the file's uses of p into a local (scip-go's does); and symbol
+// information says more (kinds,
 // display names, the doc comments of fields and of grouped declarations,
 // type parameters in signatures).
 //
