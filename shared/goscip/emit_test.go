@@ -337,3 +337,19 @@ type Wrapped struct{ *Full }
 		}
 	}
 }
+
+// TestBlankImport: a blank import of a package the file also imports by
+// name leaves the name's uses referring to the package (scip-go turns them
+// into a local).
+func TestBlankImport(t *testing.T) {
+	dir := repotest.WriteDir(t, map[string]string{
+		"go.mod": "module example.com/m\n\ngo 1.22\n",
+		"m.go":   "package m\n\nimport (\n\t\"strings\"\n\t_ \"strings\"\n)\n\nvar S = strings.ToUpper(\"x\")\n",
+	})
+	idx, _ := emit(t, dir, nil, goscip.Options{})
+	occ := occurrences(idx, everything)
+	std := "scip-go gomod github.com/golang/go/src go1.22 strings/"
+	if occ["m.go:8:9-16"] != std+" 8" || occ["m.go:8:17-24"] != std+"ToUpper(). 8" {
+		t.Errorf("strings.ToUpper is %q %q, want the package and its function", occ["m.go:8:9-16"], occ["m.go:8:17-24"])
+	}
+}
