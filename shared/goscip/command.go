@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 )
 
 // CommandSummary says what the index-go subcommand does, for the usage of
@@ -44,13 +45,20 @@ func Command(ctx context.Context, name string, args []string, stdout, stderr io.
 		return errors.New("index-go: DIR is missing")
 	}
 	stats, err := emitTo(ctx, *out, fs.Arg(0), fs.Args()[1:], stdout, o)
-	fmt.Fprintf(stderr, "index-go: %d modules, %d packages (%d checks), %d documents, %d occurrences, %d symbols, %d bytes in %s; %d packages with list errors, %d type errors\n",
-		stats.Modules, stats.Packages, stats.Checked, stats.Documents, stats.Occurrences, stats.Symbols, stats.Bytes,
-		stats.Elapsed.Round(1e6), stats.ListErrors, stats.TypeErrors)
-	for _, skipped := range stats.Skipped {
-		fmt.Fprintln(stderr, "index-go: skipped the module in", skipped)
+	if stats.Modules > 0 || len(stats.Skipped) > 0 {
+		summary(stderr, stats)
 	}
 	return err
+}
+
+// summary says what a run wrote, and which modules it skipped.
+func summary(w io.Writer, s Stats) {
+	fmt.Fprintf(w, "index-go: %d modules, %d packages (%d checks), %d documents, %d occurrences, %d symbols, %d bytes in %s; %d packages with list errors, %d type errors\n",
+		s.Modules, s.Packages, s.Checked, s.Documents, s.Occurrences, s.Symbols, s.Bytes,
+		s.Elapsed.Round(time.Millisecond), s.ListErrors, s.TypeErrors)
+	for _, skipped := range s.Skipped {
+		fmt.Fprintln(w, "index-go: skipped the module in", skipped)
+	}
 }
 
 // emitTo runs Emit into file out (stdout when "").
