@@ -1,6 +1,8 @@
 // Command gateway is the MCP endpoint. In AWS Lambda it serves /mcp and
 // invokes each tool's function; anywhere else it is the local server with
-// every tool in process (make run).
+// every tool in process (make run). `gateway index-go DIR` writes the SCIP
+// index of the Go code in DIR (shared/goscip), as a process the local
+// server runs with limits.
 package main
 
 import (
@@ -19,6 +21,7 @@ import (
 	"github.com/toolshed/toolshed/shared/cmdline"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/gcsettings"
+	"github.com/toolshed/toolshed/shared/goscip"
 	"github.com/toolshed/toolshed/shared/httpapi"
 	"github.com/toolshed/toolshed/shared/lambdaentry"
 	"github.com/toolshed/toolshed/shared/lambdaevent"
@@ -35,9 +38,11 @@ import (
 var version = "dev"
 
 var command = cmdline.Command{Name: "gateway", Version: version, Readme: "docs/configuration.md",
-	Summary: "the MCP endpoint; outside Lambda, the local server with every tool in process (make run)"}
+	Summary:     "the MCP endpoint; outside Lambda, the local server with every tool in process (make run)",
+	Subcommands: []cmdline.Subcommand{{Name: "index-go", Summary: goscip.CommandSummary, Run: goscip.Command}}}
 
 func main() {
+	command.RunSubcommand()
 	if config.InLambda(os.Getenv) {
 		serveLambda()
 		return

@@ -7,11 +7,13 @@
 // snapshot. With -repo NAME it publishes the tenant's repository NAME
 // instead, under snapshots/<tenant>/<NAME>/ (-repo default is the
 // tenant's default repository, the folder above). list shows a
-// repository's snapshots and rollback moves the pointer back.
+// repository's snapshots and rollback moves the pointer back. index-go
+// writes the SCIP index of the Go code in a directory (shared/goscip).
 //
 //	go run ./scripts/snapshot -stack Toolshed push -tenant acme [-repo NAME] [-dir .] [-max-mb 2048]
 //	go run ./scripts/snapshot -stack Toolshed list -tenant acme [-repo NAME]
 //	go run ./scripts/snapshot -stack Toolshed rollback -tenant acme [-repo NAME] [-to COMMIT]
+//	go run ./scripts/snapshot index-go [-o FILE] [-tests] DIR [patterns]
 //
 // The bucket is the SnapshotBucket output of the deployed stack -stack
 // names, or TOOLSHED_BUCKET without -stack; credentials and region come
@@ -44,6 +46,7 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/goscip"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
@@ -55,6 +58,7 @@ const usage = `usage:
   snapshot [-stack NAME] push -tenant TENANT [-repo REPO] [-dir DIR] [-max-mb N]   publish DIR (default .) as TENANT's repository
   snapshot [-stack NAME] list -tenant TENANT [-repo REPO]                          list its snapshots (* = current)
   snapshot [-stack NAME] rollback -tenant TENANT [-repo REPO] [-to COMMIT]         point it at COMMIT (default: the previous snapshot)
+  snapshot index-go [-o FILE] [-tests] DIR [patterns]                              write the SCIP index of the Go code in DIR (-h: its flags)
 
 -repo REPO names one of the tenant's repositories (default: its default
 repository, which tenants without one read from the deployment's default).
@@ -81,6 +85,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	stack := global.String("stack", "", "the deployed stack whose bucket to use")
 	if err := global.Parse(args); err != nil {
 		return errors.New(usage)
+	}
+	if rest := global.Args(); len(rest) > 0 && rest[0] == "index-go" {
+		return goscip.Command(ctx, "snapshot index-go", rest[1:], out, os.Stderr)
 	}
 	cfg, err := stackoutputs.Config(ctx, *stack, os.Getenv)
 	if err != nil {

@@ -230,3 +230,21 @@ func TestStack(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexGo: index-go writes the SCIP index of a Go module, without a
+// bucket or a stack (it is a local step of push).
+func TestIndexGo(t *testing.T) {
+	t.Setenv("TOOLSHED_BUCKET", "")
+	dir := repotest.WriteDir(t, map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n", "m.go": "package m\n\nfunc F() {}\n"})
+	out := filepath.Join(t.TempDir(), "index.scip")
+	if err := run(t.Context(), []string{"index-go", "-o", out, dir}, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil || !bytes.Contains(data, []byte("scip-go gomod example.com/m . `example.com/m`/F().")) {
+		t.Errorf("index %q, %v; want one with m.F", data, err)
+	}
+	if err := run(t.Context(), []string{"index-go"}, io.Discard); err == nil || !strings.Contains(err.Error(), "DIR is missing") {
+		t.Errorf("without DIR: %v", err)
+	}
+}

@@ -1,13 +1,18 @@
 // Package cmdline reads the command line every Toolshed binary shares:
-// -version prints the build's version, and -h lists the binary's flags
-// and names the README section that explains it.
+// -version prints the build's version, -h lists the binary's flags and
+// subcommands and names the README section that explains it, and a first
+// argument naming a subcommand runs it instead of the binary's own work.
 package cmdline
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
 )
 
 // Command describes one binary.
@@ -20,6 +25,50 @@ type Command struct {
 	// Version is the build's version: main.version, which make sets from
 	// git describe (-ldflags -X main.version=...); "dev" without it.
 	Version string
+	// Subcommands are run as `binary NAME args…` (RunSubcommand).
+	Subcommands []Subcommand
+}
+
+// A Subcommand is work a binary does instead of its own when its first
+// argument names it, e.g. `toolshed index-go DIR`: a process another one
+// runs with limits, or a tool for developers.
+type Subcommand struct {
+	Name    string // e.g. "index-go"
+	Summary string // what it does, in one line
+	// Run runs it with the arguments after its name until ctx is done
+	// (SIGINT, SIGTERM); name is how its usage calls it, e.g. "toolshed
+	// index-go". Its error ends the process with status 1.
+	Run func(ctx context.Context, name string, args []string, stdout, stderr io.Writer) error
+}
+
+// RunSubcommand runs the subcommand os.Args[1] names, if any, and ends the
+// process; otherwise it returns. Call it first in main.
+func (c Command) RunSubcommand() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ran, err := c.subcommand(ctx, filepath.Base(os.Args[0]), os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if !ran {
+		return
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// subcommand runs the subcommand args[0] names, reporting whether there
+// was one.
+func (c Command) subcommand(ctx context.Context, binary string, args []string, stdout, stderr io.Writer) (ran bool, err error) {
+	if len(args) == 0 {
+		return false, nil
+	}
+	for _, s := range c.Subcommands {
+		if s.Name == args[0] {
+			return true, s.Run(ctx, binary+" "+s.Name, args[1:], stdout, stderr)
+		}
+	}
+	return false, nil
 }
 
 // Parse reads os.Args into the flags defined on flag.CommandLine, plus
@@ -50,7 +99,11 @@ func (c Command) parse(fs *flag.FlagSet, args []string, out io.Writer) (done boo
 }
 
 func (c Command) usage(fs *flag.FlagSet, out io.Writer) {
-	fmt.Fprintf(out, "%s %s: %s\n\nUsage: %s [flags]\n\n", c.Name, c.Version, c.Summary, c.Name)
+	fmt.Fprintf(out, "%s %s: %s\n\nUsage: %s [flags]\n", c.Name, c.Version, c.Summary, c.Name)
+	for _, s := range c.Subcommands {
+		fmt.Fprintf(out, "       %s %s ...   %s (%s %s -h lists its flags)\n", c.Name, s.Name, s.Summary, c.Name, s.Name)
+	}
+	fmt.Fprintln(out)
 	fs.PrintDefaults()
 	fmt.Fprintf(out, "\nSettings come from the environment (TOOLSHED_*); see %s.\n", c.Readme)
 }
