@@ -65,7 +65,7 @@ func encodeDoc(d *docData) []byte {
 
 // decodeDoc reads a document block; its locals only if withLocals.
 func decodeDoc(raw []byte, withLocals bool) (*docData, error) {
-	d := &dec{b: raw}
+	d := newDec(raw)
 	out := &docData{syms: make([]string, d.count(2))}
 	prev := ""
 	for i := range out.syms {

@@ -143,7 +143,7 @@ func (m *meta) encode() []byte {
 }
 
 func decodeMeta(raw []byte) (meta, error) {
-	d := &dec{b: raw}
+	d := newDec(raw)
 	m := meta{commit: d.str(), tenant: d.str(), indexer: d.str()}
 	for _, v := range m.stats.counts() {
 		*v = d.int(maxPos)
@@ -207,7 +207,7 @@ func boolInt(b bool) int {
 
 // decodeDocs reads the document table of a store whose data ends at end.
 func decodeDocs(raw []byte, end int64) ([]string, []docEntry, error) {
-	d := &dec{b: raw}
+	d := newDec(raw)
 	langs := make([]string, d.count(1))
 	for i := range langs {
 		langs[i] = d.str()
@@ -254,7 +254,7 @@ func encodeSparse(s []sparseEntry) []byte {
 }
 
 func decodeSparse(raw []byte, end int64) ([]sparseEntry, error) {
-	d := &dec{b: raw}
+	d := newDec(raw)
 	s := make([]sparseEntry, d.count(5))
 	prev := ""
 	for i := range s {

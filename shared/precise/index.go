@@ -243,7 +243,7 @@ func (ix *Index) lookup(ctx context.Context, sym string) (*entry, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	d := &dec{b: raw}
+	d := newDec(raw)
 	prev := ""
 	for n := 0; len(d.b) > 0 && d.err == nil; n++ {
 		s := d.prefixed(prev)

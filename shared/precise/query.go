@@ -149,7 +149,7 @@ func (ix *Index) directory(ctx context.Context, e *entry) ([]group, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &dec{b: raw}
+	d := newDec(raw)
 	dir := make([]group, d.count(3))
 	var off int64
 	doc := 0
@@ -206,9 +206,9 @@ func (ix *Index) refs(ctx context.Context, e *entry, after Location, limit int, 
 // decodeGroups adds to out the occurrences of groups (read together in
 // raw) after after, up to limit; more says one was left.
 func (ix *Index) decodeGroups(raw []byte, groups []group, sym string, after Location, limit int, out []Occurrence) ([]Occurrence, bool, error) {
-	d := &dec{b: raw}
+	d := newDec(raw)
 	for _, g := range groups {
-		gd := &dec{b: d.bytes(g.len)}
+		gd := newDec(d.bytes(g.len))
 		path := ix.path(g.doc)
 		var last Range
 		for range g.count {
@@ -269,7 +269,7 @@ func (ix *Index) impls(ctx context.Context, e *entry, h hiddenIn) (by, of []stri
 	if err != nil {
 		return nil, nil, err
 	}
-	d := &dec{b: raw}
+	d := newDec(raw)
 	for len(d.b) > 0 && d.err == nil {
 		sym := d.str()
 		r := relationship(sym, d.uint())

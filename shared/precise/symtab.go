@@ -135,7 +135,7 @@ func (t *tableWriter) add(it *item) {
 	doc := t.docRank(r.doc)
 	switch r.kind {
 	case recInfo:
-		d := &dec{b: []byte(r.data)}
+		d := newDec([]byte(r.data))
 		var info SymbolInfo
 		d.info(&info)
 		for _, rel := range d.rels() {
@@ -282,7 +282,7 @@ func (t *tableWriter) flushBlock() {
 // decodeEntry reads an entry's body, for a store of ndocs documents whose
 // data ends at end.
 func decodeEntry(sym string, body []byte, ndocs int, end int64) (*entry, error) {
-	d := &dec{b: body}
+	d := newDec(body)
 	x := &entry{info: SymbolInfo{Symbol: sym}, infoDoc: -1}
 	docRef := func() int { return d.int(ndocs) - 1 } // rank+1, 0 for external
 	flags := d.int(3)

@@ -66,13 +66,18 @@ func (e *enc) rng(r, prev Range) {
 
 // dec reads what enc wrote, from bytes that may be corrupt or hostile:
 // the first fault is kept in err and every read after it returns zero,
-// so a decoder checks err once at the end. Nothing it returns is larger
-// than the bytes it was given (counts are checked against what is left),
-// so a corrupt length cannot make a reader allocate more than that.
+// so a decoder checks err once at the end. What it makes is bounded by
+// the bytes it was given: counts are checked against what is left, and
+// the strings front-coding rebuilds (each a prefix of the one before and
+// a rest, so a few bytes can claim a long string) add up to at most
+// maxRatio times the input.
 type dec struct {
-	b   []byte
-	err error
+	b    []byte
+	room int // bytes front-coded strings may still take
+	err  error
 }
+
+func newDec(b []byte) *dec { return &dec{b: b, room: maxRatio*len(b) + 4096} }
 
 func (d *dec) fail(format string, args ...any) {
 	if d.err == nil {
@@ -133,6 +138,9 @@ func (d *dec) str() string { return string(d.bytes(d.int(len(d.b)))) }
 func (d *dec) prefixed(prev string) string {
 	n := d.int(len(prev))
 	rest := d.bytes(d.int(len(d.b)))
+	if d.room -= n + len(rest); d.room < 0 {
+		d.fail("front-coded strings longer than the block could hold")
+	}
 	if d.err != nil {
 		return ""
 	}

@@ -96,12 +96,12 @@ func (g *guard) frame(c byte) error {
 		}
 		return fmt.Errorf("%w: byte %d (%#x) does not start an index field", ErrNotSCIP, g.n, c)
 	}
-	if g.shift > 63 {
-		return fmt.Errorf("%w: a message length at byte %d does not end", ErrNotSCIP, g.n)
-	}
 	g.length |= uint64(c&0x7f) << g.shift
 	g.shift += 7
 	if c&0x80 != 0 {
+		if g.shift > 63 { // ten bytes: the most a varint takes
+			return fmt.Errorf("%w: a message length at byte %d does not end", ErrNotSCIP, g.n)
+		}
 		return nil
 	}
 	g.header = false
