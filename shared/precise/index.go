@@ -70,7 +70,7 @@ func (ix *Index) Tenant() string { return ix.meta.tenant }
 // Indexer names what made the index.
 func (ix *Index) Indexer() string { return ix.meta.indexer }
 
-// Stats is what the Writer counted (Bytes aside).
+// Stats is what the Writer counted (its Spills and Bytes aside).
 func (ix *Index) Stats() Stats { return ix.meta.stats }
 
 // read reads n bytes at off (n is bounded by the caller).

@@ -91,6 +91,7 @@ type sorter struct {
 	used   int64
 	runs   []*os.File
 	spills int
+	err    error // a spill that failed: the sort is lost
 }
 
 func newSorter(dir string, budget int64, path func(uint32) string) *sorter {
@@ -99,6 +100,9 @@ func newSorter(dir string, budget int64, path func(uint32) string) *sorter {
 
 // add gathers a record of sym, spilling the batch when it is full.
 func (s *sorter) add(sym string, r record) error {
+	if s.err != nil {
+		return s.err
+	}
 	n, ok := s.symNum[sym]
 	if !ok {
 		n = uint32(len(s.syms))
@@ -112,7 +116,8 @@ func (s *sorter) add(sym string, r record) error {
 	if s.used < s.budget {
 		return nil
 	}
-	return s.spill()
+	s.err = s.spill()
+	return s.err
 }
 
 // sortBatch sorts the batch's records in merge order, by the ranks of its

@@ -17,7 +17,6 @@ import (
 //	               signature, doc
 //	relationships: count; each: symbol, flags, document (rank+1; 0 external)
 //	definitions:   count (at most maxDefinitions); each: document rank, enc.occ
-//	references:    count of occurrences, definitions included
 //	side data:     offset (0: none), then the lengths of its three parts
 //
 // A symbol's side data, written just before the block of its entry:
@@ -49,16 +48,15 @@ type sourcedRel struct {
 
 // entry is a decoded symbol entry.
 type entry struct {
-	info     SymbolInfo // Symbol always; the rest when hasInfo
-	hasInfo  bool
-	infoDoc  int
-	rels     []sourcedRel
-	defs     []ref
-	refCount int
-	side     int64
-	implLen  int
-	groups   int64
-	dirLen   int
+	info    SymbolInfo // Symbol always; the rest when hasInfo
+	hasInfo bool
+	infoDoc int
+	rels    []sourcedRel
+	defs    []ref
+	side    int64
+	implLen int
+	groups  int64
+	dirLen  int
 }
 
 // tableWriter writes the symbol table from the merged records.
@@ -261,7 +259,6 @@ func (s *symbolBuild) encode(e *enc, groupsLen, dirLen int64) {
 		e.int(d.doc)
 		e.occ(d.r, d.roles, d.encl, Range{})
 	}
-	e.int(s.refs)
 	e.uint(uint64(s.side))
 	if s.side != 0 {
 		e.uint(uint64(s.implLen))
@@ -301,7 +298,6 @@ func decodeEntry(sym string, body []byte, ndocs int, end int64) (*entry, error) 
 		x.defs[i].doc = d.int(max(ndocs-1, 0))
 		x.defs[i].r, x.defs[i].roles, x.defs[i].encl = d.occ(Range{})
 	}
-	x.refCount = d.int(maxPos)
 	x.side = int64(d.int(int(end)))
 	if x.side != 0 {
 		x.implLen = d.int(maxBlock)

@@ -50,9 +50,14 @@ type Options struct {
 	Commit string
 	Tenant string // see precise.WriterOptions.Tenant
 	// Docs is the snapshot's documents (path → SHA-256 of the content):
-	// a SCIP document outside it is refused (ErrOutside), or left out
-	// with SkipOutside. nil trusts every document (hashes unknown).
-	Docs        map[string][32]byte
+	// a SCIP document outside it is refused (ErrOutside). nil trusts every
+	// document whose path is a clean relative one (hashes unknown).
+	Docs map[string][32]byte
+	// SkipOutside leaves out (Stats.Skipped) the documents outside the
+	// snapshot instead of refusing the index: those Docs does not have,
+	// and those whose path is not a clean relative one (scip-go gives the
+	// files cgo generates by their place in the build cache,
+	// "../../../root/.cache/go-build/…").
 	SkipOutside bool
 	// Text reads a document's content as the indexer read it. It is
 	// needed for documents whose columns are not bytes; with Docs too,
@@ -144,14 +149,19 @@ func (b *builder) document(ctx context.Context, d *scip.Document) error {
 	}
 	path := d.RelativePath
 	hash, known := b.o.Docs[path]
+	var outside error
 	switch {
 	case !precise.ValidPath(path):
-		return b.fail(fmt.Errorf("%w: %q is not a clean relative path", ErrOutside, path))
-	case b.o.Docs != nil && !known && b.o.SkipOutside:
+		outside = fmt.Errorf("%w: %q is not a clean relative path", ErrOutside, path)
+	case b.o.Docs != nil && !known:
+		outside = fmt.Errorf("%w: %s is not in the snapshot", ErrOutside, path)
+	}
+	if outside != nil && b.o.SkipOutside {
 		b.stats.Skipped++
 		return nil
-	case b.o.Docs != nil && !known:
-		return b.fail(fmt.Errorf("%w: %s is not in the snapshot", ErrOutside, path))
+	}
+	if outside != nil {
+		return b.fail(outside)
 	}
 	cols, stale, err := b.columns(d, hash)
 	if err != nil {

@@ -94,6 +94,7 @@ func TestRefused(t *testing.T) {
 		{"absolute", withDoc(t, &scip.Document{RelativePath: "/etc/x.go"}), fromscip.Options{}, fromscip.ErrOutside, `"/etc/x.go"`},
 		{"unclean", withDoc(t, &scip.Document{RelativePath: "p/../x.go"}), fromscip.Options{}, fromscip.ErrOutside, `"p/../x.go"`},
 		{"backslash", withDoc(t, &scip.Document{RelativePath: `p\x.go`}), fromscip.Options{}, fromscip.ErrOutside, `"p\\x.go"`},
+		{"no spill space", valid, fromscip.Options{TempDir: "/nonexistent/spill", MemoryBytes: 100}, nil, "spill space"},
 		{"UTF-16 without text", withDoc(t, &scip.Document{RelativePath: "x.ts", PositionEncoding: scip.PositionEncoding_UTF16CodeUnitOffsetFromLineStart}),
 			fromscip.Options{}, nil, "Options.Text is needed"},
 	}
@@ -119,6 +120,10 @@ func TestSkipOutside(t *testing.T) {
 	}
 	if d, _ := ix.Document("p/a.go"); d.Hash != [32]byte{1} {
 		t.Errorf("the snapshot's hash: %x", d.Hash)
+	}
+	cgo := withDoc(t, &scip.Document{RelativePath: "../../../root/.cache/go-build/3c/3ce880-d"})
+	if st, _, err := build(cgo, fromscip.Options{SkipOutside: true}); err != nil || st.Skipped != 1 || st.Documents != 2 {
+		t.Errorf("a document outside the repository: %+v, %v", st, err)
 	}
 }
 
