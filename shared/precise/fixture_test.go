@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sourcegraph/scip/bindings/go/scip"
+
 	"github.com/toolshed/toolshed/shared/precise"
 	"github.com/toolshed/toolshed/shared/precise/fromscip"
 )
@@ -232,5 +234,42 @@ func TestSpillsChangeNothing(t *testing.T) {
 	}
 	if len(whole) >= len(data) {
 		t.Errorf("the store (%d bytes) is not smaller than the SCIP (%d)", len(whole), len(data))
+	}
+}
+
+// TestFixtureRoundTrip: every occurrence of the SCIP is where At finds
+// it, and each global symbol's references are exactly its occurrences.
+func TestFixtureRoundTrip(t *testing.T) {
+	data := fixture(t)
+	ix := open(t, build(t, data, fromscip.Options{SkipOutside: true}))
+	want := map[string][]string{}
+	v := scip.IndexVisitor{VisitDocument: func(ctx context.Context, d *scip.Document) error {
+		if !precise.ValidPath(d.RelativePath) {
+			return nil
+		}
+		for _, o := range d.Occurrences {
+			line, col := int(o.Range[0])+1, int(o.Range[1])+1
+			sym := o.Symbol
+			if strings.HasPrefix(sym, "local ") {
+				sym = precise.LocalSymbol(sym, d.RelativePath)
+			}
+			occs, err := ix.At(ctx, d.RelativePath, line, col)
+			if err != nil || !slices.ContainsFunc(occs, func(x precise.Occurrence) bool { return x.Symbol == sym && x.Roles == precise.Roles(o.SymbolRoles) }) {
+				t.Errorf("%s:%d:%d: %s is not in %+v (%v)", d.RelativePath, line, col, sym, occs, err)
+			}
+			want[sym] = append(want[sym], fmt.Sprintf("%s:%d:%d", d.RelativePath, line, col))
+		}
+		return nil
+	}}
+	if err := v.ParseStreaming(context.Background(), bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	for sym, occs := range want {
+		slices.Sort(occs)
+		got := allReferences(t, ix, sym, 0)
+		slices.Sort(got)
+		if !slices.Equal(got, occs) {
+			t.Errorf("%s: %q, want %q", sym, got, occs)
+		}
 	}
 }
