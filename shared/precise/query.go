@@ -8,7 +8,8 @@ import (
 	"strings"
 )
 
-// MaxPage bounds a page of references: a limit of 0 or more is this.
+// MaxPage bounds a page of references: a limit of 0, or over MaxPage, is
+// MaxPage.
 const MaxPage = 1000
 
 // readChunk bounds one read of a symbol's reference groups.
@@ -24,7 +25,7 @@ func pageLimit(limit int) int {
 // Symbol returns what the index knows of symbol (a SCIP symbol, or a
 // local one as LocalSymbol gives it): its information, from the first
 // document (by path) that gives it, else from the external symbols, and
-// its definitions (at most 64; References has them all).
+// its definitions (at most maxDefinitions, 64; References has them all).
 func (ix *Index) Symbol(ctx context.Context, symbol string) (SymbolInfo, bool, error) {
 	if isLocal(symbol) {
 		return ix.localSymbol(ctx, symbol)
