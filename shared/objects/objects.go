@@ -47,6 +47,13 @@
 // an incomplete upload, invisible to readers and listing, which the
 // bucket's lifecycle rule aborts a day later (infra/storage.go). A writer
 // of large objects needs s3:AbortMultipartUpload besides s3:PutObject.
+//
+// # Reads by range
+//
+// ReadRange reads a part of one version of an object; RangeReader is an
+// io.ReaderAt over it with a small cache of blocks, for files read by
+// range rather than whole (precise code intelligence's stores, which a
+// tool function queries without loading them).
 package objects
 
 import (
