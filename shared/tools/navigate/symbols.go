@@ -13,6 +13,7 @@ import (
 	"github.com/toolshed/toolshed/shared/language"
 	"github.com/toolshed/toolshed/shared/pathmatch"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/symbols"
 	"github.com/toolshed/toolshed/shared/toolerr"
@@ -61,6 +62,10 @@ type symbolJSON struct {
 	Depth     *int   `json:"depth,omitempty"` // outlines
 	Signature string `json:"signature"`
 	Doc       string `json:"doc,omitempty"`
+	// Symbol is the SCIP symbol the precise index has defined there.
+	Symbol string `json:"symbol,omitempty"`
+	// Where the name is: the position of the precise index's definition.
+	nameLine, nameColumn int
 }
 
 type outlinedFile struct {
@@ -125,6 +130,9 @@ func (s service) findSymbols(ctx context.Context, call toolkit.Call, in symbolsI
 		out, err = lookup(ctx, st, in, kinds, s.cursors.Scope(FindSymbolsTool, call.Tenant, r.Name, in))
 	}
 	if err != nil {
+		return toolkit.Result{}, err
+	}
+	if err := s.withSymbols(ctx, call, r, view, st, &out); err != nil {
 		return toolkit.Result{}, err
 	}
 	out.Index = tableJSON{State: stateBuilding, FilesParsed: st.Progress.FilesParsed, FilesTotal: st.Progress.FilesTotal, Symbols: st.Progress.Symbols}
@@ -278,13 +286,10 @@ func outline(view repo.View, st *symbols.State, p string, kinds []symbols.Kind, 
 // parseFile reads the file at p through the view (its policy applies)
 // and parses it.
 func parseFile(view repo.View, p string) (*symbols.File, error) {
-	info, err := fs.Stat(view, p)
-	var refused *toolerr.Error
+	info, err := statFile(view, p)
 	switch {
-	case errors.As(err, &refused):
-		return nil, refused
 	case err != nil:
-		return nil, toolerr.New(toolerr.ResourceNotFound, "No file %s in the repository", p).With("path", p)
+		return nil, err
 	case info.IsDir():
 		return nil, toolerr.Field("file", "%s is a folder; list it with list_files, or look symbols up in it with name and path", p)
 	case !symbols.Supports(p):
@@ -301,10 +306,55 @@ func parseFile(view repo.View, p string) (*symbols.File, error) {
 	return symbols.Parse(p, string(data)), nil
 }
 
+// statFile stats the file at p through the view: a file the policy
+// denies is its refusal, a missing one RESOURCE_NOT_FOUND.
+func statFile(view repo.View, p string) (fs.FileInfo, error) {
+	info, err := fs.Stat(view, p)
+	var refused *toolerr.Error
+	switch {
+	case errors.As(err, &refused):
+		return nil, refused
+	case err != nil:
+		return nil, toolerr.New(toolerr.ResourceNotFound, "No file %s in the repository", p).With("path", p)
+	}
+	return info, nil
+}
+
 // symbolOf describes one symbol of f.
 func symbolOf(f *symbols.File, s symbols.Symbol) symbolJSON {
-	return symbolJSON{Name: s.Name, Kind: string(s.Kind), StartLine: s.Start, EndLine: s.End,
+	j := symbolJSON{Name: s.Name, Kind: string(s.Kind), StartLine: s.Start, EndLine: s.End,
 		Container: s.Container, Signature: f.Signature(s), Doc: f.Doc(s)}
+	j.nameLine, j.nameColumn = nameLineColumn(f.Text(), s)
+	return j
+}
+
+// withSymbols gives each symbol of out the SCIP symbol the precise index
+// has defined at its name, where a precise index holds its file as the
+// table parsed it.
+func (s service) withSymbols(ctx context.Context, call toolkit.Call, r reposcope.Ref, view repo.View, st *symbols.State, out *symbolsOutput) error {
+	if len(out.Symbols) == 0 {
+		return nil
+	}
+	files, err := view.Searchable(ctx)
+	if err != nil {
+		return fmt.Errorf("list searchable files: %w", err)
+	}
+	set, state, err := s.precise(ctx, r, view, call.Repos)
+	if err != nil {
+		return fmt.Errorf("precise indexes of %s: %w", r, err)
+	}
+	l := &lens{ref: r, view: view, files: files, table: st, set: set, state: state}
+	for i := range out.Symbols {
+		j := &out.Symbols[i]
+		p := j.Path
+		if out.File != nil {
+			p = out.File.Path
+		}
+		if f := l.file(p); f != nil && parsedAsIs(st, f) != nil && l.why(f) == "" {
+			j.Symbol = l.definedAt(ctx, p, j.nameLine, j.nameColumn)
+		}
+	}
+	return nil
 }
 
 // A lookup's cursor is the last hit's place in the order

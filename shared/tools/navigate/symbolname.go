@@ -1,0 +1,84 @@
+package navigate
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// What the tools read of a SCIP symbol string
+// (https://github.com/sourcegraph/scip, scip.proto's Symbol grammar):
+// "<scheme> <package> <descriptors>", each descriptor a name and a suffix
+// — namespace/, type#, term., meta:, macro!, method(disambiguator).,
+// [type-parameter], (parameter) — names plain or `escaped` (a backtick
+// doubled); or "local <id>" (with its document, as package precise gives
+// it). The tools only read the last name of a symbol and whether it is a
+// method, without linking SCIP's own parser into the tool functions.
+
+// symbolName returns the name of a symbol's last descriptor ("" for a
+// local symbol, or a string that is not a symbol).
+func symbolName(symbol string) string {
+	if strings.HasPrefix(symbol, "local ") {
+		return ""
+	}
+	s := symbol
+	switch {
+	case strings.HasSuffix(s, ")."): // a method, with its disambiguator
+		i := strings.LastIndexByte(s[:len(s)-2], '(')
+		if i < 0 {
+			return ""
+		}
+		s = s[:i]
+	case s != "" && strings.ContainsRune("/#.:!])", rune(s[len(s)-1])):
+		s = s[:len(s)-1]
+	default:
+		return ""
+	}
+	return lastName(s)
+}
+
+// lastName returns the name s ends with: an escaped one (`a b`, with “
+// for a backtick) or a plain one.
+func lastName(s string) string {
+	if strings.HasSuffix(s, "`") {
+		i := len(s) - 2
+		for ; i >= 0; i-- {
+			if s[i] != '`' {
+				continue
+			}
+			if i > 0 && s[i-1] == '`' {
+				i-- // an escaped backtick
+				continue
+			}
+			break
+		}
+		if i < 0 {
+			return ""
+		}
+		return strings.ReplaceAll(s[i+1:len(s)-1], "``", "`")
+	}
+	i := len(s)
+	for i > 0 {
+		r, size := utf8.DecodeLastRuneInString(s[:i])
+		if r != '_' && r != '+' && r != '-' && r != '$' && !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			break
+		}
+		i -= size
+	}
+	return s[i:]
+}
+
+// isCallable reports whether a symbol is a function or method (SCIP's
+// method descriptor, which indexers give functions too).
+func isCallable(symbol string) bool {
+	return !strings.HasPrefix(symbol, "local ") && strings.HasSuffix(symbol, ").")
+}
+
+// kindName is how answers give a SCIP kind: "Method" as "method",
+// "TypeAlias" as "typeAlias".
+func kindName(kind string) string {
+	if kind == "" {
+		return ""
+	}
+	return strings.ToLower(kind[:1]) + kind[1:]
+}
