@@ -279,11 +279,11 @@ func callersMessage(o callersOutput) string {
 	if o.Precision == searchPrecision {
 		fmt.Fprintf(&b, "No precise answer (%s): found by name, so some lines may name another %s; ", o.Reason, o.Name)
 	}
-	list, what := o.Callers, "functions refer to "+o.Name
+	list, what := o.Callers, map[bool]string{true: " refers to ", false: " refer to "}[o.Total == 1]+o.Name
 	if o.Direction == outgoing {
-		list, what = o.Callees, "functions are called by "+o.Name
+		list, what = o.Callees, map[bool]string{true: " is", false: " are"}[o.Total == 1]+" called by "+o.Name
 	}
-	fmt.Fprintf(&b, "%d %s", o.Total, what)
+	b.WriteString(plural(o.Total, "function") + what)
 	if o.Incomplete {
 		b.WriteString(" (counted until the answer's time or reading limit: a lower bound)")
 	}

@@ -89,6 +89,14 @@ func (o *definitionOutput) searchDefinitions(ctx context.Context, st *symbols.St
 	return nil
 }
 
+// plural counts n things: "1 function", "2 functions".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}
+
 // definitionMessage says what the answer holds.
 func definitionMessage(o definitionOutput) string {
 	var b strings.Builder
@@ -96,14 +104,14 @@ func definitionMessage(o definitionOutput) string {
 	case o.Precision == searchPrecision && o.Total == 0:
 		fmt.Fprintf(&b, "No precise answer (%s), and the symbol table finds no definition named %s", o.Reason, o.Name)
 	case o.Precision == searchPrecision:
-		fmt.Fprintf(&b, "No precise answer (%s): %d definitions named %s, found by name (any of them may be another symbol of that name)", o.Reason, o.Total, o.Name)
+		fmt.Fprintf(&b, "No precise answer (%s): %s named %s, found by name (any may be another symbol of that name)", o.Reason, plural(o.Total, "definition"), o.Name)
 	case len(o.Definitions) == 1 && o.Definitions[0].Path == "":
 		fmt.Fprintf(&b, "%s is defined outside the indexed repositories: its signature and doc, without a place", o.Name)
 	case len(o.Definitions) == 1:
 		d := o.Definitions[0]
 		fmt.Fprintf(&b, "%s is defined at %s:%d", o.Name, d.Path, d.Line)
 	default:
-		fmt.Fprintf(&b, "%d definitions of %s", o.Total, o.Name)
+		fmt.Fprintf(&b, "%s of %s", plural(o.Total, "definition"), o.Name)
 	}
 	if len(o.Definitions) < o.Total {
 		fmt.Fprintf(&b, "; showing %d: raise limit, or narrow with find_symbols (path, kinds)", len(o.Definitions))

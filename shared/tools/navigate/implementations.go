@@ -96,7 +96,7 @@ func implsMessage(o implsOutput) string {
 		return fmt.Sprintf("No precise answer (%s): implementations are known only from a precise index; find_references by name finds the lines that mention %s", o.Reason, o.Name)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d implementations in all (implementedBy: what implements it; implements: what it implements)", o.Name, o.Total)
+	fmt.Fprintf(&b, "%s: %s in all (implementedBy: what implements it; implements: what it implements)", o.Name, plural(o.Total, "related symbol"))
 	if o.Total == 0 {
 		fmt.Fprintf(&b, "; the index relates %s to no interface, type or method", o.Name)
 	}

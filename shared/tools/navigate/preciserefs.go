@@ -297,6 +297,6 @@ func changedMessage(files []refFileJSON) string {
 	if len(searched) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; %s changed since indexing and %s searched by name (their lines may name other symbols of that name); every other file is precise",
+	return fmt.Sprintf("; %s changed since indexing and %s searched by name (lines found so may name other symbols of that name); every other file is precise",
 		strings.Join(searched, ", "), map[bool]string{true: "was", false: "were"}[len(searched) == 1])
 }
