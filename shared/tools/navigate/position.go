@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/toolshed/toolshed/shared/precise"
 	"github.com/toolshed/toolshed/shared/repo"
@@ -178,6 +179,15 @@ func (l *lens) named(ctx context.Context, symbol string) (target, error) {
 		t.reason = "no precise index of this repository knows the symbol (one of an earlier index, or of a repository you cannot read): searched for its name, " + t.name
 		return t, nil
 	}
+	if local, ok := localFile(symbol); ok {
+		f := l.file(local)
+		if f == nil {
+			return target{}, toolerr.New(toolerr.ResourceNotFound, "No file %s in the repository", local).With("symbol", symbol)
+		}
+		if t.file, t.reason = f, l.why(f); t.reason != "" {
+			return t, nil // its positions are the file's as it was
+		}
+	}
 	t.symbol, t.commit = symbol, l.commit()
 	for _, d := range info.Definitions {
 		if l.home(d.Repo) {
@@ -186,6 +196,17 @@ func (l *lens) named(ctx context.Context, symbol string) (target, error) {
 		}
 	}
 	return t, nil
+}
+
+// localFile returns the file of a local symbol as answers give it
+// ("local 12 path/of/file.go").
+func localFile(symbol string) (string, bool) {
+	rest, ok := strings.CutPrefix(symbol, "local ")
+	if !ok {
+		return "", false
+	}
+	_, p, ok := strings.Cut(rest, " ")
+	return p, ok && p != ""
 }
 
 // resolve resolves what a call names: a symbol, or a position.

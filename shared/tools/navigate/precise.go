@@ -110,13 +110,13 @@ func (l *lens) why(f *repo.File) string {
 }
 
 // fallsBack reports whether f is a file of a precise answer that is
-// answered by search instead: indexed, but changed since; or added since,
-// in a project whose index is ready.
+// answered by search instead: indexed, but changed since. (A file the
+// index lacks is left out: one added since is indexed again soon, and
+// one its indexer leaves out, such as a Go file for another system, would
+// only add lines that name other symbols.)
 func (l *lens) fallsBack(f *repo.File) bool {
-	if doc, ok := l.set.Document(f.Path); ok {
-		return doc.Changed(f.Hash())
-	}
-	return l.state.Cover != nil && l.state.Why(f.Path, false) == ""
+	doc, ok := l.set.Document(f.Path)
+	return ok && doc.Changed(f.Hash())
 }
 
 // commit is the commit of the repository's ready precise index ("" when

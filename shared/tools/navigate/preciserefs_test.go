@@ -185,3 +185,34 @@ func TestFindReferencesTypeScript(t *testing.T) {
 		t.Errorf("the byte column after 'é': %+v", l)
 	}
 }
+
+// TestLocalSymbols: a local symbol (one function's variable) as answers
+// give it, with its file: its references; when its file changed since
+// indexing, the answer is made by search, by its name.
+func TestLocalSymbols(t *testing.T) {
+	local := map[string]any{"symbol": "local 2 api/api.go"} // v in Lookup
+	got := call(t, preciseHarness(t, goModule, nil), navigate.FindReferencesTool, local)
+	if lines := got.refLines(); got.Precision != "precise" || got.Name != "v" || !slices.Equal(lines, []string{"api/api.go:14 reference in Lookup"}) {
+		t.Errorf("%s %q: %q", got.Precision, got.Name, lines)
+	}
+	got = call(t, preciseHarness(t, goModule, edited(t)), navigate.FindReferencesTool, local)
+	if got.Precision != "search" || got.Reason != "the file changed since it was indexed" || got.Name != "v" {
+		t.Errorf("in the changed file: %s %q %q", got.Precision, got.Reason, got.Name)
+	}
+}
+
+// TestFileAddedSinceIndexing: a file the index does not hold is not
+// searched in a precise answer (its indexer may have left it out on
+// purpose); asked about directly, it is answered by search.
+func TestFileAddedSinceIndexing(t *testing.T) {
+	added := "package api\n\nimport \"example.com/nav/store\"\n\n// Again gets key twice.\nfunc Again(s *store.Map, key string) {\n\ts.Get(key)\n}\n"
+	h := preciseHarness(t, goModule, map[string]string{"api/again.go": added})
+	got := call(t, h, navigate.FindReferencesTool, pos("store/store.go", 17, 15))
+	if got.Precision != "precise" || got.TotalLines != 4 || strings.Contains(got.Message, "again.go") {
+		t.Errorf("%s, %d lines: %q", got.Precision, got.TotalLines, got.refLines())
+	}
+	got = call(t, h, navigate.FindReferencesTool, pos("api/again.go", 7, 4))
+	if got.Precision != "search" || !strings.Contains(got.Reason, "has no document for this file") || got.TotalLines != 6 {
+		t.Errorf("from the added file: %s %q, %d lines", got.Precision, got.Reason, got.TotalLines)
+	}
+}
