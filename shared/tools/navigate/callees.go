@@ -39,10 +39,10 @@ func (o *callersOutput) outgoing(ctx context.Context, l *lens, t target, pages c
 	}
 	var callees []callee
 	if reason == "" {
-		callees, err = l.preciseCallees(ctx, f, fn, t.symbol)
+		callees, err = l.preciseCallees(ctx, f, fn)
 	} else {
 		o.precisionJSON = precisionJSON{Precision: searchPrecision, Reason: reason}
-		callees = searchedCallees(f, fn)
+		callees = searchedCallees(l.lines(f), fn)
 	}
 	if err != nil {
 		return err
@@ -96,7 +96,7 @@ func (l *lens) body(ctx context.Context, t target) (*repo.File, symbols.Symbol, 
 			}
 			continue
 		}
-		if fn, ok := symbolNamedAt(parsed, f, d.Line, d.Column); ok && isFunction(fn) {
+		if fn, ok := symbolNamedAt(parsed, l.lines(f), d.Line, d.Column); ok && isFunction(fn) {
 			return f, fn, "", nil
 		}
 	}
@@ -129,12 +129,12 @@ func isFunction(s symbols.Symbol) bool { return s.Kind == symbols.Function || s.
 
 // preciseCallees lists the functions and methods fn's lines refer to (but
 // do not define), in the order of their first call, each with its lines.
-func (l *lens) preciseCallees(ctx context.Context, f *repo.File, fn symbols.Symbol, self string) ([]callee, error) {
+func (l *lens) preciseCallees(ctx context.Context, f *repo.File, fn symbols.Symbol) ([]callee, error) {
 	occs, err := l.set.Occurrences(ctx, f.Path, fn.Start, fn.End)
 	if err != nil {
 		return nil, fmt.Errorf("precise occurrences of %s:%d-%d: %w", f.Path, fn.Start, fn.End, err)
 	}
-	data := f.Content()
+	text := l.lines(f)
 	var out []callee
 	at := map[string]int{}
 	for _, o := range occs {
@@ -146,19 +146,19 @@ func (l *lens) preciseCallees(ctx context.Context, f *repo.File, fn symbols.Symb
 			i, at[o.Symbol] = len(out), len(out)
 			out = append(out, callee{symbol: o.Symbol, name: symbolName(o.Symbol)})
 		}
-		out[i].lines = addCall(out[i].lines, data, o.Line, o.Column)
+		out[i].lines = addCall(out[i].lines, text, o.Line, o.Column)
 	}
 	return out, nil
 }
 
-// addCall adds a call at (line, col) of data to lines: a column of the
+// addCall adds a call at (line, col) of text to calls: a column of the
 // last line when on it, else a new line.
-func addCall(lines []callJSON, data []byte, line, col int) []callJSON {
-	if n := len(lines); n > 0 && lines[n-1].Line == line {
-		lines[n-1].Columns = append(lines[n-1].Columns, col)
-		return lines
+func addCall(calls []callJSON, text *lines, line, col int) []callJSON {
+	if n := len(calls); n > 0 && calls[n-1].Line == line {
+		calls[n-1].Columns = append(calls[n-1].Columns, col)
+		return calls
 	}
-	return append(lines, callJSON{Line: line, Columns: []int{col}, Text: lineText(data, line, col)})
+	return append(calls, callJSON{Line: line, Columns: []int{col}, Text: text.show(line, col)})
 }
 
 // callName finds what looks like a call: a name followed by "(".
@@ -172,17 +172,16 @@ var notCalls = map[string]bool{"if": true, "for": true, "while": true, "switch":
 // searchedCallees lists the names fn's lines call (a name followed by
 // "("), in the order of their first call, each with its lines: an answer
 // made by search.
-func searchedCallees(f *repo.File, fn symbols.Symbol) []callee {
-	data := f.Content()
+func searchedCallees(text *lines, fn symbols.Symbol) []callee {
 	var out []callee
 	at := map[string]int{}
 	for line := fn.Start; line <= fn.End; line++ {
-		start, end, ok := lineBounds(data, line)
+		start, end, ok := text.bounds(line)
 		if !ok {
 			break
 		}
-		for _, m := range callName.FindAllSubmatchIndex(data[start:end], -1) {
-			name := string(data[start+m[2] : start+m[3]])
+		for _, m := range callName.FindAllSubmatchIndex(text.data[start:end], -1) {
+			name := string(text.data[start+m[2] : start+m[3]])
 			if notCalls[name] || start+m[2] == fn.NameAt {
 				continue
 			}
@@ -191,7 +190,7 @@ func searchedCallees(f *repo.File, fn symbols.Symbol) []callee {
 				i, at[name] = len(out), len(out)
 				out = append(out, callee{name: name})
 			}
-			out[i].lines = addCall(out[i].lines, data, line, m[2]+1)
+			out[i].lines = addCall(out[i].lines, text, line, m[2]+1)
 		}
 	}
 	return out

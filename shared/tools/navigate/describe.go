@@ -53,6 +53,9 @@ func (l *lens) describe(ctx context.Context, symbol string, withDoc bool, limit 
 	if withDoc {
 		base.Doc = cutText(info.Doc, maxDocBytes)
 	}
+	if limit <= 0 {
+		return nil, max(1, len(info.Definitions)), nil
+	}
 	for _, d := range info.Definitions {
 		if len(out) >= limit {
 			break
@@ -86,7 +89,7 @@ func (l *lens) place(ctx context.Context, e locationJSON, d precise.Occurrence) 
 	if parsed == nil {
 		return []locationJSON{e}
 	}
-	if sym, ok := symbolNamedAt(parsed, f, d.Line, d.Column); ok {
+	if sym, ok := symbolNamedAt(parsed, l.lines(f), d.Line, d.Column); ok {
 		e.StartLine, e.EndLine, e.Container = sym.Start, sym.End, sym.Container
 	} else if fn, ok := enclosingFunction(parsed, d.Line); ok {
 		e.Container = fn.Name
@@ -122,9 +125,9 @@ func searchedDefinitions(e locationJSON, f *repo.File, parsed *symbols.File, why
 }
 
 // symbolNamedAt returns the symbol of the table whose name is at (line,
-// col) of f.
-func symbolNamedAt(parsed *symbols.File, f *repo.File, line, col int) (symbols.Symbol, bool) {
-	start, _, ok := lineBounds(f.Content(), line)
+// col) of the file whose lines are text.
+func symbolNamedAt(parsed *symbols.File, text *lines, line, col int) (symbols.Symbol, bool) {
+	start, _, ok := text.bounds(line)
 	if !ok {
 		return symbols.Symbol{}, false
 	}

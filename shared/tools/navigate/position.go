@@ -31,12 +31,12 @@ func (l *lens) position(p string, line, column int) (position, error) {
 	if f == nil {
 		return position{}, notReadable(l.view, p)
 	}
-	data := f.Content()
-	start, end, ok := lineBounds(data, line)
+	content := l.lines(f)
+	start, end, ok := content.bounds(line)
 	if !ok {
 		return position{}, toolerr.Field("line", "%s has %d lines; line %d is past its end", p, f.Lines(), line).With("path", p)
 	}
-	text := data[start:end]
+	text := content.data[start:end]
 	if column > len(text)+1 {
 		return position{}, toolerr.Field("column", "line %d of %s has %d bytes; column %d is past its end (columns count bytes from 1)",
 			line, p, len(text), column).With("path", p)
@@ -61,30 +61,51 @@ func notReadable(view repo.View, p string) error {
 	return toolerr.Field("path", "%s is not a file the navigation tools read (binary, ignored, or too large); grep_codebase searches the same files", p).With("path", p)
 }
 
-// lineBounds returns the bytes of line n (1-based) of data, without its
-// "\n" (and "\r").
-func lineBounds(data []byte, n int) (start, end int, ok bool) {
-	if n < 1 {
+// lines is a file's content with where each of its lines starts, so
+// that an answer finds many lines of one file without reading it from its
+// start for each.
+type lines struct {
+	data   []byte
+	starts []int
+}
+
+// linesOf indexes the lines of data.
+func linesOf(data []byte) *lines {
+	l := &lines{data: data, starts: []int{0}}
+	for i, b := range data {
+		if b == '\n' && i+1 < len(data) {
+			l.starts = append(l.starts, i+1)
+		}
+	}
+	return l
+}
+
+// bounds returns the bytes of line n (1-based), without its "\n" (and
+// "\r").
+func (l *lines) bounds(n int) (start, end int, ok bool) {
+	if n < 1 || n > len(l.starts) {
 		return 0, 0, false
 	}
-	for i := 1; i < n; i++ {
-		next := bytes.IndexByte(data[start:], '\n')
-		if next < 0 {
-			return 0, 0, false
-		}
-		start += next + 1
+	start, end = l.starts[n-1], len(l.data)
+	if n < len(l.starts) {
+		end = l.starts[n] - 1
+	} else if i := bytes.IndexByte(l.data[start:], '\n'); i >= 0 {
+		end = start + i
 	}
-	if start == len(data) && n > 1 {
-		return 0, 0, false // the file ends with a newline: no line after it
-	}
-	end = len(data)
-	if next := bytes.IndexByte(data[start:], '\n'); next >= 0 {
-		end = start + next
-	}
-	if end > start && data[end-1] == '\r' {
+	if end > start && l.data[end-1] == '\r' {
 		end--
 	}
 	return start, end, true
+}
+
+// show returns line n without its ending, cut for display around the
+// byte column col ("" past the end).
+func (l *lines) show(n, col int) string {
+	start, end, ok := l.bounds(n)
+	if !ok {
+		return ""
+	}
+	return cutLine(l.data[start:end], col-1)
 }
 
 // cutLine is a line as answers show it: cut around the byte at.

@@ -50,6 +50,7 @@ type lens struct {
 	src    repo.Source
 	tables *symbols.Tables
 	others map[string]*otherRepo
+	texts  map[*repo.File]*lines // the files whose lines the answer shows
 }
 
 // otherRepo is another repository of the tenant: its files and symbol
@@ -74,7 +75,7 @@ func (s service) lens(ctx context.Context, call toolkit.Call, name string) (*len
 	table := s.tables.For(view).Wait(wait)
 	cancel()
 	return &lens{ref: r, view: view, files: files, table: table, set: set, state: state,
-		src: s.src, tables: s.tables, others: map[string]*otherRepo{}}, nil
+		src: s.src, tables: s.tables, others: map[string]*otherRepo{}, texts: map[*repo.File]*lines{}}, nil
 }
 
 // file returns the searchable file at p, or nil.
@@ -182,14 +183,14 @@ func (l *lens) other(ctx context.Context, name string) *otherRepo {
 	return o
 }
 
-// lineText returns line n (1-based) of data without its ending, cut for
-// display around the byte column col.
-func lineText(data []byte, n, col int) string {
-	start, end, ok := lineBounds(data, n)
-	if !ok {
-		return ""
+// lines returns the lines of f, indexed once per call.
+func (l *lens) lines(f *repo.File) *lines {
+	if ls, ok := l.texts[f]; ok {
+		return ls
 	}
-	return cutLine(data[start:end], col-1)
+	ls := linesOf(f.Content())
+	l.texts[f] = ls
+	return ls
 }
 
 // repoOf is how an answer names an occurrence's repository: "" for the

@@ -280,7 +280,7 @@ func (l *lens) shown(ctx context.Context, line refLine) refLine {
 	}
 	f, parsed := l.source(ctx, line.repo, line.path)
 	if f != nil {
-		line.text = lineText(f.Content(), line.line, line.columns[0])
+		line.text = l.lines(f).show(line.line, line.columns[0])
 	}
 	line.enclosing = enclosingOf(parsed, line.line)
 	return line

@@ -343,7 +343,8 @@ func (s service) withSymbols(ctx context.Context, call toolkit.Call, r reposcope
 	if err != nil {
 		return fmt.Errorf("precise indexes of %s: %w", r, err)
 	}
-	l := &lens{ref: r, view: view, files: files, table: st, set: set, state: state}
+	l := &lens{ref: r, view: view, files: files, table: st, set: set, state: state,
+		src: s.src, tables: s.tables, others: map[string]*otherRepo{}, texts: map[*repo.File]*lines{}}
 	for i := range out.Symbols {
 		j := &out.Symbols[i]
 		p := j.Path
