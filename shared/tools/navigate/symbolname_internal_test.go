@@ -53,7 +53,7 @@ func FuzzSymbolName(f *testing.F) {
 func TestLines(t *testing.T) {
 	text := linesOf([]byte("package a\r\n\nfunc Alpha_2() {}\nx"))
 	tests := []struct {
-		line, col int
+		line, col  int
 		want, name string
 	}{
 		{1, 1, "package a", "package"},
