@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolshed/toolshed/shared/precise"
-	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/symbols"
 )
 
@@ -80,7 +79,7 @@ func (l *lens) place(ctx context.Context, e locationJSON, d precise.Occurrence) 
 	}
 	e.Repo, e.Path = l.repoOf(d.Repo), d.Path
 	if l.home(d.Repo) && l.fallsBack(f) {
-		return searchedDefinitions(e, f, parsed, l.why(f))
+		return []locationJSON{searchedDefinition(e, parsed, d.Line, l.why(f))}
 	}
 	e.Line, e.Column, e.StartLine, e.EndLine = d.Line, d.Column, d.Line, d.EndLine
 	if d.Enclosing != (precise.Range{}) {
@@ -97,32 +96,45 @@ func (l *lens) place(ctx context.Context, e locationJSON, d precise.Occurrence) 
 	return []locationJSON{e}
 }
 
-// searchedDefinitions places e, whose file f changed since it was
-// indexed, at the definitions of its name the symbol table finds in f as
-// it is now.
-func searchedDefinitions(e locationJSON, f *repo.File, parsed *symbols.File, why string) []locationJSON {
+// searchedDefinition places e, whose file changed since it was indexed
+// (when its definition was at line), at the definition of its name the
+// symbol table finds in the file as it is now: of those named so, the
+// one in the symbol's owner (a method's type), then the nearest to where
+// it was.
+func searchedDefinition(e locationJSON, parsed *symbols.File, line int, why string) locationJSON {
 	e.Precision, e.Reason = searchPrecision, why
 	if parsed == nil {
-		return []locationJSON{e}
+		return e
+	}
+	owner := ownerName(e.Symbol)
+	best, found := symbols.Symbol{}, false
+	for _, s := range parsed.Symbols {
+		if s.Name == e.Name && (!found || closer(s, best, owner, line)) {
+			best, found = s, true
+		}
+	}
+	if !found {
+		e.Reason += "; the symbol table finds no definition of " + e.Name + " in it now"
+		return e
 	}
 	parsed = parsed.WithText()
-	var out []locationJSON
-	for _, s := range parsed.Symbols {
-		if s.Name != e.Name {
-			continue
-		}
-		found := e
-		found.Line, found.Column = nameLineColumn(parsed.Text(), s)
-		found.StartLine, found.EndLine, found.Container = s.Start, s.End, s.Container
-		found.Signature = parsed.Signature(s)
-		out = append(out, found)
-	}
-	if len(out) == 0 {
-		e.Reason += "; the symbol table finds no definition of " + e.Name + " in it now"
-		return []locationJSON{e}
-	}
-	return out
+	e.Line, e.Column = nameLineColumn(parsed.Text(), best)
+	e.StartLine, e.EndLine, e.Container = best.Start, best.End, best.Container
+	e.Signature = parsed.Signature(best)
+	return e
 }
+
+// closer reports whether a is a better guess than b of where a symbol
+// owned by owner, defined at line when indexed, is now.
+func closer(a, b symbols.Symbol, owner string, line int) bool {
+	if ao, bo := a.Container == owner, b.Container == owner; ao != bo {
+		return ao
+	}
+	return abs(a.Start-line) < abs(b.Start-line)
+}
+
+// abs is |n|.
+func abs(n int) int { return max(n, -n) }
 
 // symbolNamedAt returns the symbol of the table whose name is at (line,
 // col) of the file whose lines are text.

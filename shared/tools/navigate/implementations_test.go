@@ -1,6 +1,8 @@
 package navigate_test
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -73,4 +75,28 @@ func allImpls(t *testing.T, h *tooltest.Harness, args map[string]any, limit int)
 	}
 	t.Fatal("the pages do not end")
 	return
+}
+
+// TestFindImplementationsChangedFile: asked from an unchanged file, the
+// implementations defined in a file changed since indexing are found
+// there by name (a line lower now) and say so; asked from the changed
+// file, the answer is made by search, and is empty.
+func TestFindImplementationsChangedFile(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(goModule, "store/store.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := preciseHarness(t, goModule, map[string]string{"store/store.go": "// Edited.\n" + string(b)})
+	got := call(t, h, navigate.FindImplementationsTool, pos("api/api.go", 28, 12))
+	var by []string
+	for _, p := range got.ImplementedBy {
+		by = append(by, p.Container+"."+p.Name+" "+p.at()+" "+p.Precision)
+	}
+	if want := []string{"Fixed.Get store/store.go:30:16 search", "Map.Get store/store.go:18:15 search"}; got.Precision != "precise" || !slices.Equal(by, want) {
+		t.Errorf("%s: %q, want %q", got.Precision, by, want)
+	}
+	got = call(t, h, navigate.FindImplementationsTool, pos("store/store.go", 6, 7))
+	if got.Precision != "search" || got.Reason != "the file changed since it was indexed" || got.Total != 0 {
+		t.Errorf("from the changed file: %s %q %d", got.Precision, got.Reason, got.Total)
+	}
 }

@@ -18,31 +18,53 @@ import (
 // symbolName returns the name of a symbol's last descriptor ("" for a
 // local symbol, or a string that is not a symbol).
 func symbolName(symbol string) string {
+	_, name := splitLast(symbol)
+	return name
+}
+
+// ownerName returns the name of the descriptor before a symbol's last
+// one: a method's type, a type's package ("" when there is none).
+func ownerName(symbol string) string {
+	owner, _ := splitLast(symbol)
+	return symbolName(owner)
+}
+
+// splitLast splits a symbol before its last descriptor, returning what
+// comes before it and its name ("" and "" for a local symbol, or a string
+// that is not a symbol).
+func splitLast(symbol string) (before, name string) {
 	if strings.HasPrefix(symbol, "local ") {
-		return ""
+		return "", ""
 	}
 	s := symbol
 	switch {
 	case strings.HasSuffix(s, ")."): // a method, with its disambiguator
 		i := strings.LastIndexByte(s[:len(s)-2], '(')
 		if i < 0 {
-			return ""
+			return "", ""
 		}
 		s = s[:i]
 	case s != "" && strings.ContainsRune("/#.:!])", rune(s[len(s)-1])):
 		s = s[:len(s)-1]
 	default:
-		return ""
+		return "", ""
 	}
-	return lastName(s)
+	i, ok := lastNameAt(s)
+	if !ok {
+		return "", ""
+	}
+	name = s[i:]
+	if strings.HasSuffix(name, "`") {
+		name = strings.ReplaceAll(name[1:len(name)-1], "``", "`")
+	}
+	return strings.TrimRight(s[:i], "[("), name
 }
 
-// lastName returns the name s ends with: an escaped one (`a b`, with “
-// for a backtick) or a plain one.
-func lastName(s string) string {
+// lastNameAt returns where the name s ends with starts: an escaped one
+// (`a b`, with `` for a backtick) or a plain one.
+func lastNameAt(s string) (int, bool) {
 	if strings.HasSuffix(s, "`") {
-		i := len(s) - 2
-		for ; i >= 0; i-- {
+		for i := len(s) - 2; i >= 0; i-- {
 			if s[i] != '`' {
 				continue
 			}
@@ -50,12 +72,9 @@ func lastName(s string) string {
 				i-- // an escaped backtick
 				continue
 			}
-			break
+			return i, true
 		}
-		if i < 0 {
-			return ""
-		}
-		return strings.ReplaceAll(s[i+1:len(s)-1], "``", "`")
+		return 0, false
 	}
 	i := len(s)
 	for i > 0 {
@@ -65,7 +84,7 @@ func lastName(s string) string {
 		}
 		i -= size
 	}
-	return s[i:]
+	return i, true
 }
 
 // isCallable reports whether a symbol is a function or method (SCIP's

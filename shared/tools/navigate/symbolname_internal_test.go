@@ -33,6 +33,19 @@ func TestSymbolName(t *testing.T) {
 			t.Errorf("symbolName(%q) = %q, want %q", tt.symbol, got, tt.name)
 		}
 	}
+	owners := map[string]string{
+		"scip-go gomod example.com/nav v1 `example.com/nav/store`/Map#Get().":        "Map",
+		"scip-go gomod example.com/nav v1 `example.com/nav/store`/Getter#Get.":       "Getter",
+		"scip-go gomod example.com/nav v1 `example.com/nav/api`/Lookup().":           "example.com/nav/api",
+		"scip-typescript npm shapes 1.0.0 src/`circle.ts`/Circle#`<constructor>`().": "Circle",
+		"scip-typescript npm shapes 1.0.0 src/`main.ts`/totalArea().(shapes)":        "totalArea",
+		"local 1 a.go": "",
+	}
+	for symbol, want := range owners {
+		if got := ownerName(symbol); got != want {
+			t.Errorf("ownerName(%q) = %q, want %q", symbol, got, want)
+		}
+	}
 }
 
 // FuzzSymbolName: symbols come from callers; reading one never panics and
