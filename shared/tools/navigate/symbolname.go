@@ -61,7 +61,7 @@ func splitLast(symbol string) (before, name string) {
 }
 
 // lastNameAt returns where the name s ends with starts: an escaped one
-// (`a b`, with `` for a backtick) or a plain one.
+// (`a b`, with “ for a backtick) or a plain one.
 func lastNameAt(s string) (int, bool) {
 	if strings.HasSuffix(s, "`") {
 		for i := len(s) - 2; i >= 0; i-- {
