@@ -10,10 +10,11 @@ import (
 // (https://github.com/sourcegraph/scip, scip.proto's Symbol grammar):
 // "<scheme> <package> <descriptors>", each descriptor a name and a suffix
 // — namespace/, type#, term., meta:, macro!, method(disambiguator).,
-// [type-parameter], (parameter) — names plain or `escaped` (a backtick
-// doubled); or "local <id>" (with its document, as package precise gives
-// it). The tools only read the last name of a symbol and whether it is a
-// method, without linking SCIP's own parser into the tool functions.
+// [type-parameter], (parameter) — names plain or between backticks (a
+// backtick in them doubled); or "local <id>" (with its document, as
+// package precise gives it). The tools read the last names of a symbol
+// and whether it is a method, without linking SCIP's own parser into the
+// tool functions.
 
 // symbolName returns the name of a symbol's last descriptor ("" for a
 // local symbol, or a string that is not a symbol).
@@ -61,7 +62,7 @@ func splitLast(symbol string) (before, name string) {
 }
 
 // lastNameAt returns where the name s ends with starts: an escaped one
-// (`a b`, with “ for a backtick) or a plain one.
+// (between backticks, a backtick in it doubled) or a plain one.
 func lastNameAt(s string) (int, bool) {
 	if strings.HasSuffix(s, "`") {
 		for i := len(s) - 2; i >= 0; i-- {
