@@ -1,9 +1,18 @@
 package navigate_test
 
 import (
+	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/toolshed/toolshed/shared/cursor"
+	"github.com/toolshed/toolshed/shared/precise"
+	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/reposcope"
+	"github.com/toolshed/toolshed/shared/testenv/repotest"
+	"github.com/toolshed/toolshed/shared/toolerr"
 
 	"github.com/toolshed/toolshed/shared/testenv/tooltest"
 	"github.com/toolshed/toolshed/shared/tools/navigate"
@@ -215,4 +224,19 @@ func TestFileAddedSinceIndexing(t *testing.T) {
 	if got.Precision != "search" || !strings.Contains(got.Reason, "has no document for this file") || got.TotalLines != 6 {
 		t.Errorf("from the added file: %s %q, %d lines", got.Precision, got.Reason, got.TotalLines)
 	}
+}
+
+// TestFindSymbolsWithoutPreciseIndex: a precise index that cannot be read
+// leaves find_symbols working, without symbols, saying so; the position
+// tools report the failure.
+func TestFindSymbolsWithoutPreciseIndex(t *testing.T) {
+	broken := func(context.Context, reposcope.Ref, repo.View, []string) (*precise.Set, precise.State, error) {
+		return nil, precise.State{}, errors.New("the bucket is down")
+	}
+	h := tooltest.New(t, tooltest.BoltStores(t), navigate.Tools(repotest.Local(t, goModule), cursor.RandomKey(), broken))
+	got := call(t, h, navigate.FindSymbolsTool, map[string]any{"name": "Get"})
+	if got.Total != 3 || !strings.Contains(got.Message, "without SCIP symbols") {
+		t.Errorf("%d symbols: %q", got.Total, got.Message)
+	}
+	fails(t, h, navigate.FindDefinitionTool, pos("api/api.go", 13, 16), toolerr.Internal)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/toolshed/toolshed/shared/cursor"
 	"github.com/toolshed/toolshed/shared/language"
 	"github.com/toolshed/toolshed/shared/pathmatch"
+	"github.com/toolshed/toolshed/shared/precise"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/schema"
@@ -132,14 +134,12 @@ func (s service) findSymbols(ctx context.Context, call toolkit.Call, in symbolsI
 	if err != nil {
 		return toolkit.Result{}, err
 	}
-	if err := s.withSymbols(ctx, call, r, view, st, &out); err != nil {
-		return toolkit.Result{}, err
-	}
+	note := s.withSymbols(ctx, call, r, view, st, &out)
 	out.Index = tableJSON{State: stateBuilding, FilesParsed: st.Progress.FilesParsed, FilesTotal: st.Progress.FilesTotal, Symbols: st.Progress.Symbols}
 	if st.Progress.Ready {
 		out.Index.State = stateReady
 	}
-	out.Message = symbolsMessage(out, in, st.Progress.Stopped)
+	out.Message = symbolsMessage(out, in, st.Progress.Stopped) + note
 	return toolkit.Result{Data: out, Message: out.Message}, nil
 }
 
@@ -330,32 +330,44 @@ func symbolOf(f *symbols.File, s symbols.Symbol) symbolJSON {
 
 // withSymbols gives each symbol of out the SCIP symbol the precise index
 // has defined at its name, where a precise index holds its file as the
-// table parsed it.
-func (s service) withSymbols(ctx context.Context, call toolkit.Call, r reposcope.Ref, view repo.View, st *symbols.State, out *symbolsOutput) error {
+// table parsed it, until the call's time nears its end. A lookup answers
+// without them, saying so, when the precise index cannot be read: the
+// symbols are an addition, never a reason to fail.
+func (s service) withSymbols(ctx context.Context, call toolkit.Call, r reposcope.Ref, view repo.View, st *symbols.State, out *symbolsOutput) string {
 	if len(out.Symbols) == 0 {
-		return nil
+		return ""
 	}
 	files, err := view.Searchable(ctx)
-	if err != nil {
-		return fmt.Errorf("list searchable files: %w", err)
+	if err == nil {
+		var set *precise.Set
+		var state precise.State
+		if set, state, err = s.precise(ctx, r, view, call.Repos); err == nil {
+			l := &lens{ref: r, view: view, files: files, table: st, set: set, state: state}
+			withSymbols(ctx, l, out)
+			return ""
+		}
 	}
-	set, state, err := s.precise(ctx, r, view, call.Repos)
-	if err != nil {
-		return fmt.Errorf("precise indexes of %s: %w", r, err)
-	}
-	l := &lens{ref: r, view: view, files: files, table: st, set: set, state: state,
-		src: s.src, tables: s.tables, others: map[string]*otherRepo{}, texts: map[*repo.File]*lines{}}
+	slog.Warn("find_symbols: no SCIP symbols", "repo", r.String(), "error", err)
+	return " (without SCIP symbols: the precise index could not be read)"
+}
+
+// withSymbols gives each symbol of out, in l, its SCIP symbol.
+func withSymbols(ctx context.Context, l *lens, out *symbolsOutput) {
+	gctx, cancel := toolkit.Gathering(ctx)
+	defer cancel()
 	for i := range out.Symbols {
 		j := &out.Symbols[i]
 		p := j.Path
 		if out.File != nil {
 			p = out.File.Path
 		}
-		if f := l.file(p); f != nil && parsedAsIs(st, f) != nil && l.why(f) == "" {
+		if gctx.Err() != nil {
+			return
+		}
+		if f := l.file(p); f != nil && parsedAsIs(l.table, f) != nil && l.why(f) == "" {
 			j.Symbol = l.definedAt(ctx, p, j.nameLine, j.nameColumn)
 		}
 	}
-	return nil
 }
 
 // A lookup's cursor is the last hit's place in the order
