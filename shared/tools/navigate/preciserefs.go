@@ -177,8 +177,13 @@ func (l *lens) references(ctx context.Context, t target, at preciseAt, kept func
 }
 
 // changedFiles lists the files kept, in t's language, that a precise
-// answer about t searches by name instead (see fallsBack).
+// answer about t searches by name instead (see fallsBack): none for a
+// local symbol, which is only in its own file (unchanged, or the answer
+// would not be precise).
 func (l *lens) changedFiles(t target, kept func(string) bool) []*repo.File {
+	if _, local := localFile(t.symbol); local {
+		return nil
+	}
 	lang := ""
 	if t.file != nil {
 		lang = language.Of(t.file.Path)

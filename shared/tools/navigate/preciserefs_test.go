@@ -200,11 +200,13 @@ func TestFindReferencesTypeScript(t *testing.T) {
 // indexing, the answer is made by search, by its name.
 func TestLocalSymbols(t *testing.T) {
 	local := map[string]any{"symbol": "local 2 api/api.go"} // v in Lookup
-	got := call(t, preciseHarness(t, goModule, nil), navigate.FindReferencesTool, local)
-	if lines := got.refLines(); got.Precision != "precise" || got.Name != "v" || !slices.Equal(lines, []string{"api/api.go:14 reference in Lookup"}) {
-		t.Errorf("%s %q: %q", got.Precision, got.Name, lines)
+	for _, changes := range []map[string]string{nil, {"cmd/app/main.go": "package main\n\nfunc main() { v := 1; _ = v }\n"}} {
+		got := call(t, preciseHarness(t, goModule, changes), navigate.FindReferencesTool, local)
+		if lines := got.refLines(); got.Precision != "precise" || got.Name != "v" || !slices.Equal(lines, []string{"api/api.go:14 reference in Lookup"}) {
+			t.Errorf("another file changed %v: %s %q: %q", changes != nil, got.Precision, got.Name, lines)
+		}
 	}
-	got = call(t, preciseHarness(t, goModule, edited(t)), navigate.FindReferencesTool, local)
+	got := call(t, preciseHarness(t, goModule, edited(t)), navigate.FindReferencesTool, local)
 	if got.Precision != "search" || got.Reason != "the file changed since it was indexed" || got.Name != "v" {
 		t.Errorf("in the changed file: %s %q %q", got.Precision, got.Reason, got.Name)
 	}
