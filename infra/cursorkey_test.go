@@ -19,7 +19,7 @@ const variantCursorKeyParameter = "/ops/cursor-key"
 
 // paging are the tools that take a cursor: their functions, and no
 // other, are given the cursor key.
-var paging = []string{"list_tasks", "read_memory", "list_files", "find_references", "find_symbols", "list_repos"}
+var paging = []string{"list_tasks", "read_memory", "list_files", "find_references", "find_symbols", "list_repos", "find_implementations", "find_callers"}
 
 // pages reports whether tool is one of paging.
 func pages(tool toolSpec) bool { return slices.Contains(paging, tool.Name) }

@@ -50,6 +50,9 @@ type exchange struct {
 	call   *rpc   // the body, built per version, or
 	body   string // a literal body (version independent)
 	repo   bool   // served by the repository server (newRepoHandler), not hello's
+	// precise is served by the navigation tools over precise indexes
+	// (newPreciseHandler)
+	precise bool
 }
 
 var exchanges = []exchange{
@@ -138,6 +141,33 @@ var exchanges = []exchange{
 		call: &rpc{id: 44, method: "completion/complete", params: map[string]any{
 			"ref": map[string]any{"type": "ref/prompt", "name": "test_prompt_with_arguments"}, "argument": map[string]any{"name": "arg1", "value": "x"}}}},
 
+	// The navigation tools over the example project's precise index
+	// (scip-typescript's), one file of it changed since.
+	{name: "find-definition", about: "A method's definition from a call, with its signature and symbol: precise.", precise: true,
+		call: &rpc{id: 50, method: "tools/call", params: map[string]any{"name": "find_definition",
+			"arguments": map[string]any{"path": "src/index.ts", "line": 4, "column": 18}}}},
+	{name: "find-definition-changed-file", about: "A position in a file changed since indexing: answered by search, saying why.", precise: true,
+		call: &rpc{id: 51, method: "tools/call", params: map[string]any{"name": "find_definition",
+			"arguments": map[string]any{"path": "src/server/auth/TokenManager.ts", "line": 9, "column": 3}}}},
+	{name: "find-references", about: "A class's references, its declaration included: precise, but its own file (changed since) searched by name.", precise: true,
+		call: &rpc{id: 52, method: "tools/call", params: map[string]any{"name": "find_references",
+			"arguments": map[string]any{"path": "src/server/auth/AuthService.ts", "line": 2, "column": 10, "includeDeclaration": true}}}},
+	{name: "find-references-forged-cursor", about: "A cursor this server did not issue: INVALID_INPUT naming cursor.", precise: true,
+		call: &rpc{id: 53, method: "tools/call", params: map[string]any{"name": "find_references",
+			"arguments": map[string]any{"path": "src/index.ts", "line": 4, "column": 18, "cursor": "bm90LWEtY3Vyc29y"}}}},
+	{name: "find-implementations", about: "What an interface extends is no implementation: both lists empty, precise.", precise: true,
+		call: &rpc{id: 54, method: "tools/call", params: map[string]any{"name": "find_implementations",
+			"arguments": map[string]any{"path": "src/server/auth/AuthService.ts", "line": 6, "column": 18}}}},
+	{name: "find-callers", about: "Who calls a method: the top level of src/index.ts, with the call's line.", precise: true,
+		call: &rpc{id: 55, method: "tools/call", params: map[string]any{"name": "find_callers",
+			"arguments": map[string]any{"path": "src/server/auth/AuthService.ts", "line": 17, "column": 3}}}},
+	{name: "find-callers-outgoing", about: "What a function calls: a library method, external (no place).", precise: true,
+		call: &rpc{id: 56, method: "tools/call", params: map[string]any{"name": "find_callers",
+			"arguments": map[string]any{"path": "src/server/auth/AuthService.ts", "line": 23, "column": 17, "direction": "outgoing"}}}},
+	{name: "find-symbols-with-symbol", about: "A lookup's hit carries the SCIP symbol to pass on.", precise: true,
+		call: &rpc{id: 57, method: "tools/call", params: map[string]any{"name": "find_symbols",
+			"arguments": map[string]any{"name": "generateToken"}}}},
+
 	// HTTP-level refusals: httpapi's rules for every route, answered in the
 	// /mcp route's JSON-RPC envelope.
 	{name: "http-get", about: "GET opens no stream on a stateless server.", verb: http.MethodGet},
@@ -193,6 +223,7 @@ var exchanges = []exchange{
 // testdata/golden/<version>/<name>.txtar. Run with -update to rewrite them.
 func TestGolden(t *testing.T) {
 	handlers := map[bool]http.Handler{false: newHandler(t), true: newRepoHandler(t)}
+	preciseHandler := newPreciseHandler(t)
 	versions := mcp.SupportedProtocolVersions()
 	if len(versions) < 5 {
 		t.Fatalf("the SDK serves %v; expected 2024-11-05 to 2026-07-28", versions)
@@ -203,7 +234,11 @@ func TestGolden(t *testing.T) {
 			path := filepath.Join("testdata", "golden", v, ex.name+".txtar")
 			want[path] = true
 			t.Run(v+"/"+ex.name, func(t *testing.T) {
-				got := record(t, handlers[ex.repo], ex, v)
+				h := handlers[ex.repo]
+				if ex.precise {
+					h = preciseHandler
+				}
+				got := record(t, h, ex, v)
 				if *update {
 					writeFile(t, path, got)
 					return

@@ -395,11 +395,11 @@ func lineEnd(data []byte, i int) int {
 // is data: its text and context lines.
 func match(path string, data []byte, h hit, o Options) Match {
 	m := Match{File: path, Line: h.line, Column: h.column, Before: []string{}, After: []string{}}
-	m.Text = cut(data[h.start:h.end], h.column-1, o.MaxLineBytes)
+	m.Text = Cut(data[h.start:h.end], h.column-1, o.MaxLineBytes)
 	for i, start := 0, h.start; i < o.Context && start > 0; i++ {
 		end := start - 1
 		start = lineStart(data, end)
-		m.Before = append([]string{cut(data[start:end], 0, o.MaxLineBytes)}, m.Before...)
+		m.Before = append([]string{Cut(data[start:end], 0, o.MaxLineBytes)}, m.Before...)
 	}
 	for i, end := 0, h.end; i < o.Context && end < len(data); i++ {
 		start := end + 1
@@ -407,15 +407,15 @@ func match(path string, data []byte, h hit, o Options) Match {
 			break // the file ends with a newline: there is no line after it
 		}
 		end = lineEnd(data, start)
-		m.After = append(m.After, cut(data[start:end], 0, o.MaxLineBytes))
+		m.After = append(m.After, Cut(data[start:end], 0, o.MaxLineBytes))
 	}
 	return m
 }
 
-// cut returns a line for display: without its "\r", and when longer than
+// Cut returns a line for display: without its "\r", and when longer than
 // max bytes a window of max bytes starting a little before at (the match),
 // on character boundaries, with "…" where it was cut.
-func cut(line []byte, at, max int) string {
+func Cut(line []byte, at, max int) string {
 	line = bytes.TrimSuffix(line, []byte{'\r'})
 	if len(line) <= max {
 		return string(line)

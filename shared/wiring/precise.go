@@ -12,14 +12,19 @@ import (
 // repository r (whose view is view) and, for global symbols, those of the
 // other repositories of r's tenant that allowed names (nil: every one),
 // with how far r's indexing is. A repository with no index yet answers an
-// empty Set and the State that says why.
+// empty Set and the State that says why. The Set names r's repository
+// r.Name (the tools tell its occurrences from other repositories' by it).
 type PreciseIndexes func(ctx context.Context, r reposcope.Ref, view repo.View, allowed []string) (*precise.Set, precise.State, error)
 
 // PreciseIndexes returns where the precise indexes of this process's
 // repositories come from.
 func (e *Env) PreciseIndexes(ctx context.Context) (PreciseIndexes, error) {
-	return func(ctx context.Context, r reposcope.Ref, view repo.View, allowed []string) (*precise.Set, precise.State, error) {
-		set, err := precise.NewSet(r.Tenant, precise.Repository{Name: r.Name})
-		return set, precise.State{}, err
-	}, nil
+	return NoPreciseIndexes, nil
+}
+
+// NoPreciseIndexes answers an empty Set for every repository, and the
+// State that says no precise index covers it.
+func NoPreciseIndexes(_ context.Context, r reposcope.Ref, _ repo.View, _ []string) (*precise.Set, precise.State, error) {
+	set, err := precise.NewSet(r.Tenant, precise.Repository{Name: r.Name})
+	return set, precise.State{}, err
 }

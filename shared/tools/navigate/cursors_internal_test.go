@@ -11,6 +11,7 @@ import (
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
+	"github.com/toolshed/toolshed/shared/wiring"
 )
 
 // FuzzCursorPositions: a position only reaches a tool in a cursor the
@@ -27,7 +28,7 @@ func FuzzCursorPositions(f *testing.F) {
 	}
 	key := cursor.RandomKey()
 	dir := repotest.WriteDir(f, files)
-	s := service{src: repotest.Local(f, dir), tables: symbols.NewTables(nil, nil), codeIndex: noCodeIndexes, cursors: key}
+	s := service{src: repotest.Local(f, dir), tables: symbols.NewTables(nil, nil), codeIndex: noCodeIndexes, cursors: key, precise: wiring.NoPreciseIndexes}
 	for _, seed := range []struct {
 		text    string
 		a, b, c uint64
@@ -72,5 +73,22 @@ func FuzzCursorPositions(f *testing.F) {
 		refs.Cursor = key.Scope(FindReferencesTool, call.Tenant, s.src.Default(), refs).Encode(text, na, nb)
 		res, err = s.findReferences(ctx, call, refs)
 		check("find_references", res, err)
+
+		// Without a precise index, the position tools answer by search.
+		at := positionInput{Path: "a/c.go", Line: 3, Column: 18}
+		callers := callersInput{positionInput: at, Direction: incoming, Limit: schema.Int(max(1, nb%5))}
+		callers.Cursor = key.Scope(FindCallersTool+" search incoming", call.Tenant, s.src.Default(), callers).Encode(text, na, nb)
+		res, err = s.findCallers(ctx, call, callers)
+		check("find_callers incoming", res, err)
+
+		callees := callersInput{positionInput: at, Direction: outgoing, Limit: 1}
+		callees.Cursor = key.Scope(FindCallersTool+" search outgoing", call.Tenant, s.src.Default(), callees).Encode(na)
+		res, err = s.findCallers(ctx, call, callees)
+		check("find_callers outgoing", res, err)
+
+		impls := implsInput{positionInput: at, Limit: 1}
+		impls.Cursor = key.Scope(FindImplementationsTool, call.Tenant, s.src.Default(), impls).Encode(na)
+		res, err = s.findImplementations(ctx, call, impls)
+		check("find_implementations", res, err)
 	})
 }

@@ -81,7 +81,7 @@ func TestCursorsNotIssued(t *testing.T) {
 	files := maps.Clone(symbolFixture)
 	files["net/client.go"] = "package net\n\nfunc ReadResponse(h Header) {}\n\nfunc ReadRequest(h *Header) {}\n"
 	src := repo.Shared{View: view(files), Name: "main", Others: []repo.Named{{Name: "zeta", View: view(map[string]string{"z.go": "package z\n"})}}}
-	h := tooltest.New(t, tooltest.BoltStores(t), navigate.Tools(src, cursor.RandomKey()))
+	h := tooltest.New(t, tooltest.BoltStores(t), navigate.Tools(src, cursor.RandomKey(), nil))
 
 	issued := map[string]string{}
 	for _, c := range pagedCalls {
@@ -132,7 +132,7 @@ func TestCursorsTiedToTheRepository(t *testing.T) {
 	files["net/client.go"] = "package net\n\nfunc ReadResponse(h Header) {}\n\nfunc ReadRequest(h *Header) {}\n"
 	view := func() repo.View { return repotest.Local(t, repotest.WriteDir(t, files)).View }
 	src := repo.Shared{View: view(), Name: "main", Others: []repo.Named{{Name: "zeta", View: view()}}}
-	h := tooltest.New(t, tooltest.BoltStores(t), navigate.Tools(src, cursor.RandomKey()))
+	h := tooltest.New(t, tooltest.BoltStores(t), navigate.Tools(src, cursor.RandomKey(), nil))
 	ctx := context.Background()
 	for _, c := range pagedCalls {
 		if c.tool == navigate.ListReposTool {
@@ -218,7 +218,7 @@ func TestReferencesResume(t *testing.T) {
 		"b.go": "package a\n\nfunc Serve() {}\n\nvar y = Serve\n\nvar z = Serve\n",
 	})
 	src := repotest.Local(t, dir)
-	h := tooltest.New(t, tooltest.BoltStores(t), navigate.Tools(src, cursor.RandomKey()))
+	h := tooltest.New(t, tooltest.BoltStores(t), navigate.Tools(src, cursor.RandomKey(), nil))
 	var first, second refs
 	h.OK(t, tenant, navigate.FindReferencesTool, `{"name":"Serve","limit":2}`, &first)
 	if first.TotalLines != 4 || first.NextCursor == nil {

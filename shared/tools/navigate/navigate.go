@@ -14,12 +14,30 @@
 //   - find_references: where an identifier is used, as a whole word and
 //     case-sensitively (the lines `rg -w -s` finds), grouped by file with
 //     every occurrence's column, comments and strings optionally left out
-//     (shared/codespans), paged with a cursor.
+//     (shared/codespans), paged with a cursor; or, given a position or a
+//     SCIP symbol, the occurrences of that one symbol as the compiler sees
+//     them, from the repository's precise indexes (shared/precise).
+//   - find_definition, find_implementations and find_callers: what is at a
+//     position (or a symbol) of a file — its definitions with signature
+//     and doc, what implements it and what it implements, who calls it and
+//     what it calls — from the precise indexes.
+//
+// # Precision
+//
+// Every answer of the position tools says how it was made: "precise",
+// with the commit the index was made of, or "search", with the reason
+// (precise.State.Why: no indexer for the language, indexing running or
+// failed, the file changed since it was indexed), and then the textual
+// answer: find_references' whole-word lines, find_symbols' definitions of
+// the name. A file changed since indexing falls back for that file only:
+// references in the other files stay precise, and the answer names the
+// files searched by name instead.
 package navigate
 
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
@@ -34,9 +52,17 @@ import (
 
 // Tool names, as in contracts/.
 const (
-	ListFilesTool      = "list_files"
-	FindReferencesTool = "find_references"
+	ListFilesTool           = "list_files"
+	FindReferencesTool      = "find_references"
+	FindDefinitionTool      = "find_definition"
+	FindImplementationsTool = "find_implementations"
+	FindCallersTool         = "find_callers"
 )
+
+// pagingTools are the navigation tools that take a cursor, and page with
+// the deployment's key: all but find_definition (a few definitions, never
+// a page).
+var pagingTools = []string{ListFilesTool, FindReferencesTool, FindSymbolsTool, ListReposTool, FindImplementationsTool, FindCallersTool}
 
 // Family registers the navigation tools. They read snapshots only.
 //
@@ -52,7 +78,8 @@ const (
 var Family = family.Family{
 	Name:              "navigate",
 	ReadsRepositories: true,
-	Tools:             []string{ListFilesTool, FindReferencesTool, FindSymbolsTool, ListReposTool},
+	Tools: []string{ListFilesTool, FindReferencesTool, FindSymbolsTool, ListReposTool,
+		FindDefinitionTool, FindImplementationsTool, FindCallersTool},
 	// ListBucket makes S3 answer a missing pointer 404 (not 403), and lets
 	// list_repos list a tenant's repositories. The first function to build
 	// a snapshot's symbol table saves it for the others
@@ -66,9 +93,7 @@ var Family = family.Family{
 	},
 	MemoryMB: 2048,
 	Env:      map[string]string{"GOMEMLIMIT": "1800MiB", config.RepoMaxMB.Name(): "800"},
-	// Every navigation tool takes a cursor, and pages with the
-	// deployment's key.
-	Settings: []family.Setting{family.Only(wiring.CursorKey, ListFilesTool, FindReferencesTool, FindSymbolsTool, ListReposTool)},
+	Settings: []family.Setting{family.Only(wiring.CursorKey, pagingTools...)},
 	New: func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
 		src, err := env.Repo(ctx)
 		if err != nil {
@@ -80,11 +105,19 @@ var Family = family.Family{
 		if err != nil {
 			return nil, err
 		}
-		key, err := env.Cursors()
+		// A function serving find_definition starts without the key: its
+		// tools get the zero Key, which only paging would use.
+		var key cursor.Key
+		if slices.ContainsFunc(pagingTools, env.Serves) {
+			if key, err = env.Cursors(); err != nil {
+				return nil, err
+			}
+		}
+		indexes, err := env.PreciseIndexes(ctx)
 		if err != nil {
 			return nil, err
 		}
-		s := service{src: src, tables: tables, codeIndex: env.RepoIndex, cursors: key}
+		s := service{src: src, tables: tables, codeIndex: env.RepoIndex, cursors: key, precise: indexes}
 		// A deployed function reads (or builds) the default repository's
 		// symbol table before its first call.
 		env.WarmDefaultRepo("symbol table", func(ctx context.Context, r reposcope.Ref) error {
@@ -100,10 +133,15 @@ var Family = family.Family{
 }
 
 // Tools returns the navigation tools over src, paging with cursors
-// authenticated by key (their symbol tables are never closed: for tests
-// and programs that end; list_repos knows of no code index).
-func Tools(src repo.Source, key cursor.Key) []toolkit.Tool {
-	return service{src: src, tables: symbols.NewTables(nil, nil), codeIndex: noCodeIndexes, cursors: key}.tools()
+// authenticated by key, answering precisely from the indexes indexes
+// gives (nil: none, every answer made by search). Their symbol tables are
+// never closed: for tests and programs that end; list_repos knows of no
+// code index.
+func Tools(src repo.Source, key cursor.Key, indexes wiring.PreciseIndexes) []toolkit.Tool {
+	if indexes == nil {
+		indexes = wiring.NoPreciseIndexes
+	}
+	return service{src: src, tables: symbols.NewTables(nil, nil), codeIndex: noCodeIndexes, cursors: key, precise: indexes}.tools()
 }
 
 func (s service) tools() []toolkit.Tool {
@@ -112,18 +150,23 @@ func (s service) tools() []toolkit.Tool {
 		{Name: FindReferencesTool, Handler: toolkit.Typed(s.findReferences)},
 		{Name: FindSymbolsTool, Handler: toolkit.Typed(s.findSymbols)},
 		{Name: ListReposTool, Handler: toolkit.Typed(s.listRepos)},
+		{Name: FindDefinitionTool, Handler: toolkit.Typed(s.findDefinition)},
+		{Name: FindImplementationsTool, Handler: toolkit.Typed(s.findImplementations)},
+		{Name: FindCallersTool, Handler: toolkit.Typed(s.findCallers)},
 	}
 }
 
 // service holds what the tools share: the repositories, the symbol
 // table of each view (find_symbols looks names up in it, find_references
-// marks definitions with it), how far code indexes are (list_repos) and
-// the key of their cursors.
+// marks definitions with it, the position tools name the function each
+// line is in), how far code indexes are (list_repos), the precise indexes
+// of each repository and the key of their cursors.
 type service struct {
 	src       repo.Source
 	tables    *symbols.Tables
 	codeIndex wiring.RepoIndexes
 	cursors   cursor.Key
+	precise   wiring.PreciseIndexes
 }
 
 // searchable opens the repository a call reads (its repo argument, "" for

@@ -58,7 +58,7 @@ type listing struct {
 
 func newHarness(t *testing.T, dir string) *tooltest.Harness {
 	t.Helper()
-	return tooltest.New(t, tooltest.BoltStores(t), navigate.Tools(repotest.Local(t, dir), cursor.RandomKey()))
+	return tooltest.New(t, tooltest.BoltStores(t), navigate.Tools(repotest.Local(t, dir), cursor.RandomKey(), nil))
 }
 
 // list calls list_files with args and pages through every page of at most

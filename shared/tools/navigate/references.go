@@ -11,6 +11,7 @@ import (
 	"github.com/toolshed/toolshed/shared/codespans"
 	"github.com/toolshed/toolshed/shared/cursor"
 	"github.com/toolshed/toolshed/shared/language"
+	"github.com/toolshed/toolshed/shared/precise"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/symbols"
@@ -20,32 +21,45 @@ import (
 )
 
 type refsInput struct {
-	Name            string     `json:"name"`
-	Path            string     `json:"path"`
-	Patterns        []string   `json:"patterns"`
-	Exclude         []string   `json:"exclude"`
-	ExcludeComments bool       `json:"excludeComments"`
-	ExcludeStrings  bool       `json:"excludeStrings"`
-	Limit           schema.Int `json:"limit"`
-	Cursor          string     `json:"cursor"`
-	Repo            string     `json:"repo"`
+	Name               string     `json:"name"`
+	Path               string     `json:"path"`
+	Line               schema.Int `json:"line"`
+	Column             schema.Int `json:"column"`
+	Symbol             string     `json:"symbol"`
+	IncludeDeclaration bool       `json:"includeDeclaration"`
+	Patterns           []string   `json:"patterns"`
+	Exclude            []string   `json:"exclude"`
+	ExcludeComments    bool       `json:"excludeComments"`
+	ExcludeStrings     bool       `json:"excludeStrings"`
+	Limit              schema.Int `json:"limit"`
+	Cursor             string     `json:"cursor"`
+	Repo               string     `json:"repo"`
 }
 
 type refLineJSON struct {
-	Line       int    `json:"line"`
-	Columns    []int  `json:"columns"`
-	Text       string `json:"text"`
-	Definition string `json:"definition,omitempty"` // the kind of symbol the line defines by that name
+	Line       int            `json:"line"`
+	Columns    []int          `json:"columns"`
+	Roles      []string       `json:"roles,omitempty"` // precise: what each occurrence does
+	Text       string         `json:"text"`
+	Definition string         `json:"definition,omitempty"` // the kind of symbol the line defines by that name
+	Enclosing  *enclosingJSON `json:"enclosing,omitempty"`
 }
 
 type refFileJSON struct {
-	Path     string        `json:"path"`
-	Language string        `json:"language"`
-	Lines    []refLineJSON `json:"lines"`
+	Repo     string `json:"repo,omitempty"` // another repository of the tenant's
+	Path     string `json:"path"`
+	Language string `json:"language"`
+	// Precision and Reason are set on a file of a precise answer that
+	// was searched by name instead: it changed since it was indexed.
+	Precision string        `json:"precision,omitempty"`
+	Reason    string        `json:"reason,omitempty"`
+	Lines     []refLineJSON `json:"lines"`
 }
 
 type refsOutput struct {
-	Name       string        `json:"name"`
+	Name   string `json:"name"`
+	Symbol string `json:"symbol,omitempty"`
+	precisionJSON
 	Files      []refFileJSON `json:"files"`
 	TotalLines int           `json:"totalLines"`
 	NextCursor *string       `json:"next_cursor"`
@@ -66,17 +80,52 @@ const definitionsWait = 300 * time.Millisecond
 // identifier is what find_references looks for.
 var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// findReferences serves find_references: the lines where an identifier
-// occurs as a whole word, case-sensitively (as `rg -w -s`), grouped by
-// file, each with the columns of every occurrence.
+// byName is why an answer by name is made by search.
+const byName = "a name is found as a whole word, whatever symbol it names: give a position (path, line, column) or a symbol for the references of one symbol"
+
+// findReferences serves find_references: by name, the lines where an
+// identifier occurs as a whole word; by position or symbol, the
+// occurrences of one symbol in the precise indexes, or, without a
+// precise answer, the lines of the identifier there.
 func (s service) findReferences(ctx context.Context, call toolkit.Call, in refsInput) (toolkit.Result, error) {
+	if in.Symbol == "" && in.Line == 0 && in.Column == 0 {
+		if in.Name == "" {
+			return toolkit.Result{}, toolerr.Field("name", "give name, a position (path, line and column) or a symbol")
+		}
+		return s.textReferences(ctx, call, in, byName)
+	}
+	if in.Name != "" {
+		return toolkit.Result{}, toolerr.Field("name", "give name, or a position (path, line and column), or a symbol: one of them")
+	}
+	l, err := s.lens(ctx, call, in.Repo)
+	if err != nil {
+		return toolkit.Result{}, err
+	}
+	t, err := l.resolve(ctx, positionInput{Path: in.Path, Line: in.Line, Column: in.Column, Symbol: in.Symbol})
+	if err != nil {
+		return toolkit.Result{}, err
+	}
+	if t.symbol == "" {
+		// The textual answer for the name, over the whole repository, in
+		// code (comments and strings left out), as near the precise one
+		// as it goes.
+		in.Name, in.Path, in.ExcludeComments, in.ExcludeStrings = t.name, "", true, true
+		return s.textReferences(ctx, call, in, t.reason)
+	}
+	return s.preciseReferences(ctx, call, l, t, in)
+}
+
+// textReferences answers find_references by name: the lines where the
+// identifier occurs as a whole word, case-sensitively (as `rg -w -s`),
+// grouped by file, each with the columns of every occurrence; reason says
+// why the answer is made by search.
+func (s service) textReferences(ctx context.Context, call toolkit.Call, in refsInput, reason string) (toolkit.Result, error) {
 	if !identifier.MatchString(in.Name) {
 		return toolkit.Result{}, toolerr.Field("name", "%q is not an identifier: letters, digits and '_', not starting with a digit", in.Name)
 	}
-	word := `\b` + in.Name + `\b`
-	q, err := textsearch.Compile(word, true)
+	q, err := wordQuery(in.Name)
 	if err != nil {
-		return toolkit.Result{}, fmt.Errorf("compile %s: %w", word, err)
+		return toolkit.Result{}, err
 	}
 	sel, err := newSelector(in.Patterns, in.Exclude)
 	if err != nil {
@@ -96,17 +145,35 @@ func (s service) findReferences(ctx context.Context, call toolkit.Call, in refsI
 	wait, cancel := context.WithTimeout(ctx, definitionsWait)
 	st := s.tables.For(snap).Wait(wait)
 	cancel()
-	f := refFinder{word: regexp.MustCompile(word), files: map[string]*repo.File{}, in: in, symbols: st}
-	for _, file := range files {
-		f.files[file.Path] = file
-	}
+	f := newRefFinder(in, files, st)
 	gctx, cancel := toolkit.Gathering(ctx)
 	lines, counted, stop := f.search(gctx, files, q, at, under(folderOf(in.Path), sel))
 	cancel()
-	out := refsOutput{Name: in.Name, Files: []refFileJSON{}, Incomplete: stop != (textsearch.Position{})}
+	out := refsOutput{Name: in.Name, precisionJSON: precisionJSON{Precision: searchPrecision, Reason: reason},
+		Files: []refFileJSON{}, Incomplete: stop != (textsearch.Position{})}
 	shown := out.page(lines, counted, stop, at, pages, int(in.Limit))
 	out.Message = refsMessage(out, at.before, shown)
 	return toolkit.Result{Data: out, Message: out.Message}, nil
+}
+
+// wordQuery is the search for name as a whole word, case-sensitively.
+func wordQuery(name string) (*textsearch.Query, error) {
+	word := `\b` + name + `\b`
+	q, err := textsearch.Compile(word, true)
+	if err != nil {
+		return nil, fmt.Errorf("compile %s: %w", word, err)
+	}
+	return q, nil
+}
+
+// newRefFinder makes the finder of in.Name's lines in files, marking
+// definitions and enclosing functions from st.
+func newRefFinder(in refsInput, files []*repo.File, st *symbols.State) *refFinder {
+	f := &refFinder{word: regexp.MustCompile(`\b` + in.Name + `\b`), files: map[string]*repo.File{}, in: in, symbols: st}
+	for _, file := range files {
+		f.files[file.Path] = file
+	}
+	return f
 }
 
 // search finds the lines referring to the name from at on, in the files
@@ -201,11 +268,17 @@ func under(dir string, sel selector) func(string) bool {
 
 // refLine is one line of a file with its occurrences.
 type refLine struct {
+	repo       string // another repository's ("" for the one read)
 	path       string
 	line       int
 	columns    []int
+	roles      []precise.Roles // precise lines: each occurrence's
 	text       string
 	definition symbols.Kind // "" when no occurrence is a definition
+	enclosing  *enclosingJSON
+	// reason is set on the lines of a precise answer found by search: why
+	// their file is (it changed since it was indexed).
+	reason string
 }
 
 // refFinder turns matching lines into references.
@@ -215,18 +288,30 @@ type refFinder struct {
 	in      refsInput
 	symbols *symbols.State // what the view's symbol table has parsed so far
 	// The file being read: its content, its line starts so far, its
-	// spans, and the kinds of the symbols it defines by the name, by the
-	// name's offset.
+	// spans, the kinds of the symbols it defines by the name, by the
+	// name's offset, and its symbols (nil when the table lacks it).
 	path        string
 	data        []byte
 	buf         []byte // what a compressed file's data is read into, file after file
 	starts      []int
 	spans       []codespans.Span
 	definitions map[int]symbols.Kind
+	parsed      *symbols.File
 }
 
-// filtering reports whether comments or strings are left out.
-func (f *refFinder) filtering() bool { return f.in.ExcludeComments || f.in.ExcludeStrings }
+// filtering reports whether occurrences are left out: in comments or
+// strings, or, answering for a position or symbol without its
+// declaration, the lines that define the name.
+func (f *refFinder) filtering() bool {
+	return f.in.ExcludeComments || f.in.ExcludeStrings || f.withoutDeclarations()
+}
+
+// withoutDeclarations reports whether lines that define the name are left
+// out: a search answering for a position or a symbol, without
+// includeDeclaration.
+func (f *refFinder) withoutDeclarations() bool {
+	return (f.in.Symbol != "" || f.in.Line != 0) && !f.in.IncludeDeclaration
+}
 
 // lines returns the matching lines with the columns of every occurrence,
 // less the occurrences in comments or strings when those are left out
@@ -239,8 +324,9 @@ func (f *refFinder) lines(ctx context.Context, matches []textsearch.Match) ([]re
 		if i > 0 && i%textsearch.MadeInFull == 0 && ctx.Err() != nil {
 			return out, i
 		}
-		if cols, def := f.columns(m.File, m.Line); len(cols) > 0 {
-			out = append(out, refLine{path: m.File, line: m.Line, columns: cols, text: m.Text, definition: def})
+		if cols, def := f.columns(m.File, m.Line); len(cols) > 0 && (def == "" || !f.withoutDeclarations()) {
+			out = append(out, refLine{path: m.File, line: m.Line, columns: cols, text: m.Text, definition: def,
+				enclosing: enclosingOf(f.parsed, m.Line)})
 		}
 	}
 	return out, len(matches)
@@ -256,7 +342,8 @@ func (f *refFinder) columns(path string, line int) ([]int, symbols.Kind) {
 		if f.filtering() {
 			f.spans = codespans.Of(language.Of(path), f.data)
 		}
-		f.definitions = definitions(f.symbols, file, f.in.Name)
+		f.parsed = parsedAsIs(f.symbols, file)
+		f.definitions = definitions(f.parsed, f.in.Name)
 	}
 	for len(f.starts) <= line { // the line starts up to the one after line
 		at := f.starts[len(f.starts)-1]
@@ -289,12 +376,20 @@ func (f *refFinder) columns(path string, line int) ([]int, symbols.Kind) {
 	return cols, def
 }
 
-// definitions returns, by the byte offset of its name, the kind of each
-// symbol named name that the table's state found in file, when the state
-// holds the file as it is now.
-func definitions(st *symbols.State, file *repo.File, name string) map[int]symbols.Kind {
+// parsedAsIs returns the symbols the table's state found in file, when
+// the state holds the file as it is now (else nil).
+func parsedAsIs(st *symbols.State, file *repo.File) *symbols.File {
 	parsed := st.File(file.Path)
 	if parsed == nil || !parsed.Of(file) {
+		return nil
+	}
+	return parsed
+}
+
+// definitions returns, by the byte offset of its name, the kind of each
+// symbol named name in parsed (nil: none).
+func definitions(parsed *symbols.File, name string) map[int]symbols.Kind {
+	if parsed == nil {
 		return nil
 	}
 	out := map[int]symbols.Kind{}
@@ -308,11 +403,34 @@ func definitions(st *symbols.State, file *repo.File, name string) map[int]symbol
 
 // add puts a line into the output, under its file.
 func (o *refsOutput) add(l refLine) {
-	if n := len(o.Files); n == 0 || o.Files[n-1].Path != l.path {
-		o.Files = append(o.Files, refFileJSON{Path: l.path, Language: language.Of(l.path), Lines: []refLineJSON{}})
+	if n := len(o.Files); n == 0 || o.Files[n-1].Path != l.path || o.Files[n-1].Repo != l.repo {
+		file := refFileJSON{Repo: l.repo, Path: l.path, Language: language.Of(l.path), Lines: []refLineJSON{}}
+		if l.reason != "" {
+			file.Precision, file.Reason = searchPrecision, l.reason
+		}
+		o.Files = append(o.Files, file)
 	}
 	last := &o.Files[len(o.Files)-1]
-	last.Lines = append(last.Lines, refLineJSON{Line: l.line, Columns: l.columns, Text: l.text, Definition: string(l.definition)})
+	var roles []string
+	for _, r := range l.roles {
+		roles = append(roles, roleName(r))
+	}
+	last.Lines = append(last.Lines, refLineJSON{Line: l.line, Columns: l.columns, Roles: roles, Text: l.text,
+		Definition: string(l.definition), Enclosing: l.enclosing})
+}
+
+// roleName says what an occurrence does with its symbol: defines it,
+// imports it, writes it, or refers to it.
+func roleName(r precise.Roles) string {
+	switch {
+	case r&precise.Definition != 0:
+		return "definition"
+	case r&precise.Import != 0:
+		return "import"
+	case r&precise.WriteAccess != 0:
+		return "write"
+	}
+	return "reference"
 }
 
 // refsMessage says what the page, after before lines, holds and how to

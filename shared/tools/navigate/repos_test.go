@@ -34,7 +34,7 @@ func TestListReposPages(t *testing.T) {
 		{Name: "zeta", View: view(map[string]string{"z.go": "package z\n", "y.go": "package y\n"})},
 		{Name: "alpha", View: view(map[string]string{"b.md": "# b\n"})},
 	}}
-	h := tooltest.New(t, tooltest.BoltStores(t), navigate.Tools(src, cursor.RandomKey()))
+	h := tooltest.New(t, tooltest.BoltStores(t), navigate.Tools(src, cursor.RandomKey(), nil))
 	for _, limit := range []int{1, 2, 3, 50} {
 		var names []string
 		pages := 0

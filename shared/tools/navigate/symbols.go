@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -12,7 +13,9 @@ import (
 	"github.com/toolshed/toolshed/shared/cursor"
 	"github.com/toolshed/toolshed/shared/language"
 	"github.com/toolshed/toolshed/shared/pathmatch"
+	"github.com/toolshed/toolshed/shared/precise"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/symbols"
 	"github.com/toolshed/toolshed/shared/toolerr"
@@ -61,6 +64,10 @@ type symbolJSON struct {
 	Depth     *int   `json:"depth,omitempty"` // outlines
 	Signature string `json:"signature"`
 	Doc       string `json:"doc,omitempty"`
+	// Symbol is the SCIP symbol the precise index has defined there.
+	Symbol string `json:"symbol,omitempty"`
+	// Where the name is: the position of the precise index's definition.
+	nameLine, nameColumn int
 }
 
 type outlinedFile struct {
@@ -127,11 +134,12 @@ func (s service) findSymbols(ctx context.Context, call toolkit.Call, in symbolsI
 	if err != nil {
 		return toolkit.Result{}, err
 	}
+	note := s.withSymbols(ctx, call, r, view, st, &out)
 	out.Index = tableJSON{State: stateBuilding, FilesParsed: st.Progress.FilesParsed, FilesTotal: st.Progress.FilesTotal, Symbols: st.Progress.Symbols}
 	if st.Progress.Ready {
 		out.Index.State = stateReady
 	}
-	out.Message = symbolsMessage(out, in, st.Progress.Stopped)
+	out.Message = symbolsMessage(out, in, st.Progress.Stopped) + note
 	return toolkit.Result{Data: out, Message: out.Message}, nil
 }
 
@@ -278,13 +286,10 @@ func outline(view repo.View, st *symbols.State, p string, kinds []symbols.Kind, 
 // parseFile reads the file at p through the view (its policy applies)
 // and parses it.
 func parseFile(view repo.View, p string) (*symbols.File, error) {
-	info, err := fs.Stat(view, p)
-	var refused *toolerr.Error
+	info, err := statFile(view, p)
 	switch {
-	case errors.As(err, &refused):
-		return nil, refused
 	case err != nil:
-		return nil, toolerr.New(toolerr.ResourceNotFound, "No file %s in the repository", p).With("path", p)
+		return nil, err
 	case info.IsDir():
 		return nil, toolerr.Field("file", "%s is a folder; list it with list_files, or look symbols up in it with name and path", p)
 	case !symbols.Supports(p):
@@ -301,10 +306,68 @@ func parseFile(view repo.View, p string) (*symbols.File, error) {
 	return symbols.Parse(p, string(data)), nil
 }
 
+// statFile stats the file at p through the view: a file the policy
+// denies is its refusal, a missing one RESOURCE_NOT_FOUND.
+func statFile(view repo.View, p string) (fs.FileInfo, error) {
+	info, err := fs.Stat(view, p)
+	var refused *toolerr.Error
+	switch {
+	case errors.As(err, &refused):
+		return nil, refused
+	case err != nil:
+		return nil, toolerr.New(toolerr.ResourceNotFound, "No file %s in the repository", p).With("path", p)
+	}
+	return info, nil
+}
+
 // symbolOf describes one symbol of f.
 func symbolOf(f *symbols.File, s symbols.Symbol) symbolJSON {
-	return symbolJSON{Name: s.Name, Kind: string(s.Kind), StartLine: s.Start, EndLine: s.End,
+	j := symbolJSON{Name: s.Name, Kind: string(s.Kind), StartLine: s.Start, EndLine: s.End,
 		Container: s.Container, Signature: f.Signature(s), Doc: f.Doc(s)}
+	j.nameLine, j.nameColumn = nameLineColumn(f.Text(), s)
+	return j
+}
+
+// withSymbols gives each symbol of out the SCIP symbol the precise index
+// has defined at its name, where a precise index holds its file as the
+// table parsed it, until the call's time nears its end. A lookup answers
+// without them, saying so, when the precise index cannot be read: the
+// symbols are an addition, never a reason to fail.
+func (s service) withSymbols(ctx context.Context, call toolkit.Call, r reposcope.Ref, view repo.View, st *symbols.State, out *symbolsOutput) string {
+	if len(out.Symbols) == 0 {
+		return ""
+	}
+	files, err := view.Searchable(ctx)
+	if err == nil {
+		var set *precise.Set
+		var state precise.State
+		if set, state, err = s.precise(ctx, r, view, call.Repos); err == nil {
+			l := &lens{ref: r, view: view, files: files, table: st, set: set, state: state}
+			withSymbols(ctx, l, out)
+			return ""
+		}
+	}
+	slog.Warn("find_symbols: no SCIP symbols", "repo", r.String(), "error", err)
+	return " (without SCIP symbols: the precise index could not be read)"
+}
+
+// withSymbols gives each symbol of out, in l, its SCIP symbol.
+func withSymbols(ctx context.Context, l *lens, out *symbolsOutput) {
+	gctx, cancel := toolkit.Gathering(ctx)
+	defer cancel()
+	for i := range out.Symbols {
+		j := &out.Symbols[i]
+		p := j.Path
+		if out.File != nil {
+			p = out.File.Path
+		}
+		if gctx.Err() != nil {
+			return
+		}
+		if f := l.file(p); f != nil && parsedAsIs(l.table, f) != nil && l.why(f) == "" {
+			j.Symbol = l.definedAt(ctx, p, j.nameLine, j.nameColumn)
+		}
+	}
 }
 
 // A lookup's cursor is the last hit's place in the order

@@ -247,7 +247,7 @@ func TestFindSymbolsOnAViewGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	view.Close()
-	h := tooltest.New(t, tooltest.BoltStores(t), navigate.Tools(repo.Shared{View: view}, cursor.RandomKey()))
+	h := tooltest.New(t, tooltest.BoltStores(t), navigate.Tools(repo.Shared{View: view}, cursor.RandomKey(), nil))
 	var got foundSymbols
 	o := h.OK(t, tenant, navigate.FindSymbolsTool, `{"name":"A"}`, &got)
 	if len(got.Symbols) != 0 || !strings.Contains(o.Message, "call again") {

@@ -1,0 +1,5 @@
+/** A plane figure. */
+export interface Shape {
+  /** Its area. */
+  area(): number;
+}
