@@ -131,7 +131,8 @@ func fiveCopies(ctx context.Context, runner sciprun.Runner, tree, work string, t
 			return err
 		}
 	}
-	stores, err := indexGo(ctx, runner, filepath.Join(work, "repo"), filepath.Join(work, "index"), "five copies of the Go tree", typeCheck)
+	// vs_types: against five type checks of the tree.
+	stores, err := indexGo(ctx, runner, filepath.Join(work, "repo"), filepath.Join(work, "index"), "five copies of the Go tree", 5*typeCheck)
 	for _, s := range stores {
 		s.Close()
 	}
