@@ -3,8 +3,9 @@
 // for TypeScript (TSTruth, a node script) say, for a sample of a
 // project's identifiers, where each use's definition is and every use of
 // a sampled symbol; Compare asks a Navigator — the precise store itself
-// (Store), or the tools over /v1 — the same questions at the same
-// positions, and counts: definitions right, references' precision and
+// (Store), or the tools (Tools: find_definition and find_references at
+// each position, through a server's pipeline, Serve) — the same
+// questions at the same positions, and counts: definitions right, references' precision and
 // recall, each call's time. Both sides are restricted to the project's
 // non-test files.
 //

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolshed/toolshed/shared/goscip"
+	"github.com/toolshed/toolshed/shared/testenv/precisetest"
 )
 
 // answers is a Navigator that answers from tables.
@@ -104,8 +105,9 @@ func agrees(t *testing.T, truth *Truth, nav Navigator, minUses int) *Result {
 
 // TestGoFixture: on a small module (an interface and its
 // implementations, an embedded field, generics, a multi-byte rune before a
-// use, references in a test file), every answer of the precise store made
-// by goscip agrees with go/types.
+// use, references in a test file), every answer agrees with go/types':
+// the precise store's, made by goscip, and the tools' (find_definition
+// and find_references at each position) over it.
 func TestGoFixture(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -131,18 +133,29 @@ func TestGoFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := agrees(t, truth, store, 50)
-	// Get: the interface's method, Map's and Cached's; Set: Map's.
-	if g, s := r.Groups["Get"], r.Groups["Set"]; g == nil || g.Symbols != 3 || s == nil || s.Symbols != 1 {
-		t.Errorf("groups Get %+v and Set %+v, want 3 and 1 symbols", g, s)
+	navigators := map[string]Navigator{
+		"store": store,
+		"tools": Serve(t, "testdata/go", precisetest.Index{Index: c.Index, Language: "go", Indexer: "goscip"}),
+	}
+	for name, nav := range navigators {
+		t.Run(name, func(t *testing.T) {
+			r := agrees(t, truth, nav, 50)
+			// Get: the interface's method, Map's and Cached's; Set: Map's.
+			if g, s := r.Groups["Get"], r.Groups["Set"]; g == nil || g.Symbols != 3 || s == nil || s.Symbols != 1 {
+				t.Errorf("groups Get %+v and Set %+v, want 3 and 1 symbols", g, s)
+			}
+		})
+	}
+	if search := navigators["tools"].(*Tools).Search(); len(search) > 0 {
+		t.Errorf("answers made by search: %v; want every one precise", search)
 	}
 }
 
 // TestTSFixture: on a small TypeScript project (an interface and a class
 // implementing it, imports through a re-export and under another name, a
 // character of two UTF-16 units before a use, references in a spec
-// file), every answer of the precise store made by scip-typescript agrees
-// with the TypeScript language service.
+// file), every answer agrees with the TypeScript language service's: the
+// precise store's, made by scip-typescript, and the tools' over it.
 func TestTSFixture(t *testing.T) {
 	ctx := context.Background()
 	nodeModules, err := filepath.Abs("../../../node_modules")
@@ -166,5 +179,10 @@ func TestTSFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	agrees(t, truth, store, 30)
+	tools := Serve(t, dir, precisetest.Index{Index: c.Index, Language: "typescript", Indexer: "scip-typescript"})
+	t.Run("store", func(t *testing.T) { agrees(t, truth, store, 30) })
+	t.Run("tools", func(t *testing.T) { agrees(t, truth, tools, 30) })
+	if search := tools.Search(); len(search) > 0 {
+		t.Errorf("answers made by search: %v; want every one precise", search)
+	}
 }

@@ -1,0 +1,55 @@
+package navcheck
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// TestTools reads the tools' answers as the contracts shape them: every
+// page of find_references, its declarations and the files answered by
+// search left out; find_definition's definitions with a place, those
+// found by search in a changed file left out; an answer by search is
+// none, and counted with its reason.
+func TestTools(t *testing.T) {
+	answers := map[string]string{
+		"find_definition a.go:3:5": `{"name":"F","precision":"precise","indexedCommit":"c","total":2,"definitions":[
+			{"symbol":"s","name":"F","path":"b.go","line":7,"column":6},{"symbol":"t","name":"G","external":true},
+			{"name":"F","path":"e.go","line":2,"column":6,"precision":"search","reason":"changed"}]}`,
+		"find_definition a.go:9:1": `{"name":"x","precision":"search","reason":"no symbol at the position","total":0,"definitions":[]}`,
+		"find_references a.go:3:5 ": `{"name":"F","precision":"precise","totalLines":3,"next_cursor":"p2","files":[
+			{"path":"a.go","language":"go","lines":[{"line":3,"columns":[5],"roles":["reference"],"text":"F()"}]},
+			{"path":"b.go","language":"go","lines":[{"line":7,"columns":[6],"roles":["definition"],"text":"func F()"}]}]}`,
+		"find_references a.go:3:5 p2": `{"name":"F","precision":"precise","totalLines":3,"next_cursor":null,"files":[
+			{"path":"c.go","language":"go","lines":[{"line":1,"columns":[2,9],"roles":["reference","write"],"text":"F; F"}]},
+			{"path":"d.go","language":"go","precision":"search","reason":"changed","lines":[{"line":4,"columns":[1],"text":"F"}]}]}`,
+	}
+	tools := &Tools{Call: func(tool string, args map[string]any) (json.RawMessage, error) {
+		key := fmt.Sprintf("%s %s:%d:%d", tool, args["path"], args["line"], args["column"])
+		if tool == "find_references" {
+			cursor, _ := args["cursor"].(string)
+			key += " " + cursor
+		}
+		if a, ok := answers[key]; ok {
+			return json.RawMessage(a), nil
+		}
+		return nil, fmt.Errorf("no answer for %s", key)
+	}}
+	ctx := context.Background()
+	defs, err := tools.Definitions(ctx, Location{"a.go", 3, 5})
+	if err != nil || !slices.Equal(defs, []Location{{"b.go", 7, 6}}) {
+		t.Errorf("definitions %v, %v; want b.go:7:6", defs, err)
+	}
+	refs, err := tools.References(ctx, Location{"a.go", 3, 5})
+	if want := []Location{{"a.go", 3, 5}, {"c.go", 1, 2}, {"c.go", 1, 9}}; err != nil || !slices.Equal(refs, want) {
+		t.Errorf("references %v, %v; want %v", refs, err, want)
+	}
+	if defs, err := tools.Definitions(ctx, Location{"a.go", 9, 1}); err != nil || defs != nil {
+		t.Errorf("a search answer gave %v, %v; want none", defs, err)
+	}
+	if got := tools.Search(); got["no symbol at the position"] != 1 || len(got) != 1 {
+		t.Errorf("search answers %v, want the one", got)
+	}
+}
