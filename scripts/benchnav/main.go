@@ -7,10 +7,14 @@
 // which must agree).
 //
 // Then the precise rows (precise.go): the tree's precise index (time,
-// peak memory, size; five copies with -five), its answers against
-// go/types' (package navcheck), the textual and precise answers for
-// ambiguous names side by side, and rxjs's against the TypeScript
-// language service.
+// peak memory, size; five copies with -five), the answers of the
+// navigation tools over it (find_definition, find_references at a
+// position) and of the store under them against go/types' (package
+// navcheck), the textual and precise answers for ambiguous names side by
+// side, and rxjs's against the TypeScript language service. The local
+// server does not make precise indexes yet: the tools answering from
+// them are served in this process, through the pipeline a server runs,
+// over the same tree.
 //
 //	make bench-nav
 //	make bench-nav ARGS=-five
@@ -129,7 +133,7 @@ func run(tb testing.TB, tree string, runs int, o preciseOptions) error {
 	if !o.on {
 		return nil
 	}
-	return runPrecise(context.Background(), srv, bin, tree, tmp, o)
+	return runPrecise(context.Background(), tb, srv, bin, tree, tmp, o)
 }
 
 // measure prints one query's row.

@@ -14,7 +14,8 @@ import (
 // nameRows prints, for each ambiguous name, the textual answer
 // (find_references by name over /v1, every page, Go files only and tests
 // left out) next to the precise answer for the name's most used
-// definition (its references asked at its declaration): their sizes, the
+// definition (its references asked at its declaration, of nav: the
+// tools over the precise index): their sizes, the
 // share of the textual answer that is a use of that definition, the
 // precise answers' precision and recall against go/types over every
 // definition of the name, and the p50 of each whole answer.

@@ -9,12 +9,14 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/toolshed/toolshed/scripts/benchnav/navcheck"
 	"github.com/toolshed/toolshed/shared/sciprun"
 	"github.com/toolshed/toolshed/shared/testenv/latency"
 	"github.com/toolshed/toolshed/shared/testenv/localrun"
+	"github.com/toolshed/toolshed/shared/testenv/precisetest"
 	"github.com/toolshed/toolshed/shared/testenv/procstat"
 )
 
@@ -35,11 +37,11 @@ type preciseOptions struct {
 }
 
 // runPrecise prints the precise rows: the Go tree's index (time, memory,
-// size, next to go/types' own load), the precise answers against
-// go/types', the ambiguous names' textual and precise answers side by
-// side, five copies of the tree (opt-in), and rxjs against the
-// TypeScript language service.
-func runPrecise(ctx context.Context, srv *localrun.Server, bin, tree, work string, o preciseOptions) error {
+// size, next to go/types' own load), the answers of the store and of the
+// tools over it against go/types', the ambiguous names' textual and
+// precise answers side by side, five copies of the tree (opt-in), and
+// rxjs against the TypeScript language service.
+func runPrecise(ctx context.Context, tb testing.TB, srv *localrun.Server, bin, tree, work string, o preciseOptions) error {
 	fmt.Printf("\nprecise: go/types' answers on %s (%d uses, the symbols of %d, every method, function and type named %s)\n",
 		tree, o.sample.Uses, o.sample.Symbols, strings.Join(ambiguous, ", "))
 	start := time.Now()
@@ -63,16 +65,11 @@ func runPrecise(ctx context.Context, srv *localrun.Server, bin, tree, work strin
 			s.Close()
 		}
 	}()
-	store, err := navcheck.NewStore(stores...)
+	tools, r, err := compareGo(ctx, tb, tree, truth, stores)
 	if err != nil {
 		return err
 	}
-	r, err := compareWarm(ctx, truth, store)
-	if err != nil {
-		return err
-	}
-	report("Go tree vs go/types, the store", truth, r, nil)
-	if err := nameRows(ctx, srv, truth, store, r, o.runs); err != nil {
+	if err := nameRows(ctx, srv, truth, tools, r, o.runs); err != nil {
 		return err
 	}
 	if o.five {
@@ -81,9 +78,44 @@ func runPrecise(ctx context.Context, srv *localrun.Server, bin, tree, work strin
 		}
 	}
 	if o.rxjs != "" {
-		return typeScript(ctx, o, filepath.Join(work, "rxjs"))
+		return typeScript(ctx, tb, o, filepath.Join(work, "rxjs"))
 	}
 	return nil
+}
+
+// compareGo compares the store's answers on the Go tree with go/types',
+// then the tools' (served over the tree and the stores), and prints
+// both; it returns the tools and their result.
+func compareGo(ctx context.Context, tb testing.TB, tree string, truth *navcheck.Truth, stores []*navcheck.Converted) (*navcheck.Tools, *navcheck.Result, error) {
+	store, err := navcheck.NewStore(stores...)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := compareWarm(ctx, truth, store)
+	if err != nil {
+		return nil, nil, err
+	}
+	report("Go tree vs go/types, the store", truth, r, nil)
+	var served []precisetest.Index
+	for _, s := range stores {
+		served = append(served, s.Served("go", "goscip"))
+	}
+	tools := navcheck.Serve(tb, tree, served...)
+	if r, err = compareWarm(ctx, truth, tools); err != nil {
+		return nil, nil, err
+	}
+	report("Go tree vs go/types, the tools (find_definition, find_references)", truth, r, nil)
+	searched(tools)
+	return tools, r, nil
+}
+
+// searched prints how many of the tools' answers were made by search,
+// and why: each is counted as no answer.
+func searched(tools *navcheck.Tools) {
+	search := tools.Search()
+	for _, why := range sortedKeys(search) {
+		fmt.Printf("  answered by search (counted as none): %d: %s\n", search[why], why)
+	}
 }
 
 // indexGo indexes every Go project under dir as the local server does

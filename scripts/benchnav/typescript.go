@@ -5,14 +5,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"testing"
 
 	"github.com/toolshed/toolshed/scripts/benchnav/navcheck"
 )
 
-// typeScript compares the precise answers on rxjs (its src/ and
+// typeScript compares the precise answers (the store's, then the tools')
+// on rxjs (its src/ and
 // tsconfig.json, copied to work: scip-typescript reads a project outside
 // node_modules) with the TypeScript language service's.
-func typeScript(ctx context.Context, o preciseOptions, work string) error {
+func typeScript(ctx context.Context, tb testing.TB, o preciseOptions, work string) error {
 	rxjs, err := filepath.Abs(o.rxjs)
 	if err != nil {
 		return err
@@ -51,5 +53,11 @@ func typeScript(ctx context.Context, o preciseOptions, work string) error {
 		return err
 	}
 	report("rxjs vs the TypeScript language service, the store", truth, r, truth)
+	tools := navcheck.Serve(tb, dir, c.Served("typescript", "scip-typescript"))
+	if r, err = compareWarm(ctx, truth, tools); err != nil {
+		return err
+	}
+	report("rxjs vs the TypeScript language service, the tools", truth, r, truth)
+	searched(tools)
 	return nil
 }

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/toolshed/toolshed/shared/goscip"
-	"github.com/toolshed/toolshed/shared/testenv/precisetest"
 )
 
 // answers is a Navigator that answers from tables.
@@ -135,7 +134,7 @@ func TestGoFixture(t *testing.T) {
 	}
 	navigators := map[string]Navigator{
 		"store": store,
-		"tools": Serve(t, "testdata/go", precisetest.Index{Index: c.Index, Language: "go", Indexer: "goscip"}),
+		"tools": Serve(t, "testdata/go", c.Served("go", "goscip")),
 	}
 	for name, nav := range navigators {
 		t.Run(name, func(t *testing.T) {
@@ -179,7 +178,7 @@ func TestTSFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools := Serve(t, dir, precisetest.Index{Index: c.Index, Language: "typescript", Indexer: "scip-typescript"})
+	tools := Serve(t, dir, c.Served("typescript", "scip-typescript"))
 	t.Run("store", func(t *testing.T) { agrees(t, truth, store, 30) })
 	t.Run("tools", func(t *testing.T) { agrees(t, truth, tools, 30) })
 	if search := tools.Search(); len(search) > 0 {

@@ -11,6 +11,7 @@ import (
 	"github.com/toolshed/toolshed/shared/precise"
 	"github.com/toolshed/toolshed/shared/precise/fromscip"
 	"github.com/toolshed/toolshed/shared/sciprun"
+	"github.com/toolshed/toolshed/shared/testenv/precisetest"
 )
 
 // Store answers from precise indexes directly, as the tools answer from
@@ -77,6 +78,12 @@ type Converted struct {
 }
 
 func (c *Converted) Close() error { return c.file.Close() }
+
+// Served is c as a repository's index of a language (as shared/language
+// names it), for Serve.
+func (c *Converted) Served(language, indexer string) precisetest.Index {
+	return precisetest.Index{Index: c.Index, Language: language, Indexer: indexer}
+}
 
 // Convert turns the SCIP index in scipFile into a store in dir and opens
 // it. text reads a project's file by its path (for indexers whose columns

@@ -3,7 +3,9 @@ package navcheck
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -11,16 +13,19 @@ import (
 	"github.com/toolshed/toolshed/shared/testenv/precisetest"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 	"github.com/toolshed/toolshed/shared/testenv/tooltest"
+	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/tools/navigate"
 )
 
 // Tools answers with the navigation tools, as an agent asks them:
 // find_definition and find_references at a position (every page). An
-// answer made by search (no precise index answers there: Search says
-// why, and how often) is no precise answer: it counts as none.
+// answer made by search (no precise index answers there), or a call the
+// tool refused (a position in a file the tools do not read), is no
+// precise answer: it counts as none, and Search says why, and how often.
 type Tools struct {
 	// Call calls a tool and returns its result, or an error when the
-	// call or the tool failed: a server's /v1, or Serve's pipeline.
+	// call or the tool failed (*Refused when the tool refused the call):
+	// a server's /v1, or Serve's pipeline.
 	Call func(tool string, args map[string]any) (json.RawMessage, error)
 
 	mu     sync.Mutex
@@ -43,11 +48,36 @@ func Serve(tb testing.TB, dir string, indexes ...precisetest.Index) *Tools {
 			return nil, err
 		}
 		o := h.Call("navcheck", tool, string(raw))
-		if !o.OK {
+		switch {
+		case !o.OK && o.Error.Code == toolerr.InvalidInput:
+			return nil, &Refused{Code: string(o.Error.Code), Message: o.Error.Message}
+		case !o.OK:
 			return nil, fmt.Errorf("%s %s: %s: %s", tool, raw, o.Error.Code, o.Error.Message)
 		}
 		return o.Result, nil
 	}}
+}
+
+// Refused is a tool's refusal of a call's input (INVALID_INPUT): its
+// error code and message.
+type Refused struct{ Code, Message string }
+
+func (r *Refused) Error() string { return r.Code + ": " + r.Message }
+
+// call calls a tool at a position; a refusal is counted, as an answer by
+// search is, and gives no result and no error.
+func (t *Tools) call(tool string, at Location, args map[string]any) (json.RawMessage, error) {
+	result, err := t.Call(tool, args)
+	var refused *Refused
+	if errors.As(err, &refused) {
+		// One count for every file refused for the same reason.
+		t.precise("", refused.Code+": "+strings.ReplaceAll(refused.Message, at.Path, "<path>"))
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s at %s: %w", tool, at, err)
+	}
+	return result, nil
 }
 
 // Search counts the answers made by search, by their reason.
@@ -77,8 +107,8 @@ func (t *Tools) precise(precision, reason string) bool {
 
 // Definitions asks find_definition at the position.
 func (t *Tools) Definitions(_ context.Context, at Location) ([]Location, error) {
-	result, err := t.Call("find_definition", map[string]any{"path": at.Path, "line": at.Line, "column": at.Column, "limit": 100})
-	if err != nil {
+	result, err := t.call("find_definition", at, map[string]any{"path": at.Path, "line": at.Line, "column": at.Column, "limit": 100})
+	if result == nil {
 		return nil, err
 	}
 	var answer struct {
@@ -110,8 +140,8 @@ func (t *Tools) References(_ context.Context, at Location) ([]Location, error) {
 	var refs []Location
 	args := map[string]any{"path": at.Path, "line": at.Line, "column": at.Column, "limit": 500}
 	for {
-		result, err := t.Call("find_references", args)
-		if err != nil {
+		result, err := t.call("find_references", at, args)
+		if result == nil {
 			return nil, err
 		}
 		var page referencesPage

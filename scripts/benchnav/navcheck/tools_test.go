@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 )
@@ -12,7 +13,8 @@ import (
 // page of find_references, its declarations and the files answered by
 // search left out; find_definition's definitions with a place, those
 // found by search in a changed file left out; an answer by search is
-// none, and counted with its reason.
+// none, and so is a call the tool refused, both counted with their
+// reason; a call that fails otherwise is an error.
 func TestTools(t *testing.T) {
 	answers := map[string]string{
 		"find_definition a.go:3:5": `{"name":"F","precision":"precise","indexedCommit":"c","total":2,"definitions":[
@@ -35,6 +37,9 @@ func TestTools(t *testing.T) {
 		if a, ok := answers[key]; ok {
 			return json.RawMessage(a), nil
 		}
+		if args["path"] == "dist/x.go" {
+			return nil, &Refused{Code: "INVALID_INPUT", Message: "path: dist/x.go is not a file the navigation tools read"}
+		}
 		return nil, fmt.Errorf("no answer for %s", key)
 	}}
 	ctx := context.Background()
@@ -49,7 +54,19 @@ func TestTools(t *testing.T) {
 	if defs, err := tools.Definitions(ctx, Location{"a.go", 9, 1}); err != nil || defs != nil {
 		t.Errorf("a search answer gave %v, %v; want none", defs, err)
 	}
-	if got := tools.Search(); got["no symbol at the position"] != 1 || len(got) != 1 {
-		t.Errorf("search answers %v, want the one", got)
+	for _, refused := range []func() ([]Location, error){
+		func() ([]Location, error) { return tools.Definitions(ctx, Location{"dist/x.go", 1, 1}) },
+		func() ([]Location, error) { return tools.References(ctx, Location{"dist/x.go", 2, 1}) },
+	} {
+		if got, err := refused(); err != nil || got != nil {
+			t.Errorf("a refused call gave %v, %v; want none", got, err)
+		}
+	}
+	if _, err := tools.Definitions(ctx, Location{"a.go", 7, 7}); err == nil {
+		t.Error("a failed call gave no error")
+	}
+	want := map[string]int{"no symbol at the position": 1, "INVALID_INPUT: path: <path> is not a file the navigation tools read": 2}
+	if got := tools.Search(); !maps.Equal(got, want) {
+		t.Errorf("answers made by search or refused %v, want %v", got, want)
 	}
 }
