@@ -6,11 +6,23 @@
 // `rg --files -g` for files, `rg -w -s` for references (with the counts,
 // which must agree).
 //
+// Then the precise rows (precise.go): the tree's precise index (time,
+// peak memory, size; five copies with -five), the answers of the
+// navigation tools over it (find_definition, find_references at a
+// position) and of the store under them against go/types' (package
+// navcheck), the textual and precise answers for ambiguous names side by
+// side, and rxjs's against the TypeScript language service. The local
+// server does not make precise indexes yet: the tools answering from
+// them are served in this process, through the pipeline a server runs,
+// over the same tree.
+//
 //	make bench-nav
+//	make bench-nav ARGS=-five
 //	go run ./scripts/benchnav -runs 51 -tree /path/to/a/checkout
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -29,8 +41,18 @@ import (
 func main() {
 	tree := flag.String("tree", filepath.Join(runtime.GOROOT(), "src"), "the repository served")
 	runs := flag.Int("runs", 31, "calls of each query (p50, p99)")
+	var o preciseOptions
+	flag.BoolVar(&o.on, "precise", true, "the precise rows")
+	flag.BoolVar(&o.five, "five", false, "index five copies of the tree too (slow)")
+	flag.IntVar(&o.sample.Uses, "uses", 2000, "uses whose definition is compared")
+	flag.IntVar(&o.sample.Symbols, "symbols", 200, "symbols (of the first uses) whose references are compared")
+	flag.Uint64Var(&o.sample.Seed, "seed", 1, "the sample's seed")
+	flag.IntVar(&o.runs, "name-runs", 5, "calls of each ambiguous name's whole answers (p50)")
+	flag.StringVar(&o.rxjs, "rxjs", "node_modules/rxjs", "the rxjs package compared with the TypeScript language service (\"\": none)")
+	flag.StringVar(&o.node, "node", "node", "node, for scip-typescript and the language service")
 	flag.Parse()
-	err := standalone.RunStderr(func(tb testing.TB) error { return run(tb, *tree, *runs) })
+	o.sample.Names = ambiguous
+	err := standalone.RunStderr(func(tb testing.TB) error { return run(tb, *tree, *runs, o) })
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench-nav:", err)
 		os.Exit(1)
@@ -83,7 +105,7 @@ func total(field string) func(json.RawMessage) (int, error) {
 	}
 }
 
-func run(tb testing.TB, tree string, runs int) error {
+func run(tb testing.TB, tree string, runs int, o preciseOptions) error {
 	if err := ripgrep.Installed(); err != nil {
 		return err
 	}
@@ -108,7 +130,10 @@ func run(tb testing.TB, tree string, runs int) error {
 			return fmt.Errorf("%s: %w", q.name, err)
 		}
 	}
-	return nil
+	if !o.on {
+		return nil
+	}
+	return runPrecise(context.Background(), tb, srv, bin, tree, tmp, o)
 }
 
 // measure prints one query's row.

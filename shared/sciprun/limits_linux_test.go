@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -205,5 +206,24 @@ func TestRunEnvironment(t *testing.T) {
 		if h, ok := strings.CutPrefix(v, "HOME="); ok && (h == home || !strings.Contains(h, "sciprun-")) {
 			t.Errorf("HOME=%s, want the run's own", h)
 		}
+	}
+}
+
+// TestPeakRSSIsTheIndexers: the peak RSS of a run is the indexer's own,
+// however large the process that ran it is. (wait4's rusage counted the
+// starter's memory: Go starts a child sharing it until exec, and a
+// server of 1 GB saw every indexer peak at 1 GB.)
+func TestPeakRSSIsTheIndexers(t *testing.T) {
+	held := make([]byte, 512<<20)
+	for i := 0; i < len(held); i += 4096 {
+		held[i] = 1
+	}
+	stats, err := standinRunner(t, "scip").Run(context.Background(), goProject, t.TempDir(), filepath.Join(t.TempDir(), "index.scip"), Limits{})
+	runtime.KeepAlive(held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.PeakRSS == 0 || stats.PeakRSS > 256<<20 {
+		t.Errorf("peak RSS %d MB, want the stand-in's (a few MB), not this test's (over 512 MB)", stats.PeakRSS>>20)
 	}
 }

@@ -67,6 +67,7 @@ func runLimited(ctx context.Context, argv, env []string, dir string, l Limits, r
 	copied := make(chan struct{})
 	go func() { _, _ = io.Copy(log, logR); close(copied) }()
 	memory, err := limit(cmd.Process.Pid, group, l, rlimitAS)
+	peak := watchPeak(cmd.Process.Pid)
 	if err == nil {
 		// Should the gate be gone already (ctx ended), the write fails and
 		// the run ends as ctx says.
@@ -74,6 +75,7 @@ func runLimited(ctx context.Context, argv, env []string, dir string, l Limits, r
 	}
 	gateW.Close()
 	waitExit(cmd.Process.Pid)
+	peakRSS := peak.end()
 	kill(cmd.Process.Pid, group)
 	waitErr := cmd.Wait()
 	_ = logR.SetReadDeadline(time.Now().Add(drainTime))
@@ -85,7 +87,9 @@ func runLimited(ctx context.Context, argv, env []string, dir string, l Limits, r
 	case cmd.ProcessState == nil:
 		return result{}, fmt.Errorf("wait for the indexer: %w", waitErr)
 	}
-	return ended(cmd.ProcessState, log.String(), memory, group), nil
+	r := ended(cmd.ProcessState, log.String(), memory, group)
+	r.peakRSS = peakRSS
+	return r, nil
 }
 
 // limit holds the gate process pid, and so the indexer it becomes, to l,
@@ -134,9 +138,6 @@ func kill(pid int, group *memoryGroup) {
 func ended(state *os.ProcessState, output, memory string, group *memoryGroup) result {
 	r := result{success: state.Success(), exit: state.String(), output: output, memory: memory,
 		oomKilled: group.oomKilled()}
-	if ru, ok := state.SysUsage().(*syscall.Rusage); ok {
-		r.peakRSS = ru.Maxrss << 10 // kilobytes on Linux
-	}
 	if ws, ok := state.Sys().(syscall.WaitStatus); ok {
 		r.fileTooLarge = ws.Signaled() && ws.Signal() == syscall.SIGXFSZ
 	}

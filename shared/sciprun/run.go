@@ -54,8 +54,9 @@ func (l Limits) orDefaults() Limits {
 // RunStats are what a run measured.
 type RunStats struct {
 	Duration time.Duration
-	// PeakRSS is the largest resident set, in bytes, of the indexer or of a
-	// process it started and waited for (wait4's rusage).
+	// PeakRSS is the largest resident set, in bytes, of the indexer's own
+	// process (VmHWM, sampled while it runs: see peakWatch; the processes
+	// it starts are not counted). 0 off Linux.
 	PeakRSS int64
 	// OutputBytes is the SCIP file's size.
 	OutputBytes int64

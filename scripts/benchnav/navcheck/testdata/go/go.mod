@@ -1,0 +1,3 @@
+module example.com/nav
+
+go 1.22

@@ -1,0 +1,2 @@
+export { Square } from './square';
+export type { Shape } from './shape';
