@@ -120,3 +120,37 @@ func excerpt(text, m string) string {
 	i := strings.Index(text, m)
 	return text[max(0, i-30):min(len(text), i+len(m)+30)]
 }
+
+// TestMakeTargetsDocumented: every target `make help` lists is named
+// (`make <target>`) on a page of the docs or in the README, so that none
+// is found only by reading the Makefile.
+func TestMakeTargetsDocumented(t *testing.T) {
+	root := filepath.Join("..", "..")
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs strings.Builder
+	for _, p := range append(pages, filepath.Join(root, "README.md")) {
+		docs.WriteString(readText(t, p))
+	}
+	// A help block's first line names its targets (as `make help` reads
+	// them); the lines after it go on with the text.
+	first := regexp.MustCompile(`^## ([a-z][a-z0-9 /-]*?): `)
+	var targets []string
+	inBlock := false
+	for _, line := range strings.Split(readText(t, filepath.Join(root, "Makefile")), "\n") {
+		if m := first.FindStringSubmatch(line); m != nil && !inBlock {
+			targets = append(targets, strings.Split(m[1], " / ")...)
+		}
+		inBlock = strings.HasPrefix(line, "## ")
+	}
+	if len(targets) == 0 {
+		t.Fatal("no help line found: the search is broken")
+	}
+	for _, target := range targets {
+		if !regexp.MustCompile(`\bmake ` + regexp.QuoteMeta(target) + `\b`).MatchString(docs.String()) {
+			t.Errorf("make %s is on no page of the docs", target)
+		}
+	}
+}
