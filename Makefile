@@ -65,7 +65,7 @@ ripgrep:
 	@command -v rg >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq ripgrep >/dev/null; }
 
 ## build: one linux/arm64 bootstrap per function for provided.al2023 (in
-## $(BUILD)/<function>/bootstrap); see "Bootstraps and cgo" below
+## $(BUILD)/<function>/bootstrap); see docs/deploy.md#symbols-and-cgo
 build: $(FUNCTIONS:%=$(BUILD)/%/bootstrap)
 
 # Bootstraps and cgo. Every bootstrap is one static binary. Those whose
@@ -104,7 +104,7 @@ qemu:
 
 ## synth: CloudFormation template in infra/cdk.out (works offline);
 ## deployment options and settings go in ARGS as -c key=value (or in
-## infra/cdk.json's "context"; see README, "Deploy to AWS")
+## infra/cdk.json's "context"; see docs/deploy.md#deploy-to-aws)
 synth: build node_modules
 	cd infra && $(CDK) synth --quiet --no-notices $(ARGS)
 
@@ -126,7 +126,7 @@ URL ?= http://127.0.0.1:8000
 smoke:
 	$(GO) run ./scripts/smoke -url $(URL)
 
-## bench: latency and throughput benchmarks (see README for figures)
+## bench: latency and throughput benchmarks (figures: docs/benchmarks.md)
 bench: node_modules
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./shared/localserver/ ./shared/tools/tasks/ ./shared/tools/webfetch/ ./shared/tools/fileio/ ./shared/textsearch/
 	$(GO) test -run '^$$' -bench BenchmarkSearch20k -benchtime 200x ./shared/contextindex/
@@ -215,7 +215,7 @@ fuzz:
 clean:
 	rm -rf build infra/cdk.out
 
-## help: this list (each target's "## target: what it does" above it)
+## help: this list (from the "## target: what it does" comment of each target)
 help:
 	@awk '/^## / { sub(/^## /, ""); if (cont) printf "  %-14s %s\n", "", $$0; \
 	  else { i = index($$0, ": "); printf "  %-14s %s\n", substr($$0, 1, i - 1), substr($$0, i + 2) } \

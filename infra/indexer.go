@@ -38,7 +38,7 @@ const (
 // asynchronous invocation by S3) is retried asyncRetries times within
 // asyncEventAgeHours, a stream batch streamRetries times; then each goes
 // to the failure queue, which keeps it failureRetentionDays (SQS's
-// longest) for someone to replay (README, "Replaying failed index events").
+// longest) for someone to replay (docs/deploy.md#replaying-failed-index-events).
 const (
 	asyncRetries         = 2
 	asyncEventAgeHours   = 6

@@ -232,11 +232,11 @@ func (d *deployment) indexerRow() *[]awscloudwatch.IWidget {
 	age := d.indexer.Metric(jsii.String("IteratorAge"), stat("Maximum"))
 	dead := d.indexDeadLetters.MetricApproximateNumberOfMessagesVisible(stat("Maximum"))
 	d.alarm("IndexerFailuresAlarm", failed, atLeast, one,
-		"indexer: an index event failed every retry and waits in the failure queue (README: replaying failed index events)")
+		"indexer: an index event failed every retry and waits in the failure queue (docs/deploy.md#replaying-failed-index-events)")
 	d.alarm("IndexerIteratorAgeAlarm", age, above, iteratorAgeMinutes*60*1000,
 		fmt.Sprintf("indexer: the Memory stream's oldest unindexed record is over %d minutes old", iteratorAgeMinutes))
 	d.alarm("IndexDeadLettersAlarm", dead, atLeast, one,
-		"index worker: a batch failed every receive and waits in the dead-letter queue; its build is stalled (README: replaying failed index events)")
+		"index worker: a batch failed every receive and waits in the dead-letter queue; its build is stalled (docs/deploy.md#replaying-failed-index-events)")
 	build := func(name, s string) awscloudwatch.IMetric {
 		return awscloudwatch.NewMetric(&awscloudwatch.MetricProps{Namespace: jsii.String(telemetry.Namespace), MetricName: jsii.String(name),
 			Period: period(), Statistic: jsii.String(s)})

@@ -19,7 +19,7 @@ import (
 	"github.com/toolshed/toolshed/shared/stackoutputs"
 )
 
-// OAuth (README: OAuth access tokens). With an issuer, API Gateway's
+// OAuth (docs/oauth.md). With an issuer, API Gateway's
 // authorizers step aside: they cannot answer a 401 with WWW-Authenticate,
 // so the gateway and every tool function check tokens and API keys
 // themselves (shared/oauth, oauth.Protect), and the metadata routes are

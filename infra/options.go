@@ -23,7 +23,7 @@ import (
 // the app synthesizes in: the app's options below, and the functions'
 // settings by their variable names (-c TOOLSHED_FETCH_ALLOWED_DOMAINS=…).
 // Each option is declared once, as a setting is: parsed and checked at
-// synthesis, and listed in the README's deploy section (a test keeps the
+// synthesis, and listed in docs/deploy.md's options table (a test keeps the
 // two equal).
 var (
 	defaultRepoOption = settings.New("defaultRepo", "",
@@ -44,7 +44,7 @@ var (
 		"`off` reserves none (for an account whose concurrency limit is too low, see below), or `name=N` overrides for the functions of tools and `gateway`, `authorizer`, `indexer`, `index-worker` (0: none), e.g. `grep_codebase=20,gateway=50`", parseConcurrency)
 )
 
-// appOptions are the options above, in the README's order.
+// appOptions are the options above, in docs/deploy.md's order.
 var appOptions = []settings.Setting{defaultRepoOption, retentionOption, originsOption, alarmEmailOption,
 	throttleRateOption, throttleBurstOption, routeThrottlesOption, concurrencyOption,
 	oauthIssuerOption, oauthOption, callbackURLsOption, domainPrefixOption}

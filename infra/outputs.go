@@ -33,9 +33,9 @@ func (d *deployment) addOutputs() {
 		{stackoutputs.LogGroups, "Every function's log group is this prefix and the function's name (a tool's, gateway, authorizer, indexer, index-worker)", jsii.String(d.logGroupName(""))},
 		{stackoutputs.AccessLogs, "The HTTP API's access log (a JSON line per request)", d.accessLogs.LogGroupName()},
 		{stackoutputs.Indexer, "The indexer's function", d.indexer.FunctionName()},
-		{stackoutputs.IndexerFailed, "Queue of the index events the indexer failed (README: replaying failed index events)", d.failures.QueueUrl()},
+		{stackoutputs.IndexerFailed, "Queue of the index events the indexer failed (docs/deploy.md#replaying-failed-index-events)", d.failures.QueueUrl()},
 		{stackoutputs.IndexQueue, "Queue of the batches of code index builds, which the index worker reads", d.indexQueue.QueueUrl()},
-		{stackoutputs.IndexDeadLetters, "Queue of the index batches that failed every receive (README: replaying failed index events)", d.indexDeadLetters.QueueUrl()},
+		{stackoutputs.IndexDeadLetters, "Queue of the index batches that failed every receive (docs/deploy.md#replaying-failed-index-events)", d.indexDeadLetters.QueueUrl()},
 		{stackoutputs.AlarmTopic, "SNS topic every alarm notifies (subscribe to it, or deploy with -c alarmEmail=...)", d.alarms.TopicArn()},
 	}
 	for _, schema := range dynamostore.Schemas {

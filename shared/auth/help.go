@@ -10,7 +10,7 @@ import "github.com/toolshed/toolshed/shared/toolerr"
 // server named by the protected-resource metadata): that sentence belongs
 // here, next to this one, so that every 401 says both.
 const KeyHelp = "get an API key from the server's operator, who creates one with " +
-	"`go run ./scripts/apikeys create -tenant <tenant> -name <name>` (README: Tenants and API keys)"
+	"`go run ./scripts/apikeys create -tenant <tenant> -name <name>` (docs/tenants-and-api-keys.md)"
 
 // unauthorized is a 401 refusal: why, then KeyHelp.
 func unauthorized(why string) *toolerr.Error {

@@ -74,6 +74,9 @@ func Throttled(err error) bool {
 // 3", "s3 write workspace/acme/a.txt") by service, a write when write is
 // set, as an error wrapping store.ErrStorage.
 func Wrap(service, what string, err error, write bool) error {
+	if nc, ok := NoCredentials(err); ok {
+		return noCredentials{fmt.Errorf("%s: %w", what, nc)}
+	}
 	status, code := Status(err), Code(err)
 	why := service + " failed"
 	extra := []error{store.ErrStorage}
@@ -106,3 +109,10 @@ func Wrap(service, what string, err error, write bool) error {
 	args = append(args, err)
 	return fmt.Errorf(format+": %w", args...)
 }
+
+// noCredentials is a call that found no credentials: a storage error
+// whose message is only what was called and how to provide credentials
+// ("storage unavailable" would send a person looking at the service).
+type noCredentials struct{ error }
+
+func (e noCredentials) Unwrap() []error { return []error{e.error, store.ErrStorage} }

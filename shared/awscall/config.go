@@ -39,6 +39,8 @@ const (
 // retryer (jittered backoff, a retry quota that stops retries when a
 // dependency keeps failing) bounded to MaxAttempts and MaxRetryBackoff,
 // and connections that give up on an attempt stalled for AttemptStall.
+// A call for which no credentials are found fails with a
+// NoCredentialsError.
 func LoadConfig(ctx context.Context) (aws.Config, error) {
 	c, err := awsconfig.LoadDefaultConfig(ctx,
 		awsconfig.WithRetryer(func() aws.Retryer {
@@ -57,6 +59,9 @@ func LoadConfig(ctx context.Context) (aws.Config, error) {
 		client = awshttp.NewBuildableClient()
 	}
 	c.HTTPClient = bounded(client)
+	if c.Credentials != nil {
+		c.Credentials = explained{c.Credentials}
+	}
 	return c, nil
 }
 

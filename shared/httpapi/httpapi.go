@@ -285,6 +285,10 @@ const (
 	jsonType
 )
 
+// formHint says where a form's Content-Type most likely came from: curl
+// sends it with every -d that has no Content-Type of its own.
+var formHint = map[string]string{"application/x-www-form-urlencoded": " (curl -d sends it: add -H 'Content-Type: application/json')"}
+
 // withBody applies the rules every POST body follows — the Content-Type
 // its route accepts (415 otherwise) and at most MaxBody bytes (413
 // otherwise; a declared length is refused before reading) — and runs next
@@ -295,7 +299,7 @@ func (s *server) withBody(rule typeRule, next func(w http.ResponseWriter, r *htt
 		if ct != "" || rule == jsonType {
 			if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
 				s.fail(w, r, http.StatusUnsupportedMediaType, toolerr.New(toolerr.InvalidInput,
-					"Content-Type: must be application/json, got %q", ct))
+					"Content-Type: must be application/json, got %q%s", ct, formHint[mt]))
 				return
 			}
 		}

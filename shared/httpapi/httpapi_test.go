@@ -124,7 +124,7 @@ func TestBadInput(t *testing.T) {
 		{"body is an array", "POST", "/v1/tools/hello", "application/json", `[]`, 400, "INVALID_INPUT", "request body: must be a JSON object"},
 		{"huge body", "POST", "/v1/tools/hello", "application/json", `{"args": {"name": "` + strings.Repeat("a", 70<<10) + `"}}`, 413, "SIZE_LIMIT_EXCEEDED", "request body: larger than"},
 		{"wrong content type", "POST", "/v1/tools/hello", "text/plain", `{"args": {"name": "x"}}`, 415, "INVALID_INPUT", "Content-Type: must be application/json"},
-		{"form content type", "POST", "/v1/tools/hello", "application/x-www-form-urlencoded", `name=x`, 415, "INVALID_INPUT", "Content-Type"},
+		{"form content type (curl -d)", "POST", "/v1/tools/hello", "application/x-www-form-urlencoded", `{"args": {"name": "x"}}`, 415, "INVALID_INPUT", `Content-Type: must be application/json, got "application/x-www-form-urlencoded" (curl -d sends it: add -H 'Content-Type: application/json')`},
 		{"json with charset", "POST", "/v1/tools/hello", "application/json; charset=utf-8", `{"args": {}}`, 400, "INVALID_INPUT", "name: is required"},
 		{"no content type", "POST", "/v1/tools/hello", "", `{"args": {}}`, 400, "INVALID_INPUT", "name: is required"},
 		{"duplicate args", "POST", "/v1/tools/hello", "application/json", `{"args": {"name": "a"}, "args": {"name": "b"}}`, 400, "INVALID_INPUT", `request body: malformed JSON: duplicate key "args"`},

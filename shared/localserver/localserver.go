@@ -25,6 +25,7 @@ import (
 	"github.com/toolshed/toolshed/shared/ratelimit"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/store"
+	"github.com/toolshed/toolshed/shared/symbols"
 	"github.com/toolshed/toolshed/shared/toolset"
 	"github.com/toolshed/toolshed/shared/wiring"
 	"github.com/toolshed/toolshed/shared/wiring/embedded"
@@ -163,6 +164,9 @@ func Serve(ctx context.Context, ln net.Listener, cfg config.Config, log *slog.Lo
 	log.Info("toolshed listening", "addr", ln.Addr().String(), "mcp", "http://"+ln.Addr().String()+"/mcp",
 		"version", version, "repository", repository, "data", data,
 		"auth", map[bool]string{true: "api keys", false: "off (loopback)"}[s.AuthOn], "oauth_issuer", cfg.OAuth.Issuer, "store", cfg.Store)
+	if missing := symbols.Missing(); len(missing) > 0 {
+		log.Warn(goSymbolsOnly, "languages_without_symbols", missing)
+	}
 	select {
 	case err := <-errc:
 		return err
@@ -176,6 +180,13 @@ func Serve(ctx context.Context, ln net.Listener, cfg config.Config, log *slog.Lo
 	}
 	return nil
 }
+
+// goSymbolsOnly is the start-up warning of a binary built without cgo:
+// `go build` leaves cgo out by itself when there is no C compiler, and
+// tree-sitter, which reads every language but Go, is C. find_symbols'
+// answers say it too (their unsupported files and their reason).
+const goSymbolsOnly = "find_symbols reads Go only: this binary was built without cgo (no C compiler); " +
+	"install gcc (apt-get install gcc) and run make run again for the symbols of the other languages"
 
 // serving names what the server serves, for its start-up line: the
 // repository (a directory, or the snapshots in the bucket) and the data

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -26,6 +27,7 @@ import (
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/smoke"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
+	"github.com/toolshed/toolshed/shared/symbols"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 	"github.com/toolshed/toolshed/shared/toolset"
 )
@@ -690,7 +692,10 @@ func TestHealthReportsCodeIndexes(t *testing.T) {
 
 // TestStartUpLine: the line the server logs when it listens names its
 // version, the repository and the data directory it serves, as absolute
-// paths.
+// paths; and a server built without cgo (no gcc at `make run`) says at
+// start that find_symbols reads Go only and what to install, where one
+// built with cgo says nothing of it. (`CGO_ENABLED=0 go test -run
+// TestStartUpLine` checks the first case.)
 func TestStartUpLine(t *testing.T) {
 	repoDir, dataDir := t.TempDir(), t.TempDir()
 	cfg, err := config.FromEnv(func(k string) string {
@@ -712,23 +717,42 @@ func TestStartUpLine(t *testing.T) {
 	defer func() { cancel(); <-done }()
 	waitHealthy(t, "http://"+ln.Addr().String())
 
-	want := map[string]any{"version": "v1.2.3", "repository": filepath.Base(repoDir) + "=" + repoDir, "data": dataDir}
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	lines := func() map[string]map[string]any {
 		mu.Lock()
-		lines := strings.Split(logs.String(), "\n")
-		mu.Unlock()
-		for _, line := range lines {
+		defer mu.Unlock()
+		byMsg := map[string]map[string]any{}
+		for _, line := range strings.Split(logs.String(), "\n") {
 			var l map[string]any
-			if json.Unmarshal([]byte(line), &l) != nil || l["msg"] != "toolshed listening" {
-				continue
+			if json.Unmarshal([]byte(line), &l) == nil {
+				byMsg[fmt.Sprint(l["msg"])] = l
 			}
-			for k, v := range want {
-				if l[k] != v {
-					t.Errorf("%s: %v, want %v (line %s)", k, l[k], v, line)
-				}
-			}
-			return
+		}
+		return byMsg
+	}
+	var byMsg map[string]map[string]any
+	for deadline := time.Now().Add(5 * time.Second); byMsg["toolshed listening"] == nil; time.Sleep(10 * time.Millisecond) {
+		if byMsg = lines(); time.Now().After(deadline) {
+			t.Fatalf("no start-up line in %s", logs.String())
 		}
 	}
-	t.Fatalf("no start-up line in %s", logs.String())
+	want := map[string]any{"version": "v1.2.3", "repository": filepath.Base(repoDir) + "=" + repoDir, "data": dataDir}
+	for k, v := range want {
+		if l := byMsg["toolshed listening"]; l[k] != v {
+			t.Errorf("%s: %v, want %v (line %v)", k, l[k], v, l)
+		}
+	}
+	var goOnly map[string]any
+	for msg, l := range byMsg {
+		if strings.Contains(msg, "find_symbols") {
+			goOnly = l
+		}
+	}
+	switch missing := symbols.Missing(); {
+	case len(missing) > 0 && goOnly == nil:
+		t.Errorf("built without cgo, no line says find_symbols reads Go only: %s", logs.String())
+	case len(missing) > 0 && (!strings.Contains(fmt.Sprint(goOnly["msg"]), "gcc") || goOnly["level"] != "WARN"):
+		t.Errorf("the line about find_symbols does not warn to install gcc: %v", goOnly)
+	case len(missing) == 0 && goOnly != nil:
+		t.Errorf("built with cgo, a line says: %v", goOnly)
+	}
 }

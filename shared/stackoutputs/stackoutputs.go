@@ -74,6 +74,9 @@ func (o Outputs) Get(name string) (string, error) {
 // Read returns the outputs of a deployed stack.
 func Read(ctx context.Context, client cloudformation.DescribeStacksAPIClient, stack string) (Outputs, error) {
 	out, err := client.DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: aws.String(stack)})
+	if nc, ok := awscall.NoCredentials(err); ok {
+		return Outputs{}, fmt.Errorf("read the outputs of stack %s: %w", stack, nc)
+	}
 	if err != nil {
 		return Outputs{}, fmt.Errorf("read the outputs of stack %s: %w", stack, err)
 	}

@@ -75,3 +75,18 @@ func TestConfig(t *testing.T) {
 		t.Errorf("a stack of an older version: %v", err)
 	}
 }
+
+// TestLoadWithoutCredentials: reading a stack's outputs where no AWS
+// credentials can be found says that, and how to provide them.
+func TestLoadWithoutCredentials(t *testing.T) {
+	emulator.NoCredentials(t)
+	_, err := stackoutputs.Load(context.Background(), "Toolshed")
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{"read the outputs of stack Toolshed: no AWS credentials found: ", "AWS_PROFILE", "AWS_ACCESS_KEY_ID"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message %q lacks %q", err, want)
+		}
+	}
+}

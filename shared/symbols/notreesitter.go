@@ -7,8 +7,8 @@ import "io"
 // Built without cgo (CGO_ENABLED=0, or no C compiler), this package has no
 // tree-sitter: it finds symbols in Go files only, and the files of every
 // language a tree-sitter grammar reads have none (Unread says
-// NoTreeSitter). `make build` and `make run` build with cgo; see README,
-// "Symbols and cgo".
+// NoTreeSitter). `make build` and `make run` build with cgo; see
+// docs/deploy.md#symbols-and-cgo.
 
 // hasTreeSitter: this build has no grammars.
 const hasTreeSitter = false

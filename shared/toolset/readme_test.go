@@ -1,6 +1,7 @@
 package toolset_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -95,23 +96,6 @@ func TestDocsLinks(t *testing.T) {
 	pages = append(pages, filepath.Join(root, "README.md"))
 	fence := regexp.MustCompile("(?s)```.*?```")
 	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
-	heading := regexp.MustCompile(`(?m)^#{1,6} (.+)$`)
-	slug := func(h string) string {
-		h = strings.ToLower(strings.TrimSpace(h))
-		h = regexp.MustCompile(`[^\p{L}\p{N}_\- ]`).ReplaceAllString(h, "")
-		return strings.ReplaceAll(h, " ", "-")
-	}
-	anchors := func(page string) []string {
-		b, err := os.ReadFile(page)
-		if err != nil {
-			return nil
-		}
-		var out []string
-		for _, m := range heading.FindAllStringSubmatch(string(b), -1) {
-			out = append(out, slug(m[1]))
-		}
-		return out
-	}
 	for _, page := range pages {
 		b, err := os.ReadFile(page)
 		if err != nil {
@@ -135,5 +119,45 @@ func TestDocsLinks(t *testing.T) {
 				t.Errorf("%s links to %s: %s has no such heading", page, target, dest)
 			}
 		}
+	}
+}
+
+// heading is a Markdown heading's line.
+var heading = regexp.MustCompile(`(?m)^#{1,6} (.+)$`)
+
+// slug is the anchor GitHub gives the heading h.
+func slug(h string) string {
+	h = strings.ToLower(strings.TrimSpace(h))
+	h = regexp.MustCompile(`[^\p{L}\p{N}_\- ]`).ReplaceAllString(h, "")
+	return strings.ReplaceAll(h, " ", "-")
+}
+
+// anchors lists the anchors of the headings of the page at p (none if it
+// cannot be read).
+func anchors(page string) []string {
+	b, err := os.ReadFile(page)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, m := range heading.FindAllStringSubmatch(string(b), -1) {
+		out = append(out, slug(m[1]))
+	}
+	return out
+}
+
+// TestSmokeExampleCounts keeps the smoke test's output shown in
+// docs/deploy.md true to the tools served: one row per tool, three calls
+// (one per route) each.
+func TestSmokeExampleCounts(t *testing.T) {
+	page := readText(t, filepath.Join("..", "..", "docs", "deploy.md"))
+	tools := regexp.MustCompile(`(?m)^toolshed \S+ at \S+: (\d+) tools$`).FindStringSubmatch(page)
+	calls := regexp.MustCompile(`(?m)^(\d+) calls, 0 problems$`).FindStringSubmatch(page)
+	if tools == nil || calls == nil {
+		t.Fatal("docs/deploy.md shows no smoke test output")
+	}
+	served := len(toolset.Tools())
+	if tools[1] != fmt.Sprint(served) || calls[1] != fmt.Sprint(3*served) {
+		t.Errorf("docs/deploy.md's smoke output shows %s tools and %s calls; %d tools are served, so %d calls", tools[1], calls[1], served, 3*served)
 	}
 }
