@@ -3,6 +3,7 @@ package embedding
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -39,11 +40,18 @@ var (
 	Dimensions = settings.New("TOOLSHED_EMBED_DIMENSIONS", "",
 		"vector size: 256, 512 or 1024 for Titan; asked of OpenAI models that take `dimensions`",
 		dimensions).Shown("Bedrock: `512`")
+	RequestsPerMinute = settings.New("TOOLSHED_EMBED_REQUESTS_PER_MINUTE", "",
+		"the most embedding requests one process sends a minute, its share of the provider's quota; `0` for no bound",
+		perMinute).Shown(fmt.Sprintf("Bedrock: `%g` (90%% of the default quota over %d index workers); else no bound",
+		TitanDefaultQuota.RequestsPerMinute*PaceHeadroom/titanSharers, titanSharers))
+	TokensPerMinute = settings.New("TOOLSHED_EMBED_TOKENS_PER_MINUTE", "",
+		"the most input tokens one process sends to be embedded a minute, its share of the provider's quota; `0` for no bound",
+		perMinute).Shown(fmt.Sprintf("Bedrock: `%g`; else no bound", TitanDefaultQuota.TokensPerMinute*PaceHeadroom/titanSharers))
 )
 
 // Settings are the embedding settings, for the families and functions
 // that read them.
-var Settings = []settings.Setting{Kind, URL, Model, Key, Dimensions}
+var Settings = []settings.Setting{Kind, URL, Model, Key, Dimensions, RequestsPerMinute, TokensPerMinute}
 
 // Choice is the configured embedder.
 type Choice struct {
@@ -51,6 +59,7 @@ type Choice struct {
 	URL, Model string // OpenAI
 	Key        string // OpenAI
 	Dimensions int    // 0: the model's own (OpenAI)
+	Pace       Pace   // Bedrock: the process's share of the quota
 }
 
 // Chosen reads the embedding settings with getenv. Without
@@ -65,9 +74,11 @@ func Chosen(getenv func(string) string) (Choice, error) {
 		Key:        settings.Read(r, Key),
 		Dimensions: settings.Read(r, Dimensions),
 	}
+	rpm, tpm := settings.Read(r, RequestsPerMinute), settings.Read(r, TokensPerMinute)
 	if err := r.Err(); err != nil {
 		return Choice{}, err
 	}
+	c.Pace = Pace{RequestsPerMinute: rpm, TokensPerMinute: tpm}
 	if c.Kind == "" {
 		switch {
 		case c.URL != "":
@@ -82,6 +93,7 @@ func Chosen(getenv func(string) string) (Choice, error) {
 }
 
 func (c *Choice) check() error {
+	c.Pace = c.pace()
 	switch c.Kind {
 	case KindBedrock:
 		if c.Dimensions == 0 {
@@ -96,6 +108,22 @@ func (c *Choice) check() error {
 		}
 	}
 	return nil
+}
+
+// pace is the chosen pace, a rate left unset (-1) being Bedrock's share
+// of its default quota, and no bound for the others.
+func (c *Choice) pace() Pace {
+	p := c.Pace
+	if c.Kind != KindBedrock {
+		return Pace{RequestsPerMinute: max(p.RequestsPerMinute, 0), TokensPerMinute: max(p.TokensPerMinute, 0)}
+	}
+	if p.RequestsPerMinute < 0 {
+		p.RequestsPerMinute = TitanDefaultQuota.RequestsPerMinute * PaceHeadroom / titanSharers
+	}
+	if p.TokensPerMinute < 0 {
+		p.TokensPerMinute = TitanDefaultQuota.TokensPerMinute * PaceHeadroom / titanSharers
+	}
+	return p
 }
 
 // FromEnv returns the embedder the settings choose (see Chosen), or nil
@@ -119,7 +147,7 @@ func (c Choice) Open(ctx context.Context, awsConfig func(context.Context) (aws.C
 		if err != nil {
 			return nil, err
 		}
-		return NewBedrock(NewBedrockClient(ac), c.Dimensions), nil
+		return NewBedrock(NewBedrockClient(ac), c.Dimensions, c.Pace), nil
 	case KindOpenAI:
 		return NewOpenAI(OpenAIOptions{URL: c.URL, Model: c.Model, Key: c.Key, Dimensions: c.Dimensions})
 	}
@@ -132,6 +160,19 @@ func kind(s string) (string, error) {
 		return s, nil
 	}
 	return "", fmt.Errorf("use none, bedrock or openai")
+}
+
+// perMinute parses a rate per minute; unset is -1, the embedder's
+// default.
+func perMinute(s string) (float64, error) {
+	if s == "" {
+		return -1, nil
+	}
+	n, err := strconv.ParseFloat(s, 64)
+	if err != nil || n < 0 || math.IsInf(n, 0) || math.IsNaN(n) {
+		return 0, fmt.Errorf("use a number per minute, 0 or more")
+	}
+	return n, nil
 }
 
 func dimensions(s string) (int, error) {
