@@ -228,8 +228,11 @@ func (s *storedIndexes) published(r *storedRepo, p indexfile.Pointer, tag string
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.tag = tag
+	// An index published again with more vectors (the indexer embeds its
+	// parts after publishing them) is read again, and swapped in whole.
 	same := func(idx *storedIndex) bool {
-		return idx != nil && idx.pointer.Commit == p.Commit && idx.pointer.BuiltAt.Equal(p.BuiltAt)
+		return idx != nil && idx.pointer.Commit == p.Commit && idx.pointer.BuiltAt.Equal(p.BuiltAt) &&
+			idx.pointer.Embedded == p.Embedded && idx.pointer.Pending == p.Pending
 	}
 	switch {
 	case same(r.served) || same(r.next):
@@ -395,7 +398,8 @@ func (s *storedIndexes) code(ctx context.Context, ref reposcope.Ref, ts *tenantS
 		return nil, nil, notice, fmt.Errorf("read the code index of %s: %w", cs.key, failed)
 	}
 	out := &indexJSON{State: contextindex.StateReady, FilesIndexed: files, FilesTotal: idx.filesTotal,
-		Chunks: contextindex.Join(coll).Len(), Vectors: contextindex.Join(coll).Vectors(), Commit: idx.pointer.Commit}
+		Chunks: contextindex.Join(coll).Len(), Vectors: contextindex.Join(coll).Vectors(), Commit: idx.pointer.Commit,
+		Pending: idx.pointer.Pending}
 	switch {
 	case !whole:
 		out.State = StateLoading
