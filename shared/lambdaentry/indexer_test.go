@@ -71,11 +71,11 @@ func logLines(output string) []logLine {
 func midBatch(output string) (part string, vectors int) {
 	for _, l := range logLines(output) {
 		switch l.Msg {
-		case "indexer: batch round started":
+		case "indexer: embed round started":
 			part, vectors = l.Part, 0
 		case "indexer: checkpoint saved":
 			vectors = l.Vectors
-		case "indexer: batch round":
+		case "indexer: embed round":
 			part = ""
 		}
 	}
@@ -92,8 +92,8 @@ func midBatch(output string) (part string, vectors int) {
 // 100 ms and throttles beyond 16 requests a second; a worker is killed
 // mid-batch, and the batch is delivered again after the visibility
 // timeout to a new environment, which resumes from the checkpoint. The
-// index is published whole within the time budget, every chunk with its
-// vector, and context_search says how far the build is while it runs and
+// index is published as soon as its parts are built, then embedded part
+// by part within the time budget, every chunk with its vector, and context_search says how far the build is while it runs and
 // searches it when it is done.
 func TestIndexerFanOut(t *testing.T) {
 	d := newDeployment(t)
@@ -142,6 +142,12 @@ func TestIndexerFanOut(t *testing.T) {
 		t.Fatal("no worker was seen mid-batch with a checkpoint")
 	}
 	m := waitPublished(t, f, "acme", "c1", time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	m, err = f.WaitEmbedded(ctx, "acme", "c1")
+	if err != nil {
+		t.Fatal(err)
+	}
 	took := time.Since(start)
 
 	total := indexfile.Totals(m.Parts)
@@ -151,7 +157,7 @@ func TestIndexerFanOut(t *testing.T) {
 	resumed := false
 	for _, fn := range f.Workers.Running() {
 		for _, l := range logLines(fn.Output()) {
-			resumed = resumed || l.Msg == "indexer: batch round started" && l.Part == killedPart && l.Resumed >= killedVectors
+			resumed = resumed || l.Msg == "indexer: embed round started" && l.Part == killedPart && l.Resumed >= killedVectors
 		}
 	}
 	if !resumed {

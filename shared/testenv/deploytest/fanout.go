@@ -113,6 +113,22 @@ func PublishedTo(ctx context.Context, fn *lambdatest.Function, repoKey string) e
 	return nil
 }
 
+// WaitEmbedded waits until the index pointer of the repository whose
+// folder is repoKey names commit with no chunk waiting for a vector, and
+// returns the index's manifest.
+func (f *FanOut) WaitEmbedded(ctx context.Context, repoKey, commit string) (indexfile.Manifest, error) {
+	for ; ctx.Err() == nil; time.Sleep(50 * time.Millisecond) {
+		p, _, err := f.Store.Pointer(ctx, repoKey, "")
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return indexfile.Manifest{}, err
+		}
+		if p.Commit == commit && p.Pending == 0 {
+			return f.Store.Manifest(ctx, repoKey, commit)
+		}
+	}
+	return indexfile.Manifest{}, fmt.Errorf("%s not embedded: %w", commit, ctx.Err())
+}
+
 // WaitPublished waits until the index pointer of the repository whose
 // folder is repoKey names commit and returns the index's manifest.
 func (f *FanOut) WaitPublished(ctx context.Context, repoKey, commit string) (indexfile.Manifest, error) {
