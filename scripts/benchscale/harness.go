@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
+	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/testenv/deploytest"
@@ -106,11 +107,11 @@ func (h *harness) publish(size string, t tree) pushRow {
 	return r
 }
 
-// Index workers as deployed (infra/indexer.go: reserved concurrency 10,
-// 300 s, the queue's visibility twice that), each at the vCPU share its
-// memory buys.
+// Index workers as deployed (infra/indexer.go: reserved concurrency
+// embedding.IndexWorkers, 300 s, the queue's visibility twice that), each
+// at the vCPU share its memory buys.
 const (
-	indexWorkers       = 10
+	indexWorkers       = embedding.IndexWorkers
 	indexWorkerTimeout = 300 * time.Second
 	indexBatchFiles    = 1000
 	indexWithin        = time.Hour

@@ -25,12 +25,6 @@ const TitanV2 = "amazon.titan-embed-text-v2:0"
 // for what AWS publishes about it and where this value comes from).
 var TitanDefaultQuota = Pace{RequestsPerMinute: 2000, TokensPerMinute: 300000}
 
-// titanSharers is how many processes embed at once when deployed, the
-// index worker's reserved concurrency (infra/functions.go): each paces
-// itself at that share of the quota, less PaceHeadroom, unless told
-// otherwise.
-const titanSharers = 10
-
 // PaceHeadroom is the part of a quota a pace uses: requests sent at
 // exactly the quota's rate reach the provider a little bunched (network
 // and scheduling jitter) and some are throttled; a tenth of headroom

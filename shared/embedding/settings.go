@@ -42,15 +42,26 @@ var (
 		dimensions).Shown("Bedrock: `512`")
 	RequestsPerMinute = settings.New("TOOLSHED_EMBED_REQUESTS_PER_MINUTE", "",
 		"the most embedding requests one process sends a minute, its share of the provider's quota; `0` for no bound",
-		perMinute).Shown(fmt.Sprintf("Bedrock: `%g` (90%% of the default quota over %d index workers); else no bound",
-		TitanDefaultQuota.RequestsPerMinute*PaceHeadroom/titanSharers, titanSharers))
+		perMinute).Shown(fmt.Sprintf("Bedrock: 90%% of the assumed default quota over `TOOLSHED_EMBED_WORKERS` (`%g` over %d); else no bound",
+		TitanDefaultQuota.RequestsPerMinute*PaceHeadroom/IndexWorkers, IndexWorkers))
 	TokensPerMinute = settings.New("TOOLSHED_EMBED_TOKENS_PER_MINUTE", "",
 		"the most input tokens one process sends to be embedded a minute, its share of the provider's quota; `0` for no bound",
-		perMinute).Shown(fmt.Sprintf("Bedrock: `%g`; else no bound", TitanDefaultQuota.TokensPerMinute*PaceHeadroom/titanSharers))
+		perMinute).Shown(fmt.Sprintf("Bedrock: likewise (`%g` over %d); else no bound", TitanDefaultQuota.TokensPerMinute*PaceHeadroom/IndexWorkers, IndexWorkers))
+	Workers = settings.New("TOOLSHED_EMBED_WORKERS", strconv.Itoa(IndexWorkers),
+		"how many processes embed at once, sharing the provider's quota: deployed, the index worker's reserved concurrency, which the deployment sets",
+		settings.Positive)
 )
+
+// IndexWorkers is how many index worker environments run at once as
+// deployed: the index worker's reserved concurrency (infra reserves this
+// many) and so, unless the deployment reserves another number (it then
+// sets Workers), how many processes share the embedding quota.
+const IndexWorkers = 10
 
 // Settings are the embedding settings, for the families and functions
 // that read them.
+// Workers is not among them: the deployment derives it from the index
+// worker's reserved concurrency.
 var Settings = []settings.Setting{Kind, URL, Model, Key, Dimensions, RequestsPerMinute, TokensPerMinute}
 
 // Choice is the configured embedder.
@@ -60,6 +71,7 @@ type Choice struct {
 	Key        string // OpenAI
 	Dimensions int    // 0: the model's own (OpenAI)
 	Pace       Pace   // Bedrock: the process's share of the quota
+	Workers    int    // processes sharing the quota (Workers)
 }
 
 // Chosen reads the embedding settings with getenv. Without
@@ -73,6 +85,7 @@ func Chosen(getenv func(string) string) (Choice, error) {
 		Model:      settings.Read(r, Model),
 		Key:        settings.Read(r, Key),
 		Dimensions: settings.Read(r, Dimensions),
+		Workers:    settings.Read(r, Workers),
 	}
 	rpm, tpm := settings.Read(r, RequestsPerMinute), settings.Read(r, TokensPerMinute)
 	if err := r.Err(); err != nil {
@@ -111,17 +124,18 @@ func (c *Choice) check() error {
 }
 
 // pace is the chosen pace, a rate left unset (-1) being Bedrock's share
-// of its default quota, and no bound for the others.
+// of its default quota (less PaceHeadroom, split over the processes that
+// embed at once), and no bound for the others.
 func (c *Choice) pace() Pace {
 	p := c.Pace
 	if c.Kind != KindBedrock {
 		return Pace{RequestsPerMinute: max(p.RequestsPerMinute, 0), TokensPerMinute: max(p.TokensPerMinute, 0)}
 	}
 	if p.RequestsPerMinute < 0 {
-		p.RequestsPerMinute = TitanDefaultQuota.RequestsPerMinute * PaceHeadroom / titanSharers
+		p.RequestsPerMinute = TitanDefaultQuota.RequestsPerMinute * PaceHeadroom / float64(c.Workers)
 	}
 	if p.TokensPerMinute < 0 {
-		p.TokensPerMinute = TitanDefaultQuota.TokensPerMinute * PaceHeadroom / titanSharers
+		p.TokensPerMinute = TitanDefaultQuota.TokensPerMinute * PaceHeadroom / float64(c.Workers)
 	}
 	return p
 }

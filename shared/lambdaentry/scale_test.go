@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/toolshed/toolshed/contracts"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
+	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/schema"
@@ -32,7 +34,7 @@ import (
 var (
 	scaleTree = settings.New("TOOLSHED_SCALE_TREE", "",
 		"the git checkout TestScale measures (none: it is skipped)", settings.Text)
-	scaleWorkers = settings.New("TOOLSHED_SCALE_WORKERS", "10",
+	scaleWorkers = settings.New("TOOLSHED_SCALE_WORKERS", strconv.Itoa(embedding.IndexWorkers),
 		"TestScale's index workers (as deployed)", settings.Positive)
 	scaleLogs = settings.New("TOOLSHED_SCALE_LOGS", "",
 		"a folder for TestScale's indexer functions' output", settings.Text)
@@ -48,7 +50,8 @@ var (
 //
 //	TOOLSHED_SCALE_TREE=/tmp/u/big5 go test -run TestScale -v -timeout 90m ./shared/lambdaentry/
 //
-// TOOLSHED_SCALE_WORKERS sets the index workers (10, as deployed);
+// TOOLSHED_SCALE_WORKERS sets the index workers (as deployed:
+// embedding.IndexWorkers);
 // TOOLSHED_SCALE_LOGS names a folder for the indexer functions' output. The
 // snapshot is packed and uploaded by the test itself (repo.Publish with
 // moto's client), not by scripts/snapshot.
