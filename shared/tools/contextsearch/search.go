@@ -163,6 +163,10 @@ func (s *Service) search(ctx context.Context, call toolkit.Call, in searchInput)
 // msgStopped is the notice of a search stopped at its time limit.
 const msgStopped = "The search stopped at its time limit: these results rank by the query words scored by then; a shorter query ranks by all of its words."
 
+// msgNoVectors is the notice of a search with an embedder while nothing
+// searched has a vector yet (memory entries just written).
+const msgNoVectors = "No vectors yet: embeddings are generated in the background. These results are lexical."
+
 // queryVector returns the query's embedding when the corpus has vectors
 // to compare it with (nil otherwise); out's notice says why the results
 // are lexical when they are for want of one.
@@ -171,7 +175,11 @@ func (s *Service) queryVector(ctx context.Context, tenant string, corpus *contex
 	case s.o.Embedder == nil:
 		return nil
 	case corpus.Vectors() == 0:
-		out.Notice = "No vectors yet: embeddings are generated in the background. These results are lexical."
+		// The code index's embedding notice, when it has one, says
+		// exactly how far its embedding is: one notice, not two.
+		if s.embeddingNotice(out.Index) == "" {
+			out.Notice = msgNoVectors
+		}
 		return nil
 	}
 	vector, err := s.embedQuery(ctx, query)
