@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -228,14 +229,39 @@ func embedPart(t *testing.T, idx *indexfile.Store, emb contextindex.Embedder, m 
 	}
 }
 
+// readBlobs records the keys read.
+type readBlobs struct {
+	indexfile.Blobs
+	mu   sync.Mutex
+	keys []string
+}
+
+func (r *readBlobs) Get(ctx context.Context, key, etag string) ([]byte, string, error) {
+	r.mu.Lock()
+	r.keys = append(r.keys, key)
+	r.mu.Unlock()
+	return r.Blobs.Get(ctx, key, etag)
+}
+
+// take returns the keys read since the last take.
+func (r *readBlobs) take() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	keys := r.keys
+	r.keys = nil
+	return keys
+}
+
 // testStoredEmbedding: deployed, an index is published as soon as its
 // parts are built, searchable by words, and embedded part by part after.
 // Meanwhile context_search answers lexically with one notice that says
 // exactly how far the embedding is (none embedded included); each part's
-// vectors publish the index again, and once every part has them the
-// search is hybrid, with no notice.
-func testStoredEmbedding(t *testing.T, blobs *indexfile.S3Blobs) {
+// vectors publish the index again, of which the function reads only the
+// manifest and the new vectors; once every part has them the search is
+// hybrid, with no notice.
+func testStoredEmbedding(t *testing.T, s3 *indexfile.S3Blobs) {
 	ctx := context.Background()
+	blobs := &readBlobs{Blobs: s3}
 	idx := indexfile.NewStore(blobs)
 	_, emb := embedtest.Start(t)
 	m := indexfile.Manifest{Commit: "c1", BuiltAt: time.Now(), Model: emb.Model(), Parts: saveParts(t, idx, "container/list/", "container/ring/")}
@@ -257,8 +283,18 @@ func testStoredEmbedding(t *testing.T, blobs *indexfile.S3Blobs) {
 		t.Errorf("nothing embedded: mode %s, index %+v, notice %q; want %q", out.Mode, out.Index, out.Notice, notice(0))
 	}
 	embedPart(t, idx, emb, &m, 1)
+	blobs.take()
 	search() // takes the new pointer, reads the vectors
 	out = search()
+	var parts []string
+	for _, k := range blobs.take() {
+		if strings.Contains(k, "/part-") {
+			parts = append(parts, k[strings.Index(k, "/part-")+1:])
+		}
+	}
+	if want := []string{"part-0001/" + contextindex.VectorsFile}; !slices.Equal(parts, want) {
+		t.Errorf("read of the parts once part 1 is embedded: %q, want %q", parts, want)
+	}
 	if v := m.Parts[1].Chunks; out.Mode != "hybrid" || out.Index.Vectors != v || out.Index.Pending != m.Parts[0].Chunks || out.Notice != notice(v) {
 		t.Errorf("part 1 embedded: mode %s, index %+v, notice %q; want %q", out.Mode, out.Index, out.Notice, notice(v))
 	}
