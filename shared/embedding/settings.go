@@ -19,9 +19,9 @@ const (
 	KindOpenAI  = "openai"
 )
 
-// defaultTitanDimensions is the Bedrock vector size unless
+// DefaultTitanDimensions is the Bedrock vector size unless
 // TOOLSHED_EMBED_DIMENSIONS says otherwise.
-const defaultTitanDimensions = 512
+const DefaultTitanDimensions = 512
 
 // The embedding settings, read by context_search and the indexer alike so
 // that the vectors an index holds match the queries'.
@@ -110,7 +110,7 @@ func (c *Choice) check() error {
 	switch c.Kind {
 	case KindBedrock:
 		if c.Dimensions == 0 {
-			c.Dimensions = defaultTitanDimensions
+			c.Dimensions = DefaultTitanDimensions
 		}
 		if c.Dimensions != 256 && c.Dimensions != 512 && c.Dimensions != 1024 {
 			return fmt.Errorf("%s=%d: Titan Text Embeddings V2 makes 256, 512 or 1024", Dimensions.Name(), c.Dimensions)

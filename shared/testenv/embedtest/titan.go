@@ -40,6 +40,9 @@ type Titan struct {
 	Tokens    atomic.Int64 // their input tokens
 	Throttled atomic.Int64 // requests refused for the quota
 	Invalid   atomic.Int64 // requests refused as invalid (ValidationException)
+	// Spent: the account's quota is spent by other callers, so every
+	// request is throttled until it is cleared.
+	Spent atomic.Bool
 
 	o      TitanOptions
 	mu     sync.Mutex
@@ -149,7 +152,7 @@ func (t *Titan) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		t.invalid(w, fmt.Sprintf("400 Bad Request: Too many input tokens. Max input tokens: %d, request input token count: %d", TitanMaxTokens, tokens))
 		return
 	}
-	if !t.admit(tokens) {
+	if t.Spent.Load() || !t.admit(tokens) {
 		t.Throttled.Add(1)
 		bedrockError(w, http.StatusTooManyRequests, "ThrottlingException", "Too many requests, please wait before trying again.")
 		return

@@ -92,15 +92,19 @@ func TestTitanQuota(t *testing.T) {
 		name  string
 		quota embedding.Pace
 		text  string
+		spent bool
+		want  int // requests throttled of 5; -1: some
 	}{
-		{"requests per minute", embedding.Pace{RequestsPerMinute: 60}, "short"},
+		{"requests per minute", embedding.Pace{RequestsPerMinute: 60}, "short", false, -1},
 		// A request may be as large as the model takes, so the tokens'
 		// bucket holds 8,192 at least: 5 × 1,703 is more.
-		{"tokens per minute", embedding.Pace{TokensPerMinute: 60}, strings.Repeat("word ", 1600)},
+		{"tokens per minute", embedding.Pace{TokensPerMinute: 60}, strings.Repeat("word ", 1600), false, -1},
+		{"spent by others", embedding.Pace{}, "short", true, 5},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ti := StartTitan(t, TitanOptions{Quota: tt.quota})
+			ti.Spent.Store(tt.spent)
 			// Without the client's retries, to see each answer.
 			c := bedrockruntime.New(bedrockruntime.Options{Region: "us-east-1", BaseEndpoint: aws.String(ti.URL),
 				Credentials: ti.Client().Options().Credentials, RetryMaxAttempts: 1})
@@ -116,7 +120,7 @@ func TestTitanQuota(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if throttled == 0 || ti.Throttled.Load() != int64(throttled) {
+			if throttled == 0 || tt.want >= 0 && throttled != tt.want || ti.Throttled.Load() != int64(throttled) {
 				t.Errorf("%d of 5 requests throttled (stand-in counted %d)", throttled, ti.Throttled.Load())
 			}
 		})
