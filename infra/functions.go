@@ -13,6 +13,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/deploy"
+	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/secrets"
 	"github.com/toolshed/toolshed/shared/settings"
@@ -56,10 +57,11 @@ const (
 	// The index worker builds one batch per invocation: a few minutes at
 	// most (a batch that needs more continues in a new message), memory
 	// for a snapshot's zip and one batch, and as many at once as the
-	// embedding quota is worth (each keeps 8 requests in flight).
+	// embedding quota is worth (each keeps 8 requests in flight; each
+	// paces itself at its share of the quota, split over this many).
 	indexWorkerTimeoutSeconds = 300
 	indexWorkerMemoryMB       = 2048
-	indexWorkerConcurrency    = 10
+	indexWorkerConcurrency    = embedding.IndexWorkers
 )
 
 // functionSpec is what newFunction needs to create one Lambda function.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"slices"
+	"strconv"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
@@ -134,6 +135,17 @@ func (d *deployment) grantIndexer(fn awslambda.Function) {
 	d.indexQueue.GrantSendMessages(fn)
 }
 
+// embedWorkers is how many index workers run at once, sharing the
+// embedding quota: the worker's reserved concurrency, or the declared one
+// when the deployment reserves none (the queue's mapping is then not
+// capped either, and the pace assumes that many).
+func (c concurrency) embedWorkers() int {
+	if n := c.of(indexWorkerName, indexWorkerConcurrency); n > 0 {
+		return n
+	}
+	return indexWorkerConcurrency
+}
+
 // streamSource is how the indexer reads a table's stream.
 func (d *deployment) streamSource() *awslambdaeventsources.DynamoEventSourceProps {
 	return &awslambdaeventsources.DynamoEventSourceProps{
@@ -161,6 +173,7 @@ func (d *deployment) indexerEnv() map[string]*string {
 	env := deploy.SettingsEnv(slices.Concat(deploy.RepositorySettings, embedding.Settings, indexer.Settings), d.setting)
 	env[config.Bucket.Name()] = *d.bucket.BucketName()
 	env[indexer.QueueURL.Name()] = *d.indexQueue.QueueUrl()
+	env[embedding.Workers.Name()] = strconv.Itoa(d.opts.Concurrency.embedWorkers())
 	if env[embedding.Kind.Name()] == "" {
 		env[embedding.Kind.Name()] = embedding.KindBedrock
 	}

@@ -58,6 +58,26 @@ func TestReservedConcurrency(t *testing.T) {
 	}
 }
 
+// TestEmbedWorkers: the index workers' share of the embedding quota is
+// split over as many workers as the deployment lets run at once.
+func TestEmbedWorkers(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		c    concurrency
+		want int
+	}{
+		{"declared", concurrency{}, embedding.IndexWorkers},
+		{"overridden", concurrency{Overrides: map[string]int{indexWorkerName: 25}}, 25},
+		{"another function overridden", concurrency{Overrides: map[string]int{"gateway": 50}}, embedding.IndexWorkers},
+		{"none reserved: the declared number is assumed", concurrency{Off: true}, embedding.IndexWorkers},
+		{"index-worker=0: likewise", concurrency{Overrides: map[string]int{indexWorkerName: 0}}, embedding.IndexWorkers},
+	} {
+		if got := tt.c.embedWorkers(); got != tt.want {
+			t.Errorf("%s: %d workers, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
 // stage returns the HTTP API's stage in a template.
 func stage(t *testing.T, tmpl cfnTemplate) cfnResource {
 	t.Helper()

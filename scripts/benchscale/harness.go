@@ -10,9 +10,11 @@ import (
 
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
+	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/testenv/deploytest"
+	"github.com/toolshed/toolshed/shared/testenv/embedtest"
 	"github.com/toolshed/toolshed/shared/testenv/lambdatest"
 	"github.com/toolshed/toolshed/shared/testenv/latency"
 	"github.com/toolshed/toolshed/shared/testenv/localrun"
@@ -24,16 +26,17 @@ import (
 // pushRow is what the harness measures of publishing and indexing one
 // tree.
 type pushRow struct {
-	size    string
-	t       tree
-	load    string        // the 1-minute load average when the row started
-	zip     int64         // the snapshot's zip bytes
-	push    time.Duration // scripts/snapshot push, start to end
-	index   time.Duration // the indexer's invocation on the snapshot's S3 event
-	cpu     time.Duration // the indexer's CPU time in it
-	peak    int64         // the indexer's peak RSS
-	chunks  string        // chunks the indexer logged, "-" when it did not say
-	problem string        // what failed, "" when nothing did
+	size     string
+	t        tree
+	load     string        // the 1-minute load average when the row started
+	zip      int64         // the snapshot's zip bytes
+	push     time.Duration // scripts/snapshot push, start to end
+	index    time.Duration // from the snapshot's S3 event to the index published (searchable by words)
+	embedded string        // seconds from the event to fully embedded; ">N (p%)" when not within N s; "-" not embedded
+	cpu      time.Duration // the indexer's CPU time in it
+	peak     int64         // the indexer's peak RSS
+	chunks   string        // chunks the indexer logged, "-" when it did not say
+	problem  string        // what failed, "" when nothing did
 }
 
 // toolRow is what the harness measures of one tool function on one tree.
@@ -51,17 +54,23 @@ type toolRow struct {
 // harnessTools are the repository tools measured through the harness.
 var harnessTools = []string{"grep_codebase", "context_search", "read_file"}
 
+// harnessOptions shape the harness's measures.
+type harnessOptions struct {
+	calls       int           // warm calls per tool
+	embedWithin time.Duration // the longest wait for a tree's embedding (0: index by words only)
+}
+
 // harness is the deployed stack on this machine, shared by every size.
 type harness struct {
+	harnessOptions
 	tb       testing.TB
 	stack    *deploytest.Stack
 	snapshot string // the scripts/snapshot binary
-	calls    int    // warm calls per tool
 }
 
 // newHarness builds the bootstraps and the snapshot CLI into dir and starts
 // the emulators.
-func newHarness(tb testing.TB, dir string, calls int) (*harness, error) {
+func newHarness(tb testing.TB, dir string, ho harnessOptions) (*harness, error) {
 	if err := deploytest.BuildBootstraps(dir, "benchscale"); err != nil {
 		return nil, err
 	}
@@ -69,7 +78,7 @@ func newHarness(tb testing.TB, dir string, calls int) (*harness, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &harness{tb: tb, stack: deploytest.New(tb, dir), snapshot: snapshot, calls: calls}
+	h := &harness{harnessOptions: ho, tb: tb, stack: deploytest.New(tb, dir), snapshot: snapshot}
 	h.stack.S3(tb)
 	return h, nil
 }
@@ -80,7 +89,7 @@ func tenant(size string) string { return "bench-" + size }
 // publish pushes the tree with scripts/snapshot and runs the indexer on
 // the snapshot's S3 event, as deployed.
 func (h *harness) publish(size string, t tree) pushRow {
-	r := pushRow{size: size, t: t, load: loadAverage(), chunks: "-"}
+	r := pushRow{size: size, t: t, load: loadAverage(), chunks: "-", embedded: "-"}
 	// A limit the tree fits in: the default one refuses large trees.
 	maxMB := max(repo.DefaultMaxBytes>>20, 2*(t.bytes>>20)+1)
 	cmd := h.stack.SnapshotPush(h.tb, h.snapshot, "-tenant", tenant(size), "-dir", t.dir, "-max-mb", fmt.Sprint(maxMB))
@@ -106,11 +115,11 @@ func (h *harness) publish(size string, t tree) pushRow {
 	return r
 }
 
-// Index workers as deployed (infra/indexer.go: reserved concurrency 10,
-// 300 s, the queue's visibility twice that), each at the vCPU share its
-// memory buys.
+// Index workers as deployed (infra/indexer.go: reserved concurrency
+// embedding.IndexWorkers, 300 s, the queue's visibility twice that), each
+// at the vCPU share its memory buys.
 const (
-	indexWorkers       = 10
+	indexWorkers       = embedding.IndexWorkers
 	indexWorkerTimeout = 300 * time.Second
 	indexBatchFiles    = 1000
 	indexWithin        = time.Hour
@@ -118,15 +127,20 @@ const (
 
 // index runs the deployed indexing on the snapshot's S3 event — the
 // indexer function plans batches on an SQS queue, index worker functions
-// build them — until the index is published, and measures it: the time
-// from the event to the publication, the CPU of the indexer and of the
-// workers, the highest peak RSS of any of them (each has the indexer's
-// memory setting).
+// build them, then embed them with Titan V2's stand-in under the assumed
+// default quota — and measures it: the time from the event to the
+// publication (searchable by words) and to fully embedded (at most
+// embedWithin), the CPU of the indexer and of the workers, the highest
+// peak RSS of any of them (each has the indexer's memory setting).
 func (h *harness) index(r *pushRow) {
-	f := h.stack.StartFanOut(h.tb, deploytest.FanOutOptions{
+	o := deploytest.FanOutOptions{
 		BatchFiles: indexBatchFiles, Workers: indexWorkers, WorkerTimeout: indexWorkerTimeout,
 		Visibility: 2 * indexWorkerTimeout, VCPU: lambdatest.VCPUOf(deploytest.IndexerMemoryMB),
-	})
+	}
+	if h.embedWithin > 0 {
+		o.Embed = &embedtest.TitanOptions{Quota: embedding.TitanDefaultQuota, LatencyMedian: embedtest.TitanLatency, LatencySpread: embedtest.TitanLatencySpread}
+	}
+	f := h.stack.StartFanOut(h.tb, o)
 	defer f.Workers.Stop()
 	ctx, cancel := context.WithTimeout(context.Background(), indexWithin)
 	defer cancel()
@@ -151,6 +165,9 @@ func (h *harness) index(r *pushRow) {
 		return
 	}
 	r.chunks = fmt.Sprint(indexfile.Totals(m.Parts).Chunks)
+	if h.embedWithin > 0 {
+		r.embedded = h.embedding(f, tenant(r.size), commit, t0)
+	}
 	r.cpu, _ = procstat.CPUTime(f.Indexer.Pid())
 	for _, fn := range f.Workers.Running() {
 		c, _ := procstat.CPUTime(fn.Pid())
@@ -158,6 +175,22 @@ func (h *harness) index(r *pushRow) {
 	}
 	r.peak, _ = f.Indexer.PeakRSS()
 	r.peak = max(r.peak, f.Workers.PeakRSS())
+}
+
+// embedding waits at most embedWithin for the index of commit to be
+// fully embedded and says when it was, in seconds from t0, or how far it
+// is: ">N (p%)".
+func (h *harness) embedding(f *deploytest.FanOut, tenant, commit string, t0 time.Time) string {
+	ctx, cancel := context.WithTimeout(context.Background(), h.embedWithin)
+	defer cancel()
+	if _, err := f.WaitEmbedded(ctx, tenant, commit); err == nil {
+		return fmt.Sprintf("%.1f", time.Since(t0).Seconds())
+	}
+	p, _, err := f.Store.Pointer(context.Background(), tenant, "")
+	if err != nil || p.Chunks == 0 {
+		return fmt.Sprintf(">%.0f", time.Since(t0).Seconds())
+	}
+	return fmt.Sprintf(">%.0f(%d%%)", time.Since(t0).Seconds(), p.Embedded*100/p.Chunks)
 }
 
 // currentCommit is the commit of the tree's current snapshot.

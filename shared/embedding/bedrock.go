@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -18,6 +19,17 @@ import (
 // TitanV2 is the Bedrock model id of Amazon Titan Text Embeddings V2, the
 // only Bedrock model the deployed functions may invoke.
 const TitanV2 = "amazon.titan-embed-text-v2:0"
+
+// TitanDefaultQuota is the on-demand quota the deployment plans for, an
+// account's for Titan V2 unless it asked for more (see docs/embedding.md
+// for what AWS publishes about it and where this value comes from).
+var TitanDefaultQuota = Pace{RequestsPerMinute: 2000, TokensPerMinute: 300000}
+
+// PaceHeadroom is the part of a quota a pace uses: requests sent at
+// exactly the quota's rate reach the provider a little bunched (network
+// and scheduling jitter) and some are throttled; a tenth of headroom
+// absorbs that.
+const PaceHeadroom = 0.9
 
 // TitanDimensions are the vector sizes Titan V2 offers.
 var TitanDimensions = []int{256, 512, 1024}
@@ -42,19 +54,27 @@ func NewBedrockClient(cfg aws.Config, optFns ...func(*bedrockruntime.Options)) *
 	return bedrockruntime.NewFromConfig(cfg, opts...)
 }
 
-// Bedrock embeds with Titan Text Embeddings V2.
+// Bedrock embeds with Titan Text Embeddings V2: one text per
+// InvokeModel at the configured dimensions, paced within the process's
+// share of the account's quota, throttling retried by the client with
+// backoff. It counts the input tokens Bedrock reports (what it bills).
 type Bedrock struct {
 	client *bedrockruntime.Client
 	dims   int
+	pace   *pacer
+	tokens atomic.Int64
 }
 
 var _ contextindex.Embedder = (*Bedrock)(nil)
 
 // NewBedrock returns the Titan V2 embedder making vectors of dims (256,
-// 512 or 1024) dimensions.
-func NewBedrock(client *bedrockruntime.Client, dims int) *Bedrock {
-	return &Bedrock{client: client, dims: dims}
+// 512 or 1024) dimensions, its requests held within pace.
+func NewBedrock(client *bedrockruntime.Client, dims int, pace Pace) *Bedrock {
+	return &Bedrock{client: client, dims: dims, pace: newPacer(pace, time.Now)}
 }
+
+// Tokens is how many input tokens Bedrock has counted so far.
+func (b *Bedrock) Tokens() int64 { return b.tokens.Load() }
 
 // Model implements contextindex.Embedder: "amazon.titan-embed-text-v2:0/512".
 func (b *Bedrock) Model() string { return fmt.Sprintf("%s/%d", TitanV2, b.dims) }
@@ -112,6 +132,10 @@ func (b *Bedrock) Embed(ctx context.Context, texts []string) ([][]float32, error
 
 func (b *Bedrock) one(ctx context.Context, text string) ([]float32, error) {
 	body, _ := json.Marshal(titanRequest{InputText: text, Dimensions: b.dims, Normalize: true, EmbeddingTypes: []string{"float"}})
+	estimated := estimateTokens(text)
+	if err := b.pace.take(ctx, estimated); err != nil {
+		return nil, fmt.Errorf("bedrock %s: %w", TitanV2, err)
+	}
 	res, err := b.client.InvokeModel(ctx, &bedrockruntime.InvokeModelInput{
 		ModelId:     aws.String(TitanV2),
 		ContentType: aws.String("application/json"),
@@ -119,12 +143,16 @@ func (b *Bedrock) one(ctx context.Context, text string) ([]float32, error) {
 		Body:        body,
 	})
 	if err != nil {
+		b.pace.settle(estimated, 0)
 		return nil, fmt.Errorf("bedrock %s: %w", TitanV2, classify(err))
 	}
 	var r titanResponse
 	if err := json.Unmarshal(res.Body, &r); err != nil {
+		b.pace.settle(estimated, 0)
 		return nil, fmt.Errorf("bedrock %s: decode the answer: %w", TitanV2, err)
 	}
+	b.pace.settle(estimated, r.InputTextTokenCount)
+	b.tokens.Add(int64(r.InputTextTokenCount))
 	if len(r.Embedding) != b.dims {
 		return nil, fmt.Errorf("bedrock %s: got %d dimensions, asked for %d", TitanV2, len(r.Embedding), b.dims)
 	}

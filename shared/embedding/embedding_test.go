@@ -91,7 +91,7 @@ func newBedrock(t *testing.T, srv *titanServer, dims int) *Bedrock {
 			s.Backoff = retry.BackoffDelayerFunc(func(int, error) (time.Duration, error) { return time.Millisecond, nil })
 		})
 	})
-	return NewBedrock(client, dims)
+	return NewBedrock(client, dims, Pace{})
 }
 
 func TestBedrockWireFormat(t *testing.T) {

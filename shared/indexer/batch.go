@@ -36,35 +36,33 @@ type round struct {
 	stats    embedStats
 }
 
-// RunBatch builds a batch's part of its commit's index, resuming from the
-// part's checkpoint, and records it in the build record; the batch that
-// completes the build publishes the index. When the invocation's time
-// runs short, it saves the checkpoint and queues the batch again. A batch
-// of a build that was replaced by a newer one is dropped.
+// RunBatch builds a batch's part of its commit's index and records it in
+// the build record; the batch that completes the build publishes the
+// index. A part is built by its words alone (with the vectors earlier
+// builds made of the same texts): the index is searchable as soon as
+// every part is built, whatever embedding is left, which an embed message
+// per part does after (RunEmbed). A batch of a build that was replaced by
+// a newer one is dropped.
 func (ix *Indexer) RunBatch(ctx context.Context, b Batch) error {
-	name := indexfile.PartName(b.N)
-	rec, _, err := ix.Store.Build(ctx, b.RepoKey, "")
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("read the build record: %w", err)
+	if b.Embed {
+		return ix.RunEmbed(ctx, b)
 	}
-	if !rec.Of(b.Commit, b.SnapshotSeq) || rec.Model != ix.model() {
-		ix.Log.Info("indexer: batch of a replaced build dropped", "repo", b.RepoKey, "commit", b.Commit, "part", name, "building", rec.Commit)
-		return nil
+	name := indexfile.PartName(b.N)
+	rec, ok, err := ix.current(ctx, b)
+	if err != nil || !ok {
+		return err
 	}
 	if !rec.IsDone(name) {
-		r, err := ix.buildPart(ctx, b, rec.Started)
+		part, err := ix.buildPart(ctx, b, rec.Started)
 		if err != nil {
 			return fmt.Errorf("build part %s of %s: %w", name, b.Commit, err)
-		}
-		if !r.finished {
-			return ix.queue(ctx, []Batch{continuation(b, r)})
 		}
 		rec, err = ix.Store.UpdateBuild(ctx, b.RepoKey, func(rec *indexfile.Build) bool {
 			if !rec.Of(b.Commit, b.SnapshotSeq) {
 				return false
 			}
 			rec.Updated = ix.Now()
-			return rec.AddDone(r.part)
+			return rec.AddDone(part)
 		})
 		if err != nil {
 			return fmt.Errorf("record part %s of %s: %w", name, b.Commit, err)
@@ -75,9 +73,32 @@ func (ix *Indexer) RunBatch(ctx context.Context, b Batch) error {
 		}
 	}
 	if rec.Complete() && rec.State == indexfile.BuildRunning {
-		return ix.publish(ctx, b.RepoKey, rec)
+		if err := ix.publish(ctx, b.RepoKey, rec); err != nil {
+			return err
+		}
+	}
+	// Queued again when the batch is delivered again (the message may
+	// have been lost): embedding a part twice embeds nothing twice.
+	if p, ok := rec.Part(name); ok && p.Pending > 0 {
+		embed := Batch{RepoKey: b.RepoKey, Commit: b.Commit, SnapshotSeq: b.SnapshotSeq, N: b.N, Embed: true}
+		return ix.queue(ctx, []Batch{embed})
 	}
 	return nil
+}
+
+// current reads the build record, reporting false when it is no longer
+// the batch's build (the batch is then dropped).
+func (ix *Indexer) current(ctx context.Context, b Batch) (indexfile.Build, bool, error) {
+	rec, _, err := ix.Store.Build(ctx, b.RepoKey, "")
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return rec, false, fmt.Errorf("read the build record: %w", err)
+	}
+	if !rec.Of(b.Commit, b.SnapshotSeq) || rec.Model != ix.model() {
+		ix.Log.Info("indexer: batch of a replaced build dropped", "repo", b.RepoKey, "commit", b.Commit,
+			"part", indexfile.PartName(b.N), "embed", b.Embed, "building", rec.Commit)
+		return rec, false, nil
+	}
+	return rec, true, nil
 }
 
 // continuation is the batch's message for the next round after r.
@@ -91,65 +112,35 @@ func continuation(b Batch, r round) Batch {
 	return next
 }
 
-// buildPart builds a batch's part: its files cut and tokenized, its
-// chunks given the vectors of their texts from the part's checkpoint and
-// from earlier indexes, the others embedded until done or until the
-// round's time is up (then the checkpoint is saved, not the part).
-func (ix *Indexer) buildPart(ctx context.Context, b Batch, builtAt time.Time) (round, error) {
+// buildPart builds and saves a batch's part: its files cut and tokenized,
+// its chunks given the vectors their texts have in earlier indexes; the
+// others are counted pending.
+func (ix *Indexer) buildPart(ctx context.Context, b Batch, builtAt time.Time) (indexfile.PartInfo, error) {
 	started := time.Now()
 	name := indexfile.PartName(b.N)
 	files, err := ix.Snapshots.Files(ctx, b.RepoKey, b.Commit, b.Paths)
 	if err != nil {
-		return round{}, err
+		return indexfile.PartInfo{}, err
 	}
 	code, st, err := contextindex.BuildCode(ctx, nil, contextindex.Snapshot{Commit: b.Commit, Files: files}, nil, builtAt)
 	if err != nil {
-		return round{}, err
+		return indexfile.PartInfo{}, err
 	}
-	r := round{part: indexfile.PartInfo{Name: name, Files: len(files), Chunks: st.Chunks}, finished: true}
+	part := indexfile.PartInfo{Name: name, Files: len(files), Chunks: st.Chunks}
 	if len(b.Paths) > 0 {
-		r.part.First, r.part.Last = b.Paths[0], b.Paths[len(b.Paths)-1]
+		part.First, part.Last = b.Paths[0], b.Paths[len(b.Paths)-1]
 	}
 	if ix.Embedder != nil {
-		r.part.Reused = code.ReuseVectors(ix.model(), ix.reusable(ctx, b)...)
-		resumed := 0
-		cp, err := ix.Store.Checkpoint(ctx, b.RepoKey, b.Commit, name)
-		switch {
-		case err == nil:
-			resumed = code.ReuseVectors(ix.model(), cp)
-		case !errors.Is(err, fs.ErrNotExist):
-			ix.Log.Warn("indexer: checkpoint unreadable; embedding the part's texts again", "repo", b.RepoKey, "part", name, "error", err)
-		}
-		texts, _ := code.Missing()
-		ix.Log.Info("indexer: batch round started", "repo", b.RepoKey, "commit", b.Commit, "part", name, "round", b.Rounds+1,
-			"chunks", st.Chunks, "reused", r.part.Reused, "resumed", resumed, "to_embed", len(texts))
-		until, every := roundTime(ctx, time.Now())
-		r.stats = embedTexts(ctx, ix.Embedder, code.Vectors, texts, until, every, func(v *contextindex.Vectors) {
-			ix.checkpoint(ctx, b, v)
-		})
-		if err := ctx.Err(); err != nil {
-			return round{}, err
-		}
-		_, missing := code.Missing()
-		r.finished = r.stats.Left == 0 || b.Stalled+1 >= maxStalledRounds && r.stats.Embedded == 0
-		r.part.Vectors = st.Chunks - missing
-		r.part.Failed = missing
-		r.part.Embedded = code.Vectors.Len() - r.part.Reused
+		part.Reused = code.ReuseVectors(ix.model(), ix.reusable(ctx, b)...)
+		_, part.Pending = code.Missing()
+		part.Vectors = st.Chunks - part.Pending
 	}
-	if r.finished {
-		err = ix.Store.SavePart(ctx, b.RepoKey, b.Commit, name, code)
-	} else {
-		err = ix.Store.SaveCheckpoint(ctx, b.RepoKey, b.Commit, name, code.Vectors)
+	if err := ix.Store.SavePart(ctx, b.RepoKey, b.Commit, name, code); err != nil {
+		return indexfile.PartInfo{}, err
 	}
-	if err != nil {
-		return round{}, err
-	}
-	ix.Log.Info("indexer: batch round", "repo", b.RepoKey, "commit", b.Commit, "part", name, "round", b.Rounds+1,
-		"finished", r.finished, "files", r.part.Files, "chunks", r.part.Chunks, "reused", r.part.Reused,
-		"embedded", r.stats.Embedded, "requests", r.stats.Requests, "throttled", r.stats.Throttled,
-		"failed", r.stats.Failed, "left", r.stats.Left, "duration_ms", time.Since(started).Milliseconds())
-	ix.roundMetrics(r, time.Since(started))
-	return r, nil
+	ix.Log.Info("indexer: part built", "repo", b.RepoKey, "commit", b.Commit, "part", name, "files", part.Files,
+		"chunks", part.Chunks, "reused", part.Reused, "pending", part.Pending, "duration_ms", time.Since(started).Milliseconds())
+	return part, nil
 }
 
 // roundTime returns when a round started at now stops embedding, and how
@@ -197,8 +188,7 @@ func (ix *Indexer) checkpoint(ctx context.Context, b Batch, v *contextindex.Vect
 // been replaced by a later snapshot's since its last part was recorded,
 // and that one may be published already.
 func (ix *Indexer) publish(ctx context.Context, repoKey string, rec indexfile.Build) error {
-	m := indexfile.Manifest{Commit: rec.Commit, SnapshotSeq: rec.SnapshotSeq, BuiltAt: rec.Started, Model: rec.Model, Parts: rec.Done}
-	moved, err := ix.Store.Publish(ctx, repoKey, m)
+	moved, err := ix.Store.Publish(ctx, repoKey, manifestOf(rec))
 	if err != nil {
 		return fmt.Errorf("publish %s: %w", rec.Commit, err)
 	}
@@ -216,7 +206,12 @@ func (ix *Indexer) publish(ctx context.Context, repoKey string, rec indexfile.Bu
 	took := ix.Now().Sub(rec.Started)
 	ix.Log.Info("indexer: code index published", "repo", repoKey, "commit", rec.Commit, "pointer_moved", moved,
 		"files", t.Files, "parts", len(rec.Done), "chunks", t.Chunks, "vectors", t.Vectors, "reused", t.Reused,
-		"embedded", t.Embedded, "failed", t.Failed, "duration_ms", took.Milliseconds())
+		"embedded", t.Embedded, "pending", t.Pending, "failed", t.Failed, "duration_ms", took.Milliseconds())
 	ix.publishMetrics(t, took)
 	return nil
+}
+
+// manifestOf is the manifest of a build's parts.
+func manifestOf(rec indexfile.Build) indexfile.Manifest {
+	return indexfile.Manifest{Commit: rec.Commit, SnapshotSeq: rec.SnapshotSeq, BuiltAt: rec.Started, Model: rec.Model, Parts: rec.Done}
 }

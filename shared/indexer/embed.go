@@ -36,11 +36,12 @@ func textsPerRequest(emb contextindex.Embedder) int {
 
 // embedStats say what embedding did.
 type embedStats struct {
-	Requests  int // requests made
-	Embedded  int // texts that got their vector
-	Throttled int // requests refused for the provider's quota (tried again)
-	Failed    int // texts refused for good
-	Left      int // texts left without a vector when the time was up
+	Requests  int   // requests made
+	Embedded  int   // texts that got their vector
+	Throttled int   // requests refused for the provider's quota (tried again)
+	Failed    int   // texts refused for good
+	Left      int   // texts left without a vector when the time was up
+	Tokens    int64 // input tokens the provider counted (Bedrock says)
 }
 
 // embedder embeds texts into a set of vectors. The set is its own while

@@ -17,16 +17,25 @@
 //   - The index worker takes one batch message per invocation (RunBatch):
 //     it reads the batch's files from the snapshot's zip, cuts and
 //     tokenizes them into a part of the index, gives each chunk the
-//     vector its text had in the previous index (by text hash) and embeds
-//     the rest, checkpointing the vectors as it goes
+//     vector its text had in the previous index (by text hash), saves the
+//     part and records it in build.json (a conditional write); the batch
+//     that completes the build publishes the index: its manifest, then
+//     the pointer indexes/<repo>/current.json. The index is searchable by
+//     words then, however far embedding is: until then context_search
+//     serves the index before, and says that a newer one is being built
+//     and how far it is.
+//   - A part with chunks left without a vector sends an embed message
+//     (RunEmbed): the worker embeds them, one text per request for Titan,
+//     paced within the process's share of the provider's quota (a queue
+//     drained within the quota: see docs/embedding.md for why not Bedrock
+//     batch inference), checkpointing the vectors as it goes
 //     (indexes/<repo>/<commit>/<part>/checkpoint.bin). When its time runs
-//     short it saves the checkpoint and sends the batch to the queue again
-//     (a continuation); a retry after a failed or killed invocation also
-//     resumes from the checkpoint. A part built is recorded in build.json
-//     (a conditional write); the batch that completes the build publishes
-//     the index: its manifest, then the pointer indexes/<repo>/current.json.
-//     Until then context_search serves the index before, and says that a
-//     newer one is being built and how far it is.
+//     short it saves the checkpoint and sends the message again; a retry
+//     after a failed or killed invocation also resumes from the
+//     checkpoint. Done, it saves the part's vectors, updates the part's
+//     counts in build.json and publishes the index again (same commit,
+//     new counts), and readers take the new vectors; context_search says
+//     how much of the code is embedded meanwhile.
 //   - A build of a later snapshot replaces the record; the batches of the
 //     build it replaces stop, and their parts' vectors are reused.
 //     Snapshots are ordered by the number their pointer carries

@@ -173,9 +173,11 @@ func loadParts(t *testing.T, ix *Indexer) (indexfile.Manifest, *contextindex.Cor
 }
 
 // testFanOut: a published snapshot is split into batches on the queue;
-// the index is published when the last is built, not before; repeated
-// events and messages change nothing; a new commit embeds only the text
-// that changed.
+// the index is published when the last is built, not before, and before
+// any chunk is embedded: searchable by words at once, each part queueing
+// its embedding, which publishes the index again with its vectors;
+// repeated events and messages change nothing; a new commit embeds only
+// the text that changed.
 func testFanOut(t *testing.T, s3 *repotest.S3) {
 	dir := repotest.GoPackages(t, "container/list", "container/ring", "container/heap")
 	s3.Publish(t, "acme", "c1", dir)
@@ -209,11 +211,25 @@ func testFanOut(t *testing.T, s3 *repotest.S3) {
 	}
 	m, corpus := loadParts(t, ix)
 	total := indexfile.Totals(m.Parts)
-	if total.Files != 3 || total.Vectors != total.Chunks || total.Embedded != int(srv.Texts.Load()) || corpus.Vectors() != total.Chunks {
-		t.Errorf("published: %+v; %d texts embedded, %d vectors searched", total, srv.Texts.Load(), corpus.Vectors())
+	if total.Files != 3 || total.Vectors != 0 || total.Pending != total.Chunks || srv.Texts.Load() != 0 || p.Pending != total.Chunks {
+		t.Errorf("published before embedding: %+v, pointer %+v; %d texts embedded", total, p, srv.Texts.Load())
 	}
 	if hits, mode := corpus.Search(contextindex.Query{Text: "ring of elements", Limit: 3}); len(hits) == 0 || !strings.HasPrefix(hits[0].Doc.Path, "container/ring/") || mode != contextindex.ModeLexical {
 		t.Errorf("search over the parts: %v (%s)", hits, mode)
+	}
+	embeds := q.take()
+	if len(embeds) != 3 {
+		t.Fatalf("%d embed messages, want one a part", len(embeds))
+	}
+	for _, b := range embeds {
+		deliver(t, ix, b)
+	}
+	_, p = current(t, ix)
+	m, corpus = loadParts(t, ix)
+	total = indexfile.Totals(m.Parts)
+	if total.Vectors != total.Chunks || total.Pending != 0 || total.Embedded != int(srv.Texts.Load()) || corpus.Vectors() != total.Chunks ||
+		p.Embedded != total.Chunks || p.Pending != 0 {
+		t.Errorf("embedded: %+v, pointer %+v; %d texts embedded, %d vectors searched", total, p, srv.Texts.Load(), corpus.Vectors())
 	}
 	embedded := srv.Texts.Load()
 	deliver(t, ix, bodies[1]) // a redelivered message
@@ -254,8 +270,16 @@ func testResume(t *testing.T, s3 *repotest.S3) {
 	if len(bodies) != 1 {
 		t.Fatalf("%d batches, want 1", len(bodies))
 	}
+	deliver(t, ix, bodies[0])
+	if _, p := current(t, ix); p.Commit != "c1" {
+		t.Fatal("not published before embedding")
+	}
+	bodies = q.take()
 	var b Batch
 	json.Unmarshal(bodies[0], &b)
+	if !b.Embed {
+		t.Fatalf("after the part was built: %s", bodies[0])
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 1200*time.Millisecond)
 	defer cancel()
 	if err := ix.RunBatch(ctx, b); err != nil {
@@ -268,11 +292,8 @@ func testResume(t *testing.T, s3 *repotest.S3) {
 	}
 	var cont Batch
 	json.Unmarshal(next[0], &cont)
-	if cont.Rounds != 1 || cont.Stalled != 0 || !slices.Equal(cont.Paths, b.Paths) {
+	if cont.Rounds != 1 || cont.Stalled != 0 || !cont.Embed || cont.N != b.N {
 		t.Errorf("continuation %+v", cont)
-	}
-	if _, p := current(t, ix); p.Commit != "" {
-		t.Fatal("published after a round cut short")
 	}
 	before := srv.Texts.Load()
 	deliver(t, ix, next[0])
@@ -301,6 +322,7 @@ func testReplacedBuild(t *testing.T, s3 *repotest.S3) {
 	published(t, ix)
 	old := q.take()
 	deliver(t, ix, old[0])
+	drain(t, ix, q) // its part's embedding
 	doneOld := srv.Texts.Load()
 
 	s3.Publish(t, "acme", "c2", dir)
@@ -523,10 +545,10 @@ func testRefusedText(t *testing.T, s3 *repotest.S3) {
 	}
 }
 
-// testProviderDown: a provider that fails every request stalls a batch:
-// each round that embedded nothing queues it again, counting; the round
-// that makes maxStalledRounds builds the part without vectors (found
-// lexically), so the build still finishes.
+// testProviderDown: a provider that fails every request stalls a part's
+// embedding: each round that embedded nothing queues it again, counting;
+// the round that makes maxStalledRounds saves the part without those
+// vectors (found lexically), so the embedding still finishes.
 func testProviderDown(t *testing.T, s3 *repotest.S3) {
 	s3.Publish(t, "acme", "c1", repotest.GoPackages(t, "container/ring"))
 	srv, emb := embedtest.Start(t)
@@ -551,7 +573,8 @@ func testProviderDown(t *testing.T, s3 *repotest.S3) {
 		}
 		return next[0]
 	}
-	next := round(q.take()[0])
+	embed := round(q.take()[0]) // builds the part, queues its embedding
+	next := round(embed)
 	var b Batch
 	if err := json.Unmarshal(next, &b); err != nil || b.Stalled != 1 || b.Rounds != 1 {
 		t.Fatalf("after a round that embedded nothing: %s", next)

@@ -10,12 +10,13 @@ import (
 // The indexer's metrics, in telemetry.Namespace without dimensions; the
 // deployment's dashboard and alarms read them.
 const (
-	// Per batch round (one invocation's work on one batch).
+	// Per embed round (one invocation's embedding of one part).
 	MetricRoundSeconds  = "IndexRoundSeconds"
 	MetricEmbedded      = "IndexEmbedded"      // texts embedded
 	MetricEmbedRequests = "IndexEmbedRequests" // requests to the embedder
 	MetricThrottled     = "IndexThrottled"     // requests refused for the provider's quota
 	MetricEmbedFailed   = "IndexEmbedFailed"   // texts refused for good
+	MetricEmbedTokens   = "IndexEmbedTokens"   // input tokens the provider counted (billed)
 	// Per index published.
 	MetricPublished    = "IndexPublished"
 	MetricBuildSeconds = "IndexBuildSeconds" // from the snapshot's plan to its publication
@@ -36,6 +37,7 @@ func (ix *Indexer) roundMetrics(r round, took time.Duration) {
 		{Name: MetricEmbedRequests, Unit: "Count", Value: float64(r.stats.Requests)},
 		{Name: MetricThrottled, Unit: "Count", Value: float64(r.stats.Throttled)},
 		{Name: MetricEmbedFailed, Unit: "Count", Value: float64(r.stats.Failed)},
+		{Name: MetricEmbedTokens, Unit: "Count", Value: float64(r.stats.Tokens)},
 	})
 }
 

@@ -30,6 +30,9 @@ type Batch struct {
 	// Reuse are parts of earlier indexes holding files of the batch's
 	// range, whose vectors its chunks may reuse.
 	Reuse []PartRef `json:"reuse,omitempty"`
+	// Embed: the message embeds the chunks of the batch's part, built
+	// already, that wait for a vector (Paths are then left out).
+	Embed bool `json:"embed,omitempty"`
 	// Rounds is how many invocations have worked on it before;
 	// Stalled, how many of those in a row embedded nothing.
 	Rounds  int `json:"rounds,omitempty"`

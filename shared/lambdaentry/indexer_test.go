@@ -3,6 +3,7 @@ package lambdaentry_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
+	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
@@ -71,11 +73,11 @@ func logLines(output string) []logLine {
 func midBatch(output string) (part string, vectors int) {
 	for _, l := range logLines(output) {
 		switch l.Msg {
-		case "indexer: batch round started":
+		case "indexer: embed round started":
 			part, vectors = l.Part, 0
 		case "indexer: checkpoint saved":
 			vectors = l.Vectors
-		case "indexer: batch round":
+		case "indexer: embed round":
 			part = ""
 		}
 	}
@@ -88,17 +90,19 @@ func midBatch(output string) (part string, vectors int) {
 // TestIndexerFanOut is the acceptance test of the deployed indexing: a
 // tree of a few hundred files is indexed through the fan-out — the real
 // indexer bootstrap plans it into batches on an SQS queue, worker
-// bootstraps build them — against an embedding stand-in that answers in
-// 100 ms and throttles beyond 16 requests a second; a worker is killed
+// bootstraps build them — against the Titan V2 stand-in (one text a
+// request) answering in about 20 ms under a quota of 200 requests a
+// second, which the workers, unpaced, exceed and are throttled; a worker is killed
 // mid-batch, and the batch is delivered again after the visibility
 // timeout to a new environment, which resumes from the checkpoint. The
-// index is published whole within the time budget, every chunk with its
-// vector, and context_search says how far the build is while it runs and
+// index is published as soon as its parts are built, then embedded part
+// by part within the time budget, every chunk with its vector, and context_search says how far the build is while it runs and
 // searches it when it is done.
 func TestIndexerFanOut(t *testing.T) {
 	d := newDeployment(t)
 	f := d.StartFanOut(t, deploytest.FanOutOptions{
-		Embed: &embedtest.Options{Latency: 100 * time.Millisecond, RequestsPerSecond: 16},
+		Embed: &embedtest.TitanOptions{Quota: embedding.Pace{RequestsPerMinute: 12000}, LatencyMedian: 20 * time.Millisecond, LatencySpread: embedtest.TitanLatencySpread},
+		Pace:  &embedding.Pace{},
 		// The queue's visibility timeout is at least the function's, as
 		// Lambda requires of a mapping (a batch is never run twice at once).
 		BatchFiles: 40, Workers: 2, WorkerTimeout: 3 * time.Second, Visibility: 3 * time.Second,
@@ -142,16 +146,22 @@ func TestIndexerFanOut(t *testing.T) {
 		t.Fatal("no worker was seen mid-batch with a checkpoint")
 	}
 	m := waitPublished(t, f, "acme", "c1", time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	m, err = f.WaitEmbedded(ctx, "acme", "c1")
+	if err != nil {
+		t.Fatal(err)
+	}
 	took := time.Since(start)
 
 	total := indexfile.Totals(m.Parts)
-	if len(m.Parts) != rec.Batches || total.Files != files || total.Vectors != total.Chunks || total.Failed != 0 || m.Model != embedtest.Model {
+	if len(m.Parts) != rec.Batches || total.Files != files || total.Vectors != total.Chunks || total.Failed != 0 || m.Model != titanModel {
 		t.Errorf("published: %d parts of %d batches, %+v", len(m.Parts), rec.Batches, total)
 	}
 	resumed := false
 	for _, fn := range f.Workers.Running() {
 		for _, l := range logLines(fn.Output()) {
-			resumed = resumed || l.Msg == "indexer: batch round started" && l.Part == killedPart && l.Resumed >= killedVectors
+			resumed = resumed || l.Msg == "indexer: embed round started" && l.Part == killedPart && l.Resumed >= killedVectors
 		}
 	}
 	if !resumed {
@@ -159,8 +169,8 @@ func TestIndexerFanOut(t *testing.T) {
 	}
 	// Resumed, not restarted: texts embedded again are at most those in
 	// flight or embedded since the checkpoint when the worker was killed.
-	if again := f.Embed.Texts.Load() - int64(total.Embedded); again > int64(total.Embedded/4) {
-		t.Errorf("%d texts embedded for %d: %d twice", f.Embed.Texts.Load(), total.Embedded, again)
+	if again := f.Embed.Requests.Load() - int64(total.Embedded); again > int64(total.Embedded/4) {
+		t.Errorf("%d texts embedded for %d: %d twice", f.Embed.Requests.Load(), total.Embedded, again)
 	}
 	if f.Embed.Throttled.Load() == 0 || f.Source.Failed.Load() == 0 || f.Workers.Started() <= 2 {
 		t.Errorf("%d requests throttled, %d events failed, %d environments started: the test does not test what it says",
@@ -169,8 +179,8 @@ func TestIndexerFanOut(t *testing.T) {
 	if took > time.Minute {
 		t.Errorf("indexing took %v", took)
 	}
-	t.Logf("%d files, %d chunks in %d batches: published in %v; %d texts embedded in %d requests (%.1f requests/s), %d throttled; %d events, %d failed, %d environments",
-		files, total.Chunks, len(m.Parts), took.Round(time.Millisecond), f.Embed.Texts.Load(), f.Embed.Requests.Load(),
+	t.Logf("%d files, %d chunks in %d batches: embedded in %v; %d texts embedded (%.1f requests/s), %d throttled; %d events, %d failed, %d environments",
+		files, total.Chunks, len(m.Parts), took.Round(time.Millisecond), f.Embed.Requests.Load(),
 		float64(f.Embed.Requests.Load())/took.Seconds(), f.Embed.Throttled.Load(), f.Source.Events.Load(), f.Source.Failed.Load(), f.Workers.Started())
 
 	// context_search searches the new index, hybrid.
@@ -181,6 +191,55 @@ func TestIndexerFanOut(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(workerOutputs(f), ""), `"`+indexer.MetricPublished+`":1`) {
 		t.Error("no worker wrote the metric of the publication")
+	}
+}
+
+// TestIndexerEmbedsAfterPublishing: deployed, with Titan V2 (its stand-in,
+// under a small quota the workers are paced within, as an operator sets
+// them for the account's quota), a pushed snapshot is searchable by its
+// words as soon as its parts are built, whatever its embedding: while the
+// quota is spent by other callers, context_search answers lexically with
+// the one notice that says exactly how much is embedded; once the quota
+// is back, the parts are embedded and the search is by meaning.
+func TestIndexerEmbedsAfterPublishing(t *testing.T) {
+	d := newDeployment(t)
+	quota := embedding.Pace{RequestsPerMinute: 3000, TokensPerMinute: 1e6}
+	const workers = 2
+	f := d.StartFanOut(t, deploytest.FanOutOptions{
+		Embed: &embedtest.TitanOptions{Quota: quota, LatencyMedian: 10 * time.Millisecond, LatencySpread: embedtest.TitanLatencySpread},
+		Pace: &embedding.Pace{RequestsPerMinute: quota.RequestsPerMinute * embedding.PaceHeadroom / workers,
+			TokensPerMinute: quota.TokensPerMinute * embedding.PaceHeadroom / workers},
+		BatchFiles: 2, Workers: workers, WorkerTimeout: 5 * time.Second, Visibility: 5 * time.Second,
+	})
+	(&repotest.S3{Moto: d.Moto, Bucket: d.Bucket}).Publish(t, "acme", "c1", repotest.GoPackages(t, "container/list", "container/ring", "container/heap"))
+	search := d.Start(t, searchConfig(t, d, f.Embed))
+
+	f.Embed.Spent.Store(true)
+	published(t, f, "acme")
+	m := waitPublished(t, f, "acme", "c1", time.Minute)
+	chunks := indexfile.Totals(m.Parts).Chunks
+	out := contextSearch(t, search, `{"query":"ring of elements"}`)
+	want := fmt.Sprintf("Semantic: 0%% of code chunks embedded (0 of %d; %d are still being embedded): results are ranked by meaning among those, and lexically for the rest.", chunks, chunks)
+	if out.Index == nil || out.Index.Commit != "c1" || out.Index.Chunks != chunks || out.Index.Vectors != 0 || out.Index.Pending != chunks ||
+		out.Mode != "lexical" || out.Notice != want || len(out.Results) == 0 || !strings.HasPrefix(out.Results[0].ID, "container/ring/") {
+		t.Errorf("published, not embedded: %+v, index %+v; want the notice %q", out, out.Index, want)
+	}
+
+	f.Embed.Spent.Store(false)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := f.WaitEmbedded(ctx, "acme", "c1"); err != nil {
+		t.Fatal(err)
+	}
+	// The function revalidates the pointer every few seconds.
+	for ; ctx.Err() == nil && out.Index.Vectors < chunks; time.Sleep(200 * time.Millisecond) {
+		out = contextSearch(t, search, `{"query":"ring of elements"}`)
+	}
+	if out.Index.Vectors != chunks || out.Index.Pending != 0 || out.Mode != "hybrid" || out.Notice != "" || len(out.Results) == 0 {
+		t.Errorf("embedded: %+v, index %+v", out, out.Index)
+	}
+	if f.Embed.Requests.Load() < int64(chunks) || f.Embed.Throttled.Load() == 0 {
+		t.Errorf("%d requests answered for %d chunks, %d throttled", f.Embed.Requests.Load(), chunks, f.Embed.Throttled.Load())
 	}
 }
 
@@ -245,11 +304,15 @@ func workerOutputs(f *deploytest.FanOut) []string {
 	return out
 }
 
+// titanModel is the deployed embedder's model: Titan V2 at its default
+// dimensions.
+var titanModel = fmt.Sprintf("%s/%d", embedding.TitanV2, embedding.DefaultTitanDimensions)
+
 // searchConfig is context_search's function as deployed, embedding its
-// queries with the stand-in.
-func searchConfig(t testing.TB, d *deployment, embed *embedtest.Server) lambdatest.Config {
+// queries with Titan V2's stand-in.
+func searchConfig(t testing.TB, d *deployment, embed *embedtest.Titan) lambdatest.Config {
 	cfg := d.ToolConfig(t, "context_search")
-	embed.Configure(cfg.Env)
+	embed.Configure(cfg.Env, embedding.DefaultTitanDimensions)
 	return cfg
 }
 
@@ -261,7 +324,7 @@ type searchOutput struct {
 	Index   *struct {
 		State                    string
 		FilesIndexed, FilesTotal int
-		Chunks, Vectors          int
+		Chunks, Vectors, Pending int
 		Commit                   string
 		Build                    *struct{ Batches, BatchesDone int }
 	}

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/toolshed/toolshed/contracts"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
+	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/schema"
@@ -32,24 +34,32 @@ import (
 var (
 	scaleTree = settings.New("TOOLSHED_SCALE_TREE", "",
 		"the git checkout TestScale measures (none: it is skipped)", settings.Text)
-	scaleWorkers = settings.New("TOOLSHED_SCALE_WORKERS", "10",
+	scaleWorkers = settings.New("TOOLSHED_SCALE_WORKERS", strconv.Itoa(embedding.IndexWorkers),
 		"TestScale's index workers (as deployed)", settings.Positive)
 	scaleLogs = settings.New("TOOLSHED_SCALE_LOGS", "",
 		"a folder for TestScale's indexer functions' output", settings.Text)
+	scaleEmbedWithin = settings.New("TOOLSHED_SCALE_EMBED_WITHIN", "30m",
+		"how long TestScale waits for the index to be fully embedded, once searchable by words", settings.Duration)
 )
 
 // TestScale measures, through the harness, what a large repository costs
 // deployed: indexing it through the fan-out (the real indexer and worker
-// bootstraps, moto_server's S3 and SQS, an embedding stand-in answering
-// in 100 ms), then the cold and warm calls of context_search,
+// bootstraps, moto_server's S3 and SQS, the Titan V2 stand-in under the
+// assumed default quota at its published latency) — the time to lexical
+// search (the index published) and, apart, the time to fully embedded —
+// then the cold and warm calls of context_search,
 // grep_codebase and read_file, each function at the CPU share its memory
 // buys once its init is over. It runs only when TOOLSHED_SCALE_TREE names
 // a git checkout (make bench-fanout TREE=..., not make test):
 //
 //	TOOLSHED_SCALE_TREE=/tmp/u/big5 go test -run TestScale -v -timeout 90m ./shared/lambdaentry/
 //
-// TOOLSHED_SCALE_WORKERS sets the index workers (10, as deployed);
-// TOOLSHED_SCALE_LOGS names a folder for the indexer functions' output. The
+// TOOLSHED_SCALE_WORKERS sets the index workers (as deployed:
+// embedding.IndexWorkers);
+// TOOLSHED_SCALE_LOGS names a folder for the indexer functions' output;
+// TOOLSHED_SCALE_EMBED_WITHIN bounds the wait for the embedding (under the
+// default quota the five-copy tree takes hours: past it, the test reports
+// how far it is and the time left at the rate seen). The
 // snapshot is packed and uploaded by the test itself (repo.Publish with
 // moto's client), not by scripts/snapshot.
 func TestScale(t *testing.T) {
@@ -61,6 +71,10 @@ func TestScale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	embedWithin, err := scaleEmbedWithin.Get(os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
 	d := newDeployment(t)
 	d.S3(t)
 	start := time.Now()
@@ -68,7 +82,7 @@ func TestScale(t *testing.T) {
 	t.Logf("published %d files, %d MB (zip %d MB) in %v", p.Files, p.Bytes>>20, p.ZipBytes>>20, time.Since(start).Round(time.Second))
 
 	f := d.StartFanOut(t, deploytest.FanOutOptions{
-		Embed:      &embedtest.Options{Latency: 100 * time.Millisecond},
+		Embed:      &embedtest.TitanOptions{Quota: embedding.TitanDefaultQuota, LatencyMedian: embedtest.TitanLatency, LatencySpread: embedtest.TitanLatencySpread},
 		BatchFiles: 1000, Workers: workers, WorkerTimeout: 300 * time.Second, Visibility: 600 * time.Second,
 		VCPU: lambdatest.VCPUOf(deploytest.IndexerMemoryMB),
 	})
@@ -81,13 +95,11 @@ func TestScale(t *testing.T) {
 	stopProgress()
 	total := indexfile.Totals(m.Parts)
 	peakPlan, _ := f.Indexer.PeakRSS()
-	t.Logf("indexed: %d files, %d chunks (%d with a vector, %d failed) in %d batches; planned in %v, published after %v",
-		total.Files, total.Chunks, total.Vectors, total.Failed, len(m.Parts), planned.Round(time.Millisecond), took.Round(time.Second))
+	t.Logf("indexed: %d files, %d chunks in %d batches; planned in %v, lexical search after %v",
+		total.Files, total.Chunks, len(m.Parts), planned.Round(time.Millisecond), took.Round(time.Second))
+	logEmbedding(t, f, "big", p.Commit, start, embedWithin)
 	t.Logf("peak RSS: indexer (plan) %d MiB, index workers %d MiB (of %d MB); %d worker environments, %d events (%d failed)",
 		peakPlan>>20, f.Workers.PeakRSS()>>20, deploytest.IndexerMemoryMB, f.Workers.Started(), f.Source.Events.Load(), f.Source.Failed.Load())
-	t.Logf("embedding: %d texts in %d requests, %.0f requests/s (%.0f texts/s) over the build, %d throttled",
-		f.Embed.Texts.Load(), f.Embed.Requests.Load(), float64(f.Embed.Requests.Load())/took.Seconds(),
-		float64(f.Embed.Texts.Load())/took.Seconds(), f.Embed.Throttled.Load())
 	// A second tenant with its own copy, indexed too: the two-tenant
 	// phase below switches between them on one environment.
 	p2 := publishCheckout(t, d, "big2", dir)
@@ -183,6 +195,32 @@ func twoTenants(t *testing.T, d *deployment, set *schema.Set, tool, args string)
 		worst.Round(time.Millisecond), switches, peak>>20)
 }
 
+// logEmbedding waits, at most within, for the index of commit to be
+// fully embedded, and logs the time from start, or how far it is and the
+// time left at the rate seen.
+func logEmbedding(t *testing.T, f *deploytest.FanOut, tenant, commit string, start time.Time, within time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	m, err := f.WaitEmbedded(ctx, tenant, commit)
+	took := time.Since(start)
+	rate := float64(f.Embed.Requests.Load()) / took.Seconds()
+	t.Logf("Titan: %d requests (%.0f/s), %d tokens, %d throttled", f.Embed.Requests.Load(), rate, f.Embed.Tokens.Load(), f.Embed.Throttled.Load())
+	if err == nil {
+		total := indexfile.Totals(m.Parts)
+		t.Logf("fully embedded after %v: %d of %d chunks with a vector (%d reused, %d failed)",
+			took.Round(time.Second), total.Vectors, total.Chunks, total.Reused, total.Failed)
+		return
+	}
+	p, _, err := f.Store.Pointer(context.Background(), tenant, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := time.Duration(float64(p.Pending) / max(rate, 1e-9) * float64(time.Second))
+	t.Logf("not fully embedded after %v: %d of %d chunks with a vector, %d pending; about %v more at this rate",
+		took.Round(time.Second), p.Embedded, p.Chunks, p.Pending, left.Round(time.Minute))
+}
+
 // publishCheckout publishes the files git lists in dir (as scripts/snapshot
 // push does) as tenant's snapshot, with no size limit.
 func publishCheckout(t *testing.T, d *deployment, tenant, dir string) repo.Pointer {
@@ -260,7 +298,7 @@ func logProgress(t *testing.T, d *deployment, f *deploytest.FanOut, tenant strin
 				visible, invisible = a.Attributes["ApproximateNumberOfMessages"], a.Attributes["ApproximateNumberOfMessagesNotVisible"]
 			}
 			t.Logf("progress: %d of %d batches done; queue %s visible, %s in flight; %d events, %d failed; %d texts embedded",
-				len(b.Done), b.Batches, visible, invisible, f.Source.Events.Load(), f.Source.Failed.Load(), f.Embed.Texts.Load())
+				len(b.Done), b.Batches, visible, invisible, f.Source.Events.Load(), f.Source.Failed.Load(), f.Embed.Requests.Load())
 			if logs, _ := scaleLogs.Get(os.Getenv); logs != "" {
 				saveOutputs(t, f, logs)
 			}

@@ -25,7 +25,8 @@ const (
 	// BuildRunning: batches are being built; the repository's pointer still
 	// names the index before (if any).
 	BuildRunning BuildState = "building"
-	// BuildPublished: every batch is built and the index published.
+	// BuildPublished: every batch is built and the index published (its
+	// parts' embedding may go on: see PartInfo.Pending).
 	BuildPublished BuildState = "published"
 )
 
@@ -73,6 +74,25 @@ func (b *Build) AddDone(p PartInfo) bool {
 	}
 	b.Done = slices.Insert(b.Done, i, p)
 	return true
+}
+
+// Part returns the record of the part of that name, if it is done.
+func (b *Build) Part(name string) (PartInfo, bool) {
+	i, ok := slices.BinarySearchFunc(b.Done, name, func(p PartInfo, name string) int { return strings.Compare(p.Name, name) })
+	if !ok {
+		return PartInfo{}, false
+	}
+	return b.Done[i], true
+}
+
+// SetPart replaces the record of a part done (its vectors arrived); it
+// reports whether the part was done.
+func (b *Build) SetPart(p PartInfo) bool {
+	i, ok := slices.BinarySearchFunc(b.Done, p.Name, func(q PartInfo, name string) int { return strings.Compare(q.Name, name) })
+	if ok {
+		b.Done[i] = p
+	}
+	return ok
 }
 
 // Complete reports whether every batch is done.

@@ -63,6 +63,10 @@ type PartInfo struct {
 	// came from an earlier build (the same text, by hash).
 	Embedded int `json:"embedded,omitempty"`
 	Reused   int `json:"reused,omitempty"`
+	// Pending are its chunks waiting for a vector: a part is searchable
+	// by words as soon as it is built, and embedded after (their vectors
+	// are then saved and the part's counts updated).
+	Pending int `json:"pending,omitempty"`
 }
 
 // PartName is the folder of batch n's part: part-0007.
@@ -83,6 +87,7 @@ func Totals(parts []PartInfo) PartInfo {
 		t.Failed += p.Failed
 		t.Embedded += p.Embedded
 		t.Reused += p.Reused
+		t.Pending += p.Pending
 	}
 	return t
 }
@@ -157,6 +162,18 @@ func (s *Store) partVectors(ctx context.Context, repoKey, commit, part, file str
 	return nil, fmt.Errorf("%s of part %q of %s: %w", file, part, commit, err)
 }
 
+// SavePartVectors writes a part's vectors, once it is embedded.
+func (s *Store) SavePartVectors(ctx context.Context, repoKey, commit, part string, v *contextindex.Vectors) error {
+	prefix, err := partPrefix(repoKey, commit, part)
+	if err != nil {
+		return err
+	}
+	if err := s.put(ctx, prefix+contextindex.VectorsFile, v.Encode); err != nil {
+		return fmt.Errorf("save the vectors of part %s of %s: %w", part, commit, err)
+	}
+	return nil
+}
+
 // LoadPart reads one part, with its vectors when asked (a lexical search
 // needs none, and they may be larger than the rest).
 func (s *Store) LoadPart(ctx context.Context, repoKey, commit, part string, vectors bool) (*contextindex.CodeIndex, error) {
@@ -204,7 +221,9 @@ func (s *Store) Manifest(ctx context.Context, repoKey, commit string) (Manifest,
 }
 
 // Publish makes an index built in batches the repository's current one:
-// its manifest first, then the pointer. Its parts must be saved. The
+// its manifest first, then the pointer. Its parts must be saved. An index
+// is published again, the same BuiltAt, as its parts' vectors arrive: the
+// pointer's counts change, and readers read the new vectors. The
 // pointer only moves forward, with a write conditional on the pointer
 // read: when it already names the index of a later snapshot (a higher
 // SnapshotSeq) or, of the same snapshot number, one built later (by
@@ -222,8 +241,9 @@ func (s *Store) Publish(ctx context.Context, repoKey string, m Manifest) (bool, 
 	if _, err := s.blobs.Put(ctx, prefix+ManifestFile, raw, ""); err != nil {
 		return false, fmt.Errorf("save the manifest of %s: %w", m.Commit, err)
 	}
+	t := Totals(m.Parts)
 	next, _ := json.Marshal(Pointer{Commit: m.Commit, SnapshotSeq: m.SnapshotSeq, BuiltAt: m.BuiltAt,
-		Chunks: Totals(m.Parts).Chunks, Model: m.Model, Parts: len(m.Parts), Format: CodeFormat})
+		Chunks: t.Chunks, Embedded: t.Vectors, Pending: t.Pending, Model: m.Model, Parts: len(m.Parts), Format: CodeFormat})
 	for range maxSaveAttempts {
 		cur, etag, err := s.readPointer(ctx, repoKey, "")
 		switch {

@@ -61,7 +61,11 @@ type Pointer struct {
 	SnapshotSeq int64     `json:"snapshotSeq,omitempty"`
 	BuiltAt     time.Time `json:"builtAt"`
 	Chunks      int       `json:"chunks"`
-	Model       string    `json:"model,omitempty"` // "" for a lexical-only index
+	// Embedded are its chunks with a vector; Pending, those still
+	// waiting for one (an index built in batches: see PartInfo.Pending).
+	Embedded int    `json:"embedded,omitempty"`
+	Pending  int    `json:"pending,omitempty"`
+	Model    string `json:"model,omitempty"` // "" for a lexical-only index
 	// Format is the format of the index's files (CodeFormat).
 	Format int `json:"format"`
 	// Segments are the index's segments when it is saved as it changes

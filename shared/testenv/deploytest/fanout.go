@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
+	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/testenv/embedtest"
@@ -21,10 +22,10 @@ import (
 // FanOut is the deployed indexer under the harness: the indexer function
 // (S3 events), the index worker functions (a Pool, fed by an SQS event
 // source mapping on moto_server's queue) and, when asked for, the
-// embedding stand-in.
+// deployed embedder, Titan Text Embeddings V2, answered by its stand-in.
 type FanOut struct {
 	Queue   emulator.Queue
-	Embed   *embedtest.Server // nil: lexical only
+	Embed   *embedtest.Titan // nil: lexical only
 	Workers *lambdatest.Pool
 	Source  *lambdatest.SQSSource
 	Indexer *lambdatest.Function
@@ -36,10 +37,15 @@ type FanOut struct {
 
 // FanOutOptions shape a fan-out run.
 type FanOutOptions struct {
-	// Embed, when set, starts the embedding stand-in with these options;
-	// nil indexes lexically (the deployed default embedder, Bedrock,
-	// cannot be called here).
-	Embed         *embedtest.Options
+	// Embed, when set, embeds with Titan V2 (at the deployed dimensions)
+	// through its stand-in, shaped by these options (the account's quota,
+	// the latency); nil indexes lexically.
+	Embed *embedtest.TitanOptions
+	// Pace is each worker's share of the quota, as an operator sets it
+	// for the account's quota (TOOLSHED_EMBED_*_PER_MINUTE; a zero rate:
+	// no bound); nil: the deployed default, the assumed default quota
+	// split over Workers.
+	Pace          *embedding.Pace
 	BatchFiles    int
 	Workers       int           // concurrency of the worker function
 	WorkerTimeout time.Duration // the worker function's timeout
@@ -58,9 +64,14 @@ func (s *Stack) StartFanOut(tb testing.TB, o FanOutOptions) *FanOut {
 	cfg := s.IndexerConfig(tb)
 	cfg.Env[indexer.QueueURL.Name()] = f.Queue.URL
 	cfg.Env[indexer.BatchFiles.Name()] = strconv.Itoa(o.BatchFiles)
+	cfg.Env[embedding.Workers.Name()] = strconv.Itoa(o.Workers) // as infra sets it
 	if o.Embed != nil {
-		f.Embed, _ = embedtest.StartWith(tb, *o.Embed)
-		f.Embed.Configure(cfg.Env)
+		f.Embed = embedtest.StartTitan(tb, *o.Embed)
+		f.Embed.Configure(cfg.Env, embedding.DefaultTitanDimensions) // as deployed
+	}
+	if o.Pace != nil {
+		cfg.Env[embedding.RequestsPerMinute.Name()] = strconv.FormatFloat(o.Pace.RequestsPerMinute, 'f', -1, 64)
+		cfg.Env[embedding.TokensPerMinute.Name()] = strconv.FormatFloat(o.Pace.TokensPerMinute, 'f', -1, 64)
 	}
 	cfg.VCPU = o.VCPU
 	f.indexer = cfg
@@ -111,6 +122,22 @@ func PublishedTo(ctx context.Context, fn *lambdatest.Function, repoKey string) e
 		return fmt.Errorf("indexer: %w\n%s", err, fn.Output())
 	}
 	return nil
+}
+
+// WaitEmbedded waits until the index pointer of the repository whose
+// folder is repoKey names commit with no chunk waiting for a vector, and
+// returns the index's manifest.
+func (f *FanOut) WaitEmbedded(ctx context.Context, repoKey, commit string) (indexfile.Manifest, error) {
+	for ; ctx.Err() == nil; time.Sleep(50 * time.Millisecond) {
+		p, _, err := f.Store.Pointer(ctx, repoKey, "")
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return indexfile.Manifest{}, err
+		}
+		if p.Commit == commit && p.Pending == 0 {
+			return f.Store.Manifest(ctx, repoKey, commit)
+		}
+	}
+	return indexfile.Manifest{}, fmt.Errorf("%s not embedded: %w", commit, ctx.Err())
 }
 
 // WaitPublished waits until the index pointer of the repository whose

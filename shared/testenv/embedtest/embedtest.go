@@ -9,7 +9,6 @@ package embedtest
 import (
 	"bufio"
 	"encoding/json"
-	"hash/fnv"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -106,19 +105,7 @@ func (s *Server) Configure(env map[string]string) {
 }
 
 // vector is the server's vector for a text.
-func (s *Server) vector(text string) []float32 {
-	v := make([]float32, dims)
-	v[0] = 0.01 // never the zero vector
-	for _, tok := range contextindex.Tokens(text) {
-		if syn, ok := s.synonyms[tok]; ok {
-			tok = syn
-		}
-		h := fnv.New32a()
-		h.Write([]byte(tok))
-		v[h.Sum32()%dims]++
-	}
-	return v
-}
+func (s *Server) vector(text string) []float32 { return hashVector(text, dims, s.synonyms) }
 
 // admit takes a request from the quota, reporting false when it is spent.
 func (s *Server) admit() bool {

@@ -3,10 +3,12 @@ package contextsearch_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -112,6 +114,7 @@ func TestS3(t *testing.T) {
 	t.Run("deployed", func(t *testing.T) { testDeployedS3(t, newBlobs(t)) })
 	t.Run("default repository", func(t *testing.T) { testDefaultRepositoryIndex(t, newBlobs(t)) })
 	t.Run("parts", func(t *testing.T) { testStoredParts(t, newBlobs(t)) })
+	t.Run("embedding", func(t *testing.T) { testStoredEmbedding(t, newBlobs(t)) })
 }
 
 // heldBlobs holds the reads of the objects under a prefix until release
@@ -141,19 +144,7 @@ func (h *heldBlobs) Get(ctx context.Context, key, etag string) ([]byte, string, 
 func testStoredParts(t *testing.T, blobs *indexfile.S3Blobs) {
 	ctx := context.Background()
 	idx := indexfile.NewStore(blobs)
-	snap, _ := (&dirSource{root: repotest.GoPackages(t, "container/list", "container/ring")}).Open(ctx, "acme")
-	var infos []indexfile.PartInfo
-	for n, pkg := range []string{"container/list/", "container/ring/"} {
-		files := slices.DeleteFunc(slices.Clone(snap.Files), func(f contextindex.File) bool { return !strings.HasPrefix(f.Path, pkg) })
-		ix, st, err := contextindex.BuildCode(ctx, nil, contextindex.Snapshot{FS: snap.FS, Commit: "c1", Files: files}, nil, time.Now())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := idx.SavePart(ctx, "shared", "c1", indexfile.PartName(n), ix); err != nil {
-			t.Fatal(err)
-		}
-		infos = append(infos, indexfile.PartInfo{Name: indexfile.PartName(n), First: files[0].Path, Last: files[len(files)-1].Path, Files: len(files), Chunks: st.Chunks})
-	}
+	infos := saveParts(t, idx, "container/list/", "container/ring/")
 	if _, err := idx.Publish(ctx, "shared", indexfile.Manifest{Commit: "c1", BuiltAt: time.Now(), Parts: infos}); err != nil {
 		t.Fatal(err)
 	}
@@ -189,6 +180,129 @@ func testStoredParts(t *testing.T, blobs *indexfile.S3Blobs) {
 	if b := out.Index.Build; out.Index.State != "building" || out.Index.Commit != "c1" || b == nil || b.Commit != "c2" || b.BatchesDone != 1 ||
 		b.Batches != 4 || b.Chunks != 12 || !strings.Contains(out.Notice, "commit c2") || len(out.Results) == 0 {
 		t.Errorf("while c2 is built: %+v %+v", out, out.Index.Build)
+	}
+}
+
+// saveParts saves commit c1 of the repository "shared" as the indexer
+// builds it: one part a package (of the Go tree's), searchable by words,
+// each chunk waiting for its vector.
+func saveParts(t *testing.T, idx *indexfile.Store, pkgs ...string) []indexfile.PartInfo {
+	t.Helper()
+	ctx := context.Background()
+	snap, _ := (&dirSource{root: repotest.GoPackages(t, pkgs...)}).Open(ctx, "acme")
+	var infos []indexfile.PartInfo
+	for n, pkg := range pkgs {
+		files := slices.DeleteFunc(slices.Clone(snap.Files), func(f contextindex.File) bool { return !strings.HasPrefix(f.Path, pkg) })
+		ix, st, err := contextindex.BuildCode(ctx, nil, contextindex.Snapshot{FS: snap.FS, Commit: "c1", Files: files}, nil, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := idx.SavePart(ctx, "shared", "c1", indexfile.PartName(n), ix); err != nil {
+			t.Fatal(err)
+		}
+		infos = append(infos, indexfile.PartInfo{Name: indexfile.PartName(n), First: files[0].Path, Last: files[len(files)-1].Path,
+			Files: len(files), Chunks: st.Chunks, Pending: st.Chunks})
+	}
+	return infos
+}
+
+// embedPart gives part n of c1 its vectors, as the index worker does once
+// the index is published, and publishes the index again.
+func embedPart(t *testing.T, idx *indexfile.Store, emb contextindex.Embedder, m *indexfile.Manifest, n int) {
+	t.Helper()
+	ctx := context.Background()
+	code, err := idx.LoadPart(ctx, "shared", "c1", indexfile.PartName(n), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code.ReuseVectors(emb.Model())
+	texts, _ := code.Missing()
+	if _, err := code.Vectors.EmbedMissing(ctx, emb, texts, 32); err != nil {
+		t.Fatal(err)
+	}
+	if err := idx.SavePartVectors(ctx, "shared", "c1", indexfile.PartName(n), code.Vectors); err != nil {
+		t.Fatal(err)
+	}
+	m.Parts[n].Vectors, m.Parts[n].Embedded, m.Parts[n].Pending = m.Parts[n].Chunks, m.Parts[n].Chunks, 0
+	if _, err := idx.Publish(ctx, "shared", *m); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// readBlobs records the keys read.
+type readBlobs struct {
+	indexfile.Blobs
+	mu   sync.Mutex
+	keys []string
+}
+
+func (r *readBlobs) Get(ctx context.Context, key, etag string) ([]byte, string, error) {
+	r.mu.Lock()
+	r.keys = append(r.keys, key)
+	r.mu.Unlock()
+	return r.Blobs.Get(ctx, key, etag)
+}
+
+// take returns the keys read since the last take.
+func (r *readBlobs) take() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	keys := r.keys
+	r.keys = nil
+	return keys
+}
+
+// testStoredEmbedding: deployed, an index is published as soon as its
+// parts are built, searchable by words, and embedded part by part after.
+// Meanwhile context_search answers lexically with one notice that says
+// exactly how far the embedding is (none embedded included); each part's
+// vectors publish the index again, of which the function reads only the
+// manifest and the new vectors; once every part has them the search is
+// hybrid, with no notice.
+func testStoredEmbedding(t *testing.T, s3 *indexfile.S3Blobs) {
+	ctx := context.Background()
+	blobs := &readBlobs{Blobs: s3}
+	idx := indexfile.NewStore(blobs)
+	_, emb := embedtest.Start(t)
+	m := indexfile.Manifest{Commit: "c1", BuiltAt: time.Now(), Model: emb.Model(), Parts: saveParts(t, idx, "container/list/", "container/ring/")}
+	if _, err := idx.Publish(ctx, "shared", m); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, tooltest.BoltStores(t), contextsearch.Options{Blobs: blobs, DefaultRepo: "shared", Embedder: emb, Revalidate: time.Nanosecond})
+	chunks := m.Parts[0].Chunks + m.Parts[1].Chunks
+	notice := func(vectors int) string {
+		return fmt.Sprintf("Semantic: %d%% of code chunks embedded (%d of %d; %d are still being embedded): results are ranked by meaning among those, and lexically for the rest.",
+			vectors*100/chunks, vectors, chunks, chunks-vectors)
+	}
+	search := func() output {
+		h.svc.Settle()
+		return h.search(t, "acme", `{"query":"ring of elements"}`)
+	}
+	out := search()
+	if out.Mode != "lexical" || out.Index.Vectors != 0 || out.Index.Chunks != chunks || out.Notice != notice(0) || len(out.Results) == 0 {
+		t.Errorf("nothing embedded: mode %s, index %+v, notice %q; want %q", out.Mode, out.Index, out.Notice, notice(0))
+	}
+	embedPart(t, idx, emb, &m, 1)
+	blobs.take()
+	search() // takes the new pointer, reads the vectors
+	out = search()
+	var parts []string
+	for _, k := range blobs.take() {
+		if strings.Contains(k, "/part-") {
+			parts = append(parts, k[strings.Index(k, "/part-")+1:])
+		}
+	}
+	if want := []string{"part-0001/" + contextindex.VectorsFile}; !slices.Equal(parts, want) {
+		t.Errorf("read of the parts once part 1 is embedded: %q, want %q", parts, want)
+	}
+	if v := m.Parts[1].Chunks; out.Mode != "hybrid" || out.Index.Vectors != v || out.Index.Pending != m.Parts[0].Chunks || out.Notice != notice(v) {
+		t.Errorf("part 1 embedded: mode %s, index %+v, notice %q; want %q", out.Mode, out.Index, out.Notice, notice(v))
+	}
+	embedPart(t, idx, emb, &m, 0)
+	search()
+	out = search()
+	if out.Mode != "hybrid" || out.Index.Vectors != chunks || out.Index.Pending != 0 || out.Notice != "" {
+		t.Errorf("embedded: mode %s, index %+v, notice %q", out.Mode, out.Index, out.Notice)
 	}
 }
 

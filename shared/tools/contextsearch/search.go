@@ -83,7 +83,9 @@ type indexJSON struct {
 	Chunks       int                `json:"chunks"`
 	Vectors      int                `json:"vectors"`
 	Commit       string             `json:"commit,omitempty"`
-	Build        *buildJSON         `json:"build,omitempty"`
+	// Pending: deployed, chunks of the index still waiting for a vector.
+	Pending int        `json:"pending,omitempty"`
+	Build   *buildJSON `json:"build,omitempty"`
 }
 
 // buildJSON is the indexer's build of a newer snapshot.
@@ -144,7 +146,7 @@ func (s *Service) search(ctx context.Context, call toolkit.Call, in searchInput)
 	cancel()
 	out.Mode = mode
 	// One notice, the first that applies (the embedding's is set above).
-	out.Notice = cmp.Or(out.Notice, stale, stopped, indexNotice(index))
+	out.Notice = cmp.Or(out.Notice, stale, stopped, indexNotice(index), s.embeddingNotice(index))
 	if len(hits) > in.Limit {
 		hits, out.HasMore = hits[:in.Limit], true
 	}
@@ -161,6 +163,10 @@ func (s *Service) search(ctx context.Context, call toolkit.Call, in searchInput)
 // msgStopped is the notice of a search stopped at its time limit.
 const msgStopped = "The search stopped at its time limit: these results rank by the query words scored by then; a shorter query ranks by all of its words."
 
+// msgNoVectors is the notice of a search with an embedder while nothing
+// searched has a vector yet (memory entries just written).
+const msgNoVectors = "No vectors yet: embeddings are generated in the background. These results are lexical."
+
 // queryVector returns the query's embedding when the corpus has vectors
 // to compare it with (nil otherwise); out's notice says why the results
 // are lexical when they are for want of one.
@@ -169,7 +175,11 @@ func (s *Service) queryVector(ctx context.Context, tenant string, corpus *contex
 	case s.o.Embedder == nil:
 		return nil
 	case corpus.Vectors() == 0:
-		out.Notice = "No vectors yet: embeddings are generated in the background. These results are lexical."
+		// The code index's embedding notice, when it has one, says
+		// exactly how far its embedding is: one notice, not two.
+		if s.embeddingNotice(out.Index) == "" {
+			out.Notice = msgNoVectors
+		}
 		return nil
 	}
 	vector, err := s.embedQuery(ctx, query)
@@ -204,6 +214,21 @@ func indexNotice(index *indexJSON) string {
 			index.FilesIndexed, index.FilesTotal)
 	}
 	return ""
+}
+
+// embeddingNotice says how much of the code searched has its vectors,
+// when not all of it does: the rest is ranked by its words only ("" when
+// there is no embedder, or every chunk has its vector).
+func (s *Service) embeddingNotice(index *indexJSON) string {
+	if s.o.Embedder == nil || index == nil || index.Chunks == 0 || index.Vectors >= index.Chunks {
+		return ""
+	}
+	why := "the others could not be embedded"
+	if index.Pending > 0 {
+		why = fmt.Sprintf("%d are still being embedded", index.Pending)
+	}
+	return fmt.Sprintf("Semantic: %d%% of code chunks embedded (%d of %d; %s): results are ranked by meaning among those, and lexically for the rest.",
+		index.Vectors*100/index.Chunks, index.Vectors, index.Chunks, why)
 }
 
 // embedQuery embeds the query within queryEmbedTimeout.

@@ -21,7 +21,8 @@ import (
 // is read: a call waits for it at most loadWaitShare of its time, then
 // answers from the parts read so far, saying the index is loading. A
 // newer published index is read beside the one served and swapped in when
-// whole. The indexer's record of its latest build says when a newer
+// whole; the same index published again as the indexer embeds its parts
+// is read from the one in hand, only the new vectors from the store. The indexer's record of its latest build says when a newer
 // snapshot is being indexed, and how far it is.
 
 // Loading limits.
@@ -113,6 +114,7 @@ type storedIndex struct {
 
 	mu         sync.Mutex
 	parts      []*contextindex.CodeIndex // by place in the manifest; nil until read
+	infos      []indexfile.PartInfo      // the manifest's records of the parts
 	filesTotal int
 	err        error
 	coll       *contextindex.Collection // of the parts read when it was made
@@ -228,16 +230,28 @@ func (s *storedIndexes) published(r *storedRepo, p indexfile.Pointer, tag string
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.tag = tag
-	same := func(idx *storedIndex) bool {
+	// An index published again with more vectors (the indexer embeds its
+	// parts after publishing them) is read again from the one in hand:
+	// only the vectors of the parts whose record changed are read.
+	build := func(idx *storedIndex) bool {
 		return idx != nil && idx.pointer.Commit == p.Commit && idx.pointer.BuiltAt.Equal(p.BuiltAt)
+	}
+	same := func(idx *storedIndex) bool {
+		return build(idx) && idx.pointer.Embedded == p.Embedded && idx.pointer.Pending == p.Pending
+	}
+	var base *storedIndex
+	for _, idx := range []*storedIndex{r.served, r.next} { // the newer last
+		if build(idx) {
+			base = idx
+		}
 	}
 	switch {
 	case same(r.served) || same(r.next):
 	case r.served == nil:
-		r.served = s.read(r, p)
+		r.served = s.read(r, p, nil)
 	default:
 		// The index in hand serves while the new one is read.
-		r.next = s.read(r, p)
+		r.next = s.read(r, p, base)
 	}
 }
 
@@ -261,13 +275,14 @@ func (s *storedIndexes) refreshBuild(ctx context.Context, r *storedRepo) {
 	}
 }
 
-// read starts reading the index p names in the background.
-func (s *storedIndexes) read(r *storedRepo, p indexfile.Pointer) *storedIndex {
+// read starts reading the index p names in the background, taking what
+// has not changed from base, the same build published before (nil: none).
+func (s *storedIndexes) read(r *storedRepo, p indexfile.Pointer, base *storedIndex) *storedIndex {
 	idx := &storedIndex{pointer: p, done: make(chan struct{})}
 	s.loads.Go(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), loadTimeout)
 		defer cancel()
-		err := idx.load(ctx, s.store, r.key, s.vectors)
+		err := idx.load(ctx, partReader{store: s.store, key: r.key, vectors: s.vectors, base: base})
 		idx.mu.Lock()
 		idx.err = err
 		idx.mu.Unlock()
@@ -293,8 +308,9 @@ func (s *storedIndexes) read(r *storedRepo, p indexfile.Pointer) *storedIndex {
 }
 
 // load reads the index's parts, loadParallel at a time (an index stored
-// whole is one part), with their vectors when asked.
-func (idx *storedIndex) load(ctx context.Context, st *indexfile.Store, key string, vectors bool) error {
+// whole is one part).
+func (idx *storedIndex) load(ctx context.Context, pr partReader) error {
+	st, key := pr.store, pr.key
 	if idx.pointer.Parts == 0 {
 		ix, err := st.LoadCode(ctx, key, idx.pointer)
 		if err != nil {
@@ -310,7 +326,7 @@ func (idx *storedIndex) load(ctx context.Context, st *indexfile.Store, key strin
 		return err
 	}
 	idx.mu.Lock()
-	idx.parts, idx.filesTotal = make([]*contextindex.CodeIndex, len(m.Parts)), indexfile.Totals(m.Parts).Files
+	idx.parts, idx.infos, idx.filesTotal = make([]*contextindex.CodeIndex, len(m.Parts)), m.Parts, indexfile.Totals(m.Parts).Files
 	idx.mu.Unlock()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -320,7 +336,7 @@ func (idx *storedIndex) load(ctx context.Context, st *indexfile.Store, key strin
 	for range loadParallel {
 		wg.Go(func() {
 			for i := range next {
-				part, err := st.LoadPart(ctx, key, m.Commit, m.Parts[i].Name, vectors)
+				part, err := pr.part(ctx, m.Commit, m.Parts[i])
 				if err != nil {
 					errs <- err
 					cancel()
@@ -342,6 +358,53 @@ func (idx *storedIndex) load(ctx context.Context, st *indexfile.Store, key strin
 	wg.Wait()
 	close(errs)
 	return <-errs
+}
+
+// partReader reads the parts of one repository's index, with their
+// vectors when asked.
+type partReader struct {
+	store   *indexfile.Store
+	key     string
+	vectors bool
+	base    *storedIndex // the same build published before; nil: none
+}
+
+// part reads the part that info describes. A part base holds already is taken
+// from it: as it is when its record is unchanged (or vectors are not
+// read), else with its vectors read anew (all that changes when the
+// indexer embeds a part after publishing it).
+func (pr partReader) part(ctx context.Context, commit string, info indexfile.PartInfo) (*contextindex.CodeIndex, error) {
+	held, heldInfo := pr.base.part(info.Name)
+	switch {
+	case held == nil:
+		return pr.store.LoadPart(ctx, pr.key, commit, info.Name, pr.vectors)
+	case !pr.vectors || heldInfo == info:
+		return held, nil
+	}
+	v, err := pr.store.PartVectors(ctx, pr.key, commit, info.Name)
+	if errors.Is(err, fs.ErrNotExist) {
+		v, err = nil, nil // not embedded yet
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &contextindex.CodeIndex{Commit: held.Commit, BuiltAt: held.BuiltAt, Segment: held.Segment, Files: held.Files, Vectors: v}, nil
+}
+
+// part returns the part of that name, if it is read, and its record
+// (nil for a nil index, or one stored whole).
+func (idx *storedIndex) part(name string) (*contextindex.CodeIndex, indexfile.PartInfo) {
+	if idx == nil {
+		return nil, indexfile.PartInfo{}
+	}
+	idx.mu.Lock()
+	defer idx.mu.Unlock()
+	for i, info := range idx.infos {
+		if info.Name == name && idx.parts[i] != nil {
+			return idx.parts[i], info
+		}
+	}
+	return nil, indexfile.PartInfo{}
 }
 
 // collection returns the parts read so far ranked together (nil when
@@ -395,7 +458,8 @@ func (s *storedIndexes) code(ctx context.Context, ref reposcope.Ref, ts *tenantS
 		return nil, nil, notice, fmt.Errorf("read the code index of %s: %w", cs.key, failed)
 	}
 	out := &indexJSON{State: contextindex.StateReady, FilesIndexed: files, FilesTotal: idx.filesTotal,
-		Chunks: contextindex.Join(coll).Len(), Vectors: contextindex.Join(coll).Vectors(), Commit: idx.pointer.Commit}
+		Chunks: contextindex.Join(coll).Len(), Vectors: contextindex.Join(coll).Vectors(), Commit: idx.pointer.Commit,
+		Pending: idx.pointer.Pending}
 	switch {
 	case !whole:
 		out.State = StateLoading
