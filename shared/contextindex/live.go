@@ -198,6 +198,14 @@ func (l *Live) Close() {
 	l.wg.Wait()
 }
 
+// Embedding reports whether chunks wait for their vectors: a round of
+// embedding runs, or the code changed since the last one began (false
+// without an embedder, and once embedding failed: those chunks stay
+// ranked by their words).
+func (l *Live) Embedding() bool {
+	return l.o.Embedder != nil && (l.embedding.Load() || l.toEmbed.Load())
+}
+
 // Settle waits until the index shows the view as it is now (and, with an
 // embedder, every chunk has its vector or embedding failed), or until Close.
 func (l *Live) Settle() {

@@ -448,6 +448,24 @@ func TestLocalCodeRestart(t *testing.T) {
 	h2.eventually(t, "local", `{"query":"zebra stripes"}`, func(o output) bool { return len(o.Results) > 0 })
 }
 
+// TestLocalCodeWhileEmbedding: while the local server embeds the chunks in
+// the background, an answer counts them as pending and says they are
+// still being embedded (not that they could not be).
+func TestLocalCodeWhileEmbedding(t *testing.T) {
+	dir := repotest.GoPackages(t, "container/list")
+	emb := blockingEmbedder{release: make(chan struct{})}
+	h := newHarness(t, tooltest.BoltStores(t), contextsearch.Options{Blobs: &indexfile.DirBlobs{Root: t.TempDir()},
+		Mode: wiring.CodeIndexLive, Repo: repotest.Local(t, dir), Embedder: emb})
+	t.Cleanup(func() { close(emb.release) })
+	out := h.eventually(t, "local", `{"query":"doubly linked list"}`, func(o output) bool {
+		return o.Index != nil && o.Index.State == "ready" && len(o.Results) > 0
+	})
+	want := fmt.Sprintf("Semantic: 0%% of code chunks embedded (0 of %d; %d are still being embedded)", out.Index.Chunks, out.Index.Chunks)
+	if out.Index.Pending != out.Index.Chunks || !strings.HasPrefix(out.Notice, want) {
+		t.Errorf("while embedding: index %+v, notice %q; want pending %d and a notice starting %q", out.Index, out.Notice, out.Index.Chunks, want)
+	}
+}
+
 // TestLocalCodeIndexGoesWithItsView: once its repository's view is done
 // (closed, here), the code index stops and is forgotten.
 func TestLocalCodeIndexGoesWithItsView(t *testing.T) {

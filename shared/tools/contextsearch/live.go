@@ -70,13 +70,18 @@ func (l *liveIndexes) defaultRepo() string {
 // code returns the live code index of the repository r as a collection,
 // with how far it is (both nil when there is no such repository).
 func (l *liveIndexes) code(ctx context.Context, r reposcope.Ref, _ *tenantState, _ string) (*contextindex.Collection, *indexJSON, string, error) {
-	st, err := l.state(ctx, r)
-	if err != nil || st == nil {
+	lv, err := l.liveOf(ctx, r)
+	if err != nil || lv == nil {
 		return nil, nil, "", err
 	}
+	st := lv.State()
 	coll, p := st.Collection(), st.Progress
-	return coll, &indexJSON{State: p.State, FilesIndexed: p.FilesIndexed, FilesTotal: p.FilesTotal,
-		Chunks: p.Chunks, Vectors: contextindex.Join(coll).Vectors()}, "", nil
+	index := &indexJSON{State: p.State, FilesIndexed: p.FilesIndexed, FilesTotal: p.FilesTotal,
+		Chunks: p.Chunks, Vectors: contextindex.Join(coll).Vectors()}
+	if lv.Embedding() {
+		index.Pending = max(0, index.Chunks-index.Vectors)
+	}
+	return coll, index, "", nil
 }
 
 // embedMemory sends memory entries without a vector to be embedded.
@@ -221,9 +226,9 @@ func (l *liveIndexes) closeWhenDone(view repo.View, live *contextindex.Live) {
 // without one).
 func liveKey(view repo.View) string { return cmp.Or(repo.Key(view), "local") }
 
-// state returns the state of the live code index of the repository r, or
-// nil when there is no such repository.
-func (l *liveIndexes) state(ctx context.Context, r reposcope.Ref) (*contextindex.LiveState, error) {
+// liveOf returns the live code index of the repository r (nil when there
+// is no such repository).
+func (l *liveIndexes) liveOf(ctx context.Context, r reposcope.Ref) (*contextindex.Live, error) {
 	if l.repo == nil {
 		return nil, nil
 	}
@@ -234,17 +239,17 @@ func (l *liveIndexes) state(ctx context.Context, r reposcope.Ref) (*contextindex
 	if err != nil {
 		return nil, fmt.Errorf("open the repository: %w", err)
 	}
-	return l.live(view, r).State(), nil
+	return l.live(view, r), nil
 }
 
 // repoIndex says how far the live code index of the repository r is
 // (wiring.Env.RepoIndex, locally).
 func (l *liveIndexes) repoIndex(ctx context.Context, r reposcope.Ref) (wiring.RepoIndex, error) {
-	st, err := l.state(ctx, r)
-	if err != nil || st == nil {
+	lv, err := l.liveOf(ctx, r)
+	if err != nil || lv == nil {
 		return wiring.RepoIndex{State: wiring.RepoIndexNone}, err
 	}
-	p := st.Progress
+	p := lv.State().Progress
 	return wiring.RepoIndex{State: p.State, FilesIndexed: p.FilesIndexed, FilesTotal: p.FilesTotal}, nil
 }
 

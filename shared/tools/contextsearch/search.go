@@ -83,7 +83,7 @@ type indexJSON struct {
 	Chunks       int                `json:"chunks"`
 	Vectors      int                `json:"vectors"`
 	Commit       string             `json:"commit,omitempty"`
-	// Pending: deployed, chunks of the index still waiting for a vector.
+	// Pending: chunks of the index still waiting for a vector.
 	Pending int        `json:"pending,omitempty"`
 	Build   *buildJSON `json:"build,omitempty"`
 }
