@@ -175,14 +175,19 @@ func alive(pid int) bool {
 // TestRunEnvironment checks what an indexer is given: none of this
 // process's variables but PATH's absolute folders, HOME and caches of its
 // own, the Go settings that keep the go command offline and off the
-// repository's toolchain, and no stdin.
+// repository's toolchain, no stdin, the Runner's niceness and the
+// project's package patterns.
 func TestRunEnvironment(t *testing.T) {
 	for _, v := range []string{"AWS_SECRET_ACCESS_KEY", "TOOLSHED_BUCKET", "GITHUB_TOKEN", "NODE_OPTIONS"} {
 		t.Setenv(v, "leaked")
 	}
 	t.Setenv("PATH", "relative/bin"+string(filepath.ListSeparator)+os.Getenv("PATH"))
 	out := filepath.Join(t.TempDir(), "env")
-	if _, err := standinRunner(t, "env").Run(context.Background(), goProject, t.TempDir(), out, Limits{}); err != nil {
+	r := standinRunner(t, "env")
+	r.Nice = 10
+	p := goProject
+	p.Packages = []string{"./net/http", "./cmd/go"}
+	if _, err := r.Run(context.Background(), p, t.TempDir(), out, Limits{}); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(out)
@@ -197,7 +202,8 @@ func TestRunEnvironment(t *testing.T) {
 	}
 	home, _ := os.UserHomeDir()
 	for _, want := range []string{"GOPROXY=off", "GOFLAGS=-mod=mod", "GOWORK=off", "GOTOOLCHAIN=local",
-		"CGO_ENABLED=0", "npm_config_ignore_scripts=true", "GOMEMLIMIT=1610612736", "STDIN=" + os.DevNull} {
+		"CGO_ENABLED=0", "npm_config_ignore_scripts=true", "GOMEMLIMIT=1610612736", "STDIN=" + os.DevNull,
+		"NICE=10", "PATTERNS=./net/http ./cmd/go"} {
 		if !slices.Contains(env, want) {
 			t.Errorf("the indexer was not given %s: %q", want, env)
 		}

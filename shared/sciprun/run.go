@@ -22,6 +22,10 @@ type Runner struct {
 	NodeModules string
 	// Node is the node executable; empty: node on PATH.
 	Node string
+	// Nice is the niceness indexers run at (0 to 19; 0: this process's
+	// own), so that one indexing in the background leaves the cores to
+	// the answers. Where it cannot be set the run goes on without it.
+	Nice int
 }
 
 // Limits bound one indexer run; a zero field takes its default.
@@ -127,7 +131,7 @@ func (r Runner) Run(ctx context.Context, p Project, dir, out string, l Limits) (
 	runCtx, cancel := context.WithTimeout(ctx, l.Time)
 	defer cancel()
 	began := time.Now()
-	res, err := runLimited(runCtx, argv, env, tmp, l, p.Language == Go)
+	res, err := runLimited(runCtx, argv, env, tmp, l, r.Nice, p.Language == Go)
 	if err != nil {
 		return RunStats{}, fmt.Errorf("sciprun: run %s on %s: %w", p.Indexer, p.Root, err)
 	}
