@@ -30,7 +30,8 @@ func Command(ctx context.Context, name string, args []string, stdout, stderr io.
 	fs.Int64Var(&o.MaxBytes, "max-bytes", 0, "stop with an error before the index passes `N` bytes (0: no limit)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: %s [flags] DIR [patterns]\n\n%s: of every module under DIR (its go.mod\n"+
-			"files), the packages matching patterns (go list patterns, default ./...).\n"+
+			"files), the packages matching patterns (go list patterns, default ./...;\n"+
+			"a relative one names folders from DIR, whichever module holds them).\n"+
 			"See docs/precise-code-intelligence.md.\n\n", name, CommandSummary)
 		fs.PrintDefaults()
 	}
