@@ -62,6 +62,9 @@ func main() {
 	if repos != nil {
 		cfg.Repos = repos
 	}
+	if exe, err := os.Executable(); err == nil {
+		cfg.GoIndexer = []string{exe, "index-go"} // this binary's subcommand indexes Go code precisely
+	}
 	log := telemetry.NewLogger(os.Stdout, cfg.LogLevel)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -68,6 +68,10 @@ import (
 // changed is indexed again.
 const DefaultQuiet = 3 * time.Second
 
+// DefaultNice is the niceness indexers run at unless Options.Runner gives
+// one: answers come first.
+const DefaultNice = 10
+
 // Options configure a Keeper.
 type Options struct {
 	// Dir holds the stores, a folder per view named by repo.Key; ""
@@ -75,7 +79,8 @@ type Options struct {
 	Dir string
 	// Runner runs the indexers. Its GoIndexer is the binary's index-go
 	// command ({os.Executable(), "index-go"}): each run adds -tests and
-	// -module-version. Nice is the niceness runs take.
+	// -module-version. Nice is the niceness runs take (DefaultNice
+	// unless set).
 	Runner sciprun.Runner
 	// Limits bound each indexer run.
 	Limits sciprun.Limits
@@ -112,6 +117,9 @@ func New(o Options) (*Keeper, error) {
 	}
 	if o.Quiet <= 0 {
 		o.Quiet = DefaultQuiet
+	}
+	if o.Runner.Nice == 0 {
+		o.Runner.Nice = DefaultNice
 	}
 	k := &Keeper{o: o, turn: make(chan struct{}, 1)}
 	if k.o.Dir == "" {

@@ -56,7 +56,7 @@ func runner(t *testing.T, mode string) sciprun.Runner {
 	if _, err := os.Stat(filepath.Join(modules, "@sourcegraph", "scip-typescript", "package.json")); err != nil {
 		t.Fatalf("the npm indexers are not installed: run `npm ci` at the top of the checkout (%v)", err)
 	}
-	return sciprun.Runner{GoIndexer: []string{self, mode}, NodeModules: modules, Nice: 10}
+	return sciprun.Runner{GoIndexer: []string{self, mode}, NodeModules: modules}
 }
 
 // copyRepo copies the fixture repository (a Go module, a TypeScript

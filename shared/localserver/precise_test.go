@@ -1,0 +1,134 @@
+package localserver_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolshed/toolshed/shared/precise"
+	"github.com/toolshed/toolshed/shared/preciselocal"
+	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/reposcope"
+	"github.com/toolshed/toolshed/shared/testenv/repotest"
+)
+
+// preciseStatus reads what /healthz says of the precise indexes.
+func preciseStatus(t *testing.T, srv *serverProcess) []preciselocal.RepoStatus {
+	t.Helper()
+	resp, err := http.Get("http://" + srv.addr + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var health struct {
+		Precise []preciselocal.RepoStatus `json:"preciseIndexes"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&health); err != nil {
+		t.Fatal(err)
+	}
+	return health.Precise
+}
+
+// waitPrecise waits until ok holds of the server's precise indexes, or
+// fails with them and the server's log after a long while.
+func waitPrecise(t *testing.T, srv *serverProcess, what string, ok func([]preciselocal.RepoStatus) bool) []preciselocal.RepoStatus {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		st := preciseStatus(t, srv)
+		if ok(st) {
+			return st
+		}
+		if time.Now().After(deadline) {
+			raw, _ := json.MarshalIndent(st, "", "  ")
+			t.Fatalf("%s: not after 3 minutes:\n%s\n%s", what, raw, srv.output())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// preciseSettled reports whether every project of every repository is
+// ready, failed or unavailable.
+func preciseSettled(st []preciselocal.RepoStatus) bool {
+	for _, r := range st {
+		for _, p := range r.Projects {
+			if p.Status == precise.Queued || p.Status == precise.Running {
+				return false
+			}
+		}
+	}
+	return len(st) > 0
+}
+
+// TestPreciseIndexes: the local server indexes a Go repository precisely
+// in the background with its own index-go, says so in list_repos and
+// /healthz, and indexes an edited file's package again as an overlay,
+// which answers for the file — read back from the data directory by a
+// keeper that reopens the server's stores and indexes nothing.
+func TestPreciseIndexes(t *testing.T) {
+	dir, data := repotest.WriteDir(t, map[string]string{
+		"go.mod":   "module example.com/zoo\n\ngo 1.22\n",
+		"zoo.go":   "// Package zoo keeps animals.\npackage zoo\n\nimport \"example.com/zoo/cat\"\n\n// Count counts cats.\nfunc Count() int { return len(cat.Names()) }\n",
+		"cat/c.go": "// Package cat names cats.\npackage cat\n\n// Names are the cats.\nfunc Names() []string { return nil }\n",
+	}), t.TempDir()
+	srv := startProcess(t, map[string]string{"TOOLSHED_DATA_DIR": data, "TOOLSHED_AUTH": "off", "TOOLSHED_REPO_DIR": dir})
+	waitPrecise(t, srv, "the Go project indexed", preciseSettled)
+	r, err := srv.call("list_repos", `{}`)
+	var listed struct {
+		Repos []struct{ Precise []map[string]string }
+	}
+	if err != nil || !r.OK || json.Unmarshal(r.Result, &listed) != nil || len(listed.Repos) != 1 ||
+		!reflect.DeepEqual(listed.Repos[0].Precise, []map[string]string{{"language": "go", "status": "ready"}}) {
+		t.Fatalf("list_repos: %s %v", r.Result, err)
+	}
+
+	edited := "// Package cat names cats.\npackage cat\n\n// Names are the cats.\nfunc Names() []string { return []string{Tom} }\n\n// Tom is a cat.\nconst Tom = \"Tom\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "cat", "c.go"), []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := waitPrecise(t, srv, "the edit indexed", func(st []preciselocal.RepoStatus) bool {
+		return len(st) == 1 && len(st[0].Projects) == 1 && len(st[0].Projects[0].Stores) == 2
+	})
+	if overlay := st[0].Projects[0].Stores[1]; !slices.Equal(overlay.Packages, []string{"./cat"}) || overlay.Documents != 1 {
+		t.Errorf("the overlay: %+v, want ./cat's one file", overlay)
+	}
+	srv.kill()
+
+	view, err := repo.NewLocal(dir, repo.LocalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer view.Close()
+	k, err := preciselocal.New(preciselocal.Options{Dir: filepath.Join(data, "precise")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close()
+	k.Follow("zoo", view)
+	ctx := context.Background()
+	for deadline := time.Now().Add(time.Minute); k.State(view).Projects == nil; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the stores were not reopened")
+		}
+	}
+	set, _, err := k.Indexes(ctx, reposcope.Ref{Tenant: "local", Name: "zoo"}, view, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, ok := set.Document("cat/c.go")
+	occs, err := set.At(ctx, "cat/c.go", 8, 7)
+	if !ok || d.Hash != sha256.Sum256([]byte(edited)) || err != nil || len(occs) == 0 || !strings.HasSuffix(occs[0].Symbol, "`example.com/zoo/cat`/Tom.") {
+		t.Errorf("the edited file: %+v, %v; at Tom: %+v, %v", d, ok, occs, err)
+	}
+	if k.Runs.Load() != 0 || k.Reused.Load() != 2 {
+		t.Errorf("reopening the server's stores: %d runs, %d stores reused; want 0 and 2", k.Runs.Load(), k.Reused.Load())
+	}
+}
