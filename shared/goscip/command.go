@@ -11,9 +11,12 @@ import (
 	"time"
 )
 
-// CommandSummary says what the index-go subcommand does, for the usage of
-// the binaries that have it.
-const CommandSummary = "write the SCIP index of the Go code in DIR"
+// CommandName and CommandSummary name the index-go subcommand and say
+// what it does, for the binaries that have it.
+const (
+	CommandName    = "index-go"
+	CommandSummary = "write the SCIP index of the Go code in DIR"
+)
 
 // Command is the index-go subcommand of the binaries that index Go code
 // (the local server, scripts/snapshot), run as `name index-go [flags] DIR

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/goscip"
 	"github.com/toolshed/toolshed/shared/preciselocal"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/sciprun"
@@ -17,9 +18,10 @@ const PreciseDir = "precise"
 
 // keepPreciseIndexes starts keeping the precise indexes of the local
 // repositories (shared/preciselocal), each once its symbol table is
-// ready, in the data directory; the Env answers the tools with them, and
-// the server's status (/healthz) says how far they are. Snapshots from
-// the bucket have the deployment's indexes instead.
+// ready, in the data directory, with the binary's own subcommands (none
+// in a server a test builds: then nothing is indexed); the Env answers the
+// tools with them, and the server's status (/healthz) says how far they
+// are. Snapshots from the bucket have the deployment's indexes instead.
 func keepPreciseIndexes(ctx context.Context, env *wiring.Env) error {
 	if env.Config.Bucket != "" {
 		return nil
@@ -36,8 +38,10 @@ func keepPreciseIndexes(ctx context.Context, env *wiring.Env) error {
 	if err != nil {
 		return err
 	}
-	o := preciselocal.Options{Runner: sciprun.Runner{GoIndexer: env.Config.GoIndexer}, Log: env.Log,
-		Ready: func(ctx context.Context, v repo.View) { tables.For(v).Wait(ctx) }}
+	o := preciselocal.Options{Log: env.Log, Ready: func(ctx context.Context, v repo.View) { tables.For(v).Wait(ctx) }}
+	if exe := env.Config.Executable; exe != "" {
+		o.Runner.GoIndexer, o.Converter = []string{exe, goscip.CommandName}, []string{exe, preciselocal.ConvertName}
+	}
 	if o.Runner.NodeModules, err = nodeModules(env); err != nil {
 		return err
 	}

@@ -4,9 +4,10 @@
 // server's symbol table), finds the projects an indexer reads
 // (sciprun.Projects), runs their indexers in the background, one at a time
 // across every repository and niced (sciprun.Runner), converts each SCIP
-// index into a precise store (fromscip.Build) written aside in the data
-// directory and renamed into place, and opens it (precise.Open over the
-// file). Keeper.Indexes answers a call with a precise.Set of the view's
+// index into a precise store (fromscip.Build, run by the binary's
+// precise-convert subcommand as a process of its own: ConvertCommand)
+// written aside in the data directory and renamed into place, and opens
+// it (precise.Open over the file). Keeper.Indexes answers a call with a precise.Set of the view's
 // stores (and, for global symbols, the other local repositories the
 // caller may read), and a precise.State that says per project how far
 // indexing is. Stores are made with tenant "": the local repositories are
@@ -82,7 +83,12 @@ type Options struct {
 	// -module-version. Nice is the niceness runs take (DefaultNice
 	// unless set).
 	Runner sciprun.Runner
-	// Limits bound each indexer run.
+	// Converter is the binary's precise-convert command
+	// ({os.Executable(), ConvertName}), which turns each SCIP index into
+	// a store as a process of its own (held to Limits, at Runner.Nice);
+	// without it nothing is indexed.
+	Converter []string
+	// Limits bound each indexer and converter run.
 	Limits sciprun.Limits
 	// Quiet is DefaultQuiet unless set.
 	Quiet time.Duration

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -22,18 +23,21 @@ import (
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 )
 
-// The test binary doubles as the Go indexer: run as "index-go ARGS" it is
-// the local server's index-go subcommand; as "crash ARGS", one that
-// crashes.
+// The test binary doubles as the local server's subcommands: run as
+// "index-go ARGS" it is the Go indexer, as "precise-convert ARGS" the
+// converter; as "crash ARGS", an indexer that crashes.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 {
-		switch os.Args[1] {
-		case "index-go":
-			if err := goscip.Command(context.Background(), "index-go", os.Args[2:], os.Stdout, os.Stderr); err != nil {
+		command := map[string]func(context.Context, string, []string, io.Writer, io.Writer) error{
+			"index-go": goscip.Command, preciselocal.ConvertName: preciselocal.ConvertCommand}[os.Args[1]]
+		if command != nil {
+			if err := command(context.Background(), os.Args[1], os.Args[2:], os.Stdout, os.Stderr); err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				os.Exit(1)
 			}
 			os.Exit(0)
+		}
+		switch os.Args[1] {
 		case "crash":
 			panic("the indexer crashed on " + strings.Join(os.Args[2:], " ")) // what it prints quotes the repository
 		}
@@ -81,11 +85,21 @@ func openView(t *testing.T, dir string) *repo.Local {
 	return v
 }
 
-// start returns a keeper of the stores in data following view as name,
+// converter is this binary as the converter.
+func converter(t *testing.T) []string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{self, preciselocal.ConvertName}
+}
+
+// start returns a keeper of the stores in data following views by name,
 // closed with the test.
 func start(t *testing.T, data string, r sciprun.Runner, views map[string]repo.View) *preciselocal.Keeper {
 	t.Helper()
-	k, err := preciselocal.New(preciselocal.Options{Dir: data, Runner: r, Quiet: 50 * time.Millisecond})
+	k, err := preciselocal.New(preciselocal.Options{Dir: data, Runner: r, Converter: converter(t), Quiet: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,5 +354,21 @@ func TestOtherRepositories(t *testing.T) {
 		if err != nil || found != tc.want || found && (len(info.Definitions) != 1 || info.Definitions[0].Repo != "b") {
 			t.Errorf("allowed %q: %s found %v (%+v, %v), want %v", tc.allowed, symbol, found, info.Definitions, err, tc.want)
 		}
+	}
+}
+
+// TestNoConverter: a binary without the converter indexes nothing, and
+// says so.
+func TestNoConverter(t *testing.T) {
+	view := openView(t, repotest.WriteDir(t, map[string]string{"go.mod": "module example.com/a\n\ngo 1.22\n", "a.go": "package a\n"}))
+	k, err := preciselocal.New(preciselocal.Options{Dir: t.TempDir(), Runner: runner(t, "index-go")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close()
+	k.Follow("a", view)
+	waitFor(t, k, view, "settled", func(_ *precise.Set, st precise.State) bool { return settled(st) })
+	if p := k.State(view).Projects[0]; p.Status != precise.Unavailable || !strings.Contains(p.Reason, "precise-convert") {
+		t.Errorf("without a converter: %+v", p)
 	}
 }

@@ -39,16 +39,19 @@ type StoreStatus struct {
 
 // Run is what one indexer run did.
 type Run struct {
-	Full       bool      `json:"full"`
-	Packages   []string  `json:"packages,omitempty"`
-	Started    time.Time `json:"started"`
-	IndexerMS  int64     `json:"indexerMs"`
-	PeakRSS    int64     `json:"indexerPeakRss"` // bytes
-	SCIPBytes  int64     `json:"scipBytes"`
-	ConvertMS  int64     `json:"convertMs"`
-	Documents  int       `json:"documents"`
-	StoreBytes int64     `json:"storeBytes"`
-	Error      string    `json:"error,omitempty"` // why it made no store, as the project's reason says
+	Full      bool      `json:"full"`
+	Packages  []string  `json:"packages,omitempty"`
+	Started   time.Time `json:"started"`
+	IndexerMS int64     `json:"indexerMs"`
+	PeakRSS   int64     `json:"indexerPeakRss"` // bytes
+	SCIPBytes int64     `json:"scipBytes"`
+	ConvertMS int64     `json:"convertMs"`
+	// ConvertPeakRSS is the converter's (bytes): it runs as a process of
+	// its own, so the server's memory holds nothing of it.
+	ConvertPeakRSS int64  `json:"convertPeakRss"`
+	Documents      int    `json:"documents"`
+	StoreBytes     int64  `json:"storeBytes"`
+	Error          string `json:"error,omitempty"` // why it made no store, as the project's reason says
 }
 
 // Status says how far the indexes of the repositories repos (nil: every

@@ -1,11 +1,9 @@
 package preciselocal
 
 import (
-	"bufio"
-	"bytes"
 	"context"
+	"encoding/hex"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,18 +11,12 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/precise"
-	"github.com/toolshed/toolshed/shared/precise/fromscip"
 	"github.com/toolshed/toolshed/shared/sciprun"
 )
 
 // scratchDir is the folder, in a view's, where indexers write SCIP and
 // the conversion spills; emptied at start.
 const scratchDir = "scratch"
-
-// convertMemory is what a conversion gathers in memory before it spills
-// (precise.WriterOptions.MemoryBytes): it runs in the server, which then
-// takes about three times that more.
-const convertMemory = 32 << 20
 
 // retireAfter is how long a replaced store stays open: a call that took
 // it before it was replaced finishes with it (every call's deadline is
@@ -64,49 +56,49 @@ func (f *follower) index(ctx context.Context, p *project, w work) error {
 	if err != nil {
 		return err
 	}
-	began := time.Now()
 	s, conv, err := f.convert(ctx, p, scip, w, commit)
-	run.ConvertMS = time.Since(began).Milliseconds()
+	run.ConvertMS, run.ConvertPeakRSS = conv.Duration.Milliseconds(), conv.PeakRSS
 	if err != nil {
 		return err
 	}
-	run.Documents, run.StoreBytes = conv.Documents, s.bytes
+	run.Documents, run.StoreBytes = s.ix.Stats().Documents, s.bytes
 	f.adopt(p, s, w, version)
 	f.log.Info("precise: indexed", "root", p.Root, "language", p.Language, "full", w.full, "why", w.why,
-		"packages", len(w.packages), "documents", conv.Documents, "skipped", conv.Skipped, "stale", conv.Stale,
-		"indexer_ms", run.IndexerMS, "indexer_peak_rss_mb", stats.PeakRSS>>20, "scip_mb", stats.OutputBytes>>20,
-		"convert_ms", run.ConvertMS, "store_mb", s.bytes>>20)
+		"packages", len(w.packages), "documents", run.Documents, "indexer_ms", run.IndexerMS,
+		"indexer_peak_rss_mb", stats.PeakRSS>>20, "scip_mb", stats.OutputBytes>>20, "convert_ms", run.ConvertMS,
+		"convert_peak_rss_mb", conv.PeakRSS>>20, "store_mb", s.bytes>>20)
 	return nil
 }
 
-// convert makes the store of the SCIP index at scip, written aside and
-// renamed into place, and opens it.
-func (f *follower) convert(ctx context.Context, p *project, scip string, w work, commit string) (*store, fromscip.Stats, error) {
-	in, err := os.Open(scip)
-	if err != nil {
-		return nil, fromscip.Stats{}, fmt.Errorf("precise: %w", err)
+// convert makes the store of the SCIP index at scip with the converter
+// (ConvertCommand, as a separate process held to the indexers' limits),
+// written aside and renamed into place, and opens it.
+func (f *follower) convert(ctx context.Context, p *project, scip string, w work, commit string) (*store, sciprun.RunStats, error) {
+	if len(f.k.o.Converter) == 0 {
+		return nil, sciprun.RunStats{}, &sciprun.RunError{Indexer: ConvertName, Kind: sciprun.ErrUnavailable,
+			Detail: "this binary has no " + ConvertName + " subcommand to convert indexes with"}
 	}
-	defer in.Close()
+	scratch := filepath.Join(f.dir, scratchDir)
+	docs := filepath.Join(scratch, "docs.json")
+	if err := writeDocs(docs, w.files); err != nil {
+		return nil, sciprun.RunStats{}, fmt.Errorf("precise: %w", err)
+	}
 	out, err := os.CreateTemp(f.dir, string(p.Language)+"-*.idx.tmp")
 	if err != nil {
-		return nil, fromscip.Stats{}, fmt.Errorf("precise: %w", err)
+		return nil, sciprun.RunStats{}, fmt.Errorf("precise: %w", err)
 	}
+	out.Close()
 	defer os.Remove(out.Name()) // gone once renamed
-	stats, err := fromscip.Build(ctx, bufio.NewReaderSize(in, 1<<20), out, fromscip.Options{
-		Commit: commit, Docs: w.files, SkipOutside: true, Root: p.Root, Text: f.text,
-		TempDir: filepath.Join(f.dir, scratchDir), MemoryBytes: convertMemory})
-	if err == nil {
-		err = out.Sync()
-	}
-	if cerr := out.Close(); err == nil {
-		err = cerr
+	// Values as -flag=value: a commit or a folder's name is never read as a flag.
+	argv := append(slices.Clone(f.k.o.Converter), "-o="+out.Name(), "-docs="+docs, "-repo="+f.src,
+		"-commit="+commit, "-root="+p.Root, "-tmp="+scratch, scip)
+	stats, err := f.k.o.Runner.Exec(ctx, ConvertName, argv, out.Name(), f.k.o.Limits)
+	if err != nil {
+		return nil, stats, err
 	}
 	final := strings.TrimSuffix(out.Name(), ".tmp")
-	if err == nil {
-		err = os.Rename(out.Name(), final)
-	}
-	if err != nil {
-		return nil, stats, fmt.Errorf("precise: convert the index of %s: %w", p.Root, err)
+	if err := os.Rename(out.Name(), final); err != nil {
+		return nil, stats, fmt.Errorf("precise: %w", err)
 	}
 	s, err := openStore(ctx, final)
 	if err != nil {
@@ -115,6 +107,15 @@ func (f *follower) convert(ctx context.Context, p *project, scip string, w work,
 	}
 	s.commit, s.packages = commit, w.packages
 	return s, stats, nil
+}
+
+// writeDocs writes files' hashes where the converter reads them (-docs).
+func writeDocs(name string, files map[string][32]byte) error {
+	hexes := make(map[string]string, len(files))
+	for p, h := range files {
+		hexes[p] = hex.EncodeToString(h[:])
+	}
+	return writeAside(name, hexes)
 }
 
 // adopt makes s one of p's stores: the only one after a whole index
@@ -131,18 +132,6 @@ func (f *follower) adopt(p *project, s *store, w work, version string) {
 	p.inputs, p.failedOn = w.inputs, nil
 	f.save()
 	retire(replaced)
-}
-
-// text reads a file as the indexer did, for fromscip: from the view, a
-// UTF-8 byte order mark left out as the view's hashes leave it out. A
-// file gone since reads as empty: its document is then stale, answered
-// by search.
-func (f *follower) text(path string) ([]byte, error) {
-	data, err := fs.ReadFile(f.view, path)
-	if err != nil {
-		return nil, nil
-	}
-	return bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), nil
 }
 
 // openStore opens the store at path.
@@ -185,7 +174,7 @@ func (k *Keeper) runner(version string) sciprun.Runner {
 	if len(r.GoIndexer) > 0 {
 		r.GoIndexer = append(slices.Clone(r.GoIndexer), "-tests")
 		if version != "" {
-			r.GoIndexer = append(r.GoIndexer, "-module-version", version)
+			r.GoIndexer = append(r.GoIndexer, "-module-version="+version) // never read as a flag
 		}
 	}
 	return r

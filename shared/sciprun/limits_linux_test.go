@@ -233,3 +233,30 @@ func TestPeakRSSIsTheIndexers(t *testing.T) {
 		t.Errorf("peak RSS %d MB, want the stand-in's (a few MB), not this test's (over 512 MB)", stats.PeakRSS>>20)
 	}
 }
+
+// TestExec runs a program of the installation as the Go indexer is run:
+// niced, held to the limits, its output kept; one that fails is a
+// RunError named as asked, whose output it kept.
+func TestExec(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Runner{Nice: 7}
+	out := filepath.Join(t.TempDir(), "env")
+	if _, err := r.Exec(context.Background(), "convert", []string{self, "standin", "env", "-o", out, t.TempDir()}, out, Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(out)
+	if env := strings.Split(string(data), "\n"); err != nil || !slices.Contains(env, "NICE=7") || !slices.Contains(env, "GOPROXY=off") {
+		t.Errorf("the program was given %q (%v)", env, err)
+	}
+	_, err = r.Exec(context.Background(), "convert", []string{self, "standin", "crash", "-o", out, t.TempDir()}, out, Limits{})
+	var run *RunError
+	if !errors.As(err, &run) || !errors.Is(err, ErrFailed) || !strings.HasPrefix(err.Error(), "convert: failed: exit status 2") || !strings.Contains(run.Output, "stand-in crash") {
+		t.Errorf("a crash: %v", err)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a failed run left its output: %v", err)
+	}
+}
