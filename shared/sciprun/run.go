@@ -219,7 +219,7 @@ func verdict(runCtx context.Context, res result, stats RunStats, l Limits) (kind
 		return nil, "" // whatever else happened, the indexer says it finished
 	case runCtx.Err() != nil:
 		return ErrTimeLimit, "killed after " + l.Time.String()
-	case res.oomKilled || (!res.success && outOfMemory(res.output)):
+	case res.oomKilled || (!res.success && outOfMemory(res)):
 		return ErrMemoryLimit, fmt.Sprintf("over %s (%s)", size(l.MemoryBytes), res.memory)
 	case res.fileTooLarge || stats.OutputBytes > l.OutputBytes:
 		return ErrOutputLimit, "the index passed " + size(l.OutputBytes)
@@ -231,11 +231,15 @@ func verdict(runCtx context.Context, res result, stats RunStats, l Limits) (kind
 	return nil, ""
 }
 
-// outOfMemory reports whether an indexer's output says it ran out of
-// memory: Go's runtime ("fatal error: runtime: out of memory") and V8
-// ("JavaScript heap out of memory") both say so.
-func outOfMemory(output string) bool {
-	return strings.Contains(strings.ToLower(output), "out of memory")
+// outOfMemory reports whether a run that failed ran out of memory, as its
+// output says: Go's runtime ("fatal error: runtime: out of memory"), V8
+// ("JavaScript heap out of memory"), or, for a Go program linked with cgo
+// held by RLIMIT_AS, the runtime finding no address space for a thread's
+// stack ("runtime/cgo: pthread_create failed").
+func outOfMemory(res result) bool {
+	output := strings.ToLower(res.output)
+	return strings.Contains(output, "out of memory") ||
+		res.memory == "RLIMIT_AS" && strings.Contains(output, "pthread_create failed")
 }
 
 // size formats n bytes for a message.
