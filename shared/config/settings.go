@@ -147,6 +147,9 @@ var (
 	PreciseOutputMB = settings.New("TOOLSHED_PRECISE_OUTPUT_MB", "1024",
 		"the largest SCIP index one run of a precise indexer may write, in MB (the Go tree's: about 200)",
 		settings.Positive)
+	PreciseQuiet = settings.New("TOOLSHED_PRECISE_QUIET", "3s",
+		"how long a repository must go without a change before the local server indexes what changed precisely again (a burst of saves is one run)",
+		settings.Duration)
 )
 
 // TableSettings are the settings naming each DynamoDB table.
@@ -169,7 +172,7 @@ var Settings = []settings.Setting{Addr, DataDir, Store, DynamoEndpoint,
 	RateLimits, Auth, LocalTenant, OAuthIssuer, PublicURL, OAuthTenantClaim, OAuthReadScope,
 	OAuthFullScope, OAuthAudience, Origins, LogLevel, Repos, DefaultRepo, RepoRefresh,
 	RepoMaxMB, RepoCacheMB, RepoDeny, RepoWatch, RepoPoll, Metrics, Tool, ToolFunctions,
-	Bucket, S3Endpoint, NodeModules, PreciseTime, PreciseMemoryMB, PreciseOutputMB}
+	Bucket, S3Endpoint, NodeModules, PreciseTime, PreciseMemoryMB, PreciseOutputMB, PreciseQuiet}
 
 // ParseOptionalTenant parses a tenant, or "" for none.
 func ParseOptionalTenant(s string) (string, error) {

@@ -48,6 +48,9 @@ func keepPreciseIndexes(ctx context.Context, env *wiring.Env) error {
 	if o.Limits, err = preciseLimits(env); err != nil {
 		return err
 	}
+	if o.Quiet, err = config.PreciseQuiet.Get(env.Getenv); err != nil {
+		return err
+	}
 	if env.Config.DataDir != "" {
 		o.Dir = filepath.Join(env.Config.DataDir, PreciseDir)
 	}

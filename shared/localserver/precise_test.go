@@ -132,3 +132,79 @@ func TestPreciseIndexes(t *testing.T) {
 		t.Errorf("reopening the server's stores: %d runs, %d stores reused; want 0 and 2", k.Runs.Load(), k.Reused.Load())
 	}
 }
+
+// navAnswer is what find_definition and find_references say, in part.
+type navAnswer struct {
+	Precision, Reason, IndexedCommit string
+	Definitions                      []struct {
+		Path string
+		Line int
+	}
+	Files []struct {
+		Path, Precision, Reason string
+		Lines                   []struct{ Line int }
+	}
+}
+
+// navigate calls a navigation tool of srv and reads its answer.
+func navigate(t *testing.T, srv *serverProcess, tool, args string) navAnswer {
+	t.Helper()
+	r, err := srv.call(tool, args)
+	var a navAnswer
+	if err != nil || !r.OK || json.Unmarshal(r.Result, &a) != nil {
+		t.Fatalf("%s %s: %s %q %v", tool, args, r.Result, r.Error, err)
+	}
+	return a
+}
+
+// TestPreciseNavigation: the navigation tools answer from the local
+// server's own precise indexes: precisely once the Go project is indexed,
+// by search saying why for a file changed since (which, the server
+// waiting TOOLSHED_PRECISE_QUIET before indexing it again, stays changed).
+func TestPreciseNavigation(t *testing.T) {
+	zoo := "package zoo\n\nimport \"example.com/zoo/cat\"\n\nfunc Count() int { return len(cat.Names()) }\n"
+	dir := repotest.WriteDir(t, map[string]string{
+		"go.mod":   "module example.com/zoo\n\ngo 1.22\n",
+		"zoo.go":   zoo,
+		"cat/c.go": "package cat\n\n// Names are the cats.\nfunc Names() []string { return nil }\n",
+	})
+	srv := startProcess(t, map[string]string{"TOOLSHED_DATA_DIR": t.TempDir(), "TOOLSHED_AUTH": "off",
+		"TOOLSHED_REPO_DIR": dir, "TOOLSHED_PRECISE_QUIET": "1h"})
+	use := `{"path": "zoo.go", "line": 5, "column": 35}` // Names in cat.Names()
+	if a := navigate(t, srv, "find_definition", use); a.Precision == "search" && a.Reason == "" {
+		t.Errorf("find_definition while the index may be made: search, saying no reason: %+v", a)
+	}
+	waitPrecise(t, srv, "the Go project indexed", preciseSettled)
+
+	def := navigate(t, srv, "find_definition", use)
+	if def.Precision != "precise" || len(def.Definitions) != 1 || def.Definitions[0].Path != "cat/c.go" || def.Definitions[0].Line != 4 {
+		t.Errorf("find_definition of Names: %+v, want precise, at cat/c.go:4", def)
+	}
+	decl := `{"path": "cat/c.go", "line": 4, "column": 6}`
+	refs := navigate(t, srv, "find_references", decl)
+	if refs.Precision != "precise" || len(refs.Files) != 1 || refs.Files[0].Path != "zoo.go" || refs.Files[0].Precision != "" {
+		t.Errorf("find_references of Names: %+v, want precise, in zoo.go", refs)
+	}
+
+	if err := os.WriteFile(filepath.Join(dir, "zoo.go"), []byte(strings.Replace(zoo, "func", "// Count counts cats.\nfunc", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) { // until the view has the change
+		r, err := srv.call("read_file", `{"path": "zoo.go"}`)
+		if err == nil && strings.Contains(string(r.Result), "Count counts cats") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the edit is not seen: %s %v", r.Result, err)
+		}
+	}
+	def = navigate(t, srv, "find_definition", `{"path": "zoo.go", "line": 6, "column": 35}`)
+	if def.Reason != "the file changed since it was indexed" || len(def.Definitions) != 1 || def.Definitions[0].Path != "cat/c.go" {
+		t.Errorf("find_definition in the changed file: %+v, want search, saying it changed, finding cat/c.go's Names", def)
+	}
+	refs = navigate(t, srv, "find_references", decl)
+	if refs.Precision != "precise" || len(refs.Files) != 1 || refs.Files[0].Precision != "search" ||
+		refs.Files[0].Reason != "the file changed since it was indexed" || len(refs.Files[0].Lines) != 1 || refs.Files[0].Lines[0].Line != 6 {
+		t.Errorf("find_references with zoo.go changed: %+v, want precise, zoo.go searched (line 6), saying it changed", refs)
+	}
+}

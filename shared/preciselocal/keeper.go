@@ -65,10 +65,6 @@ import (
 	"github.com/toolshed/toolshed/shared/sciprun"
 )
 
-// DefaultQuiet is how long a view must go without a change before what
-// changed is indexed again.
-const DefaultQuiet = 3 * time.Second
-
 // DefaultNice is the niceness indexers run at unless Options.Runner gives
 // one: answers come first.
 const DefaultNice = 10
@@ -90,7 +86,9 @@ type Options struct {
 	Converter []string
 	// Limits bound each indexer and converter run.
 	Limits sciprun.Limits
-	// Quiet is DefaultQuiet unless set.
+	// Quiet is how long a view must go without a change before what
+	// changed is indexed again (the local server's
+	// config.PreciseQuiet); zero: as soon as a change is seen.
 	Quiet time.Duration
 	// Ready, when not nil, waits until a view may be indexed (its symbol
 	// table, which the server builds first, is ready), or ctx ends.
@@ -120,9 +118,6 @@ type Keeper struct {
 func New(o Options) (*Keeper, error) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
-	}
-	if o.Quiet <= 0 {
-		o.Quiet = DefaultQuiet
 	}
 	if o.Runner.Nice == 0 {
 		o.Runner.Nice = DefaultNice
