@@ -139,7 +139,7 @@ var (
 		"the `node_modules` folder the TypeScript and Python indexers run from (`@sourcegraph/scip-typescript`, `@sourcegraph/scip-python`: `npm ci` in the checkout installs them); never the served repository's (see [Repositories](repositories.md#precise-indexes))",
 		settings.Text).Shown("the one beside the executable or in a folder above it")
 	PreciseTime = settings.New("TOOLSHED_PRECISE_TIME", "10m",
-		"how long one run of a precise indexer may take before it is killed with everything it started (the local server indexes the Go tree in about 30 s; see [Repositories](repositories.md#precise-indexes))",
+		"how long one run of a precise indexer may take before it is killed with everything it started (the Go tree takes about 30 s on two idle cores; see [Repositories](repositories.md#precise-indexes))",
 		settings.Duration)
 	PreciseMemoryMB = settings.New("TOOLSHED_PRECISE_MEMORY_MB", "2048",
 		"the memory one run of a precise indexer may take, in MB: a memory cgroup where the machine lets the server make one, else `RLIMIT_AS` (Go) or V8's heap limit (node); the Go tree's index takes about 800",
