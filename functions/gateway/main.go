@@ -1,8 +1,9 @@
 // Command gateway is the MCP endpoint. In AWS Lambda it serves /mcp and
 // invokes each tool's function; anywhere else it is the local server with
 // every tool in process (make run). `gateway index-go DIR` writes the SCIP
-// index of the Go code in DIR (shared/goscip), as a process the local
-// server runs with limits.
+// index of the Go code in DIR (shared/goscip) and `gateway precise-convert`
+// converts a SCIP index into a precise store (shared/preciselocal): the
+// local server runs both as processes of their own, with limits.
 package main
 
 import (
@@ -29,6 +30,7 @@ import (
 	"github.com/toolshed/toolshed/shared/localserver"
 	"github.com/toolshed/toolshed/shared/mcpserver"
 	"github.com/toolshed/toolshed/shared/oauth"
+	"github.com/toolshed/toolshed/shared/preciselocal"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/telemetry"
 	"github.com/toolshed/toolshed/shared/wiring"
@@ -38,8 +40,11 @@ import (
 var version = "dev"
 
 var command = cmdline.Command{Name: "gateway", Version: version, Readme: "docs/configuration.md",
-	Summary:     "the MCP endpoint; outside Lambda, the local server with every tool in process (make run)",
-	Subcommands: []cmdline.Subcommand{{Name: "index-go", Summary: goscip.CommandSummary, Run: goscip.Command}}}
+	Summary: "the MCP endpoint; outside Lambda, the local server with every tool in process (make run)",
+	Subcommands: []cmdline.Subcommand{
+		{Name: goscip.CommandName, Summary: goscip.CommandSummary, Run: goscip.Command},
+		{Name: preciselocal.ConvertName, Summary: preciselocal.ConvertSummary, Run: preciselocal.ConvertCommand},
+	}}
 
 func main() {
 	command.RunSubcommand()
@@ -61,6 +66,9 @@ func main() {
 	command.Parse()
 	if repos != nil {
 		cfg.Repos = repos
+	}
+	if exe, err := os.Executable(); err == nil {
+		cfg.Executable = exe // its subcommands index code precisely
 	}
 	log := telemetry.NewLogger(os.Stdout, cfg.LogLevel)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

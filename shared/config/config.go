@@ -42,6 +42,11 @@ type Config struct {
 	ToolFunctions  map[string]string // TOOLSHED_TOOL_FUNCTIONS, gateway: tool → Lambda function
 	LogLevel       slog.Level        // TOOLSHED_LOG_LEVEL: debug, info, warn, error
 	Metrics        bool              // TOOLSHED_METRICS: write EMF metrics (default on in Lambda)
+	// Executable is not a setting: it is the running binary when its
+	// subcommands index code precisely (index-go, precise-convert), which
+	// the local server's main sets; empty, nothing is indexed precisely (a
+	// server built in a test).
+	Executable string
 }
 
 // InLambda reports whether the process runs as a Lambda function: the

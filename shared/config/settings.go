@@ -138,6 +138,18 @@ var (
 	NodeModules = settings.New("TOOLSHED_NODE_MODULES", "",
 		"the `node_modules` folder the TypeScript and Python indexers run from (`@sourcegraph/scip-typescript`, `@sourcegraph/scip-python`: `npm ci` in the checkout installs them); never the served repository's (see [Repositories](repositories.md#precise-indexes))",
 		settings.Text).Shown("the one beside the executable or in a folder above it")
+	PreciseTime = settings.New("TOOLSHED_PRECISE_TIME", "10m",
+		"how long one run of a precise indexer may take before it is killed with everything it started (the Go tree takes about 30 s on two idle cores; see [Repositories](repositories.md#precise-indexes))",
+		settings.Duration)
+	PreciseMemoryMB = settings.New("TOOLSHED_PRECISE_MEMORY_MB", "2048",
+		"the memory one run of a precise indexer may take, in MB: a memory cgroup where the machine lets the server make one, else `RLIMIT_AS` (Go) or V8's heap limit (node); the Go tree's index takes about 800",
+		settings.Positive)
+	PreciseOutputMB = settings.New("TOOLSHED_PRECISE_OUTPUT_MB", "1024",
+		"the largest SCIP index one run of a precise indexer may write, in MB (the Go tree's: about 200)",
+		settings.Positive)
+	PreciseQuiet = settings.New("TOOLSHED_PRECISE_QUIET", "3s",
+		"how long a repository must go without a change before the local server indexes what changed precisely again (a burst of saves is one run)",
+		settings.Duration)
 )
 
 // TableSettings are the settings naming each DynamoDB table.
@@ -160,7 +172,7 @@ var Settings = []settings.Setting{Addr, DataDir, Store, DynamoEndpoint,
 	RateLimits, Auth, LocalTenant, OAuthIssuer, PublicURL, OAuthTenantClaim, OAuthReadScope,
 	OAuthFullScope, OAuthAudience, Origins, LogLevel, Repos, DefaultRepo, RepoRefresh,
 	RepoMaxMB, RepoCacheMB, RepoDeny, RepoWatch, RepoPoll, Metrics, Tool, ToolFunctions,
-	Bucket, S3Endpoint, NodeModules}
+	Bucket, S3Endpoint, NodeModules, PreciseTime, PreciseMemoryMB, PreciseOutputMB, PreciseQuiet}
 
 // ParseOptionalTenant parses a tenant, or "" for none.
 func ParseOptionalTenant(s string) (string, error) {

@@ -11,9 +11,12 @@ import (
 	"time"
 )
 
-// CommandSummary says what the index-go subcommand does, for the usage of
-// the binaries that have it.
-const CommandSummary = "write the SCIP index of the Go code in DIR"
+// CommandName and CommandSummary name the index-go subcommand and say
+// what it does, for the binaries that have it.
+const (
+	CommandName    = "index-go"
+	CommandSummary = "write the SCIP index of the Go code in DIR"
+)
 
 // Command is the index-go subcommand of the binaries that index Go code
 // (the local server, scripts/snapshot), run as `name index-go [flags] DIR
@@ -30,7 +33,8 @@ func Command(ctx context.Context, name string, args []string, stdout, stderr io.
 	fs.Int64Var(&o.MaxBytes, "max-bytes", 0, "stop with an error before the index passes `N` bytes (0: no limit)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: %s [flags] DIR [patterns]\n\n%s: of every module under DIR (its go.mod\n"+
-			"files), the packages matching patterns (go list patterns, default ./...).\n"+
+			"files), the packages matching patterns (go list patterns, default ./...;\n"+
+			"a relative one names folders from DIR, whichever module holds them).\n"+
 			"See docs/precise-code-intelligence.md.\n\n", name, CommandSummary)
 		fs.PrintDefaults()
 	}

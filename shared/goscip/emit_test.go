@@ -151,6 +151,42 @@ func TestModules(t *testing.T) {
 	}
 }
 
+// TestRelativePatterns: a relative pattern names folders from the
+// directory, whichever module holds them: each module lists only the
+// patterns of its own folders (a module none names is not listed), so
+// that re-indexing a few packages of a tree of modules costs only theirs.
+func TestRelativePatterns(t *testing.T) {
+	dir := repotest.WriteDir(t, map[string]string{
+		"go.mod":             "module example.com/a\n\ngo 1.22\n",
+		"a.go":               "package a\n\nfunc A() {}\n",
+		"sub/s.go":           "package sub\n\nfunc S() {}\n",
+		"nested/go.mod":      "module example.com/b\n\ngo 1.22\n",
+		"nested/b.go":        "package b\n\nfunc B() {}\n",
+		"nested/deeper/c.go": "package deeper\n\nimport \"example.com/b\"\n\nfunc C() { b.B() }\n",
+	})
+	tests := []struct {
+		patterns []string
+		want     []string
+		modules  int
+	}{
+		{[]string{"./nested/deeper"}, []string{"nested/deeper/c.go"}, 1},
+		{[]string{"."}, []string{"a.go"}, 1},
+		{[]string{"./sub", "./nested"}, []string{"nested/b.go", "sub/s.go"}, 2},
+		{[]string{"./nested/..."}, []string{"nested/b.go", "nested/deeper/c.go"}, 1},
+		{[]string{"./..."}, []string{"a.go", "nested/b.go", "nested/deeper/c.go", "sub/s.go"}, 2},
+	}
+	for _, tc := range tests {
+		idx, stats := emit(t, dir, tc.patterns, goscip.Options{})
+		if got := documentPaths(idx); !slices.Equal(got, tc.want) || stats.Modules != tc.modules {
+			t.Errorf("%v: documents %v from %d modules; want %v from %d", tc.patterns, got, stats.Modules, tc.want, tc.modules)
+		}
+	}
+	var buf bytes.Buffer
+	if _, err := goscip.Emit(context.Background(), dir, []string{"../elsewhere"}, &buf, goscip.Options{}); err == nil || !strings.Contains(err.Error(), "no module under") {
+		t.Errorf("a pattern outside every module: %v, want no module holds it", err)
+	}
+}
+
 // TestMissingDependency: a dependency that is not in the module cache
 // (and never downloaded) leaves its uses unresolved and the rest indexed;
 // the module's go.mod is not written and no go.sum appears.

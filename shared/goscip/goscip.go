@@ -97,8 +97,9 @@ type Stats struct {
 var ErrLimit = errors.New("index limit reached")
 
 // Emit writes the SCIP index of the Go packages matching patterns (go list
-// patterns, default ./...) in each module under dir to w: the metadata,
-// then each document as it is made. On an error (ctx done, a limit, a
+// patterns, default ./...; a relative one names folders from dir, see
+// modulePatterns) in each module under dir to w: the metadata, then each
+// document as it is made. On an error (ctx done, a limit, a
 // write that failed) what was written is a valid SCIP index of the
 // documents before it, and Stats counts them.
 func Emit(ctx context.Context, dir string, patterns []string, w io.Writer, o Options) (Stats, error) {
@@ -123,18 +124,78 @@ func Emit(ctx context.Context, dir string, patterns []string, w io.Writer, o Opt
 	if len(patterns) == 0 {
 		patterns = []string{"./..."}
 	}
+	listed := false
 	for _, m := range mods {
 		if err := ctx.Err(); err != nil {
 			return out.done(start), err
 		}
-		if err := indexModule(ctx, root, m, patterns, goroots, o, out); err != nil {
+		own := modulePatterns(root, m, mods, patterns)
+		if len(own) == 0 {
+			continue // none of the packages asked for is in m
+		}
+		listed = true
+		if err := indexModule(ctx, root, m, own, goroots, o, out); err != nil {
 			return out.done(start), err
 		}
 	}
-	if out.stats.Modules == 0 {
+	switch {
+	case !listed:
+		return out.done(start), fmt.Errorf("goscip: no module under %s holds %s", dir, strings.Join(patterns, " "))
+	case out.stats.Modules == 0:
 		return out.done(start), fmt.Errorf("goscip: no module could be listed: %s", strings.Join(out.stats.Skipped, "; "))
 	}
 	return out.done(start), nil
+}
+
+// modulePatterns returns the patterns of module m (one of mods, the
+// modules under root): a relative pattern names folders from root, so it
+// is m's when m holds that folder (the deepest module holding it does),
+// made relative to m; a recursive one ("./x/...") also takes in every
+// module below its folder, whole, as go list's ./... does a folder's
+// packages. Other patterns (import paths) are every module's.
+func modulePatterns(root string, m module, mods []module, patterns []string) []string {
+	var own []string
+	for _, p := range patterns {
+		if p != "." && p != ".." && !strings.HasPrefix(p, "./") && !strings.HasPrefix(p, "../") {
+			own = append(own, p)
+			continue
+		}
+		base, recursive := strings.CutSuffix(p, "/...")
+		if p == "./..." {
+			base, recursive = ".", true
+		}
+		folder := filepath.Join(root, filepath.FromSlash(base))
+		if rel, ok := within(m.dir, folder); ok && holder(mods, folder) == m.dir {
+			own = append(own, relativePattern(filepath.ToSlash(rel), recursive))
+		} else if _, ok := within(folder, m.dir); ok && recursive {
+			own = append(own, "./...")
+		}
+	}
+	return own
+}
+
+// relativePattern is the go list pattern of the folder rel (relative to
+// the module, "." for its own), with its subfolders when recursive.
+func relativePattern(rel string, recursive bool) string {
+	p := "./" + rel
+	if rel == "." {
+		p = "."
+	}
+	if recursive {
+		p += "/..."
+	}
+	return p
+}
+
+// holder is the directory of the deepest of mods that holds folder.
+func holder(mods []module, folder string) string {
+	best := ""
+	for _, m := range mods {
+		if _, ok := within(m.dir, folder); ok && len(m.dir) > len(best) {
+			best = m.dir
+		}
+	}
+	return best
 }
 
 // moduleVersion is the version of the indexed modules in their symbols.

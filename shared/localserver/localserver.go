@@ -63,6 +63,9 @@ func build(ctx context.Context, env *wiring.Env, version string, loopback bool) 
 	if err != nil {
 		return nil, err
 	}
+	if err := keepPreciseIndexes(ctx, env); err != nil {
+		return nil, err
+	}
 	tools, err := family.Build(ctx, toolset.Families, env)
 	if err != nil {
 		return nil, err

@@ -27,6 +27,7 @@ func TestAnswersLeaveNoWork(t *testing.T) {
 	pid := srv.cmd.Process.Pid
 	waitIndexed(t, srv)
 	waitSymbols(t, srv)
+	waitPrecise(t, srv, "the precise indexes made", preciseSettled)
 	procstat.WaitIdle(t, pid, time.Minute) // the table is saved after it is ready
 
 	baseline := map[string]any{"cpu": map[string]any{}}

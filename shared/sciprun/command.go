@@ -47,7 +47,7 @@ func arguments(p Project, exe []string, dir, out, tmp string, l Limits) (argv, e
 	}
 	switch p.Language {
 	case Go:
-		return append(exe, "-o", out, dir), append(env, goEnvironment(l)...), nil
+		return append(append(exe, "-o", out, dir), p.Packages...), append(env, goEnvironment(l)...), nil
 	case TypeScript:
 		argv, err = typescriptArguments(p, exe, dir, out, tmp)
 	default:

@@ -36,9 +36,10 @@ const goReservedAddressSpace = 1280 << 20
 // on what it writes, no core dump, its memory in a memory cgroup where
 // this machine allows one, else RLIMIT_AS when rlimitAS (Go's runtime
 // reserves a fixed amount of address space beyond what it uses; V8
-// reserves much more, so node is held by its heap limit alone). When it
-// ends, or ctx does, every process of its group and cgroup is killed.
-func runLimited(ctx context.Context, argv, env []string, dir string, l Limits, rlimitAS bool) (result, error) {
+// reserves much more, so node is held by its heap limit alone), at
+// niceness nice. When it ends, or ctx does, every process of its group and
+// cgroup is killed.
+func runLimited(ctx context.Context, argv, env []string, dir string, l Limits, nice int, rlimitAS bool) (result, error) {
 	group := newMemoryGroup(l.MemoryBytes)
 	defer group.remove()
 	gateR, gateW, err := os.Pipe()
@@ -68,6 +69,12 @@ func runLimited(ctx context.Context, argv, env []string, dir string, l Limits, r
 	go func() { _, _ = io.Copy(log, logR); close(copied) }()
 	memory, err := limit(cmd.Process.Pid, group, l, rlimitAS)
 	peak := watchPeak(cmd.Process.Pid)
+	if err == nil && nice > 0 {
+		// Set on the gate, before the indexer starts: inherited by all it
+		// starts. Lowering a priority needs no privilege; should it fail
+		// anyway, the index is still worth making.
+		_ = unix.Setpriority(unix.PRIO_PROCESS, cmd.Process.Pid, nice)
+	}
 	if err == nil {
 		// Should the gate be gone already (ctx ended), the write fails and
 		// the run ends as ctx says.

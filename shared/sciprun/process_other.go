@@ -11,8 +11,8 @@ import (
 // runLimited runs argv, killed when ctx ends. Off Linux no limit but time
 // holds: the memory of node is held by its heap limit alone, the Go
 // indexer's by nothing, and the output's size is checked after; only the
-// indexer itself is killed, not what it started.
-func runLimited(ctx context.Context, argv, env []string, dir string, l Limits, rlimitAS bool) (result, error) {
+// indexer itself is killed, not what it started; nice is not applied.
+func runLimited(ctx context.Context, argv, env []string, dir string, l Limits, _ int, rlimitAS bool) (result, error) {
 	log := &tail{}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env, cmd.Dir, cmd.Stdout, cmd.Stderr = env, dir, log, log

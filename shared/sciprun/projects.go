@@ -76,6 +76,10 @@ type Project struct {
 	// Nested are the roots of the projects of the same language inside
 	// Root: their files are theirs, not this project's.
 	Nested []string
+	// Packages, for a Go project, are the packages to index, as go list
+	// patterns relative to Root ("./net/http"); nil indexes every one.
+	// The caller sets them to re-index what changed.
+	Packages []string
 }
 
 // indexer is one row of the table of indexers.

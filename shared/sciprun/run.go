@@ -22,6 +22,10 @@ type Runner struct {
 	NodeModules string
 	// Node is the node executable; empty: node on PATH.
 	Node string
+	// Nice is the niceness indexers run at (0 to 19; 0: this process's
+	// own), so that one indexing in the background leaves the cores to
+	// the answers. Where it cannot be set the run goes on without it.
+	Nice int
 }
 
 // Limits bound one indexer run; a zero field takes its default.
@@ -85,7 +89,7 @@ type RunError struct {
 }
 
 func (e *RunError) Error() string {
-	s := fmt.Sprintf("%s on %s: %v: %s", e.Indexer, e.Root, e.Kind, e.Detail)
+	s := fmt.Sprintf("%v: %v: %s", job{name: e.Indexer, root: e.Root}, e.Kind, e.Detail)
 	if e.Output != "" {
 		s += "; it printed: " + summary(e.Output)
 	}
@@ -101,12 +105,10 @@ func (e *RunError) Unwrap() error { return e.Kind }
 // returns ctx's error.
 func (r Runner) Run(ctx context.Context, p Project, dir, out string, l Limits) (RunStats, error) {
 	l = l.orDefaults()
-	fail := func(kind error, detail, output string) error {
-		return &RunError{Indexer: p.Indexer, Root: p.Root, Kind: kind, Detail: detail, Output: output}
-	}
+	j := job{name: p.Indexer, root: p.Root, rlimitAS: p.Language == Go}
 	dir, err := filepath.Abs(dir)
 	if err == nil {
-		out, err = filepath.Abs(out)
+		j.out, err = filepath.Abs(out)
 	}
 	if err != nil {
 		return RunStats{}, fmt.Errorf("sciprun: %w", err)
@@ -118,30 +120,82 @@ func (r Runner) Run(ctx context.Context, p Project, dir, out string, l Limits) (
 	defer os.RemoveAll(tmp)
 	exe, err := r.executable(p, l)
 	if err != nil {
-		return RunStats{}, fail(ErrUnavailable, err.Error(), "")
+		return RunStats{}, j.fail(ErrUnavailable, err.Error(), "")
 	}
-	argv, env, err := arguments(p, exe, dir, out, tmp, l)
+	argv, env, err := arguments(p, exe, dir, j.out, tmp, l)
 	if err != nil {
 		return RunStats{}, fmt.Errorf("sciprun: prepare %s: %w", p.Indexer, err)
 	}
+	return r.limited(ctx, j, argv, env, tmp, l)
+}
+
+// Exec runs argv, a Go program of this installation that writes the file
+// out (such as the binary's own subcommand that converts an index), as Run
+// runs the Go indexer: a separate process held to l, at the Runner's
+// niceness, with the indexer's environment; name names it in errors.
+func (r Runner) Exec(ctx context.Context, name string, argv []string, out string, l Limits) (RunStats, error) {
+	l = l.orDefaults()
+	j := job{name: name, rlimitAS: true}
+	var err error
+	if j.out, err = filepath.Abs(out); err != nil {
+		return RunStats{}, fmt.Errorf("sciprun: %w", err)
+	}
+	if len(argv) == 0 {
+		return RunStats{}, j.fail(ErrUnavailable, "no command was given", "")
+	}
+	tmp, err := os.MkdirTemp("", "sciprun-*")
+	if err != nil {
+		return RunStats{}, fmt.Errorf("sciprun: scratch folder: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	env, err := environment(tmp)
+	if err != nil {
+		return RunStats{}, err
+	}
+	return r.limited(ctx, j, argv, append(env, goEnvironment(l)...), tmp, l)
+}
+
+// job is what a run makes: its name and project root for errors, the
+// file it writes, and whether its memory is held by RLIMIT_AS where no
+// cgroup holds it (a Go program's).
+type job struct {
+	name, root, out string
+	rlimitAS        bool
+}
+
+func (j job) fail(kind error, detail, output string) error {
+	return &RunError{Indexer: j.name, Root: j.root, Kind: kind, Detail: detail, Output: output}
+}
+
+// String names the run: "goscip on ." ("precise-convert" for one of no
+// project).
+func (j job) String() string {
+	if j.root == "" {
+		return j.name
+	}
+	return j.name + " on " + j.root
+}
+
+// limited runs argv in tmp held to l and says how it ended (see Run).
+func (r Runner) limited(ctx context.Context, j job, argv, env []string, tmp string, l Limits) (RunStats, error) {
 	runCtx, cancel := context.WithTimeout(ctx, l.Time)
 	defer cancel()
 	began := time.Now()
-	res, err := runLimited(runCtx, argv, env, tmp, l, p.Language == Go)
+	res, err := runLimited(runCtx, argv, env, tmp, l, r.Nice, j.rlimitAS)
 	if err != nil {
-		return RunStats{}, fmt.Errorf("sciprun: run %s on %s: %w", p.Indexer, p.Root, err)
+		return RunStats{}, fmt.Errorf("sciprun: run %v: %w", j, err)
 	}
 	stats := RunStats{Duration: time.Since(began), PeakRSS: res.peakRSS, Memory: res.memory}
-	if fi, err := os.Stat(out); err == nil {
+	if fi, err := os.Stat(j.out); err == nil {
 		stats.OutputBytes = fi.Size()
 	}
 	if ctx.Err() != nil {
-		os.Remove(out)
-		return stats, fmt.Errorf("sciprun: %s on %s: %w", p.Indexer, p.Root, ctx.Err())
+		os.Remove(j.out)
+		return stats, fmt.Errorf("sciprun: %v: %w", j, ctx.Err())
 	}
 	if kind, detail := verdict(runCtx, res, stats, l); kind != nil {
-		os.Remove(out)
-		return stats, fail(kind, detail, res.output)
+		os.Remove(j.out)
+		return stats, j.fail(kind, detail, res.output)
 	}
 	return stats, nil
 }
@@ -165,7 +219,7 @@ func verdict(runCtx context.Context, res result, stats RunStats, l Limits) (kind
 		return nil, "" // whatever else happened, the indexer says it finished
 	case runCtx.Err() != nil:
 		return ErrTimeLimit, "killed after " + l.Time.String()
-	case res.oomKilled || (!res.success && outOfMemory(res.output)):
+	case res.oomKilled || (!res.success && outOfMemory(res)):
 		return ErrMemoryLimit, fmt.Sprintf("over %s (%s)", size(l.MemoryBytes), res.memory)
 	case res.fileTooLarge || stats.OutputBytes > l.OutputBytes:
 		return ErrOutputLimit, "the index passed " + size(l.OutputBytes)
@@ -177,11 +231,15 @@ func verdict(runCtx context.Context, res result, stats RunStats, l Limits) (kind
 	return nil, ""
 }
 
-// outOfMemory reports whether an indexer's output says it ran out of
-// memory: Go's runtime ("fatal error: runtime: out of memory") and V8
-// ("JavaScript heap out of memory") both say so.
-func outOfMemory(output string) bool {
-	return strings.Contains(strings.ToLower(output), "out of memory")
+// outOfMemory reports whether a run that failed ran out of memory, as its
+// output says: Go's runtime ("fatal error: runtime: out of memory"), V8
+// ("JavaScript heap out of memory"), or, for a Go program linked with cgo
+// held by RLIMIT_AS, the runtime finding no address space for a thread's
+// stack ("runtime/cgo: pthread_create failed").
+func outOfMemory(res result) bool {
+	output := strings.ToLower(res.output)
+	return strings.Contains(output, "out of memory") ||
+		res.memory == "RLIMIT_AS" && strings.Contains(output, "pthread_create failed")
 }
 
 // size formats n bytes for a message.

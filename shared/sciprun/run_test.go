@@ -235,3 +235,45 @@ func TestNodeModules(t *testing.T) {
 		}
 	}
 }
+
+// TestOutOfMemory: what a run that failed printed says whether it ran out
+// of memory.
+func TestOutOfMemory(t *testing.T) {
+	tests := []struct {
+		output, memory string
+		want           bool
+	}{
+		{"fatal error: out of memory", "cgroup v1", true},
+		{"FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory", "V8 heap limit", true},
+		{"runtime/cgo: pthread_create failed: Resource temporarily unavailable\nSIGABRT: abort", "RLIMIT_AS", true},
+		{"runtime/cgo: pthread_create failed: Resource temporarily unavailable", "cgroup v2", false},
+		{"panic: index out of range", "RLIMIT_AS", false},
+	}
+	for _, tc := range tests {
+		if got := outOfMemory(result{output: tc.output, memory: tc.memory}); got != tc.want {
+			t.Errorf("%q held by %s: %v, want %v", tc.output, tc.memory, got, tc.want)
+		}
+	}
+}
+
+// TestTail: a run keeps the first lines of what an indexer printed (where
+// Go's runtime says why it stopped) and the last ones, whole lines only,
+// saying where it left some out.
+func TestTail(t *testing.T) {
+	var w tail
+	fmt.Fprintln(&w, "fatal error: out of memory")
+	for i := range 2000 {
+		fmt.Fprintf(&w, "goroutine %d [running]:\n", i)
+	}
+	fmt.Fprint(&w, "the end")
+	got := w.String()
+	if !strings.HasPrefix(got, "fatal error: out of memory\ngoroutine 0 [running]:\n") || !strings.Contains(got, "]:\n…\ngoroutine ") ||
+		!strings.HasSuffix(got, "goroutine 1999 [running]:\nthe end") || len(got) > headBytes+tailBytes+4 {
+		t.Errorf("kept %d bytes: %.80q … %.80q", len(got), got, got[max(0, len(got)-80):])
+	}
+	var short tail
+	fmt.Fprint(&short, "one\ntwo\n")
+	if got := short.String(); got != "one\ntwo" {
+		t.Errorf("a short output: %q", got)
+	}
+}

@@ -7,20 +7,22 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/sourcegraph/scip/bindings/go/scip"
+	"golang.org/x/sys/unix"
 	"google.golang.org/protobuf/proto"
 )
 
 // The test binary doubles as a stand-in for the Go indexer: run as
-// "standin MODE -o OUT DIR" (the command line Runner.GoIndexer makes), it
-// behaves as MODE says instead of running the tests.
+// "standin MODE -o OUT DIR [patterns]" (the command line Runner.GoIndexer
+// makes), it behaves as MODE says instead of running the tests.
 func TestMain(m *testing.M) {
-	if len(os.Args) == 6 && os.Args[1] == "standin" {
+	if len(os.Args) >= 6 && os.Args[1] == "standin" {
 		os.Exit(standin(os.Args[2], os.Args[4], os.Args[5]))
 	}
 	os.Exit(m.Run())
@@ -44,8 +46,9 @@ const standinLimit = 4 << 30
 // standin behaves as mode says, writing to out (a SCIP index, or the
 // environment) for the project at dir:
 //   - scip: writes a valid index of one document, dir's main.go
-//   - env: writes its environment, a variable a line, and STDIN=/dev/null
-//     when its stdin is that
+//   - env: writes its environment, a variable a line, STDIN=/dev/null
+//     when its stdin is that, its niceness (NICE=10) and the patterns it
+//     was given (PATTERNS=./a ./b)
 //   - sleep: sleeps an hour
 //   - hog: allocates memory and touches it
 //   - flood: writes to out without end
@@ -58,7 +61,8 @@ func standin(mode, out, dir string) int {
 	case "scip":
 		return writeStandinIndex(out)
 	case "env":
-		return exitCode(os.WriteFile(out, []byte(strings.Join(append(os.Environ(), "STDIN="+stdin()), "\n")), 0o644))
+		lines := append(os.Environ(), "STDIN="+stdin(), "NICE="+niceness(), "PATTERNS="+strings.Join(os.Args[6:], " "))
+		return exitCode(os.WriteFile(out, []byte(strings.Join(lines, "\n")), 0o644))
 	case "sleep":
 		time.Sleep(time.Hour)
 	case "hog":
@@ -148,4 +152,14 @@ func stdin() string {
 		return os.DevNull
 	}
 	return "other"
+}
+
+// niceness returns this process's niceness.
+func niceness() string {
+	// getpriority's system call answers 20 - nice (never negative).
+	prio, err := unix.Getpriority(unix.PRIO_PROCESS, 0)
+	if err != nil {
+		return err.Error()
+	}
+	return strconv.Itoa(20 - prio)
 }

@@ -8,8 +8,9 @@
 // The Env alone chooses backends: local or in the bucket, for the stores
 // (Stores; the embedded one through shared/wiring/embedded), the served
 // repository (Repo), file-io's workspaces (Workspaces) and
-// context_search's indexes (CodeIndexes); and where the key of the paging
-// cursors comes from (Cursors). A family asks for what it needs and never
+// context_search's indexes (CodeIndexes); where precise indexes come from
+// (PreciseIndexes: the local server hands over its own); and where the
+// key of the paging cursors comes from (Cursors). A family asks for what it needs and never
 // looks at the configuration to decide where it lives.
 package wiring
 
@@ -56,6 +57,7 @@ type Env struct {
 	sqs     *sqs.Client
 	repo    repo.Source
 	symbols *symbols.Tables // SymbolTables
+	precise PreciseKeeper   // KeepPreciseIndexes; nil: none kept in process
 	cursors *cursor.Key
 	closers []func() error
 	status  map[string]func([]string) any

@@ -16,10 +16,55 @@ import (
 // r.Name (the tools tell its occurrences from other repositories' by it).
 type PreciseIndexes func(ctx context.Context, r reposcope.Ref, view repo.View, allowed []string) (*precise.Set, precise.State, error)
 
+// PreciseKeeper keeps precise indexes in process: the local server's
+// (shared/preciselocal), handed over with KeepPreciseIndexes so that no
+// Lambda function links the SCIP converter it runs.
+type PreciseKeeper interface {
+	Indexes(ctx context.Context, r reposcope.Ref, view repo.View, allowed []string) (*precise.Set, precise.State, error)
+	State(view repo.View) precise.State
+}
+
+// KeepPreciseIndexes makes k answer PreciseIndexes and PreciseState for
+// the repositories of this process: the local server calls it.
+func (e *Env) KeepPreciseIndexes(k PreciseKeeper) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.precise = k
+}
+
+// keeper is what KeepPreciseIndexes handed over, or nil.
+func (e *Env) keeper() PreciseKeeper {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.precise
+}
+
 // PreciseIndexes returns where the precise indexes of this process's
 // repositories come from.
 func (e *Env) PreciseIndexes(ctx context.Context) (PreciseIndexes, error) {
+	if k := e.keeper(); k != nil {
+		// The local repositories': the indexes the local server keeps.
+		return k.Indexes, nil
+	}
 	return NoPreciseIndexes, nil
+}
+
+// PreciseState returns how far the precise indexing of the repository r
+// is (list_repos), without reading its snapshot.
+func (e *Env) PreciseState(ctx context.Context, r reposcope.Ref) (precise.State, error) {
+	if k := e.keeper(); k != nil {
+		// The local repositories': opening one reads nothing.
+		src, err := e.Repo(ctx)
+		if err != nil {
+			return precise.State{}, err
+		}
+		view, err := src.Open(ctx, r)
+		if err != nil {
+			return precise.State{}, err
+		}
+		return k.State(view), nil
+	}
+	return precise.State{}, nil
 }
 
 // NoPreciseIndexes answers an empty Set for every repository, and the

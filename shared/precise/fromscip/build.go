@@ -14,6 +14,10 @@
 //   - a document whose path is not a clean relative path, or (with
 //     Options.Docs) not one of the snapshot's, is ErrOutside, naming it.
 //
+// Paths are the snapshot's: an indexer that names documents from the
+// project it indexed (Options.Root) has them prefixed with its folder. A
+// document whose indexer names no language takes shared/language's.
+//
 // Positions become what every answer gives: 1-based lines and byte
 // columns. SCIP's are 0-based, and its columns are in the code units of
 // the document's PositionEncoding: UTF-8 bytes, or UTF-16 (or UTF-32)
@@ -32,6 +36,7 @@ import (
 
 	"github.com/sourcegraph/scip/bindings/go/scip"
 
+	"github.com/toolshed/toolshed/shared/language"
 	"github.com/toolshed/toolshed/shared/precise"
 )
 
@@ -53,6 +58,12 @@ type Options struct {
 	// a SCIP document outside it is refused (ErrOutside). nil trusts every
 	// document whose path is a clean relative one (hashes unknown).
 	Docs map[string][32]byte
+	// Root is the folder of the snapshot the indexer ran in ("" or "."
+	// for the snapshot's root): document paths are relative to it
+	// (scip-typescript and scip-python name documents from the project
+	// they index), and become Root's files, by their path in the
+	// snapshot, before anything else reads them.
+	Root string
 	// SkipOutside leaves out (Stats.Skipped) the documents outside the
 	// snapshot instead of refusing the index: those Docs does not have,
 	// and those whose path is not a clean relative one (scip-go gives the
@@ -83,6 +94,12 @@ type Stats struct {
 
 // Build reads the SCIP index r gives and writes its store to w.
 func Build(ctx context.Context, r io.Reader, w io.Writer, o Options) (Stats, error) {
+	if o.Root == "." {
+		o.Root = ""
+	}
+	if o.Root != "" && !precise.ValidPath(o.Root) {
+		return Stats{}, fmt.Errorf("fromscip: the root %q is not a clean relative path", o.Root)
+	}
 	b := &builder{o: o, out: w}
 	g := newGuard(r, o.MaxBytes)
 	v := scip.IndexVisitor{VisitMetadata: b.metadata, VisitDocument: b.document, VisitExternalSymbol: b.external}
@@ -148,10 +165,14 @@ func (b *builder) document(ctx context.Context, d *scip.Document) error {
 		return b.fail(err)
 	}
 	path := d.RelativePath
+	valid := precise.ValidPath(path)
+	if valid && b.o.Root != "" {
+		path = b.o.Root + "/" + path
+	}
 	hash, known := b.o.Docs[path]
 	var outside error
 	switch {
-	case !precise.ValidPath(path):
+	case !valid:
 		outside = fmt.Errorf("%w: %q is not a clean relative path", ErrOutside, path)
 	case b.o.Docs != nil && !known:
 		outside = fmt.Errorf("%w: %s is not in the snapshot", ErrOutside, path)
@@ -163,11 +184,15 @@ func (b *builder) document(ctx context.Context, d *scip.Document) error {
 	if outside != nil {
 		return b.fail(outside)
 	}
-	cols, stale, err := b.columns(d, hash)
+	cols, stale, err := b.columns(d, path, hash)
 	if err != nil {
 		return b.fail(err)
 	}
-	doc := precise.Document{Path: path, Language: d.Language, Hash: hash, Stale: stale,
+	lang := d.Language
+	if lang == "" {
+		lang = language.Of(path) // scip-typescript and scip-python name none
+	}
+	doc := precise.Document{Path: path, Language: lang, Hash: hash, Stale: stale,
 		Occurrences: make([]precise.Occurrence, 0, len(d.Occurrences)), Symbols: make([]precise.SymbolInfo, 0, len(d.Symbols))}
 	for _, o := range d.Occurrences {
 		r, ok := cols.rng(o.Range)
@@ -183,21 +208,22 @@ func (b *builder) document(ctx context.Context, d *scip.Document) error {
 	return b.fail(b.writer().AddDocument(ctx, doc))
 }
 
-// columns reads what converting d's columns needs, and whether d is stale.
-func (b *builder) columns(d *scip.Document, hash [32]byte) (*columns, bool, error) {
+// columns reads what converting d's columns needs, and whether d (the
+// document at path) is stale.
+func (b *builder) columns(d *scip.Document, path string, hash [32]byte) (*columns, bool, error) {
 	enc := encoding(d.PositionEncoding, b.tool)
 	var text []byte
 	switch {
 	case b.o.Text != nil && (enc != scip.PositionEncoding_UTF8CodeUnitOffsetFromLineStart || b.o.Docs != nil):
-		t, err := b.o.Text(d.RelativePath)
+		t, err := b.o.Text(path)
 		if err != nil {
-			return nil, false, fmt.Errorf("fromscip: reading %s: %w", d.RelativePath, err)
+			return nil, false, fmt.Errorf("fromscip: reading %s: %w", path, err)
 		}
 		text = t
 	case enc != scip.PositionEncoding_UTF8CodeUnitOffsetFromLineStart && d.Text != "":
 		text = []byte(d.Text)
 	case enc != scip.PositionEncoding_UTF8CodeUnitOffsetFromLineStart:
-		return nil, false, fmt.Errorf("fromscip: %s counts columns in %v: Options.Text is needed to convert them", d.RelativePath, enc)
+		return nil, false, fmt.Errorf("fromscip: %s counts columns in %v: Options.Text is needed to convert them", path, enc)
 	}
 	stale := b.o.Docs != nil && b.o.Text != nil && sha256.Sum256(text) != hash
 	if stale {

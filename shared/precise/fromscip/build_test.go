@@ -7,6 +7,8 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"path"
+	"slices"
 	"strings"
 	"testing"
 
@@ -124,6 +126,43 @@ func TestSkipOutside(t *testing.T) {
 	cgo := withDoc(t, &scip.Document{RelativePath: "../../../root/.cache/go-build/3c/3ce880-d"})
 	if st, _, err := build(cgo, fromscip.Options{SkipOutside: true}); err != nil || st.Skipped != 1 || st.Documents != 2 {
 		t.Errorf("a document outside the repository: %+v, %v", st, err)
+	}
+}
+
+// TestRoot: an index made in a project's folder names documents from it;
+// they become the snapshot's files at their path from its root, checked
+// against Docs and read with Text by that path, and a document without a
+// language takes its file's.
+func TestRoot(t *testing.T) {
+	x := small()
+	x.Documents[1].Language = ""
+	x.Documents[1].RelativePath = "p/b.ts"
+	docs := map[string][32]byte{"web/p/a.go": sha256.Sum256([]byte("a")), "web/p/b.ts": sha256.Sum256([]byte("b"))}
+	var read []string
+	text := func(p string) ([]byte, error) {
+		read = append(read, p)
+		return []byte(strings.TrimSuffix(path.Base(p), path.Ext(p))), nil
+	}
+	st, ix, err := build(marshal(t, x), fromscip.Options{Root: "web", Docs: docs, Text: text})
+	if err != nil || st.Documents != 2 || st.Stale != 0 {
+		t.Fatalf("%+v, %v", st, err)
+	}
+	a, okA := ix.Document("web/p/a.go")
+	b, okB := ix.Document("web/p/b.ts")
+	if !okA || !okB || a.Language != "go" || b.Language != "typescript" || !slices.Equal(read, []string{"web/p/a.go", "web/p/b.ts"}) {
+		t.Errorf("a %+v, b %+v; read %v", a, b, read)
+	}
+	refs, _, _ := ix.References(context.Background(), sym, precise.Location{}, 0)
+	if len(refs) != 2 || refs[0].Path != "web/p/a.go" || refs[1].Path != "web/p/b.ts" {
+		t.Errorf("references %+v", refs)
+	}
+	for _, root := range []string{"../up", "/abs", "a/../b"} {
+		if _, _, err := build(marshal(t, small()), fromscip.Options{Root: root}); err == nil {
+			t.Errorf("root %q was taken", root)
+		}
+	}
+	if _, _, err := build(withDoc(t, &scip.Document{RelativePath: "../x.go"}), fromscip.Options{Root: "web"}); !errors.Is(err, fromscip.ErrOutside) {
+		t.Errorf("a document above the root: %v, want ErrOutside", err)
 	}
 }
 

@@ -28,7 +28,7 @@ func FuzzCursorPositions(f *testing.F) {
 	}
 	key := cursor.RandomKey()
 	dir := repotest.WriteDir(f, files)
-	s := service{src: repotest.Local(f, dir), tables: symbols.NewTables(nil, nil), codeIndex: noCodeIndexes, cursors: key, precise: wiring.NoPreciseIndexes}
+	s := service{src: repotest.Local(f, dir), tables: symbols.NewTables(nil, nil), codeIndex: noCodeIndexes, cursors: key, precise: wiring.NoPreciseIndexes, preciseState: noPreciseIndexes}
 	for _, seed := range []struct {
 		text    string
 		a, b, c uint64

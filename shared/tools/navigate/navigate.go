@@ -10,7 +10,7 @@
 //     the symbol table of the view (shared/symbols).
 //   - list_repos: the repositories the caller may read (every other tool
 //     takes one by name, as repo), with commit, file count and how far
-//     the code index is.
+//     the code index and the precise indexes are.
 //   - find_references: where an identifier is used, as a whole word and
 //     case-sensitively (the lines `rg -w -s` finds), grouped by file with
 //     every occurrence's column, comments and strings optionally left out
@@ -43,6 +43,7 @@ import (
 	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/cursor"
 	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/precise"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/symbols"
@@ -117,7 +118,7 @@ var Family = family.Family{
 		if err != nil {
 			return nil, err
 		}
-		s := service{src: src, tables: tables, codeIndex: env.RepoIndex, cursors: key, precise: indexes}
+		s := service{src: src, tables: tables, codeIndex: env.RepoIndex, cursors: key, precise: indexes, preciseState: env.PreciseState}
 		// A deployed function reads (or builds) the default repository's
 		// symbol table before its first call.
 		env.WarmDefaultRepo("symbol table", func(ctx context.Context, r reposcope.Ref) error {
@@ -136,12 +137,12 @@ var Family = family.Family{
 // authenticated by key, answering precisely from the indexes indexes
 // gives (nil: none, every answer made by search). Their symbol tables are
 // never closed: for tests and programs that end; list_repos knows of no
-// code index.
+// code or precise index.
 func Tools(src repo.Source, key cursor.Key, indexes wiring.PreciseIndexes) []toolkit.Tool {
 	if indexes == nil {
 		indexes = wiring.NoPreciseIndexes
 	}
-	return service{src: src, tables: symbols.NewTables(nil, nil), codeIndex: noCodeIndexes, cursors: key, precise: indexes}.tools()
+	return service{src: src, tables: symbols.NewTables(nil, nil), codeIndex: noCodeIndexes, cursors: key, precise: indexes, preciseState: noPreciseIndexes}.tools()
 }
 
 func (s service) tools() []toolkit.Tool {
@@ -159,14 +160,15 @@ func (s service) tools() []toolkit.Tool {
 // service holds what the tools share: the repositories, the symbol
 // table of each view (find_symbols looks names up in it, find_references
 // marks definitions with it, the position tools name the function each
-// line is in), how far code indexes are (list_repos), the precise indexes
-// of each repository and the key of their cursors.
+// line is in), how far code indexes and precise indexes are (list_repos),
+// the precise indexes of each repository and the key of their cursors.
 type service struct {
-	src       repo.Source
-	tables    *symbols.Tables
-	codeIndex wiring.RepoIndexes
-	cursors   cursor.Key
-	precise   wiring.PreciseIndexes
+	src          repo.Source
+	tables       *symbols.Tables
+	codeIndex    wiring.RepoIndexes
+	preciseState func(context.Context, reposcope.Ref) (precise.State, error)
+	cursors      cursor.Key
+	precise      wiring.PreciseIndexes
 }
 
 // searchable opens the repository a call reads (its repo argument, "" for

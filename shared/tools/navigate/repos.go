@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/toolshed/toolshed/shared/contextindex"
+	"github.com/toolshed/toolshed/shared/precise"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/schema"
@@ -23,11 +24,22 @@ type reposInput struct {
 }
 
 type repoJSON struct {
-	Name    string    `json:"name"`
-	Default bool      `json:"default"`
-	Commit  string    `json:"commit"`
-	Files   int       `json:"files"`
-	Index   indexJSON `json:"index"`
+	Name    string        `json:"name"`
+	Default bool          `json:"default"`
+	Commit  string        `json:"commit"`
+	Files   int           `json:"files"`
+	Index   indexJSON     `json:"index"`
+	Precise []preciseJSON `json:"precise"`
+}
+
+// preciseJSON is how far the precise index of one of a repository's
+// projects is (see precise.ProjectState).
+type preciseJSON struct {
+	Language string         `json:"language"`
+	Root     string         `json:"root,omitempty"`
+	Status   precise.Status `json:"status"`
+	Reason   string         `json:"reason,omitempty"`
+	Commit   string         `json:"commit,omitempty"`
 }
 
 // indexJSON is how far a repository's code index (context_search's) is.
@@ -66,12 +78,12 @@ func (s service) listRepos(ctx context.Context, call toolkit.Call, in reposInput
 	def := reposcope.DefaultFor(call.Repos, s.src.Default())
 	out := reposOutput{Repos: []repoJSON{}, Total: len(visible)}
 	for _, l := range visible[start:end] {
-		ix, err := s.codeIndex(ctx, l.Read)
+		r, err := s.listing(ctx, l)
 		if err != nil {
-			return toolkit.Result{}, fmt.Errorf("the code index of %s: %w", l.Name, err)
+			return toolkit.Result{}, err
 		}
-		out.Repos = append(out.Repos, repoJSON{Name: l.Name, Default: l.Name == def, Commit: l.Commit, Files: l.Files,
-			Index: indexJSON{State: ix.State, Commit: ix.Commit, FilesIndexed: ix.FilesIndexed, FilesTotal: ix.FilesTotal}})
+		r.Default = l.Name == def
+		out.Repos = append(out.Repos, r)
 	}
 	if end < len(visible) {
 		next := pages.Encode(visible[end-1].Name)
@@ -86,6 +98,31 @@ func (s service) listRepos(ctx context.Context, call toolkit.Call, in reposInput
 		out.Message = fmt.Sprintf("%d repositories; pass a name as repo to the repository tools (without it they read the default one)", out.Total)
 	}
 	return toolkit.Result{Data: out, Message: out.Message}, nil
+}
+
+// listing is what list_repos says of the repository l: with how far its
+// code index and its precise indexes are.
+func (s service) listing(ctx context.Context, l repo.Listing) (repoJSON, error) {
+	ix, err := s.codeIndex(ctx, l.Read)
+	if err != nil {
+		return repoJSON{}, fmt.Errorf("the code index of %s: %w", l.Name, err)
+	}
+	st, err := s.preciseState(ctx, l.Read)
+	if err != nil {
+		return repoJSON{}, fmt.Errorf("the precise indexes of %s: %w", l.Name, err)
+	}
+	r := repoJSON{Name: l.Name, Commit: l.Commit, Files: l.Files, Precise: []preciseJSON{},
+		Index: indexJSON{State: ix.State, Commit: ix.Commit, FilesIndexed: ix.FilesIndexed, FilesTotal: ix.FilesTotal}}
+	for _, p := range st.Projects {
+		r.Precise = append(r.Precise, preciseJSON{Language: p.Language, Root: p.Root, Status: p.Status, Reason: p.Reason, Commit: p.Commit})
+	}
+	return r, nil
+}
+
+// noPreciseIndexes answers every repository's precise indexes as none (a
+// service built without an Env).
+func noPreciseIndexes(context.Context, reposcope.Ref) (precise.State, error) {
+	return precise.State{}, nil
 }
 
 // noCodeIndexes answers every repository's code index as none (a service

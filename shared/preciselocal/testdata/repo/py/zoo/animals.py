@@ -1,0 +1,8 @@
+"""Animals."""
+
+
+class Animal:
+    """Animal is anything that speaks."""
+
+    def speak(self) -> str:
+        return "..."

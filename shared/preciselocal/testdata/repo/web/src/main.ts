@@ -1,0 +1,4 @@
+import { totalArea } from './shape';
+
+const label = "héllo 🚀"; const total = totalArea([]);
+console.log(label, total);
