@@ -12,7 +12,11 @@
 //     Options.MaxBytes, or a message over 256 MiB, is ErrTooLarge — both
 //     refused before anything of that size is allocated;
 //   - a document whose path is not a clean relative path, or (with
-//     Options.Docs) not one of the snapshot's, is ErrOutside, naming it.
+//     Options.Docs) not one of the snapshot's, is ErrOutside, naming it;
+//     with Options.SkipOutside such documents are left out instead, but
+//     an index none of whose documents is in the snapshot is still
+//     ErrOutside (it is of another tree, or its paths are relative to
+//     another folder: see Options.Root).
 //
 // Positions become what every answer gives: 1-based lines and byte
 // columns. SCIP's are 0-based, and its columns are in the code units of
@@ -49,6 +53,13 @@ var (
 type Options struct {
 	Commit string
 	Tenant string // see precise.WriterOptions.Tenant
+	// Root is the folder of the repository the index's document paths are
+	// relative to (where its indexer ran: a project's folder, slash
+	// separated), "" or "." for the repository's root. Documents are
+	// stored, checked against Docs and read with Text by their path from
+	// the repository's root; a path that leaves Root ("../x") stays
+	// outside.
+	Root string
 	// Docs is the snapshot's documents (path → SHA-256 of the content):
 	// a SCIP document outside it is refused (ErrOutside). nil trusts every
 	// document whose path is a clean relative one (hashes unknown).
@@ -57,7 +68,8 @@ type Options struct {
 	// snapshot instead of refusing the index: those Docs does not have,
 	// and those whose path is not a clean relative one (scip-go gives the
 	// files cgo generates by their place in the build cache,
-	// "../../../root/.cache/go-build/…").
+	// "../../../root/.cache/go-build/…"). An index whose documents are
+	// all outside is refused all the same (ErrOutside).
 	SkipOutside bool
 	// Text reads a document's content as the indexer read it. It is
 	// needed for documents whose columns are not bytes; with Docs too,
@@ -97,6 +109,9 @@ func Build(ctx context.Context, r io.Reader, w io.Writer, o Options) (Stats, err
 		return b.stats, fmt.Errorf("%w: %v", ErrNotSCIP, err)
 	case g.n == 0:
 		return b.stats, fmt.Errorf("%w: the input is empty", ErrNotSCIP)
+	case b.kept == 0 && b.stats.Skipped > 0:
+		return b.stats, fmt.Errorf("%w: none of its %d documents is a file of the snapshot (are its paths relative to another folder?)",
+			ErrOutside, b.stats.Skipped)
 	}
 	st, err := b.writer().Close(ctx)
 	b.stats.Stats = st
@@ -110,6 +125,7 @@ type builder struct {
 	w     *precise.Writer // made at the first message: the metadata names the indexer
 	tool  string
 	stats Stats
+	kept  int   // documents written
 	err   error // the first failure of a visitor (ParseStreaming wraps what they return)
 }
 
@@ -147,7 +163,7 @@ func (b *builder) document(ctx context.Context, d *scip.Document) error {
 	if err := ctx.Err(); err != nil {
 		return b.fail(err)
 	}
-	path := d.RelativePath
+	path := b.path(d.RelativePath)
 	hash, known := b.o.Docs[path]
 	var outside error
 	switch {
@@ -163,7 +179,7 @@ func (b *builder) document(ctx context.Context, d *scip.Document) error {
 	if outside != nil {
 		return b.fail(outside)
 	}
-	cols, stale, err := b.columns(d, hash)
+	cols, stale, err := b.columns(d, path, hash)
 	if err != nil {
 		return b.fail(err)
 	}
@@ -180,24 +196,35 @@ func (b *builder) document(ctx context.Context, d *scip.Document) error {
 	for _, s := range d.Symbols {
 		doc.Symbols = append(doc.Symbols, symbolInfo(s))
 	}
+	b.kept++
 	return b.fail(b.writer().AddDocument(ctx, doc))
 }
 
-// columns reads what converting d's columns needs, and whether d is stale.
-func (b *builder) columns(d *scip.Document, hash [32]byte) (*columns, bool, error) {
+// path is a document's path from the repository's root (Options.Root);
+// one that is not a clean relative path stays as it is, outside.
+func (b *builder) path(rel string) string {
+	if b.o.Root == "" || b.o.Root == "." || !precise.ValidPath(rel) {
+		return rel
+	}
+	return b.o.Root + "/" + rel
+}
+
+// columns reads what converting d's columns needs, and whether d (at
+// path) is stale.
+func (b *builder) columns(d *scip.Document, path string, hash [32]byte) (*columns, bool, error) {
 	enc := encoding(d.PositionEncoding, b.tool)
 	var text []byte
 	switch {
 	case b.o.Text != nil && (enc != scip.PositionEncoding_UTF8CodeUnitOffsetFromLineStart || b.o.Docs != nil):
-		t, err := b.o.Text(d.RelativePath)
+		t, err := b.o.Text(path)
 		if err != nil {
-			return nil, false, fmt.Errorf("fromscip: reading %s: %w", d.RelativePath, err)
+			return nil, false, fmt.Errorf("fromscip: reading %s: %w", path, err)
 		}
 		text = t
 	case enc != scip.PositionEncoding_UTF8CodeUnitOffsetFromLineStart && d.Text != "":
 		text = []byte(d.Text)
 	case enc != scip.PositionEncoding_UTF8CodeUnitOffsetFromLineStart:
-		return nil, false, fmt.Errorf("fromscip: %s counts columns in %v: Options.Text is needed to convert them", d.RelativePath, enc)
+		return nil, false, fmt.Errorf("fromscip: %s counts columns in %v: Options.Text is needed to convert them", path, enc)
 	}
 	stale := b.o.Docs != nil && b.o.Text != nil && sha256.Sum256(text) != hash
 	if stale {

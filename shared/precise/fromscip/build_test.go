@@ -90,6 +90,8 @@ func TestRefused(t *testing.T) {
 		{"over MaxBytes", valid, fromscip.Options{MaxBytes: int64(len(valid) / 2)}, fromscip.ErrTooLarge, "over"},
 		{"a message over MaxBytes", binary.AppendUvarint([]byte{0x12}, 1000), fromscip.Options{MaxBytes: 100}, fromscip.ErrTooLarge, "over 100 bytes"},
 		{"outside the snapshot", valid, fromscip.Options{Docs: map[string][32]byte{"p/a.go": {}}}, fromscip.ErrOutside, "p/b.go is not in the snapshot"},
+		{"nothing in the snapshot", valid, fromscip.Options{Docs: map[string][32]byte{"q/z.go": {}}, SkipOutside: true}, fromscip.ErrOutside, "none of its 2 documents"},
+		{"nothing under Root", valid, fromscip.Options{Docs: map[string][32]byte{"p/a.go": {}}, Root: "src", SkipOutside: true}, fromscip.ErrOutside, "none of its 2 documents"},
 		{"parent", withDoc(t, &scip.Document{RelativePath: "../x.go"}), fromscip.Options{}, fromscip.ErrOutside, `"../x.go"`},
 		{"absolute", withDoc(t, &scip.Document{RelativePath: "/etc/x.go"}), fromscip.Options{}, fromscip.ErrOutside, `"/etc/x.go"`},
 		{"unclean", withDoc(t, &scip.Document{RelativePath: "p/../x.go"}), fromscip.Options{}, fromscip.ErrOutside, `"p/../x.go"`},
@@ -124,6 +126,36 @@ func TestSkipOutside(t *testing.T) {
 	cgo := withDoc(t, &scip.Document{RelativePath: "../../../root/.cache/go-build/3c/3ce880-d"})
 	if st, _, err := build(cgo, fromscip.Options{SkipOutside: true}); err != nil || st.Skipped != 1 || st.Documents != 2 {
 		t.Errorf("a document outside the repository: %+v, %v", st, err)
+	}
+}
+
+// TestRoot stores an index made in a project's folder by the documents'
+// paths from the repository's root; a path that leaves the folder stays
+// outside.
+func TestRoot(t *testing.T) {
+	docs := map[string][32]byte{"src/p/a.go": {1}, "src/p/b.go": {2}, "x.go": {3}}
+	var read []string
+	text := func(p string) ([]byte, error) { read = append(read, p); return nil, nil }
+	up := withDoc(t, &scip.Document{RelativePath: "../x.go"})
+	st, ix, err := build(up, fromscip.Options{Root: "src", Docs: docs, Text: text, SkipOutside: true})
+	if err != nil || st.Documents != 2 || st.Skipped != 1 {
+		t.Fatalf("%+v, %v", st, err)
+	}
+	if d, ok := ix.Document("src/p/a.go"); !ok || d.Hash != [32]byte{1} {
+		t.Errorf("src/p/a.go: %+v, %v", d, ok)
+	}
+	if _, ok := ix.Document("x.go"); ok {
+		t.Error("../x.go left the project's folder and was kept")
+	}
+	refs, _, _ := ix.References(context.Background(), sym, precise.Location{}, 0)
+	if len(refs) != 2 || refs[0].Path != "src/p/a.go" || refs[1].Path != "src/p/b.go" {
+		t.Errorf("references: %+v", refs)
+	}
+	if strings.Join(read, " ") != "src/p/a.go src/p/b.go" {
+		t.Errorf("Text read %q", read)
+	}
+	if _, _, err := build(up, fromscip.Options{Root: "src", Docs: docs}); !errors.Is(err, fromscip.ErrOutside) || !strings.Contains(err.Error(), `"../x.go"`) {
+		t.Errorf("without SkipOutside: %v", err)
 	}
 }
 
