@@ -111,6 +111,7 @@ func (d *deployment) newIndexer() {
 		Dir:            indexerDir,
 		TimeoutSeconds: indexWorkerTimeoutSeconds,
 		MemoryMB:       indexWorkerMemoryMB,
+		StorageMB:      indexWorkerStorageMB,
 		Concurrency:    indexWorkerConcurrency,
 		Env:            d.indexerEnv(),
 	})

@@ -17,8 +17,13 @@ import (
 type PreciseIndexes func(ctx context.Context, r reposcope.Ref, view repo.View, allowed []string) (*precise.Set, precise.State, error)
 
 // PreciseIndexes returns where the precise indexes of this process's
-// repositories come from.
+// repositories come from. Deployed (snapshots in the bucket), they are
+// the stores the indexer converted from what was pushed with each
+// snapshot (precisebucket.go).
 func (e *Env) PreciseIndexes(ctx context.Context) (PreciseIndexes, error) {
+	if e.Config.Bucket != "" {
+		return e.bucketPreciseIndexes(ctx)
+	}
 	return NoPreciseIndexes, nil
 }
 
