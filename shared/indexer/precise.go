@@ -17,6 +17,7 @@ import (
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/precise/fromscip"
 	"github.com/toolshed/toolshed/shared/precisebucket"
+	"github.com/toolshed/toolshed/shared/precisebucket/convert"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
 )
@@ -29,11 +30,8 @@ import (
 // message per SCIP file not converted yet to the index queue (or, without
 // one, converts them itself, in turn); the index worker converts one per
 // invocation. A conversion streams the SCIP file from the bucket through
-// fromscip.Build, with the snapshot's searchable files' hashes (a
-// document that is not one is left out: the files push or the policy left
-// out of the snapshot, the files cgo generates) and, for indexers that
-// count columns in UTF-16 and for files made elsewhere, their text; it
-// writes the store in TempDir, uploads it, and records its Status last.
+// convert.Build (against the snapshot's files), writes the store in
+// TempDir, uploads it, and records its Status last.
 // What is not SCIP, is over MaxBytes, or names no file of the snapshot is
 // refused: its Status says why, and the answers about the files it would
 // have covered say so. Measured on the index worker's share of a core:
@@ -178,10 +176,6 @@ func (ix *Indexer) convert(ctx context.Context, r reposcope.Ref, job PreciseJob)
 	if err != nil {
 		return precisebucket.Status{}, err
 	}
-	docs, err := repo.Hashes(ctx, view)
-	if err != nil {
-		return precisebucket.Status{}, fmt.Errorf("read the snapshot's files: %w", err)
-	}
 	dir, err := os.MkdirTemp(ix.Precise.TempDir, "precise-*")
 	if err != nil {
 		return precisebucket.Status{}, err
@@ -192,9 +186,8 @@ func (ix *Indexer) convert(ctx context.Context, r reposcope.Ref, job PreciseJob)
 		return precisebucket.Status{}, err
 	}
 	defer store.Close()
-	o := fromscip.Options{Commit: job.Commit, Tenant: r.Tenant, Root: x.Root, Docs: docs, SkipOutside: true,
-		Text: textOf(view, x), MaxBytes: ix.Precise.MaxBytes, TempDir: dir, MemoryBytes: ix.Precise.MemoryBytes}
-	stats, err := ix.build(ctx, x, store, o)
+	o := convert.Options{Commit: job.Commit, Tenant: r.Tenant, MaxBytes: ix.Precise.MaxBytes, TempDir: dir, MemoryBytes: ix.Precise.MemoryBytes}
+	stats, err := ix.build(ctx, view, x, store, o)
 	if err != nil {
 		return precisebucket.Status{}, err
 	}
@@ -213,9 +206,9 @@ func (ix *Indexer) convert(ctx context.Context, r reposcope.Ref, job PreciseJob)
 		Documents: stats.Documents, Skipped: stats.Skipped, Stale: stats.Stale, Seconds: took.Seconds(), Converted: ix.Now()}, nil
 }
 
-// build streams x's SCIP file from the bucket through fromscip.Build
-// into store, checking it is the file the pointer names.
-func (ix *Indexer) build(ctx context.Context, x repo.PreciseIndex, store io.Writer, o fromscip.Options) (fromscip.Stats, error) {
+// build streams x's SCIP file from the bucket through convert.Build into
+// store, checking it is the file the pointer names.
+func (ix *Indexer) build(ctx context.Context, view repo.View, x repo.PreciseIndex, store io.Writer, o convert.Options) (fromscip.Stats, error) {
 	obj, err := ix.Precise.Bucket.Open(ctx, x.Key, "")
 	if err != nil {
 		return fromscip.Stats{}, err
@@ -226,7 +219,7 @@ func (ix *Indexer) build(ctx context.Context, x repo.PreciseIndex, store io.Writ
 	}
 	sum := sha256.New()
 	w := bufio.NewWriterSize(store, 1<<20)
-	stats, err := fromscip.Build(ctx, io.TeeReader(obj.Body, sum), w, o)
+	stats, err := convert.Build(ctx, view, x, io.TeeReader(obj.Body, sum), w, o)
 	if err == nil {
 		err = w.Flush()
 	}
@@ -239,24 +232,4 @@ func (ix *Indexer) build(ctx context.Context, x repo.PreciseIndex, store io.Writ
 // sameHash reports whether h sums to the hex digest want.
 func sameHash(h hash.Hash, want string) bool {
 	return hex.EncodeToString(h.Sum(nil)) == want
-}
-
-// textOf is how a conversion of x reads a document's text: not at all
-// for the Go emitter's (byte columns, made from the files pushed), else
-// from the snapshot, as the tools read it (for columns counted in UTF-16,
-// and to tell a document the index was not made of).
-func textOf(view repo.View, x repo.PreciseIndex) func(string) ([]byte, error) {
-	if x.Indexer == "goscip" {
-		return nil
-	}
-	return func(p string) ([]byte, error) {
-		f, err := repo.ReadSearchable(view, p)
-		if err != nil {
-			return nil, err
-		}
-		if f == nil {
-			return nil, fmt.Errorf("%s is not a searchable file", p)
-		}
-		return f.Content(), nil
-	}
 }
