@@ -51,15 +51,8 @@ func (pp *precisePush) files(ctx context.Context, snap repo.View) ([]repo.Precis
 		}
 		out = made
 	}
-	if len(pp.uploads) == 0 {
-		return out, nil
-	}
-	docs, err := repo.Hashes(ctx, snap)
-	if err != nil {
-		return nil, err
-	}
 	for _, name := range pp.uploads {
-		f, err := pp.check(ctx, snap, docs, name, &budget)
+		f, err := pp.check(ctx, snap, name, &budget)
 		if err != nil {
 			return nil, fmt.Errorf("-scip %s: %w", name, err)
 		}
@@ -133,8 +126,12 @@ func outermost(projects []sciprun.Project) []sciprun.Project {
 // and returns it as an index of the snapshot with the languages of its
 // documents: a file that is not SCIP, is over the budget left, or names
 // no file of the snapshot is refused.
-func (pp *precisePush) check(ctx context.Context, snap repo.View, docs map[string][32]byte, name string, budget *int64) (repo.PreciseFile, error) {
+func (pp *precisePush) check(ctx context.Context, snap repo.View, name string, budget *int64) (repo.PreciseFile, error) {
 	x := repo.PreciseIndex{Root: scipRoot(name, pp.dir), Indexer: repo.Uploaded}
+	docs, err := convert.Hashes(ctx, snap, x)
+	if err != nil {
+		return repo.PreciseFile{}, err
+	}
 	in, err := os.Open(name)
 	if err != nil {
 		return repo.PreciseFile{}, err

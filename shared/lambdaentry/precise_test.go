@@ -137,6 +137,24 @@ func waitConverted(t *testing.T, s3 *objects.Bucket, repoKey, commit string, x r
 func navigateIndexes(t *testing.T, d *deployment, r reposcope.Ref) (*precise.Set, precise.State) {
 	t.Helper()
 	ctx := context.Background()
+	indexes, src := navigateWiring(t, d)
+	view, err := src.Open(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, state, err := indexes(ctx, r, view, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set, state
+}
+
+// navigateWiring is a navigation function's wiring, with its deployed
+// environment (find_symbols'): where its precise indexes and its
+// repositories come from.
+func navigateWiring(t *testing.T, d *deployment) (wiring.PreciseIndexes, repo.Source) {
+	t.Helper()
+	ctx := context.Background()
 	env := d.ToolConfig(t, "find_symbols").Env
 	getenv := func(k string) string { return env[k] }
 	for _, k := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"} {
@@ -158,13 +176,5 @@ func navigateIndexes(t *testing.T, d *deployment, r reposcope.Ref) (*precise.Set
 	if err != nil {
 		t.Fatal(err)
 	}
-	view, err := src.Open(ctx, r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, state, err := indexes(ctx, r, view, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return set, state
+	return indexes, src
 }

@@ -159,11 +159,19 @@ func (vi *viewIndexes) home(ctx context.Context, rd *Reader, owner reposcope.Ref
 	if vi.seq == p.Seq && !vi.homeRead.IsZero() && (!vi.running || now.Sub(vi.homeRead) < rd.o.Refresh) {
 		return vi.homeIx, vi.state, nil
 	}
+	keys := make([]string, len(p.Precise))
+	for i, x := range p.Precise {
+		if x.Key != "" {
+			keys[i] = StatusKey(owner.Key(), p.Commit, x)
+		}
+	}
+	got := vi.fetch(ctx, rd, keys)
+	vi.keep(rd, got)
 	projects := make([]precise.ProjectState, len(p.Precise))
 	ready := make([]*precise.Index, len(p.Precise))
 	running := false
 	for i, x := range p.Precise {
-		ps, ix, err := vi.project(ctx, rd, owner, p, x)
+		ps, ix, err := projectState(rd, p, x, got[i])
 		if err != nil {
 			return nil, precise.State{}, err
 		}
@@ -182,69 +190,93 @@ func (vi *viewIndexes) home(ctx context.Context, rd *Reader, owner reposcope.Ref
 	return vi.homeIx, vi.state, nil
 }
 
-// project returns how far x's conversion is and, when it is ready, its
-// open store. A store that is damaged is the project's failure; a store
-// S3 does not give is the call's.
-func (vi *viewIndexes) project(ctx context.Context, rd *Reader, owner reposcope.Ref, p repo.Pointer, x repo.PreciseIndex) (precise.ProjectState, *precise.Index, error) {
+// projectState is how far x's conversion is, as f read it, and, when it
+// is ready, its open store. A store that is damaged is the project's
+// failure; one S3 does not give is the call's.
+func projectState(rd *Reader, p repo.Pointer, x repo.PreciseIndex, f fetched) (precise.ProjectState, *precise.Index, error) {
 	ps := precise.ProjectState{Root: x.Root, Language: languageOf(x), Indexer: x.Indexer, Since: p.Created}
-	if x.Key == "" {
-		ps.Status, ps.Reason = precise.Failed, x.Reason
-		if x.Unavailable {
-			ps.Status = precise.Unavailable
-		}
-		return ps, nil, nil
-	}
-	st, ok, err := vi.status(ctx, rd, StatusKey(owner.Key(), p.Commit, x))
 	switch {
-	case err != nil:
-		return ps, nil, err
-	case !ok:
+	case x.Key == "" && x.Unavailable:
+		ps.Status, ps.Reason = precise.Unavailable, x.Reason
+	case x.Key == "":
+		ps.Status, ps.Reason = precise.Failed, x.Reason
+	case errors.Is(f.err, precise.ErrCorrupt):
+		rd.o.Log.Error("precise: a store is damaged; its files are answered by search", "store", f.st.Store, "error", f.err)
+		ps.Status, ps.Reason, ps.Since = precise.Failed, "its converted index is damaged", f.st.Converted
+	case f.err != nil:
+		return ps, nil, f.err
+	case !f.have:
 		ps.Status = precise.Running
-		return ps, nil, nil
-	case st.State != Ready:
-		ps.Status, ps.Reason, ps.Since = precise.Failed, st.Reason, st.Converted
-		return ps, nil, nil
+	case f.st.State != Ready:
+		ps.Status, ps.Reason, ps.Since = precise.Failed, f.st.Reason, f.st.Converted
+	default:
+		ps.Status, ps.Commit, ps.Since = precise.Ready, p.Commit, f.st.Converted
+		return ps, f.ix, nil
 	}
-	ix, err := vi.open(ctx, rd, st)
-	if errors.Is(err, precise.ErrCorrupt) {
-		rd.o.Log.Error("precise: a store is damaged; its files are answered by search", "store", st.Store, "error", err)
-		ps.Status, ps.Reason, ps.Since = precise.Failed, "its converted index is damaged", st.Converted
-		return ps, nil, nil
-	}
-	if err != nil {
-		return ps, nil, err
-	}
-	ps.Status, ps.Commit, ps.Since = precise.Ready, p.Commit, st.Converted
-	return ps, ix, nil
+	return ps, nil, nil
 }
 
-// status returns the final status at key (false while there is none).
-func (vi *viewIndexes) status(ctx context.Context, rd *Reader, key string) (Status, bool, error) {
-	if st, ok := vi.statuses[key]; ok {
-		return st, true, nil
-	}
-	st, ok, err := ReadStatus(ctx, rd.bucket, key)
-	if ok {
-		vi.statuses[key] = st
-	}
-	return st, ok, err
+// fetched is what fetch read of one conversion: its final status (have:
+// there is one) and, when it is ready, its open store (opened: by this
+// fetch).
+type fetched struct {
+	key    string
+	st     Status
+	have   bool
+	ix     *precise.Index
+	opened bool
+	err    error
 }
 
-// open returns the store a ready status names, opened on first use.
-func (vi *viewIndexes) open(ctx context.Context, rd *Reader, st Status) (*precise.Index, error) {
-	if s, ok := vi.stores[st.Store]; ok {
-		return s.ix, nil
+// fetch reads the statuses at keys ("" for none) and opens the ready
+// stores, all at once (each is a request or a few), from what is kept
+// where it can. It changes nothing of vi, whose mu the caller holds:
+// keep records what it read.
+func (vi *viewIndexes) fetch(ctx context.Context, rd *Reader, keys []string) []fetched {
+	out := make([]fetched, len(keys))
+	var wg sync.WaitGroup
+	for i, key := range keys {
+		if key != "" {
+			wg.Go(func() { out[i] = vi.fetchOne(ctx, rd, key) })
+		}
 	}
-	r := objects.NewRangeReader(rd.bucket, objects.Info{Key: st.Store, Size: st.Bytes, ETag: st.ETag}, rd.o.CacheBytes)
-	ix, err := precise.Open(ctx, r, st.Bytes)
-	if err != nil {
-		return nil, err
+	wg.Wait()
+	return out
+}
+
+// fetchOne is fetch of one status.
+func (vi *viewIndexes) fetchOne(ctx context.Context, rd *Reader, key string) fetched {
+	f := fetched{key: key}
+	if f.st, f.have = vi.statuses[key]; !f.have {
+		f.st, f.have, f.err = ReadStatus(ctx, rd.bucket, key)
 	}
-	s := openStore{ix: ix, bytes: ix.Memory() + rd.o.CacheBytes}
-	vi.stores[st.Store] = s
-	vi.held += s.bytes
-	vi.view.Hold(s.bytes)
-	return ix, nil
+	if f.err != nil || !f.have || f.st.State != Ready {
+		return f
+	}
+	if s, ok := vi.stores[f.st.Store]; ok {
+		f.ix = s.ix
+		return f
+	}
+	r := objects.NewRangeReader(rd.bucket, objects.Info{Key: f.st.Store, Size: f.st.Bytes, ETag: f.st.ETag}, rd.o.CacheBytes)
+	f.ix, f.err = precise.Open(ctx, r, f.st.Bytes)
+	f.opened = f.err == nil
+	return f
+}
+
+// keep records what fetch read: the final statuses, and the stores it
+// opened, held against the view.
+func (vi *viewIndexes) keep(rd *Reader, got []fetched) {
+	for _, f := range got {
+		if f.have {
+			vi.statuses[f.key] = f.st
+		}
+		if _, open := vi.stores[f.st.Store]; f.opened && !open {
+			s := openStore{ix: f.ix, bytes: f.ix.Memory() + rd.o.CacheBytes}
+			vi.stores[f.st.Store] = s
+			vi.held += s.bytes
+			vi.view.Hold(s.bytes)
+		}
+	}
 }
 
 // release closes the stores neither the view's own nor the other
@@ -301,6 +333,8 @@ func (vi *viewIndexes) readOthers(ctx context.Context, rd *Reader, r reposcope.R
 		return nil, err
 	}
 	var out []otherRepo
+	var keys []string
+	var owners []int // the repository (in out) of each key
 	for _, l := range list {
 		if l.Name == r.Name || l.Read != (reposcope.Ref{Tenant: r.Tenant, Name: l.Name}) {
 			continue
@@ -309,26 +343,22 @@ func (vi *viewIndexes) readOthers(ctx context.Context, rd *Reader, r reposcope.R
 		if err != nil {
 			return nil, err
 		}
-		o := otherRepo{name: l.Name}
 		for _, x := range p.Precise {
-			if !ok || x.Key == "" {
-				continue
+			if ok && x.Key != "" {
+				keys, owners = append(keys, StatusKey(l.Read.Key(), p.Commit, x)), append(owners, len(out))
 			}
-			st, done, err := vi.status(ctx, rd, StatusKey(l.Read.Key(), p.Commit, x))
-			if err != nil {
-				return nil, err
-			}
-			if !done || st.State != Ready {
-				continue
-			}
-			ix, err := vi.open(ctx, rd, st)
-			if err != nil {
-				rd.o.Log.Warn("precise: another repository's store could not be opened; answers leave it out", "store", st.Store, "error", err)
-				continue
-			}
-			o.indexes = append(o.indexes, ix)
 		}
-		out = append(out, o)
+		out = append(out, otherRepo{name: l.Name})
+	}
+	got := vi.fetch(ctx, rd, keys)
+	vi.keep(rd, got)
+	for i, f := range got {
+		if f.err != nil {
+			rd.o.Log.Warn("precise: another repository's index could not be read; answers leave it out", "status", f.key, "error", f.err)
+		}
+		if f.ix != nil {
+			out[owners[i]].indexes = append(out[owners[i]].indexes, f.ix)
+		}
 	}
 	return out, nil
 }

@@ -84,7 +84,7 @@ func fixture(t *testing.T, s3 *repotest.S3, r reposcope.Ref, commit string, file
 	out, err := repo.Publish(ctx, s3.Objects(), repo.PublishInput{Repo: r, Commit: commit, Dir: dir, Paths: repotest.Files(t, dir),
 		MaxBytes: 1 << 20, Now: time.Now(), Precise: func(ctx context.Context, v repo.View) ([]repo.PreciseFile, error) {
 			var err error
-			docs, err = repo.Hashes(ctx, v)
+			docs, err = repo.Hashes(ctx, v, nil)
 			return pf, err
 		}})
 	if err != nil {
@@ -136,6 +136,31 @@ func TestReader(t *testing.T) {
 	t.Run("other repositories", func(t *testing.T) { testOthers(t, bucket(t)) })
 	t.Run("fallback", func(t *testing.T) { testFallback(t, bucket(t)) })
 	t.Run("memory", func(t *testing.T) { testMemory(t, bucket(t)) })
+	t.Run("damaged store", func(t *testing.T) { testDamaged(t, bucket(t)) })
+}
+
+// testDamaged: a store that is not one is its project's failure, and its
+// files are answered by search; the call goes on.
+func testDamaged(t *testing.T, s3 *repotest.S3) {
+	ctx := context.Background()
+	r := reposcope.DefaultOf("acme")
+	p := fixture(t, s3, r, "c1", map[string]string{"a.go": "package a\n"},
+		[]index{{repo.PreciseIndex{Root: ".", Language: "go", Indexer: "goscip"}, goSCIP(t, map[string][]*scip.Occurrence{"a.go": {def(run, 0)}})}})
+	x := p.Precise[0]
+	damaged := []byte("not a store, but long enough to have a trailer where one would be: 0123456789")
+	etag, err := s3.Objects().Put(ctx, StoreKey("acme", "c1", x), damaged, objects.PutOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := Status{State: Ready, Store: StoreKey("acme", "c1", x), Bytes: int64(len(damaged)), ETag: etag, Converted: time.Now()}
+	if err := WriteStatus(ctx, s3.Objects(), StatusKey("acme", "c1", x), st); err != nil {
+		t.Fatal(err)
+	}
+	src := s3.Source(repo.S3Options{})
+	_, state := read(t, NewReader(s3.Objects(), src, Options{}), src, r, nil)
+	if got := state.Why("a.go", false); got != "the go index is failed: its converted index is damaged" {
+		t.Errorf("Why(a.go) = %q", got)
+	}
 }
 
 // read opens r through src and answers its indexes.

@@ -1,6 +1,7 @@
 package precisebucket
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/toolshed/toolshed/shared/language"
@@ -29,7 +30,7 @@ func stateOf(p repo.Pointer, projects []precise.ProjectState, ready []*precise.I
 	cover := func(path string) (int, string) {
 		why := ""
 		for i, x := range p.Precise {
-			if !covers(x, path) {
+			if !Covers(x, path) {
 				continue
 			}
 			if ready[i] != nil && !has(ready[i], path) {
@@ -58,21 +59,18 @@ func project(x repo.PreciseIndex) sciprun.Project {
 	return sciprun.Project{Language: sciprun.Language(x.Language), Root: x.Root, Indexer: x.Indexer, Nested: x.Nested}
 }
 
-// covers reports whether x is the index of the file at path: a file of
-// its project, or, for an index made elsewhere, a file in its folder in
-// one of the languages of its documents.
-func covers(x repo.PreciseIndex, path string) bool {
+// Covers reports whether x is the index of the file at path: a file of
+// its project (sciprun.Project.Covers), or, for an index made elsewhere,
+// a file in its folder in one of the languages of its documents (any,
+// before they are known).
+func Covers(x repo.PreciseIndex, path string) bool {
 	if x.Indexer != repo.Uploaded {
 		return project(x).Covers(path)
 	}
-	in := x.Root == "." || x.Root == "" || strings.HasPrefix(path, x.Root+"/")
-	lang := language.Of(path)
-	for _, l := range x.Languages {
-		if in && l == lang {
-			return true
-		}
+	if x.Root != "." && x.Root != "" && !strings.HasPrefix(path, x.Root+"/") {
+		return false
 	}
-	return false
+	return len(x.Languages) == 0 || slices.Contains(x.Languages, language.Of(path))
 }
 
 // languageOf names what x indexes in answers ("the go index is running").

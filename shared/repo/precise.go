@@ -203,14 +203,21 @@ func PointerOf(v View) (reposcope.Ref, Pointer, bool) {
 }
 
 // Hashes returns the content hash (File.Hash) of each file of the view
-// Searchable lists, by path. A zip snapshot whose files are not read yet
-// is read one file at a time, keeping none, so that it takes little
-// memory whatever the snapshot's size.
-func Hashes(ctx context.Context, v View) (map[string][32]byte, error) {
+// Searchable lists that keep accepts (nil: every one), by path. A zip
+// snapshot whose files are not read yet is read one file at a time, only
+// those kept, none held, so that it takes little memory and time whatever
+// the snapshot's size.
+func Hashes(ctx context.Context, v View, keep func(path string) bool) (map[string][32]byte, error) {
+	if keep == nil {
+		keep = func(string) bool { return true }
+	}
 	var files []*File
 	var err error
 	if z, ok := v.(*zipSnapshot); ok && !z.built() {
 		files, err = searchable(ctx, z.r, z.policy, func(c candidate) (*File, error) {
+			if !keep(c.path) {
+				return nil, nil
+			}
 			data, err := fs.ReadFile(z.r, c.path)
 			if err != nil {
 				return nil, err
@@ -230,7 +237,9 @@ func Hashes(ctx context.Context, v View) (map[string][32]byte, error) {
 	}
 	out := make(map[string][32]byte, len(files))
 	for _, f := range files {
-		out[f.Path] = f.Hash()
+		if keep(f.Path) {
+			out[f.Path] = f.Hash()
+		}
 	}
 	return out, nil
 }

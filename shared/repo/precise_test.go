@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,7 +33,7 @@ func testPublishPrecise(t *testing.T, s *repotest.S3) {
 		out, err := repo.Publish(ctx, s.Objects(), repo.PublishInput{Repo: r, Commit: commit, Dir: dir, Paths: repotest.Files(t, dir),
 			MaxBytes: 1 << 20, Now: time.Now(), Precise: func(ctx context.Context, snap repo.View) ([]repo.PreciseFile, error) {
 				var err error
-				seen, err = repo.Hashes(ctx, snap)
+				seen, err = repo.Hashes(ctx, snap, nil)
 				return files, err
 			}})
 		if err != nil || out.RetireErr != nil {
@@ -104,7 +106,7 @@ func testPublishPrecise(t *testing.T, s *repotest.S3) {
 
 // TestHashes: Hashes of a snapshot whose files are not read yet (read one
 // at a time, none kept) gives each searchable file's hash as Searchable's
-// files do.
+// files do, of the files keep accepts; so does it once they are read.
 func TestHashes(t *testing.T) {
 	dir := repotest.WriteDir(t, fixture)
 	zipPath := filepath.Join(t.TempDir(), "s.zip")
@@ -120,7 +122,12 @@ func TestHashes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := repo.Hashes(context.Background(), snap)
+	inSrc := func(p string) bool { return strings.HasPrefix(p, "src/") }
+	got, err := repo.Hashes(context.Background(), snap, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unread, err := repo.Hashes(context.Background(), snap, inSrc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,5 +141,13 @@ func TestHashes(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) || len(got) != len(searchablePaths) {
 		t.Errorf("Hashes: %d files, Searchable %d", len(got), len(want))
+	}
+	read, err := repo.Hashes(context.Background(), snap, inSrc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	maps.DeleteFunc(want, func(p string, _ [32]byte) bool { return !inSrc(p) })
+	if !reflect.DeepEqual(unread, want) || !reflect.DeepEqual(read, want) || len(want) != 3 {
+		t.Errorf("Hashes of src/: %v before the files are read, %v after; want %v", unread, read, want)
 	}
 }
