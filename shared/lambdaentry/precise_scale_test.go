@@ -4,9 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -15,7 +15,6 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/objects"
-	"github.com/toolshed/toolshed/shared/precise"
 	"github.com/toolshed/toolshed/shared/precisebucket"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
@@ -73,7 +72,7 @@ func TestPreciseScale(t *testing.T) {
 			convertScaled(t, d, s3, p, x)
 		}
 	}
-	navigateScaled(t, d, r, dir)
+	navigateScaled(t, d, r, dir, p.Commit)
 }
 
 // convertScaled converts x as an index worker does, in a worker
@@ -105,66 +104,41 @@ func convertScaled(t *testing.T, d *deployment, s3 *objects.Bucket, p repo.Point
 		cfg.VCPU, peak>>20, cfg.MemoryMB, cfg.Timeout)
 }
 
-// navigateScaled opens the repository's precise indexes as a navigation
-// function's wiring does, cold (a new wiring, the snapshot's view read
-// first) three times, and times a definition and a page of references of
-// (*http.Client).Do, first and warm.
-func navigateScaled(t *testing.T, d *deployment, r reposcope.Ref, dir string) {
+// navigateScaled measures the navigation functions on the repository:
+// for find_definition, find_references and find_callers of
+// (*http.Client).Do, each in a function bootstrap of its own under the
+// harness (its deployed memory, its share of a core), its init, its
+// first (cold: the snapshot's view and its precise indexes read) and
+// warm answers against its deadline, and its peak RSS against its memory.
+// Every answer must be precise, of the pushed commit.
+func navigateScaled(t *testing.T, d *deployment, r reposcope.Ref, dir, commit string) {
 	t.Helper()
-	ctx := context.Background()
 	path := clientGo(t, dir)
 	line, col := lineOf(t, filepath.Join(dir, filepath.FromSlash(path)), "func (c *Client) Do(", "Do(")
-	for range 3 {
-		indexes, src := navigateWiring(t, d)
-		start := time.Now()
-		view, err := src.Open(ctx, r)
+	at := fmt.Sprintf(`{"path":%q,"line":%d,"column":%d}`, path, line, col)
+	for _, tool := range []string{"find_definition", "find_references", "find_callers"} {
+		cfg := d.ToolConfig(t, tool)
+		cfg.VCPU = lambdatest.VCPUOf(cfg.MemoryMB)
+		contract, _ := d.Contracts.Get(tool)
+		fn := d.Start(t, cfg)
+		initTook, err := fn.InitDuration(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
-		viewed := time.Since(start)
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		start = time.Now()
-		set, state, err := indexes(ctx, r, view, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		opened := time.Since(start)
-		runtime.GC()
-		runtime.ReadMemStats(&after)
 		var times []time.Duration
-		for range 6 {
-			start = time.Now()
-			if _, _, err := indexes(ctx, r, view, nil); err != nil {
-				t.Fatal(err)
+		for range 7 {
+			took, a := navigateCall(t, fn, tool, at, r.Tenant)
+			if a.Precision != "precise" || a.IndexedCommit != commit {
+				t.Fatalf("%s: %+v\n%s", tool, a, fn.Output())
 			}
-			definitionAndReferences(t, set, state, path, line, col)
-			times = append(times, time.Since(start))
+			times = append(times, took)
 		}
 		slices.Sort(times[1:])
-		t.Logf("the snapshot's view in %v; its precise indexes opened in %v (heap +%.1f MB); a definition and 100 references: first %v, then p50 %v, max %v",
-			viewed.Round(time.Millisecond), opened.Round(time.Millisecond), float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/1e6,
-			times[0].Round(time.Microsecond), times[3].Round(time.Microsecond), times[5].Round(time.Microsecond))
-	}
-}
-
-// definitionAndReferences answers what is at path:line:col, its
-// definition and its first 100 references, as find_definition and
-// find_references do.
-func definitionAndReferences(t *testing.T, set *precise.Set, state precise.State, path string, line, col int) {
-	t.Helper()
-	ctx := context.Background()
-	occs, err := set.At(ctx, path, line, col)
-	if err != nil || len(occs) == 0 {
-		t.Fatalf("At %s:%d:%d: %+v, %v (%s)", path, line, col, occs, err, state.Why(path, false))
-	}
-	info, _, err := set.Symbol(ctx, occs[0].Symbol)
-	if err != nil || len(info.Definitions) == 0 {
-		t.Fatalf("definition of %s: %+v, %v", occs[0].Symbol, info, err)
-	}
-	if refs, _, err := set.References(ctx, occs[0].Symbol, precise.Location{}, 100); err != nil || len(refs) == 0 {
-		t.Fatalf("references of %s: %v", occs[0].Symbol, err)
+		peak, _ := fn.PeakRSS()
+		t.Logf("%s (%d MB, %.2f vCPU, deadline %v): init %v, first call %v, warm p50 %v max %v, peak RSS %d MiB",
+			tool, cfg.MemoryMB, cfg.VCPU, time.Duration(contract.TimeoutMs)*time.Millisecond, initTook.Round(time.Millisecond),
+			times[0].Round(time.Millisecond), times[4].Round(time.Millisecond), times[6].Round(time.Millisecond), peak>>20)
+		fn.Stop()
 	}
 }
 

@@ -2,9 +2,11 @@ package lambdaentry_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +18,7 @@ import (
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/testenv/deploytest"
+	"github.com/toolshed/toolshed/shared/testenv/lambdatest"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 	"github.com/toolshed/toolshed/shared/wiring"
 )
@@ -55,7 +58,6 @@ func preciseFixture(t *testing.T) (dir, commit string) {
 // and why.
 func TestPreciseIndexesDeployed(t *testing.T) {
 	d := newDeployment(t)
-	f := d.StartFanOut(t, deploytest.FanOutOptions{BatchFiles: 1000, Workers: 2, WorkerTimeout: time.Minute, Visibility: time.Minute})
 	dir, commit := preciseFixture(t)
 	snapshot, err := deploytest.BuildSnapshotCLI(t.TempDir())
 	if err != nil {
@@ -66,6 +68,13 @@ func TestPreciseIndexesDeployed(t *testing.T) {
 		t.Fatalf("push: %v\n%s", err, out)
 	}
 	t.Logf("push:\n%s", out)
+	// Until the index workers have converted them, answers are by search
+	// and say so.
+	square := `{"path":"src/cmd/app/main.go","line":12,"column":15}` // sq := shapes.Square{Side: 2}
+	if a := navigateOnce(t, d, "find_definition", square, "acme"); a.Precision != "search" || a.Reason != "the go index is running" {
+		t.Errorf("before the conversion: %+v", a)
+	}
+	f := d.StartFanOut(t, deploytest.FanOutOptions{BatchFiles: 1000, Workers: 2, WorkerTimeout: time.Minute, Visibility: time.Minute})
 	published(t, f, "acme")
 	s3 := objects.New(d.Moto.S3(), d.Bucket)
 	p, _, err := repo.ReadPointer(context.Background(), s3, reposcope.DefaultOf("acme"))
@@ -78,17 +87,17 @@ func TestPreciseIndexesDeployed(t *testing.T) {
 
 	set, state := navigateIndexes(t, d, reposcope.DefaultOf("acme"))
 	ctx := context.Background()
-	square := "scip-go gomod example.com/fixture " + commit + " `example.com/fixture/shapes`/Square#"
-	occs, err := set.At(ctx, "src/cmd/app/main.go", 12, 15) // sq := shapes.Square{Side: 2}
-	if err != nil || len(occs) == 0 || occs[0].Symbol != square {
+	squareSymbol := "scip-go gomod example.com/fixture " + commit + " `example.com/fixture/shapes`/Square#"
+	occs, err := set.At(ctx, "src/cmd/app/main.go", 12, 15)
+	if err != nil || len(occs) == 0 || occs[0].Symbol != squareSymbol {
 		t.Fatalf("At main.go:12:15: %+v, %v", occs, err)
 	}
-	info, _, err := set.Symbol(ctx, square)
+	info, _, err := set.Symbol(ctx, squareSymbol)
 	if err != nil || len(info.Definitions) != 1 || info.Definitions[0].Path != "src/shapes/shapes.go" || info.Definitions[0].Line != 11 ||
 		!strings.Contains(info.Doc, "four equal sides") {
 		t.Errorf("Square's definition: %+v, %v", info, err)
 	}
-	refs, _, err := set.References(ctx, square, precise.Location{}, 100)
+	refs, _, err := set.References(ctx, squareSymbol, precise.Location{}, 100)
 	if err != nil || len(refs) < 3 {
 		t.Errorf("Square's references: %+v, %v", refs, err)
 	}
@@ -110,19 +119,87 @@ func TestPreciseIndexesDeployed(t *testing.T) {
 			t.Errorf("project %+v", ps)
 		}
 	}
+	preciseAnswers(t, d, commit, square)
+	failedConversion(t, d, f, snapshot, dir, commit)
+}
+
+// preciseAnswers checks the navigation functions' answers about the
+// fixture pushed as acme's at commit, once converted: precise, of commit.
+func preciseAnswers(t *testing.T, d *deployment, commit, square string) {
+	t.Helper()
+	def := navigateOnce(t, d, "find_definition", square, "acme")
+	if def.Precision != "precise" || def.IndexedCommit != commit || len(def.Definitions) != 1 ||
+		def.Definitions[0].Path != "src/shapes/shapes.go" || def.Definitions[0].Line != 11 {
+		t.Errorf("find_definition of Square: %+v", def)
+	}
+	if refs := navigateOnce(t, d, "find_references", square, "acme"); refs.Precision != "precise" || refs.IndexedCommit != commit ||
+		!slices.ContainsFunc(refs.Files, func(f struct{ Path string }) bool { return f.Path == "src/cmd/app/main.go" }) {
+		t.Errorf("find_references of Square: %+v", refs)
+	}
+	total := `{"path":"src/shapes/shapes.go","line":27,"column":6}` // func Total
+	if c := navigateOnce(t, d, "find_callers", total, "acme"); c.Precision != "precise" || c.IndexedCommit != commit ||
+		len(c.Callers) != 1 || c.Callers[0].Name != "main" || c.Callers[0].Path != "src/cmd/app/main.go" {
+		t.Errorf("find_callers of Total: %+v", c)
+	}
+	area := `{"path":"web/main.ts","line":3,"column":21}` // area's use after two é (four bytes, two UTF-16 units)
+	if ts := navigateOnce(t, d, "find_definition", area, "acme"); ts.Precision != "precise" || ts.IndexedCommit != commit ||
+		len(ts.Definitions) != 1 || ts.Definitions[0].Path != "web/shape.ts" || ts.Definitions[0].Line != 2 {
+		t.Errorf("find_definition of area: %+v", ts)
+	}
+}
+
+// failedConversion pushes the fixture as beta's with a Go index made
+// elsewhere (snapshot index-go, pushed with -scip) whose upload is then
+// damaged: the index worker records it failed, and answers are by search,
+// saying why.
+func failedConversion(t *testing.T, d *deployment, f *deploytest.FanOut, snapshot, dir, commit string) {
+	t.Helper()
+	scip := filepath.Join(t.TempDir(), "src.scip")
+	if out, err := exec.Command(snapshot, "index-go", "-tests", "-module-version", commit, "-o", scip, filepath.Join(dir, "src")).CombinedOutput(); err != nil {
+		t.Fatalf("index-go: %v\n%s", err, out)
+	}
+	if out, err := d.SnapshotPush(t, snapshot, "-tenant", "beta", "-dir", dir, "-index=false", "-scip", scip).CombinedOutput(); err != nil {
+		t.Fatalf("push -scip: %v\n%s", err, out)
+	}
+	ctx := context.Background()
+	s3 := objects.New(d.Moto.S3(), d.Bucket)
+	p, _, err := repo.ReadPointer(ctx, s3, reposcope.DefaultOf("beta"))
+	if err != nil || len(p.Precise) != 1 || p.Precise[0].Indexer != repo.Uploaded {
+		t.Fatalf("pointer %+v, %v", p, err)
+	}
+	if _, err := s3.Put(ctx, p.Precise[0].Key, []byte("not a SCIP index"), objects.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	published(t, f, "beta")
+	if st := waitStatus(t, s3, "beta", p.Commit, p.Precise[0], f); st.State != precisebucket.Failed {
+		t.Fatalf("a damaged upload's conversion: %+v", st)
+	}
+	a := navigateOnce(t, d, "find_definition", `{"path":"src/cmd/app/main.go","line":12,"column":15}`, "beta")
+	if a.Precision != "search" || !strings.HasPrefix(a.Reason, "the go index is failed: ") || len(a.Definitions) == 0 {
+		t.Errorf("find_definition after a failed conversion: %+v", a)
+	}
+	t.Logf("after a failed conversion: %s", a.Message)
 }
 
 // waitConverted waits until x's conversion is recorded, and fails the
 // test unless it is ready.
 func waitConverted(t *testing.T, s3 *objects.Bucket, repoKey, commit string, x repo.PreciseIndex, f *deploytest.FanOut) precisebucket.Status {
 	t.Helper()
+	st := waitStatus(t, s3, repoKey, commit, x, f)
+	if st.State != precisebucket.Ready {
+		t.Fatalf("%s's conversion: %+v", x.Root, st)
+	}
+	return st
+}
+
+// waitStatus waits until x's conversion is recorded, and returns its
+// status.
+func waitStatus(t *testing.T, s3 *objects.Bucket, repoKey, commit string, x repo.PreciseIndex, f *deploytest.FanOut) precisebucket.Status {
+	t.Helper()
 	for start := time.Now(); time.Since(start) < 2*time.Minute; time.Sleep(100 * time.Millisecond) {
 		st, ok, err := precisebucket.ReadStatus(context.Background(), s3, precisebucket.StatusKey(repoKey, commit, x))
 		if err != nil {
 			t.Fatal(err)
-		}
-		if ok && st.State != precisebucket.Ready {
-			t.Fatalf("%s's conversion: %+v", x.Root, st)
 		}
 		if ok {
 			return st
@@ -177,4 +254,46 @@ func navigateWiring(t *testing.T, d *deployment) (wiring.PreciseIndexes, repo.So
 		t.Fatal(err)
 	}
 	return indexes, src
+}
+
+// preciseAnswer is what a navigation tool's answer says of its precision.
+type preciseAnswer struct {
+	Precision     string
+	IndexedCommit string
+	Reason        string
+	Definitions   []struct {
+		Path string
+		Line int
+	}
+	Callers []struct{ Name, Path string }
+	Files   []struct{ Path string }
+	Message string
+}
+
+// navigateCall calls a navigation tool in fn as the gateway does, and
+// returns how long it took and what it answered; a failed call fails the
+// test.
+func navigateCall(t *testing.T, fn *lambdatest.Function, tool, args, tenant string) (time.Duration, preciseAnswer) {
+	t.Helper()
+	start := time.Now()
+	resp := invoke(t, fn, directEvent(tool, args, tenant, "precise"))
+	took := time.Since(start)
+	var o struct {
+		OK     bool
+		Result preciseAnswer
+	}
+	if err := json.Unmarshal(resp.Payload, &o); err != nil || !o.OK {
+		t.Fatalf("%s %s: %v %s\n%s", tool, args, err, resp.Payload, fn.Output())
+	}
+	return took, o.Result
+}
+
+// navigateOnce calls a navigation tool once in a function bootstrap of
+// its own, with its deployed environment.
+func navigateOnce(t *testing.T, d *deployment, tool, args, tenant string) preciseAnswer {
+	t.Helper()
+	fn := d.Start(t, d.ToolConfig(t, tool))
+	defer fn.Stop()
+	_, a := navigateCall(t, fn, tool, args, tenant)
+	return a
 }
