@@ -179,8 +179,9 @@ bench-fanout: node_modules pytools
 ## bench-precise: a git checkout (TREE) pushed with its precise index by
 ## scripts/snapshot push (or SCIP=FILE, one SCIP file made before, pushed
 ## with -scip), each SCIP file converted by an index worker bootstrap under
-## the Lambda harness (time and peak RSS against its memory), and the stores
-## opened and queried as a navigation function's wiring does, cold and warm
+## the Lambda harness (time and peak RSS against its memory), then
+## find_definition, find_references and find_callers in their functions'
+## bootstraps, cold and warm, against their deadlines and memory
 bench-precise: node_modules pytools
 	@test -n "$(TREE)" || { echo "usage: make bench-precise TREE=/path/to/git/checkout [SCIP=file.scip]"; exit 2; }
 	TOOLSHED_PRECISE_SCALE_TREE=$(TREE) TOOLSHED_PRECISE_SCALE_SCIP=$(SCIP) $(GO) test -count=1 -run TestPreciseScale -v -timeout 60m ./shared/lambdaentry/

@@ -119,9 +119,12 @@ const defaultBatchFiles = 1000
 var Settings = []settings.Setting{BatchFiles}
 
 // Env is the environment both functions are deployed with besides their
-// settings: GOMEMLIMIT keeps the garbage collector's heap under their 2 GB
-// (a precise conversion of a 1 GB SCIP file peaked at 1.5 GB of RSS
-// without it; see Precise).
+// settings. GOMEMLIMIT raises the collector's soft limit above
+// gcsettings' three quarters of their 2 GB (1536 MiB): a precise
+// conversion's heap is mostly live (the sort's runs before they spill),
+// one of a 1 GB SCIP file reached 1.5 GB of RSS, where that limit would
+// keep the collector running; the Go tree's conversions peak at 0.9-1.3
+// GiB with it (docs/deploy.md).
 var Env = map[string]string{"GOMEMLIMIT": "1800MiB"}
 
 // SnapshotReader reads published snapshots: *Snapshots, the bucket's.

@@ -35,10 +35,12 @@ var (
 // deployed: scripts/snapshot push indexing it (or pushing a SCIP file made
 // before, as one file), each SCIP file converted by an index worker
 // bootstrap under the harness (its deployed timeout, its memory's CPU
-// share; its peak RSS against its memory), the stores' size, and the cold
-// and warm time a navigation function's wiring takes to open them and
-// answer a definition and a page of references. It runs only when
-// TOOLSHED_PRECISE_SCALE_TREE names a git checkout (make bench-precise):
+// share; its peak RSS against its memory), the stores' size, and
+// find_definition, find_references and find_callers of
+// (*http.Client).Do in their functions' bootstraps, cold and warm,
+// against their deadlines and memory. It runs only when
+// TOOLSHED_PRECISE_SCALE_TREE names a git checkout of the Go tree (its
+// src/, or five copies of it in src1/ to src5/; make bench-precise):
 //
 //	TOOLSHED_PRECISE_SCALE_TREE=/tmp/big5 go test -run TestPreciseScale -v -timeout 60m ./shared/lambdaentry/
 func TestPreciseScale(t *testing.T) {
@@ -126,18 +128,24 @@ func navigateScaled(t *testing.T, d *deployment, r reposcope.Ref, dir, commit st
 			t.Fatal(err)
 		}
 		var times []time.Duration
-		for range 7 {
-			took, a := navigateCall(t, fn, tool, at, r.Tenant)
-			if a.Precision != "precise" || a.IndexedCommit != commit {
-				t.Fatalf("%s: %+v\n%s", tool, a, fn.Output())
+		var first string
+		for i := range 7 {
+			took, answer := timedCall(t, fn, tool, at, r.Tenant)
+			if i == 0 {
+				first = answer // a cold call past its deadline is a figure, not a failure
+			} else if answer != "ok" {
+				t.Fatalf("%s, warm: %s\n%s", tool, answer, fn.Output())
 			}
 			times = append(times, took)
 		}
+		if _, a := navigateCall(t, fn, tool, at, r.Tenant); a.Precision != "precise" || a.IndexedCommit != commit {
+			t.Fatalf("%s: %+v", tool, a)
+		}
 		slices.Sort(times[1:])
 		peak, _ := fn.PeakRSS()
-		t.Logf("%s (%d MB, %.2f vCPU, deadline %v): init %v, first call %v, warm p50 %v max %v, peak RSS %d MiB",
+		t.Logf("%s (%d MB, %.2f vCPU, deadline %v): init %v, first call %v (%s), warm p50 %v max %v, peak RSS %d MiB",
 			tool, cfg.MemoryMB, cfg.VCPU, time.Duration(contract.TimeoutMs)*time.Millisecond, initTook.Round(time.Millisecond),
-			times[0].Round(time.Millisecond), times[4].Round(time.Millisecond), times[6].Round(time.Millisecond), peak>>20)
+			times[0].Round(time.Millisecond), first, times[4].Round(time.Millisecond), times[6].Round(time.Millisecond), peak>>20)
 		fn.Stop()
 	}
 }
