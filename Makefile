@@ -15,7 +15,7 @@ CDK := $(CURDIR)/node_modules/.bin/cdk
 export CDK_DISABLE_VERSION_CHECK := 1
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 
-.PHONY: run test test-go test-infra lint build arm64-cc qemu FORCE synth bootstrap deploy diff smoke bench bench-grep bench-mcp bench-lambda bench-scale bench-nav contextbench fuzz clean ripgrep pytools help
+.PHONY: run test test-go test-infra lint build arm64-cc qemu FORCE synth bootstrap deploy diff smoke bench bench-grep bench-mcp bench-lambda bench-scale bench-precise bench-nav contextbench fuzz clean ripgrep pytools help
 
 ## run: the local MCP server on http://127.0.0.1:8000 (every tool, embedded storage;
 ## flags in ARGS, e.g. ARGS="-repo ~/src/myapp"; ARGS=-h lists them)
@@ -175,6 +175,16 @@ bench-scale: node_modules ripgrep pytools
 bench-fanout: node_modules pytools
 	@test -n "$(TREE)" || { echo "usage: make bench-fanout TREE=/path/to/git/checkout"; exit 2; }
 	TOOLSHED_SCALE_TREE=$(TREE) $(GO) test -count=1 -run TestScale -v -timeout 90m ./shared/lambdaentry/
+
+## bench-precise: a git checkout (TREE) pushed with its precise index by
+## scripts/snapshot push (or SCIP=FILE, one SCIP file made before, pushed
+## with -scip), each SCIP file converted by an index worker bootstrap under
+## the Lambda harness (time and peak RSS against its memory), then
+## find_definition, find_references and find_callers in their functions'
+## bootstraps, cold and warm, against their deadlines and memory
+bench-precise: node_modules pytools
+	@test -n "$(TREE)" || { echo "usage: make bench-precise TREE=/path/to/git/checkout [SCIP=file.scip]"; exit 2; }
+	TOOLSHED_PRECISE_SCALE_TREE=$(TREE) TOOLSHED_PRECISE_SCALE_SCIP=$(SCIP) $(GO) test -count=1 -run TestPreciseScale -v -timeout 60m ./shared/lambdaentry/
 
 ## bench-nav: the navigation tools (list_files, find_symbols, find_references,
 ## read_file slices) on the Go source tree through /v1 on the local server,

@@ -58,9 +58,17 @@ const (
 	// most (a batch that needs more continues in a new message), memory
 	// for a snapshot's zip and one batch, and as many at once as the
 	// embedding quota is worth (each keeps 8 requests in flight; each
-	// paces itself at its share of the quota, split over this many).
+	// paces itself at its share of the quota, split over this many). It
+	// also converts one precise index per invocation (shared/indexer's
+	// Precise): one SCIP file per module or project a push indexed (the
+	// Go tree's 190 MB converts at about 0.9 GB resident; docs/deploy.md
+	// has the figures), writing the store and spilling to /tmp:
+	// ephemeral storage for a SCIP file as large as a repository may be
+	// (TOOLSHED_REPO_MAX_MB, 2 GB) needs about 0.6 GB;
+	// indexWorkerStorageMB leaves room.
 	indexWorkerTimeoutSeconds = 300
 	indexWorkerMemoryMB       = 2048
+	indexWorkerStorageMB      = 2048
 	indexWorkerConcurrency    = embedding.IndexWorkers
 )
 
@@ -71,7 +79,8 @@ type functionSpec struct {
 	Dir            string // folder under the build folder
 	TimeoutSeconds float64
 	MemoryMB       float64
-	Concurrency    int // reserved concurrency, as declared (0: none)
+	StorageMB      float64 // ephemeral storage (/tmp); 0: Lambda's default, 512 MB
+	Concurrency    int     // reserved concurrency, as declared (0: none)
 	Env            map[string]*string
 }
 
@@ -111,6 +120,9 @@ func (d *deployment) newFunction(spec functionSpec) awslambda.Function {
 	}
 	if n := d.opts.Concurrency.of(spec.Name, spec.Concurrency); n > 0 {
 		props.ReservedConcurrentExecutions = jsii.Number(float64(n))
+	}
+	if spec.StorageMB > 0 {
+		props.EphemeralStorageSize = awscdk.Size_Mebibytes(jsii.Number(spec.StorageMB))
 	}
 	fn := awslambda.NewFunction(d.stack, jsii.String(spec.ID+"Function"), props)
 	d.watched = append(d.watched, monitored{Name: spec.Name, Fn: fn, TimeoutSeconds: spec.TimeoutSeconds})

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 
@@ -112,6 +113,7 @@ func (d *deployment) newIndexer() {
 		Dir:            indexerDir,
 		TimeoutSeconds: indexWorkerTimeoutSeconds,
 		MemoryMB:       indexWorkerMemoryMB,
+		StorageMB:      indexWorkerStorageMB,
 		Concurrency:    indexWorkerConcurrency,
 		Env:            d.indexerEnv(),
 	})
@@ -164,13 +166,14 @@ func (d *deployment) streamSource() *awslambdaeventsources.DynamoEventSourceProp
 }
 
 // indexerEnv is the environment of the indexer's functions: the bucket,
-// the index queue, and the repository, embedding and indexer settings the
-// deployment chose (the indexer indexes what
+// the index queue, indexer.Env, and the repository, embedding and indexer
+// settings the deployment chose (the indexer indexes what
 // the repository tools may read, no more, with the embedder
 // context_search queries with, from the same declarations; Bedrock's
 // Titan V2 unless chosen).
 func (d *deployment) indexerEnv() map[string]*string {
 	env := deploy.SettingsEnv(slices.Concat(deploy.RepositorySettings, embedding.Settings, indexer.Settings), d.setting)
+	maps.Copy(env, indexer.Env)
 	env[config.Bucket.Name()] = *d.bucket.BucketName()
 	env[indexer.QueueURL.Name()] = *d.indexQueue.QueueUrl()
 	env[embedding.Workers.Name()] = strconv.Itoa(d.opts.Concurrency.embedWorkers())

@@ -613,7 +613,7 @@ func TestEnvironment(t *testing.T) {
 	// and send batches to the index queue.
 	t.Run("indexer", func(t *testing.T) {
 		want := map[string]any{"TOOLSHED_BUCKET": ref(bucketID), "TOOLSHED_REPO_DENY": "*.sqlite", secrets.EnvVar: `{"TOOLSHED_EMBED_KEY":"` + testKeyParameter + `"}`,
-			indexer.QueueURL.Name(): ref(logicalID(t, "IndexQueue")), indexer.BatchFiles.Name(): "500",
+			indexer.QueueURL.Name(): ref(logicalID(t, "IndexQueue")), indexer.BatchFiles.Name(): "500", "GOMEMLIMIT": "1800MiB",
 			embedding.Workers.Name(): strconv.Itoa(indexWorkerConcurrency)}
 		search := env(t, "context_search")
 		for _, s := range embedding.Settings {

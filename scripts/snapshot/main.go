@@ -10,7 +10,18 @@
 // repository's snapshots and rollback moves the pointer back. index-go
 // writes the SCIP index of the Go code in a directory (shared/goscip).
 //
-//	go run ./scripts/snapshot -stack Toolshed push -tenant acme [-repo NAME] [-dir .] [-max-mb 2048]
+// push also pushes the repository's precise indexes (SCIP files beside
+// the zip, named by the pointer, which the deployed indexer converts for
+// the navigation tools): it runs the indexers of the projects it finds
+// (shared/sciprun: the Go emitter as this binary's own index-go, the
+// TypeScript and Python indexers from the Toolshed checkout's
+// node_modules; -index=false runs none) and takes SCIP files made
+// elsewhere, in CI say, with -scip FILE (repeated), each checked first as
+// the indexer will convert it: refused when it is not SCIP, is too large
+// or names no file of the snapshot. The precise indexes together are
+// bounded by -max-mb too.
+//
+//	go run ./scripts/snapshot -stack Toolshed push -tenant acme [-repo NAME] [-dir .] [-max-mb 2048] [-index=false] [-scip FILE]...
 //	go run ./scripts/snapshot -stack Toolshed list -tenant acme [-repo NAME]
 //	go run ./scripts/snapshot -stack Toolshed rollback -tenant acme [-repo NAME] [-to COMMIT]
 //	go run ./scripts/snapshot index-go [-o FILE] [-tests] DIR [patterns]
@@ -50,18 +61,26 @@ import (
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
+	"github.com/toolshed/toolshed/shared/sciprun"
 	"github.com/toolshed/toolshed/shared/stackoutputs"
 	"github.com/toolshed/toolshed/shared/wiring"
 )
 
 const usage = `usage:
-  snapshot [-stack NAME] push -tenant TENANT [-repo REPO] [-dir DIR] [-max-mb N]   publish DIR (default .) as TENANT's repository
+  snapshot [-stack NAME] push -tenant TENANT [-repo REPO] [-dir DIR] [-max-mb N] [-index=false] [-scip FILE]...
+                                                                                   publish DIR (default .) as TENANT's repository
   snapshot [-stack NAME] list -tenant TENANT [-repo REPO]                          list its snapshots (* = current)
   snapshot [-stack NAME] rollback -tenant TENANT [-repo REPO] [-to COMMIT]         point it at COMMIT (default: the previous snapshot)
   snapshot index-go [-o FILE] [-tests] DIR [patterns]                              write the SCIP index of the Go code in DIR (-h: its flags)
 
 -repo REPO names one of the tenant's repositories (default: its default
 repository, which tenants without one read from the deployment's default).
+
+push runs the precise indexers of the projects it finds (Go modules,
+TypeScript/JavaScript and Python projects) and pushes their SCIP indexes
+with the snapshot; -index=false runs none. -scip FILE (repeated) pushes a
+SCIP index made elsewhere, such as in CI, whose paths are relative to the
+folder its metadata names when that is in DIR, else to DIR.
 
 -stack NAME uses the bucket of that deployed stack (its SnapshotBucket
 output; needs AWS credentials and its region); without it, TOOLSHED_BUCKET.`
@@ -101,7 +120,11 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return command(ctx, bucket, settings{MaxMB: cfg.RepoMaxMB, DataDir: cfg.DataDir, Deny: cfg.RepoDeny}, args, out, time.Now)
+	nm, err := config.NodeModules.Get(os.Getenv)
+	if err != nil {
+		return err
+	}
+	return command(ctx, bucket, settings{MaxMB: cfg.RepoMaxMB, DataDir: cfg.DataDir, Deny: cfg.RepoDeny, NodeModules: nm}, args, out, time.Now)
 }
 
 // settings are what push takes from the configuration.
@@ -109,6 +132,9 @@ type settings struct {
 	MaxMB   int      // the default size limit (TOOLSHED_REPO_MAX_MB)
 	DataDir string   // the local server's data directory, never pushed (TOOLSHED_DATA_DIR)
 	Deny    []string // more paths never pushed (TOOLSHED_REPO_DENY)
+	// NodeModules is where the npm indexers are (TOOLSHED_NODE_MODULES;
+	// "": found as nodeModules says).
+	NodeModules string
 }
 
 // command runs one subcommand against the bucket.
@@ -122,6 +148,12 @@ func command(ctx context.Context, bucket *objects.Bucket, s settings, args []str
 	name := fs.String("repo", reposcope.Default, "the repository's name")
 	dir := fs.String("dir", ".", "push: the repository's directory (a git checkout)")
 	max := fs.Int("max-mb", s.MaxMB, "push: refuse repositories whose files total more than this many MB")
+	index := fs.Bool("index", true, "push: run the precise indexers of the projects found")
+	var uploads []string
+	fs.Func("scip", "push: a SCIP index made elsewhere to push with the snapshot (repeated)", func(v string) error {
+		uploads = append(uploads, v)
+		return nil
+	})
 	to := fs.String("to", "", "rollback: the commit to point at")
 	if err := fs.Parse(args[1:]); err != nil || fs.NArg() != 0 {
 		return errors.New(usage)
@@ -132,26 +164,9 @@ func command(ctx context.Context, bucket *objects.Bucket, s settings, args []str
 	}
 	switch args[0] {
 	case "push":
-		return push(ctx, bucket, r, *dir, int64(*max)<<20, s, out, now())
+		return push(ctx, bucket, r, pushOptions{dir: *dir, maxBytes: int64(*max) << 20, index: *index, uploads: uploads}, s, out, now())
 	case "list":
-		list, err := repo.List(ctx, bucket, r)
-		if err != nil {
-			return err
-		}
-		if len(list) == 0 {
-			fmt.Fprintf(out, "%s has no snapshots\n", r)
-			return nil
-		}
-		w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
-		fmt.Fprintln(w, "\tCOMMIT\tZIP BYTES\tUPLOADED")
-		for _, s := range list {
-			mark := ""
-			if s.Current {
-				mark = "*"
-			}
-			fmt.Fprintf(w, "%s\t%s\t%d\t%s\n", mark, s.Commit, s.ZipBytes, s.Modified.UTC().Format(time.RFC3339))
-		}
-		return w.Flush()
+		return list(ctx, bucket, r, out)
 	case "rollback":
 		p, err := repo.Rollback(ctx, bucket, r, *to, now())
 		if err != nil {
@@ -164,40 +179,35 @@ func command(ctx context.Context, bucket *objects.Bucket, s settings, args []str
 	}
 }
 
+// pushOptions are push's flags.
+type pushOptions struct {
+	dir      string
+	maxBytes int64
+	index    bool     // run the precise indexers
+	uploads  []string // -scip files
+}
+
 // push publishes the checkout at dir, without what the repository policy
 // refuses (secrets and keys by name, TOOLSHED_REPO_DENY), without the
 // files whose content holds a secret (repo.Pack leaves them out) and
 // without a local server's data directory: the configured one, and
-// .toolshed at the root.
-func push(ctx context.Context, bucket *objects.Bucket, r reposcope.Ref, dir string, maxBytes int64, s settings, out io.Writer, now time.Time) error {
-	listed, err := git(dir, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+// .toolshed at the root; with its precise indexes (precisePush).
+func push(ctx context.Context, bucket *objects.Bucket, r reposcope.Ref, o pushOptions, s settings, out io.Writer, now time.Time) error {
+	paths, refused, err := pushed(o.dir, s)
 	if err != nil {
 		return err
 	}
-	deny, err := repo.ParseDeny(append([]string{"/" + config.DefaultDataDir}, s.Deny...))
+	commit, err := commitID(o.dir, now)
 	if err != nil {
 		return err
 	}
-	policy, err := repo.LocalPolicy(dir, s.DataDir, deny)
+	pp, err := newPrecisePush(r, commit, o, s, out)
 	if err != nil {
 		return err
 	}
-	var paths, refused []string
-	for _, p := range strings.Split(listed, "\x00") {
-		switch {
-		case p == "":
-		case policy.Check(p) != nil:
-			refused = append(refused, p)
-		default:
-			paths = append(paths, p)
-		}
-	}
-	commit, err := commitID(dir, now)
-	if err != nil {
-		return err
-	}
+	defer os.RemoveAll(pp.tmp)
 	pub, err := repo.Publish(ctx, bucket, repo.PublishInput{
-		Repo: r, Commit: commit, Dir: dir, Paths: paths, MaxBytes: maxBytes, Now: now,
+		Repo: r, Commit: commit, Dir: o.dir, Paths: paths, MaxBytes: o.maxBytes, Now: now, Precise: pp.files, Policy: pp.policy,
 	})
 	if err != nil {
 		return err
@@ -219,6 +229,119 @@ func push(ctx context.Context, bucket *objects.Bucket, r reposcope.Ref, dir stri
 	if pub.RetireErr != nil {
 		fmt.Fprintf(out, "warning: the previous snapshot was not tagged retired, so it will not expire: %v\n", pub.RetireErr)
 	}
+	printPrecise(out, p.Precise)
+	return nil
+}
+
+// pushed returns the files of the checkout at dir that git lists (tracked,
+// and untracked but not ignored) that are pushed, and those the policy
+// refuses.
+func pushed(dir string, s settings) (paths, refused []string, err error) {
+	listed, err := git(dir, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	if err != nil {
+		return nil, nil, err
+	}
+	deny, err := repo.ParseDeny(append([]string{"/" + config.DefaultDataDir}, s.Deny...))
+	if err != nil {
+		return nil, nil, err
+	}
+	policy, err := repo.LocalPolicy(dir, s.DataDir, deny)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, p := range strings.Split(listed, "\x00") {
+		switch {
+		case p == "":
+		case policy.Check(p) != nil:
+			refused = append(refused, p)
+		default:
+			paths = append(paths, p)
+		}
+	}
+	return paths, refused, nil
+}
+
+// newPrecisePush prepares what makes a push's precise indexes: the
+// indexers run as this binary's index-go (Go; its symbols stamped with
+// the commit) and from the Toolshed checkout's node_modules, on the
+// snapshot as the deployed tools read it (TOOLSHED_REPO_DENY's policy).
+func newPrecisePush(r reposcope.Ref, commit string, o pushOptions, s settings, out io.Writer) (*precisePush, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	deny, err := repo.ParseDeny(s.Deny)
+	if err != nil {
+		return nil, err
+	}
+	policy, err := repo.NewPolicy(deny, "")
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp("", "toolshed-precise-*")
+	if err != nil {
+		return nil, err
+	}
+	return &precisePush{dir: o.dir, commit: commit, tenant: r.Tenant, maxBytes: o.maxBytes, index: o.index, uploads: o.uploads,
+		policy: policy, tmp: tmp, out: out,
+		runner: sciprun.Runner{GoIndexer: []string{exe, "index-go", "-tests", "-module-version", commit}, NodeModules: nodeModules(s.NodeModules)}}, nil
+}
+
+// printPrecise says what precise indexes a push pushed.
+func printPrecise(out io.Writer, indexes []repo.PreciseIndex) {
+	if len(indexes) == 0 {
+		fmt.Fprintln(out, "no precise index was pushed: the navigation tools answer this snapshot by search")
+		return
+	}
+	for _, x := range indexes {
+		what := x.Language
+		if what == "" {
+			what = strings.Join(x.Languages, ", ")
+		}
+		if x.Key == "" {
+			fmt.Fprintf(out, "precise index of %s (%s): none, %s\n", x.Root, what, x.Reason)
+			continue
+		}
+		fmt.Fprintf(out, "precise index of %s (%s, %s): %s, %d bytes; the indexer converts it\n", x.Root, what, x.Indexer, x.Key, x.Bytes)
+	}
+}
+
+// list prints the repository's snapshots, newest first, with the SCIP
+// files beside each, and the precise indexes of the current one.
+func list(ctx context.Context, bucket *objects.Bucket, r reposcope.Ref, out io.Writer) error {
+	snaps, err := repo.List(ctx, bucket, r)
+	if err != nil {
+		return err
+	}
+	if len(snaps) == 0 {
+		fmt.Fprintf(out, "%s has no snapshots\n", r)
+		return nil
+	}
+	w := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "\tCOMMIT\tZIP BYTES\tUPLOADED\tSCIP FILES")
+	for _, s := range snaps {
+		mark, scip := "", "-"
+		if s.Current {
+			mark = "*"
+		}
+		if len(s.SCIP) > 0 {
+			var bytes int64
+			for _, o := range s.SCIP {
+				bytes += o.Size
+			}
+			scip = fmt.Sprintf("%d (%d bytes)", len(s.SCIP), bytes)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\n", mark, s.Commit, s.ZipBytes, s.Modified.UTC().Format(time.RFC3339), scip)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	p, ok, err := repo.ReadPointer(ctx, bucket, r)
+	if err != nil || !ok {
+		return err
+	}
+	fmt.Fprintln(out, "the current snapshot's precise indexes:")
+	printPrecise(out, p.Precise)
 	return nil
 }
 

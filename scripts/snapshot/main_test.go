@@ -109,7 +109,8 @@ func TestPushListRollback(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 3 || !regexp.MustCompile(`^\*\s+`+second).MatchString(lines[1]) || !strings.Contains(lines[2], dirty) || strings.HasPrefix(lines[2], "*") {
+	if len(lines) != 5 || !regexp.MustCompile(`^\*\s+`+second).MatchString(lines[1]) || !strings.Contains(lines[2], dirty) || strings.HasPrefix(lines[2], "*") ||
+		lines[4] != "no precise index was pushed: the navigation tools answer this snapshot by search" {
 		t.Errorf("list printed:\n%s", out)
 	}
 

@@ -1,6 +1,8 @@
-// Package indexer is the deployed indexer of context_search: two Lambda
-// functions from one bootstrap, the indexer and the index worker, that
-// keep the indexes context_search reads in the bucket under indexes/.
+// Package indexer is the deployed indexer of context_search and of the
+// navigation tools' precise code intelligence: two Lambda functions from
+// one bootstrap, the indexer and the index worker, that keep the indexes
+// context_search reads in the bucket under indexes/, and the precise
+// indexes under precise/ (shared/precisebucket).
 //
 // Code is indexed in batches spread over invocations, so that a
 // repository of any size is indexed, each invocation bounded in time and
@@ -43,6 +45,9 @@
 //     long, or an event delivered late, never replaces the record of a
 //     later snapshot, and the index pointer never moves back to the index
 //     of an earlier one.
+//   - The same event has the precise indexes pushed with the snapshot
+//     (SCIP files its pointer names) converted into the stores the
+//     navigation functions read, one queue message each (see Precise).
 //   - The Memory table's stream (INSERT records) reaches the indexer,
 //     which embeds the new entries' text into
 //     indexes/<tenant>/memory/<model>.vectors.bin. Until then
@@ -67,6 +72,7 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -78,6 +84,7 @@ import (
 	"github.com/toolshed/toolshed/shared/contextindex/memorydoc"
 	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/precisebucket"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/settings"
@@ -89,14 +96,17 @@ import (
 
 // Grants are what both functions may touch besides their event sources
 // (whose read permissions come with the event source mappings): read
-// snapshots, read and write indexes (large ones as multipart uploads,
-// aborted when they fail: see package objects), embed with Titan V2.
+// snapshots, read and write indexes and precise indexes (large ones as
+// multipart uploads, aborted when they fail: see package objects), embed
+// with Titan V2.
 // Sending to the index queue is granted with the queue.
 var Grants = []family.Grant{
 	family.Objects(repo.Prefix, "s3:GetObject"),
 	family.List(repo.Prefix),
 	family.Objects(indexfile.BucketPrefix, "s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload"),
 	family.List(indexfile.BucketPrefix),
+	family.Objects(precisebucket.Prefix, "s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload"),
+	family.List(precisebucket.Prefix),
 	family.Model(embedding.TitanV2),
 }
 
@@ -117,6 +127,15 @@ const defaultBatchFiles = 1000
 // Settings are the indexer's settings a deployment may choose.
 var Settings = []settings.Setting{BatchFiles}
 
+// Env is the environment both functions are deployed with besides their
+// settings. GOMEMLIMIT raises the collector's soft limit above
+// gcsettings' three quarters of their 2 GB (1536 MiB): a precise
+// conversion's heap is mostly live (the sort's runs before they spill),
+// one of a 1 GB SCIP file reached 1.5 GB of RSS, where that limit would
+// keep the collector running; the Go tree's conversions peak at 0.9-1.3
+// GiB with it (docs/deploy.md).
+var Env = map[string]string{"GOMEMLIMIT": "1800MiB"}
+
 // SnapshotReader reads published snapshots: *Snapshots, the bucket's.
 type SnapshotReader interface {
 	// Current returns the current snapshot of the repository whose folder
@@ -125,6 +144,9 @@ type SnapshotReader interface {
 	Current(ctx context.Context, key string) (Snapshot, error)
 	// Files reads some files of the repository's snapshot of a commit.
 	Files(ctx context.Context, key, commit string, paths []string) ([]contextindex.File, error)
+	// View opens the repository's snapshot of a commit, as the
+	// repository tools read it.
+	View(ctx context.Context, key, commit string) (repo.View, error)
 }
 
 // Indexer handles the events of both functions.
@@ -134,6 +156,9 @@ type Indexer struct {
 	Snapshots SnapshotReader        // nil: snapshot events are refused
 	// Queue takes batch messages; nil: every batch is built here, in turn.
 	Queue Queue
+	// Precise converts the precise indexes pushed with snapshots; nil:
+	// they are not converted.
+	Precise *Precise
 	// BatchFiles is the most files in a batch (0: BatchFiles' default).
 	BatchFiles int
 	Now        func() time.Time
@@ -142,9 +167,10 @@ type Indexer struct {
 	Metrics io.Writer
 }
 
-// New builds an Indexer from an Env: the bucket's snapshots and indexes
-// (indexfile.BucketPrefix), the configured embedder and, when
-// TOOLSHED_INDEX_QUEUE is set, the index queue.
+// New builds an Indexer from an Env: the bucket's snapshots, indexes
+// (indexfile.BucketPrefix) and precise indexes (precisebucket.Prefix),
+// the configured embedder and, when TOOLSHED_INDEX_QUEUE is set, the
+// index queue.
 func New(ctx context.Context, env *wiring.Env, metrics io.Writer) (*Indexer, error) {
 	bucket, err := env.S3(ctx)
 	if err != nil {
@@ -167,10 +193,12 @@ func New(ctx context.Context, env *wiring.Env, metrics io.Writer) (*Indexer, err
 	if err := errors.Join(err1, err2); err != nil {
 		return nil, err
 	}
+	maxBytes := int64(env.Config.RepoMaxMB) << 20
 	ix := &Indexer{
 		Store:      indexfile.NewStore(blobs),
 		Embedder:   emb,
-		Snapshots:  &Snapshots{Bucket: bucket, Policy: policy, MaxBytes: int64(env.Config.RepoMaxMB) << 20},
+		Snapshots:  &Snapshots{Bucket: bucket, Policy: policy, MaxBytes: maxBytes},
+		Precise:    &Precise{Bucket: bucket, TempDir: os.TempDir(), MemoryBytes: preciseMemoryBytes, MaxBytes: maxBytes},
 		BatchFiles: files,
 		Now:        env.Now,
 		Log:        env.Log,
@@ -250,6 +278,11 @@ func (ix *Indexer) handleS3(ctx context.Context, ev events.S3Event) error {
 			ix.Log.Info("indexer: ignoring S3 event", "event", r.EventName, "key", key)
 			continue
 		}
+		// The precise indexes first: queuing them is quick, and their
+		// conversions need not wait for the code index's plan.
+		if err := ix.IndexPrecise(ctx, repo); err != nil {
+			errs = append(errs, fmt.Errorf("precise indexes of %s: %w", repo, err))
+		}
 		if err := ix.IndexSnapshot(ctx, repo); err != nil {
 			errs = append(errs, fmt.Errorf("index %s: %w", repo, err))
 		}
@@ -262,11 +295,7 @@ func (ix *Indexer) handleS3(ctx context.Context, ev events.S3Event) error {
 func (ix *Indexer) handleSQS(ctx context.Context, ev events.SQSEvent) events.SQSEventResponse {
 	var resp events.SQSEventResponse
 	for _, r := range ev.Records {
-		var b Batch
-		err := json.Unmarshal([]byte(r.Body), &b)
-		if err == nil {
-			err = ix.RunBatch(ctx, b)
-		}
+		err := ix.runMessage(ctx, []byte(r.Body))
 		if err != nil {
 			receives, _ := strconv.Atoi(r.Attributes["ApproximateReceiveCount"])
 			after := retryBatchAfter(receives)
@@ -277,6 +306,23 @@ func (ix *Indexer) handleSQS(ctx context.Context, ev events.SQSEvent) events.SQS
 		}
 	}
 	return resp
+}
+
+// runMessage runs one message of the index queue: a precise index to
+// convert, or a batch.
+func (ix *Indexer) runMessage(ctx context.Context, body []byte) error {
+	var m preciseMessage
+	if err := json.Unmarshal(body, &m); err != nil {
+		return err
+	}
+	if m.Precise != nil {
+		return ix.RunPrecise(ctx, *m.Precise)
+	}
+	var b Batch
+	if err := json.Unmarshal(body, &b); err != nil {
+		return err
+	}
+	return ix.RunBatch(ctx, b)
 }
 
 // A batch that failed comes back after retryBatchFirst, doubled at each

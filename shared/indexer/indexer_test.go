@@ -48,6 +48,9 @@ func TestIndexer(t *testing.T) {
 	t.Run("snapshot ranges", func(t *testing.T) { testSnapshotRanges(t, bucket(t)) })
 	t.Run("snapshot errors", func(t *testing.T) { testSnapshotErrors(t, bucket(t)) })
 	t.Run("memory stream", func(t *testing.T) { testMemoryStream(t, bucket(t), bucket(t)) })
+	t.Run("precise", func(t *testing.T) { testPrecise(t, bucket(t)) })
+	t.Run("precise refused", func(t *testing.T) { testPreciseRefused(t, bucket(t)) })
+	t.Run("precise order", func(t *testing.T) { testPreciseOrder(t, bucket(t)) })
 }
 
 // memQueue keeps the batch messages sent, for the test to deliver; with

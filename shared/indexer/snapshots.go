@@ -103,6 +103,16 @@ func (s *Snapshots) Files(ctx context.Context, key, commit string, paths []strin
 	return out, nil
 }
 
+// View opens the repository's snapshot of a commit, as the repository
+// tools read it (the zip read by ranges).
+func (s *Snapshots) View(ctx context.Context, key, commit string) (repo.View, error) {
+	r, err := refOf(key)
+	if err != nil {
+		return nil, err
+	}
+	return s.open(ctx, r, commit)
+}
+
 // refOf is the repository whose folder is key.
 func refOf(key string) (reposcope.Ref, error) {
 	r, ok := reposcope.ParseKey(key)

@@ -13,12 +13,14 @@ import (
 // every request, links neither the tool pipeline (its JSON Schema
 // validator compiles its meta-schemas at init) nor the Parameter Store
 // client; the gateway, which reads no secret settings, does not link that
-// client either.
+// client either. The tool functions read precise indexes and never link
+// the SCIP bindings, which only the indexer, converting them, needs.
 func TestFunctionsLinkWhatTheyUse(t *testing.T) {
 	const (
 		module    = "github.com/toolshed/toolshed/"
 		validator = "github.com/santhosh-tekuri/jsonschema/v5"
 		ssm       = "github.com/aws/aws-sdk-go-v2/service/ssm"
+		scip      = "github.com/sourcegraph/scip/bindings/go/scip"
 	)
 	tests := []struct {
 		function     string
@@ -27,8 +29,8 @@ func TestFunctionsLinkWhatTheyUse(t *testing.T) {
 		{"authorizer", []string{module + "shared/lambdaentry"}, []string{validator, ssm, module + "shared/toolkit",
 			module + "shared/httpapi", module + "shared/lambdaevent", module + "shared/secrets/parameterstore"}},
 		{"gateway", []string{module + "shared/lambdaentry", validator}, []string{ssm}},
-		{"tool", []string{module + "shared/lambdaentry", ssm}, nil},
-		{"indexer", []string{module + "shared/lambdaentry", ssm}, nil},
+		{"tool", []string{module + "shared/lambdaentry", ssm, module + "shared/precisebucket"}, []string{scip}},
+		{"indexer", []string{module + "shared/lambdaentry", ssm, scip}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.function, func(t *testing.T) {

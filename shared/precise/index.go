@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"unsafe"
 )
 
 // ReaderAtContext is a store's reader whose reads can follow a context
@@ -27,6 +28,7 @@ type Index struct {
 	langs  []string
 	docs   []docEntry // sorted by path
 	sparse []sparseEntry
+	memory int64 // Memory
 }
 
 // Open opens the store of size bytes r reads: it reads the header, the
@@ -57,7 +59,33 @@ func Open(ctx context.Context, r io.ReaderAt, size int64) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
+	ix.memory = ix.tablesMemory()
 	return ix, nil
+}
+
+// Memory is about what the open index holds in memory, its tables as
+// decoded: what a process that keeps it counts against its budget,
+// besides what its reader caches.
+func (ix *Index) Memory() int64 { return ix.memory }
+
+// tablesMemory adds up the tables' strings, structs and slices.
+func (ix *Index) tablesMemory() int64 {
+	const (
+		docSize    = int64(unsafe.Sizeof(docEntry{}))
+		blockSize  = int64(unsafe.Sizeof(blockRef{}))
+		sparseSize = int64(unsafe.Sizeof(sparseEntry{}))
+	)
+	n := int64(len(ix.meta.commit) + len(ix.meta.tenant) + len(ix.meta.indexer))
+	for _, l := range ix.langs {
+		n += int64(len(l)) + 16
+	}
+	for _, d := range ix.docs {
+		n += docSize + int64(len(d.path)) + blockSize*int64(len(d.blocks))
+	}
+	for _, e := range ix.sparse {
+		n += sparseSize + int64(len(e.first))
+	}
+	return n
 }
 
 // Commit is the commit the index was made of.

@@ -56,6 +56,15 @@ type PublishInput struct {
 	Paths    []string // files to pack, relative to Dir
 	MaxBytes int64    // refuse more than this many bytes of files
 	Now      time.Time
+	// Precise, when set, is called once the files are packed, before
+	// anything is uploaded, with the snapshot as the deployed tools will
+	// read it (through Policy); it returns the precise indexes to push
+	// with it, which Publish uploads beside the zip after it, before the
+	// pointer, which names them (Pointer.Precise).
+	Precise func(ctx context.Context, snap View) ([]PreciseFile, error)
+	// Policy is the repository policy of the deployed tools, which
+	// Precise's snapshot reads through (nil: DefaultDeny alone).
+	Policy *Policy
 }
 
 // Published is what Publish did.
@@ -64,16 +73,18 @@ type Published struct {
 	Skipped  []string // paths that were not packed (see PackStats)
 	Refused  []string // files left out because they hold a secret (see PackStats)
 	Previous string   // the zip key the pointer named before, "" for none
-	// RetireErr is set when the previous zip could not be tagged retired
-	// (the push itself succeeded; that zip is just kept longer).
+	// RetireErr is set when the previous zip (or its precise indexes)
+	// could not be tagged retired (the push itself succeeded; they are
+	// just kept longer).
 	RetireErr error
 }
 
 // Publish packs the files into a temporary file, uploads the zip (in
-// parts when large, see package objects), and only then moves the
-// repository's pointer to it, numbered after the one it replaces
-// (Pointer.Seq): a reader sees the old snapshot or the new one, never
-// half of one. The previous zip is tagged retired.
+// parts when large, see package objects) and the precise indexes
+// PublishInput.Precise gives, and only then moves the repository's
+// pointer to them, numbered after the one it replaces (Pointer.Seq): a
+// reader sees the old snapshot or the new one, never half of one. The
+// previous zip and precise indexes are tagged retired.
 //
 // An interrupted publish never moves the pointer. Stopped during the
 // upload, it leaves no zip (a failed or cancelled upload is aborted).
@@ -104,6 +115,10 @@ func Publish(ctx context.Context, b *objects.Bucket, in PublishInput) (Published
 	if err != nil {
 		return Published{Skipped: st.Skipped}, fmt.Errorf("pack: %w", err)
 	}
+	precise, err := packedPrecise(ctx, in, zipFile, zipBytes)
+	if err != nil {
+		return Published{Skipped: st.Skipped}, err
+	}
 	p := Pointer{
 		Commit:   in.Commit,
 		Key:      ZipKey(in.Repo, in.Commit),
@@ -125,15 +140,39 @@ func Publish(ctx context.Context, b *objects.Bucket, in PublishInput) (Published
 	if err != nil {
 		return Published{Skipped: st.Skipped}, fmt.Errorf("upload %s: %w", p.Key, err)
 	}
-	p, prev, err := movePointer(ctx, b, in.Repo, p)
-	out := Published{Pointer: p, Skipped: st.Skipped, Refused: st.Refused, Previous: prev}
+	if p.Precise, err = uploadPrecise(ctx, b, in.Repo, in.Commit, precise); err != nil {
+		return Published{Skipped: st.Skipped}, err
+	}
+	p, old, err := movePointer(ctx, b, in.Repo, p)
+	out := Published{Pointer: p, Skipped: st.Skipped, Refused: st.Refused, Previous: old.Key}
 	if err != nil {
 		return out, fmt.Errorf("%s is uploaded, but moving %s to it failed (publish the same commit again): %w", p.Key, PointerKey(in.Repo), err)
 	}
-	if prev != "" && prev != p.Key {
-		out.RetireErr = b.Tag(ctx, prev, StateTag, Retired)
-	}
+	out.RetireErr = retire(ctx, b, in.Repo, old, p)
 	return out, nil
+}
+
+// packedPrecise runs in.Precise, when set, on the packed zip.
+func packedPrecise(ctx context.Context, in PublishInput, zipFile *os.File, size int64) ([]PreciseFile, error) {
+	if in.Precise == nil {
+		return nil, nil
+	}
+	snap, err := OpenZipAt(zipFile, size, in.Commit, in.Policy)
+	if err != nil {
+		return nil, err
+	}
+	return in.Precise(ctx, snap)
+}
+
+// retire tags what the pointer old named and cur does not, its zip and
+// its precise indexes, retired.
+func retire(ctx context.Context, b *objects.Bucket, r reposcope.Ref, old, cur Pointer) error {
+	var errs []error
+	if old.Key != "" && old.Key != cur.Key {
+		errs = append(errs, b.Tag(ctx, old.Key, StateTag, Retired))
+	}
+	errs = append(errs, retirePrecise(ctx, b, r, old, cur))
+	return errors.Join(errs...)
 }
 
 // ReadPointer returns the repository's pointer; ok is false when there is
@@ -165,18 +204,18 @@ const maxMoveAttempts = 5
 
 // movePointer makes p, numbered after the pointer it replaces (see
 // Pointer.Seq), the repository's pointer, with a write conditional on
-// that pointer being the one read. It returns p as written and the key
-// the old one named ("" for none).
-func movePointer(ctx context.Context, b *objects.Bucket, r reposcope.Ref, p Pointer) (Pointer, string, error) {
+// that pointer being the one read. It returns p as written and the
+// pointer it replaced (zero for none).
+func movePointer(ctx context.Context, b *objects.Bucket, r reposcope.Ref, p Pointer) (Pointer, Pointer, error) {
 	for range maxMoveAttempts {
 		old, etag, found, err := readPointer(ctx, b, r)
 		if err != nil {
-			return p, "", err
+			return p, Pointer{}, err
 		}
 		p.Seq = max(old.Seq+1, createdSeq(p))
 		body, err := json.MarshalIndent(p, "", "  ")
 		if err != nil {
-			return p, "", err
+			return p, Pointer{}, err
 		}
 		o := objects.PutOptions{ContentType: "application/json", CacheControl: "no-cache", IfNoneMatch: "*"}
 		if found {
@@ -184,10 +223,10 @@ func movePointer(ctx context.Context, b *objects.Bucket, r reposcope.Ref, p Poin
 		}
 		_, err = b.Put(ctx, PointerKey(r), body, o)
 		if !errors.Is(err, objects.ErrPrecondition) {
-			return p, old.Key, err
+			return p, old, err
 		}
 	}
-	return p, "", fmt.Errorf("move %s: another push moved it first %d times in a row", PointerKey(r), maxMoveAttempts)
+	return p, Pointer{}, fmt.Errorf("move %s: another push moved it first %d times in a row", PointerKey(r), maxMoveAttempts)
 }
 
 // SnapshotInfo is one zip of a repository.
@@ -197,6 +236,10 @@ type SnapshotInfo struct {
 	ZipBytes int64
 	Modified time.Time
 	Current  bool
+	// SCIP are the SCIP files beside the zip (SCIPKey): the precise
+	// indexes pushed with it (and, until they expire, those of an earlier
+	// push of the commit).
+	SCIP []objects.Info
 }
 
 // List returns the snapshots of the repository r, newest first, marking
@@ -214,12 +257,21 @@ func List(ctx context.Context, b *objects.Bucket, r reposcope.Ref) ([]SnapshotIn
 		return nil, err
 	}
 	var out []SnapshotInfo
+	scip := map[string][]objects.Info{}
 	for _, o := range objs {
-		commit, ok := strings.CutSuffix(strings.TrimPrefix(o.Key, RepoPrefix(r)), ".zip")
-		if !ok || strings.Contains(commit, "/") {
+		name := strings.TrimPrefix(o.Key, RepoPrefix(r))
+		if strings.Contains(name, "/") {
 			continue
 		}
-		out = append(out, SnapshotInfo{Commit: commit, Key: o.Key, ZipBytes: o.Size, Modified: o.Modified, Current: o.Key == cur.Key})
+		if rest, ok := strings.CutSuffix(name, ".scip"); ok && len(rest) > 17 {
+			scip[rest[:len(rest)-17]] = append(scip[rest[:len(rest)-17]], o)
+		}
+		if commit, ok := strings.CutSuffix(name, ".zip"); ok {
+			out = append(out, SnapshotInfo{Commit: commit, Key: o.Key, ZipBytes: o.Size, Modified: o.Modified, Current: o.Key == cur.Key})
+		}
+	}
+	for i := range out {
+		out[i].SCIP = scip[out[i].Commit]
 	}
 	// Uploads within the same second are ordered by the time Publish
 	// recorded on them.
@@ -252,8 +304,9 @@ var ErrNoSnapshot = errors.New("no such snapshot")
 
 // Rollback moves the pointer of the repository r to the snapshot of
 // commit, or, when commit is "", to the newest snapshot older than the
-// current one. The snapshot left is tagged retired and the one chosen
-// current again.
+// current one, with the precise indexes pushed with it. The snapshot left
+// is tagged retired and the one chosen current again, with their precise
+// indexes.
 func Rollback(ctx context.Context, b *objects.Bucket, r reposcope.Ref, commit string, now time.Time) (Pointer, error) {
 	if err := r.Check(); err != nil {
 		return Pointer{}, err
@@ -283,17 +336,17 @@ func Rollback(ctx context.Context, b *objects.Bucket, r reposcope.Ref, commit st
 	files, _ := strconv.Atoi(head.Metadata[metaFiles])
 	size, _ := strconv.ParseInt(head.Metadata[metaBytes], 10, 64)
 	p := Pointer{Commit: commit, Key: key, Files: files, Bytes: size, ZipBytes: head.Size, Created: now.UTC()}
-	if err := b.Tag(ctx, key, StateTag, Current); err != nil {
+	if p.Precise, err = readPrecise(ctx, b, r, commit); err != nil {
 		return Pointer{}, err
 	}
-	p, prev, err := movePointer(ctx, b, r, p)
+	for _, k := range append([]string{key}, preciseObjects(r, p)...) {
+		if err := b.Tag(ctx, k, StateTag, Current); err != nil {
+			return Pointer{}, err
+		}
+	}
+	p, old, err := movePointer(ctx, b, r, p)
 	if err != nil {
 		return Pointer{}, err
 	}
-	if prev != "" && prev != key {
-		if err := b.Tag(ctx, prev, StateTag, Retired); err != nil {
-			return p, err
-		}
-	}
-	return p, nil
+	return p, retire(ctx, b, r, old, p)
 }

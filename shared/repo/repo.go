@@ -198,6 +198,9 @@ type Pointer struct {
 	// A pointer written before pointers were numbered has none in its
 	// object: it is read as createdSeq, the number it would have had.
 	Seq int64 `json:"seq,omitempty"`
+	// Precise are the precise indexes pushed with the snapshot (see
+	// PreciseIndex), in the order push made them.
+	Precise []PreciseIndex `json:"precise,omitempty"`
 }
 
 // createdSeq is the number of a pointer by its creation time (Created in

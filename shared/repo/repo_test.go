@@ -85,6 +85,7 @@ func TestSources(t *testing.T) {
 	t.Run("interrupted publish", func(t *testing.T) { testInterruptedPublish(t, s3) })
 	t.Run("pointer numbers", func(t *testing.T) { testPointerNumbers(t, s3) })
 	t.Run("unnumbered pointer", func(t *testing.T) { testUnnumberedPointer(t, s3) })
+	t.Run("publish precise", func(t *testing.T) { testPublishPrecise(t, s3) })
 }
 
 func testConformance(t *testing.T, snap repo.View) {

@@ -311,6 +311,7 @@ func (s *S3) fetch(ctx context.Context, ref reposcope.Ref, r *s3Repo, etag strin
 		return "", Pointer{}, nil, fmt.Errorf("%s names %q, which is not a snapshot of %s", PointerKey(ref), p.Key, ref)
 	}
 	if snap != nil && p.Key == cur.Key && p.Commit == cur.Commit {
+		snap.pointer.Store(&p)
 		return newEtag, p, snap, nil
 	}
 	if p.Bytes > s.o.MaxBytes {
@@ -328,6 +329,7 @@ func (s *S3) fetch(ctx context.Context, ref reposcope.Ref, r *s3Repo, etag strin
 		return "", Pointer{}, nil, err
 	}
 	newSnap.repo, newSnap.size = ref.Key(), p.memory()
+	newSnap.pointer.Store(&p)
 	newSnap.onHold = func() { s.evict(r) }
 	return newEtag, p, newSnap, nil
 }

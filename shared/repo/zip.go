@@ -64,6 +64,10 @@ type zipSnapshot struct {
 	// what it takes in memory, as its pointer says (Pointer.memory).
 	repo string
 	size int64
+	// pointer is the pointer that made the snapshot current (PointerOf),
+	// set by the S3 source, and replaced when the commit is pushed again
+	// (the same zip, but perhaps other precise indexes).
+	pointer atomic.Pointer[Pointer]
 
 	// done is closed by end, once the source no longer serves the
 	// snapshot. held counts the bytes its followers keep for it (Hold);
@@ -128,6 +132,13 @@ func changedSince(v, now uint64, next chan struct{}) <-chan struct{} {
 		return c
 	}
 	return next
+}
+
+// built reports whether the searchable files are read.
+func (z *zipSnapshot) built() bool {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	return z.files != nil
 }
 
 // Searchable decompresses the searchable files on first use and keeps

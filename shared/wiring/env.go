@@ -30,6 +30,7 @@ import (
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/cursor"
 	"github.com/toolshed/toolshed/shared/objects"
+	"github.com/toolshed/toolshed/shared/precisebucket"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/store"
@@ -64,6 +65,9 @@ type Env struct {
 	// repoIndexes answers RepoIndex (repoindex.go); nil: the bucket's.
 	repoIndexes RepoIndexes
 	warming     sync.WaitGroup // the warm-ups started (WarmDefaultRepo)
+
+	// preciseBucket reads the bucket's precise indexes (PreciseIndexes).
+	preciseBucket *precisebucket.Reader
 }
 
 // NewEnv returns an Env over cfg. A nil log discards; Now is time.Now.

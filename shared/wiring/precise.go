@@ -40,11 +40,16 @@ func (e *Env) keeper() PreciseKeeper {
 }
 
 // PreciseIndexes returns where the precise indexes of this process's
-// repositories come from.
+// repositories come from. Deployed (snapshots in the bucket), they are
+// the stores the indexer converted from what was pushed with each
+// snapshot (precisebucket.go).
 func (e *Env) PreciseIndexes(ctx context.Context) (PreciseIndexes, error) {
 	if k := e.keeper(); k != nil {
 		// The local repositories': the indexes the local server keeps.
 		return k.Indexes, nil
+	}
+	if e.Config.Bucket != "" {
+		return e.bucketPreciseIndexes(ctx)
 	}
 	return NoPreciseIndexes, nil
 }

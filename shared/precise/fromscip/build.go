@@ -12,7 +12,11 @@
 //     Options.MaxBytes, or a message over 256 MiB, is ErrTooLarge — both
 //     refused before anything of that size is allocated;
 //   - a document whose path is not a clean relative path, or (with
-//     Options.Docs) not one of the snapshot's, is ErrOutside, naming it.
+//     Options.Docs) not one of the snapshot's, is ErrOutside, naming it;
+//     with Options.SkipOutside such documents are left out instead, but
+//     an index none of whose documents is in the snapshot is still
+//     ErrOutside (it is of another tree, or its paths are relative to
+//     another folder: see Options.Root).
 //
 // Paths are the snapshot's: an indexer that names documents from the
 // project it indexed (Options.Root) has them prefixed with its folder. A
@@ -54,21 +58,23 @@ var (
 type Options struct {
 	Commit string
 	Tenant string // see precise.WriterOptions.Tenant
+	// Root is the folder of the repository the index's document paths are
+	// relative to (where its indexer ran: a project's folder, slash
+	// separated), "" or "." for the repository's root. Documents are
+	// stored, checked against Docs and read with Text by their path from
+	// the repository's root; a path that leaves Root ("../x") stays
+	// outside.
+	Root string
 	// Docs is the snapshot's documents (path → SHA-256 of the content):
 	// a SCIP document outside it is refused (ErrOutside). nil trusts every
 	// document whose path is a clean relative one (hashes unknown).
 	Docs map[string][32]byte
-	// Root is the folder of the snapshot the indexer ran in ("" or "."
-	// for the snapshot's root): document paths are relative to it
-	// (scip-typescript and scip-python name documents from the project
-	// they index), and become Root's files, by their path in the
-	// snapshot, before anything else reads them.
-	Root string
 	// SkipOutside leaves out (Stats.Skipped) the documents outside the
 	// snapshot instead of refusing the index: those Docs does not have,
 	// and those whose path is not a clean relative one (scip-go gives the
 	// files cgo generates by their place in the build cache,
-	// "../../../root/.cache/go-build/…").
+	// "../../../root/.cache/go-build/…"). An index whose documents are
+	// all outside is refused all the same (ErrOutside).
 	SkipOutside bool
 	// Text reads a document's content as the indexer read it. It is
 	// needed for documents whose columns are not bytes; with Docs too,
@@ -114,6 +120,9 @@ func Build(ctx context.Context, r io.Reader, w io.Writer, o Options) (Stats, err
 		return b.stats, fmt.Errorf("%w: %v", ErrNotSCIP, err)
 	case g.n == 0:
 		return b.stats, fmt.Errorf("%w: the input is empty", ErrNotSCIP)
+	case b.kept == 0 && b.stats.Skipped > 0:
+		return b.stats, fmt.Errorf("%w: none of its %d documents is a file of the snapshot (are its paths relative to another folder?)",
+			ErrOutside, b.stats.Skipped)
 	}
 	st, err := b.writer().Close(ctx)
 	b.stats.Stats = st
@@ -127,6 +136,7 @@ type builder struct {
 	w     *precise.Writer // made at the first message: the metadata names the indexer
 	tool  string
 	stats Stats
+	kept  int   // documents written
 	err   error // the first failure of a visitor (ParseStreaming wraps what they return)
 }
 
@@ -205,6 +215,7 @@ func (b *builder) document(ctx context.Context, d *scip.Document) error {
 	for _, s := range d.Symbols {
 		doc.Symbols = append(doc.Symbols, symbolInfo(s))
 	}
+	b.kept++
 	return b.fail(b.writer().AddDocument(ctx, doc))
 }
 

@@ -92,6 +92,8 @@ func TestRefused(t *testing.T) {
 		{"over MaxBytes", valid, fromscip.Options{MaxBytes: int64(len(valid) / 2)}, fromscip.ErrTooLarge, "over"},
 		{"a message over MaxBytes", binary.AppendUvarint([]byte{0x12}, 1000), fromscip.Options{MaxBytes: 100}, fromscip.ErrTooLarge, "over 100 bytes"},
 		{"outside the snapshot", valid, fromscip.Options{Docs: map[string][32]byte{"p/a.go": {}}}, fromscip.ErrOutside, "p/b.go is not in the snapshot"},
+		{"nothing in the snapshot", valid, fromscip.Options{Docs: map[string][32]byte{"q/z.go": {}}, SkipOutside: true}, fromscip.ErrOutside, "none of its 2 documents"},
+		{"nothing under Root", valid, fromscip.Options{Docs: map[string][32]byte{"p/a.go": {}}, Root: "src", SkipOutside: true}, fromscip.ErrOutside, "none of its 2 documents"},
 		{"parent", withDoc(t, &scip.Document{RelativePath: "../x.go"}), fromscip.Options{}, fromscip.ErrOutside, `"../x.go"`},
 		{"absolute", withDoc(t, &scip.Document{RelativePath: "/etc/x.go"}), fromscip.Options{}, fromscip.ErrOutside, `"/etc/x.go"`},
 		{"unclean", withDoc(t, &scip.Document{RelativePath: "p/../x.go"}), fromscip.Options{}, fromscip.ErrOutside, `"p/../x.go"`},

@@ -30,6 +30,7 @@ import (
 	"github.com/toolshed/toolshed/shared/deploy"
 	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/store"
@@ -248,16 +249,16 @@ func (s *Stack) AuthorizerConfig() lambdatest.Config {
 func (s *Stack) IndexerConfig(tb testing.TB) lambdatest.Config {
 	tb.Helper()
 	bucket, endpoint := s.S3(tb)
+	env := maps.Clone(indexer.Env)
+	env[config.Bucket.Name()] = bucket
+	env[config.S3Endpoint.Name()] = endpoint
+	env[embedding.Kind.Name()] = embedding.KindNone
 	return lambdatest.Config{
 		Name:      "toolshed-indexer",
 		Bootstrap: filepath.Join(s.bootstraps, "indexer"),
-		Env: map[string]string{
-			config.Bucket.Name():     bucket,
-			config.S3Endpoint.Name(): endpoint,
-			embedding.Kind.Name():    embedding.KindNone,
-		},
-		Timeout:  IndexerTimeout,
-		MemoryMB: IndexerMemoryMB,
+		Env:       env,
+		Timeout:   IndexerTimeout,
+		MemoryMB:  IndexerMemoryMB,
 	}
 }
 

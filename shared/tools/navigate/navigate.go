@@ -44,6 +44,7 @@ import (
 	"github.com/toolshed/toolshed/shared/cursor"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/precise"
+	"github.com/toolshed/toolshed/shared/precisebucket"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/symbols"
@@ -85,10 +86,13 @@ var Family = family.Family{
 	// list_repos list a tenant's repositories. The first function to build
 	// a snapshot's symbol table saves it for the others
 	// (wiring.SymbolStores). list_repos reads the code indexes' pointers
-	// and build records.
+	// and build records. The precise indexes the indexer converted from
+	// what was pushed with each snapshot are read, never written
+	// (wiring.PreciseIndexes).
 	Grants: []family.Grant{
 		family.Objects(repo.Prefix, "s3:GetObject"), family.List(repo.Prefix),
 		family.Objects(wiring.SymbolsPrefix, "s3:GetObject", "s3:PutObject"), family.List(wiring.SymbolsPrefix),
+		family.Objects(precisebucket.Prefix, "s3:GetObject"), family.List(precisebucket.Prefix),
 		family.Objects(indexfile.BucketPrefix, "s3:GetObject").For(ListReposTool),
 		family.List(indexfile.BucketPrefix).For(ListReposTool),
 	},
