@@ -159,7 +159,10 @@ function classify(id) {
 
 // references returns the kind of the symbol defined at use.defs and the
 // references findReferences gives for it, in code, declarations left
-// out. The
+// out: the declarations' names, and the places use.defs names (a
+// destructured variable's, const { a } = o, is not a declaration's name
+// alone, being a use of o's property a too, and findReferences marks it
+// a definition only when asked there, not from a use). The
 // language service answers in groups, one per symbol: the symbol's own;
 // one per import or export that names it (kind "alias"), with the uses
 // through that name; and those of related symbols (the interface member
@@ -176,7 +179,8 @@ function references(use) {
     if (!defined.has(key(group.definition)) && group.definition.kind !== 'alias') continue;
     if (group.definition.kind !== 'alias') kind = kind || group.definition.kind;
     for (const r of group.references) {
-      const at = inCode.has(key(r)) && !defines(r.fileName, r.textSpan.start) && place(r.fileName, r.textSpan.start);
+      const at = inCode.has(key(r)) && !defined.has(key(r)) && !defines(r.fileName, r.textSpan.start) &&
+        place(r.fileName, r.textSpan.start);
       if (at) out.push(at);
     }
   }

@@ -15,5 +15,7 @@ export function total(shapes: Shape[]): number {
 const label = '😀 ' + one, sq = new Square();
 console.log(label, total([sq, sq.grow(one)]), sq.name);
 
-// A class that declares a constructor, and overloads.
-console.log(scaled(new Circle(one), 3).radius, scaled(sq).area());
+// A destructured variable: its name is its definition and a use of the
+// property.
+const { radius } = scaled(new Circle(one), 3);
+console.log(radius, scaled(sq).area());
