@@ -166,7 +166,10 @@ function classify(id) {
 // language service answers in groups, one per symbol: the symbol's own;
 // one per import or export that names it (kind "alias"), with the uses
 // through that name; and those of related symbols (the interface member
-// a method implements, say), which are other symbols and left out.
+// a method implements, say), which are other symbols and left out. The
+// symbol's own group is the one that names, or holds, a place use.defs
+// names: the definition of a call of an overloaded method is the
+// overload called, and its group is named after the first.
 function references(use) {
   const key = (span) => span.fileName + ':' + span.textSpan.start;
   const defined = new Set(use.defs.map(key));
@@ -176,7 +179,8 @@ function references(use) {
   const out = [];
   let kind = '';
   for (const group of found) {
-    if (!defined.has(key(group.definition)) && group.definition.kind !== 'alias') continue;
+    const own = defined.has(key(group.definition)) || group.references.some((r) => defined.has(key(r)));
+    if (!own && group.definition.kind !== 'alias') continue;
     if (group.definition.kind !== 'alias') kind = kind || group.definition.kind;
     for (const r of group.references) {
       const at = inCode.has(key(r)) && !defined.has(key(r)) && !defines(r.fileName, r.textSpan.start) &&

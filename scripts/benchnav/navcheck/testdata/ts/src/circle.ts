@@ -13,6 +13,13 @@ export class Circle implements Shape {
   area(): number {
     return Math.PI * this.radius * this.radius;
   }
+
+  // grown is a bigger circle: a method's overloads.
+  grown(): Circle;
+  grown(by: number): Circle;
+  grown(by = 2): Circle {
+    return new Circle(this.radius * by);
+  }
 }
 
 // scaled grows a shape. Each overload declares its own parameters and

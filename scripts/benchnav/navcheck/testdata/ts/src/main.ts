@@ -18,4 +18,4 @@ console.log(label, total([sq, sq.grow(one)]), sq.name);
 // A destructured variable: its name is its definition and a use of the
 // property.
 const { radius } = scaled(new Circle(one), 3);
-console.log(radius, scaled(sq).area());
+console.log(radius, scaled(sq).area(), new Circle(radius).grown(2).grown().radius);
