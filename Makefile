@@ -192,7 +192,8 @@ bench-precise: node_modules pytools
 ## then the precise rows: the tree's precise index (time, peak memory, size;
 ## five copies with ARGS=-five), its answers against go/types' and rxjs's
 ## against the TypeScript language service (precision, recall, definitions,
-## p50), and 20 ambiguous names' textual and precise answers side by side
+## p50), and 20 ambiguous names' textual and precise answers side by side;
+## ARGS=-rxjs-only runs the rxjs comparison alone
 bench-nav: ripgrep
 	$(GO) run ./scripts/benchnav $(ARGS)
 

@@ -18,6 +18,7 @@
 //
 //	make bench-nav
 //	make bench-nav ARGS=-five
+//	make bench-nav ARGS=-rxjs-only
 //	go run ./scripts/benchnav -runs 51 -tree /path/to/a/checkout
 package main
 
@@ -50,6 +51,7 @@ func main() {
 	flag.IntVar(&o.runs, "name-runs", 5, "calls of each ambiguous name's whole answers (p50)")
 	flag.StringVar(&o.rxjs, "rxjs", "node_modules/rxjs", "the rxjs package compared with the TypeScript language service (\"\": none)")
 	flag.StringVar(&o.node, "node", "node", "node, for scip-typescript and the language service")
+	flag.BoolVar(&o.rxjsOnly, "rxjs-only", false, "only rxjs against the TypeScript language service (no Go tree rows)")
 	flag.Parse()
 	o.sample.Names = ambiguous
 	err := standalone.RunStderr(func(tb testing.TB) error { return run(tb, *tree, *runs, o) })
@@ -106,6 +108,9 @@ func total(field string) func(json.RawMessage) (int, error) {
 }
 
 func run(tb testing.TB, tree string, runs int, o preciseOptions) error {
+	if o.rxjsOnly {
+		return typeScript(context.Background(), tb, o, filepath.Join(tb.TempDir(), "rxjs"))
+	}
 	if err := ripgrep.Installed(); err != nil {
 		return err
 	}

@@ -32,8 +32,10 @@ type preciseOptions struct {
 	sample navcheck.Sample
 	five   bool   // index five copies of the tree too
 	rxjs   string // the rxjs package (its src and tsconfig.json), "" for none
-	node   string // node, for scip-typescript and the TypeScript language service
-	runs   int    // calls of each ambiguous name's answers (p50)
+	// rxjsOnly compares rxjs's answers alone, without the Go tree.
+	rxjsOnly bool
+	node     string // node, for scip-typescript and the TypeScript language service
+	runs     int    // calls of each ambiguous name's answers (p50)
 }
 
 // runPrecise prints the precise rows: the Go tree's index (time, memory,

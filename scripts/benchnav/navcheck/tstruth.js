@@ -159,11 +159,17 @@ function classify(id) {
 
 // references returns the kind of the symbol defined at use.defs and the
 // references findReferences gives for it, in code, declarations left
-// out. The
+// out: the declarations' names, and the places use.defs names (a
+// destructured variable's, const { a } = o, is not a declaration's name
+// alone, being a use of o's property a too, and findReferences marks it
+// a definition only when asked there, not from a use). The
 // language service answers in groups, one per symbol: the symbol's own;
 // one per import or export that names it (kind "alias"), with the uses
 // through that name; and those of related symbols (the interface member
-// a method implements, say), which are other symbols and left out.
+// a method implements, say), which are other symbols and left out. The
+// symbol's own group is the one that names, or holds, a place use.defs
+// names: the definition of a call of an overloaded method is the
+// overload called, and its group is named after the first.
 function references(use) {
   const key = (span) => span.fileName + ':' + span.textSpan.start;
   const defined = new Set(use.defs.map(key));
@@ -173,10 +179,12 @@ function references(use) {
   const out = [];
   let kind = '';
   for (const group of found) {
-    if (!defined.has(key(group.definition)) && group.definition.kind !== 'alias') continue;
+    const own = defined.has(key(group.definition)) || group.references.some((r) => defined.has(key(r)));
+    if (!own && group.definition.kind !== 'alias') continue;
     if (group.definition.kind !== 'alias') kind = kind || group.definition.kind;
     for (const r of group.references) {
-      const at = inCode.has(key(r)) && !defines(r.fileName, r.textSpan.start) && place(r.fileName, r.textSpan.start);
+      const at = inCode.has(key(r)) && !defined.has(key(r)) && !defines(r.fileName, r.textSpan.start) &&
+        place(r.fileName, r.textSpan.start);
       if (at) out.push(at);
     }
   }

@@ -22,6 +22,13 @@
 // project it indexed (Options.Root) has them prefixed with its folder. A
 // document whose indexer names no language takes shared/language's.
 //
+// Where an indexer's symbols differ from its compiler's in ways the index
+// itself shows, they are corrected as they are read (relink.go), so that
+// every reader of the store answers as the compiler does: scip-typescript
+// names a class's constructor at `new C()`, which the TypeScript compiler
+// counts among C's references, and gives the parameters of all of a
+// function's overloads one symbol, where each overload declares its own.
+//
 // Positions become what every answer gives: 1-based lines and byte
 // columns. SCIP's are 0-based, and its columns are in the code units of
 // the document's PositionEncoding: UTF-8 bytes, or UTF-16 (or UTF-32)
@@ -215,6 +222,7 @@ func (b *builder) document(ctx context.Context, d *scip.Document) error {
 	for _, s := range d.Symbols {
 		doc.Symbols = append(doc.Symbols, symbolInfo(s))
 	}
+	relink(&doc)
 	b.kept++
 	return b.fail(b.writer().AddDocument(ctx, doc))
 }

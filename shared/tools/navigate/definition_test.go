@@ -84,28 +84,35 @@ func TestFindDefinitionChangedFile(t *testing.T) {
 }
 
 // TestFindDefinitionTypeScript: scip-typescript's index of the
-// TypeScript fixture; columns are bytes, after a non-ASCII literal too.
+// TypeScript fixture; columns are bytes, after a non-ASCII literal too;
+// `new Circle` is the class and its constructor, as the language service
+// answers.
 func TestFindDefinitionTypeScript(t *testing.T) {
 	h := preciseHarness(t, tsProject, nil)
 	tests := []struct {
 		name string
 		args map[string]any
-		want string // symbol path:line:column container signature
+		want []string // each definition's symbol path:line:column container signature
 	}{
-		{"an interface method", pos("src/main.ts", 8, 15), tssym("shape.ts", "Shape#area().") + " src/shape.ts:4:3 Shape (method) area() => number"},
-		{"after a non-ASCII literal", pos("src/main.ts", 15, 20), tssym("circle.ts", "Circle#area().") + " src/circle.ts:7:3 Circle (method) area(): number"},
-		{"a function", pos("src/main.ts", 15, 28), tssym("main.ts", "totalArea().") + " src/main.ts:5:17  function totalArea(shapes: Shape[]): number"},
-		{"a constructor", pos("src/main.ts", 14, 17), tssym("circle.ts", "Circle#`<constructor>`().") + " src/circle.ts:5:3 Circle constructor(r: number): Circle"},
+		{"an interface method", pos("src/main.ts", 8, 15), []string{tssym("shape.ts", "Shape#area().") + " src/shape.ts:4:3 Shape (method) area() => number"}},
+		{"after a non-ASCII literal", pos("src/main.ts", 15, 20), []string{tssym("circle.ts", "Circle#area().") + " src/circle.ts:7:3 Circle (method) area(): number"}},
+		{"a function", pos("src/main.ts", 15, 28), []string{tssym("main.ts", "totalArea().") + " src/main.ts:5:17  function totalArea(shapes: Shape[]): number"}},
+		{"a constructor", pos("src/main.ts", 14, 17), []string{
+			tssym("circle.ts", "Circle#") + " src/circle.ts:4:14  class Circle",
+			tssym("circle.ts", "Circle#`<constructor>`().") + " src/circle.ts:5:3 Circle constructor(r: number): Circle"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := call(t, h, navigate.FindDefinitionTool, tt.args)
-			if got.Precision != "precise" || got.IndexedCommit != tsCommit || len(got.Definitions) != 1 {
+			if got.Precision != "precise" || got.IndexedCommit != tsCommit {
 				t.Fatalf("%+v", got)
 			}
-			d := got.Definitions[0]
-			if s := d.Symbol + " " + d.at() + " " + d.Container + " " + d.Signature; s != tt.want {
-				t.Errorf("got  %s\nwant %s", s, tt.want)
+			var defs []string
+			for _, d := range got.Definitions {
+				defs = append(defs, d.Symbol+" "+d.at()+" "+d.Container+" "+d.Signature)
+			}
+			if !slices.Equal(defs, tt.want) {
+				t.Errorf("got  %q\nwant %q", defs, tt.want)
 			}
 		})
 	}

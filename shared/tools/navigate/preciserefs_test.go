@@ -176,7 +176,7 @@ func TestFindReferencesTypeScript(t *testing.T) {
 		args map[string]any
 		want []string
 	}{
-		{"a class", pos("src/circle.ts", 4, 15), []string{"src/circle.ts:13 reference in -", "src/main.ts:2 reference in -"}},
+		{"a class", pos("src/circle.ts", 4, 15), []string{"src/circle.ts:13 reference in -", "src/main.ts:2 reference in -", "src/main.ts:14 reference in report"}},
 		{"an interface method", pos("src/shape.ts", 4, 3), []string{"src/main.ts:8 reference in totalArea"}},
 		{"a method, after a non-ASCII literal", with(pos("src/circle.ts", 7, 3), "includeDeclaration", true), []string{
 			"src/circle.ts:7 definition in Circle.area", "src/circle.ts:15 reference in Ring.area", "src/main.ts:15 reference in report"}},
