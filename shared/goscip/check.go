@@ -27,14 +27,14 @@ type indexer struct {
 // declarations (step 1), then checks each unit to emit in full and writes
 // its documents (step 2).
 func indexModule(ctx context.Context, root string, m module, patterns []string, goroots *goroots, o Options, out *indexWriter) error {
-	listDir, env, paths, err := listSetup(root, m, goroots)
+	listDir, l, paths, err := listSetup(root, m, goroots)
 	if err != nil {
 		return err
 	}
-	if env.cleanup != nil {
-		defer env.cleanup()
+	if l.cleanup != nil {
+		defer l.cleanup()
 	}
-	units, err := listUnits(ctx, m, listDir, env.vars, patterns, o, newSymbolNames(m))
+	units, err := listModule(ctx, m, listDir, l, paths, patterns, o)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -65,6 +65,29 @@ func indexModule(ctx context.Context, root string, m module, patterns []string, 
 		}
 	}
 	return nil
+}
+
+// listModule lists module m's units (listUnits), from its vendor folder
+// if it has one go list accepts, and marks those of the vendor folder to
+// be written too when patterns name the whole module: ./... leaves them
+// out, and without their documents a use of one has no definition.
+func listModule(ctx context.Context, m module, listDir string, l listing, paths pathMap, patterns []string, o Options) ([]*unit, error) {
+	names := newSymbolNames(m)
+	units, err := listUnits(ctx, m, listDir, l.vars, patterns, o, names)
+	if err != nil && l.withoutVendor != nil && ctx.Err() == nil {
+		units, err = listUnits(ctx, m, listDir, l.withoutVendor, patterns, o, names)
+	}
+	if err != nil || !wholeModule(patterns) {
+		return units, err
+	}
+	var vendored []*unit
+	for _, u := range units {
+		if paths.vendored(u.files) {
+			vendored = append(vendored, u)
+		}
+	}
+	markEmitted(vendored)
+	return units, nil
 }
 
 // declarations is step 1 for unit u: it names u's declarations, checks

@@ -34,15 +34,22 @@ func listEnv(extra ...string) []string {
 
 // listing is where and how go list runs for one module.
 type listing struct {
-	vars    []string
-	cleanup func()
+	vars []string
+	// withoutVendor is the environment to list again with when listing
+	// from the vendor folder fails (vendor/modules.txt disagrees with
+	// go.mod: go build would refuse it too), nil when vars does not use
+	// it: the module is then indexed as one without a vendor folder.
+	withoutVendor []string
+	cleanup       func()
 }
 
 // listSetup prepares go list for module m: an ordinary module is listed
-// in its directory with -mod=mod (so an incomplete go.sum or go.mod does
-// not stop it) on copies of its go.mod and go.sum (-modfile), so that go
-// never writes the repository's; the standard library through a
-// temporary GOROOT (goroots).
+// in its directory on copies of its go.mod and go.sum (-modfile), so that
+// go never writes the repository's, with -mod=vendor when it has a vendor
+// folder (vendor/modules.txt: its dependencies are the vendored files, as
+// go build would use them), else with -mod=mod (so an incomplete go.sum
+// or go.mod does not stop it); the standard library through a temporary
+// GOROOT (goroots), which always uses its vendor folders.
 func listSetup(root string, m module, goroots *goroots) (dir string, l listing, paths pathMap, err error) {
 	paths = pathMap{root: root, module: m.dir}
 	if m.std() {
@@ -74,8 +81,12 @@ func listSetup(root string, m module, goroots *goroots) (dir string, l listing, 
 			return "", listing{}, paths, fmt.Errorf("goscip: copying %s: %w", name, err)
 		}
 	}
-	flags := "GOFLAGS=-mod=mod -modfile=" + filepath.Join(tmp, "go.mod")
-	return m.dir, listing{vars: listEnv(flags), cleanup: cleanup}, paths, nil
+	modfile := " -modfile=" + filepath.Join(tmp, "go.mod")
+	l = listing{vars: listEnv("GOFLAGS=-mod=mod" + modfile), cleanup: cleanup}
+	if _, err := os.Stat(filepath.Join(m.dir, "vendor", "modules.txt")); err == nil {
+		l.vars, l.withoutVendor = listEnv("GOFLAGS=-mod=vendor"+modfile), l.vars
+	}
+	return m.dir, l, paths, nil
 }
 
 // pathMap turns the file names go list gives into document paths:
@@ -107,9 +118,18 @@ func (p pathMap) document(file string) (string, bool) {
 // inModule reports whether files are all in the module being indexed (a
 // package outside it, such as one of another module a pattern named, is
 // not written with this module).
-func (p pathMap) inModule(files []string) bool {
+func (p pathMap) inModule(files []string) bool { return p.inFolder(p.module, files) }
+
+// vendored reports whether files are all in the vendor folder of the
+// module being indexed: a package its go build takes from there.
+func (p pathMap) vendored(files []string) bool {
+	return p.inFolder(filepath.Join(p.module, "vendor"), files)
+}
+
+// inFolder reports whether files (as go list names them) are all in dir.
+func (p pathMap) inFolder(dir string, files []string) bool {
 	for _, f := range files {
-		if _, ok := within(p.module, p.real(f)); !ok {
+		if _, ok := within(dir, p.real(f)); !ok {
 			return false
 		}
 	}

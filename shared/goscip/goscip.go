@@ -25,7 +25,10 @@
 // cmd) is named github.com/golang/go/src at its Go version; locals are
 // "local N", numbered per document. Where this package differs from
 // scip-go, on purpose: it writes no document for the test main go test
-// generates (outside the module); an interface that embeds error requires
+// generates (outside the module); indexing a whole module (./...), it
+// writes the packages of the module's vendor folder too, named as their
+// uses are (scip-go, like go list ./..., leaves them out, so a use of one
+// has no definition); an interface that embeds error requires
 // an Error method (implementations.go); relationships are not repeated; a
 // method promoted from another package's type gets no relationship (that
 // package is written already); an import's occurrence spans the path as
@@ -43,7 +46,10 @@
 // Go source tree's src) is listed through a temporary GOROOT whose src is
 // that tree. go list runs without network, workspace, toolchain switch or
 // cgo, and never writes the module's go.mod or go.sum: a dependency
-// missing from the module cache leaves its uses unresolved.
+// missing from the module cache leaves its uses unresolved. A module with
+// a vendor folder (vendor/modules.txt) takes its dependencies from there,
+// as go build does, unless go list refuses the folder (it disagrees with
+// go.mod): then from the module cache.
 package goscip
 
 import (

@@ -84,7 +84,13 @@ func listUnits(ctx context.Context, m module, listDir string, env []string, patt
 		units[p] = u
 		order = append(order, u)
 	})
-	markEmitted(roots, units)
+	var matched []*unit
+	for _, r := range roots {
+		if u := units[r]; u != nil {
+			matched = append(matched, u)
+		}
+	}
+	markEmitted(matched)
 	return order, nil
 }
 
@@ -94,17 +100,13 @@ func isTestMain(p *packages.Package) bool {
 	return p.Name == "main" && strings.HasSuffix(p.PkgPath, ".test")
 }
 
-// markEmitted chooses the units whose documents are written: for each
-// package path among the roots, the variant with the most files (with
-// tests, "p [p.test]" holds p's files and its internal tests), so that
-// each file is one document, as scip-go does.
-func markEmitted(roots []*packages.Package, units map[*packages.Package]*unit) {
+// markEmitted chooses the units whose documents are written among
+// candidates: for each package path, the variant with the most files
+// (with tests, "p [p.test]" holds p's files and its internal tests), so
+// that each file is one document, as scip-go does.
+func markEmitted(candidates []*unit) {
 	best := map[string]*unit{}
-	for _, r := range roots {
-		u := units[r]
-		if u == nil {
-			continue
-		}
+	for _, u := range candidates {
 		if b := best[u.path]; b == nil || len(u.files) > len(b.files) {
 			best[u.path] = u
 		}
@@ -112,6 +114,15 @@ func markEmitted(roots []*packages.Package, units map[*packages.Package]*unit) {
 	for _, u := range best {
 		u.emit = true
 	}
+}
+
+// wholeModule reports whether patterns name every package of a module
+// (the default, ./...). Only then are the packages of its vendor folder
+// written too, which ./... leaves out: an index of some packages (an
+// overlay re-indexing the packages that changed) leaves them to the
+// module's whole index.
+func wholeModule(patterns []string) bool {
+	return len(patterns) == 1 && patterns[0] == "./..."
 }
 
 // symbolNames names packages the way scip-go does (its loader's
