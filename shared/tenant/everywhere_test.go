@@ -161,6 +161,10 @@ func (o openRecorder) Files(context.Context, string, string, []string) ([]contex
 	return nil, errRefused
 }
 
+func (o openRecorder) View(context.Context, string, string) (repo.View, error) {
+	return nil, errRefused
+}
+
 // TestIndexerAgrees: the indexer indexes snapshots/<tenant>/r/current.json
 // (the tenant's repository r) only for a valid tenant, and ignores other
 // keys.
