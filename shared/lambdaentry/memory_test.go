@@ -57,6 +57,7 @@ func TestNavigateHeapAfterPushes(t *testing.T) {
 		cfg.Env["GODEBUG"] = "gctrace=1"
 		cfg.Env["GOGC"] = "10"
 		cfg.Env[config.RepoRefresh.Name()] = "100ms"
+		cfg.RunBetweenInvocations = true // a push's table is built between calls (issue 38)
 		fns[i].fn = d.Start(t, cfg)
 	}
 	for push := 1; push <= 3; push++ {
