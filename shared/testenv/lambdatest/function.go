@@ -50,13 +50,6 @@ type Config struct {
 	// proportion below); 0 leaves the process unthrottled. It needs a
 	// writable cgroup CPU controller (Linux).
 	VCPU float64
-	// RunBetweenInvocations leaves the process running between
-	// invocations, unlike Lambda, which freezes it. It is only for the
-	// tests of code that still relies on work between invocations (a
-	// warm-up or a load that goes on in the background after an answer),
-	// until that code does its work in the init or within calls (issue
-	// 38); by default a function is frozen, as on Lambda.
-	RunBetweenInvocations bool
 }
 
 // FullVCPUMemoryMB is the memory setting at which Lambda gives a function
@@ -108,12 +101,9 @@ func Start(cfg Config) (*Function, error) {
 		return nil, err
 	}
 	f := &Function{Name: cfg.Name, Arn: FunctionArn(cfg.Region, cfg.Name), cfg: cfg, sandbox: sb}
-	rtCfg := RuntimeConfig{FunctionArn: f.Arn, Timeout: cfg.Timeout, OnTimeout: f.Kill,
-		InitLimit: InitLimit, OnInitTimeout: f.endLateInit, RetryInit: f.launch}
-	if !cfg.RunBetweenInvocations {
-		rtCfg.Freeze, rtCfg.Thaw = f.freeze, f.thaw
-	}
-	rt, err := NewRuntime(rtCfg)
+	rt, err := NewRuntime(RuntimeConfig{FunctionArn: f.Arn, Timeout: cfg.Timeout, OnTimeout: f.Kill,
+		InitLimit: InitLimit, OnInitTimeout: f.endLateInit, RetryInit: f.launch,
+		Freeze: f.freeze, Thaw: f.thaw})
 	if err != nil {
 		sb.remove()
 		return nil, err
