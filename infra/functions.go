@@ -46,7 +46,6 @@ const (
 	authorizerTimeoutSeconds = 5
 	authorizerMemoryMB       = 256
 	authorizerConcurrency    = 20
-	authorizerCacheSeconds   = 30
 	// The indexer plans code index builds (it reads a snapshot's files
 	// to split them into batches: memory for the largest snapshot) and
 	// embeds memory entries; two at once at most (S3 retries a throttled

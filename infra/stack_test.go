@@ -744,7 +744,7 @@ func TestAuthorizer(t *testing.T) {
 			"AuthorizerPayloadFormatVersion": "2.0",
 			"EnableSimpleResponses":          true,
 			"IdentitySource":                 []any{"$request.header.Authorization"},
-			"AuthorizerResultTtlInSeconds":   authorizerCacheSeconds,
+			"AuthorizerResultTtlInSeconds":   auth.AuthorizerCacheTTL.Seconds(),
 		} {
 			if got := a.Properties[field]; !equalJSON(got, want) {
 				t.Errorf("%s %s: got %v, want %v", id, field, got, want)

@@ -39,7 +39,8 @@ func main() {
 	env.Getenv = getenv
 	tools, err := family.Build(ctx, toolset.Families, env, cfg.Tool)
 	lambdaentry.FatalIf(log, "build "+cfg.Tool, err)
-	// The default repository, read at the init phase's full CPU.
+	// The default repository, read (its symbol table built) as far as the
+	// init's time allows.
 	env.WaitWarm(lambdaentry.InitWarmTime)
 	stores, err := env.Stores(ctx) // the rate counters are shared in DynamoDB
 	lambdaentry.FatalIf(log, "open storage", err)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -31,6 +32,12 @@ import (
 // push, once the new snapshot's table is built (and saved, its buffers
 // garbage), the test calls until two collections have finished and takes
 // the last one's figure.
+//
+// The functions are frozen between calls and run at their CPU share, as
+// on Lambda: a table is built by the calls that read it, so the test
+// calls until an answer says it is (the count of calls is logged); by
+// then the table's work is done (saved, for find_symbols), nothing being
+// left for after the answer, when the function is frozen.
 func TestNavigateHeapAfterPushes(t *testing.T) {
 	d := newDeployment(t)
 	d.S3(t)
@@ -41,15 +48,15 @@ func TestNavigateHeapAfterPushes(t *testing.T) {
 	// reads it from there.
 	fns := []struct {
 		tool  string
-		until string // in the answer to a call naming the pushed constant, once the table has it
-		built string // in the output, once per push, when the table's work is done
-		probe string // a call that allocates enough to bring collections
+		until []string // in the answer to a call naming the pushed constant, once the table has it
+		built string   // in the output, once per push, when the table's work is done
+		probe string   // a call that allocates enough to bring collections
 		fn    *lambdatest.Function
 		heap  []int // MB, after each push
 	}{
-		{tool: "find_symbols", until: `"path":"push.go"`, built: `"msg":"symbols: table saved"`,
+		{tool: "find_symbols", until: []string{`"path":"push.go"`, `"state":"ready"`}, built: `"msg":"symbols: table saved"`,
 			probe: `{"name":"err","match":"substring","caseSensitive":false,"limit":200}`},
-		{tool: "find_references", until: `"definition":"constant"`, built: `"msg":"symbols: table updated"`,
+		{tool: "find_references", until: []string{`"definition":"constant"`}, built: `"msg":"symbols: table updated"`,
 			probe: `{"name":"err","limit":200}`},
 	}
 	for i := range fns {
@@ -57,6 +64,7 @@ func TestNavigateHeapAfterPushes(t *testing.T) {
 		cfg.Env["GODEBUG"] = "gctrace=1"
 		cfg.Env["GOGC"] = "10"
 		cfg.Env[config.RepoRefresh.Name()] = "100ms"
+		cfg.VCPU = lambdatest.VCPUOf(cfg.MemoryMB)
 		fns[i].fn = d.Start(t, cfg)
 	}
 	for push := 1; push <= 3; push++ {
@@ -69,7 +77,8 @@ func TestNavigateHeapAfterPushes(t *testing.T) {
 		s3.Publish(t, "acme", fmt.Sprintf("c%d", push), dir)
 		for i := range fns {
 			f := &fns[i]
-			callUntil(t, f.fn, f.tool, `{"name":"`+name+`"}`, f.until)
+			calls := callUntil(t, f.fn, f.tool, `{"name":"`+name+`"}`, f.until)
+			t.Logf("%s: push %d: the table built after %d calls", f.tool, push, calls)
 			waitOutputCount(t, f.fn, f.built, push)
 			f.heap = append(f.heap, settledHeapMB(t, f.fn, f.tool, f.probe))
 		}
@@ -108,28 +117,34 @@ func goSourceTree(t *testing.T) string {
 	return repotest.GoPackages(t, pkgs...)
 }
 
-// callUntil calls tool on fn until its answer contains want (the function
-// reads a push within its refresh interval, and builds the new snapshot's
-// symbol table in the background).
-func callUntil(t *testing.T, fn *lambdatest.Function, tool, args, want string) {
+// callUntil calls tool on fn, as an agent would, until its answer
+// contains every string of want (the function reads a push within its
+// refresh interval, and its calls build the new snapshot's symbol table,
+// a slice each); it returns how many calls it made. Every call must
+// answer within its deadline.
+func callUntil(t *testing.T, fn *lambdatest.Function, tool, args string, want []string) int {
 	t.Helper()
 	deadline := time.Now().Add(3 * time.Minute)
-	for i := 0; ; i++ {
+	for i := 1; ; i++ {
 		resp := invoke(t, fn, directEvent(tool, args, "acme", fmt.Sprint("until-", i)))
-		if strings.Contains(string(resp.Payload), want) {
-			return
+		if resp.FunctionError != "" || strings.Contains(string(resp.Payload), `"code":"TIMEOUT"`) {
+			t.Fatalf("%s %s: call %d did not answer in time: %s %s", tool, args, i, resp.ErrorType, resp.Payload)
+		}
+		if !slices.ContainsFunc(want, func(w string) bool { return !strings.Contains(string(resp.Payload), w) }) {
+			return i
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s %s: no %s in %s", tool, args, want, resp.Payload)
+			t.Fatalf("%s %s: no %q in %s", tool, args, want, resp.Payload)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
 }
 
-// waitOutputCount waits until fn's output holds s n times.
+// waitOutputCount waits, calling nothing (the function is frozen), until
+// fn's output holds s n times: what it wrote before its last answer.
 func waitOutputCount(t *testing.T, fn *lambdatest.Function, s string, n int) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Minute)
+	deadline := time.Now().Add(time.Minute)
 	for strings.Count(fn.Output(), s) < n {
 		if time.Now().After(deadline) {
 			t.Fatalf("%s: %s is not %d times in the output:\n%s", fn.Name, s, n, fn.Output())

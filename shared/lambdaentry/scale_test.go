@@ -155,9 +155,11 @@ func TestScale(t *testing.T) {
 			if warmUp {
 				how = "in the init"
 			}
-			t.Logf("%s (%d MB, %.2f vCPU, deadline %v), repository read %s: init %v, first call %v (%s), warm p50 %v max %v, peak RSS %d MiB",
-				c.tool, cfg.MemoryMB, cfg.VCPU, time.Duration(contract.TimeoutMs)*time.Millisecond, how, initTook.Round(time.Millisecond),
-				first.Round(time.Millisecond), answer, rest[len(rest)/2].Round(time.Millisecond), rest[len(rest)-1].Round(time.Millisecond), peak>>20)
+			// A cold call's latency is the init and the first call: Lambda
+			// runs the init when the call arrives.
+			t.Logf("%s (%d MB, %.2f vCPU, deadline %v), repository read %s: cold first call %v (init %v + call %v, %s), warm p50 %v max %v, peak RSS %d MiB",
+				c.tool, cfg.MemoryMB, cfg.VCPU, time.Duration(contract.TimeoutMs)*time.Millisecond, how, (initTook + first).Round(time.Millisecond),
+				initTook.Round(time.Millisecond), first.Round(time.Millisecond), answer, rest[len(rest)/2].Round(time.Millisecond), rest[len(rest)-1].Round(time.Millisecond), peak>>20)
 			fn.Stop()
 		}
 	}

@@ -22,10 +22,10 @@ import (
 	"github.com/toolshed/toolshed/shared/telemetry"
 )
 
-// InitWarmTime is how long a function's init waits for its warm-ups
-// (wiring.Env.WaitWarm): Lambda's init phase runs at full CPU for up to
-// 10 s before the first invocation; what is not done by then goes on in
-// the background.
+// InitWarmTime is how long a function's init lets its warm-ups run
+// (wiring.Env.WaitWarm): Lambda ends an init that runs past 10 s (at the
+// function's CPU share), and the rest of the init needs a little of it;
+// what the warm-ups have not done by then the first calls do.
 const InitWarmTime = 8 * time.Second
 
 // SecretSource is where a function reads its secret settings' values

@@ -53,10 +53,14 @@ func testSmoke(t *testing.T, d *deployment) {
 // gateway, POST
 // /v1/tools/<name> and /mcp/tool/<name> for each tool and alias to that
 // tool's function; every route but /healthz behind the authorizer. The
-// gateway forwards tools/call to the same tool functions.
+// gateway forwards tools/call to the same tool functions. As deployed, the
+// tools' routes and /mcp have authorizers of their own (one function),
+// each caching its answers for auth.AuthorizerCacheTTL.
 func httpAPI(t *testing.T, d *deployment) *lambdatest.HTTPAPI {
 	t.Helper()
-	authorizer := d.Start(t, d.AuthorizerConfig())
+	authorizerFn := d.Start(t, d.AuthorizerConfig())
+	toolAuthorizer := &lambdatest.Authorizer{Function: authorizerFn, CacheTTL: auth.AuthorizerCacheTTL}
+	mcpAuthorizer := &lambdatest.Authorizer{Function: authorizerFn, CacheTTL: auth.AuthorizerCacheTTL}
 	functions := map[string]string{}
 	var routes []lambdatest.Route
 	for _, tool := range toolset.Tools() {
@@ -65,7 +69,7 @@ func httpAPI(t *testing.T, d *deployment) *lambdatest.HTTPAPI {
 		c, _ := d.Contracts.Get(tool)
 		for _, name := range append([]string{tool}, c.Aliases...) {
 			for _, prefix := range []string{"/v1/tools/", "/mcp/tool/"} {
-				routes = append(routes, lambdatest.Route{Method: "POST", Path: prefix + name, Function: fn, Authorizer: authorizer})
+				routes = append(routes, lambdatest.Route{Method: "POST", Path: prefix + name, Function: fn, Authorizer: toolAuthorizer})
 			}
 		}
 	}
@@ -73,7 +77,7 @@ func httpAPI(t *testing.T, d *deployment) *lambdatest.HTTPAPI {
 	cfg.Name = "toolshed-gateway-smoke"
 	gateway := d.Start(t, cfg)
 	for _, method := range []string{"POST", "GET", "DELETE"} {
-		routes = append(routes, lambdatest.Route{Method: method, Path: "/mcp", Function: gateway, Authorizer: authorizer})
+		routes = append(routes, lambdatest.Route{Method: method, Path: "/mcp", Function: gateway, Authorizer: mcpAuthorizer})
 	}
 	routes = append(routes, lambdatest.Route{Method: "GET", Path: "/healthz", Function: gateway},
 		lambdatest.Route{Method: "GET", Path: servercard.Path, Function: gateway})

@@ -38,7 +38,7 @@ func keepPreciseIndexes(ctx context.Context, env *wiring.Env) error {
 	if err != nil {
 		return err
 	}
-	o := preciselocal.Options{Log: env.Log, Ready: func(ctx context.Context, v repo.View) { tables.For(v).Wait(ctx) }}
+	o := preciselocal.Options{Log: env.Log, Ready: func(ctx context.Context, v repo.View) { tables.For(v).Build(ctx, 0) }}
 	if exe := env.Config.Executable; exe != "" {
 		o.Runner.GoIndexer, o.Converter = []string{exe, goscip.CommandName}, []string{exe, preciselocal.ConvertName}
 	}

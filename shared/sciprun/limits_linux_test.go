@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toolshed/toolshed/shared/proclimit"
 )
 
 // goProject is the project the Go indexer stand-in is run on.
@@ -25,16 +27,16 @@ func machineGroup() string {
 	if g == nil {
 		return ""
 	}
-	defer g.remove()
-	return g.kind()
+	defer g.Remove()
+	return g.Kind()
 }
 
 // withoutCgroups makes the runs of t find no memory cgroup, as on a
 // machine that allows none.
 func withoutCgroups(t *testing.T) {
-	old := cgroupFS
-	cgroupFS = t.TempDir()
-	t.Cleanup(func() { cgroupFS = old })
+	old := proclimit.FS
+	proclimit.FS = t.TempDir()
+	t.Cleanup(func() { proclimit.FS = old })
 }
 
 // TestRunGoIndexer runs the Go indexer's command line as given, with

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"syscall"
 	"time"
 
+	"github.com/toolshed/toolshed/shared/proclimit"
 	"golang.org/x/sys/unix"
 )
 
@@ -25,13 +27,6 @@ const gate = `read -r _ || exit 1; exec "$@" </dev/null`
 // hold the pipe open.
 const drainTime = time.Second
 
-// goReservedAddressSpace is added to the memory limit in RLIMIT_AS: Go's
-// runtime reserves address space it touches little of (page summaries and
-// the arena map when it starts, more as the heap grows). Measured with Go
-// 1.26 on linux/amd64: a program under RLIMIT_AS of N holds about
-// N - 1.2 GB of heap, and one under 800 MB does not start.
-const goReservedAddressSpace = 1280 << 20
-
 // runLimited runs argv in its own process group, held to l: RLIMIT_FSIZE
 // on what it writes, no core dump, its memory in a memory cgroup where
 // this machine allows one, else RLIMIT_AS when rlimitAS (Go's runtime
@@ -41,7 +36,7 @@ const goReservedAddressSpace = 1280 << 20
 // cgroup is killed.
 func runLimited(ctx context.Context, argv, env []string, dir string, l Limits, nice int, rlimitAS bool) (result, error) {
 	group := newMemoryGroup(l.MemoryBytes)
-	defer group.remove()
+	defer group.Remove()
 	gateR, gateW, err := os.Pipe()
 	if err != nil {
 		return result{}, err
@@ -101,7 +96,7 @@ func runLimited(ctx context.Context, argv, env []string, dir string, l Limits, n
 
 // limit holds the gate process pid, and so the indexer it becomes, to l,
 // and says how its memory is held.
-func limit(pid int, group *memoryGroup, l Limits, rlimitAS bool) (string, error) {
+func limit(pid int, group *proclimit.Group, l Limits, rlimitAS bool) (string, error) {
 	set := func(resource int, n int64) error {
 		return unix.Prlimit(pid, resource, &unix.Rlimit{Cur: uint64(n), Max: uint64(n)}, nil)
 	}
@@ -114,9 +109,9 @@ func limit(pid int, group *memoryGroup, l Limits, rlimitAS bool) (string, error)
 	}
 	switch {
 	case group != nil:
-		return group.kind(), group.add(pid)
+		return group.Kind(), group.Add(pid)
 	case rlimitAS:
-		return "RLIMIT_AS", set(unix.RLIMIT_AS, l.MemoryBytes+goReservedAddressSpace)
+		return "RLIMIT_AS", proclimit.LimitAddressSpace(pid, l.MemoryBytes)
 	}
 	return "V8 heap limit", nil
 }
@@ -136,17 +131,29 @@ func waitExit(pid int) {
 
 // kill kills the process group led by pid and, with a cgroup, every
 // process in it (one that left the group too).
-func kill(pid int, group *memoryGroup) {
+func kill(pid int, group *proclimit.Group) {
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
-	group.killAll()
+	group.KillAll()
 }
 
 // ended reads how the process ended.
-func ended(state *os.ProcessState, output, memory string, group *memoryGroup) result {
+func ended(state *os.ProcessState, output, memory string, group *proclimit.Group) result {
 	r := result{success: state.Success(), exit: state.String(), output: output, memory: memory,
-		oomKilled: group.oomKilled()}
+		oomKilled: group.OOMKilled()}
 	if ws, ok := state.Sys().(syscall.WaitStatus); ok {
 		r.fileTooLarge = ws.Signaled() && ws.Signal() == syscall.SIGXFSZ
 	}
 	return r
+}
+
+// newMemoryGroup makes a memory cgroup of limit bytes for one run, or
+// returns nil where this machine allows none (the run falls back to
+// rlimits).
+func newMemoryGroup(limit int64) *proclimit.Group {
+	g, err := proclimit.New(proclimit.Spec{Name: "sciprun", MemoryBytes: limit})
+	if err != nil {
+		slog.Debug("sciprun: no memory cgroup; falling back to rlimits", "err", err)
+		return nil
+	}
+	return g
 }

@@ -46,7 +46,7 @@ func BenchmarkGoTree(b *testing.B) {
 	started := time.Now()
 	table := symbols.NewTable(view, nil, nil)
 	defer table.Close()
-	st := table.Wait(context.Background())
+	st := table.Build(context.Background(), 0)
 	took := time.Since(started)
 	b.Logf("%s: %d files, %d symbols: built in %v on %d cores, table heap %d MB",
 		dir, st.Progress.FilesTotal, st.Progress.Symbols, took.Round(time.Millisecond), runtime.GOMAXPROCS(0), (heap()-before)>>20)

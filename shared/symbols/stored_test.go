@@ -174,3 +174,42 @@ func TestTableOfADoneViewIsNotSaved(t *testing.T) {
 		})
 	}
 }
+
+// TestTableIsBuiltByItsCalls: nothing builds a table but the calls that
+// read it, for Lambda freezes a function between them: a table no call
+// builds reads no stored table and parses nothing; each call, given a
+// slice of work, takes it on from where the last one stopped, never
+// back; and the call that finishes it has saved it when it returns.
+func TestTableIsBuiltByItsCalls(t *testing.T) {
+	files := map[string]string{}
+	for i := range 300 {
+		files[fmt.Sprintf("p/f%03d.go", i)] = fmt.Sprintf("package p\n\n// F%d does %d.\nfunc F%d() int { return %d }\n\ntype T%d struct{ a, b int }\n", i, i, i, i, i)
+	}
+	v, err := repo.NewLocal(repotest.WriteDir(t, files), repo.LocalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	store := &memStore{}
+	table := symbols.NewTable(v, store, nil)
+	t.Cleanup(table.Close)
+	time.Sleep(100 * time.Millisecond) // what work in the background would have done meanwhile
+	if loads, _ := store.counts(); loads != 0 || table.Parses.Load() != 0 {
+		t.Fatalf("before any call: %d stored tables read, %d files parsed", loads, table.Parses.Load())
+	}
+	ctx := context.Background()
+	calls, parsed := 0, 0
+	for st := (&symbols.State{}); !st.Progress.Ready; calls++ {
+		st = table.Build(ctx, time.Millisecond)
+		if st.Progress.FilesParsed < parsed {
+			t.Fatalf("call %d: %d files parsed, %d before", calls+1, st.Progress.FilesParsed, parsed)
+		}
+		parsed = st.Progress.FilesParsed
+		if calls == 10000 {
+			t.Fatalf("not ready after %d calls: %+v", calls, st.Progress)
+		}
+	}
+	if loads, saves := store.counts(); loads != 1 || saves != 1 || parsed != 300 {
+		t.Errorf("ready after %d calls: %d files parsed, %d loads and %d saves, want 300, 1 and 1", calls, parsed, loads, saves)
+	}
+}

@@ -18,37 +18,49 @@ import (
 )
 
 // Table is the symbol table of one repository view, shared by every
-// tenant that reads the view. It parses the view's searchable files in the
-// background from the start (publishing as it goes, so lookups answer from
-// what is parsed so far), then follows the view's change feed and parses
-// only the files that changed: an unchanged file is the same *repo.File
-// from one Searchable call to the next, and keeps its symbols.
+// tenant that reads the view. It is built by the calls that read it: each
+// call brings it on for the time it can spend (Build), parsing on every
+// core, and answers from what is parsed so far; the next call goes on
+// from there. Nothing runs between calls, for Lambda freezes a function
+// between its invocations: a table whose calls stop is simply as far as
+// they took it. Once built, a call finds it behind the view (a local view
+// changed) and parses only the files that changed: an unchanged file is
+// the same *repo.File from one Searchable call to the next, and keeps its
+// symbols.
 //
 // With a Store, a table starts from the symbols saved with the view's
 // index: a file whose path and content hash are stored is not parsed
-// again (see Store).
+// again (see Store). The call that finishes the first build saves it
+// before it answers, so that no later environment parses it again.
 //
 // A table tells its view what it holds (View.Hold), so that its source
-// keeps the view and its table within one memory budget, and stops when
-// the view is done (View.Done: its source replaced or dropped it).
+// keeps the view and its table within one memory budget; once the view is
+// done (View.Done: its source replaced or dropped it) the table builds no
+// more.
 type Table struct {
 	view  repo.View
 	store Store // nil: nothing is saved
 	log   *slog.Logger
-	// holding is what the table told its view it holds (run's own).
-	holding int64
 
 	state   atomic.Pointer[State]
 	stop    chan struct{}
 	closing sync.Once
-	wg      sync.WaitGroup
+	// turn is held by the one caller that brings the table on (Build) or
+	// closes it: a channel of one, so that a caller can stop waiting for
+	// its turn.
+	turn chan struct{}
+
+	// What the caller holding turn reads and writes:
+	holding int64                 // what the table told its view it holds
+	loaded  bool                  // the store was read (or there is none)
+	stored  map[string]storedFile // the store's symbols, until the first build is done
+	unsaved int                   // files parsed since the last save
+	saveDue bool                  // the first build is done, not yet saved
 
 	// mu guards held (what the table holds of each file, by path), which
-	// run alone writes and Parsed reads, and more, closed and made anew
-	// whenever held gains a file (Parsed waits on it).
+	// the caller holding turn writes and Parsed reads.
 	mu   sync.Mutex
 	held map[string]parsed
-	more chan struct{}
 
 	// Parses counts the files parsed (for tests and logs: an unchanged
 	// file is not parsed again, nor a file whose symbols were stored).
@@ -123,71 +135,133 @@ type nameRef struct {
 	i     int32 // in file.Symbols
 }
 
-// NewTable starts building view's symbol table, from what store holds
-// when it is not nil. Close stops it.
+// NewTable returns view's symbol table, empty: Build builds it, from what
+// store holds when it is not nil. Close saves what the table parsed since
+// its last save.
 func NewTable(view repo.View, store Store, log *slog.Logger) *Table {
-	t := newTable(view, store, log)
-	t.wg.Go(t.run)
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	t := &Table{view: view, store: store, log: log, stop: make(chan struct{}), turn: make(chan struct{}, 1), held: map[string]parsed{}}
+	t.state.Store(&State{files: map[string]*File{}})
 	return t
 }
 
-// stoppedTable returns a table of view that never starts (no goroutine,
-// no store read): it holds nothing, and its state says so
-// (Progress.Stopped).
+// stoppedTable returns a table of view that never builds (no store read,
+// no parse): it holds nothing, and its state says so (Progress.Stopped).
 func stoppedTable(view repo.View) *Table {
-	t := newTable(view, nil, nil)
+	t := NewTable(view, nil, nil)
 	t.closing.Do(func() { close(t.stop) })
 	t.state.Store(&State{files: map[string]*File{}, Progress: Progress{Stopped: true}})
 	return t
 }
 
-// newTable returns a table of view, empty, not started.
-func newTable(view repo.View, store Store, log *slog.Logger) *Table {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	t := &Table{view: view, store: store, log: log, stop: make(chan struct{}), held: map[string]parsed{}, more: make(chan struct{})}
-	t.state.Store(&State{files: map[string]*File{}})
-	return t
-}
-
-// Close stops the table's background work and waits for it.
+// Close stops the table: a Build under way stops between files, and none
+// starts after. It saves what the table parsed since its last save,
+// unless its view is done (served no more, it is not worth a write).
 func (t *Table) Close() {
 	t.closing.Do(func() { close(t.stop) })
-	t.wg.Wait()
+	t.turn <- struct{}{}
+	defer func() { <-t.turn }()
+	if !isClosed(t.view.Done()) && t.unsaved > 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+		defer cancel()
+		t.save(ctx)
+	}
+	t.hold(0) // what the table held is let go with it
 }
 
 // State returns the current state.
 func (t *Table) State() *State { return t.state.Load() }
 
-// Wait waits until the table shows the view as it is now, ctx ends, or
-// the table closes or its view is done, and returns the state then (ready
-// or not).
-func (t *Table) Wait(ctx context.Context) *State {
-	for {
-		st := t.State()
-		if st.Progress.Ready && st.Progress.Version == t.view.Version() {
-			return st
-		}
+// Build brings the table on towards the view as it is now and returns its
+// state then: ready, or as far as it came (the next Build goes on from
+// there). It parses for at most work (0: until done), or until ctx ends;
+// a step that cannot be cut (reading the stored table at first, saving
+// the first build once done) runs to its end within ctx, so that every
+// call moves the table on. One caller builds at a time, on every core; a
+// caller whose turn does not come within work answers from the state.
+func (t *Table) Build(ctx context.Context, work time.Duration) *State {
+	parsing := ctx
+	if work > 0 {
+		var cancel context.CancelFunc
+		parsing, cancel = context.WithTimeout(ctx, work)
+		defer cancel()
+	}
+	select {
+	case t.turn <- struct{}{}:
+	case <-parsing.Done():
+		return t.State()
+	case <-t.stop:
+		return t.State()
+	}
+	defer func() { <-t.turn }()
+	ctx, stopped := t.whileServed(ctx)
+	defer stopped()
+	parsing, stoppedParsing := t.whileServed(parsing)
+	defer stoppedParsing()
+	t.advance(ctx, parsing)
+	return t.State()
+}
+
+// whileServed returns ctx ended too when the table closes or its view is
+// done.
+func (t *Table) whileServed(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
 		select {
-		case <-ctx.Done():
-			return t.State()
 		case <-t.stop:
-			return t.State()
 		case <-t.view.Done():
-			return t.State()
-		case <-time.After(5 * time.Millisecond):
+		case <-ctx.Done():
 		}
+		cancel()
+	}()
+	return ctx, cancel
+}
+
+// advance is Build's work, with the turn held: parsing bounds the parse,
+// ctx the rest.
+func (t *Table) advance(ctx, parsing context.Context) {
+	if isClosed(t.stop) || isClosed(t.view.Done()) {
+		return // closed, or its view no longer served: it builds no more
+	}
+	if !t.loaded {
+		stored, ok := t.load(ctx)
+		if !ok {
+			return
+		}
+		t.stored, t.loaded = stored, true
+	}
+	v := t.view.Version()
+	if p := t.State().Progress; !p.Ready || p.Version != v {
+		v, files, ok := repo.LatestSearchable(parsing, t.view, t.log, "symbols")
+		if !ok {
+			return
+		}
+		n, done := t.update(parsing, files, v, t.stored)
+		t.unsaved += n
+		if !done {
+			return
+		}
+		if t.stored != nil {
+			// The first build is done: it is saved (later changes are
+			// saved when the table closes), and the stored symbols let go.
+			t.stored, t.saveDue = nil, true
+		}
+	}
+	if t.saveDue && t.save(ctx) {
+		t.saveDue = false
 	}
 }
 
 // Parsed returns the symbols of f, a searchable file of the table's view
 // at version v (or a later one), for another reader of the one parse of
-// each file (a live code index cuts files at them): the table's, waited
-// for while the table comes to f. When the table will not have them (it
-// is closed, or has moved past f: the view changed since), f is parsed
-// here, and counted in Parses. It returns nil for a file this build reads
-// no symbols in, and false when ctx ends or the view is done first.
+// each file (a live code index cuts files at them): the table's, built
+// here when the table has not come to f. When the table will not have
+// them (it is closed, or has moved past f: the view changed since), f is
+// parsed here, and counted in Parses. It returns nil for a file this
+// build reads no symbols in, and false when ctx ends or the view is done
+// first.
 func (t *Table) Parsed(ctx context.Context, f *repo.File, v uint64) (*File, bool) {
 	if !Supports(f.Path) {
 		return nil, true
@@ -197,24 +271,18 @@ func (t *Table) Parsed(ctx context.Context, f *repo.File, v uint64) (*File, bool
 		// file of that version.
 		p := t.State().Progress
 		t.mu.Lock()
-		h, more := t.held[f.Path], t.more
+		h := t.held[f.Path]
 		t.mu.Unlock()
 		switch {
 		case h.file != nil && h.file.Of(f):
 			return h.file, true
-		case isClosed(t.view.Done()):
+		case isClosed(t.view.Done()) || ctx.Err() != nil:
 			return nil, false
 		case isClosed(t.stop) || p.Ready && p.Version > v:
 			t.Parses.Add(1)
 			return Parse(f.Path, f.Text()), true
 		}
-		select {
-		case <-more:
-		case <-t.stop:
-		case <-t.view.Done():
-		case <-ctx.Done():
-			return nil, false
-		}
+		t.Build(ctx, 0)
 	}
 }
 
@@ -225,62 +293,15 @@ type parsed struct {
 	fresh bool // parsed now, not read from the store
 }
 
-// run builds the table, then follows the view until Close or the view is
-// done.
-func (t *Table) run() {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		select {
-		case <-t.stop:
-		case <-t.view.Done():
-		}
-		cancel()
-	}()
-	stored := t.load(ctx)
-	unsaved := 0 // files parsed since the last save
-	defer func() {
-		if !isClosed(t.view.Done()) {
-			// A view its source replaced or dropped is served no more:
-			// what was parsed of it is not worth a write.
-			t.save(unsaved)
-		}
-		t.hold(0) // what the table held is let go with it
-	}()
-	for {
-		v, files, ok := repo.LatestSearchable(ctx, t.view, t.log, "symbols")
-		if !ok {
-			return
-		}
-		n, ok := t.update(ctx, files, v, stored)
-		if !ok {
-			return
-		}
-		unsaved += n
-		if stored != nil {
-			// The first build is done: save it (later changes are saved
-			// when the table closes) and let the stored symbols go.
-			stored = nil
-			t.save(unsaved)
-			unsaved = 0
-		}
-		select {
-		case <-t.view.Changed(v):
-		case <-ctx.Done():
-			return
-		}
-	}
-}
-
 // Publishing while a large update runs: first after publishFirst, then
 // after twice as long each time (every publish sorts every name).
 const publishFirst = 500 * time.Millisecond
 
-// update brings held to the view's files at version v: files that are new
-// or changed are parsed on every core (unless stored has their symbols),
-// removed ones dropped; a large update publishes what it has as it goes.
-// It returns how many files it parsed, and false when the table is
-// closing.
+// update brings held towards the view's files at version v: files that
+// are new or changed are parsed on every core (unless stored has their
+// symbols), removed ones dropped, until ctx ends; a large update
+// publishes what it has as it goes, and when ctx ends. It returns how
+// many files it parsed, and whether it is done.
 func (t *Table) update(ctx context.Context, files []*repo.File, v uint64, stored map[string]storedFile) (int, bool) {
 	started := time.Now()
 	t.mu.Lock()
@@ -301,6 +322,7 @@ func (t *Table) update(ctx context.Context, files []*repo.File, v uint64, stored
 		}
 	}
 	if ctx.Err() != nil {
+		t.publish(unread, Progress{FilesParsed: len(t.held), FilesTotal: total, Version: v})
 		return parses, false
 	}
 	t.publish(unread, Progress{Ready: true, FilesParsed: len(t.held), FilesTotal: total, Version: v})
@@ -311,13 +333,11 @@ func (t *Table) update(ctx context.Context, files []*repo.File, v uint64, stored
 	return parses, true
 }
 
-// add holds r, and wakes the calls of Parsed that wait.
+// add holds r.
 func (t *Table) add(r parsed) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.held[r.src.Path] = r
-	close(t.more)
-	t.more = make(chan struct{})
 }
 
 // isClosed reports whether c is closed.
@@ -404,11 +424,12 @@ func parse(f *repo.File, stored map[string]storedFile) parsed {
 // storeTimeout bounds loading or saving a stored table.
 const storeTimeout = time.Minute
 
-// load returns the table's stored symbols (nil when there are none or
-// they cannot be read: every file is parsed then).
-func (t *Table) load(ctx context.Context) map[string]storedFile {
+// load returns the table's stored symbols (nil when there is no store;
+// none when they cannot be read: every file is parsed then), and false
+// when ctx ended first (the next Build reads them).
+func (t *Table) load(ctx context.Context) (map[string]storedFile, bool) {
 	if t.store == nil {
-		return nil
+		return nil, true
 	}
 	loading, cancel := context.WithTimeout(ctx, storeTimeout)
 	defer cancel()
@@ -416,41 +437,43 @@ func (t *Table) load(ctx context.Context) map[string]storedFile {
 	if err == nil {
 		var stored map[string]storedFile
 		if stored, err = decodeTable(data); err == nil {
-			return stored
+			return stored, true
 		}
 	}
 	switch {
 	case ctx.Err() != nil:
-		return nil // the table is closing: nothing is built
+		return nil, false
 	case !errors.Is(err, fs.ErrNotExist):
 		t.log.Warn("symbols: the stored table is unreadable; parsing every file", "error", err)
 	}
-	return map[string]storedFile{} // read once: the first build saves
+	return map[string]storedFile{}, true // read once: the first build saves
 }
 
 // save stores what the table holds when files were parsed since the last
-// save.
-func (t *Table) save(unsaved int) {
-	if t.store == nil || unsaved == 0 {
-		return
+// save; it reports whether nothing is left unsaved.
+func (t *Table) save(ctx context.Context) bool {
+	if t.store == nil || t.unsaved == 0 {
+		return true
 	}
 	started := time.Now()
 	data, err := encodeTable(t.held)
 	if err == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+		saving, cancel := context.WithTimeout(ctx, storeTimeout)
 		defer cancel()
-		err = t.store.Save(ctx, data)
+		err = t.store.Save(saving, data)
 	}
 	if err != nil {
-		t.log.Warn("symbols: saving the table failed; the next start parses what it lacks", "error", err)
-		return
+		t.log.Warn("symbols: saving the table failed; the next call tries again", "error", err)
+		return false
 	}
+	t.unsaved = 0
 	t.log.Info("symbols: table saved", "files", len(t.held), "bytes", len(data), "took_ms", time.Since(started).Milliseconds())
+	return true
 }
 
 // publish makes what the table holds (and unread) its state, and tells
-// the view what the table holds now. (run alone writes held: it reads it
-// without the lock.)
+// the view what the table holds now. (The caller holding turn alone
+// writes held: it reads it without the lock.)
 func (t *Table) publish(unread []unreadFile, p Progress) {
 	st := &State{Progress: p, files: make(map[string]*File, len(t.held)), unread: unread}
 	bytes := int64(len(t.held)) * perFile

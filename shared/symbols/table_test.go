@@ -17,7 +17,7 @@ import (
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 )
 
-// tableOf builds the symbol table of a live view of dir and waits for it.
+// tableOf returns the symbol table of a live view of dir, not built yet.
 func tableOf(t *testing.T, dir string) (*symbols.Table, *repo.Local) {
 	t.Helper()
 	v, err := repo.NewLocal(dir, repo.LocalOptions{})
@@ -30,12 +30,12 @@ func tableOf(t *testing.T, dir string) (*symbols.Table, *repo.Local) {
 	return table, v
 }
 
-// settled waits (a few seconds at most) until the table shows the view.
+// settled builds the table (a few seconds at most) until it shows the view.
 func settled(t *testing.T, table *symbols.Table) *symbols.State {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	st := table.Wait(ctx)
+	st := table.Build(ctx, 0)
 	if !st.Progress.Ready {
 		t.Fatalf("the table is not ready: %+v", st.Progress)
 	}

@@ -35,7 +35,7 @@ func TestTablesStartNothingForWhatIsGone(t *testing.T) {
 	afterClose := ts.For(served)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	st := afterClose.Wait(ctx)
+	st := afterClose.Build(ctx, 0)
 	afterClose.Close()
 	for name, table := range map[string]*symbols.Table{"a done view's": ofDone, "a closed set's": afterClose} {
 		if p := table.State().Progress; table.Parses.Load() != 0 || p.FilesParsed != 0 || p.Ready {

@@ -65,6 +65,8 @@ type Env struct {
 	// repoIndexes answers RepoIndex (repoindex.go); nil: the bucket's.
 	repoIndexes RepoIndexes
 	warming     sync.WaitGroup // the warm-ups started (WarmDefaultRepo)
+	warmCtx     context.Context
+	stopWarming context.CancelFunc // ends warmCtx, the warm-ups' (nil: none started)
 
 	// preciseBucket reads the bucket's precise indexes (PreciseIndexes).
 	preciseBucket *precisebucket.Reader
@@ -274,45 +276,62 @@ func (e *Env) localRepos() (repo.Shared, error) {
 	return repo.Shared{View: views[0].View, Name: views[0].Name, Others: views[1:]}, nil
 }
 
-// warmTimeout bounds one warm-up.
+// warmTimeout bounds one warm-up in a process that never calls WaitWarm
+// (the local server, which is never frozen).
 const warmTimeout = 5 * time.Minute
 
-// WarmDefaultRepo starts, in the background, work a function would
-// otherwise do in its first call on the deployment's default repository
-// (TOOLSHED_DEFAULT_REPO's default repository, when snapshots come from
-// the bucket): reading its snapshot, or its code index. what names it in
-// the log. WaitWarm waits for it; it goes on after.
+// WarmDefaultRepo starts, beside the rest of a function's init, work it
+// would otherwise do in its first calls on the deployment's default
+// repository (TOOLSHED_DEFAULT_REPO's default repository, when snapshots
+// come from the bucket): reading its snapshot or its code index, building
+// its symbol table. what names it in the log. WaitWarm bounds it: fn's ctx
+// ends when WaitWarm stops waiting, and what fn has not done by then the
+// first calls do, for nothing may go on after the init (Lambda freezes a
+// function between its invocations).
 func (e *Env) WarmDefaultRepo(what string, fn func(ctx context.Context, r reposcope.Ref) error) {
 	if e.Config.Bucket == "" || e.Config.DefaultRepo == "" {
 		return
 	}
 	r := reposcope.DefaultOf(e.Config.DefaultRepo)
+	e.mu.Lock()
+	if e.stopWarming == nil {
+		e.warmCtx, e.stopWarming = context.WithTimeout(context.Background(), warmTimeout)
+	}
+	ctx := e.warmCtx
+	e.mu.Unlock()
 	e.warming.Go(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), warmTimeout)
-		defer cancel()
 		start := time.Now()
 		if err := fn(ctx, r); err != nil {
-			e.Log.Warn("warm-up failed; the first call does it", "what", what, "repo", e.Config.DefaultRepo, "error", err)
+			e.Log.Warn("warm-up stopped; the first calls go on with it", "what", what, "repo", e.Config.DefaultRepo, "error", err)
 			return
 		}
 		e.Log.Info("warm-up done", "what", what, "repo", e.Config.DefaultRepo, "duration_ms", time.Since(start).Milliseconds())
 	})
 }
 
-// WaitWarm waits for the warm-ups started, at most d; it reports whether
-// they are done.
+// WaitWarm waits for the warm-ups started, at most d, then stops what is
+// left of them and waits until they have stopped; it reports whether they
+// were done within d.
 func (e *Env) WaitWarm(d time.Duration) bool {
 	done := make(chan struct{})
 	go func() {
 		e.warming.Wait()
 		close(done)
 	}()
+	var finished bool
 	select {
 	case <-done:
-		return true
+		finished = true
 	case <-time.After(d):
-		return false
 	}
+	e.mu.Lock()
+	stop := e.stopWarming
+	e.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+	<-done
+	return finished
 }
 
 // OnClose registers fn to run when the Env closes, before the stores it

@@ -143,9 +143,9 @@ func TestSymbolTablesCloseBeforeTheirViews(t *testing.T) {
 			t.Fatal(err)
 		}
 		table := tables.For(view)
-		wait, cancel := context.WithTimeout(ctx, 10*time.Second)
+		build, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
-		table.Wait(wait)
+		table.Build(build, 0)
 		return env, table
 	}
 	env, table := start()
@@ -156,6 +156,7 @@ func TestSymbolTablesCloseBeforeTheirViews(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("the table never took the new file")
 		}
+		table.Build(ctx, time.Second) // as a call would
 	}
 	env.Close()
 	env, table = start()

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/toolshed/toolshed/shared/testenv/emulator"
@@ -35,18 +37,18 @@ type Config struct {
 	// Timeout is the function timeout; default DefaultTimeout.
 	Timeout time.Duration
 	// MemoryMB is the configured memory (AWS_LAMBDA_FUNCTION_MEMORY_SIZE);
-	// default 128. It is reported to the function, not enforced.
+	// default 128. The process and what it starts are held to it: past
+	// it they are killed and the invocation fails with ErrorOutOfMemory.
 	MemoryMB int
 	// Region defaults to DefaultRegion.
 	Region string
 	// Emulator, when set, runs Bootstrap: a bootstrap built for another
 	// architecture runs as "Emulator Bootstrap" (qemu-aarch64-static).
 	Emulator string
-	// VCPU is the CPU the function gets once its init is over, as Lambda
+	// VCPU is the CPU the function gets, its init included, as Lambda
 	// gives it for the function's memory (one vCPU at 1,769 MB, in
-	// proportion below); 0 leaves the process unthrottled. Init runs at
-	// full speed, as Lambda's does. It needs a writable cgroup CPU
-	// controller (Linux; see cpushare_linux.go).
+	// proportion below); 0 leaves the process unthrottled. It needs a
+	// writable cgroup CPU controller (Linux).
 	VCPU float64
 }
 
@@ -64,12 +66,23 @@ type Function struct {
 	Arn     string
 	Runtime *Runtime
 
-	cmd     *exec.Cmd
-	share   *cpuShare // nil: unthrottled
+	cfg     Config
+	sandbox *sandbox
 	started time.Time
 	output  emulator.Output
+
+	mu   sync.Mutex
+	proc *process // the runtime process; a retried init starts another
+}
+
+// process is one run of the bootstrap.
+type process struct {
+	cmd     *exec.Cmd
 	exited  chan struct{}
 	exitErr error // valid once exited is closed
+	// initKilled: the harness ended it for running past InitLimit; the
+	// execution environment lives on for the retried init.
+	initKilled atomic.Bool
 }
 
 // Start starts the Runtime API and the bootstrap process. Stop ends both.
@@ -83,50 +96,84 @@ func Start(cfg Config) (*Function, error) {
 	if cfg.MemoryMB == 0 {
 		cfg.MemoryMB = 128
 	}
-	f := &Function{
-		Name:   cfg.Name,
-		Arn:    FunctionArn(cfg.Region, cfg.Name),
-		exited: make(chan struct{}),
-	}
-	rt, err := NewRuntime(RuntimeConfig{FunctionArn: f.Arn, Timeout: cfg.Timeout, OnTimeout: f.Kill})
+	sb, err := newSandbox(cfg.Name, cfg.MemoryMB, cfg.VCPU)
 	if err != nil {
 		return nil, err
 	}
+	f := &Function{Name: cfg.Name, Arn: FunctionArn(cfg.Region, cfg.Name), cfg: cfg, sandbox: sb}
+	rt, err := NewRuntime(RuntimeConfig{FunctionArn: f.Arn, Timeout: cfg.Timeout, OnTimeout: f.Kill,
+		InitLimit: InitLimit, OnInitTimeout: f.endLateInit, RetryInit: f.launch,
+		Freeze: f.freeze, Thaw: f.thaw})
+	if err != nil {
+		sb.remove()
+		return nil, err
+	}
 	f.Runtime = rt
-	f.cmd = exec.Command(cfg.Bootstrap)
-	if cfg.Emulator != "" {
-		f.cmd = exec.Command(cfg.Emulator, cfg.Bootstrap)
-	}
-	f.cmd.Dir = filepath.Dir(cfg.Bootstrap)
-	f.cmd.Env = environ(cfg, rt.Addr())
-	f.cmd.Stdout = &f.output
-	f.cmd.Stderr = &f.output
-	f.cmd.SysProcAttr = dieWithParent()
 	f.started = time.Now()
-	if err := f.cmd.Start(); err != nil {
+	if err := f.launch(); err != nil {
 		rt.Close()
-		return nil, fmt.Errorf("lambdatest: start %s: %w", cfg.Name, err)
-	}
-	go f.wait()
-	if cfg.VCPU > 0 {
-		if f.share, err = newCPUShare(cfg.Name, cfg.VCPU); err != nil {
-			f.Stop()
-			return nil, err
-		}
-		go f.throttleAfterInit()
+		sb.remove()
+		return nil, err
 	}
 	return f, nil
 }
 
-// throttleAfterInit puts the process under its CPU share once its init is
-// over (its first request for an invocation).
-func (f *Function) throttleAfterInit() {
-	select {
-	case <-f.Runtime.Ready():
-		if err := f.share.add(f.cmd.Process.Pid); err != nil {
-			f.output.Write([]byte("lambdatest: " + err.Error() + "\n"))
-		}
-	case <-f.exited:
+// launch starts the bootstrap in the sandbox.
+func (f *Function) launch() error {
+	cmd := exec.Command(f.cfg.Bootstrap)
+	if f.cfg.Emulator != "" {
+		cmd = exec.Command(f.cfg.Emulator, f.cfg.Bootstrap)
+	}
+	cmd.Dir = filepath.Dir(f.cfg.Bootstrap)
+	cmd.Env = environ(f.cfg, f.Runtime.Addr())
+	cmd.Stdout = &f.output
+	cmd.Stderr = &f.output
+	cmd.SysProcAttr = procAttr()
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("lambdatest: start %s: %w", f.Name, err)
+	}
+	// The process runs its first instructions (the Go runtime's start,
+	// well under a millisecond) before it is in its cgroup.
+	if err := f.sandbox.add(cmd.Process.Pid); err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return fmt.Errorf("lambdatest: hold %s to its limits: %w", f.Name, err)
+	}
+	p := &process{cmd: cmd, exited: make(chan struct{})}
+	f.mu.Lock()
+	f.proc = p
+	f.mu.Unlock()
+	go f.wait(p)
+	return nil
+}
+
+// current returns the runtime process.
+func (f *Function) current() *process {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.proc
+}
+
+// endLateInit ends a runtime whose init ran past InitLimit, and says so
+// in the log as Lambda does.
+func (f *Function) endLateInit() {
+	p := f.current()
+	fmt.Fprintf(&f.output, "INIT_REPORT Init Duration: %.2f ms Phase: init Status: timeout\n", float64(InitLimit.Microseconds())/1000)
+	p.initKilled.Store(true)
+	f.kill(p)
+}
+
+// freeze and thaw report a failure in the function's output: the
+// invocations go on, unfrozen.
+func (f *Function) freeze() {
+	if err := f.sandbox.freeze(); err != nil {
+		fmt.Fprintf(&f.output, "lambdatest: freeze: %v\n", err)
+	}
+}
+
+func (f *Function) thaw() {
+	if err := f.sandbox.thaw(); err != nil {
+		fmt.Fprintf(&f.output, "lambdatest: thaw: %v\n", err)
 	}
 }
 
@@ -169,15 +216,21 @@ func environ(cfg Config, runtimeAPI string) []string {
 	return out
 }
 
-func (f *Function) wait() {
-	err := f.cmd.Wait()
-	reason := "Runtime exited without providing a reason"
+func (f *Function) wait(p *process) {
+	err := p.cmd.Wait()
+	p.exitErr = err
+	close(p.exited)
+	if p.initKilled.Load() {
+		return
+	}
+	errType, reason := ErrorExit, "Runtime exited without providing a reason"
 	if err != nil {
 		reason = "Runtime exited with error: " + err.Error()
 	}
-	f.exitErr = err
-	close(f.exited)
-	f.Runtime.Shutdown(reason)
+	if err != nil && f.sandbox.outOfMemory(f.Output()) {
+		errType = ErrorOutOfMemory
+	}
+	f.Runtime.Shutdown(errType, reason)
 }
 
 // Invoke runs one invocation (see Runtime.Invoke).
@@ -186,35 +239,58 @@ func (f *Function) Invoke(ctx context.Context, event []byte) (Response, error) {
 }
 
 // InitDuration waits until the runtime first asks for an invocation and
-// returns the time from process start to then. It fails if the process
-// reports an init error or exits first.
+// returns the time from the first process start to then: Lambda's Init
+// Duration, which a cold start adds to its first invocation's and bills
+// (see doc.go). It fails if the process reports an init error, exits, or
+// runs past InitLimit first (then the first invocation retries the init).
 func (f *Function) InitDuration(ctx context.Context) (time.Duration, error) {
+	p := f.current()
+	select {
+	case <-f.Runtime.Ready(): // first: a retried init also ran past the limit
+		return f.Runtime.ReadyAt().Sub(f.started), nil
+	default:
+	}
 	select {
 	case <-f.Runtime.Ready():
 		return f.Runtime.ReadyAt().Sub(f.started), nil
 	case <-f.Runtime.failed:
 		ie, _ := f.Runtime.InitError()
 		return 0, fmt.Errorf("%s reported an init error (%s): %s", f.Name, ie.ErrorType, ie.Payload)
-	case <-f.exited:
-		return 0, fmt.Errorf("%s exited during init (%v): %s", f.Name, f.exitErr, f.Output())
+	case <-f.Runtime.late:
+		return 0, f.errInitLate()
+	case <-p.exited:
+		if p.initKilled.Load() {
+			return 0, f.errInitLate()
+		}
+		return 0, fmt.Errorf("%s exited during init (%v): %s", f.Name, p.exitErr, f.Output())
 	case <-ctx.Done():
 		return 0, fmt.Errorf("%s: waiting for init: %w", f.Name, ctx.Err())
 	}
 }
 
-// Exited is closed when the process has ended.
-func (f *Function) Exited() <-chan struct{} { return f.exited }
+// errInitLate says the init ran past InitLimit.
+func (f *Function) errInitLate() error {
+	return fmt.Errorf("%s: the init ran past Lambda's %v limit; the first invocation retries it", f.Name, InitLimit)
+}
+
+// Exited is closed when the runtime process has ended.
+func (f *Function) Exited() <-chan struct{} { return f.current().exited }
 
 // ExitCode is the process's exit code once it has ended (-1 if killed by a
 // signal), or -1 while it runs.
 func (f *Function) ExitCode() int {
+	p := f.current()
 	select {
-	case <-f.exited:
-		return f.cmd.ProcessState.ExitCode()
+	case <-p.exited:
+		return p.cmd.ProcessState.ExitCode()
 	default:
 		return -1
 	}
 }
+
+// Limits says how the function's memory, CPU share and freezing are held:
+// "cgroup v1", "cgroup v2", or the fallbacks and why.
+func (f *Function) Limits() string { return f.sandbox.How }
 
 // Output is everything the process wrote to stdout and stderr so far.
 func (f *Function) Output() string { return f.output.String() }
@@ -237,12 +313,12 @@ func (f *Function) WaitOutput(ctx context.Context, s string) bool {
 }
 
 // Pid is the process's id, for measurements.
-func (f *Function) Pid() int { return f.cmd.Process.Pid }
+func (f *Function) Pid() int { return f.current().cmd.Process.Pid }
 
 // PeakRSS is the process's peak resident set size in bytes so far (VmHWM
 // in /proc/<pid>/status; Linux only).
 func (f *Function) PeakRSS() (int64, error) {
-	n, err := procstat.PeakRSS(f.cmd.Process.Pid)
+	n, err := procstat.PeakRSS(f.Pid())
 	if err != nil {
 		return 0, fmt.Errorf("peak RSS of %s: %w", f.Name, err)
 	}
@@ -250,20 +326,22 @@ func (f *Function) PeakRSS() (int64, error) {
 }
 
 // Kill ends the process at once, as Lambda does when an invocation runs
-// past its timeout, or the kernel when it runs out of memory: the
-// invocation under way fails with ErrorExit, and so does every later one.
-// It returns once the process has ended (Exited is closed).
-func (f *Function) Kill() {
-	_ = f.cmd.Process.Kill()
-	<-f.exited
+// past its timeout: the invocation under way fails with ErrorExit, and so
+// does every later one. It returns once the process has ended (Exited is
+// closed).
+func (f *Function) Kill() { f.kill(f.current()) }
+
+// kill kills p, frozen or not, and waits for its end.
+func (f *Function) kill(p *process) {
+	_ = p.cmd.Process.Kill()
+	f.thaw() // a process frozen by a v1 freezer dies once thawed
+	<-p.exited
 }
 
-// Stop kills the process if it still runs, waits for it and closes the
-// Runtime API.
+// Stop kills the process if it still runs, waits for it, closes the
+// Runtime API and removes the sandbox.
 func (f *Function) Stop() {
 	f.Kill()
 	f.Runtime.Close()
-	if f.share != nil {
-		f.share.remove()
-	}
+	f.sandbox.remove()
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -26,7 +27,9 @@ import (
 // Authorization header on an authorized route (the authorizer is not
 // called), 403 {"message":"Forbidden"} when the authorizer refuses, 413
 // over the 10 MB payload limit, and 500 {"message":"Internal Server
-// Error"} when a function fails. Authorizer results are not cached.
+// Error"} when a function fails. An Authorizer's answers (allow or deny)
+// are cached per credential for its CacheTTL, as API Gateway caches a
+// Lambda authorizer's by its identity source; a failed call is not.
 type HTTPAPI struct {
 	srv    *http.Server
 	url    string
@@ -37,7 +40,28 @@ type HTTPAPI struct {
 type Route struct {
 	Method, Path string
 	Function     *Function
-	Authorizer   *Function // nil: anyone may call the route
+	Authorizer   *Authorizer // nil: anyone may call the route
+}
+
+// Authorizer is a Lambda authorizer (simple responses, identity source
+// the Authorization header). Routes that share one share its cache, as
+// the routes of one deployed authorizer do.
+type Authorizer struct {
+	Function *Function
+	// CacheTTL is how long an answer serves later requests with the same
+	// credential (the authorizer's ResultsCacheTtl); 0: not cached.
+	CacheTTL time.Duration
+
+	mu    sync.Mutex
+	cache map[string]cachedAnswer // by credential
+}
+
+// cachedAnswer is an authorizer's answer for a credential: its context,
+// or the status API Gateway answers instead.
+type cachedAnswer struct {
+	context map[string]any
+	status  int
+	until   time.Time
 }
 
 // maxPayload is the largest request body API Gateway accepts.
@@ -125,14 +149,34 @@ func event(r *http.Request, route Route, body []byte) events.APIGatewayV2HTTPReq
 	return ev
 }
 
-// authorize asks the route's authorizer about ev: its context, or the
-// status API Gateway answers instead (401 without an identity, 403 when
-// refused, 500 when the authorizer fails).
-func authorize(ctx context.Context, authorizer *Function, ev events.APIGatewayV2HTTPRequest) (map[string]any, int) {
+// authorize asks the route's authorizer about ev, or its cache: its
+// context, or the status API Gateway answers instead (401 without an
+// identity, 403 when refused, 500 when the authorizer fails).
+func authorize(ctx context.Context, a *Authorizer, ev events.APIGatewayV2HTTPRequest) (map[string]any, int) {
 	identity := ev.Headers["authorization"]
 	if identity == "" {
 		return nil, http.StatusUnauthorized
 	}
+	a.mu.Lock()
+	cached, ok := a.cache[identity]
+	a.mu.Unlock()
+	if ok && time.Now().Before(cached.until) {
+		return cached.context, cached.status
+	}
+	lambdaCtx, status := callAuthorizer(ctx, a.Function, identity, ev)
+	if a.CacheTTL > 0 && status != http.StatusInternalServerError {
+		a.mu.Lock()
+		if a.cache == nil {
+			a.cache = map[string]cachedAnswer{}
+		}
+		a.cache[identity] = cachedAnswer{context: lambdaCtx, status: status, until: time.Now().Add(a.CacheTTL)}
+		a.mu.Unlock()
+	}
+	return lambdaCtx, status
+}
+
+// callAuthorizer invokes the authorizer function about ev.
+func callAuthorizer(ctx context.Context, authorizer *Function, identity string, ev events.APIGatewayV2HTTPRequest) (map[string]any, int) {
 	req := events.APIGatewayV2CustomAuthorizerV2Request{
 		Version: "2.0", Type: "REQUEST", RouteArn: "arn:aws:execute-api:" + DefaultRegion + ":" + Account + ":local/$default/" + ev.RouteKey,
 		IdentitySource: []string{identity}, RouteKey: ev.RouteKey, RawPath: ev.RawPath, RawQueryString: ev.RawQueryString,

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestHTTPAPIAnswersOfItsOwn: what API Gateway answers without a function's
@@ -15,7 +16,7 @@ func TestHTTPAPIAnswersOfItsOwn(t *testing.T) {
 	echo := startEcho(t, Config{})
 	api, err := NewHTTPAPI([]Route{
 		{Method: "POST", Path: "/open", Function: echo},
-		{Method: "POST", Path: "/guarded", Function: echo, Authorizer: echo},
+		{Method: "POST", Path: "/guarded", Function: echo, Authorizer: &Authorizer{Function: echo}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -49,5 +50,46 @@ func TestHTTPAPIAnswersOfItsOwn(t *testing.T) {
 				t.Errorf("%d %s, want %d {\"message\":%q}", resp.StatusCode, body, tt.status, tt.message)
 			}
 		})
+	}
+}
+
+// TestAuthorizerCache: an authorizer's answer serves the later requests
+// with the same credential, on any route it guards, for its CacheTTL; a
+// new credential, or the TTL's end, calls it again.
+func TestAuthorizerCache(t *testing.T) {
+	echo := startEcho(t, Config{})
+	authorizer := &Authorizer{Function: echo, CacheTTL: 500 * time.Millisecond}
+	api, err := NewHTTPAPI([]Route{
+		{Method: "POST", Path: "/a", Function: echo, Authorizer: authorizer},
+		{Method: "POST", Path: "/b", Function: echo, Authorizer: authorizer},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(api.Close)
+	steps := []struct {
+		name, path, credential string
+		wait                   time.Duration
+		calls                  int // the authorizer's, in all
+	}{
+		{"first request", "/a", "Bearer one", 0, 1},
+		{"same credential", "/a", "Bearer one", 0, 1},
+		{"same credential, another route", "/b", "Bearer one", 0, 1},
+		{"another credential", "/a", "Bearer two", 0, 2},
+		{"after the TTL", "/a", "Bearer one", 600 * time.Millisecond, 3},
+	}
+	for _, s := range steps {
+		time.Sleep(s.wait)
+		req, _ := http.NewRequest("POST", api.URL()+s.path, strings.NewReader(`{}`))
+		req.Header.Set("Authorization", s.credential)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		// echo refuses (its answer has no isAuthorized): refusals are cached too.
+		if got := len(echo.Runtime.Invocations()); resp.StatusCode != http.StatusForbidden || got != s.calls {
+			t.Errorf("%s: %d, the authorizer called %d times, want 403 and %d", s.name, resp.StatusCode, got, s.calls)
+		}
 	}
 }

@@ -2,8 +2,9 @@ package lambdatest
 
 import "syscall"
 
-// dieWithParent makes the kernel kill the bootstrap if the test process
-// dies without stopping it.
-func dieWithParent() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+// procAttr puts the bootstrap in a process group of its own (what a
+// freeze without a cgroup stops) and makes the kernel kill it if the test
+// process dies without stopping it.
+func procAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }

@@ -39,6 +39,7 @@ const (
 // Runtime API answers a runtime that breaks the protocol with.
 const (
 	ErrorExit              = "Runtime.ExitError"
+	ErrorOutOfMemory       = "Runtime.OutOfMemory"
 	ErrorTimeout           = "Sandbox.Timedout"
 	ErrorResponseTooLarge  = "Function.ResponseSizeTooLarge"
 	errInvalidRequestID    = "InvalidRequestID"
@@ -79,7 +80,32 @@ type RuntimeConfig struct {
 	// OnTimeout, when set, is called once an invocation runs past its
 	// deadline; Lambda then discards the execution environment.
 	OnTimeout func()
+	// InitLimit, when set, is how long the runtime's init may take (to
+	// its first GET .../invocation/next): past it OnInitTimeout is called
+	// (it ends the runtime), and the next invocation calls RetryInit (it
+	// starts the runtime again) and waits for that init within its own
+	// deadline, as Lambda does (see InitLimit).
+	InitLimit     time.Duration
+	OnInitTimeout func()
+	RetryInit     func() error
+	// Freeze, when set, is called when the runtime asks for the next
+	// invocation and none waits (its init, or its last invocation, is
+	// over), and Thaw before it is handed the next one: Lambda freezes
+	// the execution environment in between.
+	Freeze, Thaw func()
 }
+
+// InitLimit is how long Lambda lets an on-demand function's init phase
+// take. "The Init phase is limited to 10 seconds. If all three tasks do
+// not complete within 10 seconds, Lambda retries the Init phase at the
+// time of the first function invocation with the configured function
+// timeout." (https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html,
+// "Init phase"); the retried init and the invocation together get the
+// function timeout, and an init slower than that fails the invocation
+// with Sandbox.Timedout (CloudWatch shows "INIT_REPORT Init Duration:
+// 180000.45 ms Phase: invoke Status: timeout", as reported in
+// https://github.com/DataDog/datadog-lambda-extension/issues/1237).
+const InitLimit = 10 * time.Second
 
 // DefaultTimeout is Lambda's default function timeout.
 const DefaultTimeout = 3 * time.Second
@@ -96,6 +122,7 @@ type Runtime struct {
 	turn   chan struct{}    // holds a token while an invocation runs
 	next   chan *invocation // Invoke → the runtime's waiting /next
 	ready  chan struct{}    // closed at the first /next
+	late   chan struct{}    // closed when the init ran past InitLimit
 	failed chan struct{}    // closed on /init/error
 	gone   chan struct{}    // closed by Shutdown
 	closed chan struct{}    // closed by Close
@@ -103,7 +130,9 @@ type Runtime struct {
 	mu          sync.Mutex
 	readyAt     time.Time
 	initError   Response // valid once failed is closed
+	goneType    string
 	goneReason  string
+	initRetried bool
 	current     *invocation // handed out, not yet answered
 	invocations []Invocation
 	shutdown    sync.Once
@@ -133,6 +162,7 @@ func NewRuntime(cfg RuntimeConfig) (*Runtime, error) {
 		turn:   make(chan struct{}, 1),
 		next:   make(chan *invocation),
 		ready:  make(chan struct{}),
+		late:   make(chan struct{}),
 		failed: make(chan struct{}),
 		gone:   make(chan struct{}),
 		closed: make(chan struct{}),
@@ -147,7 +177,27 @@ func NewRuntime(cfg RuntimeConfig) (*Runtime, error) {
 	})
 	r.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go r.srv.Serve(ln) //nolint:errcheck // returns ErrServerClosed on Close
+	if cfg.InitLimit > 0 {
+		go r.watchInit()
+	}
 	return r, nil
+}
+
+// watchInit ends an init that runs past its limit.
+func (r *Runtime) watchInit() {
+	timer := time.NewTimer(r.cfg.InitLimit)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		if r.cfg.OnInitTimeout != nil {
+			r.cfg.OnInitTimeout()
+		}
+		close(r.late)
+	case <-r.ready:
+	case <-r.failed:
+	case <-r.gone:
+	case <-r.closed:
+	}
 }
 
 // Addr is the value for AWS_LAMBDA_RUNTIME_API ("127.0.0.1:port").
@@ -187,11 +237,13 @@ func (r *Runtime) Invocations() []Invocation {
 // Shutdown tells the Runtime that its execution environment is gone (the
 // runtime process exited) for reason, e.g. "Runtime exited with error:
 // exit status 1". The invocation under way and every later one fail with
-// ErrorExit, or with the init error the runtime reported before exiting.
-func (r *Runtime) Shutdown(reason string) {
+// errType (ErrorExit, or ErrorOutOfMemory when the process was killed for
+// its memory), or with the init error the runtime reported before
+// exiting.
+func (r *Runtime) Shutdown(errType, reason string) {
 	r.shutdown.Do(func() {
 		r.mu.Lock()
-		r.goneReason = reason
+		r.goneType, r.goneReason = errType, reason
 		r.mu.Unlock()
 		close(r.gone)
 	})
@@ -250,9 +302,16 @@ func (r *Runtime) run(ctx context.Context, inv *invocation) (resp Response, hand
 	if resp, ok := r.unavailable(inv); ok {
 		return resp, false, nil
 	}
+	if err := r.awaitInit(ctx); err != nil {
+		return Response{}, false, err
+	}
 	inv.deadline = time.Now().Add(r.cfg.Timeout)
+	timer := time.NewTimer(time.Until(inv.deadline))
+	defer timer.Stop()
 	select {
 	case r.next <- inv:
+	case <-timer.C: // a retried init took the whole timeout
+		return r.timedOut(inv), false, nil
 	case <-r.failed:
 		resp, _ := r.unavailable(inv)
 		return resp, false, nil
@@ -266,6 +325,43 @@ func (r *Runtime) run(ctx context.Context, inv *invocation) (resp Response, hand
 	}
 	resp, err = r.await(ctx, inv)
 	return resp, true, err
+}
+
+// awaitInit waits until the runtime's init is over, or has failed, or
+// ran past its limit: then this invocation starts it again, and the
+// retried init counts in its deadline.
+func (r *Runtime) awaitInit(ctx context.Context) error {
+	select {
+	case <-r.ready:
+	case <-r.late:
+		r.mu.Lock()
+		retry := !r.initRetried
+		r.initRetried = true
+		r.mu.Unlock()
+		if retry && r.cfg.RetryInit != nil {
+			if err := r.cfg.RetryInit(); err != nil {
+				return fmt.Errorf("runtime API: retry the init: %w", err)
+			}
+		}
+	case <-r.failed:
+	case <-r.gone:
+	case <-r.closed:
+		return errors.New("runtime API closed")
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return nil
+}
+
+// timedOut is the answer to an invocation that ran past its deadline; the
+// execution environment is discarded.
+func (r *Runtime) timedOut(inv *invocation) Response {
+	r.forget(inv)
+	if r.cfg.OnTimeout != nil {
+		r.cfg.OnTimeout()
+	}
+	msg := fmt.Sprintf("RequestId: %s Error: Task timed out after %.2f seconds", inv.id, r.cfg.Timeout.Seconds())
+	return lambdaError(inv, ErrorTimeout, msg)
 }
 
 // await waits for the answer to an invocation the runtime holds.
@@ -286,12 +382,7 @@ func (r *Runtime) await(ctx context.Context, inv *invocation) (Response, error) 
 		resp, _ := r.unavailable(inv)
 		return resp, nil
 	case <-timer.C:
-		r.forget(inv)
-		if r.cfg.OnTimeout != nil {
-			r.cfg.OnTimeout()
-		}
-		msg := fmt.Sprintf("RequestId: %s Error: Task timed out after %.2f seconds", inv.id, r.cfg.Timeout.Seconds())
-		return lambdaError(inv, ErrorTimeout, msg), nil
+		return r.timedOut(inv), nil
 	case <-r.closed:
 		return Response{}, errors.New("runtime API closed")
 	case <-ctx.Done():
@@ -314,9 +405,9 @@ func (r *Runtime) unavailable(inv *invocation) (Response, bool) {
 	select {
 	case <-r.gone:
 		r.mu.Lock()
-		reason := r.goneReason
+		errType, reason := r.goneType, r.goneReason
 		r.mu.Unlock()
-		return lambdaError(inv, ErrorExit, fmt.Sprintf("RequestId: %s Error: %s", inv.id, reason)), true
+		return lambdaError(inv, errType, fmt.Sprintf("RequestId: %s Error: %s", inv.id, reason)), true
 	default:
 		return Response{}, false
 	}
@@ -348,12 +439,8 @@ func (r *Runtime) handleNext(w http.ResponseWriter, req *http.Request) {
 			"the runtime asked for the next invocation before answering "+busy.id)
 		return
 	}
-	var inv *invocation
-	select {
-	case inv = <-r.next:
-	case <-req.Context().Done():
-		return
-	case <-r.closed:
+	inv, ok := r.nextInvocation(req)
+	if !ok {
 		writeAPIError(w, http.StatusInternalServerError, "ServiceUnavailable", "the runtime API is shutting down")
 		return
 	}
@@ -368,6 +455,29 @@ func (r *Runtime) handleNext(w http.ResponseWriter, req *http.Request) {
 	h.Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	w.Write(inv.event) //nolint:errcheck // a broken runtime shows as a timeout
+}
+
+// nextInvocation waits for the invocation to hand the runtime, with the
+// runtime frozen while none waits. It is false when the request ended or
+// the Runtime was closed first.
+func (r *Runtime) nextInvocation(req *http.Request) (*invocation, bool) {
+	select {
+	case inv := <-r.next:
+		return inv, true
+	default:
+	}
+	if r.cfg.Freeze != nil {
+		r.cfg.Freeze()
+		defer r.cfg.Thaw()
+	}
+	select {
+	case inv := <-r.next:
+		return inv, true
+	case <-req.Context().Done():
+		return nil, false
+	case <-r.closed:
+		return nil, false
+	}
 }
 
 func (r *Runtime) handleResponse(w http.ResponseWriter, req *http.Request) {

@@ -274,7 +274,7 @@ func TestShutdown(t *testing.T) {
 	r := newRuntime(t, RuntimeConfig{})
 	done := invokeAsync(r, `{}`)
 	id, _, _ := next(t, r)
-	r.Shutdown("Runtime exited with error: exit status 2")
+	r.Shutdown(ErrorExit, "Runtime exited with error: exit status 2")
 	want := `{"errorMessage":"RequestId: ` + id + ` Error: Runtime exited with error: exit status 2","errorType":"Runtime.ExitError"}`
 	if got := <-done; got.ErrorType != ErrorExit || string(got.Payload) != want {
 		t.Errorf("invocation under way: got %+v (payload %s)", got, got.Payload)

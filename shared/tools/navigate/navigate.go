@@ -124,13 +124,16 @@ var Family = family.Family{
 		}
 		s := service{src: src, tables: tables, codeIndex: env.RepoIndex, cursors: key, precise: indexes, preciseState: env.PreciseState}
 		// A deployed function reads (or builds) the default repository's
-		// symbol table before its first call.
+		// symbol table in its init, as far as the init lets it (the first
+		// calls go on with it).
 		env.WarmDefaultRepo("symbol table", func(ctx context.Context, r reposcope.Ref) error {
 			view, err := src.Open(ctx, r)
 			if err != nil {
 				return err
 			}
-			s.tables.For(view).Wait(ctx)
+			if p := s.tables.For(view).Build(ctx, 0).Progress; !p.Ready {
+				return fmt.Errorf("%d of %d files parsed: %w", p.FilesParsed, p.FilesTotal, ctx.Err())
+			}
 			return nil
 		})
 		return s.tools(), nil

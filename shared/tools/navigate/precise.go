@@ -71,9 +71,7 @@ func (s service) lens(ctx context.Context, call toolkit.Call, name string) (*len
 	if err != nil {
 		return nil, fmt.Errorf("precise indexes of %s: %w", r, err)
 	}
-	wait, cancel := context.WithTimeout(ctx, tableWait)
-	table := s.tables.For(view).Wait(wait)
-	cancel()
+	table := s.tables.For(view).Build(ctx, tableWork)
 	return &lens{ref: r, view: view, files: files, table: table, set: set, state: state,
 		src: s.src, tables: s.tables, others: map[string]*otherRepo{}, texts: map[*repo.File]*lines{}}, nil
 }
@@ -177,9 +175,7 @@ func (l *lens) other(ctx context.Context, name string) *otherRepo {
 		o.files = nil
 		return o
 	}
-	wait, cancel := context.WithTimeout(ctx, definitionsWait)
-	o.table = l.tables.For(view).Wait(wait)
-	cancel()
+	o.table = l.tables.For(view).Build(ctx, definitionsWork)
 	return o
 }
 

@@ -73,9 +73,9 @@ type refsOutput struct {
 // on from the last line looked at.
 const maxFilteredLines = 20000
 
-// definitionsWait bounds how long a call waits for the symbol table to
-// catch up with the view before it marks definitions from what is parsed.
-const definitionsWait = 300 * time.Millisecond
+// definitionsWork bounds how long a call builds the symbol table before
+// it marks definitions from what is parsed.
+const definitionsWork = 300 * time.Millisecond
 
 // identifier is what find_references looks for.
 var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -141,10 +141,8 @@ func (s service) textReferences(ctx context.Context, call toolkit.Call, in refsI
 		return toolkit.Result{}, err
 	}
 	// Definitions are marked from what the view's symbol table holds,
-	// waited for briefly while it is built.
-	wait, cancel := context.WithTimeout(ctx, definitionsWait)
-	st := s.tables.For(snap).Wait(wait)
-	cancel()
+	// built on briefly while it is not whole.
+	st := s.tables.For(snap).Build(ctx, definitionsWork)
 	f := newRefFinder(in, files, st)
 	gctx, cancel := toolkit.Gathering(ctx)
 	lines, counted, stop := f.search(gctx, files, q, at, under(folderOf(in.Path), sel))

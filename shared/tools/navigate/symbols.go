@@ -31,9 +31,10 @@ const (
 
 // Bounds of find_symbols.
 const (
-	// tableWait is how long a call waits for the symbol table to catch
-	// up with the repository before it answers from what is parsed.
-	tableWait = 2 * time.Second
+	// tableWork is how long a call builds the symbol table (the calls
+	// that read a table build it: symbols.Table.Build) before it answers
+	// from what is parsed.
+	tableWork = 2 * time.Second
 	// maxOutlineBytes is the largest file outlined that the table lacks
 	// (parsed on the spot).
 	maxOutlineBytes = 4 << 20
@@ -121,10 +122,7 @@ func (s service) findSymbols(ctx context.Context, call toolkit.Call, in symbolsI
 	if err != nil {
 		return toolkit.Result{}, err
 	}
-	table := s.tables.For(view)
-	wait, cancel := context.WithTimeout(ctx, tableWait)
-	st := table.Wait(wait)
-	cancel()
+	st := s.tables.For(view).Build(ctx, tableWork)
 	var out symbolsOutput
 	if in.File != "" {
 		out, err = outline(view, st, in.File, kinds, s.cursors.Scope(outlineKind, call.Tenant, r.Name, in), in.Cursor, int(in.Limit))

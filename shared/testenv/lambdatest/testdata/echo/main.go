@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -24,6 +26,11 @@ type event struct {
 	SpinMs  int             `json:"spinMs"`
 	Big     int             `json:"big"`
 	Context bool            `json:"context"`
+	// AllocMB allocates and touches that many MB, and keeps them.
+	AllocMB int `json:"allocMB"`
+	// Count starts ("start") or reads ("read") a goroutine that counts
+	// milliseconds on its own, between invocations too unless frozen.
+	Count string `json:"count"`
 	// Records is an SQS event: a record whose body is "fail" is reported
 	// failed, "crash" ends the process, "sleep" sleeps a second.
 	Records []events.SQSMessage `json:"Records"`
@@ -41,8 +48,20 @@ type invocationContext struct {
 	Custom       string `json:"custom"`
 }
 
+// kept holds what AllocMB allocated.
+var kept [][]byte
+
 func handle(ctx context.Context, ev event) (any, error) {
 	switch {
+	case ev.AllocMB > 0:
+		b := make([]byte, ev.AllocMB<<20)
+		for i := 0; i < len(b); i += 4096 {
+			b[i] = 1
+		}
+		kept = append(kept, b)
+		return "allocated", nil
+	case ev.Count != "":
+		return count(ev.Count), nil
 	case len(ev.Records) > 0:
 		return sqsBatch(ev.Records), nil
 	case ev.SpinMs > 0:
@@ -80,7 +99,42 @@ func main() {
 	if os.Getenv("ECHO_EXIT_AT_INIT") != "" {
 		os.Exit(3)
 	}
+	slowInit()
 	lambda.Start(handle)
+}
+
+// slowInit sleeps ECHO_INIT_SLEEP_MS in the init, or, with
+// ECHO_INIT_SLOW_ONCE naming a file, only in the init that creates it (a
+// retried init then is quick, as one that finds its caches warm).
+func slowInit() {
+	ms, _ := strconv.Atoi(os.Getenv("ECHO_INIT_SLEEP_MS"))
+	if once := os.Getenv("ECHO_INIT_SLOW_ONCE"); once != "" {
+		if _, err := os.Stat(once); err == nil {
+			return
+		}
+		_ = os.WriteFile(once, nil, 0o644)
+	}
+	time.Sleep(time.Duration(ms) * time.Millisecond)
+}
+
+// ticks is what the counting goroutine counted; atReturn its value when
+// the last counting invocation returned.
+var ticks, atReturn atomic.Int64
+
+// count starts the counting goroutine, or reads it: the ticks now, at the
+// start of this invocation, and when the last one returned.
+func count(what string) map[string]int64 {
+	if what == "start" {
+		go func() {
+			for range time.Tick(time.Millisecond) {
+				ticks.Add(1)
+			}
+		}()
+	}
+	now := ticks.Load()
+	out := map[string]int64{"now": now, "atLastReturn": atReturn.Load()}
+	atReturn.Store(ticks.Load())
+	return out
 }
 
 // sqsBatch handles an SQS event's records by their bodies.
