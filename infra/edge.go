@@ -119,13 +119,13 @@ func (d *deployment) routeAuthorizers() func(awsapigatewayv2.HttpMethod, string)
 
 // newAuthorizerOf creates a Lambda authorizer (simple responses) of the
 // authorizer function on the Authorization header, with answers cached
-// authorizerCacheSeconds.
+// auth.AuthorizerCacheTTL.
 func (d *deployment) newAuthorizerOf(id string) awsapigatewayv2authorizers.HttpLambdaAuthorizer {
 	return awsapigatewayv2authorizers.NewHttpLambdaAuthorizer(jsii.String(id), d.authorizer,
 		&awsapigatewayv2authorizers.HttpLambdaAuthorizerProps{
 			ResponseTypes:   &[]awsapigatewayv2authorizers.HttpLambdaResponseType{awsapigatewayv2authorizers.HttpLambdaResponseType_SIMPLE},
 			IdentitySource:  jsii.Strings("$request.header.Authorization"),
-			ResultsCacheTtl: awscdk.Duration_Seconds(jsii.Number(authorizerCacheSeconds)),
+			ResultsCacheTtl: awscdk.Duration_Seconds(jsii.Number(auth.AuthorizerCacheTTL.Seconds())),
 		})
 }
 

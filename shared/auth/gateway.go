@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
@@ -24,6 +25,12 @@ const (
 	// for every repository.
 	ContextRepos = "repos"
 )
+
+// AuthorizerCacheTTL is how long API Gateway keeps the deployed
+// authorizers' answer for a credential (their ResultsCacheTtl, keyed by
+// the Authorization header): a revoked key still passes, and a new one is
+// still refused, for up to this long.
+const AuthorizerCacheTTL = 30 * time.Second
 
 // Gateway reads the tenant that the API Gateway Lambda authorizer put in the
 // request context. On the routes where the authorizer lets a refused
