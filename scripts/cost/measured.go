@@ -30,6 +30,7 @@ type buildFigures struct {
 	SQSRequests, SQSSends      int64
 	EmbedRequests, EmbedTokens int
 	LogBytes                   int
+	Metrics                    int // custom metrics the build writes (EMF)
 }
 
 // toolFigures are one function's calls: the averages of the warm ones.
@@ -42,6 +43,7 @@ type toolFigures struct {
 	S3Gets, S3Puts              float64
 	S3GetBytes                  float64
 	EmbedTokens                 float64
+	Metrics                     int // custom metrics its calls write (EMF)
 }
 
 func loadMeasured(data []byte) (measured, error) {

@@ -213,7 +213,7 @@ func (md model) fixedLines(p Profile) []line {
 		{"S3", "snapshots kept (GB-month)", snapshotsGB, s3Storage, perSize},
 		{"S3", "code index, vectors included (GB-month)", indexGB, s3Storage, perSize},
 		{"CloudWatch", "alarm metrics", float64(deploy.AlarmMetrics(tools+4, tools, len(dynamostore.Schemas))), alarmMetric, perMonth},
-		{"CloudWatch", "custom metrics (EMF)", float64(tools*callMetrics + indexMetrics), customMetric, perMonth},
+		{"CloudWatch", "custom metrics (EMF)", float64(md.metrics(p)), customMetric, perMonth},
 		{"Secrets Manager", "the cursor key", 1, secret, perMonth},
 		{"Secrets Manager", "reads (one per cold start)", p.ColdShare * float64(p.Agents) * p.CallsPerAgentDay * daysPerMonth, secretCall, perMonth},
 	}
@@ -249,9 +249,14 @@ func (c container) USD() float64 {
 	return 730 * (c.VCPU*fargateArmVCPU.USD + c.GB*fargateArmGB.USD)
 }
 
-// The metrics the functions write (shared/telemetry per tool call, with
-// the tool as dimension; shared/indexer per round and per publication).
-const (
-	callMetrics  = 4
-	indexMetrics = 12
-)
+// metrics are the custom metrics a month writes: those of each tool the
+// profile calls, and the index builds'.
+func (md model) metrics(p Profile) int {
+	n := md.M.FirstBuild.Metrics
+	for tool, share := range p.Mix {
+		if share > 0 {
+			n += md.M.Tools[tool].Metrics
+		}
+	}
+	return n
+}

@@ -9,12 +9,12 @@ import (
 
 // fixture is a measured file with round figures.
 var fixture = measured{
-	FirstBuild: buildFigures{Files: 100, Chunks: 1000, S3PutBytes: 1 << 20, EmbedTokens: 100000},
+	FirstBuild: buildFigures{Files: 100, Chunks: 1000, S3PutBytes: 1 << 20, EmbedTokens: 100000, Metrics: 12},
 	Build: buildFigures{Files: 100, Chunks: 1000, IndexerMs: 100, WorkerMs: 1000, S3Gets: 10, S3Puts: 5,
 		S3PutBytes: 1 << 10, SQSRequests: 4, SQSSends: 1, LogBytes: 1000},
 	Tools: map[string]toolFigures{
-		"read_file":     {WarmMs: 10, InitMs: 50, ColdMs: 100, DynamoWrites: 1, LogBytes: 500},
-		"grep_codebase": {WarmMs: 20, InitMs: 50, ColdMs: 120, DynamoWrites: 1, LogBytes: 500},
+		"read_file":     {WarmMs: 10, InitMs: 50, ColdMs: 100, DynamoWrites: 1, LogBytes: 500, Metrics: 4},
+		"grep_codebase": {WarmMs: 20, InitMs: 50, ColdMs: 120, DynamoWrites: 1, LogBytes: 500, Metrics: 4},
 	},
 	Authorizer: toolFigures{WarmMs: 5, InitMs: 30, DynamoReads: 1, LogBytes: 200},
 }
@@ -80,6 +80,24 @@ func TestAuthorizerCache(t *testing.T) {
 			if l.Item == "authorizer requests" && math.Abs(l.Quantity-tt.want*daysPerMonth) > 1e-6 {
 				t.Errorf("%g calls in %g h: %g invocations a month, want %g a day", tt.calls, tt.hours, l.Quantity, tt.want)
 			}
+		}
+	}
+}
+
+// TestMetrics: the builds' metrics, and those of each tool called.
+func TestMetrics(t *testing.T) {
+	md := newModel(fixture)
+	tests := []struct {
+		mix  map[string]float64
+		want int
+	}{
+		{map[string]float64{"read_file": 1}, 16},
+		{map[string]float64{"read_file": 0.5, "grep_codebase": 0.5}, 20},
+		{map[string]float64{"read_file": 1, "grep_codebase": 0}, 16},
+	}
+	for _, tt := range tests {
+		if got := md.metrics(Profile{Mix: tt.mix}); got != tt.want {
+			t.Errorf("%v: %d metrics, want %d", tt.mix, got, tt.want)
 		}
 	}
 }

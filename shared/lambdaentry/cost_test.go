@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -124,6 +125,7 @@ type buildFigures struct {
 	SQSRequests, SQSSends      int64
 	EmbedRequests, EmbedTokens int
 	LogBytes                   int
+	Metrics                    int // custom metrics the build writes (EMF)
 }
 
 // toolFigures are one function's calls: the averages of the warm ones.
@@ -136,6 +138,7 @@ type toolFigures struct {
 	S3Gets, S3Puts              float64
 	S3GetBytes                  float64
 	EmbedTokens                 float64 // Bedrock input tokens (context_search's query)
+	Metrics                     int     // custom metrics its calls write (EMF)
 }
 
 // startCostFanOut starts the indexer and two index workers as deployed
@@ -185,10 +188,13 @@ func measureBuild(t *testing.T, d *deployment, f *deploytest.FanOut, requests *r
 			b.Bytes += st.Size()
 		}
 	}
+	written := map[string]bool{}
 	for _, fn := range f.Workers.Running() {
 		b.LogBytes += len(fn.Output()) - logged[fn]
 		b.WorkerMs += workerMs(fn.Output()[logged[fn]:])
+		emfMetrics(fn.Output(), written)
 	}
+	b.Metrics = len(written)
 	b.LogBytes += len(f.Indexer.Output()) - logged[f.Indexer]
 	b.S3Gets, b.S3Puts, b.S3GetBytes, b.S3PutBytes = n["s3:GET"], n["s3:PUT"], n["s3:GET:bytes"], n["s3:PUT:bytes"]
 	b.SQSRequests, b.SQSSends = n["sqs"], n["sqs:send"]
@@ -241,11 +247,38 @@ func measureFunction(t *testing.T, d *deployment, requests *requestCounter, cfg 
 	}
 	fig.WarmMs = ms(time.Since(started)) / costWarmCalls
 	fig.LogBytes = (len(fn.Output()) - logged) / costWarmCalls
+	written := map[string]bool{}
+	emfMetrics(fn.Output(), written)
+	fig.Metrics = len(written)
 	n := requests.since(before)
 	per := func(k string) float64 { return float64(n[k]) / costWarmCalls }
 	fig.DynamoReads, fig.DynamoWrites = per("dynamodb:read"), per("dynamodb:write")
 	fig.S3Gets, fig.S3Puts, fig.S3GetBytes = per("s3:GET"), per("s3:PUT"), per("s3:GET:bytes")
 	return fig
+}
+
+// emfMetrics adds to names the metrics (namespace, name and dimension
+// names: what CloudWatch bills as one) the EMF lines of output write.
+func emfMetrics(output string, names map[string]bool) {
+	for _, line := range strings.Split(output, "\n") {
+		var l struct {
+			AWS struct {
+				CloudWatchMetrics []struct {
+					Namespace  string
+					Dimensions [][]string
+					Metrics    []struct{ Name string }
+				}
+			} `json:"_aws"`
+		}
+		if json.Unmarshal([]byte(line), &l) != nil {
+			continue
+		}
+		for _, d := range l.AWS.CloudWatchMetrics {
+			for _, m := range d.Metrics {
+				names[fmt.Sprint(d.Namespace, m.Name, d.Dimensions)] = true
+			}
+		}
+	}
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
