@@ -15,7 +15,7 @@ CDK := $(CURDIR)/node_modules/.bin/cdk
 export CDK_DISABLE_VERSION_CHECK := 1
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 
-.PHONY: run test test-go test-infra lint build arm64-cc qemu FORCE synth bootstrap deploy diff smoke bench bench-grep bench-mcp bench-lambda bench-scale bench-precise bench-nav contextbench fuzz clean ripgrep pytools help
+.PHONY: run test test-go test-infra lint build arm64-cc qemu FORCE synth bootstrap deploy diff smoke bench bench-grep bench-mcp bench-lambda bench-scale bench-precise bench-nav contextbench cost cost-measure fuzz clean ripgrep pytools help
 
 ## run: the local MCP server on http://127.0.0.1:8000 (every tool, embedded storage;
 ## flags in ARGS, e.g. ARGS="-repo ~/src/myapp"; ARGS=-h lists them)
@@ -196,6 +196,22 @@ bench-precise: node_modules pytools
 ## ARGS=-rxjs-only runs the rxjs comparison alone
 bench-nav: ripgrep
 	$(GO) run ./scripts/benchnav $(ARGS)
+
+## cost: the monthly AWS bill of two team profiles, per service, with what
+## grows with calls, pushes and repository size, next to one always-on
+## container (docs/cost.md); your own profile in ARGS (-agents, -calls,
+## -mix, -pushes, -files, -mb, -changed, -hours, -cold, -region; -prices
+## lists the prices and their sources)
+cost:
+	$(GO) run ./scripts/cost $(ARGS)
+
+## cost-measure: re-measure scripts/cost/measured.json, what cost reads,
+## under the Lambda harness (an index build and a push through the fan-out,
+## each tool's function cold and warm, the S3, SQS and DynamoDB requests
+## counted); TREE=folder to measure another tree than a few Go packages
+cost-measure: node_modules pytools
+	TOOLSHED_COST_MEASURE=$(CURDIR)/scripts/cost/measured.json TOOLSHED_COST_TREE=$(TREE) \
+	  $(GO) test -count=1 -run TestCostMeasure -v -timeout 30m ./shared/lambdaentry/
 
 ## fuzz: run each fuzz target for FUZZTIME (default 30s)
 FUZZTIME ?= 30s

@@ -13,7 +13,6 @@ import (
 	"github.com/aws/jsii-runtime-go"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/deploy"
-	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/secrets"
 	"github.com/toolshed/toolshed/shared/settings"
@@ -34,42 +33,13 @@ const (
 // otherFunctionNames are the functions that are not tools.
 var otherFunctionNames = []string{gatewayName, authorizerDir, indexerDir, indexWorkerName}
 
-// Settings of the functions that are not tools. The gateway's timeout is
-// below API Gateway's 30 s integration limit, so that the gateway answers
-// (and logs) a call that runs long instead of API Gateway cutting it off;
-// every tool's is below the gateway's. The authorizer and the gateway get a
-// floor of reserved concurrency: whatever floods the tools, they still run.
-const (
-	gatewayTimeoutSeconds    = 29
-	gatewayMemoryMB          = 512
-	gatewayConcurrency       = 20
-	authorizerTimeoutSeconds = 5
-	authorizerMemoryMB       = 256
-	authorizerConcurrency    = 20
-	// The indexer plans code index builds (it reads a snapshot's files
-	// to split them into batches: memory for the largest snapshot) and
-	// embeds memory entries; two at once at most (S3 retries a throttled
-	// event for up to asyncEventAge).
-	indexerTimeoutSeconds = 900
-	indexerMemoryMB       = 2048
-	indexerConcurrency    = 2
-	// The index worker builds one batch per invocation: a few minutes at
-	// most (a batch that needs more continues in a new message), memory
-	// for a snapshot's zip and one batch, and as many at once as the
-	// embedding quota is worth (each keeps 8 requests in flight; each
-	// paces itself at its share of the quota, split over this many). It
-	// also converts one precise index per invocation (shared/indexer's
-	// Precise): one SCIP file per module or project a push indexed (the
-	// Go tree's 190 MB converts at about 0.9 GB resident; docs/deploy.md
-	// has the figures), writing the store and spilling to /tmp:
-	// ephemeral storage for a SCIP file as large as a repository may be
-	// (TOOLSHED_REPO_MAX_MB, 2 GB) needs about 0.6 GB;
-	// indexWorkerStorageMB leaves room.
-	indexWorkerTimeoutSeconds = 300
-	indexWorkerMemoryMB       = 2048
-	indexWorkerStorageMB      = 2048
-	indexWorkerConcurrency    = embedding.IndexWorkers
-)
+// lambdaArchitecture is deploy.Architecture as CDK names it.
+func lambdaArchitecture() awslambda.Architecture {
+	if deploy.Architecture == "x86_64" {
+		return awslambda.Architecture_X86_64()
+	}
+	return awslambda.Architecture_ARM_64()
+}
 
 // functionSpec is what newFunction needs to create one Lambda function.
 type functionSpec struct {
@@ -107,7 +77,7 @@ func (d *deployment) newFunction(spec functionSpec) awslambda.Function {
 	logs.GrantWrite(role)
 	props := &awslambda.FunctionProps{
 		Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
-		Architecture: awslambda.Architecture_ARM_64(),
+		Architecture: lambdaArchitecture(),
 		Handler:      jsii.String("bootstrap"),
 		Code:         awslambda.Code_FromAsset(jsii.String(filepath.Join(d.buildDir, spec.Dir)), nil),
 		MemorySize:   jsii.Number(spec.MemoryMB),
@@ -169,9 +139,9 @@ func (d *deployment) newGateway() {
 		Name:           gatewayName,
 		ID:             "Gateway",
 		Dir:            gatewayName,
-		TimeoutSeconds: gatewayTimeoutSeconds,
-		MemoryMB:       gatewayMemoryMB,
-		Concurrency:    gatewayConcurrency,
+		TimeoutSeconds: deploy.GatewayTimeoutSeconds,
+		MemoryMB:       deploy.GatewayMemoryMB,
+		Concurrency:    deploy.GatewayConcurrency,
 		Env:            map[string]*string{config.ToolFunctions.Name(): d.stack.ToJsonString(names, nil)},
 	})
 	d.gateway.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
@@ -188,9 +158,9 @@ func (d *deployment) newAuthorizer() {
 		Name:           authorizerDir,
 		ID:             "Authorizer",
 		Dir:            authorizerDir,
-		TimeoutSeconds: authorizerTimeoutSeconds,
-		MemoryMB:       authorizerMemoryMB,
-		Concurrency:    authorizerConcurrency,
+		TimeoutSeconds: deploy.AuthorizerTimeoutSeconds,
+		MemoryMB:       deploy.AuthorizerMemoryMB,
+		Concurrency:    deploy.AuthorizerConcurrency,
 		Env: map[string]*string{
 			config.Store.Name(): jsii.String(string(config.StoreDynamoDB)),
 			config.TableSettings[config.APIKeysTable].Name(): keys.TableName(),

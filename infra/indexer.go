@@ -77,7 +77,7 @@ func (d *deployment) newIndexer() {
 		EnforceSSL:      jsii.Bool(true),
 	})
 	d.indexQueue = awssqs.NewQueue(d.stack, jsii.String("IndexQueue"), &awssqs.QueueProps{
-		VisibilityTimeout: awscdk.Duration_Seconds(jsii.Number(2 * indexWorkerTimeoutSeconds)),
+		VisibilityTimeout: awscdk.Duration_Seconds(jsii.Number(2 * deploy.IndexWorkerTimeoutSeconds)),
 		RetentionPeriod:   awscdk.Duration_Days(jsii.Number(indexQueueRetention)),
 		Encryption:        awssqs.QueueEncryption_SQS_MANAGED,
 		EnforceSSL:        jsii.Bool(true),
@@ -87,9 +87,9 @@ func (d *deployment) newIndexer() {
 		Name:           indexerDir,
 		ID:             "Indexer",
 		Dir:            indexerDir,
-		TimeoutSeconds: indexerTimeoutSeconds,
-		MemoryMB:       indexerMemoryMB,
-		Concurrency:    indexerConcurrency,
+		TimeoutSeconds: deploy.IndexerTimeoutSeconds,
+		MemoryMB:       deploy.IndexerMemoryMB,
+		Concurrency:    deploy.IndexerConcurrency,
 		Env:            d.indexerEnv(),
 	})
 	d.grantIndexer(fn)
@@ -111,15 +111,15 @@ func (d *deployment) newIndexer() {
 		Name:           indexWorkerName,
 		ID:             "IndexWorker",
 		Dir:            indexerDir,
-		TimeoutSeconds: indexWorkerTimeoutSeconds,
-		MemoryMB:       indexWorkerMemoryMB,
-		StorageMB:      indexWorkerStorageMB,
-		Concurrency:    indexWorkerConcurrency,
+		TimeoutSeconds: deploy.IndexWorkerTimeoutSeconds,
+		MemoryMB:       deploy.IndexWorkerMemoryMB,
+		StorageMB:      deploy.IndexWorkerStorageMB,
+		Concurrency:    deploy.IndexWorkerConcurrency,
 		Env:            d.indexerEnv(),
 	})
 	d.grantIndexer(worker)
 	batches := &awslambdaeventsources.SqsEventSourceProps{BatchSize: jsii.Number(1), ReportBatchItemFailures: jsii.Bool(true)}
-	if n := d.opts.Concurrency.of(indexWorkerName, indexWorkerConcurrency); n >= 2 {
+	if n := d.opts.Concurrency.of(indexWorkerName, deploy.IndexWorkerConcurrency); n >= 2 {
 		batches.MaxConcurrency = jsii.Number(float64(n))
 	}
 	worker.AddEventSource(awslambdaeventsources.NewSqsEventSource(d.indexQueue, batches))
@@ -142,10 +142,10 @@ func (d *deployment) grantIndexer(fn awslambda.Function) {
 // when the deployment reserves none (the queue's mapping is then not
 // capped either, and the pace assumes that many).
 func (c concurrency) embedWorkers() int {
-	if n := c.of(indexWorkerName, indexWorkerConcurrency); n > 0 {
+	if n := c.of(indexWorkerName, deploy.IndexWorkerConcurrency); n > 0 {
 		return n
 	}
-	return indexWorkerConcurrency
+	return deploy.IndexWorkerConcurrency
 }
 
 // streamSource is how the indexer reads a table's stream.

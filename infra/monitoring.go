@@ -11,13 +11,17 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssnssubscriptions"
 	"github.com/aws/jsii-runtime-go"
+	"github.com/toolshed/toolshed/shared/deploy"
 	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/store/dynamostore"
 	"github.com/toolshed/toolshed/shared/telemetry"
 )
 
-// logRetention is how long every log group keeps its lines.
-var logRetention = awslogs.RetentionDays_ONE_MONTH
+// logRetention is deploy.LogRetentionDays as CDK names it.
+var logRetention = map[int]awslogs.RetentionDays{
+	7: awslogs.RetentionDays_ONE_WEEK, 14: awslogs.RetentionDays_TWO_WEEKS,
+	30: awslogs.RetentionDays_ONE_MONTH, 90: awslogs.RetentionDays_THREE_MONTHS,
+}[deploy.LogRetentionDays]
 
 // Every alarm looks at one period of alarmPeriodMinutes, and notifies the
 // alarm topic when it goes off and when it recovers.

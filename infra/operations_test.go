@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/deploy"
 	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/secrets"
@@ -27,8 +28,8 @@ import (
 // declaredConcurrency is each function's reserved concurrency as declared:
 // a tool's family's, and the other functions' constants.
 func declaredConcurrency() map[string]int {
-	want := map[string]int{gatewayName: gatewayConcurrency, authorizerDir: authorizerConcurrency, indexerDir: indexerConcurrency,
-		indexWorkerName: indexWorkerConcurrency}
+	want := map[string]int{gatewayName: deploy.GatewayConcurrency, authorizerDir: deploy.AuthorizerConcurrency, indexerDir: deploy.IndexerConcurrency,
+		indexWorkerName: deploy.IndexWorkerConcurrency}
 	for _, tool := range tools {
 		want[tool.Name] = tool.Family.Concurrency
 	}
@@ -142,7 +143,7 @@ func TestAccessLog(t *testing.T) {
 		}
 	}
 	lg := synth.Resources[logicalID(t, "ApiAccessLogs")]
-	if lg.Properties["RetentionInDays"] != 30.0 || lg.Properties["LogGroupName"] != "/Toolshed/api-access" {
+	if lg.Properties["RetentionInDays"] != float64(deploy.LogRetentionDays) || lg.Properties["LogGroupName"] != "/Toolshed/api-access" {
 		t.Errorf("access log group %v", lg.Properties)
 	}
 }
@@ -422,5 +423,28 @@ func TestDocsListOptions(t *testing.T) {
 		if !bytes.Contains(configuration, []byte(s.Row()+"\n")) {
 			t.Errorf("docs/configuration.md lacks the row of setting %s:\n%s", s.Name(), s.Row())
 		}
+	}
+}
+
+// TestAlarmMetrics: deploy.AlarmMetrics, which the cost model reads,
+// counts the metrics of the stack's alarms: an alarm on one metric names
+// it, a metric math alarm lists its metrics.
+func TestAlarmMetrics(t *testing.T) {
+	got := 0
+	for _, a := range resourcesOfType("AWS::CloudWatch::Alarm") {
+		if a.Properties["MetricName"] != nil {
+			got++
+			continue
+		}
+		metrics, _ := a.Properties["Metrics"].([]any)
+		for _, m := range metrics {
+			if m.(map[string]any)["MetricStat"] != nil {
+				got++
+			}
+		}
+	}
+	want := deploy.AlarmMetrics(len(tools)+len(otherFunctionNames), len(tools), len(dynamostore.Schemas))
+	if got != want {
+		t.Errorf("the alarms read %d metrics; deploy.AlarmMetrics says %d", got, want)
 	}
 }

@@ -28,9 +28,8 @@ import (
 var (
 	defaultRepoOption = settings.New("defaultRepo", "",
 		"the tenant whose repository snapshot tenants without one read", config.ParseOptionalTenant)
-	retentionOption = settings.New("snapshotRetentionDays", "30",
-		"days a snapshot that is no longer current (and old versions under `snapshots/`) is kept", settings.Positive)
-	originsOption = settings.New("allowedOrigins", "*",
+	retentionOption = deploy.SnapshotRetentionOption
+	originsOption   = settings.New("allowedOrigins", "*",
 		"browser origins the HTTP API answers with CORS, comma-separated (`https://a.example,https://b.example`), or `*` for any", parseOrigins)
 	alarmEmailOption = settings.New("alarmEmail", "",
 		"an address the alarm topic mails (AWS asks it to confirm first)", parseEmail)

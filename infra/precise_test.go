@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolshed/toolshed/shared/deploy"
 	"github.com/toolshed/toolshed/shared/precisebucket"
 	"github.com/toolshed/toolshed/shared/tools/navigate"
 )
@@ -41,7 +42,7 @@ func TestPreciseGrants(t *testing.T) {
 // TestIndexWorkerStorage: the index worker, which converts precise
 // indexes in /tmp, has the ephemeral storage that takes.
 func TestIndexWorkerStorage(t *testing.T) {
-	for name, want := range map[string]any{indexWorkerName: map[string]any{"Size": float64(indexWorkerStorageMB)}, indexerDir: nil} {
+	for name, want := range map[string]any{indexWorkerName: map[string]any{"Size": float64(deploy.IndexWorkerStorageMB)}, indexerDir: nil} {
 		if got := synth.Resources[functionID(t, name)].Properties["EphemeralStorage"]; !equalJSON(got, want) {
 			t.Errorf("%s's ephemeral storage: %v, want %v", name, got, want)
 		}

@@ -92,11 +92,11 @@ var allFunctionDirs = []string{gatewayName, authorizerDir, indexerDir, toolDir}
 
 // otherFunctions are the functions that are not tools: timeout and memory.
 var otherFunctions = map[string]struct{ timeout, memory float64 }{
-	gatewayName:   {gatewayTimeoutSeconds, gatewayMemoryMB},
-	authorizerDir: {authorizerTimeoutSeconds, authorizerMemoryMB},
-	indexerDir:    {indexerTimeoutSeconds, indexerMemoryMB},
+	gatewayName:   {deploy.GatewayTimeoutSeconds, deploy.GatewayMemoryMB},
+	authorizerDir: {deploy.AuthorizerTimeoutSeconds, deploy.AuthorizerMemoryMB},
+	indexerDir:    {deploy.IndexerTimeoutSeconds, deploy.IndexerMemoryMB},
 	// The index worker runs the indexer's bootstrap.
-	indexWorkerName: {indexWorkerTimeoutSeconds, indexWorkerMemoryMB},
+	indexWorkerName: {deploy.IndexWorkerTimeoutSeconds, deploy.IndexWorkerMemoryMB},
 }
 
 // notificationHandlers is the function CDK adds to configure the bucket's
@@ -457,7 +457,7 @@ func TestFunctions(t *testing.T) {
 				want  any
 			}{
 				{"Runtime", p["Runtime"], "provided.al2023"},
-				{"Architectures", p["Architectures"], []any{"arm64"}},
+				{"Architectures", p["Architectures"], []any{deploy.Architecture}},
 				{"Handler", p["Handler"], "bootstrap"},
 				{"TracingConfig", p["TracingConfig"], map[string]any{"Mode": "Active"}},
 				{"Timeout", p["Timeout"], w.timeout},
@@ -472,8 +472,8 @@ func TestFunctions(t *testing.T) {
 			if _, ok := logGroups[fmt.Sprint(lg["Ref"])]; !ok {
 				t.Errorf("LoggingConfig.LogGroup = %v, want a Ref to a log group of the stack", lg)
 			}
-			if _, other := otherFunctions[name]; w.timeout >= gatewayTimeoutSeconds && !other {
-				t.Errorf("timeout %g s is not below the gateway's %d s", w.timeout, gatewayTimeoutSeconds)
+			if _, other := otherFunctions[name]; w.timeout >= deploy.GatewayTimeoutSeconds && !other {
+				t.Errorf("timeout %g s is not below the gateway's %d s", w.timeout, deploy.GatewayTimeoutSeconds)
 			}
 			if name == gatewayName && w.timeout >= 30 {
 				t.Errorf("the gateway's timeout %g s is not below API Gateway's 30 s", w.timeout)
@@ -492,7 +492,7 @@ func TestEveryFunctionIsArmAl2023Traced(t *testing.T) {
 			}
 			continue
 		}
-		if p["Runtime"] != "provided.al2023" || !equalJSON(p["Architectures"], []any{"arm64"}) ||
+		if p["Runtime"] != "provided.al2023" || !equalJSON(p["Architectures"], []any{deploy.Architecture}) ||
 			!equalJSON(p["TracingConfig"], map[string]any{"Mode": "Active"}) {
 			t.Errorf("function %s: runtime %v, architectures %v, tracing %v", id, p["Runtime"], p["Architectures"], p["TracingConfig"])
 		}
@@ -614,7 +614,7 @@ func TestEnvironment(t *testing.T) {
 	t.Run("indexer", func(t *testing.T) {
 		want := map[string]any{"TOOLSHED_BUCKET": ref(bucketID), "TOOLSHED_REPO_DENY": "*.sqlite", secrets.EnvVar: `{"TOOLSHED_EMBED_KEY":"` + testKeyParameter + `"}`,
 			indexer.QueueURL.Name(): ref(logicalID(t, "IndexQueue")), indexer.BatchFiles.Name(): "500", "GOMEMLIMIT": "1800MiB",
-			embedding.Workers.Name(): strconv.Itoa(indexWorkerConcurrency)}
+			embedding.Workers.Name(): strconv.Itoa(deploy.IndexWorkerConcurrency)}
 		search := env(t, "context_search")
 		for _, s := range embedding.Settings {
 			if v, ok := search[s.Name()]; ok {
@@ -1035,7 +1035,7 @@ func TestLogGroups(t *testing.T) {
 	must(t, func() {
 		template.AllResources(jsii.String("AWS::Logs::LogGroup"), &map[string]any{
 			"DeletionPolicy": "Delete",
-			"Properties":     map[string]any{"RetentionInDays": 30},
+			"Properties":     map[string]any{"RetentionInDays": deploy.LogRetentionDays},
 		})
 	})
 	for _, name := range append(slices.Clone(otherFunctionNames), toolset.Tools()...) {
@@ -1048,7 +1048,7 @@ func TestLogGroups(t *testing.T) {
 
 func TestAlarms(t *testing.T) {
 	alarms := resourcesOfType("AWS::CloudWatch::Alarm")
-	timeouts := map[string]float64{"gateway": gatewayTimeoutSeconds, "authorizer": authorizerTimeoutSeconds, "indexer": indexerTimeoutSeconds}
+	timeouts := map[string]float64{"gateway": deploy.GatewayTimeoutSeconds, "authorizer": deploy.AuthorizerTimeoutSeconds, "indexer": deploy.IndexerTimeoutSeconds}
 	for _, tool := range tools {
 		timeouts[tool.Name] = tool.TimeoutSeconds
 	}
@@ -1403,7 +1403,7 @@ func TestIndexQueue(t *testing.T) {
 	queueID, deadID := logicalID(t, "IndexQueue"), logicalID(t, "IndexDeadLetterQueue")
 	q := synth.Resources[queueID].Properties
 	redrive := map[string]any{"deadLetterTargetArn": getAttArn(deadID), "maxReceiveCount": float64(indexQueueReceives)}
-	if q["VisibilityTimeout"] != float64(2*indexWorkerTimeoutSeconds) || q["SqsManagedSseEnabled"] != true ||
+	if q["VisibilityTimeout"] != float64(2*deploy.IndexWorkerTimeoutSeconds) || q["SqsManagedSseEnabled"] != true ||
 		!equalJSON(q["RedrivePolicy"], redrive) || q["MessageRetentionPeriod"] != float64(indexQueueRetention*24*3600) {
 		t.Errorf("index queue %v", q)
 	}
@@ -1418,7 +1418,7 @@ func TestIndexQueue(t *testing.T) {
 		}
 		found++
 		want := map[string]any{"EventSourceArn": getAttArn(queueID), "FunctionName": ref(functionID(t, indexWorkerName)), "BatchSize": 1.0,
-			"FunctionResponseTypes": []any{"ReportBatchItemFailures"}, "ScalingConfig": map[string]any{"MaximumConcurrency": float64(indexWorkerConcurrency)}}
+			"FunctionResponseTypes": []any{"ReportBatchItemFailures"}, "ScalingConfig": map[string]any{"MaximumConcurrency": float64(deploy.IndexWorkerConcurrency)}}
 		if !equalJSON(p, want) {
 			t.Errorf("index queue mapping:\n got %v\nwant %v", p, want)
 		}
@@ -1426,7 +1426,7 @@ func TestIndexQueue(t *testing.T) {
 	if found != 1 {
 		t.Errorf("%d mappings read the index queue, want 1", found)
 	}
-	if indexWorkerTimeoutSeconds > 2*indexWorkerTimeoutSeconds || 2*indexWorkerTimeoutSeconds > 12*3600 {
+	if deploy.IndexWorkerTimeoutSeconds > 2*deploy.IndexWorkerTimeoutSeconds || 2*deploy.IndexWorkerTimeoutSeconds > 12*3600 {
 		t.Error("the visibility timeout must be at least the worker's timeout and at most SQS's 12 hours")
 	}
 	checkAlarm(t, "IndexDeadLettersAlarm", "ApproximateNumberOfMessagesVisible", "GreaterThanOrEqualToThreshold", 1)

@@ -82,16 +82,15 @@ func goBuild(what string, args ...string) error {
 	return nil
 }
 
-// The deployed settings infra/functions.go gives the functions that are
-// not tools (infra is a module of its own, which the Lambda code does not
-// import).
+// The deployed settings of the functions that are not tools (deploy
+// declares them for the CDK app too).
 const (
-	GatewayTimeout     = 29 * time.Second
-	GatewayMemoryMB    = 512
-	AuthorizerTimeout  = 5 * time.Second
-	AuthorizerMemoryMB = 256
-	IndexerTimeout     = 900 * time.Second
-	IndexerMemoryMB    = 2048
+	GatewayTimeout     = deploy.GatewayTimeoutSeconds * time.Second
+	GatewayMemoryMB    = deploy.GatewayMemoryMB
+	AuthorizerTimeout  = deploy.AuthorizerTimeoutSeconds * time.Second
+	AuthorizerMemoryMB = deploy.AuthorizerMemoryMB
+	IndexerTimeout     = deploy.IndexerTimeoutSeconds * time.Second
+	IndexerMemoryMB    = deploy.IndexerMemoryMB
 )
 
 // CursorKey is the key of the paging cursors every function of a Stack
