@@ -38,7 +38,7 @@ type Blame struct {
 	Complete bool
 }
 
-// BlameQuery says what to blame: Path at Rev (a commit id), or the
+// BlameQuery says what to blame: Path at Rev (a full commit id), or the
 // working tree's file, uncommitted lines too, when Rev is ""; lines Start
 // to End (0: from the first, to the last).
 type BlameQuery struct {
@@ -60,7 +60,12 @@ func (r *Repo) Blame(ctx context.Context, q BlameQuery) (Blame, error) {
 		args = append(args, "-L", strconv.Itoa(q.Start)+","+end)
 	}
 	if q.Rev != "" {
-		args = append(args, "--end-of-options", q.Rev)
+		// blame takes no --end-of-options; q.Rev is a commit id, which
+		// cannot be read as an option.
+		if !isID(q.Rev) {
+			return Blame{}, fmt.Errorf("blame: %q is not a commit id", q.Rev)
+		}
+		args = append(args, q.Rev)
 	}
 	cmd := r.command(ctx, append(args, "--", q.Path)...)
 	var stderr strings.Builder
@@ -70,6 +75,9 @@ func (r *Repo) Blame(ctx context.Context, q BlameQuery) (Blame, error) {
 		return Blame{}, err
 	}
 	if err := cmd.Start(); err != nil {
+		if ctx.Err() != nil {
+			return Blame{}, nil
+		}
 		return Blame{}, err
 	}
 	hunks, readErr := readIncremental(stdout)
@@ -84,6 +92,14 @@ func (r *Repo) Blame(ctx context.Context, q BlameQuery) (Blame, error) {
 		return Blame{}, fmt.Errorf("git blame: %w: %s", waitErr, strings.TrimSpace(stderr.String()))
 	}
 	return Blame{Hunks: sortHunks(hunks), Complete: true}, nil
+}
+
+// isID reports whether s is a full commit id (hex).
+func isID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	return !strings.ContainsFunc(s, func(c rune) bool { return (c < '0' || c > '9') && (c < 'a' || c > 'f') })
 }
 
 func sortHunks(h []BlameHunk) []BlameHunk {

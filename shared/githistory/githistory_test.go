@@ -165,3 +165,13 @@ func TestReadFile(t *testing.T) {
 		t.Error("a file the commit lacks was found")
 	}
 }
+
+func TestBlameOutOfTimeAnswersWhatItHas(t *testing.T) {
+	r, _ := open(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	b, err := r.Blame(ctx, githistory.BlameQuery{Path: "README.md", Rev: mustResolve(t, r, "main")})
+	if err != nil || b.Complete {
+		t.Errorf("blame with its time gone: %+v %v", b, err)
+	}
+}

@@ -62,18 +62,20 @@ const logFields = 9
 
 // Log returns the commits q selects, each with its files changed.
 func (r *Repo) Log(ctx context.Context, q LogQuery) ([]Commit, error) {
-	out, err := r.output(ctx, logArgs(q)...)
+	out, err := r.output(ctx, logArgs(q, "--format="+logFormat, "-z", "--numstat")...)
 	if err != nil {
 		return nil, err
 	}
 	return parseLog(out)
 }
 
-// logArgs are git log's arguments for q; every user value is inside one
-// "--name=value" argument or after "--".
-func logArgs(q LogQuery) []string {
-	args := []string{"log", "--format=" + logFormat, "-z", "--numstat", "-M", "--diff-merges=first-parent",
-		"--no-ext-diff", "--no-textconv", "--regexp-ignore-case", "--fixed-strings"}
+// logArgs are git log's arguments for q, with the options of its output
+// (format, stat or patch); every user value is inside one "--name=value"
+// argument or after "--".
+func logArgs(q LogQuery, output ...string) []string {
+	args := append([]string{"log"}, output...)
+	args = append(args, "-M", "--diff-merges=first-parent", "--no-ext-diff", "--no-textconv", "--no-color",
+		"--regexp-ignore-case", "--fixed-strings")
 	if q.NoWalk {
 		args = append(args, "--no-walk")
 	}
