@@ -15,7 +15,7 @@ CDK := $(CURDIR)/node_modules/.bin/cdk
 export CDK_DISABLE_VERSION_CHECK := 1
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 
-.PHONY: run test test-go test-infra lint build arm64-cc qemu FORCE synth bootstrap deploy diff smoke bench bench-grep bench-mcp bench-lambda bench-scale bench-precise bench-nav contextbench fuzz clean ripgrep pytools help
+.PHONY: run test test-go test-infra lint build arm64-cc qemu FORCE synth bootstrap deploy diff smoke bench bench-grep bench-mcp bench-lambda bench-scale bench-precise bench-nav bench-history check-history contextbench fuzz clean ripgrep pytools help
 
 ## run: the local MCP server on http://127.0.0.1:8000 (every tool, embedded storage;
 ## flags in ARGS, e.g. ARGS="-repo ~/src/myapp"; ARGS=-h lists them)
@@ -196,6 +196,21 @@ bench-precise: node_modules pytools
 ## ARGS=-rxjs-only runs the rxjs comparison alone
 bench-nav: ripgrep
 	$(GO) run ./scripts/benchnav $(ARGS)
+
+## check-history: the history tools (list_commits, get_commit, compare, blame,
+## read_file's ref) next to git log, git show, git diff, git blame --porcelain
+## and git show REV:PATH on a real history: REPO is a git working tree with
+## thousands of commits (ARGS="-samples 100")
+check-history:
+	@test -n "$(REPO)" || { echo "usage: make check-history REPO=/path/to/git/checkout"; exit 2; }
+	$(GO) run ./scripts/historycheck -repo $(REPO) $(ARGS)
+
+## bench-history: log of a path, blame of a 500-line file (color.c: REPO is a
+## checkout of git.git), get_commit and compare across 100 commits, p50 of
+## each tool next to the git program doing the same, in one run
+bench-history:
+	@test -n "$(REPO)" || { echo "usage: make bench-history REPO=/path/to/git.git/checkout"; exit 2; }
+	$(GO) run ./scripts/historycheck -repo $(REPO) -bench $(ARGS)
 
 ## fuzz: run each fuzz target for FUZZTIME (default 30s)
 FUZZTIME ?= 30s
