@@ -138,10 +138,23 @@ func (r *Repo) command(ctx context.Context, args ...string) *exec.Cmd {
 		"-c", "core.fsmonitor=false", "-c", "core.quotePath=false", "-c", "diff.external=",
 		"-c", "log.showSignature=false", "-c", "color.ui=false"}
 	cmd := exec.CommandContext(ctx, Program, append(base, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
+	cmd.Env = append(environment(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
 		"GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
 	cmd.Dir = r.dir
 	return cmd
+}
+
+// environment is the process's environment without git's own variables:
+// a GIT_DIR or GIT_WORK_TREE the server inherited (run from a hook, say)
+// would make git read another repository than the one asked for.
+func environment() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") {
+			env = append(env, kv)
+		}
+	}
+	return env
 }
 
 // output runs git and returns what it printed; a failure carries its

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/toolshed/toolshed/shared/githistory"
@@ -174,4 +175,46 @@ func TestBlameOutOfTimeAnswersWhatItHas(t *testing.T) {
 	if err != nil || b.Complete {
 		t.Errorf("blame with its time gone: %+v %v", b, err)
 	}
+}
+
+// TestInheritedGitVariablesAreIgnored: a GIT_DIR in the server's
+// environment does not make git read another repository.
+func TestInheritedGitVariablesAreIgnored(t *testing.T) {
+	r, _ := open(t)
+	t.Setenv("GIT_DIR", t.TempDir())
+	if _, err := r.Resolve(context.Background(), "ref", "main"); err != nil {
+		t.Errorf("with GIT_DIR set elsewhere: %v", err)
+	}
+}
+
+// TestPathsAreNeverOptions: a path that looks like an option is a path.
+func TestPathsAreNeverOptions(t *testing.T) {
+	r, _ := open(t)
+	ctx := context.Background()
+	head := mustResolve(t, r, "main")
+	for _, p := range []string{"--output=/tmp/x", "-L1,2", "--all", ":(glob)**"} {
+		if cs, err := r.Log(ctx, githistory.LogQuery{From: head, Path: p}); err != nil || len(cs) != 0 {
+			t.Errorf("log of %q: %d commits, %v", p, len(cs), err)
+		}
+		if _, err := r.Blame(ctx, githistory.BlameQuery{Rev: head, Path: p}); err == nil {
+			t.Errorf("blame of %q found a file", p)
+		}
+		if _, ok, err := r.ReadFile(ctx, head, p); ok || err != nil {
+			t.Errorf("read of %q: %v %v", p, ok, err)
+		}
+	}
+}
+
+func FuzzCheckRev(f *testing.F) {
+	for _, s := range []string{"main", "v1.0", "HEAD~2", "main^2", "-p", "--output=x", "a..b", "HEAD:.env", "a b", "x\x00", "@{-1}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, rev string) {
+		if githistory.CheckRev("ref", rev) != nil {
+			return
+		}
+		if rev == "" || rev[0] == '-' || strings.Contains(rev, "..") || strings.ContainsAny(rev, ": \\\x00\n") || len(rev) > githistory.MaxRevLen {
+			t.Errorf("CheckRev accepted %q", rev)
+		}
+	})
 }

@@ -187,3 +187,76 @@ func TestBlameSaysWhatIsUncommitted(t *testing.T) {
 		t.Errorf("hunks\n%s\nwant\n%s", raw, want)
 	}
 }
+
+// pages calls a tool with args and every next_cursor after, and returns
+// what key lists on each page, by name.
+func pages(t *testing.T, h toolkit.Handler, args map[string]any, key, name string) [][]string {
+	t.Helper()
+	var out [][]string
+	for len(out) < 10 {
+		raw, _ := json.Marshal(args)
+		res, err := call(t, h, string(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range res[key].([]any) {
+			names = append(names, fmt.Sprint(e.(map[string]any)[name]))
+		}
+		out = append(out, names)
+		next, _ := res["next_cursor"].(string)
+		if next == "" {
+			return out
+		}
+		args["cursor"] = next
+	}
+	t.Fatal("more than 10 pages")
+	return nil
+}
+
+func TestSearchCommitsPages(t *testing.T) {
+	h := tools(t, repotest.GitHistory(t))[history.SearchCommitsTool]
+	got := pages(t, h, map[string]any{"pattern": "line [0-9]", "limit": 2}, "commits", "subject")
+	want := [][]string{{"Grow the app", "Merge branch 'feature'"}, {"Rename server to app", "Add the server"}, nil}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("pages %q, want %q", got, want)
+	}
+}
+
+func TestListRefsPages(t *testing.T) {
+	h := tools(t, repotest.GitHistory(t))[history.ListRefsTool]
+	got := pages(t, h, map[string]any{"limit": 2}, "refs", "name")
+	if fmt.Sprint(got) != "[[feature main] [v1.0]]" {
+		t.Errorf("pages %q", got)
+	}
+}
+
+// TestHostilePaths: paths that look like options, pathspec magic or
+// revisions are paths, and the deny rules hold for them.
+func TestHostilePaths(t *testing.T) {
+	all := tools(t, repotest.GitHistory(t))
+	tests := []struct {
+		tool, args string
+		want       toolerr.Code // "" succeeds, with nothing found
+	}{
+		{history.ListCommitsTool, `{"path":"--all","limit":5}`, ""},
+		{history.ListCommitsTool, `{"path":":(glob)**","limit":5}`, ""},
+		{history.BlameTool, `{"path":"--help"}`, toolerr.ResourceNotFound},
+		{history.BlameTool, `{"path":"-L1,2","ref":"main"}`, toolerr.ResourceNotFound},
+		{history.BlameTool, `{"path":".git/config","ref":"main"}`, toolerr.PathNotAllowed},
+		{history.GetCommitTool, `{"commit":"main","path":"--stat","limit":5}`, ""},
+		{history.CompareTool, `{"base":"main~1","head":"main","path":".env/x","limit":5}`, toolerr.PathNotAllowed},
+		{history.CompareTool, `{"base":"main@{-1}","head":"main","limit":5}`, toolerr.ResourceNotFound},
+	}
+	for _, tt := range tests {
+		out, err := call(t, all[tt.tool], tt.args)
+		if code(err) != tt.want {
+			t.Errorf("%s %s: %v, want %q", tt.tool, tt.args, err, tt.want)
+			continue
+		}
+		raw, _ := json.Marshal(out)
+		if tt.want == "" && (strings.Contains(string(raw), `"hash"`) && tt.tool == history.ListCommitsTool || strings.Contains(string(raw), `"path":"`)) {
+			t.Errorf("%s %s found something: %s", tt.tool, tt.args, raw)
+		}
+	}
+}
