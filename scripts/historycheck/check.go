@@ -52,7 +52,11 @@ func (c *checker) check(samples int) error {
 		c.checkCompare(h+"~100", h, policy)
 		checks++
 	}
-	fmt.Printf("%s: %d commits on HEAD's first-parent line, %d sampled, %d checks (list_commits, get_commit, compare, blame, read_file), %d differences\n",
+	for _, pattern := range []string{"strbuf_addf", "die_errno", "O_NOFOLLOW"} {
+		c.checkSearch(pattern)
+		checks++
+	}
+	fmt.Printf("%s: %d commits on HEAD's first-parent line, %d sampled, %d checks (list_commits, get_commit, compare, blame, read_file, search_commits), %d differences\n",
 		c.dir, len(line), samples, checks, c.diffs)
 	if c.diffs > 0 {
 		return fmt.Errorf("%d differences", c.diffs)

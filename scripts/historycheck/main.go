@@ -9,7 +9,8 @@
 // of a file the commit changed (git log), get_commit's files, counts and
 // hunks (git show --first-parent), compare with the commit 100 before (git
 // diff), blame of a file (git blame --porcelain) and read_file at the
-// commit (git show REV:PATH). Paths the repository's policy denies are
+// commit (git show REV:PATH); and search_commits of a few words against
+// git log -G. Paths the repository's policy denies are
 // left out of both sides. It prints each difference and exits 1 on any.
 package main
 
@@ -77,7 +78,7 @@ func newChecker(dir string) (*checker, error) {
 		return nil, err
 	}
 	env := wiring.NewEnv(config.Config{DataDir: data, Repos: []string{dir}}, nil).UseStores(db.Stores(), db.Close)
-	names := []string{"list_commits", "get_commit", "compare", "blame", "read_file"}
+	names := []string{"list_commits", "get_commit", "compare", "blame", "read_file", "search_commits"}
 	tools, err := family.Build(context.Background(), toolset.Families, env, names...)
 	if err != nil {
 		return nil, err

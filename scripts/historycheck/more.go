@@ -99,3 +99,39 @@ func (c *checker) checkCompare(base, head string, policy *repo.Policy) {
 		c.differ("compare %s %s: %d files, git diff %d, or other counts", base, head, len(got), len(want))
 	}
 }
+
+// checkSearch compares search_commits of a literal pattern with git log
+// -G (commits whose added or removed lines match): the commits the tool
+// finds, following its cursor (each call stops near its time limit), are
+// git's first ones.
+func (c *checker) checkSearch(pattern string) {
+	args := map[string]any{"pattern": pattern, "caseSensitive": true, "limit": 5}
+	var got []string
+	scanned, calls := 0, 0
+	for ; len(got) < 5 && calls < 30; calls++ {
+		var out struct {
+			Commits []struct {
+				Hash string `json:"hash"`
+			} `json:"commits"`
+			Scanned    int     `json:"scanned"`
+			NextCursor *string `json:"next_cursor"`
+		}
+		if err := c.call("search_commits", args, &out); err != nil {
+			c.differ("search_commits %q: %v", pattern, err)
+			return
+		}
+		for _, cm := range out.Commits {
+			got = append(got, cm.Hash)
+		}
+		scanned += out.Scanned
+		if out.NextCursor == nil {
+			break
+		}
+		args["cursor"] = *out.NextCursor
+	}
+	fmt.Printf("search_commits %q: %d commits found in %d calls, %d commits searched\n", pattern, len(got), calls, scanned)
+	want := strings.Fields(c.git("log", "--format=%H", "--no-patch", "-M", "--diff-merges=first-parent", "-n", fmt.Sprint(len(got)), "-G", pattern, "HEAD"))
+	if len(got) == 0 || !slices.Equal(got, want) {
+		c.differ("search_commits %q:\n got %v\nwant %v", pattern, got, want)
+	}
+}
