@@ -31,7 +31,7 @@ func (r *Repo) EachPatch(ctx context.Context, q LogQuery, fn func(CommitPatch) b
 	if err := cmd.Start(); err != nil {
 		return 0, err
 	}
-	seen, stopped, readErr := readPatches(stdout, fn)
+	seen, stopped, readErr := readPatches(stdout, func() bool { return ctx.Err() != nil }, fn)
 	if stopped {
 		cmd.Process.Kill()
 	}
@@ -49,8 +49,10 @@ func (r *Repo) EachPatch(ctx context.Context, q LogQuery, fn func(CommitPatch) b
 
 // readPatches cuts git log -p's output into commits (a line "\x1e<id>"
 // starts each) and calls fn with each. It reports how many fn saw and
-// whether fn stopped.
-func readPatches(r io.Reader, fn func(CommitPatch) bool) (int, bool, error) {
+// whether fn stopped. When the output ends because git was stopped
+// (killed reports true), the last commit may be cut short: fn never sees
+// it, so that it is searched whole on the next page.
+func readPatches(r io.Reader, killed func() bool, fn func(CommitPatch) bool) (int, bool, error) {
 	br := bufio.NewReaderSize(r, 256<<10)
 	var cur *CommitPatch
 	var body bytes.Buffer
@@ -75,6 +77,9 @@ func readPatches(r io.Reader, fn func(CommitPatch) bool) (int, bool, error) {
 			body.Write(line)
 		}
 		if err != nil {
+			if killed() {
+				return seen, false, nil
+			}
 			if !flush() {
 				return seen, true, nil
 			}

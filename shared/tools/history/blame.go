@@ -80,6 +80,9 @@ func (s *service) blame(ctx context.Context, call toolkit.Call, in blameInput) (
 		gctx, cancel := toolkit.Gathering(ctx)
 		b, err = o.git.Blame(gctx, q)
 		cancel()
+		if err != nil && q.Rev == "" {
+			b, err = o.notCommitted(ctx, q, n, err)
+		}
 		if err != nil {
 			return toolkit.Result{}, fmt.Errorf("blame %s: %w", in.Path, err)
 		}
@@ -159,4 +162,22 @@ func (o opened) blameOutput(path string, q githistory.BlameQuery, n int, b githi
 		out.Unattributed = append(out.Unattributed, [2]int{next, last})
 	}
 	return out
+}
+
+// notCommitted is the blame of a working tree's file that HEAD does not
+// have (new, or no commit yet): every line is uncommitted. Any other file
+// keeps the failure blameErr.
+func (o opened) notCommitted(ctx context.Context, q githistory.BlameQuery, n int, blameErr error) (githistory.Blame, error) {
+	if _, found, err := o.git.ReadFile(ctx, "HEAD", q.Path); err != nil || found {
+		return githistory.Blame{}, blameErr
+	}
+	first, last := max(q.Start, 1), n
+	if q.End > 0 {
+		last = min(q.End, n)
+	}
+	b := githistory.Blame{Complete: true}
+	if first <= last {
+		b.Hunks = []githistory.BlameHunk{{Line: first, Lines: last - first + 1, Commit: githistory.ZeroID}}
+	}
+	return b, nil
 }

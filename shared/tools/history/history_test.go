@@ -260,3 +260,20 @@ func TestHostilePaths(t *testing.T) {
 		}
 	}
 }
+
+// TestBlameOfAFileNotCommittedYet: every line of a new file is
+// uncommitted.
+func TestBlameOfAFileNotCommittedYet(t *testing.T) {
+	dir := repotest.GitHistory(t)
+	if err := os.WriteFile(filepath.Join(dir, "new.txt"), []byte("one\ntwo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := call(t, tools(t, dir)[history.BlameTool], `{"path":"new.txt"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(out["hunks"])
+	if string(raw) != `[{"commit":null,"lines":2,"startLine":1,"uncommitted":true}]` || out["complete"] != true {
+		t.Errorf("hunks %s, complete %v", raw, out["complete"])
+	}
+}
