@@ -52,7 +52,7 @@ type blameOutput struct {
 // included) without ref, the file at ref with one; a complete blame of a
 // file at a commit is cached by (path, blob, lines).
 func (s *service) blame(ctx context.Context, call toolkit.Call, in blameInput) (toolkit.Result, error) {
-	o, err := s.open(ctx, call, in.Repo)
+	o, err := s.open(ctx, call, in.Repo, "ref", in.Ref)
 	if err != nil {
 		return toolkit.Result{}, err
 	}

@@ -35,7 +35,7 @@ type listCommitsOutput struct {
 // time (the cursor carries the commit the first page started from and
 // how many came before).
 func (s *service) listCommits(ctx context.Context, call toolkit.Call, in listCommitsInput) (toolkit.Result, error) {
-	o, err := s.open(ctx, call, in.Repo)
+	o, err := s.open(ctx, call, in.Repo, "ref", in.Ref)
 	if err != nil {
 		return toolkit.Result{}, err
 	}
@@ -115,7 +115,7 @@ type getCommitOutput struct {
 // its first parent (a root commit's against nothing), a page of files at
 // a time.
 func (s *service) getCommit(ctx context.Context, call toolkit.Call, in getCommitInput) (toolkit.Result, error) {
-	o, err := s.open(ctx, call, in.Repo)
+	o, err := s.open(ctx, call, in.Repo, "commit", in.Commit)
 	if err != nil {
 		return toolkit.Result{}, err
 	}

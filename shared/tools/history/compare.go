@@ -33,7 +33,7 @@ type compareOutput struct {
 // compare serves compare: the diff from base to head (as git diff base
 // head shows it), stat first, then a page of files.
 func (s *service) compare(ctx context.Context, call toolkit.Call, in compareInput) (toolkit.Result, error) {
-	o, err := s.open(ctx, call, in.Repo)
+	o, err := s.open(ctx, call, in.Repo, "base", in.Base, "head", in.Head)
 	if err != nil {
 		return toolkit.Result{}, err
 	}

@@ -101,8 +101,19 @@ type opened struct {
 	checkContent func(string, []byte) error
 }
 
-// open opens the repository a call names (arg) and its history.
-func (s *service) open(ctx context.Context, call toolkit.Call, arg string) (opened, error) {
+// open opens the repository a call names (arg) and its history, after
+// checking the call's revision arguments (revs: field, value, field,
+// value...; "" values left out), so that one that looks like an option is
+// INVALID_INPUT whatever the repository.
+func (s *service) open(ctx context.Context, call toolkit.Call, arg string, revs ...string) (opened, error) {
+	for i := 0; i+1 < len(revs); i += 2 {
+		if revs[i+1] == "" {
+			continue
+		}
+		if err := githistory.CheckRev(revs[i], revs[i+1]); err != nil {
+			return opened{}, err
+		}
+	}
 	view, r, err := repo.OpenFor(ctx, s.src, call, arg)
 	if err != nil {
 		return opened{}, err

@@ -277,3 +277,23 @@ func TestBlameOfAFileNotCommittedYet(t *testing.T) {
 		t.Errorf("hunks %s, complete %v", raw, out["complete"])
 	}
 }
+
+// TestRevisionsAreCheckedFirst: a revision that looks like an option is
+// INVALID_INPUT on any repository, one without a history too.
+func TestRevisionsAreCheckedFirst(t *testing.T) {
+	all := tools(t, t.TempDir())
+	for tool, args := range map[string]string{
+		history.ListCommitsTool:   `{"ref":"--all"}`,
+		history.GetCommitTool:     `{"commit":"-p"}`,
+		history.CompareTool:       `{"base":"main","head":"--no-index"}`,
+		history.BlameTool:         `{"path":"a","ref":"--since=1.day"}`,
+		history.SearchCommitsTool: `{"pattern":"x","ref":"-S"}`,
+	} {
+		if _, err := call(t, all[tool], args); code(err) != toolerr.InvalidInput {
+			t.Errorf("%s %s: %v", tool, args, err)
+		}
+	}
+	if _, err := call(t, all[history.ListRefsTool], `{}`); code(err) != toolerr.ResourceNotFound {
+		t.Errorf("list_refs without a history: %v", err)
+	}
+}

@@ -52,7 +52,7 @@ func (s *service) searchCommits(ctx context.Context, call toolkit.Call, in searc
 	if err != nil {
 		return toolkit.Result{}, err
 	}
-	o, err := s.open(ctx, call, in.Repo)
+	o, err := s.open(ctx, call, in.Repo, "ref", in.Ref)
 	if err != nil {
 		return toolkit.Result{}, err
 	}
