@@ -15,7 +15,7 @@ CDK := $(CURDIR)/node_modules/.bin/cdk
 export CDK_DISABLE_VERSION_CHECK := 1
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 
-.PHONY: run test test-go test-infra lint build arm64-cc qemu FORCE synth bootstrap deploy diff smoke bench bench-grep bench-mcp bench-lambda bench-scale bench-precise bench-nav contextbench cost cost-measure fuzz clean ripgrep pytools help
+.PHONY: run test test-go test-infra lint build arm64-cc qemu FORCE synth bootstrap deploy diff smoke bench bench-grep bench-mcp bench-lambda bench-scale bench-precise bench-nav bench-history check-history contextbench cost cost-measure fuzz clean ripgrep pytools help
 
 ## run: the local MCP server on http://127.0.0.1:8000 (every tool, embedded storage;
 ## flags in ARGS, e.g. ARGS="-repo ~/src/myapp"; ARGS=-h lists them)
@@ -213,6 +213,21 @@ cost-measure: node_modules pytools
 	TOOLSHED_COST_MEASURE=$(CURDIR)/scripts/cost/measured.json TOOLSHED_COST_TREE=$(TREE) \
 	  $(GO) test -count=1 -run TestCostMeasure -v -timeout 30m ./shared/lambdaentry/
 
+## check-history: the history tools (list_commits, get_commit, compare, blame,
+## read_file's ref) next to git log, git show, git diff, git blame --porcelain
+## and git show REV:PATH on a real history: REPO is a git working tree with
+## thousands of commits (ARGS="-samples 100")
+check-history:
+	@test -n "$(REPO)" || { echo "usage: make check-history REPO=/path/to/git/checkout"; exit 2; }
+	$(GO) run ./scripts/historycheck -repo $(REPO) $(ARGS)
+
+## bench-history: log of a path, blame of a 500-line file (color.c: REPO is a
+## checkout of git.git), get_commit and compare across 100 commits, p50 of
+## each tool next to the git program doing the same, in one run
+bench-history:
+	@test -n "$(REPO)" || { echo "usage: make bench-history REPO=/path/to/git.git/checkout"; exit 2; }
+	$(GO) run ./scripts/historycheck -repo $(REPO) -bench $(ARGS)
+
 ## fuzz: run each fuzz target for FUZZTIME (default 30s)
 FUZZTIME ?= 30s
 fuzz:
@@ -224,6 +239,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzEncodedLen -fuzztime $(FUZZTIME) ./shared/httpapi/
 	$(GO) test -run '^$$' -fuzz FuzzRefusalAnswer -fuzztime $(FUZZTIME) ./shared/httpapi/
 	$(GO) test -run '^$$' -fuzz FuzzParseMessage -fuzztime $(FUZZTIME) ./shared/mcpserver/
+	$(GO) test -run '^$$' -fuzz FuzzCheckRev -fuzztime $(FUZZTIME) ./shared/githistory/
 	$(GO) test -run '^$$' -fuzz FuzzTokens -fuzztime $(FUZZTIME) ./shared/contextindex/
 	$(GO) test -run '^$$' -fuzz FuzzUnmarshalVectors -fuzztime $(FUZZTIME) ./shared/contextindex/
 	$(GO) test -run '^$$' -fuzz FuzzSplit -fuzztime $(FUZZTIME) ./shared/codechunk/

@@ -1038,7 +1038,7 @@ func TestLogGroups(t *testing.T) {
 			"Properties":     map[string]any{"RetentionInDays": deploy.LogRetentionDays},
 		})
 	})
-	for _, name := range append(slices.Clone(otherFunctionNames), toolset.Tools()...) {
+	for _, name := range append(slices.Clone(otherFunctionNames), toolset.Deployed()...) {
 		lg, _ := synth.Resources[functionID(t, name)].Properties["LoggingConfig"].(map[string]any)["LogGroup"].(map[string]any)
 		if got := synth.Resources[fmt.Sprint(lg["Ref"])].Properties["LogGroupName"]; got != "/Toolshed/"+name {
 			t.Errorf("%s logs to %v, want /Toolshed/%s", name, got, name)
@@ -1128,8 +1128,8 @@ func TestToolTable(t *testing.T) {
 			t.Errorf("%s: the rate counter grant must come first, got %+v", tool.Name, tool.Grants)
 		}
 	}
-	if len(tools) != len(toolset.Tools()) {
-		t.Errorf("the stack deploys %d tools, the registry serves %d", len(tools), len(toolset.Tools()))
+	if len(tools) != len(toolset.Deployed()) {
+		t.Errorf("the stack deploys %d tools, the registry deploys %d", len(tools), len(toolset.Deployed()))
 	}
 }
 

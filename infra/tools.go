@@ -59,10 +59,14 @@ func declaredSettings(families []family.Family) []settings.Setting {
 	return out
 }
 
-// toolSpecs derives one toolSpec per tool of the families.
+// toolSpecs derives one toolSpec per tool of the families, but those
+// only the local server serves (family.LocalOnly).
 func toolSpecs(families []family.Family, set *schema.Set) ([]toolSpec, error) {
 	var specs []toolSpec
 	for _, f := range families {
+		if f.LocalOnly {
+			continue
+		}
 		for _, name := range f.Tools {
 			c, ok := set.Get(name)
 			if !ok || c.Name != name {

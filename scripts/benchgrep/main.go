@@ -37,6 +37,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolshed/toolshed/shared/githistory"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/store"
@@ -268,7 +269,7 @@ func s3OpenOnce(tb testing.TB, dir string) error {
 		return err
 	}
 	t1 := time.Now()
-	tools, err := pipeline(grep.Tools(src))
+	tools, err := pipeline(grep.Tools(src, githistory.Revisions{}))
 	if err != nil {
 		return err
 	}
@@ -320,7 +321,7 @@ func zipSnapshot(root string, files []*repo.File) (repo.View, error) {
 
 // compare runs every class on the tool and on rg and prints a table.
 func compare(title, dir string, snap repo.View, runs int) (bool, error) {
-	p, err := pipeline(grep.Tools(repo.Shared{View: snap}))
+	p, err := pipeline(grep.Tools(repo.Shared{View: snap}, githistory.Revisions{}))
 	if err != nil {
 		return false, err
 	}
@@ -383,7 +384,7 @@ func readFileP50(dir string, runs int) error {
 		name  string
 		store store.Access
 	}{{"access counted in bolt", st.Access}, {"access counted in memory", &memoryAccess{}}} {
-		p, err := pipeline(repofiles.Tools(src, st.Memory, access.store, nil))
+		p, err := pipeline(repofiles.Tools(src, githistory.Revisions{}, st.Memory, access.store, nil))
 		if err != nil {
 			return err
 		}

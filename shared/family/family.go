@@ -48,6 +48,10 @@ type Family struct {
 	// ReadsRepositories says its tools read tenants' repositories, so its
 	// functions learn the deployment's default repository.
 	ReadsRepositories bool
+	// LocalOnly says only the local server serves its tools: the CDK app
+	// deploys no function for them, so the deployed gateway does not list
+	// them. It is for a family whose deployed path does not exist yet.
+	LocalOnly bool
 	// MemoryMB is its functions' memory; 0 means DefaultMemoryMB.
 	MemoryMB int
 	// Concurrency is the reserved concurrency of each of its functions

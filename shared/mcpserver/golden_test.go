@@ -20,6 +20,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/toolshed/toolshed/shared/mcpserver"
+	"github.com/toolshed/toolshed/shared/testenv/repotest"
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
 
@@ -53,6 +54,9 @@ type exchange struct {
 	// precise is served by the navigation tools over precise indexes
 	// (newPreciseHandler)
 	precise bool
+	// history is served by the repository server over a repository with
+	// a git history (repotest.GitHistory)
+	history bool
 }
 
 var exchanges = []exchange{
@@ -168,6 +172,20 @@ var exchanges = []exchange{
 		call: &rpc{id: 57, method: "tools/call", params: map[string]any{"name": "find_symbols",
 			"arguments": map[string]any{"name": "generateToken"}}}},
 
+	// The history tools over a fixture history: a merge, a rename, a
+	// binary file and a denied one.
+	{name: "list-commits", about: "Commits touching a file, through its rename; the merge counts its first parent's diff.", history: true,
+		call: &rpc{id: 60, method: "tools/call", params: map[string]any{"name": "list_commits",
+			"arguments": map[string]any{"path": "src/app.go", "follow": true, "limit": 4}}}},
+	{name: "get-commit", about: "A commit adding a binary file and deleting a denied one: binary says so, the denied file is only counted.", history: true,
+		call: &rpc{id: 61, method: "tools/call", params: map[string]any{"name": "get_commit", "arguments": map[string]any{"commit": "main~3"}}}},
+	{name: "blame", about: "A renamed file's lines at a tag, in hunks.", history: true,
+		call: &rpc{id: 62, method: "tools/call", params: map[string]any{"name": "blame", "arguments": map[string]any{"path": "src/app.go", "ref": "v1.0"}}}},
+	{name: "compare-unknown-revision", about: "An unknown revision: RESOURCE_NOT_FOUND naming it.", history: true,
+		call: &rpc{id: 63, method: "tools/call", params: map[string]any{"name": "compare", "arguments": map[string]any{"base": "v0.9", "head": "main"}}}},
+	{name: "compare-option-as-revision", about: "A revision that looks like an option: INVALID_INPUT.", history: true,
+		call: &rpc{id: 64, method: "tools/call", params: map[string]any{"name": "compare", "arguments": map[string]any{"base": "--output=x", "head": "main"}}}},
+
 	// HTTP-level refusals: httpapi's rules for every route, answered in the
 	// /mcp route's JSON-RPC envelope.
 	{name: "http-get", about: "GET opens no stream on a stateless server.", verb: http.MethodGet},
@@ -224,6 +242,7 @@ var exchanges = []exchange{
 func TestGolden(t *testing.T) {
 	handlers := map[bool]http.Handler{false: newHandler(t), true: newRepoHandler(t)}
 	preciseHandler := newPreciseHandler(t)
+	historyHandler := newRepoHandler(t, repotest.GitHistory(t))
 	versions := mcp.SupportedProtocolVersions()
 	if len(versions) < 5 {
 		t.Fatalf("the SDK serves %v; expected 2024-11-05 to 2026-07-28", versions)
@@ -235,8 +254,11 @@ func TestGolden(t *testing.T) {
 			want[path] = true
 			t.Run(v+"/"+ex.name, func(t *testing.T) {
 				h := handlers[ex.repo]
-				if ex.precise {
+				switch {
+				case ex.precise:
 					h = preciseHandler
+				case ex.history:
+					h = historyHandler
 				}
 				got := record(t, h, ex, v)
 				if *update {

@@ -27,7 +27,8 @@ const exampleRepo = "../toolset/testdata/example-repo"
 
 // repoTools are the tools the repository server serves: hello and every
 // tool the resources, prompts and completions compose.
-var repoTools = []string{"hello", "read_file", "list_files", "find_symbols", "read_memory", "write_memory_entry", "list_tasks", "add_task"}
+var repoTools = []string{"hello", "read_file", "list_files", "find_symbols", "read_memory", "write_memory_entry", "list_tasks", "add_task",
+	"list_commits", "get_commit", "blame", "compare"}
 
 // newRepoPipeline serves repoTools over the repositories repos (-repo
 // specs; exampleRepo without any), with an embedded store in a temporary

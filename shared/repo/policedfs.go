@@ -40,6 +40,25 @@ var _ interface {
 	fs.ReadDirFS
 } = policedFS{}
 
+// Policy is the view's policy: what reads paths that are not in the
+// view (a file of an older commit, a diff's) checks them with it.
+func (p policedFS) Policy() *Policy { return p.policy }
+
+// CheckContent returns nil when data, the content of the file name as
+// read from elsewhere than the view (an older commit, a diff), holds no
+// secret, or the PATH_NOT_ALLOWED refusal that names the rule, as a read
+// through the view would fail.
+func (p policedFS) CheckContent(name string, data []byte) error {
+	if err := checkContent(name, data); err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return pe.Err
+		}
+		return err
+	}
+	return nil
+}
+
 func (p policedFS) Open(name string) (fs.File, error) {
 	real, err := p.check("open", name)
 	if err != nil {

@@ -70,7 +70,8 @@ type RateLimit struct {
 // unless CheckedBy is "tool" (the schema accepts it; the tool refuses it).
 // An Internet example reaches the public internet: where the internet
 // cannot be reached, it must fail with UPSTREAM_ERROR instead. An
-// EmptyRepository example runs for a tenant whose repository has no files.
+// EmptyRepository example runs for a tenant whose repository has no files;
+// a HistoryRepository one over a repository with a git history.
 type Example struct {
 	Name  string `json:"name"`
 	Setup []Call `json:"setup,omitempty"`
@@ -87,6 +88,10 @@ type Example struct {
 	Internet  bool              `json:"internet,omitempty"`
 	// EmptyRepository runs the example over a repository with no files.
 	EmptyRepository bool `json:"emptyRepository,omitempty"`
+	// HistoryRepository runs the example over a git repository with a
+	// known history (the tests' repotest.GitHistory), not the example
+	// repository, which has none.
+	HistoryRepository bool `json:"historyRepository,omitempty"`
 }
 
 // SchemaRejects reports whether the input schema alone must refuse the

@@ -14,9 +14,9 @@ import (
 
 // allTools are the 14 tools the seeds define, plus our additions.
 var allTools = []string{
-	"add_task", "complete_task", "context_search", "delete_task", "file-io", "find_callers", "find_definition",
-	"find_implementations", "find_references", "find_symbols", "grep_codebase", "hello", "list_files", "list_repos", "list_tasks", "read_file", "read_memory",
-	"read_repo_file", "sys-audit",
+	"add_task", "blame", "compare", "complete_task", "context_search", "delete_task", "file-io", "find_callers", "find_definition",
+	"find_implementations", "find_references", "find_symbols", "get_commit", "grep_codebase", "hello", "list_commits", "list_files",
+	"list_refs", "list_repos", "list_tasks", "read_file", "read_memory", "read_repo_file", "search_commits", "sys-audit",
 	"update_task", "web-fetch", "write_memory_entry",
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/ratelimit"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
+	"github.com/toolshed/toolshed/shared/testenv/repotest"
 	"github.com/toolshed/toolshed/shared/testenv/tooltest"
 	"github.com/toolshed/toolshed/shared/toolerr"
 	"github.com/toolshed/toolshed/shared/toolkit"
@@ -63,8 +64,11 @@ func TestContractExamplesRun(t *testing.T) {
 		for _, ex := range c.Examples {
 			t.Run(c.Name+"/"+ex.Name, func(t *testing.T) {
 				repoDir := exampleRepo
-				if ex.EmptyRepository {
+				switch {
+				case ex.EmptyRepository:
 					repoDir = t.TempDir()
+				case ex.HistoryRepository:
+					repoDir = repotest.GitHistory(t)
 				}
 				p := newPipeline(t, repoDir)
 				ctx := context.Background()

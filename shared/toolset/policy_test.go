@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
+	"github.com/toolshed/toolshed/shared/githistory"
 	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/store"
@@ -99,8 +100,8 @@ func TestSecretsRefusedByEveryRepositoryTool(t *testing.T) {
 		search *contextsearch.Service
 	}{{"local", localSrc, localSearch}, {"s3", s3Src, s3Search}} {
 		t.Run(src.name, func(t *testing.T) {
-			h := tooltest.New(t, st, append(append(grep.Tools(src.source),
-				repofiles.Tools(src.source, st.Memory, st.Access, nil)...), contextsearch.Tools(src.search)...))
+			h := tooltest.New(t, st, append(append(grep.Tools(src.source, githistory.Revisions{}),
+				repofiles.Tools(src.source, githistory.Revisions{}, st.Memory, st.Access, nil)...), contextsearch.Tools(src.search)...))
 			checkSecrets(t, h, st)
 		})
 	}

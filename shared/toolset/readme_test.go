@@ -147,8 +147,8 @@ func anchors(page string) []string {
 }
 
 // TestSmokeExampleCounts keeps the smoke test's output shown in
-// docs/deploy.md true to the tools served: one row per tool, three calls
-// (one per route) each.
+// docs/deploy.md true to the tools a deployment serves: one row per tool,
+// three calls (one per route) each.
 func TestSmokeExampleCounts(t *testing.T) {
 	page := readText(t, filepath.Join("..", "..", "docs", "deploy.md"))
 	tools := regexp.MustCompile(`(?m)^toolshed \S+ at \S+: (\d+) tools$`).FindStringSubmatch(page)
@@ -156,7 +156,7 @@ func TestSmokeExampleCounts(t *testing.T) {
 	if tools == nil || calls == nil {
 		t.Fatal("docs/deploy.md shows no smoke test output")
 	}
-	served := len(toolset.Tools())
+	served := len(toolset.Deployed())
 	if tools[1] != fmt.Sprint(served) || calls[1] != fmt.Sprint(3*served) {
 		t.Errorf("docs/deploy.md's smoke output shows %s tools and %s calls; %d tools are served, so %d calls", tools[1], calls[1], served, 3*served)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/toolshed/toolshed/shared/tools/fileio"
 	"github.com/toolshed/toolshed/shared/tools/grep"
 	"github.com/toolshed/toolshed/shared/tools/hello"
+	"github.com/toolshed/toolshed/shared/tools/history"
 	"github.com/toolshed/toolshed/shared/tools/memory"
 	"github.com/toolshed/toolshed/shared/tools/navigate"
 	"github.com/toolshed/toolshed/shared/tools/repofiles"
@@ -26,6 +27,7 @@ var Families = []family.Family{
 	repofiles.Family,
 	grep.Family,
 	navigate.Family,
+	history.Family,
 	contextsearch.Family,
 	webfetch.Family,
 	fileio.Family,
@@ -36,6 +38,18 @@ func Tools() []string {
 	var names []string
 	for _, f := range Families {
 		names = append(names, f.Tools...)
+	}
+	return names
+}
+
+// Deployed returns the canonical names of the tools a deployment serves
+// (those of the families that are not LocalOnly), in family order.
+func Deployed() []string {
+	var names []string
+	for _, f := range Families {
+		if !f.LocalOnly {
+			names = append(names, f.Tools...)
+		}
 	}
 	return names
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/toolshed/toolshed/shared/awscall"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/cursor"
+	"github.com/toolshed/toolshed/shared/githistory"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/precisebucket"
 	"github.com/toolshed/toolshed/shared/repo"
@@ -60,8 +61,11 @@ type Env struct {
 	symbols *symbols.Tables // SymbolTables
 	precise PreciseKeeper   // KeepPreciseIndexes; nil: none kept in process
 	cursors *cursor.Key
-	closers []func() error
-	status  map[string]func([]string) any
+	// histories and trees answer Histories and Trees (history.go).
+	histories githistory.Histories
+	trees     *githistory.Trees
+	closers   []func() error
+	status    map[string]func([]string) any
 	// repoIndexes answers RepoIndex (repoindex.go); nil: the bucket's.
 	repoIndexes RepoIndexes
 	warming     sync.WaitGroup // the warm-ups started (WarmDefaultRepo)

@@ -4,7 +4,8 @@
 // dist/, build/, .next/, .context/, hidden files and binary files
 // skipped), in process with shared/textsearch. It reports the same lines
 // as `rg --line-number --column --no-heading [-i] --glob …` on the same
-// files.
+// files. With ref, it searches the files of that commit, branch or tag
+// instead (githistory.Revisions).
 package grep
 
 import (
@@ -14,6 +15,7 @@ import (
 
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/githistory"
 	"github.com/toolshed/toolshed/shared/pathmatch"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
@@ -71,17 +73,19 @@ var Family = family.Family{
 			textsearch.Prepare(ctx, files)
 			return nil
 		})
-		return Tools(src), nil
+		return Tools(src, env.Revisions()), nil
 	},
 }
 
-// Tools returns grep_codebase over src.
-func Tools(src repo.Source) []toolkit.Tool {
-	return []toolkit.Tool{{Name: Tool, Handler: toolkit.Typed(service{src: src}.grep)}}
+// Tools returns grep_codebase over src, and over other commits' files
+// (ref) through revisions.
+func Tools(src repo.Source, revisions githistory.Revisions) []toolkit.Tool {
+	return []toolkit.Tool{{Name: Tool, Handler: toolkit.Typed(service{src: src, revisions: revisions}.grep)}}
 }
 
 type service struct {
-	src repo.Source
+	src       repo.Source
+	revisions githistory.Revisions
 }
 
 type input struct {
@@ -90,6 +94,7 @@ type input struct {
 	CaseSensitive bool       `json:"caseSensitive"`
 	Limit         schema.Int `json:"limit"`
 	Repo          string     `json:"repo"`
+	Ref           string     `json:"ref"`
 }
 
 type contextJSON struct {
@@ -132,7 +137,10 @@ func (s service) grep(ctx context.Context, call toolkit.Call, in input) (toolkit
 	// last window searched ends past the deadline: an answer beats TIMEOUT).
 	gctx, cancel := toolkit.Gathering(ctx)
 	defer cancel()
-	snap, _, err := repo.OpenFor(gctx, s.src, call, in.Repo)
+	snap, r, err := repo.OpenFor(gctx, s.src, call, in.Repo)
+	if err == nil {
+		snap, err = s.revisions.At(gctx, snap, r.Name, in.Ref)
+	}
 	var files []*repo.File
 	if err == nil {
 		files, err = snap.Searchable(gctx)

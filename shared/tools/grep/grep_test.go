@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolshed/toolshed/shared/githistory"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
@@ -118,7 +119,7 @@ func harness(t *testing.T, src repo.Source) *tooltest.Harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return tooltest.New(t, db.Stores(), grep.Tools(src))
+	return tooltest.New(t, db.Stores(), grep.Tools(src, githistory.Revisions{}))
 }
 
 // TestGrep runs every test on the local directory and its S3 snapshot

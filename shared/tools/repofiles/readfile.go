@@ -25,6 +25,7 @@ type readFileInput struct {
 	StartLine   schema.Int `json:"startLine"` // 0: from the first line
 	EndLine     schema.Int `json:"endLine"`   // 0: to the last line
 	Repo        string     `json:"repo"`      // "": the default repository
+	Ref         string     `json:"ref"`       // "": the files as they are now
 }
 
 type fileJSON struct {
@@ -59,7 +60,10 @@ type readFileOutput struct {
 
 // readFile serves read_file.
 func (s service) readFile(ctx context.Context, call toolkit.Call, in readFileInput) (toolkit.Result, error) {
-	snap, _, err := repo.OpenFor(ctx, s.src, call, in.Repo)
+	snap, r, err := repo.OpenFor(ctx, s.src, call, in.Repo)
+	if err == nil {
+		snap, err = s.revisions.At(ctx, snap, r.Name, in.Ref)
+	}
 	if err != nil {
 		return toolkit.Result{}, err
 	}

@@ -12,7 +12,9 @@
 //     language, line count, module, role and modification time, and
 //     optionally its level-1 imports that resolve to files of the
 //     repository (Go, TypeScript/JavaScript, Python). Each read is counted
-//     in the access statistics.
+//     in the access statistics. With ref, it reads the file as it was at
+//     that commit, branch or tag (githistory.Revisions), under the same
+//     rules.
 //
 // Both read through shared/pathpolicy over the repository's view
 // (shared/repo), so a path is cleaned, checked against the tool's list and
@@ -26,6 +28,7 @@ import (
 
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/githistory"
 	"github.com/toolshed/toolshed/shared/pathpolicy"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
@@ -119,25 +122,27 @@ var Family = family.Family{
 		if err != nil {
 			return nil, err
 		}
-		return Tools(src, st.Memory, st.Access, env.Now), nil
+		return Tools(src, env.Revisions(), st.Memory, st.Access, env.Now), nil
 	},
 }
 
 // service holds what the tools need.
 type service struct {
-	src    repo.Source
-	memory store.Memory
-	access store.Access
-	now    func() time.Time
+	src       repo.Source
+	revisions githistory.Revisions // read_file's ref
+	memory    store.Memory
+	access    store.Access
+	now       func() time.Time
 }
 
-// Tools returns read_repo_file and read_file over src. mem supplies the
-// memory overlay, access counts reads; now stamps them (nil: time.Now).
-func Tools(src repo.Source, mem store.Memory, access store.Access, now func() time.Time) []toolkit.Tool {
+// Tools returns read_repo_file and read_file over src; read_file reads
+// other commits' files (ref) through revisions. mem supplies the memory
+// overlay, access counts reads; now stamps them (nil: time.Now).
+func Tools(src repo.Source, revisions githistory.Revisions, mem store.Memory, access store.Access, now func() time.Time) []toolkit.Tool {
 	if now == nil {
 		now = time.Now
 	}
-	s := service{src: src, memory: mem, access: access, now: now}
+	s := service{src: src, revisions: revisions, memory: mem, access: access, now: now}
 	return []toolkit.Tool{
 		{Name: ReadRepoFileTool, Handler: toolkit.Typed(s.readRepoFile)},
 		{Name: ReadFileTool, Handler: toolkit.Typed(s.readFile)},

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/toolshed/toolshed/shared/cursor"
+	"github.com/toolshed/toolshed/shared/githistory"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
@@ -157,7 +158,7 @@ func newEnv(t *testing.T, src repo.Source) env {
 	t.Helper()
 	st := tooltest.BoltStores(t)
 	clock := tooltest.NewClock()
-	tools := append(repofiles.Tools(src, st.Memory, st.Access, clock.Now), memory.Tools(st.Memory, clock.Now, cursor.RandomKey())...)
+	tools := append(repofiles.Tools(src, githistory.Revisions{}, st.Memory, st.Access, clock.Now), memory.Tools(st.Memory, clock.Now, cursor.RandomKey())...)
 	return env{Harness: tooltest.New(t, st, tools), st: st}
 }
 

@@ -1,0 +1,175 @@
+package githistory
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ZeroID is the commit id git gives lines not committed yet.
+const ZeroID = "0000000000000000000000000000000000000000"
+
+// BlameHunk is a run of lines that one commit last changed.
+type BlameHunk struct {
+	Line        int // first line, 1-based, in the blamed file
+	Lines       int
+	OrigLine    int    // the same first line in the commit that changed it
+	OrigPath    string // the file's path in that commit
+	Commit      string // ZeroID for lines not committed yet
+	Author      string
+	AuthorEmail string
+	AuthorTime  time.Time
+	Summary     string
+}
+
+// Uncommitted reports whether the hunk's lines are not committed yet.
+func (h BlameHunk) Uncommitted() bool { return h.Commit == ZeroID }
+
+// Blame is the attribution of a file's lines, by hunk in line order.
+// Complete is false when the time ran out first: the lines of no hunk
+// are the ones git had not attributed yet.
+type Blame struct {
+	Hunks    []BlameHunk
+	Complete bool
+}
+
+// BlameQuery says what to blame: Path at Rev (a full commit id), or the
+// working tree's file, uncommitted lines too, when Rev is ""; lines Start
+// to End (0: from the first, to the last).
+type BlameQuery struct {
+	Rev        string
+	Path       string
+	Start, End int
+}
+
+// Blame attributes the lines q names. git reports hunks as it attributes
+// them (--incremental); when ctx ends first, Blame returns those it has,
+// not Complete, instead of failing.
+func (r *Repo) Blame(ctx context.Context, q BlameQuery) (Blame, error) {
+	args := []string{"blame", "--incremental", "-M"}
+	if q.Start > 0 {
+		end := ""
+		if q.End > 0 {
+			end = strconv.Itoa(q.End)
+		}
+		args = append(args, "-L", strconv.Itoa(q.Start)+","+end)
+	}
+	if q.Rev != "" {
+		// blame takes no --end-of-options; q.Rev is a commit id, which
+		// cannot be read as an option.
+		if !isID(q.Rev) {
+			return Blame{}, fmt.Errorf("blame: %q is not a commit id", q.Rev)
+		}
+		args = append(args, q.Rev)
+	}
+	cmd := r.command(ctx, append(args, "--", q.Path)...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return Blame{}, err
+	}
+	if err := cmd.Start(); err != nil {
+		if ctx.Err() != nil {
+			return Blame{}, nil
+		}
+		return Blame{}, err
+	}
+	hunks, readErr := readIncremental(stdout)
+	waitErr := cmd.Wait()
+	if ctx.Err() != nil {
+		return Blame{Hunks: sortHunks(hunks)}, nil
+	}
+	if readErr != nil {
+		return Blame{}, readErr
+	}
+	if waitErr != nil {
+		return Blame{}, fmt.Errorf("git blame: %w: %s", waitErr, strings.TrimSpace(stderr.String()))
+	}
+	return Blame{Hunks: sortHunks(hunks), Complete: true}, nil
+}
+
+// isID reports whether s is a full commit id (hex).
+func isID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	return !strings.ContainsFunc(s, func(c rune) bool { return (c < '0' || c > '9') && (c < 'a' || c > 'f') })
+}
+
+func sortHunks(h []BlameHunk) []BlameHunk {
+	slices.SortFunc(h, func(a, b BlameHunk) int { return a.Line - b.Line })
+	return h
+}
+
+// readIncremental reads git blame --incremental: each entry is "<id>
+// <orig line> <line> <lines>", the commit's details the first time it
+// appears ("author …", "summary …"), and "filename <path>" last.
+func readIncremental(r io.Reader) ([]BlameHunk, error) {
+	seen := map[string]BlameHunk{}
+	var hunks []BlameHunk
+	var cur *BlameHunk
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if cur == nil {
+			h, err := entryHeader(line)
+			if err != nil {
+				return hunks, err
+			}
+			cur = &h
+			continue
+		}
+		key, value, _ := strings.Cut(line, " ")
+		if key == "filename" {
+			cur.OrigPath = value
+			info := seen[cur.Commit]
+			if info.Commit == "" {
+				info = *cur
+				seen[cur.Commit] = info
+			}
+			cur.Author, cur.AuthorEmail, cur.AuthorTime, cur.Summary = info.Author, info.AuthorEmail, info.AuthorTime, info.Summary
+			hunks = append(hunks, *cur)
+			cur = nil
+			continue
+		}
+		detail(cur, key, value)
+	}
+	return hunks, sc.Err()
+}
+
+func entryHeader(line string) (BlameHunk, error) {
+	f := strings.Fields(line)
+	if len(f) != 4 || len(f[0]) < 40 {
+		return BlameHunk{}, fmt.Errorf("git blame: unexpected line %q", line)
+	}
+	orig, err1 := strconv.Atoi(f[1])
+	at, err2 := strconv.Atoi(f[2])
+	n, err3 := strconv.Atoi(f[3])
+	if err1 != nil || err2 != nil || err3 != nil {
+		return BlameHunk{}, fmt.Errorf("git blame: unexpected line %q", line)
+	}
+	return BlameHunk{Commit: f[0], OrigLine: orig, Line: at, Lines: n}, nil
+}
+
+// detail records one of a commit's details.
+func detail(h *BlameHunk, key, value string) {
+	switch key {
+	case "author":
+		h.Author = value
+	case "author-mail":
+		h.AuthorEmail = strings.TrimSuffix(strings.TrimPrefix(value, "<"), ">")
+	case "author-time":
+		if s, err := strconv.ParseInt(value, 10, 64); err == nil {
+			h.AuthorTime = time.Unix(s, 0).UTC()
+		}
+	case "summary":
+		h.Summary = value
+	}
+}
