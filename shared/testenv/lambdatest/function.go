@@ -73,6 +73,12 @@ type Function struct {
 
 	mu   sync.Mutex
 	proc *process // the runtime process; a retried init starts another
+
+	// frozen orders freezing against killing: a process being killed is
+	// never frozen again (a v1 freezer holds a killed process until
+	// thawed, so a freeze that came after the kill's thaw would keep it
+	// from ever ending).
+	frozen sync.Mutex
 }
 
 // process is one run of the bootstrap.
@@ -83,6 +89,7 @@ type process struct {
 	// initKilled: the harness ended it for running past InitLimit; the
 	// execution environment lives on for the retried init.
 	initKilled atomic.Bool
+	killed     atomic.Bool // Kill was called: never freeze it again
 }
 
 // Start starts the Runtime API and the bootstrap process. Stop ends both.
@@ -166,12 +173,24 @@ func (f *Function) endLateInit() {
 // freeze and thaw report a failure in the function's output: the
 // invocations go on, unfrozen.
 func (f *Function) freeze() {
+	f.frozen.Lock()
+	defer f.frozen.Unlock()
+	if p := f.current(); p != nil && p.killed.Load() {
+		return
+	}
 	if err := f.sandbox.freeze(); err != nil {
 		fmt.Fprintf(&f.output, "lambdatest: freeze: %v\n", err)
 	}
 }
 
 func (f *Function) thaw() {
+	f.frozen.Lock()
+	defer f.frozen.Unlock()
+	f.thawLocked()
+}
+
+// thawLocked thaws, f.frozen held.
+func (f *Function) thawLocked() {
 	if err := f.sandbox.thaw(); err != nil {
 		fmt.Fprintf(&f.output, "lambdatest: thaw: %v\n", err)
 	}
@@ -333,8 +352,11 @@ func (f *Function) Kill() { f.kill(f.current()) }
 
 // kill kills p, frozen or not, and waits for its end.
 func (f *Function) kill(p *process) {
+	f.frozen.Lock()
+	p.killed.Store(true)
 	_ = p.cmd.Process.Kill()
-	f.thaw() // a process frozen by a v1 freezer dies once thawed
+	f.thawLocked() // a process frozen by a v1 freezer dies once thawed
+	f.frozen.Unlock()
 	<-p.exited
 }
 

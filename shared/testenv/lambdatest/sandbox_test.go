@@ -136,3 +136,35 @@ func TestInitPastItsLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestKillWhileFreezing: a function killed while its runtime freezes it
+// (the runtime asked for its next invocation as the kill came) ends: a
+// freeze after the kill's thaw would hold the killed process, frozen,
+// forever.
+func TestKillWhileFreezing(t *testing.T) {
+	for range 20 {
+		fn := startEcho(t, Config{})
+		invoke(t, fn, `{"echo":"hi"}`)
+		stop := make(chan struct{})
+		go func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					fn.freeze()
+				}
+			}
+		}()
+		killed := make(chan struct{})
+		go func() { fn.Kill(); close(killed) }()
+		select {
+		case <-killed:
+		case <-time.After(10 * time.Second):
+			close(stop)
+			fn.thaw()
+			t.Fatal("Kill did not return: the killed process was frozen again")
+		}
+		close(stop)
+	}
+}
