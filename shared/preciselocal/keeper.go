@@ -130,6 +130,13 @@ func New(o Options) (*Keeper, error) {
 		}
 		k.o.Dir, k.tmp = dir, dir
 	}
+	// The indexers and the converter run in the repository's folder: a
+	// relative Dir (make run's .toolshed) would name another folder there.
+	dir, err := filepath.Abs(k.o.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("precise indexes: %w", err)
+	}
+	k.o.Dir = dir
 	k.ctx, k.cancel = context.WithCancel(context.Background())
 	return k, nil
 }

@@ -372,3 +372,20 @@ func TestNoConverter(t *testing.T) {
 		t.Errorf("without a converter: %+v", p)
 	}
 }
+
+// TestRelativeDir: stores kept in a folder named from the server's working
+// directory (make run's .toolshed) are made, although the indexers and the
+// converter run in the repository's folder.
+func TestRelativeDir(t *testing.T) {
+	dir := copyRepo(t)
+	view := openView(t, dir)
+	r := runner(t, "index-go") // names node_modules from the checkout
+	t.Chdir(t.TempDir())
+	k := start(t, "data", r, map[string]repo.View{"shapes": view})
+	waitFor(t, k, view, "every project settled", func(_ *precise.Set, st precise.State) bool { return settled(st) })
+	_, st, _ := k.Indexes(context.Background(), home, view, nil)
+	if got := statuses(st); got["go"] != precise.Ready {
+		status, _ := json.MarshalIndent(k.Status(nil), "", "  ")
+		t.Fatalf("statuses %v; status:\n%s", got, status)
+	}
+}
