@@ -51,7 +51,7 @@ type BlameQuery struct {
 // them (--incremental); when ctx ends first, Blame returns those it has,
 // not Complete, instead of failing.
 func (r *Repo) Blame(ctx context.Context, q BlameQuery) (Blame, error) {
-	args := []string{"blame", "--incremental", "-M"}
+	args := []string{"blame", "--incremental", "-M", "--no-textconv"}
 	if q.Start > 0 {
 		end := ""
 		if q.End > 0 {

@@ -218,3 +218,48 @@ func FuzzCheckRev(f *testing.F) {
 		}
 	})
 }
+
+// TestRepositoryDriversNeverRun: diff drivers a repository configures
+// (a textconv program, an external diff) for its files never run, in
+// blame, log, changes or patches: answers show the bytes git stores.
+func TestRepositoryDriversNeverRun(t *testing.T) {
+	r, dir := open(t)
+	ctx := context.Background()
+	marker := filepath.Join(t.TempDir(), "ran")
+	script := filepath.Join(t.TempDir(), "driver.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\ntouch "+marker+"\ncat \"$1\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	config := "[diff \"evil\"]\n\ttextconv = " + script + "\n\tcommand = " + script + "\n"
+	gitConfig, err := os.OpenFile(filepath.Join(dir, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitConfig.WriteString(config)
+	gitConfig.Close()
+	if err := os.WriteFile(filepath.Join(dir, ".git", "info", "attributes"), []byte("* diff=evil\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	head := mustResolve(t, r, "main")
+	cs, err := r.Log(ctx, githistory.LogQuery{From: head})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rename := cs[3]
+	ch, err := r.Changes(ctx, "", rename.Hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Patches(ctx, "", rename.Hash, ch); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Blame(ctx, githistory.BlameQuery{Rev: head, Path: "README.md"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Blame(ctx, githistory.BlameQuery{Path: "README.md"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("a diff driver the repository configures ran")
+	}
+}
