@@ -184,11 +184,12 @@ func testStates(t *testing.T, s3 *repotest.S3) {
 	ctx := context.Background()
 	r := reposcope.DefaultOf("acme")
 	files := map[string]string{"go.mod": "module example.com/app\n", "app.go": "package app\n", "gone.go": "package app\n",
-		"web/package.json": "{}", "web/a.ts": "export const a = 1\n", "tool.py": "x = 1\n", "README.md": "# app\n", "ci/x.go": "package x\n"}
-	goSrc := goSCIP(t, map[string][]*scip.Occurrence{"app.go": {def(run, 2)}})
+		"web/package.json": "{}", "web/a.ts": "export const a = 1\n", "tool.py": "x = 1\n", "README.md": "# app\n", "ci/x.go": "package x\n",
+		"vendor/modules.txt": "# example.com/lib v1\n", "vendor/example.com/lib/lib.go": "package lib\n"}
+	goSrc := goSCIP(t, map[string][]*scip.Occurrence{"app.go": {def(run, 2)}, "vendor/example.com/lib/lib.go": {def(parse, 0)}})
 	upload := goSCIP(t, map[string][]*scip.Occurrence{"x.go": {def(run, 1)}})
 	p := fixture(t, s3, r, "c1", files, []index{
-		{repo.PreciseIndex{Root: ".", Language: "go", Indexer: "goscip", Nested: []string{"ci"}}, goSrc},
+		{repo.PreciseIndex{Root: ".", Language: "go", Indexer: "goscip", Nested: []string{"ci"}, Vendored: []string{"vendor"}}, goSrc},
 		{repo.PreciseIndex{Root: "web", Language: "typescript", Indexer: "scip-typescript"}, []byte("a TypeScript index")},
 		{repo.PreciseIndex{Root: ".", Language: "python", Indexer: "scip-python", Reason: "node is not installed", Unavailable: true}, nil},
 		{repo.PreciseIndex{Root: "ci", Indexer: repo.Uploaded, Languages: []string{"go"}}, upload},
@@ -211,12 +212,13 @@ func testStates(t *testing.T, s3 *repotest.S3) {
 		}
 	}
 	whys := map[string]string{
-		"app.go":    "",
-		"gone.go":   "the go index has no document for it",
-		"web/a.ts":  "the typescript index is running",
-		"tool.py":   "the python index is unavailable: node is not installed",
-		"ci/x.go":   "the go index is failed: not a SCIP index",
-		"README.md": "no precise index: no SCIP indexer for markdown files",
+		"app.go":                        "",
+		"vendor/example.com/lib/lib.go": "",
+		"gone.go":                       "the go index has no document for it",
+		"web/a.ts":                      "the typescript index is running",
+		"tool.py":                       "the python index is unavailable: node is not installed",
+		"ci/x.go":                       "the go index is failed: not a SCIP index",
+		"README.md":                     "no precise index: no SCIP indexer for markdown files",
 	}
 	for path, why := range whys {
 		if got := state.Why(path, false); why == "" && got != "" || !strings.HasPrefix(got, why) {
@@ -225,6 +227,9 @@ func testStates(t *testing.T, s3 *repotest.S3) {
 	}
 	if occs, err := set.At(ctx, "app.go", 3, 6); err != nil || len(occs) != 1 || occs[0].Symbol != run {
 		t.Errorf("At app.go:3:6: %+v, %v", occs, err)
+	}
+	if occs, err := set.At(ctx, "vendor/example.com/lib/lib.go", 1, 6); err != nil || len(occs) != 1 || occs[0].Symbol != parse {
+		t.Errorf("At the vendored lib.go:1:6: %+v, %v", occs, err)
 	}
 
 	// The TypeScript index is refused meanwhile: read again after Refresh.
