@@ -169,7 +169,7 @@ func (vi *viewIndexes) home(ctx context.Context, rd *Reader, owner reposcope.Ref
 	vi.keep(rd, got)
 	projects := make([]precise.ProjectState, len(p.Precise))
 	ready := make([]*precise.Index, len(p.Precise))
-	running := false
+	running, stale := false, false
 	for i, x := range p.Precise {
 		ps, ix, err := projectState(rd, p, x, got[i])
 		if err != nil {
@@ -177,6 +177,7 @@ func (vi *viewIndexes) home(ctx context.Context, rd *Reader, owner reposcope.Ref
 		}
 		projects[i], ready[i] = ps, ix
 		running = running || ps.Status == precise.Running
+		stale = stale || ix != nil && got[i].st.Stale > 0
 	}
 	vi.homeIx = nil // a new slice: calls still answering hold the old one
 	for _, ix := range ready {
@@ -185,6 +186,9 @@ func (vi *viewIndexes) home(ctx context.Context, rd *Reader, owner reposcope.Ref
 		}
 	}
 	vi.state = stateOf(p, projects, ready)
+	// Each store was converted against this snapshot's own files (its
+	// commit's): only a stale document differs from the view's.
+	vi.state.Unchanged = !stale
 	vi.seq, vi.homeRead, vi.running = p.Seq, now, running
 	vi.release()
 	return vi.homeIx, vi.state, nil

@@ -225,6 +225,9 @@ func testStates(t *testing.T, s3 *repotest.S3) {
 			t.Errorf("Why(%s) = %q, want %q", path, got, why)
 		}
 	}
+	if !state.Unchanged {
+		t.Error("the snapshot's own indexes, none stale: not Unchanged")
+	}
 	if occs, err := set.At(ctx, "app.go", 3, 6); err != nil || len(occs) != 1 || occs[0].Symbol != run {
 		t.Errorf("At app.go:3:6: %+v, %v", occs, err)
 	}
