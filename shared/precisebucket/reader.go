@@ -366,3 +366,33 @@ func (vi *viewIndexes) readOthers(ctx context.Context, rd *Reader, r reposcope.R
 	}
 	return out, nil
 }
+
+// State returns how far the precise indexing of r's current snapshot is
+// (list_repos): from its pointer and the statuses the indexer wrote,
+// small objects read at once; no store is opened and no snapshot read.
+// A repository with no snapshot has an empty State.
+func (rd *Reader) State(ctx context.Context, r reposcope.Ref) (precise.State, error) {
+	p, ok, err := repo.ReadPointer(ctx, rd.bucket, r)
+	if err != nil || !ok {
+		return precise.State{}, err
+	}
+	got := make([]fetched, len(p.Precise))
+	var wg sync.WaitGroup
+	for i, x := range p.Precise {
+		if x.Key != "" {
+			wg.Go(func() {
+				f := fetched{key: StatusKey(r.Key(), p.Commit, x)}
+				f.st, f.have, f.err = ReadStatus(ctx, rd.bucket, f.key)
+				got[i] = f
+			})
+		}
+	}
+	wg.Wait()
+	projects := make([]precise.ProjectState, len(p.Precise))
+	for i, x := range p.Precise {
+		if projects[i], _, err = projectState(rd, p, x, got[i]); err != nil {
+			return precise.State{}, err
+		}
+	}
+	return stateOf(p, projects, make([]*precise.Index, len(p.Precise))), nil
+}

@@ -204,12 +204,14 @@ func testStates(t *testing.T, s3 *repotest.S3) {
 		{Root: ".", Language: "python", Indexer: "scip-python", Status: precise.Unavailable, Reason: "node is not installed"},
 		{Root: "ci", Language: "go", Indexer: repo.Uploaded, Status: precise.Failed, Reason: "not a SCIP index: it is gzip-compressed"},
 	}
-	for i := range want {
-		got := state.Projects[i]
-		got.Since = time.Time{}
-		if got != want[i] {
-			t.Errorf("project %d: %+v, want %+v", i, got, want[i])
-		}
+	checkProjects(t, "Indexes", state, want)
+	listed, err := rd.State(ctx, r) // list_repos': the statuses alone
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkProjects(t, "State", listed, want)
+	if got := listed.Why("web/a.ts", false); got != "the typescript index is running" {
+		t.Errorf("State: Why(web/a.ts) = %q", got)
 	}
 	whys := map[string]string{
 		"app.go":                        "",
@@ -248,6 +250,21 @@ func testStates(t *testing.T, s3 *repotest.S3) {
 	}
 }
 
+// checkProjects checks the projects of a State, whatever their Since.
+func checkProjects(t *testing.T, what string, st precise.State, want []precise.ProjectState) {
+	t.Helper()
+	if len(st.Projects) != len(want) {
+		t.Fatalf("%s: projects %+v, want %+v", what, st.Projects, want)
+	}
+	for i := range want {
+		got := st.Projects[i]
+		got.Since = time.Time{}
+		if got != want[i] {
+			t.Errorf("%s: project %d: %+v, want %+v", what, i, got, want[i])
+		}
+	}
+}
+
 // testNonePushed: a snapshot pushed with no precise index says so, for
 // every file; a view that is not a pushed snapshot has no index.
 func testNonePushed(t *testing.T, s3 *repotest.S3) {
@@ -258,6 +275,9 @@ func testNonePushed(t *testing.T, s3 *repotest.S3) {
 	set, state := read(t, rd, src, r, nil)
 	if got := state.Why("a.go", false); got != NonePushed || len(state.Projects) != 0 || set.Tenant() != "plain" {
 		t.Errorf("Why: %q; %d projects; tenant %q", got, len(state.Projects), set.Tenant())
+	}
+	if st, err := rd.State(context.Background(), reposcope.DefaultOf("nobody")); err != nil || len(st.Projects) != 0 {
+		t.Errorf("State of a repository never pushed: %+v, %v", st, err)
 	}
 	local := repotest.Local(t, repotest.WriteDir(t, map[string]string{"a.go": "package a\n"}))
 	_, state = read(t, rd, local, r, nil)
