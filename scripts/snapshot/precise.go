@@ -72,7 +72,7 @@ func (pp *precisePush) runIndexers(ctx context.Context, snap repo.View, budget *
 	var out []repo.PreciseFile
 	for i, p := range outermost(projects) {
 		p.Version = pp.commit
-		x := repo.PreciseIndex{Root: p.Root, Language: string(p.Language), Indexer: p.Indexer, Nested: p.Nested}
+		x := repo.PreciseIndex{Root: p.Root, Language: string(p.Language), Indexer: p.Indexer, Nested: p.Nested, Vendored: p.Vendored}
 		if *budget <= 0 {
 			x.Reason = "the precise indexes pushed reached the repository size limit (-max-mb)"
 			out = append(out, repo.PreciseFile{Index: x})

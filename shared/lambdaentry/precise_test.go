@@ -3,6 +3,7 @@ package lambdaentry_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -120,7 +121,37 @@ func TestPreciseIndexesDeployed(t *testing.T) {
 		}
 	}
 	preciseAnswers(t, d, commit, square)
+	listedPrecise(t, d, commit)
 	failedConversion(t, d, f, snapshot, dir, commit)
+}
+
+// listedPrecise checks what list_repos, deployed, says of acme's precise
+// indexes once converted: each project's language, status and commit.
+func listedPrecise(t *testing.T, d *deployment, commit string) {
+	t.Helper()
+	fn := d.Start(t, d.ToolConfig(t, "list_repos"))
+	defer fn.Stop()
+	resp := invoke(t, fn, directEvent("list_repos", `{}`, "acme", "precise"))
+	var o struct {
+		OK     bool
+		Result struct {
+			Repos []struct {
+				Name    string
+				Precise []struct{ Language, Root, Status, Reason, Commit string }
+			}
+		}
+	}
+	if err := json.Unmarshal(resp.Payload, &o); err != nil || !o.OK || len(o.Result.Repos) != 1 {
+		t.Fatalf("list_repos: %v %s\n%s", err, resp.Payload, fn.Output())
+	}
+	var got []string
+	for _, p := range o.Result.Repos[0].Precise {
+		got = append(got, fmt.Sprintf("%s %s %s %s", p.Language, p.Root, p.Status, p.Commit))
+	}
+	want := []string{"go src ready " + commit, "typescript web ready " + commit}
+	if !slices.Equal(got, want) {
+		t.Errorf("list_repos' precise indexes: %q, want %q", got, want)
+	}
 }
 
 // preciseAnswers checks the navigation functions' answers about the

@@ -15,6 +15,11 @@ type State struct {
 	// file at path, or -1 and why none does ("no indexer reads kotlin",
 	// "not in a Go module"); nil when nothing is covered.
 	Cover func(path string) (project int, why string)
+	// Unchanged says the ready indexes were made of the view's own files
+	// (a deployed snapshot's, converted for its commit) and hold no stale
+	// document: no file has changed since it was indexed, so an answer
+	// need not read every file to find those that did.
+	Unchanged bool
 }
 
 // ProjectState is how far the indexing of one project is.

@@ -169,7 +169,7 @@ func (vi *viewIndexes) home(ctx context.Context, rd *Reader, owner reposcope.Ref
 	vi.keep(rd, got)
 	projects := make([]precise.ProjectState, len(p.Precise))
 	ready := make([]*precise.Index, len(p.Precise))
-	running := false
+	running, stale := false, false
 	for i, x := range p.Precise {
 		ps, ix, err := projectState(rd, p, x, got[i])
 		if err != nil {
@@ -177,6 +177,7 @@ func (vi *viewIndexes) home(ctx context.Context, rd *Reader, owner reposcope.Ref
 		}
 		projects[i], ready[i] = ps, ix
 		running = running || ps.Status == precise.Running
+		stale = stale || ix != nil && got[i].st.Stale > 0
 	}
 	vi.homeIx = nil // a new slice: calls still answering hold the old one
 	for _, ix := range ready {
@@ -185,6 +186,9 @@ func (vi *viewIndexes) home(ctx context.Context, rd *Reader, owner reposcope.Ref
 		}
 	}
 	vi.state = stateOf(p, projects, ready)
+	// Each store was converted against this snapshot's own files (its
+	// commit's): only a stale document differs from the view's.
+	vi.state.Unchanged = !stale
 	vi.seq, vi.homeRead, vi.running = p.Seq, now, running
 	vi.release()
 	return vi.homeIx, vi.state, nil
@@ -361,4 +365,34 @@ func (vi *viewIndexes) readOthers(ctx context.Context, rd *Reader, r reposcope.R
 		}
 	}
 	return out, nil
+}
+
+// State returns how far the precise indexing of r's current snapshot is
+// (list_repos): from its pointer and the statuses the indexer wrote,
+// small objects read at once; no store is opened and no snapshot read.
+// A repository with no snapshot has an empty State.
+func (rd *Reader) State(ctx context.Context, r reposcope.Ref) (precise.State, error) {
+	p, ok, err := repo.ReadPointer(ctx, rd.bucket, r)
+	if err != nil || !ok {
+		return precise.State{}, err
+	}
+	got := make([]fetched, len(p.Precise))
+	var wg sync.WaitGroup
+	for i, x := range p.Precise {
+		if x.Key != "" {
+			wg.Go(func() {
+				f := fetched{key: StatusKey(r.Key(), p.Commit, x)}
+				f.st, f.have, f.err = ReadStatus(ctx, rd.bucket, f.key)
+				got[i] = f
+			})
+		}
+	}
+	wg.Wait()
+	projects := make([]precise.ProjectState, len(p.Precise))
+	for i, x := range p.Precise {
+		if projects[i], _, err = projectState(rd, p, x, got[i]); err != nil {
+			return precise.State{}, err
+		}
+	}
+	return stateOf(p, projects, make([]*precise.Index, len(p.Precise))), nil
 }

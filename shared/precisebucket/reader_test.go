@@ -184,11 +184,12 @@ func testStates(t *testing.T, s3 *repotest.S3) {
 	ctx := context.Background()
 	r := reposcope.DefaultOf("acme")
 	files := map[string]string{"go.mod": "module example.com/app\n", "app.go": "package app\n", "gone.go": "package app\n",
-		"web/package.json": "{}", "web/a.ts": "export const a = 1\n", "tool.py": "x = 1\n", "README.md": "# app\n", "ci/x.go": "package x\n"}
-	goSrc := goSCIP(t, map[string][]*scip.Occurrence{"app.go": {def(run, 2)}})
+		"web/package.json": "{}", "web/a.ts": "export const a = 1\n", "tool.py": "x = 1\n", "README.md": "# app\n", "ci/x.go": "package x\n",
+		"vendor/modules.txt": "# example.com/lib v1\n", "vendor/example.com/lib/lib.go": "package lib\n"}
+	goSrc := goSCIP(t, map[string][]*scip.Occurrence{"app.go": {def(run, 2)}, "vendor/example.com/lib/lib.go": {def(parse, 0)}})
 	upload := goSCIP(t, map[string][]*scip.Occurrence{"x.go": {def(run, 1)}})
 	p := fixture(t, s3, r, "c1", files, []index{
-		{repo.PreciseIndex{Root: ".", Language: "go", Indexer: "goscip", Nested: []string{"ci"}}, goSrc},
+		{repo.PreciseIndex{Root: ".", Language: "go", Indexer: "goscip", Nested: []string{"ci"}, Vendored: []string{"vendor"}}, goSrc},
 		{repo.PreciseIndex{Root: "web", Language: "typescript", Indexer: "scip-typescript"}, []byte("a TypeScript index")},
 		{repo.PreciseIndex{Root: ".", Language: "python", Indexer: "scip-python", Reason: "node is not installed", Unavailable: true}, nil},
 		{repo.PreciseIndex{Root: "ci", Indexer: repo.Uploaded, Languages: []string{"go"}}, upload},
@@ -203,28 +204,37 @@ func testStates(t *testing.T, s3 *repotest.S3) {
 		{Root: ".", Language: "python", Indexer: "scip-python", Status: precise.Unavailable, Reason: "node is not installed"},
 		{Root: "ci", Language: "go", Indexer: repo.Uploaded, Status: precise.Failed, Reason: "not a SCIP index: it is gzip-compressed"},
 	}
-	for i := range want {
-		got := state.Projects[i]
-		got.Since = time.Time{}
-		if got != want[i] {
-			t.Errorf("project %d: %+v, want %+v", i, got, want[i])
-		}
+	checkProjects(t, "Indexes", state, want)
+	listed, err := rd.State(ctx, r) // list_repos': the statuses alone
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkProjects(t, "State", listed, want)
+	if got := listed.Why("web/a.ts", false); got != "the typescript index is running" {
+		t.Errorf("State: Why(web/a.ts) = %q", got)
 	}
 	whys := map[string]string{
-		"app.go":    "",
-		"gone.go":   "the go index has no document for it",
-		"web/a.ts":  "the typescript index is running",
-		"tool.py":   "the python index is unavailable: node is not installed",
-		"ci/x.go":   "the go index is failed: not a SCIP index",
-		"README.md": "no precise index: no SCIP indexer for markdown files",
+		"app.go":                        "",
+		"vendor/example.com/lib/lib.go": "",
+		"gone.go":                       "the go index has no document for it",
+		"web/a.ts":                      "the typescript index is running",
+		"tool.py":                       "the python index is unavailable: node is not installed",
+		"ci/x.go":                       "the go index is failed: not a SCIP index",
+		"README.md":                     "no precise index: no SCIP indexer for markdown files",
 	}
 	for path, why := range whys {
 		if got := state.Why(path, false); why == "" && got != "" || !strings.HasPrefix(got, why) {
 			t.Errorf("Why(%s) = %q, want %q", path, got, why)
 		}
 	}
+	if !state.Unchanged {
+		t.Error("the snapshot's own indexes, none stale: not Unchanged")
+	}
 	if occs, err := set.At(ctx, "app.go", 3, 6); err != nil || len(occs) != 1 || occs[0].Symbol != run {
 		t.Errorf("At app.go:3:6: %+v, %v", occs, err)
+	}
+	if occs, err := set.At(ctx, "vendor/example.com/lib/lib.go", 1, 6); err != nil || len(occs) != 1 || occs[0].Symbol != parse {
+		t.Errorf("At the vendored lib.go:1:6: %+v, %v", occs, err)
 	}
 
 	// The TypeScript index is refused meanwhile: read again after Refresh.
@@ -240,6 +250,21 @@ func testStates(t *testing.T, s3 *repotest.S3) {
 	}
 }
 
+// checkProjects checks the projects of a State, whatever their Since.
+func checkProjects(t *testing.T, what string, st precise.State, want []precise.ProjectState) {
+	t.Helper()
+	if len(st.Projects) != len(want) {
+		t.Fatalf("%s: projects %+v, want %+v", what, st.Projects, want)
+	}
+	for i := range want {
+		got := st.Projects[i]
+		got.Since = time.Time{}
+		if got != want[i] {
+			t.Errorf("%s: project %d: %+v, want %+v", what, i, got, want[i])
+		}
+	}
+}
+
 // testNonePushed: a snapshot pushed with no precise index says so, for
 // every file; a view that is not a pushed snapshot has no index.
 func testNonePushed(t *testing.T, s3 *repotest.S3) {
@@ -250,6 +275,9 @@ func testNonePushed(t *testing.T, s3 *repotest.S3) {
 	set, state := read(t, rd, src, r, nil)
 	if got := state.Why("a.go", false); got != NonePushed || len(state.Projects) != 0 || set.Tenant() != "plain" {
 		t.Errorf("Why: %q; %d projects; tenant %q", got, len(state.Projects), set.Tenant())
+	}
+	if st, err := rd.State(context.Background(), reposcope.DefaultOf("nobody")); err != nil || len(st.Projects) != 0 {
+		t.Errorf("State of a repository never pushed: %+v, %v", st, err)
 	}
 	local := repotest.Local(t, repotest.WriteDir(t, map[string]string{"a.go": "package a\n"}))
 	_, state = read(t, rd, local, r, nil)

@@ -56,7 +56,7 @@ func has(ix *precise.Index, path string) bool {
 
 // project is the project of sciprun's push indexed x of.
 func project(x repo.PreciseIndex) sciprun.Project {
-	return sciprun.Project{Language: sciprun.Language(x.Language), Root: x.Root, Indexer: x.Indexer, Nested: x.Nested}
+	return sciprun.Project{Language: sciprun.Language(x.Language), Root: x.Root, Indexer: x.Indexer, Nested: x.Nested, Vendored: x.Vendored}
 }
 
 // Covers reports whether x is the index of the file at path: a file of

@@ -389,3 +389,42 @@ func TestRelativeDir(t *testing.T) {
 		t.Fatalf("statuses %v; status:\n%s", got, status)
 	}
 }
+
+// TestVendored: a Go module's own vendor folder is its project's, so a
+// use of a vendored package goes to its definition in the vendor folder,
+// before and after an edit there.
+func TestVendored(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "goscip", "testdata", "vendored"))); err != nil {
+		t.Fatal(err)
+	}
+	view := openView(t, dir)
+	k := start(t, t.TempDir(), runner(t, "index-go"), map[string]repo.View{"vendored": view})
+	set := waitFor(t, k, view, "indexed", func(_ *precise.Set, st precise.State) bool { return settled(st) })
+	const text = "vendor/example.com/dep/text/text.go"
+	if why := k.State(view).Why(text, false); why != "" {
+		t.Errorf("Why(%s) = %q, want none", text, why)
+	}
+	checkNew(t, set, dir, text, 11)
+
+	edited := "package text\n\n// Builder joins strings.\ntype Builder struct{}\n\n// New is a Builder.\nfunc New() *Builder { return nil }\n"
+	if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(text)), []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	set = waitFor(t, k, view, "the edit indexed", func(set *precise.Set, _ precise.State) bool {
+		d, ok := set.Document(text)
+		return ok && d.Hash == sha256.Sum256([]byte(edited))
+	})
+	checkNew(t, set, dir, text, 7)
+}
+
+// checkNew checks that the use of text.New in the vendored fixture's
+// app.go goes to its definition on line of the vendored file text.
+func checkNew(t *testing.T, set *precise.Set, dir, text string, line int) {
+	t.Helper()
+	symbol := symbolAt(t, set, "app/app.go", 8, column(t, dir, "app/app.go", 8, "New"))
+	info, found, err := set.Symbol(context.Background(), symbol)
+	if err != nil || !found || len(info.Definitions) != 1 || info.Definitions[0].Path != text || info.Definitions[0].Line != line {
+		t.Fatalf("text.New (%q): %+v, %v, %v; want its definition at %s:%d", symbol, info.Definitions, found, err, text, line)
+	}
+}

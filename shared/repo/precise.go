@@ -38,6 +38,9 @@ type PreciseIndex struct {
 	// Nested are the folders of the projects inside Root whose files are
 	// theirs, not this index's (sciprun.Project.Nested).
 	Nested []string `json:"nested,omitempty"`
+	// Vendored are the Go module vendor folders whose files are this
+	// index's (sciprun.Project.Vendored).
+	Vendored []string `json:"vendored,omitempty"`
 	// Indexer names what made it: goscip, scip-typescript, scip-python,
 	// or Uploaded (made elsewhere, e.g. in CI, and pushed with -scip).
 	Indexer string `json:"indexer"`

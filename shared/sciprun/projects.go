@@ -11,6 +11,10 @@
 // outside a module belong to none (the go command reads modules only).
 // Each file belongs to the nearest project above it of its language, so
 // Cover can say for any path which project indexes it, or why none does.
+// A vendor folder holds no project's own code, except a Go module's own
+// (vendor/modules.txt beside its go.mod): the module's go build takes its
+// dependencies from there and the Go emitter writes their documents with
+// the module's, so its Go files are the module's project's.
 //
 // Runner.Run runs one project's indexer: scip-typescript or scip-python
 // (npm packages, run with node from the Toolshed installation's
@@ -76,6 +80,10 @@ type Project struct {
 	// Nested are the roots of the projects of the same language inside
 	// Root: their files are theirs, not this project's.
 	Nested []string
+	// Vendored, for a Go project, are the vendor folders of its modules
+	// (its own and, in a standard-library tree, cmd's): their Go files
+	// are this project's.
+	Vendored []string
 	// Packages, for a Go project, are the packages to index, as go list
 	// patterns relative to Root ("./net/http"); nil indexes every one.
 	// The caller sets them to re-index what changed.
@@ -129,7 +137,8 @@ func indexerFor(lang Language) *indexer {
 // skippedDirs are the folders no project reaches into, besides those
 // search never enters (repo.ExcludedDirs) and hidden ones: testdata (the
 // go command never compiles it, and elsewhere it is test data, not the
-// project's code) and vendor (other people's code, copied in).
+// project's code) and vendor (other people's code, copied in; but a Go
+// module's own is read, see Project.Vendored).
 var skippedDirs = []string{"testdata", "vendor"}
 
 // skipReason says why no project reaches into a folder named name, or ""
@@ -179,10 +188,23 @@ func (p Project) Covers(file string) bool {
 	if ix == nil || ix.language != p.Language || !within(file, p.Root) {
 		return false
 	}
+	if v, ok := p.VendorOf(file); ok {
+		return skippedBetween(v, path.Dir(file), p.Language) == ""
+	}
 	if skippedBetween(p.Root, path.Dir(file), p.Language) != "" {
 		return false
 	}
 	return !slices.ContainsFunc(p.Nested, func(n string) bool { return within(file, n) })
+}
+
+// VendorOf returns the vendor folder of p's (Vendored) the file at path
+// is in, if any.
+func (p Project) VendorOf(file string) (string, bool) {
+	i := slices.IndexFunc(p.Vendored, func(v string) bool { return strings.HasPrefix(file, v+"/") })
+	if i < 0 {
+		return "", false
+	}
+	return p.Vendored[i], true
 }
 
 // ErrNotCovered means no project's indexer reads a file.
@@ -223,7 +245,7 @@ var ErrTooManyFiles = fmt.Errorf("more than %d files and folders", maxEntries)
 // is left out). It reads the configuration files that name a project and
 // nothing else; symbolic links are not followed. It stops when ctx ends.
 func Projects(ctx context.Context, fsys fs.FS) ([]Project, error) {
-	w := walk{configs: map[place]string{}, files: map[place]int{}}
+	w := walk{configs: map[place]string{}, files: map[place]int{}, vendors: map[string]*vendor{}}
 	if err := fs.WalkDir(fsys, ".", w.visit(ctx)); err != nil {
 		return nil, fmt.Errorf("sciprun: find projects: %w", err)
 	}
@@ -236,12 +258,20 @@ type place struct {
 	lang Language
 }
 
-// walk is what Projects gathers: the project configurations and the
-// number of files each folder holds, by language.
+// walk is what Projects gathers: the project configurations, the number
+// of files each folder holds, by language, and the vendor folders beside
+// a go.mod, with their Go files.
 type walk struct {
 	configs map[place]string
 	files   map[place]int
+	vendors map[string]*vendor
 	entries int
+}
+
+// vendor is a vendor folder beside a go.mod, as the walk found it.
+type vendor struct {
+	files   int  // the Go files in it (outside folders the go command ignores)
+	modules bool // it holds modules.txt: go build reads it
 }
 
 // visit is the WalkDirFunc that gathers them.
@@ -260,6 +290,10 @@ func (w *walk) visit(ctx context.Context) fs.WalkDirFunc {
 			return ctx.Err()
 		}
 		if d.IsDir() {
+			if w.moduleVendor(p) {
+				w.vendors[p] = &vendor{}
+				return nil
+			}
 			if p != "." && skipReason(d.Name(), "") != "" {
 				return fs.SkipDir
 			}
@@ -272,8 +306,37 @@ func (w *walk) visit(ctx context.Context) fs.WalkDirFunc {
 	}
 }
 
+// moduleVendor reports whether the folder at p is the vendor folder of a
+// Go module: its go.mod sorts before it, so the walk has recorded it.
+func (w *walk) moduleVendor(p string) bool {
+	_, ok := w.configs[place{path.Dir(p), Go}]
+	return path.Base(p) == "vendor" && ok
+}
+
+// addVendored counts the file at p if it is in a module's vendor folder,
+// and reports whether it is.
+func (w *walk) addVendored(p string) bool {
+	var v *vendor
+	dir := path.Dir(p)
+	for d := dir; d != "." && v == nil; d = path.Dir(d) {
+		v = w.vendors[d]
+		if v != nil {
+			switch {
+			case p == d+"/modules.txt":
+				v.modules = true
+			case language.Of(p) == "go" && skippedBetween(d, dir, Go) == "":
+				v.files++
+			}
+		}
+	}
+	return v != nil
+}
+
 // add counts the file at p, or records it as a project's configuration.
 func (w *walk) add(p string) {
+	if w.addVendored(p) {
+		return
+	}
 	dir, name := path.Dir(p), path.Base(p)
 	for _, ix := range indexers {
 		rank := slices.Index(ix.configs, name)
@@ -299,14 +362,9 @@ func (w *walk) projects(fsys fs.FS) []Project {
 		if !ok {
 			continue
 		}
-		p := found[root]
-		if p == nil {
-			ix := indexerFor(root.lang)
-			p = &Project{Language: root.lang, Root: root.dir, Indexer: ix.name, Config: w.configs[root], Name: names[root]}
-			found[root] = p
-		}
-		p.Files += n
+		w.project(found, root, names).Files += n
 	}
+	w.addVendors(found, names)
 	var out []Project
 	for k, p := range found {
 		for other := range found {
@@ -317,12 +375,37 @@ func (w *walk) projects(fsys fs.FS) []Project {
 			}
 		}
 		slices.Sort(p.Nested)
+		slices.Sort(p.Vendored)
 		out = append(out, *p)
 	}
 	slices.SortFunc(out, func(a, b Project) int {
 		return strings.Compare(string(a.Language)+"\x00"+a.Root, string(b.Language)+"\x00"+b.Root)
 	})
 	return out
+}
+
+// project returns the project at root of found, adding it first if new.
+func (w *walk) project(found map[place]*Project, root place, names map[place]string) *Project {
+	if found[root] == nil {
+		ix := indexerFor(root.lang)
+		found[root] = &Project{Language: root.lang, Root: root.dir, Indexer: ix.name, Config: w.configs[root], Name: names[root]}
+	}
+	return found[root]
+}
+
+// addVendors gives each vendor folder the go build reads (modules.txt) to
+// the project of its module, with its files. It runs after readConfigs, so
+// cmd's vendor folder in a standard-library tree goes to std's project.
+func (w *walk) addVendors(found map[place]*Project, names map[place]string) {
+	for dir, v := range w.vendors {
+		root, ok := w.root(place{path.Dir(dir), Go})
+		if !v.modules || v.files == 0 || !ok {
+			continue
+		}
+		p := w.project(found, root, names)
+		p.Files += v.files
+		p.Vendored = append(p.Vendored, dir)
+	}
 }
 
 // root returns the project a folder's files of a language belong to: the

@@ -32,6 +32,9 @@ func brief(p Project) string {
 	if len(p.Nested) > 0 {
 		s += " nested=" + strings.Join(p.Nested, ",")
 	}
+	if len(p.Vendored) > 0 {
+		s += " vendored=" + strings.Join(p.Vendored, ",")
+	}
 	return s
 }
 
@@ -60,15 +63,26 @@ func TestProjects(t *testing.T) {
 			map[string]string{"pkg/a.go": ".", "infra/app.go": "infra", "pkg/testdata/x.go": "testdata/ holds no project's own code",
 				"vendor/dep/d.go": "vendor/ holds no project's own code", "_tools/t.go": "the go command ignores _tools/",
 				"README.md": "no SCIP indexer for markdown files", "pkg/a.rs": "no SCIP indexer for rust files"}},
+		{"a Go module's own vendor folder is its project's", tree(
+			"go.mod=module example.com/app\n", "app/app.go", "vendor/modules.txt", "vendor/example.com/dep/text/text.go",
+			"vendor/example.com/dep/text/testdata/t.go", "vendor/example.com/dep/go.mod=module dep\n",
+			"vendor/example.com/js/x.js", "tool/vendor/modules.txt", "tool/vendor/v/v.go", "tool/t.go",
+			"lib/go.mod=module example.com/lib\n", "lib/vendor/l/l.go"),
+			[]string{"go . go.mod example.com/app 3 vendored=vendor"},
+			map[string]string{"vendor/example.com/dep/text/text.go": ".", "vendor/example.com/dep/text/testdata/t.go": "vendor/ holds no project's own code",
+				"tool/vendor/v/v.go": "vendor/ holds no project's own code", "lib/vendor/l/l.go": "vendor/ holds no project's own code",
+				"vendor/example.com/js/x.js": "vendor/ holds no project's own code"}},
 		{"a Go file outside a module", tree("cmd/tool.go", "tools/go.mod=module tools\n", "tools/t.go"),
 			[]string{"go tools go.mod tools 1"},
 			map[string]string{"cmd/tool.go": "not in a Go module (no go.mod above it)"}},
 		{"a standard-library tree is one project", tree(
 			"src/go.mod=module std\n", "src/fmt/print.go", "src/cmd/go.mod=module cmd\n", "src/cmd/go/main.go",
-			"src/cmd/vendor/golang.org/x/mod/m.go", "src/crypto/md5/_asm/go.mod=module asm\n", "src/crypto/md5/_asm/a.go",
+			"src/cmd/vendor/golang.org/x/mod/m.go", "src/cmd/vendor/modules.txt", "src/vendor/golang.org/x/net/n.go",
+			"src/vendor/modules.txt", "src/crypto/md5/_asm/go.mod=module asm\n", "src/crypto/md5/_asm/a.go",
 			"misc/wasm/wasm_exec.js", "src/runtime/runtime-gdb.py"),
-			[]string{"go src go.mod std 2", "python . - - 1", "typescript . - - 1"},
-			map[string]string{"src/cmd/go/main.go": "src", "src/fmt/print.go": "src", "misc/wasm/wasm_exec.js": "."}},
+			[]string{"go src go.mod std 4 vendored=src/cmd/vendor,src/vendor", "python . - - 1", "typescript . - - 1"},
+			map[string]string{"src/cmd/go/main.go": "src", "src/fmt/print.go": "src", "misc/wasm/wasm_exec.js": ".",
+				"src/cmd/vendor/golang.org/x/mod/m.go": "src", "src/vendor/golang.org/x/net/n.go": "src"}},
 		{"TypeScript and JavaScript projects", tree(
 			"package.json={}", "tsconfig.json={}", "src/index.ts", "web/package.json={}", "web/app.jsx", "web/jsconfig.json={}",
 			"web/node_modules/react/index.js", "tools/package.json={}", "tools/README.md", "scripts/build.mjs",

@@ -55,7 +55,8 @@ func (e *Env) PreciseIndexes(ctx context.Context) (PreciseIndexes, error) {
 }
 
 // PreciseState returns how far the precise indexing of the repository r
-// is (list_repos), without reading its snapshot.
+// is (list_repos), without reading its snapshot: deployed, from the
+// statuses the indexer wrote for its current pointer.
 func (e *Env) PreciseState(ctx context.Context, r reposcope.Ref) (precise.State, error) {
 	if k := e.keeper(); k != nil {
 		// The local repositories': opening one reads nothing.
@@ -68,6 +69,13 @@ func (e *Env) PreciseState(ctx context.Context, r reposcope.Ref) (precise.State,
 			return precise.State{}, err
 		}
 		return k.State(view), nil
+	}
+	if e.Config.Bucket != "" {
+		rd, err := e.preciseReader(ctx)
+		if err != nil {
+			return precise.State{}, err
+		}
+		return rd.State(ctx, r)
 	}
 	return precise.State{}, nil
 }

@@ -10,6 +10,16 @@ import (
 // process's one Reader: what it opens for a snapshot is held against the
 // S3 source's view of it (see precisebucket.Reader).
 func (e *Env) bucketPreciseIndexes(ctx context.Context) (PreciseIndexes, error) {
+	rd, err := e.preciseReader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return rd.Indexes, nil
+}
+
+// preciseReader is the process's one Reader of the bucket's precise
+// indexes, made on first use.
+func (e *Env) preciseReader(ctx context.Context) (*precisebucket.Reader, error) {
 	bucket, err := e.S3(ctx)
 	if err != nil {
 		return nil, err
@@ -23,5 +33,5 @@ func (e *Env) bucketPreciseIndexes(ctx context.Context) (PreciseIndexes, error) 
 	if e.preciseBucket == nil {
 		e.preciseBucket = precisebucket.NewReader(bucket, src, precisebucket.Options{Now: e.Now, Log: e.Log})
 	}
-	return e.preciseBucket.Indexes, nil
+	return e.preciseBucket, nil
 }

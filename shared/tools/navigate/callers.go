@@ -249,9 +249,13 @@ func (o *callersOutput) incomingSearched(ctx context.Context, l *lens, t target,
 	if err != nil {
 		return err
 	}
-	f := newRefFinder(refsInput{Name: t.name, ExcludeComments: true, ExcludeStrings: true, Limit: in.Limit}, l.files, l.table)
+	files, err := l.files.list(ctx)
+	if err != nil {
+		return err
+	}
+	f := newRefFinder(refsInput{Name: t.name, ExcludeComments: true, ExcludeStrings: true, Limit: in.Limit}, files, l.table)
 	gctx, cancel := toolkit.Gathering(ctx)
-	lines, _, stop := f.search(gctx, l.files, q, at, func(string) bool { return true })
+	lines, _, stop := f.search(gctx, files, q, at, func(string) bool { return true })
 	cancel()
 	groups := callerGroups{l: l}
 	for _, line := range lines {

@@ -41,7 +41,7 @@ func precisionOf(t target) precisionJSON {
 type lens struct {
 	ref   reposcope.Ref
 	view  repo.View
-	files []*repo.File // searchable, in walk order
+	files *shown
 	table *symbols.State
 	set   *precise.Set
 	state precise.State
@@ -56,14 +56,16 @@ type lens struct {
 // otherRepo is another repository of the tenant: its files and symbol
 // table, or nothing when it cannot be read.
 type otherRepo struct {
-	files []*repo.File
+	files *shown
 	table *symbols.State
 }
 
 // lens opens the repository a call reads (its repo argument) with its
-// precise indexes, waiting briefly for its symbol table.
+// precise indexes. Its files are read as the answer names them, and its
+// symbol table (the enclosing functions) is built only briefly: a cold
+// call on a large snapshot answers without it rather than late.
 func (s service) lens(ctx context.Context, call toolkit.Call, name string) (*lens, error) {
-	view, files, r, err := s.searchable(ctx, call, name)
+	view, r, err := repo.OpenFor(ctx, s.src, call, name)
 	if err != nil {
 		return nil, err
 	}
@@ -71,14 +73,14 @@ func (s service) lens(ctx context.Context, call toolkit.Call, name string) (*len
 	if err != nil {
 		return nil, fmt.Errorf("precise indexes of %s: %w", r, err)
 	}
-	table := s.tables.For(view).Build(ctx, tableWork)
-	return &lens{ref: r, view: view, files: files, table: table, set: set, state: state,
+	table := s.tables.For(view).Build(ctx, definitionsWork)
+	return &lens{ref: r, view: view, files: newShown(view), table: table, set: set, state: state,
 		src: s.src, tables: s.tables, others: map[string]*otherRepo{}, texts: map[*repo.File]*lines{}}, nil
 }
 
 // file returns the searchable file at p, or nil.
 func (l *lens) file(p string) *repo.File {
-	return fileIn(l.files, p)
+	return l.files.file(p)
 }
 
 // fileIn returns the file at p of files (in walk order), or nil.
@@ -148,7 +150,10 @@ func (l *lens) source(ctx context.Context, repoName, p string) (*repo.File, *sym
 		o := l.other(ctx, repoName)
 		files, table = o.files, o.table
 	}
-	f := fileIn(files, p)
+	if files == nil {
+		return nil, nil
+	}
+	f := files.file(p)
 	if f == nil || table == nil {
 		return f, nil
 	}
@@ -171,10 +176,7 @@ func (l *lens) other(ctx context.Context, name string) *otherRepo {
 	if err != nil {
 		return o
 	}
-	if o.files, err = view.Searchable(ctx); err != nil {
-		o.files = nil
-		return o
-	}
+	o.files = newShown(view)
 	o.table = l.tables.For(view).Build(ctx, definitionsWork)
 	return o
 }

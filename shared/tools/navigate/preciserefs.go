@@ -154,7 +154,10 @@ func (s *refStream) take(ctx context.Context, limit int) (lines []refLine, count
 // of the roles drop (and, when drop has Definition, the lines found by
 // search that define the name).
 func (l *lens) references(ctx context.Context, t target, at preciseAt, kept func(string) bool, drop precise.Roles) (*refStream, error) {
-	changed := l.changedFiles(t, kept)
+	changed, err := l.changedFiles(ctx, t, kept)
+	if err != nil {
+		return nil, err
+	}
 	fallback, err := l.searchChanged(ctx, t, changed, at, drop&precise.Definition == 0)
 	if err != nil {
 		return nil, err
@@ -179,22 +182,27 @@ func (l *lens) references(ctx context.Context, t target, at preciseAt, kept func
 // changedFiles lists the files kept, in t's language, that a precise
 // answer about t searches by name instead (see fallsBack): none for a
 // local symbol, which is only in its own file (unchanged, or the answer
-// would not be precise).
-func (l *lens) changedFiles(t target, kept func(string) bool) []*repo.File {
-	if _, local := localFile(t.symbol); local {
-		return nil
+// would not be precise), nor where the indexes are of the view's own
+// files (State.Unchanged), which are then not all read.
+func (l *lens) changedFiles(ctx context.Context, t target, kept func(string) bool) ([]*repo.File, error) {
+	if _, local := localFile(t.symbol); local || l.state.Unchanged {
+		return nil, nil
+	}
+	files, err := l.files.list(ctx)
+	if err != nil {
+		return nil, err
 	}
 	lang := ""
 	if t.file != nil {
 		lang = language.Of(t.file.Path)
 	}
 	var out []*repo.File
-	for _, f := range l.files {
+	for _, f := range files {
 		if kept(f.Path) && (lang == "" || language.Of(f.Path) == lang) && l.fallsBack(f) {
 			out = append(out, f)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // searchChanged finds the lines of t's name in the files changed (as a

@@ -13,7 +13,6 @@ import (
 	"github.com/toolshed/toolshed/shared/cursor"
 	"github.com/toolshed/toolshed/shared/language"
 	"github.com/toolshed/toolshed/shared/pathmatch"
-	"github.com/toolshed/toolshed/shared/precise"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/schema"
@@ -335,15 +334,11 @@ func (s service) withSymbols(ctx context.Context, call toolkit.Call, r reposcope
 	if len(out.Symbols) == 0 {
 		return ""
 	}
-	files, err := view.Searchable(ctx)
+	set, state, err := s.precise(ctx, r, view, call.Repos)
 	if err == nil {
-		var set *precise.Set
-		var state precise.State
-		if set, state, err = s.precise(ctx, r, view, call.Repos); err == nil {
-			l := &lens{ref: r, view: view, files: files, table: st, set: set, state: state}
-			withSymbols(ctx, l, out)
-			return ""
-		}
+		l := &lens{ref: r, view: view, files: newShown(view), table: st, set: set, state: state}
+		withSymbols(ctx, l, out)
+		return ""
 	}
 	slog.Warn("find_symbols: no SCIP symbols", "repo", r.String(), "error", err)
 	return " (without SCIP symbols: the precise index could not be read)"
