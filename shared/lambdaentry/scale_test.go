@@ -83,6 +83,12 @@ func TestScale(t *testing.T) {
 	start := time.Now()
 	p := publishCheckout(t, d, "big", dir)
 	t.Logf("published %d files, %d MB (zip %d MB) in %v", p.Files, p.Bytes>>20, p.ZipBytes>>20, time.Since(start).Round(time.Second))
+	// A second tenant with its own copy, for the two-tenant phase below,
+	// pushed at once: its build batches then queue behind the first's
+	// build, not behind the first's embedding, which takes hours under the
+	// quota (a build queued behind embed rounds waits for them: see
+	// docs/benchmarks.md).
+	p2 := publishCheckout(t, d, "big2", dir)
 
 	f := d.StartFanOut(t, deploytest.FanOutOptions{
 		Embed:      &embedtest.TitanOptions{Quota: embedding.TitanDefaultQuota, LatencyMedian: embedtest.TitanLatency, LatencySpread: embedtest.TitanLatencySpread},
@@ -92,22 +98,20 @@ func TestScale(t *testing.T) {
 	start = time.Now()
 	published(t, f, "big")
 	planned := time.Since(start)
+	published(t, f, "big2")
 	stopProgress := logProgress(t, d, f, "big", 30*time.Second)
 	m := waitPublished(t, f, "big", p.Commit, 90*time.Minute)
 	took := time.Since(start)
+	waitPublished(t, f, "big2", p2.Commit, 90*time.Minute)
+	took2 := time.Since(start)
 	stopProgress()
 	total := indexfile.Totals(m.Parts)
 	peakPlan, _ := f.Indexer.PeakRSS()
-	t.Logf("indexed: %d files, %d chunks in %d batches; planned in %v, lexical search after %v",
-		total.Files, total.Chunks, len(m.Parts), planned.Round(time.Millisecond), took.Round(time.Second))
+	t.Logf("indexed: %d files, %d chunks in %d batches; planned in %v, lexical search after %v (the second tenant's, pushed with it, after %v)",
+		total.Files, total.Chunks, len(m.Parts), planned.Round(time.Millisecond), took.Round(time.Second), took2.Round(time.Second))
 	logEmbedding(t, f, "big", p.Commit, start, embedWithin)
 	t.Logf("peak RSS: indexer (plan) %d MiB, index workers %d MiB (of %d MB); %d worker environments, %d events (%d failed)",
 		peakPlan>>20, f.Workers.PeakRSS()>>20, deploytest.IndexerMemoryMB, f.Workers.Started(), f.Source.Events.Load(), f.Source.Failed.Load())
-	// A second tenant with its own copy, indexed too: the two-tenant
-	// phase below switches between them on one environment.
-	p2 := publishCheckout(t, d, "big2", dir)
-	published(t, f, "big2")
-	waitPublished(t, f, "big2", p2.Commit, 90*time.Minute)
 	f.Workers.Stop()
 
 	api := d.AgentAPI(t, scaleTools)
