@@ -38,8 +38,16 @@ var (
 	scaleLogs = settings.New("TOOLSHED_SCALE_LOGS", "",
 		"a folder for TestScale's indexer functions' output", settings.Text)
 	scaleEmbedWithin = settings.New("TOOLSHED_SCALE_EMBED_WITHIN", "30m",
-		"how long TestScale waits for the index to be fully embedded, once searchable by words", settings.Duration)
+		"how long TestScale waits for the index to be fully embedded, once searchable by words (0: it indexes by words only)", durationOrZero)
 )
+
+// durationOrZero parses a positive duration, or 0.
+func durationOrZero(s string) (time.Duration, error) {
+	if s == "0" {
+		return 0, nil
+	}
+	return settings.Duration(s)
+}
 
 // TestScale measures, through the harness, what a large repository costs
 // deployed: indexing it through the fan-out (the real indexer and worker
@@ -90,11 +98,12 @@ func TestScale(t *testing.T) {
 	// docs/benchmarks.md).
 	p2 := publishCheckout(t, d, "big2", dir)
 
-	f := d.StartFanOut(t, deploytest.FanOutOptions{
-		Embed:      &embedtest.TitanOptions{Quota: embedding.TitanDefaultQuota, LatencyMedian: embedtest.TitanLatency, LatencySpread: embedtest.TitanLatencySpread},
-		BatchFiles: 1000, Workers: workers, WorkerTimeout: 300 * time.Second, Visibility: 600 * time.Second,
-		VCPU: lambdatest.VCPUOf(deploytest.IndexerMemoryMB),
-	})
+	o := deploytest.FanOutOptions{BatchFiles: 1000, Workers: workers, WorkerTimeout: 300 * time.Second, Visibility: 600 * time.Second,
+		VCPU: lambdatest.VCPUOf(deploytest.IndexerMemoryMB)}
+	if embedWithin > 0 {
+		o.Embed = &embedtest.TitanOptions{Quota: embedding.TitanDefaultQuota, LatencyMedian: embedtest.TitanLatency, LatencySpread: embedtest.TitanLatencySpread}
+	}
+	f := d.StartFanOut(t, o)
 	start = time.Now()
 	published(t, f, "big")
 	planned := time.Since(start)
@@ -109,7 +118,9 @@ func TestScale(t *testing.T) {
 	peakPlan, _ := f.Indexer.PeakRSS()
 	t.Logf("indexed: %d files, %d chunks in %d batches; planned in %v, lexical search after %v (the second tenant's, pushed with it, after %v)",
 		total.Files, total.Chunks, len(m.Parts), planned.Round(time.Millisecond), took.Round(time.Second), took2.Round(time.Second))
-	logEmbedding(t, f, "big", p.Commit, start, embedWithin)
+	if embedWithin > 0 {
+		logEmbedding(t, f, "big", p.Commit, start, embedWithin)
+	}
 	t.Logf("peak RSS: indexer (plan) %d MiB, index workers %d MiB (of %d MB); %d worker environments, %d events (%d failed)",
 		peakPlan>>20, f.Workers.PeakRSS()>>20, deploytest.IndexerMemoryMB, f.Workers.Started(), f.Source.Events.Load(), f.Source.Failed.Load())
 	f.Workers.Stop()
@@ -354,8 +365,12 @@ func logProgress(t *testing.T, d *deployment, f *deploytest.FanOut, tenant strin
 			if a != nil {
 				visible, invisible = a.Attributes["ApproximateNumberOfMessages"], a.Attributes["ApproximateNumberOfMessagesNotVisible"]
 			}
+			var embedded int64
+			if f.Embed != nil {
+				embedded = f.Embed.Requests.Load()
+			}
 			t.Logf("progress: %d of %d batches done; queue %s visible, %s in flight; %d events, %d failed; %d texts embedded",
-				len(b.Done), b.Batches, visible, invisible, f.Source.Events.Load(), f.Source.Failed.Load(), f.Embed.Requests.Load())
+				len(b.Done), b.Batches, visible, invisible, f.Source.Events.Load(), f.Source.Failed.Load(), embedded)
 			if logs, _ := scaleLogs.Get(os.Getenv); logs != "" {
 				saveOutputs(t, f, logs)
 			}
