@@ -169,9 +169,10 @@ bench-scale: node_modules ripgrep pytools
 
 ## bench-fanout: a git checkout (TREE, e.g. five copies of the Go tree side
 ## by side) published as a snapshot and indexed through the fan-out under the
-## Lambda harness (10 index workers at their vCPU share, an embedding stand-in
-## at 100 ms a request), then cold and warm grep/context_search/read_file
-## against each contract's deadline and function memory
+## Lambda harness (10 index workers at their vCPU share, the Titan V2 stand-in
+## under the default quota), then cold and warm calls through the HTTP API,
+## the authorizer and the gateway (grep, context_search, read_file,
+## find_symbols, find_references) against each deadline and memory
 bench-fanout: node_modules pytools
 	@test -n "$(TREE)" || { echo "usage: make bench-fanout TREE=/path/to/git/checkout"; exit 2; }
 	TOOLSHED_SCALE_TREE=$(TREE) $(GO) test -count=1 -run TestScale -v -timeout 90m ./shared/lambdaentry/

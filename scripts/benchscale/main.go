@@ -221,7 +221,7 @@ func runHarness(tb testing.TB, sizes []size, trees map[string]tree, work string,
 			indexed = append(indexed, s)
 		}
 	}
-	fmt.Printf("\nLambda harness: tools, cold (a fresh function's first call) and warm (%d calls)\n", calls)
+	fmt.Printf("\nLambda harness: tools, cold (a fresh function's init and first call, through the gateway) and warm (%d calls)\n", calls)
 	fmt.Printf("%-6s %-15s %6s %11s %7s %8s %10s %8s %8s %7s  %s\n",
 		"size", "tool", "mem_mb", "deadline_ms", "init", "cold", "cold_cpu_s", "warm_p50", "warm_max", "peak", "problem")
 	for _, s := range indexed {

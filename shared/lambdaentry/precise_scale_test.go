@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +20,7 @@ import (
 	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/testenv/deploytest"
 	"github.com/toolshed/toolshed/shared/testenv/lambdatest"
+	"github.com/toolshed/toolshed/shared/testenv/latency"
 )
 
 // TestPreciseScale's settings.
@@ -39,8 +39,8 @@ var (
 // find_definition, find_references and find_callers of
 // (*http.Client).Do in their functions' bootstraps, cold and warm,
 // against their deadlines and memory. It runs only when
-// TOOLSHED_PRECISE_SCALE_TREE names a git checkout of the Go tree (its
-// src/, or five copies of it in src1/ to src5/; make bench-precise):
+// TOOLSHED_PRECISE_SCALE_TREE names a git checkout of the Go tree (at its
+// root, in src/, or five copies of it in src1/ to src5/; make bench-precise):
 //
 //	TOOLSHED_PRECISE_SCALE_TREE=/tmp/big5 go test -run TestPreciseScale -v -timeout 60m ./shared/lambdaentry/
 func TestPreciseScale(t *testing.T) {
@@ -74,7 +74,7 @@ func TestPreciseScale(t *testing.T) {
 			convertScaled(t, d, s3, p, x)
 		}
 	}
-	navigateScaled(t, d, r, dir, p.Commit)
+	navigateScaled(t, d, r, dir, p.Commit, start)
 }
 
 // convertScaled converts x as an index worker does, in a worker
@@ -106,60 +106,56 @@ func convertScaled(t *testing.T, d *deployment, s3 *objects.Bucket, p repo.Point
 		cfg.VCPU, peak>>20, cfg.MemoryMB, cfg.Timeout)
 }
 
-// navigateScaled measures the navigation functions on the repository:
+// navigateScaled measures the navigation functions on the repository
+// through the agent's path (the HTTP API, the authorizer, the gateway):
 // for find_definition, find_references and find_callers of
 // (*http.Client).Do, each in a function bootstrap of its own under the
-// harness (its deployed memory, its share of a core), its init, its
-// first (cold: the snapshot's view and its precise indexes read) and
-// warm answers against its deadline, and its peak RSS against its memory.
-// Every answer must be precise, of the pushed commit.
-func navigateScaled(t *testing.T, d *deployment, r reposcope.Ref, dir, commit string) {
+// harness (its deployed memory, its share of a core), its cold call (init
+// included: the snapshot's view and its precise indexes read) and warm
+// answers against its deadline, and its peak RSS against its memory; and
+// the time from the start of the push to the first precise answer. Every
+// answer must be precise, of the pushed commit.
+func navigateScaled(t *testing.T, d *deployment, r reposcope.Ref, dir, commit string, pushed time.Time) {
 	t.Helper()
-	path := clientGo(t, dir)
+	path := treeRoot(t, dir) + "net/http/client.go"
 	line, col := lineOf(t, filepath.Join(dir, filepath.FromSlash(path)), "func (c *Client) Do(", "Do(")
 	at := fmt.Sprintf(`{"path":%q,"line":%d,"column":%d}`, path, line, col)
-	for _, tool := range []string{"find_definition", "find_references", "find_callers"} {
+	tools := []string{"find_definition", "find_references", "find_callers"}
+	api := d.AgentAPI(t, tools)
+	for _, tool := range tools {
 		cfg := d.ToolConfig(t, tool)
 		cfg.VCPU = lambdatest.VCPUOf(cfg.MemoryMB)
 		contract, _ := d.Contracts.Get(tool)
+		deadline := time.Duration(contract.TimeoutMs) * time.Millisecond
 		fn := d.Start(t, cfg)
 		initTook, err := fn.InitDuration(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
-		var times []time.Duration
-		var first string
-		for i := range 7 {
-			took, answer := timedCall(t, fn, tool, at, r.Tenant)
-			if i == 0 {
-				first = answer // a cold call past its deadline is a figure, not a failure
-			} else if answer != "ok" {
-				t.Fatalf("%s, warm: %s\n%s", tool, answer, fn.Output())
+		first, answer, _ := timedCall(t, api, tool, at, r.Tenant) // a cold call past its deadline is a figure, not a failure
+		var warm []time.Duration
+		for range 3 * scaleWarmRounds {
+			took, a, _ := timedCall(t, api, tool, at, r.Tenant)
+			if a != "ok" {
+				t.Fatalf("%s, warm: %s\n%s", tool, a, fn.Output())
 			}
-			times = append(times, took)
+			warm = append(warm, took)
 		}
-		if _, a := navigateCall(t, fn, tool, at, r.Tenant); a.Precision != "precise" || a.IndexedCommit != commit {
-			t.Fatalf("%s: %+v", tool, a)
+		var pa preciseAnswer
+		if a, _ := api.Call(t, tool, at, r.Tenant); json.Unmarshal(a.Result, &pa) != nil || pa.Precision != "precise" || pa.IndexedCommit != commit {
+			t.Fatalf("%s: %s %+v", tool, a.Code, pa)
 		}
-		slices.Sort(times[1:])
+		if tool == tools[0] {
+			t.Logf("precise navigation %v after the push began", time.Since(pushed).Round(time.Second))
+		}
 		peak, _ := fn.PeakRSS()
-		t.Logf("%s (%d MB, %.2f vCPU, deadline %v): init %v, first call %v (%s), warm p50 %v max %v, peak RSS %d MiB",
-			tool, cfg.MemoryMB, cfg.VCPU, time.Duration(contract.TimeoutMs)*time.Millisecond, initTook.Round(time.Millisecond),
-			times[0].Round(time.Millisecond), first, times[4].Round(time.Millisecond), times[6].Round(time.Millisecond), peak>>20)
+		cold := initTook + first
+		t.Logf("%s (%d MB, %.2f vCPU, deadline %v): cold %v (init %v + call %v, %s)%s, warm p50 %v p99 %v%s, peak RSS %d MiB of %d MB",
+			tool, cfg.MemoryMB, cfg.VCPU, deadline, cold.Round(time.Millisecond), initTook.Round(time.Millisecond),
+			first.Round(time.Millisecond), answer, overDeadline(cold, deadline), latency.Percentile(warm, 50).Round(time.Millisecond),
+			latency.Percentile(warm, 99).Round(time.Millisecond), overDeadline(latency.Percentile(warm, 100), deadline), peak>>20, cfg.MemoryMB)
 		fn.Stop()
 	}
-}
-
-// clientGo is net/http/client.go in the tree: in its first copy (src1/)
-// when it holds five, else in src/.
-func clientGo(t *testing.T, dir string) string {
-	for _, p := range []string{"src1/net/http/client.go", "src/net/http/client.go"} {
-		if _, err := os.Stat(filepath.Join(dir, p)); err == nil {
-			return p
-		}
-	}
-	t.Fatalf("no net/http/client.go in %s", dir)
-	return ""
 }
 
 // lineOf returns the 1-based line of the first line of the file at name

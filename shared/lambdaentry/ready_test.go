@@ -8,11 +8,13 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/testenv/deploytest"
 	"github.com/toolshed/toolshed/shared/testenv/lambdatest"
 )
 
 // TestSymbolsReadyAfterCalls measures how many calls an agent makes
-// before a repository's symbol table is ready, with the function frozen
+// before a repository's symbol table is ready, through the agent's path
+// (the HTTP API, the authorizer, the gateway), with the function frozen
 // between calls and at its CPU share, as on Lambda (nothing builds the
 // table but the calls that read it): a first environment after a push
 // builds it, a slice per call, and saves it; a second environment reads
@@ -31,6 +33,7 @@ func TestSymbolsReadyAfterCalls(t *testing.T) {
 	d.S3(t)
 	p := publishCheckout(t, d, "big", dir)
 	t.Logf("published %d files, %d MB", p.Files, p.Bytes>>20)
+	api := d.AgentAPI(t, []string{"find_symbols"})
 	for _, env := range []struct {
 		name, tenant, defaultRepo string
 	}{
@@ -44,36 +47,32 @@ func TestSymbolsReadyAfterCalls(t *testing.T) {
 			cfg.Env[config.DefaultRepo.Name()] = env.defaultRepo
 		}
 		fn := d.Start(t, cfg)
-		calls, slowest, last := callsUntilReady(t, fn, env.tenant)
+		calls, slowest, last := callsUntilReady(t, api, env.tenant)
 		fn.Stop()
 		t.Logf("find_symbols (%d MB, %.2f vCPU), %s: ready after %d calls (slowest %v); %s", cfg.MemoryMB, cfg.VCPU, env.name,
 			calls, slowest.Round(time.Millisecond), last)
 	}
 }
 
-// callsUntilReady calls find_symbols on fn until its answer says the
-// table is ready, and returns how many calls that took, the slowest
+// callsUntilReady calls find_symbols through api until its answer says
+// the table is ready, and returns how many calls that took, the slowest
 // call, and the last answer's index.
-func callsUntilReady(t *testing.T, fn *lambdatest.Function, tenant string) (int, time.Duration, string) {
+func callsUntilReady(t *testing.T, api *deploytest.AgentAPI, tenant string) (int, time.Duration, string) {
 	t.Helper()
 	var slowest time.Duration
 	for i := 1; i <= 100; i++ {
-		start := time.Now()
-		resp := invoke(t, fn, directEvent("find_symbols", `{"name":"NewReader"}`, tenant, "ready"))
-		slowest = max(slowest, time.Since(start))
+		a, took := api.Call(t, "find_symbols", `{"name":"NewReader"}`, tenant)
+		slowest = max(slowest, took)
 		var out struct {
-			OK     bool `json:"ok"`
-			Result struct {
-				Index json.RawMessage `json:"index"`
-			} `json:"result"`
+			Index json.RawMessage `json:"index"`
 		}
-		if err := json.Unmarshal(resp.Payload, &out); err != nil || resp.FunctionError != "" || !out.OK {
-			t.Fatalf("call %d: %s %s (%v)", i, resp.ErrorType, resp.Payload, err)
+		if err := json.Unmarshal(a.Result, &out); a.Code != "" || err != nil {
+			t.Fatalf("call %d: %s (%v)", i, a.Code, err)
 		}
-		if strings.Contains(string(out.Result.Index), `"state":"ready"`) {
-			return i, slowest, string(out.Result.Index)
+		if strings.Contains(string(out.Index), `"state":"ready"`) {
+			return i, slowest, string(out.Index)
 		}
 	}
-	t.Fatalf("%s: not ready after 100 calls", fn.Name)
+	t.Fatal("find_symbols: not ready after 100 calls")
 	return 0, 0, ""
 }

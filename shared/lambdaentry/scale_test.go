@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,17 +15,17 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
-	"github.com/toolshed/toolshed/contracts"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
-	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/testenv/deploytest"
 	"github.com/toolshed/toolshed/shared/testenv/embedtest"
 	"github.com/toolshed/toolshed/shared/testenv/lambdatest"
+	"github.com/toolshed/toolshed/shared/testenv/latency"
+	"github.com/toolshed/toolshed/shared/testenv/localrun"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
 )
 
@@ -39,17 +38,29 @@ var (
 	scaleLogs = settings.New("TOOLSHED_SCALE_LOGS", "",
 		"a folder for TestScale's indexer functions' output", settings.Text)
 	scaleEmbedWithin = settings.New("TOOLSHED_SCALE_EMBED_WITHIN", "30m",
-		"how long TestScale waits for the index to be fully embedded, once searchable by words", settings.Duration)
+		"how long TestScale waits for the index to be fully embedded, once searchable by words (0: it indexes by words only)", durationOrZero)
 )
+
+// durationOrZero parses a positive duration, or 0.
+func durationOrZero(s string) (time.Duration, error) {
+	if s == "0" {
+		return 0, nil
+	}
+	return settings.Duration(s)
+}
 
 // TestScale measures, through the harness, what a large repository costs
 // deployed: indexing it through the fan-out (the real indexer and worker
 // bootstraps, moto_server's S3 and SQS, the Titan V2 stand-in under the
 // assumed default quota at its published latency) — the time to lexical
 // search (the index published) and, apart, the time to fully embedded —
-// then the cold and warm calls of context_search,
-// grep_codebase and read_file, each function at the CPU share its memory
-// buys once its init is over. It runs only when TOOLSHED_SCALE_TREE names
+// then the calls of context_search, grep_codebase, read_file,
+// find_symbols and find_references as a remote agent makes them (through
+// the HTTP API, the authorizer with its cache and the gateway; see
+// deploytest.AgentAPI), each function at the CPU share its memory buys,
+// frozen between calls and held to its memory: cold (init included), the
+// calls until the answers are whole, warm p50 and p99, peak RSS; then two
+// tenants alternating on one environment. It runs only when TOOLSHED_SCALE_TREE names
 // a git checkout (make bench-fanout TREE=..., not make test):
 //
 //	TOOLSHED_SCALE_TREE=/tmp/u/big5 go test -run TestScale -v -timeout 90m ./shared/lambdaentry/
@@ -80,121 +91,180 @@ func TestScale(t *testing.T) {
 	start := time.Now()
 	p := publishCheckout(t, d, "big", dir)
 	t.Logf("published %d files, %d MB (zip %d MB) in %v", p.Files, p.Bytes>>20, p.ZipBytes>>20, time.Since(start).Round(time.Second))
+	// A second tenant with its own copy, for the two-tenant phase below,
+	// pushed at once: its build batches then queue behind the first's
+	// build, not behind the first's embedding, which takes hours under the
+	// quota (a build queued behind embed rounds waits for them: see
+	// docs/benchmarks.md).
+	p2 := publishCheckout(t, d, "big2", dir)
 
-	f := d.StartFanOut(t, deploytest.FanOutOptions{
-		Embed:      &embedtest.TitanOptions{Quota: embedding.TitanDefaultQuota, LatencyMedian: embedtest.TitanLatency, LatencySpread: embedtest.TitanLatencySpread},
-		BatchFiles: 1000, Workers: workers, WorkerTimeout: 300 * time.Second, Visibility: 600 * time.Second,
-		VCPU: lambdatest.VCPUOf(deploytest.IndexerMemoryMB),
-	})
+	o := deploytest.FanOutOptions{BatchFiles: 1000, Workers: workers, WorkerTimeout: 300 * time.Second, Visibility: 600 * time.Second,
+		VCPU: lambdatest.VCPUOf(deploytest.IndexerMemoryMB)}
+	if embedWithin > 0 {
+		o.Embed = &embedtest.TitanOptions{Quota: embedding.TitanDefaultQuota, LatencyMedian: embedtest.TitanLatency, LatencySpread: embedtest.TitanLatencySpread}
+	}
+	f := d.StartFanOut(t, o)
 	start = time.Now()
 	published(t, f, "big")
 	planned := time.Since(start)
+	published(t, f, "big2")
 	stopProgress := logProgress(t, d, f, "big", 30*time.Second)
 	m := waitPublished(t, f, "big", p.Commit, 90*time.Minute)
 	took := time.Since(start)
+	waitPublished(t, f, "big2", p2.Commit, 90*time.Minute)
+	took2 := time.Since(start)
 	stopProgress()
 	total := indexfile.Totals(m.Parts)
 	peakPlan, _ := f.Indexer.PeakRSS()
-	t.Logf("indexed: %d files, %d chunks in %d batches; planned in %v, lexical search after %v",
-		total.Files, total.Chunks, len(m.Parts), planned.Round(time.Millisecond), took.Round(time.Second))
-	logEmbedding(t, f, "big", p.Commit, start, embedWithin)
+	t.Logf("indexed: %d files, %d chunks in %d batches; planned in %v, lexical search after %v (the second tenant's, pushed with it, after %v)",
+		total.Files, total.Chunks, len(m.Parts), planned.Round(time.Millisecond), took.Round(time.Second), took2.Round(time.Second))
+	if embedWithin > 0 {
+		logEmbedding(t, f, "big", p.Commit, start, embedWithin)
+	}
 	t.Logf("peak RSS: indexer (plan) %d MiB, index workers %d MiB (of %d MB); %d worker environments, %d events (%d failed)",
 		peakPlan>>20, f.Workers.PeakRSS()>>20, deploytest.IndexerMemoryMB, f.Workers.Started(), f.Source.Events.Load(), f.Source.Failed.Load())
-	// A second tenant with its own copy, indexed too: the two-tenant
-	// phase below switches between them on one environment.
-	p2 := publishCheckout(t, d, "big2", dir)
-	published(t, f, "big2")
-	waitPublished(t, f, "big2", p2.Commit, 90*time.Minute)
 	f.Workers.Stop()
 
-	set, err := schema.Load(contracts.FS)
+	api := d.AgentAPI(t, scaleTools)
+	for _, c := range scaleCalls(treeRoot(t, dir)) {
+		for _, warmUp := range []bool{true, false} {
+			measureTool(t, d, api, c, warmUp)
+		}
+	}
+	for _, c := range scaleCalls(treeRoot(t, dir))[:2] {
+		twoTenants(t, d, api, c.tool, c.first)
+	}
+	gatewayPeak, _ := api.Gateway.PeakRSS()
+	authorizerPeak, _ := api.Authorizer.PeakRSS()
+	t.Logf("gateway peak RSS %d MiB of %d MB, authorizer %d MiB of %d MB",
+		gatewayPeak>>20, deploytest.GatewayMemoryMB, authorizerPeak>>20, deploytest.AuthorizerMemoryMB)
+}
+
+// scaleTools are the tools TestScale measures.
+var scaleTools = []string{"context_search", "grep_codebase", "read_file", "find_symbols", "find_references"}
+
+// scaleCall is a measured tool's first call and the warm calls made in
+// turn after it.
+type scaleCall struct {
+	tool, first string
+	warm        []string
+}
+
+// scaleCalls are TestScale's calls on a tree whose Go source is under
+// root ("src1/" in the five copies).
+func scaleCalls(root string) []scaleCall {
+	return []scaleCall{
+		{"context_search", `{"query":"parse an HTTP request header"}`,
+			[]string{`{"query":"type checker for generic functions"}`, `{"query":"mutex lock unlock"}`, `{"query":"gzip reader checksum"}`}},
+		{"grep_codebase", `{"pattern":"func \\(c \\*Client\\) Do\\("}`,
+			[]string{`{"pattern":"ErrNotExist"}`, `{"pattern":"func New[A-Z]\\w*\\("}`, `{"pattern":"TODO\\(","limit":5}`}},
+		{"read_file", `{"path":"` + root + `net/http/client.go"}`,
+			[]string{`{"path":"` + root + `strings/builder.go"}`, `{"path":"` + root + `sort/sort.go"}`, `{"path":"` + root + `bufio/scan.go"}`}},
+		{"find_symbols", `{"name":"ReadMIMEHeader"}`,
+			[]string{`{"name":"NewReader"}`, `{"name":"Builder"}`, `{"name":"Unmarshal"}`}},
+		{"find_references", `{"name":"ReadMIMEHeader"}`,
+			[]string{`{"name":"NewScanner"}`, `{"name":"Builder"}`, `{"name":"ErrNotExist","limit":50}`}},
+	}
+}
+
+// treeRoot is the folder of the Go tree's source in the checkout dir:
+// its first copy (src1/) when it holds five, src/ when it is a Go
+// checkout, else its root.
+func treeRoot(t *testing.T, dir string) string {
+	for _, root := range []string{"src1/", "src/", ""} {
+		if _, err := os.Stat(filepath.Join(dir, root, "net/http/client.go")); err == nil {
+			return root
+		}
+	}
+	t.Fatalf("no net/http/client.go in %s", dir)
+	return ""
+}
+
+// scaleWarmRounds is how many times the warm calls are made in turn.
+const scaleWarmRounds = 5
+
+// measureTool measures c through the agent's path on a fresh environment
+// of its function: the repository read in the init (warmUp: it is the
+// function's default repository) or in the first call. It logs the cold
+// call (init included: Lambda runs the init when the call arrives), how
+// many calls the agent makes before the answers are whole, the warm
+// p50 and p99, and the peak RSS, next to the deadline and the memory.
+func measureTool(t *testing.T, d *deployment, api *deploytest.AgentAPI, c scaleCall, warmUp bool) {
+	t.Helper()
+	cfg := d.ToolConfig(t, c.tool)
+	tenant, how := "big", "in the first call" // its own repository
+	if warmUp {
+		cfg.Env[config.DefaultRepo.Name()] = "big"
+		tenant, how = "newcomer", "in the init"
+	}
+	cfg.VCPU = lambdatest.VCPUOf(cfg.MemoryMB)
+	cfg.Env[config.RateLimits.Name()] = localrun.UnlimitedRates(c.tool) // an agent's pace, not its quota, is measured
+	contract, _ := d.Contracts.Get(c.tool)
+	deadline := time.Duration(contract.TimeoutMs) * time.Millisecond
+	fn := d.Start(t, cfg)
+	defer fn.Stop()
+	initTook, err := fn.InitDuration(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The five copies of the Go tree are src1/ to src5/; the Go tree alone
-	// has them at its root.
-	src := ""
-	if _, err := os.Stat(filepath.Join(dir, "src1")); err == nil {
-		src = "src1/"
+	first, answer, ready := timedCall(t, api, c.tool, c.first, tenant)
+	calls, untilReady := 1, initTook+first
+	for ; !ready && calls < 100; calls++ {
+		took, a, r := timedCall(t, api, c.tool, c.first, tenant)
+		untilReady, ready, answer = untilReady+took, r, a
 	}
-	calls := []struct{ tool, file string }{
-		{"context_search", `{"query":"parse an HTTP request header"}`},
-		{"grep_codebase", `{"pattern":"func \\(c \\*Client\\) Do\\("}`},
-		{"read_file", `{"path":"` + src + `net/http/client.go"}`},
-	}
-	warm := []string{`{"query":"type checker for generic functions"}`, `{"query":"mutex lock unlock"}`, `{"query":"gzip reader checksum"}`}
-	grepWarm := []string{`{"pattern":"ErrNotExist"}`, `{"pattern":"func New[A-Z]\\w*\\("}`, `{"pattern":"TODO\\(","limit":5}`}
-	readWarm := []string{`{"path":"` + src + `strings/builder.go"}`, `{"path":"` + src + `sort/sort.go"}`, `{"path":"` + src + `bufio/scan.go"}`}
-	for _, c := range calls {
-		for _, warmUp := range []bool{true, false} {
-			cfg := d.ToolConfig(t, c.tool)
-			tenant := "big" // its own repository: read in the first call
-			if warmUp {
-				cfg.Env[config.DefaultRepo.Name()] = "big" // read in the init
-				tenant = "newcomer"
-			}
-			cfg.VCPU = lambdatest.VCPUOf(cfg.MemoryMB)
-			contract, _ := set.Get(c.tool)
-			fn := d.Start(t, cfg)
-			initTook, err := fn.InitDuration(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			first, answer := timedCall(t, fn, c.tool, c.file, tenant)
-			var rest []time.Duration
-			args := map[string][]string{"context_search": warm, "grep_codebase": grepWarm, "read_file": readWarm}[c.tool]
-			for range 2 {
-				for _, a := range args {
-					d, _ := timedCall(t, fn, c.tool, a, tenant)
-					rest = append(rest, d)
-				}
-			}
-			slices.Sort(rest)
-			peak, _ := fn.PeakRSS()
-			how := "in the first call"
-			if warmUp {
-				how = "in the init"
-			}
-			// A cold call's latency is the init and the first call: Lambda
-			// runs the init when the call arrives.
-			t.Logf("%s (%d MB, %.2f vCPU, deadline %v), repository read %s: cold first call %v (init %v + call %v, %s), warm p50 %v max %v, peak RSS %d MiB",
-				c.tool, cfg.MemoryMB, cfg.VCPU, time.Duration(contract.TimeoutMs)*time.Millisecond, how, (initTook + first).Round(time.Millisecond),
-				initTook.Round(time.Millisecond), first.Round(time.Millisecond), answer, rest[len(rest)/2].Round(time.Millisecond), rest[len(rest)-1].Round(time.Millisecond), peak>>20)
-			fn.Stop()
+	var rest []time.Duration
+	for range scaleWarmRounds {
+		for _, a := range c.warm {
+			took, _, _ := timedCall(t, api, c.tool, a, tenant)
+			rest = append(rest, took)
 		}
 	}
-	for _, c := range calls[:2] {
-		twoTenants(t, d, set, c.tool, c.file)
+	peak, _ := fn.PeakRSS()
+	cold := initTook + first
+	t.Logf("%s (%d MB, %.2f vCPU, deadline %v), repository read %s: cold %v (init %v + call %v)%s; whole after %d calls (%v, %s); warm p50 %v p99 %v%s; peak RSS %d MiB of %d MB",
+		c.tool, cfg.MemoryMB, cfg.VCPU, deadline, how, cold.Round(time.Millisecond), initTook.Round(time.Millisecond), first.Round(time.Millisecond),
+		overDeadline(cold, deadline), calls, untilReady.Round(time.Millisecond), answer,
+		latency.Percentile(rest, 50).Round(time.Millisecond), latency.Percentile(rest, 99).Round(time.Millisecond),
+		overDeadline(latency.Percentile(rest, 100), deadline), peak>>20, cfg.MemoryMB)
+}
+
+// overDeadline marks a time past the deadline.
+func overDeadline(took, deadline time.Duration) string {
+	if took > deadline {
+		return " PAST THE DEADLINE"
 	}
+	return ""
 }
 
 // twoTenants measures one environment of tool answering two tenants, each
 // with its own copy of the tree, every call switching tenant: the first
 // call of each reads its repository, later ones must find both held.
-func twoTenants(t *testing.T, d *deployment, set *schema.Set, tool, args string) {
+func twoTenants(t *testing.T, d *deployment, api *deploytest.AgentAPI, tool, args string) {
 	t.Helper()
 	cfg := d.ToolConfig(t, tool)
 	cfg.VCPU = lambdatest.VCPUOf(cfg.MemoryMB)
-	contract, _ := set.Get(tool)
+	cfg.Env[config.RateLimits.Name()] = localrun.UnlimitedRates(tool)
+	contract, _ := d.Contracts.Get(tool)
 	fn := d.Start(t, cfg)
 	defer fn.Stop()
 	var firsts, switches []string
-	var worst time.Duration
+	var rest []time.Duration
 	for i := range 12 {
-		took, answer := timedCall(t, fn, tool, args, []string{"big", "big2"}[i%2])
+		took, answer, _ := timedCall(t, api, tool, args, []string{"big", "big2"}[i%2])
 		if i < 2 {
 			firsts = append(firsts, fmt.Sprintf("%v (%s)", took.Round(time.Millisecond), answer))
 			continue
 		}
-		worst = max(worst, took)
+		rest = append(rest, took)
 		if !strings.HasPrefix(answer, "ok") {
 			switches = append(switches, answer)
 		}
 	}
 	peak, _ := fn.PeakRSS()
-	t.Logf("%s (%d MB, %.2f vCPU, deadline %v), two tenants on one environment: first calls %s; 10 switches, slowest %v, not ok: %v; peak RSS %d MiB",
+	t.Logf("%s (%d MB, %.2f vCPU, deadline %v), two tenants on one environment: first calls %s; 10 switches, p50 %v slowest %v, not ok: %v; peak RSS %d MiB of %d MB",
 		tool, cfg.MemoryMB, cfg.VCPU, time.Duration(contract.TimeoutMs)*time.Millisecond, strings.Join(firsts, ", "),
-		worst.Round(time.Millisecond), switches, peak>>20)
+		latency.Percentile(rest, 50).Round(time.Millisecond), latency.Percentile(rest, 100).Round(time.Millisecond), switches, peak>>20, cfg.MemoryMB)
 }
 
 // logEmbedding waits, at most within, for the index of commit to be
@@ -246,36 +316,32 @@ func publishCheckout(t *testing.T, d *deployment, tenant, dir string) repo.Point
 	return pub.Pointer
 }
 
-// timedCall makes one direct call and returns how long it took and what
-// it answered: ok (with context_search's index state), or the error code.
-func timedCall(t *testing.T, fn *lambdatest.Function, tool, args, tenant string) (time.Duration, string) {
+// timedCall makes one call through the agent's path and returns how
+// long it took, what it answered (ok, with the index's state when the
+// answer has one, or the error code) and whether the answer is whole: ok,
+// not incomplete, and of an index that is ready.
+func timedCall(t *testing.T, api *deploytest.AgentAPI, tool, args, tenant string) (time.Duration, string, bool) {
 	t.Helper()
-	start := time.Now()
-	resp := invoke(t, fn, directEvent(tool, args, tenant, "scale"))
-	took := time.Since(start)
+	a, took := api.Call(t, tool, args, tenant)
+	if a.Code != "" {
+		return took, a.Code, false
+	}
 	var o struct {
-		OK     bool
-		Error  *struct{ Code string }
-		Result struct {
-			Index *struct {
-				State                    string
-				FilesIndexed, FilesTotal int
-			}
-			Incomplete bool
+		Index *struct {
+			State                    string
+			FilesIndexed, FilesTotal int
+			FilesParsed              int // find_symbols' count
 		}
+		Incomplete bool
 	}
-	if err := json.Unmarshal(resp.Payload, &o); err != nil {
-		return took, fmt.Sprintf("%s: %.200s", resp.ErrorType, resp.Payload)
-	}
+	json.Unmarshal(a.Result, &o) //nolint:errcheck // a result without these fields is whole
 	switch {
-	case !o.OK && o.Error != nil:
-		return took, o.Error.Code
-	case o.Result.Index != nil:
-		return took, fmt.Sprintf("ok, index %s %d/%d files", o.Result.Index.State, o.Result.Index.FilesIndexed, o.Result.Index.FilesTotal)
-	case o.Result.Incomplete:
-		return took, "ok, incomplete"
+	case o.Incomplete:
+		return took, "ok, incomplete", false
+	case o.Index != nil:
+		return took, fmt.Sprintf("ok, index %s %d/%d files", o.Index.State, max(o.Index.FilesIndexed, o.Index.FilesParsed), o.Index.FilesTotal), o.Index.State == "ready"
 	}
-	return took, "ok"
+	return took, "ok", true
 }
 
 // logProgress logs the build's progress and the queue every interval
@@ -299,8 +365,12 @@ func logProgress(t *testing.T, d *deployment, f *deploytest.FanOut, tenant strin
 			if a != nil {
 				visible, invisible = a.Attributes["ApproximateNumberOfMessages"], a.Attributes["ApproximateNumberOfMessagesNotVisible"]
 			}
+			var embedded int64
+			if f.Embed != nil {
+				embedded = f.Embed.Requests.Load()
+			}
 			t.Logf("progress: %d of %d batches done; queue %s visible, %s in flight; %d events, %d failed; %d texts embedded",
-				len(b.Done), b.Batches, visible, invisible, f.Source.Events.Load(), f.Source.Failed.Load(), f.Embed.Requests.Load())
+				len(b.Done), b.Batches, visible, invisible, f.Source.Events.Load(), f.Source.Failed.Load(), embedded)
 			if logs, _ := scaleLogs.Get(os.Getenv); logs != "" {
 				saveOutputs(t, f, logs)
 			}
