@@ -51,11 +51,17 @@ const (
 // worker takes one per invocation. A batch the worker failed (or that was
 // killed) comes back after the visibility timeout, twice the worker's
 // timeout (Lambda requires at least the timeout), and goes to the
-// dead-letter queue after indexQueueReceives receives. The mapping runs
-// at most as many batches at once as the worker's reserved concurrency,
-// so Lambda never throttles it (AWS's advice of a visibility timeout of
-// six times the function's is for throttled functions; it would delay a
-// killed batch's retry by half an hour).
+// dead-letter queue after indexQueueReceives receives. The worker's two
+// mappings (below) run at most their shares of its reserved concurrency,
+// which add up to it, so Lambda never throttles them (AWS's advice of a
+// visibility timeout of six times the function's is for throttled
+// functions; it would delay a killed batch's retry by half an hour).
+//
+// The embed queue: the embed messages of built parts (their chunks to
+// embed), a queue of their own, read by the index worker through a
+// mapping of its own, so that a push's batches never wait behind the
+// hours of embedding of earlier pushes. The same timeouts, receives and
+// retention as the index queue's, its own dead-letter queue and alarm.
 const (
 	indexQueueReceives  = 5
 	indexQueueRetention = 4 // days: a build stalled longer is published again
@@ -63,26 +69,14 @@ const (
 
 // newIndexer creates the indexer function (snapshot publications and the
 // Memory table's stream), the index worker function (the index queue's
-// batches), their grants from shared/indexer, the queue and the queues
-// their failures go to.
+// batches and the embed queue's messages), their grants from
+// shared/indexer, the queues and the queues their failures go to.
 func (d *deployment) newIndexer() {
-	d.failures = awssqs.NewQueue(d.stack, jsii.String("IndexerFailureQueue"), &awssqs.QueueProps{
-		RetentionPeriod: awscdk.Duration_Days(jsii.Number(failureRetentionDays)),
-		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
-		EnforceSSL:      jsii.Bool(true),
-	})
-	d.indexDeadLetters = awssqs.NewQueue(d.stack, jsii.String("IndexDeadLetterQueue"), &awssqs.QueueProps{
-		RetentionPeriod: awscdk.Duration_Days(jsii.Number(failureRetentionDays)),
-		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
-		EnforceSSL:      jsii.Bool(true),
-	})
-	d.indexQueue = awssqs.NewQueue(d.stack, jsii.String("IndexQueue"), &awssqs.QueueProps{
-		VisibilityTimeout: awscdk.Duration_Seconds(jsii.Number(2 * deploy.IndexWorkerTimeoutSeconds)),
-		RetentionPeriod:   awscdk.Duration_Days(jsii.Number(indexQueueRetention)),
-		Encryption:        awssqs.QueueEncryption_SQS_MANAGED,
-		EnforceSSL:        jsii.Bool(true),
-		DeadLetterQueue:   &awssqs.DeadLetterQueue{Queue: d.indexDeadLetters, MaxReceiveCount: jsii.Number(indexQueueReceives)},
-	})
+	d.failures = d.deadLetters("IndexerFailureQueue")
+	d.indexDeadLetters = d.deadLetters("IndexDeadLetterQueue")
+	d.indexQueue = d.workerQueue("IndexQueue", d.indexDeadLetters)
+	d.embedDeadLetters = d.deadLetters("EmbedDeadLetterQueue")
+	d.embedQueue = d.workerQueue("EmbedQueue", d.embedDeadLetters)
 	fn := d.newFunction(functionSpec{
 		Name:           indexerDir,
 		ID:             "Indexer",
@@ -118,34 +112,77 @@ func (d *deployment) newIndexer() {
 		Env:            d.indexerEnv(),
 	})
 	d.grantIndexer(worker)
-	batches := &awslambdaeventsources.SqsEventSourceProps{BatchSize: jsii.Number(1), ReportBatchItemFailures: jsii.Bool(true)}
-	if n := d.opts.Concurrency.of(indexWorkerName, deploy.IndexWorkerConcurrency); n >= 2 {
-		batches.MaxConcurrency = jsii.Number(float64(n))
-	}
-	worker.AddEventSource(awslambdaeventsources.NewSqsEventSource(d.indexQueue, batches))
+	build, embed := d.opts.Concurrency.workerShares()
+	worker.AddEventSource(awslambdaeventsources.NewSqsEventSource(d.indexQueue, workerSource(build)))
+	worker.AddEventSource(awslambdaeventsources.NewSqsEventSource(d.embedQueue, workerSource(embed)))
 	d.indexWorker = worker
 }
 
+// deadLetters creates a queue of what failed every retry or receive (the
+// indexer's events, a worker queue's messages), kept failureRetentionDays
+// for someone to replay.
+func (d *deployment) deadLetters(id string) awssqs.Queue {
+	return awssqs.NewQueue(d.stack, jsii.String(id), &awssqs.QueueProps{
+		RetentionPeriod: awscdk.Duration_Days(jsii.Number(failureRetentionDays)),
+		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
+		EnforceSSL:      jsii.Bool(true),
+	})
+}
+
+// workerQueue creates a queue the index worker reads: the index queue or
+// the embed queue.
+func (d *deployment) workerQueue(id string, dead awssqs.Queue) awssqs.Queue {
+	return awssqs.NewQueue(d.stack, jsii.String(id), &awssqs.QueueProps{
+		VisibilityTimeout: awscdk.Duration_Seconds(jsii.Number(2 * deploy.IndexWorkerTimeoutSeconds)),
+		RetentionPeriod:   awscdk.Duration_Days(jsii.Number(indexQueueRetention)),
+		Encryption:        awssqs.QueueEncryption_SQS_MANAGED,
+		EnforceSSL:        jsii.Bool(true),
+		DeadLetterQueue:   &awssqs.DeadLetterQueue{Queue: dead, MaxReceiveCount: jsii.Number(indexQueueReceives)},
+	})
+}
+
+// workerSource is how the index worker reads one of its queues: a
+// message per invocation, failures reported, at most n at once (SQS
+// mappings take no cap below 2).
+func workerSource(n int) *awslambdaeventsources.SqsEventSourceProps {
+	p := &awslambdaeventsources.SqsEventSourceProps{BatchSize: jsii.Number(1), ReportBatchItemFailures: jsii.Bool(true)}
+	if n >= 2 {
+		p.MaxConcurrency = jsii.Number(float64(n))
+	}
+	return p
+}
+
 // grantIndexer gives one of the indexer's functions its grants: those of
-// shared/indexer, its secrets, and sending to the index queue (plans and
-// continuations).
+// shared/indexer, its secrets, and sending to the index and embed queues
+// (plans, embed messages and continuations).
 func (d *deployment) grantIndexer(fn awslambda.Function) {
 	for _, g := range indexer.Grants {
 		fn.AddToRolePolicy(d.statement(g))
 	}
 	d.grantSecrets(fn, embedding.Settings)
 	d.indexQueue.GrantSendMessages(fn)
+	d.embedQueue.GrantSendMessages(fn)
 }
 
-// embedWorkers is how many index workers run at once, sharing the
-// embedding quota: the worker's reserved concurrency, or the declared one
-// when the deployment reserves none (the queue's mapping is then not
-// capped either, and the pace assumes that many).
-func (c concurrency) embedWorkers() int {
-	if n := c.of(indexWorkerName, deploy.IndexWorkerConcurrency); n > 0 {
-		return n
+// workerShares splits the index worker's reserved concurrency between
+// its mappings: the index queue's takes deploy.IndexBuildConcurrency (at
+// most half of a smaller reservation), the embed queue's the rest. When
+// the deployment reserves none, each mapping is capped at its declared
+// share.
+func (c concurrency) workerShares() (build, embed int) {
+	n := c.of(indexWorkerName, deploy.IndexWorkerConcurrency)
+	if n <= 0 {
+		return deploy.IndexBuildConcurrency, deploy.EmbedConcurrency
 	}
-	return deploy.IndexWorkerConcurrency
+	build = min(deploy.IndexBuildConcurrency, max(n/2, 1))
+	return build, max(n-build, 1)
+}
+
+// embedWorkers is how many index workers embed at once, sharing the
+// embedding quota: the embed queue's share (workerShares).
+func (c concurrency) embedWorkers() int {
+	_, embed := c.workerShares()
+	return embed
 }
 
 // streamSource is how the indexer reads a table's stream.
@@ -166,7 +203,7 @@ func (d *deployment) streamSource() *awslambdaeventsources.DynamoEventSourceProp
 }
 
 // indexerEnv is the environment of the indexer's functions: the bucket,
-// the index queue, indexer.Env, and the repository, embedding and indexer
+// the index and embed queues, indexer.Env, and the repository, embedding and indexer
 // settings the deployment chose (the indexer indexes what
 // the repository tools may read, no more, with the embedder
 // context_search queries with, from the same declarations; Bedrock's
@@ -176,6 +213,7 @@ func (d *deployment) indexerEnv() map[string]*string {
 	maps.Copy(env, indexer.Env)
 	env[config.Bucket.Name()] = *d.bucket.BucketName()
 	env[indexer.QueueURL.Name()] = *d.indexQueue.QueueUrl()
+	env[indexer.EmbedQueueURL.Name()] = *d.embedQueue.QueueUrl()
 	env[embedding.Workers.Name()] = strconv.Itoa(d.opts.Concurrency.embedWorkers())
 	if env[embedding.Kind.Name()] == "" {
 		env[embedding.Kind.Name()] = embedding.KindBedrock

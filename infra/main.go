@@ -82,6 +82,10 @@ type deployment struct {
 	indexWorker      awslambda.Function
 	indexQueue       awssqs.Queue
 	indexDeadLetters awssqs.Queue
+	// The embed queue: built parts' embed messages, apart from the
+	// batches (infra/indexer.go), and those that failed every receive.
+	embedQueue       awssqs.Queue
+	embedDeadLetters awssqs.Queue
 	api              awsapigatewayv2.HttpApi
 	accessLogs       awslogs.LogGroup
 	watched          []monitored // every function, for the alarms and the dashboard

@@ -227,8 +227,8 @@ func (d *deployment) storageRow() *[]awscloudwatch.IWidget {
 }
 
 // indexerRow shows the index events the indexer failed, how far behind
-// the Memory stream it is, the index queue (batches waiting, the oldest's
-// age, those that failed every receive) and the builds' metrics (texts
+// the Memory stream it is, the index and embed queues (messages waiting,
+// those that failed every receive) and the builds' metrics (texts
 // embedded, requests throttled, texts refused, indexes published), and
 // alarms on the failures and the stream's age.
 func (d *deployment) indexerRow() *[]awscloudwatch.IWidget {
@@ -241,14 +241,18 @@ func (d *deployment) indexerRow() *[]awscloudwatch.IWidget {
 		fmt.Sprintf("indexer: the Memory stream's oldest unindexed record is over %d minutes old", iteratorAgeMinutes))
 	d.alarm("IndexDeadLettersAlarm", dead, atLeast, one,
 		"index worker: a batch failed every receive and waits in the dead-letter queue; its build is stalled (docs/deploy.md#replaying-failed-index-events)")
+	embedDead := d.embedDeadLetters.MetricApproximateNumberOfMessagesVisible(stat("Maximum"))
+	d.alarm("EmbedDeadLettersAlarm", embedDead, atLeast, one,
+		"index worker: an embed message failed every receive and waits in the embed dead-letter queue; its part's chunks are found by their words only (docs/deploy.md#replaying-failed-index-events)")
 	build := func(name, s string) awscloudwatch.IMetric {
 		return awscloudwatch.NewMetric(&awscloudwatch.MetricProps{Namespace: jsii.String(telemetry.Namespace), MetricName: jsii.String(name),
 			Period: period(), Statistic: jsii.String(s)})
 	}
 	return &[]awscloudwatch.IWidget{
-		graphOf("indexer failed events (queue)", 6, failed),
-		graphOf("indexer iterator age (ms)", 6, age),
-		graphOf("index batches waiting, failed", 6, d.indexQueue.MetricApproximateNumberOfMessagesVisible(stat("Maximum")), dead),
+		graphOf("indexer failed events (queue)", 4, failed),
+		graphOf("indexer iterator age (ms)", 4, age),
+		graphOf("index batches waiting, failed", 5, d.indexQueue.MetricApproximateNumberOfMessagesVisible(stat("Maximum")), dead),
+		graphOf("embed messages waiting, failed", 5, d.embedQueue.MetricApproximateNumberOfMessagesVisible(stat("Maximum")), embedDead),
 		graphOf("index builds", 6, build(indexer.MetricEmbedded, "Sum"), build(indexer.MetricThrottled, "Sum"),
 			build(indexer.MetricEmbedFailed, "Sum"), build(indexer.MetricPublished, "Sum")),
 	}

@@ -41,7 +41,7 @@ func declaredConcurrency() map[string]int {
 // left; -c reservedConcurrency=off reserves none.
 func TestReservedConcurrency(t *testing.T) {
 	want := declaredConcurrency()
-	for name, n := range map[string]int{"grep_codebase": 10, "context_search": 10, "indexer": 2, "index-worker": 10, "authorizer": 20, "gateway": 20, "hello": 0} {
+	for name, n := range map[string]int{"grep_codebase": 10, "context_search": 10, "indexer": 2, "index-worker": 14, "authorizer": 20, "gateway": 20, "hello": 0} {
 		if want[name] != n { // anchors, apart from the derivation
 			t.Errorf("%s: declared %d, want %d", name, want[name], n)
 		}
@@ -59,22 +59,26 @@ func TestReservedConcurrency(t *testing.T) {
 	}
 }
 
-// TestEmbedWorkers: the index workers' share of the embedding quota is
-// split over as many workers as the deployment lets run at once.
+// TestEmbedWorkers: the index worker's reserved concurrency is split
+// between its index queue's and embed queue's mappings, and the
+// embedding quota over as many workers as the embed queue's may run at
+// once.
 func TestEmbedWorkers(t *testing.T) {
 	for _, tt := range []struct {
-		name string
-		c    concurrency
-		want int
+		name        string
+		c           concurrency
+		build, want int
 	}{
-		{"declared", concurrency{}, embedding.IndexWorkers},
-		{"overridden", concurrency{Overrides: map[string]int{indexWorkerName: 25}}, 25},
-		{"another function overridden", concurrency{Overrides: map[string]int{"gateway": 50}}, embedding.IndexWorkers},
-		{"none reserved: the declared number is assumed", concurrency{Off: true}, embedding.IndexWorkers},
-		{"index-worker=0: likewise", concurrency{Overrides: map[string]int{indexWorkerName: 0}}, embedding.IndexWorkers},
+		{"declared", concurrency{}, deploy.IndexBuildConcurrency, embedding.IndexWorkers},
+		{"overridden: the embed queue's share is what builds leave", concurrency{Overrides: map[string]int{indexWorkerName: 25}}, deploy.IndexBuildConcurrency, 25 - deploy.IndexBuildConcurrency},
+		{"a small reservation: builds take at most half", concurrency{Overrides: map[string]int{indexWorkerName: 4}}, 2, 2},
+		{"another function overridden", concurrency{Overrides: map[string]int{"gateway": 50}}, deploy.IndexBuildConcurrency, embedding.IndexWorkers},
+		{"none reserved: the declared shares are assumed", concurrency{Off: true}, deploy.IndexBuildConcurrency, embedding.IndexWorkers},
+		{"index-worker=0: likewise", concurrency{Overrides: map[string]int{indexWorkerName: 0}}, deploy.IndexBuildConcurrency, embedding.IndexWorkers},
 	} {
-		if got := tt.c.embedWorkers(); got != tt.want {
-			t.Errorf("%s: %d workers, want %d", tt.name, got, tt.want)
+		build, embed := tt.c.workerShares()
+		if build != tt.build || embed != tt.want || tt.c.embedWorkers() != embed {
+			t.Errorf("%s: %d building, %d embedding (%d workers), want %d and %d", tt.name, build, embed, tt.c.embedWorkers(), tt.build, tt.want)
 		}
 	}
 }
@@ -379,6 +383,8 @@ func TestOutputs(t *testing.T) {
 		stackoutputs.AlarmTopic:       logicalID(t, "AlarmTopic"),
 		stackoutputs.IndexQueue:       logicalID(t, "IndexQueue"),
 		stackoutputs.IndexDeadLetters: logicalID(t, "IndexDeadLetterQueue"),
+		stackoutputs.EmbedQueue:       logicalID(t, "EmbedQueue"),
+		stackoutputs.EmbedDeadLetters: logicalID(t, "EmbedDeadLetterQueue"),
 	}
 	for _, schema := range dynamostore.Schemas {
 		want[stackoutputs.Table(schema.Table)] = logicalID(t, string(schema.Table)+"Table")

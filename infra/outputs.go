@@ -36,6 +36,8 @@ func (d *deployment) addOutputs() {
 		{stackoutputs.IndexerFailed, "Queue of the index events the indexer failed (docs/deploy.md#replaying-failed-index-events)", d.failures.QueueUrl()},
 		{stackoutputs.IndexQueue, "Queue of the batches of code index builds, which the index worker reads", d.indexQueue.QueueUrl()},
 		{stackoutputs.IndexDeadLetters, "Queue of the index batches that failed every receive (docs/deploy.md#replaying-failed-index-events)", d.indexDeadLetters.QueueUrl()},
+		{stackoutputs.EmbedQueue, "Queue of the embed messages of built parts, which the index worker reads", d.embedQueue.QueueUrl()},
+		{stackoutputs.EmbedDeadLetters, "Queue of the embed messages that failed every receive (docs/deploy.md#replaying-failed-index-events)", d.embedDeadLetters.QueueUrl()},
 		{stackoutputs.AlarmTopic, "SNS topic every alarm notifies (subscribe to it, or deploy with -c alarmEmail=...)", d.alarms.TopicArn()},
 	}
 	for _, schema := range dynamostore.Schemas {

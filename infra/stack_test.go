@@ -390,7 +390,7 @@ func TestResourceCounts(t *testing.T) {
 		3*len(tools) + // each tool's error rate, p99 and rate-limited share (EMF)
 		2 + // the HTTP API's 5xx share and latency
 		len(dynamostore.Schemas) + // each table's throttles
-		3 // the indexer's failure queue and iterator age, the index dead letters
+		4 // the indexer's failure queue and iterator age, the index and embed dead letters
 	tests := []struct {
 		typ  string
 		want int
@@ -398,9 +398,9 @@ func TestResourceCounts(t *testing.T) {
 		{"AWS::Lambda::Function", functions + notificationHandlers},
 		{"AWS::Logs::LogGroup", functions + 1}, // and the HTTP API's access log
 		{"AWS::IAM::Role", functions + notificationHandlers},
-		{"AWS::Lambda::EventSourceMapping", streamTables() + 1}, // and the index queue's
+		{"AWS::Lambda::EventSourceMapping", streamTables() + 2}, // and the index and embed queues'
 		{"AWS::Lambda::EventInvokeConfig", 1},                   // the indexer's, for S3's events
-		{"AWS::SQS::Queue", 3},                                  // the indexer's failures, the index queue and its dead letters
+		{"AWS::SQS::Queue", 5},                                  // the indexer's failures, the index and embed queues and their dead letters
 		{"Custom::S3BucketNotifications", 1},
 		{"AWS::DynamoDB::Table", len(dynamostore.Schemas)},
 		{"AWS::S3::Bucket", 1},
@@ -610,11 +610,12 @@ func TestEnvironment(t *testing.T) {
 
 	// The indexer and its worker embed with context_search's embedder,
 	// from the same settings, read only what the repository tools may,
-	// and send batches to the index queue.
+	// and send batches to the index queue, embed messages to the embed
+	// queue.
 	t.Run("indexer", func(t *testing.T) {
 		want := map[string]any{"TOOLSHED_BUCKET": ref(bucketID), "TOOLSHED_REPO_DENY": "*.sqlite", secrets.EnvVar: `{"TOOLSHED_EMBED_KEY":"` + testKeyParameter + `"}`,
-			indexer.QueueURL.Name(): ref(logicalID(t, "IndexQueue")), indexer.BatchFiles.Name(): "500", "GOMEMLIMIT": "1800MiB",
-			embedding.Workers.Name(): strconv.Itoa(deploy.IndexWorkerConcurrency)}
+			indexer.QueueURL.Name(): ref(logicalID(t, "IndexQueue")), indexer.EmbedQueueURL.Name(): ref(logicalID(t, "EmbedQueue")),
+			indexer.BatchFiles.Name(): "500", "GOMEMLIMIT": "1800MiB", embedding.Workers.Name(): strconv.Itoa(deploy.EmbedConcurrency)}
 		search := env(t, "context_search")
 		for _, s := range embedding.Settings {
 			if v, ok := search[s.Name()]; ok {
@@ -1365,11 +1366,15 @@ func TestIndexer(t *testing.T) {
 	}
 	want[`"*"`] = []string{"dynamodb:ListStreams"} // Lambda's stream reader needs it; it has no resource type
 	// Sending what failed to the failure queue, sending batches to the
-	// index queue, and reading the secret.
+	// index queue and embed messages to the embed queue, and reading the
+	// secret.
 	failures, _ := json.Marshal(getAttArn(logicalID(t, "IndexerFailureQueue")))
 	want[string(failures)] = []string{"sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage"}
 	batches, _ := json.Marshal(getAttArn(logicalID(t, "IndexQueue")))
-	want[string(batches)] = []string{"sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage"}
+	embeds, _ := json.Marshal(getAttArn(logicalID(t, "EmbedQueue")))
+	for _, q := range []string{string(batches), string(embeds)} {
+		want[q] = []string{"sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage"}
+	}
 	want[parameterArnJSON(testKeyParameter)] = []string{"ssm:GetParameter"}
 	for k := range want {
 		slices.Sort(want[k])
@@ -1378,58 +1383,73 @@ func TestIndexer(t *testing.T) {
 		t.Errorf("indexer policy:\n got %v\nwant %v", got, want)
 	}
 
-	// The worker: the same grants, and taking batches from the queue (no
-	// stream, no failure queue: a batch that failed every receive goes to
-	// the dead-letter queue).
+	// The worker: the same grants, and taking messages from both queues
+	// (no stream, no failure queue: a message that failed every receive
+	// goes to its queue's dead-letter queue).
 	for k := range want {
 		if strings.Contains(k, "StreamArn") || k == string(failures) || k == `"*"` {
 			delete(want, k)
 		}
 	}
-	want[string(batches)] = slices.Sorted(slices.Values([]string{ // sending (as the indexer), and the mapping's consuming
-		"sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage",
-		"sqs:ChangeMessageVisibility", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:ReceiveMessage"}))
+	for _, q := range []string{string(batches), string(embeds)} {
+		want[q] = slices.Sorted(slices.Values([]string{ // sending (as the indexer), and the mapping's consuming
+			"sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage",
+			"sqs:ChangeMessageVisibility", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:ReceiveMessage"}))
+	}
 	if got := roleActions(t, functionID(t, indexWorkerName)); !equalJSON(got, want) {
 		t.Errorf("index worker policy:\n got %v\nwant %v", got, want)
 	}
 }
 
-// TestIndexQueue: the index worker takes the index queue's batches one at
-// a time, at most as many at once as its reserved concurrency, reporting
-// each failed batch; a batch comes back after twice the worker's timeout
-// and goes to the dead-letter queue, watched by an alarm, after
+// TestIndexQueue: the index worker takes the index queue's batches and
+// the embed queue's messages one at a time, through a mapping each,
+// capped at its share of the worker's reserved concurrency (so that
+// batches never wait behind embedding), reporting each failed message; a
+// message comes back after twice the worker's timeout and goes to its
+// queue's dead-letter queue, watched by an alarm, after
 // indexQueueReceives receives.
 func TestIndexQueue(t *testing.T) {
-	queueID, deadID := logicalID(t, "IndexQueue"), logicalID(t, "IndexDeadLetterQueue")
-	q := synth.Resources[queueID].Properties
-	redrive := map[string]any{"deadLetterTargetArn": getAttArn(deadID), "maxReceiveCount": float64(indexQueueReceives)}
-	if q["VisibilityTimeout"] != float64(2*deploy.IndexWorkerTimeoutSeconds) || q["SqsManagedSseEnabled"] != true ||
-		!equalJSON(q["RedrivePolicy"], redrive) || q["MessageRetentionPeriod"] != float64(indexQueueRetention*24*3600) {
-		t.Errorf("index queue %v", q)
+	if deploy.IndexBuildConcurrency+deploy.EmbedConcurrency != deploy.IndexWorkerConcurrency || deploy.EmbedConcurrency != embedding.IndexWorkers {
+		t.Error("the worker's reserved concurrency is its mappings' shares; the embed queue's is embedding.IndexWorkers")
 	}
-	if d := synth.Resources[deadID].Properties; d["MessageRetentionPeriod"] != float64(failureRetentionDays*24*3600) {
-		t.Errorf("dead-letter queue %v", d)
-	}
-	found := 0
-	for _, m := range resourcesOfType("AWS::Lambda::EventSourceMapping") {
-		p := m.Properties
-		if !equalJSON(p["EventSourceArn"], getAttArn(queueID)) {
-			continue
+	for _, tt := range []struct {
+		queue, dead, alarm string
+		share              int
+	}{
+		{"IndexQueue", "IndexDeadLetterQueue", "IndexDeadLettersAlarm", deploy.IndexBuildConcurrency},
+		{"EmbedQueue", "EmbedDeadLetterQueue", "EmbedDeadLettersAlarm", deploy.EmbedConcurrency},
+	} {
+		queueID, deadID := logicalID(t, tt.queue), logicalID(t, tt.dead)
+		q := synth.Resources[queueID].Properties
+		redrive := map[string]any{"deadLetterTargetArn": getAttArn(deadID), "maxReceiveCount": float64(indexQueueReceives)}
+		if q["VisibilityTimeout"] != float64(2*deploy.IndexWorkerTimeoutSeconds) || q["SqsManagedSseEnabled"] != true ||
+			!equalJSON(q["RedrivePolicy"], redrive) || q["MessageRetentionPeriod"] != float64(indexQueueRetention*24*3600) {
+			t.Errorf("%s %v", tt.queue, q)
 		}
-		found++
-		want := map[string]any{"EventSourceArn": getAttArn(queueID), "FunctionName": ref(functionID(t, indexWorkerName)), "BatchSize": 1.0,
-			"FunctionResponseTypes": []any{"ReportBatchItemFailures"}, "ScalingConfig": map[string]any{"MaximumConcurrency": float64(deploy.IndexWorkerConcurrency)}}
-		if !equalJSON(p, want) {
-			t.Errorf("index queue mapping:\n got %v\nwant %v", p, want)
+		if d := synth.Resources[deadID].Properties; d["MessageRetentionPeriod"] != float64(failureRetentionDays*24*3600) {
+			t.Errorf("%s %v", tt.dead, d)
 		}
-	}
-	if found != 1 {
-		t.Errorf("%d mappings read the index queue, want 1", found)
+		found := 0
+		for _, m := range resourcesOfType("AWS::Lambda::EventSourceMapping") {
+			p := m.Properties
+			if !equalJSON(p["EventSourceArn"], getAttArn(queueID)) {
+				continue
+			}
+			found++
+			want := map[string]any{"EventSourceArn": getAttArn(queueID), "FunctionName": ref(functionID(t, indexWorkerName)), "BatchSize": 1.0,
+				"FunctionResponseTypes": []any{"ReportBatchItemFailures"}, "ScalingConfig": map[string]any{"MaximumConcurrency": float64(tt.share)}}
+			if !equalJSON(p, want) {
+				t.Errorf("%s mapping:\n got %v\nwant %v", tt.queue, p, want)
+			}
+		}
+		if found != 1 {
+			t.Errorf("%d mappings read %s, want 1", found, tt.queue)
+		}
+		checkAlarm(t, tt.alarm, "ApproximateNumberOfMessagesVisible", "GreaterThanOrEqualToThreshold", 1)
 	}
 	if deploy.IndexWorkerTimeoutSeconds > 2*deploy.IndexWorkerTimeoutSeconds || 2*deploy.IndexWorkerTimeoutSeconds > 12*3600 {
 		t.Error("the visibility timeout must be at least the worker's timeout and at most SQS's 12 hours")
 	}
-	checkAlarm(t, "IndexDeadLettersAlarm", "ApproximateNumberOfMessagesVisible", "GreaterThanOrEqualToThreshold", 1)
 }
 
 // parameterArnJSON is the ARN of the SSM parameter name, as the template

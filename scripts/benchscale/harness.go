@@ -117,9 +117,10 @@ func (h *harness) publish(size string, t tree) pushRow {
 	return r
 }
 
-// Index workers as deployed (infra/indexer.go: reserved concurrency
-// embedding.IndexWorkers, 300 s, the queue's visibility twice that), each
-// at the vCPU share its memory buys.
+// Index workers as deployed (infra/indexer.go: the embed queue's share
+// of the reserved concurrency embedding.IndexWorkers, the index queue's
+// deploy.IndexBuildConcurrency, 300 s, the queues' visibility twice
+// that), each at the vCPU share its memory buys.
 const (
 	indexWorkers       = embedding.IndexWorkers
 	indexWorkerTimeout = 300 * time.Second

@@ -32,10 +32,14 @@ const (
 	IndexerConcurrency    = 2
 	// The index worker builds one batch per invocation: a few minutes at
 	// most (a batch that needs more continues in a new message), memory
-	// for a snapshot's zip and one batch, and as many at once as the
-	// embedding quota is worth (each keeps 8 requests in flight; each
-	// paces itself at its share of the quota, split over this many). It
-	// also converts one precise index per invocation (shared/indexer's
+	// for a snapshot's zip and one batch. It reads two queues, each
+	// through a mapping of its own capped at its share of the worker's
+	// reserved concurrency, so that builds never wait behind embedding:
+	// the index queue's batches (and precise conversions),
+	// IndexBuildConcurrency at once, and the embed queue's rounds,
+	// EmbedConcurrency at once, as many as the embedding quota is worth
+	// (each keeps 8 requests in flight; each paces itself at its share
+	// of the quota, split over this many). It also converts one precise index per invocation (shared/indexer's
 	// Precise): one SCIP file per module or project a push indexed (the
 	// Go tree's 190 MB converts at about 0.9 GB resident; docs/deploy.md
 	// has the figures), writing the store and spilling to /tmp:
@@ -45,7 +49,9 @@ const (
 	IndexWorkerTimeoutSeconds = 300
 	IndexWorkerMemoryMB       = 2048
 	IndexWorkerStorageMB      = 2048
-	IndexWorkerConcurrency    = embedding.IndexWorkers
+	IndexBuildConcurrency     = 4
+	EmbedConcurrency          = embedding.IndexWorkers
+	IndexWorkerConcurrency    = IndexBuildConcurrency + EmbedConcurrency
 )
 
 // Architecture is every function's instruction set (Graviton: the lower
@@ -60,11 +66,11 @@ const LogRetentionDays = 30
 // and tables: per function its errors, throttles and p99 duration; per
 // tool its error rate and share rate-limited (two metrics each) and its
 // p99; per table its read and write throttles; the HTTP API's 5xx share
-// (two) and p99 latency; the indexer's failed events, stream age and dead
-// letters. infra/monitoring.go makes the alarms; its test counts them
+// (two) and p99 latency; the indexer's failed events, stream age and the
+// dead letters of the index and embed queues. infra/monitoring.go makes the alarms; its test counts them
 // against this.
 func AlarmMetrics(functions, tools, tables int) int {
-	return 3*functions + 5*tools + 2*tables + 3 + 3
+	return 3*functions + 5*tools + 2*tables + 3 + 4
 }
 
 // SnapshotRetentionOption is the CDK app's option (-c

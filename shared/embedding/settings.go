@@ -48,14 +48,15 @@ var (
 		"the most input tokens one process sends to be embedded a minute, its share of the provider's quota; `0` for no bound",
 		perMinute).Shown(fmt.Sprintf("Bedrock: likewise (`%g` over %d); else no bound", TitanDefaultQuota.TokensPerMinute*PaceHeadroom/IndexWorkers, IndexWorkers))
 	Workers = settings.New("TOOLSHED_EMBED_WORKERS", strconv.Itoa(IndexWorkers),
-		"how many processes embed at once, sharing the provider's quota: deployed, the index worker's reserved concurrency, which the deployment sets",
+		"how many processes embed at once, sharing the provider's quota: deployed, the embed queue's share of the index worker's reserved concurrency, which the deployment sets",
 		settings.Positive)
 )
 
-// IndexWorkers is how many index worker environments run at once as
-// deployed: the index worker's reserved concurrency (infra reserves this
-// many) and so, unless the deployment reserves another number (it then
-// sets Workers), how many processes share the embedding quota.
+// IndexWorkers is how many index worker environments embed at once as
+// deployed: the embed queue's share of the index worker's reserved
+// concurrency (shared/deploy's EmbedConcurrency) and so, unless the
+// deployment reserves another number (it then sets Workers), how many
+// processes share the embedding quota.
 const IndexWorkers = 10
 
 // Settings are the embedding settings, for the families and functions

@@ -26,8 +26,10 @@
 //     words then, however far embedding is: until then context_search
 //     serves the index before, and says that a newer one is being built
 //     and how far it is.
-//   - A part with chunks left without a vector sends an embed message
-//     (RunEmbed): the worker embeds them, one text per request for Titan,
+//   - A part with chunks left without a vector sends an embed message to
+//     the embed queue (RunEmbed), a queue of its own so that a build's
+//     batches never wait behind the hours of embedding of earlier pushes:
+//     the worker embeds them, one text per request for Titan,
 //     paced within the process's share of the provider's quota (a queue
 //     drained within the quota: see docs/embedding.md for why not Bedrock
 //     batch inference), checkpointing the vectors as it goes
@@ -61,7 +63,8 @@
 // blocking the others; so do queue batches.
 //
 // Without a queue (TOOLSHED_INDEX_QUEUE unset) the indexer builds every
-// batch itself, one after another.
+// batch itself, one after another; without an embed queue
+// (TOOLSHED_EMBED_QUEUE unset) embed messages go to the index queue.
 package indexer
 
 import (
@@ -99,7 +102,7 @@ import (
 // snapshots, read and write indexes and precise indexes (large ones as
 // multipart uploads, aborted when they fail: see package objects), embed
 // with Titan V2.
-// Sending to the index queue is granted with the queue.
+// Sending to the index and embed queues is granted with the queues.
 var Grants = []family.Grant{
 	family.Objects(repo.Prefix, "s3:GetObject"),
 	family.List(repo.Prefix),
@@ -115,6 +118,11 @@ var (
 	// QueueURL is set by the deployment from the queue it creates.
 	QueueURL = settings.New("TOOLSHED_INDEX_QUEUE", "",
 		"the indexer: URL of the SQS queue of index batches, which the index worker reads; unset, the indexer builds every batch itself, in turn",
+		settings.Text)
+	// EmbedQueueURL is set by the deployment from the embed queue it
+	// creates.
+	EmbedQueueURL = settings.New("TOOLSHED_EMBED_QUEUE", "",
+		"the indexer: URL of the SQS queue of embed messages (a built part's chunks to embed), which the index worker reads; unset, they go to the index queue",
 		settings.Text)
 	BatchFiles = settings.New("TOOLSHED_INDEX_BATCH_FILES", strconv.Itoa(defaultBatchFiles),
 		"the indexer: most files in one batch (one part of a code index, built by one invocation of the index worker; a batch also stops at 8 MB of files)",
@@ -156,6 +164,9 @@ type Indexer struct {
 	Snapshots SnapshotReader        // nil: snapshot events are refused
 	// Queue takes batch messages; nil: every batch is built here, in turn.
 	Queue Queue
+	// EmbedQueue takes embed messages, apart from the batches so that
+	// those never wait behind embedding; nil: Queue takes them.
+	EmbedQueue Queue
 	// Precise converts the precise indexes pushed with snapshots; nil:
 	// they are not converted.
 	Precise *Precise
@@ -169,8 +180,8 @@ type Indexer struct {
 
 // New builds an Indexer from an Env: the bucket's snapshots, indexes
 // (indexfile.BucketPrefix) and precise indexes (precisebucket.Prefix),
-// the configured embedder and, when TOOLSHED_INDEX_QUEUE is set, the
-// index queue.
+// the configured embedder and, when TOOLSHED_INDEX_QUEUE and
+// TOOLSHED_EMBED_QUEUE are set, the index and embed queues.
 func New(ctx context.Context, env *wiring.Env, metrics io.Writer) (*Indexer, error) {
 	bucket, err := env.S3(ctx)
 	if err != nil {
@@ -189,8 +200,9 @@ func New(ctx context.Context, env *wiring.Env, metrics io.Writer) (*Indexer, err
 		return nil, fmt.Errorf("embedder: %w", err)
 	}
 	queueURL, err1 := QueueURL.Get(env.Getenv)
-	files, err2 := BatchFiles.Get(env.Getenv)
-	if err := errors.Join(err1, err2); err != nil {
+	embedURL, err2 := EmbedQueueURL.Get(env.Getenv)
+	files, err3 := BatchFiles.Get(env.Getenv)
+	if err := errors.Join(err1, err2, err3); err != nil {
 		return nil, err
 	}
 	maxBytes := int64(env.Config.RepoMaxMB) << 20
@@ -204,12 +216,18 @@ func New(ctx context.Context, env *wiring.Env, metrics io.Writer) (*Indexer, err
 		Log:        env.Log,
 		Metrics:    metrics,
 	}
+	if queueURL == "" && embedURL == "" {
+		return ix, nil
+	}
+	client, err := env.SQS(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if queueURL != "" {
-		client, err := env.SQS(ctx)
-		if err != nil {
-			return nil, err
-		}
 		ix.Queue = &SQSQueue{Client: client, URL: queueURL}
+	}
+	if embedURL != "" {
+		ix.EmbedQueue = &SQSQueue{Client: client, URL: embedURL}
 	}
 	return ix, nil
 }
@@ -295,34 +313,35 @@ func (ix *Indexer) handleS3(ctx context.Context, ev events.S3Event) error {
 func (ix *Indexer) handleSQS(ctx context.Context, ev events.SQSEvent) events.SQSEventResponse {
 	var resp events.SQSEventResponse
 	for _, r := range ev.Records {
-		err := ix.runMessage(ctx, []byte(r.Body))
+		embed, err := ix.runMessage(ctx, []byte(r.Body))
 		if err != nil {
 			receives, _ := strconv.Atoi(r.Attributes["ApproximateReceiveCount"])
 			after := retryBatchAfter(receives)
 			ix.Log.Error("indexer: batch failed; it will be delivered again", "message", r.MessageId,
 				"receives", receives, "after_s", after.Seconds(), "error", err)
-			ix.retryAfter(ctx, r.ReceiptHandle, after)
+			ix.retryAfter(ctx, ix.queueOf(embed), r.ReceiptHandle, after)
 			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: r.MessageId})
 		}
 	}
 	return resp
 }
 
-// runMessage runs one message of the index queue: a precise index to
-// convert, or a batch.
-func (ix *Indexer) runMessage(ctx context.Context, body []byte) error {
+// runMessage runs one message of the index or embed queue: a precise
+// index to convert, or a batch; it reports whether it was an embed
+// message (which queue the message came from).
+func (ix *Indexer) runMessage(ctx context.Context, body []byte) (bool, error) {
 	var m preciseMessage
 	if err := json.Unmarshal(body, &m); err != nil {
-		return err
+		return false, err
 	}
 	if m.Precise != nil {
-		return ix.RunPrecise(ctx, *m.Precise)
+		return false, ix.RunPrecise(ctx, *m.Precise)
 	}
 	var b Batch
 	if err := json.Unmarshal(body, &b); err != nil {
-		return err
+		return false, err
 	}
-	return ix.RunBatch(ctx, b)
+	return b.Embed, ix.RunBatch(ctx, b)
 }
 
 // A batch that failed comes back after retryBatchFirst, doubled at each
@@ -340,15 +359,15 @@ func retryBatchAfter(receives int) time.Duration {
 	return min(retryBatchFirst<<min(max(receives-1, 0), 8), retryBatchMost)
 }
 
-// retryAfter makes a failed message come back after d; failing that, it
-// comes back after the queue's visibility timeout.
-func (ix *Indexer) retryAfter(ctx context.Context, receipt string, d time.Duration) {
-	if ix.Queue == nil || receipt == "" {
+// retryAfter makes a failed message of q come back after d; failing
+// that, it comes back after the queue's visibility timeout.
+func (ix *Indexer) retryAfter(ctx context.Context, q Queue, receipt string, d time.Duration) {
+	if q == nil || receipt == "" {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if err := ix.Queue.RetryAfter(ctx, receipt, d); err != nil {
+	if err := q.RetryAfter(ctx, receipt, d); err != nil {
 		ix.Log.Warn("indexer: the failed batch comes back after the queue's visibility timeout", "error", err)
 	}
 }

@@ -43,6 +43,7 @@ func TestIndexer(t *testing.T) {
 	t.Run("refused text", func(t *testing.T) { testRefusedText(t, bucket(t)) })
 	t.Run("provider down", func(t *testing.T) { testProviderDown(t, bucket(t)) })
 	t.Run("queue down", func(t *testing.T) { testQueueDown(t, bucket(t)) })
+	t.Run("embed queue", func(t *testing.T) { testEmbedQueue(t, bucket(t)) })
 	t.Run("lexical", func(t *testing.T) { testLexical(t, bucket(t)) })
 	t.Run("snapshot files", func(t *testing.T) { testSnapshotFiles(t, bucket(t)) })
 	t.Run("snapshot ranges", func(t *testing.T) { testSnapshotRanges(t, bucket(t)) })
@@ -590,6 +591,46 @@ func testProviderDown(t *testing.T, s3 *repotest.S3) {
 	m, _ := loadParts(t, ix)
 	if total := indexfile.Totals(m.Parts); total.Vectors != 0 || total.Failed != total.Chunks {
 		t.Errorf("the part built without its vectors: %+v", total)
+	}
+}
+
+// testEmbedQueue: embed messages go to the embed queue, never to the
+// index queue, so that a second push's batches are built and its index
+// published while the first push's embed messages are still waiting (as
+// they do for hours at scale, paced within the embedding quota). Then
+// the first push's are dropped (its build was replaced) and the second's
+// embed its parts.
+func testEmbedQueue(t *testing.T, s3 *repotest.S3) {
+	dir := repotest.GoPackages(t, "container/list", "container/ring")
+	s3.Publish(t, "acme", "c1", dir)
+	srv, emb := embedtest.Start(t)
+	q, eq := &memQueue{}, &memQueue{}
+	ix := newIndexer(s3, emb, q)
+	ix.EmbedQueue = eq
+
+	published(t, ix)
+	drain(t, ix, q)
+	if _, p := current(t, ix); p.Commit != "c1" || p.Pending == 0 {
+		t.Fatalf("c1's batches built: pointer %+v", p)
+	}
+	os.WriteFile(filepath.Join(dir, "container", "list", "new.go"), []byte("package list\n\n// Newer is new in c2.\nfunc Newer() {}\n"), 0o644)
+	s3.Publish(t, "acme", "c2", dir)
+	published(t, ix)
+	drain(t, ix, q) // c1's embed messages, still queued, are not in its way
+	rec, p := current(t, ix)
+	if p.Commit != "c2" || rec.State != indexfile.BuildPublished || srv.Texts.Load() != 0 {
+		t.Fatalf("c2's batches built while c1's embed messages wait: pointer %+v, record %s, %d texts embedded", p, rec.State, srv.Texts.Load())
+	}
+	embeds := eq.take()
+	if len(embeds) != 2+rec.Batches {
+		t.Fatalf("%d embed messages, want one a part of c1 (2) and c2 (%d)", len(embeds), rec.Batches)
+	}
+	for _, b := range embeds {
+		deliver(t, ix, b)
+	}
+	drain(t, ix, eq)
+	if _, p := current(t, ix); p.Commit != "c2" || p.Pending != 0 || p.Embedded == 0 {
+		t.Errorf("c2 embedded: pointer %+v", p)
 	}
 }
 

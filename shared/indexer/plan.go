@@ -308,9 +308,21 @@ func (ix *Indexer) reuse(ctx context.Context, repoKey string, p indexfile.Pointe
 	}
 }
 
-// queue sends batches to the queue or, without one, runs them here.
+// queueOf is the queue of embed messages (embed) or of the others: the
+// embed queue, or the index queue when there is none (nil without
+// either).
+func (ix *Indexer) queueOf(embed bool) Queue {
+	if embed && ix.EmbedQueue != nil {
+		return ix.EmbedQueue
+	}
+	return ix.Queue
+}
+
+// queue sends batches, all embed messages or none, to their queue
+// (queueOf) or, without one, runs them here.
 func (ix *Indexer) queue(ctx context.Context, batches []Batch) error {
-	if ix.Queue == nil {
+	q := ix.queueOf(len(batches) > 0 && batches[0].Embed)
+	if q == nil {
 		for _, b := range batches {
 			if err := ix.RunBatch(ctx, b); err != nil {
 				return err
@@ -322,7 +334,7 @@ func (ix *Indexer) queue(ctx context.Context, batches []Batch) error {
 	for i, b := range batches {
 		bodies[i], _ = json.Marshal(b)
 	}
-	if err := ix.Queue.Send(ctx, bodies); err != nil {
+	if err := q.Send(ctx, bodies); err != nil {
 		return fmt.Errorf("queue %d batches: %w", len(batches), err)
 	}
 	return nil

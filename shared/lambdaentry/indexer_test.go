@@ -172,9 +172,9 @@ func TestIndexerFanOut(t *testing.T) {
 	if again := f.Embed.Requests.Load() - int64(total.Embedded); again > int64(total.Embedded/4) {
 		t.Errorf("%d texts embedded for %d: %d twice", f.Embed.Requests.Load(), total.Embedded, again)
 	}
-	if f.Embed.Throttled.Load() == 0 || f.Source.Failed.Load() == 0 || f.Workers.Started() <= 2 {
-		t.Errorf("%d requests throttled, %d events failed, %d environments started: the test does not test what it says",
-			f.Embed.Throttled.Load(), f.Source.Failed.Load(), f.Workers.Started())
+	if f.Embed.Throttled.Load() == 0 || f.EmbedSource.Failed.Load() == 0 || f.Workers.Started() <= 2 {
+		t.Errorf("%d requests throttled, %d embed events failed, %d environments started: the test does not test what it says",
+			f.Embed.Throttled.Load(), f.EmbedSource.Failed.Load(), f.Workers.Started())
 	}
 	if took > time.Minute {
 		t.Errorf("indexing took %v", took)
@@ -240,6 +240,51 @@ func TestIndexerEmbedsAfterPublishing(t *testing.T) {
 	}
 	if f.Embed.Requests.Load() < int64(chunks) || f.Embed.Throttled.Load() == 0 {
 		t.Errorf("%d requests answered for %d chunks, %d throttled", f.Embed.Requests.Load(), chunks, f.Embed.Throttled.Load())
+	}
+}
+
+// TestIndexerBuildsWhileEmbedding: deployed, a push's batches never wait
+// behind the embedding of earlier pushes (which takes hours at scale,
+// paced within the quota): while the quota is spent by other callers and
+// acme's embed messages go round their queue, beta's push is built and
+// its index published by its words, its batches the only messages of the
+// index queue.
+func TestIndexerBuildsWhileEmbedding(t *testing.T) {
+	d := newDeployment(t)
+	f := d.StartFanOut(t, deploytest.FanOutOptions{
+		Embed:      &embedtest.TitanOptions{Quota: embedding.Pace{RequestsPerMinute: 3000, TokensPerMinute: 1e6}},
+		BatchFiles: 2, Workers: 2, WorkerTimeout: 5 * time.Second, Visibility: 5 * time.Second,
+	})
+	s3 := &repotest.S3{Moto: d.Moto, Bucket: d.Bucket}
+	s3.Publish(t, "acme", "c1", repotest.GoPackages(t, "container/list", "container/ring", "container/heap"))
+	s3.Publish(t, "beta", "b1", repotest.GoPackages(t, "unicode/utf8", "unicode/utf16"))
+
+	f.Embed.Spent.Store(true)
+	published(t, f, "acme")
+	waitPublished(t, f, "acme", "c1", time.Minute)
+	// acme's embed rounds are under way, throttled.
+	for deadline := time.Now().Add(time.Minute); f.Embed.Throttled.Load() == 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no embed round asked Titan")
+		}
+	}
+	published(t, f, "beta")
+	waitPublished(t, f, "beta", "b1", time.Minute)
+
+	var batches int
+	for _, key := range []string{"acme", "beta"} {
+		rec, _, err := f.Store.Build(context.Background(), key, "")
+		if err != nil || rec.State != indexfile.BuildPublished {
+			t.Fatalf("%s: build %+v, %v", key, rec, err)
+		}
+		batches += rec.Batches
+	}
+	acme, _, _ := f.Store.Pointer(context.Background(), "acme", "")
+	if acme.Pending == 0 || f.Embed.Throttled.Load() == 0 {
+		t.Errorf("acme embedded (pointer %+v, %d requests throttled): the test does not test what it says", acme, f.Embed.Throttled.Load())
+	}
+	if n := f.Source.Events.Load(); n != int64(batches) || f.Source.Failed.Load() != 0 {
+		t.Errorf("the index queue delivered %d events (%d failed) for %d batches: embed messages were in the way", n, f.Source.Failed.Load(), batches)
 	}
 }
 

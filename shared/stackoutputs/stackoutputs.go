@@ -35,6 +35,11 @@ const (
 	// of the queue of those that failed every receive.
 	IndexQueue       = "IndexQueue"
 	IndexDeadLetters = "IndexDeadLetterQueue"
+	// EmbedQueue is the URL of the queue of embed messages (a built
+	// part's chunks to embed); EmbedDeadLetters, of those that failed
+	// every receive.
+	EmbedQueue       = "EmbedQueue"
+	EmbedDeadLetters = "EmbedDeadLetterQueue"
 )
 
 // The outputs of a deployment that takes OAuth access tokens: the issuer,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
+	"github.com/toolshed/toolshed/shared/deploy"
 	"github.com/toolshed/toolshed/shared/embedding"
 	"github.com/toolshed/toolshed/shared/indexer"
 	"github.com/toolshed/toolshed/shared/objects"
@@ -20,16 +21,20 @@ import (
 )
 
 // FanOut is the deployed indexer under the harness: the indexer function
-// (S3 events), the index worker functions (a Pool, fed by an SQS event
-// source mapping on moto_server's queue) and, when asked for, the
-// deployed embedder, Titan Text Embeddings V2, answered by its stand-in.
+// (S3 events), the index worker functions (a Pool, fed by two SQS event
+// source mappings, on moto_server's index queue and embed queue, each
+// with its own concurrency) and, when asked for, the deployed embedder,
+// Titan Text Embeddings V2, answered by its stand-in.
 type FanOut struct {
-	Queue   emulator.Queue
-	Embed   *embedtest.Titan // nil: lexical only
-	Workers *lambdatest.Pool
-	Source  *lambdatest.SQSSource
-	Indexer *lambdatest.Function
-	Store   *indexfile.Store
+	Queue      emulator.Queue   // the index queue: build batches, precise conversions
+	EmbedQueue emulator.Queue   // the embed queue: built parts' embed messages
+	Embed      *embedtest.Titan // nil: lexical only
+	Workers    *lambdatest.Pool
+	// Source reads the index queue, EmbedSource the embed queue.
+	Source      *lambdatest.SQSSource
+	EmbedSource *lambdatest.SQSSource
+	Indexer     *lambdatest.Function
+	Store       *indexfile.Store
 
 	stack   *Stack
 	indexer lambdatest.Config // the indexer function's
@@ -45,24 +50,30 @@ type FanOutOptions struct {
 	// for the account's quota (TOOLSHED_EMBED_*_PER_MINUTE; a zero rate:
 	// no bound); nil: the deployed default, the assumed default quota
 	// split over Workers.
-	Pace          *embedding.Pace
-	BatchFiles    int
-	Workers       int           // concurrency of the worker function
+	Pace       *embedding.Pace
+	BatchFiles int
+	// Workers is the concurrency of the embed queue's mapping (the
+	// processes sharing the quota); the index queue's is
+	// deploy.IndexBuildConcurrency at most, and the worker function's
+	// their sum, as deployed.
+	Workers       int
 	WorkerTimeout time.Duration // the worker function's timeout
-	Visibility    time.Duration // the queue's visibility timeout
+	Visibility    time.Duration // the queues' visibility timeout
 	VCPU          float64       // the functions' CPU share (0: unthrottled)
 }
 
 // StartFanOut starts the indexer and its workers as infra/indexer.go
-// deploys them (their environment: the bucket, the queue, the embedder),
-// with the emulators' endpoints. Everything stops when tb ends.
+// deploys them (their environment: the bucket, the queues, the
+// embedder), with the emulators' endpoints. Everything stops when tb
+// ends.
 func (s *Stack) StartFanOut(tb testing.TB, o FanOutOptions) *FanOut {
 	tb.Helper()
 	bucket, _ := s.S3(tb)
-	f := &FanOut{Queue: s.Moto.NewQueue(tb, o.Visibility, 5), stack: s}
+	f := &FanOut{Queue: s.Moto.NewQueue(tb, o.Visibility, 5), EmbedQueue: s.Moto.NewQueue(tb, o.Visibility, 5), stack: s}
 	f.Store = indexfile.NewStore(&indexfile.S3Blobs{Bucket: objects.New(s.Moto.S3(), bucket), Prefix: indexfile.BucketPrefix})
 	cfg := s.IndexerConfig(tb)
 	cfg.Env[indexer.QueueURL.Name()] = f.Queue.URL
+	cfg.Env[indexer.EmbedQueueURL.Name()] = f.EmbedQueue.URL
 	cfg.Env[indexer.BatchFiles.Name()] = strconv.Itoa(o.BatchFiles)
 	cfg.Env[embedding.Workers.Name()] = strconv.Itoa(o.Workers) // as infra sets it
 	if o.Embed != nil {
@@ -78,12 +89,21 @@ func (s *Stack) StartFanOut(tb testing.TB, o FanOutOptions) *FanOut {
 	f.Indexer = s.Start(tb, cfg)
 	worker := cfg
 	worker.Name, worker.Timeout = "toolshed-index-worker", o.WorkerTimeout
-	f.Workers = lambdatest.NewPool(s.Endpoints(worker), o.Workers)
+	build := min(deploy.IndexBuildConcurrency, o.Workers)
+	f.Workers = lambdatest.NewPool(s.Endpoints(worker), build+o.Workers)
 	tb.Cleanup(f.Workers.Stop)
-	f.Source = lambdatest.StartSQS(lambdatest.SQSConfig{Client: s.Moto.SQS(), QueueURL: f.Queue.URL, QueueArn: f.Queue.Arn,
-		BatchSize: 1, Concurrency: o.Workers, Target: f.Workers})
-	tb.Cleanup(f.Source.Stop)
+	f.Source = f.startSource(tb, f.Queue, build)
+	f.EmbedSource = f.startSource(tb, f.EmbedQueue, o.Workers)
 	return f
+}
+
+// startSource starts the worker function's mapping of a queue: a message
+// per invocation, at most n at once. It stops when tb ends.
+func (f *FanOut) startSource(tb testing.TB, q emulator.Queue, n int) *lambdatest.SQSSource {
+	src := lambdatest.StartSQS(lambdatest.SQSConfig{Client: f.stack.Moto.SQS(), QueueURL: q.URL, QueueArn: q.Arn,
+		BatchSize: 1, Concurrency: n, Target: f.Workers})
+	tb.Cleanup(src.Stop)
+	return src
 }
 
 // StartIndexer starts another environment of the indexer function (Lambda
@@ -153,6 +173,6 @@ func (f *FanOut) WaitPublished(ctx context.Context, repoKey, commit string) (ind
 		}
 	}
 	b, _, _ := f.Store.Build(context.Background(), repoKey, "")
-	return indexfile.Manifest{}, fmt.Errorf("%s not published: build %+v; %d events, %d failed: %w",
-		commit, b, f.Source.Events.Load(), f.Source.Failed.Load(), ctx.Err())
+	return indexfile.Manifest{}, fmt.Errorf("%s not published: build %+v; %d batch events, %d failed; %d embed events, %d failed: %w",
+		commit, b, f.Source.Events.Load(), f.Source.Failed.Load(), f.EmbedSource.Events.Load(), f.EmbedSource.Failed.Load(), ctx.Err())
 }
