@@ -39,9 +39,6 @@ func main() {
 	env.Getenv = getenv
 	tools, err := family.Build(ctx, toolset.Families, env, cfg.Tool)
 	lambdaentry.FatalIf(log, "build "+cfg.Tool, err)
-	// The default repository, read (its symbol table built) as far as the
-	// init's time allows.
-	env.WaitWarm(lambdaentry.InitWarmTime)
 	stores, err := env.Stores(ctx) // the rate counters are shared in DynamoDB
 	lambdaentry.FatalIf(log, "open storage", err)
 	p, err := wiring.Pipeline(tools, wiring.PipelineOptions{
@@ -51,6 +48,9 @@ func main() {
 		Metrics:    lambdaentry.Metrics(cfg),
 	})
 	lambdaentry.FatalIf(log, "build pipeline", err)
+	// The default repository, read (its symbol table built) as far as the
+	// init's time allows.
+	env.WaitWarm(lambdaentry.WarmTime(p.Served()))
 	hc := httpapi.Config{Invoker: p, Auth: auth.Gateway{}, RequestID: lambdaevent.RequestID,
 		MaxResponse: lambdaevent.MaxHTTPBody, Log: log}
 	_, err = oauth.Protect(ctx, &hc, cfg, env, p.Served())
