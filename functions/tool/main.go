@@ -10,6 +10,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/toolshed/toolshed/shared/auth"
@@ -50,7 +51,11 @@ func main() {
 	lambdaentry.FatalIf(log, "build pipeline", err)
 	// The default repository, read (its symbol table built) as far as the
 	// init's time allows.
-	env.WaitWarm(lambdaentry.WarmTime(p.Served()))
+	var deadlines []time.Duration
+	for _, c := range p.Served() {
+		deadlines = append(deadlines, time.Duration(c.TimeoutMs)*time.Millisecond)
+	}
+	env.WaitWarm(lambdaentry.WarmTime(deadlines...))
 	hc := httpapi.Config{Invoker: p, Auth: auth.Gateway{}, RequestID: lambdaevent.RequestID,
 		MaxResponse: lambdaevent.MaxHTTPBody, Log: log}
 	_, err = oauth.Protect(ctx, &hc, cfg, env, p.Served())

@@ -18,7 +18,6 @@ import (
 	"github.com/toolshed/toolshed/shared/cmdline"
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/gcsettings"
-	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/secrets"
 	"github.com/toolshed/toolshed/shared/telemetry"
 )
@@ -29,16 +28,16 @@ import (
 // what the warm-ups have not done by then the first calls do.
 const InitWarmTime = 8 * time.Second
 
-// WarmTime is how long the init of a function serving tools lets its
-// warm-ups run: InitWarmTime, but no more than half the shortest deadline
-// of the tools it serves, since a cold call costs the init and the first
+// WarmTime is how long the init of a function serving tools with these
+// deadlines lets its warm-ups run: InitWarmTime, but no more than half
+// the shortest deadline, since a cold call costs the init and the first
 // call together and should answer within the call's deadline; the first
 // calls go on with what the init left, each saying how far it is.
-func WarmTime(served []*schema.Contract) time.Duration {
+func WarmTime(deadlines ...time.Duration) time.Duration {
 	warm := InitWarmTime
-	for _, c := range served {
-		if c.TimeoutMs > 0 {
-			warm = min(warm, time.Duration(c.TimeoutMs)*time.Millisecond/2)
+	for _, d := range deadlines {
+		if d > 0 {
+			warm = min(warm, d/2)
 		}
 	}
 	return warm

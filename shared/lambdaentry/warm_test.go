@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/lambdaentry"
-	"github.com/toolshed/toolshed/shared/schema"
 )
 
 // TestWarmTime: an init warms up for at most half the shortest deadline
@@ -13,22 +12,18 @@ import (
 // a cold call (init and first call) fits in the call's deadline.
 func TestWarmTime(t *testing.T) {
 	tests := []struct {
-		name     string
-		timeouts []int // ms
-		want     time.Duration
+		name      string
+		deadlines []time.Duration
+		want      time.Duration
 	}{
 		{"no tools", nil, lambdaentry.InitWarmTime},
-		{"a 5 s tool", []int{5000}, 2500 * time.Millisecond},
-		{"the shortest of two", []int{10000, 3000}, 1500 * time.Millisecond},
-		{"a long deadline", []int{60000}, lambdaentry.InitWarmTime},
-		{"no deadline", []int{0}, lambdaentry.InitWarmTime},
+		{"a 5 s tool", []time.Duration{5 * time.Second}, 2500 * time.Millisecond},
+		{"the shortest of two", []time.Duration{10 * time.Second, 3 * time.Second}, 1500 * time.Millisecond},
+		{"a long deadline", []time.Duration{time.Minute}, lambdaentry.InitWarmTime},
+		{"no deadline", []time.Duration{0}, lambdaentry.InitWarmTime},
 	}
 	for _, tt := range tests {
-		var served []*schema.Contract
-		for _, ms := range tt.timeouts {
-			served = append(served, &schema.Contract{TimeoutMs: ms})
-		}
-		if got := lambdaentry.WarmTime(served); got != tt.want {
+		if got := lambdaentry.WarmTime(tt.deadlines...); got != tt.want {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
 	}
