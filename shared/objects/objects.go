@@ -82,6 +82,8 @@ var (
 	ErrNotFound     = fmt.Errorf("no such object: %w", fs.ErrNotExist)
 	ErrNotModified  = errors.New("not modified")
 	ErrPrecondition = errors.New("precondition failed: the object changed")
+	// ErrTooLarge: Read found the object over its limit.
+	ErrTooLarge = errors.New("object over the limit")
 )
 
 // API is the part of the S3 client a Bucket uses: the calls it makes
@@ -198,7 +200,7 @@ func (b *Bucket) Read(ctx context.Context, key, ifNoneMatch string, limit int64)
 	}
 	defer o.Body.Close()
 	if o.Size > limit {
-		return nil, "", fmt.Errorf("s3 object %s is %d bytes, over the limit of %d", key, o.Size, limit)
+		return nil, "", fmt.Errorf("%w: s3 object %s is %d bytes, over the limit of %d", ErrTooLarge, key, o.Size, limit)
 	}
 	if o.Size >= b.parts.Threshold {
 		o.Body.Close() // the first GET only said how large it is

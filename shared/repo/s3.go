@@ -315,12 +315,15 @@ func (s *S3) fetch(ctx context.Context, ref reposcope.Ref, r *s3Repo, etag strin
 		return newEtag, p, snap, nil
 	}
 	if p.Bytes > s.o.MaxBytes {
-		return "", Pointer{}, nil, fmt.Errorf("the snapshot %s holds %d bytes of files, over the limit of %d (%s)", p.Key, p.Bytes, s.o.MaxBytes, config.RepoMaxMB.Name())
+		return "", Pointer{}, nil, s.tooLarge(p.Bytes)
 	}
 	r.mu.Lock()
 	r.loading = max(p.ZipBytes, 1)
 	r.mu.Unlock()
 	data, _, err := s.bucket.Read(ctx, p.Key, "", s.o.MaxBytes)
+	if errors.Is(err, objects.ErrTooLarge) {
+		return "", Pointer{}, nil, s.tooLarge(p.ZipBytes)
+	}
 	if err != nil {
 		return "", Pointer{}, nil, err
 	}
@@ -378,3 +381,12 @@ func (s *S3) evict(keep *s3Repo) {
 // memory estimates what a snapshot takes in memory once searched: the zip,
 // the files and their trigram filters.
 func (p Pointer) memory() int64 { return p.ZipBytes + memoryOf(p.Bytes) }
+
+// tooLarge is the answer for a snapshot of n bytes over the limit this
+// function reads: SIZE_LIMIT_EXCEEDED naming the setting, which a tool's
+// caller can act on (not an internal error).
+func (s *S3) tooLarge(n int64) error {
+	return toolerr.New(toolerr.SizeLimitExceeded,
+		"the repository's snapshot (%d MB) is over the %d MB this tool's function reads (%s): push a smaller part of the repository, or raise the setting with the function's memory",
+		n>>20, s.o.MaxBytes>>20, config.RepoMaxMB.Name())
+}

@@ -16,10 +16,12 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/testenv/repotest"
+	"github.com/toolshed/toolshed/shared/toolerr"
 )
 
 // countingGetter counts the GETs that reach S3, by key.
@@ -147,10 +149,11 @@ func testS3(t *testing.T, s *repotest.S3) {
 		t.Errorf("a pointer to another tenant's zip opened %v", snap.Commit())
 	}
 
-	// A snapshot over MaxBytes is refused.
+	// A snapshot over MaxBytes is refused, saying so (SIZE_LIMIT_EXCEEDED
+	// naming the setting, not an internal error).
 	small := repo.NewS3(s.Objects(), repo.S3Options{MaxBytes: 10})
-	if _, err := small.Open(ctx, reposcope.DefaultOf("s3-acme")); err == nil || !strings.Contains(err.Error(), "over the limit") {
-		t.Errorf("oversized snapshot: %v", err)
+	if _, err := small.Open(ctx, reposcope.DefaultOf("s3-acme")); toolerr.From(err).Code != toolerr.SizeLimitExceeded || !strings.Contains(err.Error(), config.RepoMaxMB.Name()) {
+		t.Errorf("oversized snapshot: %v (%s)", err, toolerr.From(err).Code)
 	}
 
 	// A caller that gives up does not stop the download: the next call
