@@ -69,11 +69,11 @@ type bill struct {
 
 // model holds the inputs that do not change with the profile.
 type model struct {
-	M      measured
+	M      deploy.Measured
 	Memory map[string]int // each tool function's memory (its family's)
 }
 
-func newModel(m measured) model {
+func newModel(m deploy.Measured) model {
 	mem := map[string]int{}
 	for _, f := range toolset.Families {
 		for _, t := range f.Tools {

@@ -5,18 +5,20 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/toolshed/toolshed/shared/deploy"
 )
 
 // fixture is a measured file with round figures.
-var fixture = measured{
-	FirstBuild: buildFigures{Files: 100, Chunks: 1000, S3PutBytes: 1 << 20, EmbedTokens: 100000, Metrics: 12},
-	Build: buildFigures{Files: 100, Chunks: 1000, IndexerMs: 100, WorkerMs: 1000, S3Gets: 10, S3Puts: 5,
+var fixture = deploy.Measured{
+	FirstBuild: deploy.BuildFigures{Files: 100, Chunks: 1000, S3PutBytes: 1 << 20, EmbedTokens: 100000, Metrics: 12},
+	Build: deploy.BuildFigures{Files: 100, Chunks: 1000, IndexerMs: 100, WorkerMs: 1000, S3Gets: 10, S3Puts: 5,
 		S3PutBytes: 1 << 10, SQSRequests: 4, SQSSends: 1, LogBytes: 1000},
-	Tools: map[string]toolFigures{
+	Tools: map[string]deploy.ToolFigures{
 		"read_file":     {WarmMs: 10, InitMs: 50, ColdMs: 100, DynamoWrites: 1, LogBytes: 500, Metrics: 4},
 		"grep_codebase": {WarmMs: 20, InitMs: 50, ColdMs: 120, DynamoWrites: 1, LogBytes: 500, Metrics: 4},
 	},
-	Authorizer: toolFigures{WarmMs: 5, InitMs: 30, DynamoReads: 1, LogBytes: 200},
+	Authorizer: deploy.ToolFigures{WarmMs: 5, InitMs: 30, DynamoReads: 1, LogBytes: 200},
 }
 
 func sum(b bill, service string) float64 {

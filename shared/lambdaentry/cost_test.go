@@ -74,8 +74,8 @@ func TestCostMeasure(t *testing.T) {
 	if dir == "" {
 		dir = repotest.GoPackages(t, "net/url", "net/http", "strings", "bytes", "encoding/json", "go/ast", "go/parser", "sort")
 	}
-	m := measured{Date: time.Now().UTC().Format("2006-01-02"), Tree: treeName(dir), Commit: "c1",
-		Command: "make cost-measure", Tools: map[string]toolFigures{}}
+	m := deploy.Measured{Date: time.Now().UTC().Format("2006-01-02"), Tree: treeName(dir), Commit: "c1",
+		Command: "make cost-measure", Tools: map[string]deploy.ToolFigures{}}
 	f := startCostFanOut(t, d)
 	titan := f.Embed
 	m.FirstBuild = measureBuild(t, d, f, requests, dir, "c1")
@@ -107,40 +107,6 @@ func TestCostMeasure(t *testing.T) {
 	t.Logf("wrote %s", out)
 }
 
-// measured is the file TestCostMeasure writes (scripts/cost reads it).
-type measured struct {
-	Date, Tree, Commit, Command string
-	FirstBuild, Build           buildFigures // the first, and a push of the same files
-	Tools                       map[string]toolFigures
-	Authorizer                  toolFigures
-}
-
-// buildFigures are one index build of the tree, start to fully embedded.
-type buildFigures struct {
-	Files, Chunks, Parts       int
-	Bytes                      int64
-	IndexerMs, WorkerMs        float64 // the indexer's plan; the workers' parts and embed rounds
-	S3Gets, S3Puts             int64
-	S3GetBytes, S3PutBytes     int64
-	SQSRequests, SQSSends      int64
-	EmbedRequests, EmbedTokens int
-	LogBytes                   int
-	Metrics                    int // custom metrics the build writes (EMF)
-}
-
-// toolFigures are one function's calls: the averages of the warm ones.
-type toolFigures struct {
-	MemoryMB                    int
-	InitMs, ColdMs, WarmMs      float64
-	RequestBytes, ResponseBytes int
-	LogBytes                    int
-	DynamoReads, DynamoWrites   float64
-	S3Gets, S3Puts              float64
-	S3GetBytes                  float64
-	EmbedTokens                 float64 // Bedrock input tokens (context_search's query)
-	Metrics                     int     // custom metrics its calls write (EMF)
-}
-
 // startCostFanOut starts the indexer and two index workers as deployed
 // (the deployed batch size, timeout and Titan's dimensions).
 func startCostFanOut(t *testing.T, d *deployment) *deploytest.FanOut {
@@ -159,7 +125,7 @@ func startCostFanOut(t *testing.T, d *deployment) *deploytest.FanOut {
 
 // measureBuild publishes dir as commit and measures its build, from the
 // indexer's event to fully embedded.
-func measureBuild(t *testing.T, d *deployment, f *deploytest.FanOut, requests *requestCounter, dir, commit string) buildFigures {
+func measureBuild(t *testing.T, d *deployment, f *deploytest.FanOut, requests *requestCounter, dir, commit string) deploy.BuildFigures {
 	t.Helper()
 	logged := map[*lambdatest.Function]int{}
 	for _, fn := range append(f.Workers.Running(), f.Indexer) {
@@ -170,7 +136,7 @@ func measureBuild(t *testing.T, d *deployment, f *deploytest.FanOut, requests *r
 	before := requests.snapshot()
 	started := time.Now()
 	published(t, f, "acme")
-	b := buildFigures{IndexerMs: float64(time.Since(started).Milliseconds())}
+	b := deploy.BuildFigures{IndexerMs: float64(time.Since(started).Milliseconds())}
 	waitPublished(t, f, "acme", commit, 10*time.Minute)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -225,7 +191,7 @@ func workerMs(output string) float64 {
 
 // measureFunction starts the function of cfg and invokes it with event once
 // cold and costWarmCalls times warm.
-func measureFunction(t *testing.T, d *deployment, requests *requestCounter, cfg lambdatest.Config, event []byte) toolFigures {
+func measureFunction(t *testing.T, d *deployment, requests *requestCounter, cfg lambdatest.Config, event []byte) deploy.ToolFigures {
 	t.Helper()
 	fn := d.Start(t, cfg)
 	ctx := context.Background()
@@ -233,7 +199,7 @@ func measureFunction(t *testing.T, d *deployment, requests *requestCounter, cfg 
 	if err != nil {
 		t.Fatal(err)
 	}
-	fig := toolFigures{MemoryMB: cfg.MemoryMB, InitMs: ms(initTook), RequestBytes: len(event)}
+	fig := deploy.ToolFigures{MemoryMB: cfg.MemoryMB, InitMs: ms(initTook), RequestBytes: len(event)}
 	started := time.Now()
 	resp := invoke(t, fn, event)
 	fig.ColdMs = ms(time.Since(started))
