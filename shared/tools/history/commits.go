@@ -115,18 +115,8 @@ type getCommitOutput struct {
 // its first parent (a root commit's against nothing), a page of files at
 // a time.
 func (s *service) getCommit(ctx context.Context, call toolkit.Call, in getCommitInput) (toolkit.Result, error) {
-	o, err := s.open(ctx, call, in.Repo, "commit", in.Commit)
+	o, q, pages, err := s.diffPage(ctx, call, GetCommitTool, in, diffArgs{in.Repo, in.Path, in.Cursor, in.StatOnly, in.Limit}, "commit", in.Commit)
 	if err != nil {
-		return toolkit.Result{}, err
-	}
-	if in.Path != "" {
-		if err := o.checkPath(in.Path); err != nil {
-			return toolkit.Result{}, err
-		}
-	}
-	q := diffQuery{Path: in.Path, StatOnly: in.StatOnly, Limit: int(in.Limit)}
-	pages := s.cursors.Scope(GetCommitTool, call.Tenant, o.ref.Name, in)
-	if err := pages.Decode(in.Cursor, &q.From, &q.To, &q.Start); err != nil {
 		return toolkit.Result{}, err
 	}
 	if q.To == "" {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/toolshed/toolshed/shared/cursor"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/toolkit"
 )
@@ -33,18 +34,8 @@ type compareOutput struct {
 // compare serves compare: the diff from base to head (as git diff base
 // head shows it), stat first, then a page of files.
 func (s *service) compare(ctx context.Context, call toolkit.Call, in compareInput) (toolkit.Result, error) {
-	o, err := s.open(ctx, call, in.Repo, "base", in.Base, "head", in.Head)
+	o, q, pages, err := s.diffPage(ctx, call, CompareTool, in, diffArgs{in.Repo, in.Path, in.Cursor, in.StatOnly, in.Limit}, "base", in.Base, "head", in.Head)
 	if err != nil {
-		return toolkit.Result{}, err
-	}
-	if in.Path != "" {
-		if err := o.checkPath(in.Path); err != nil {
-			return toolkit.Result{}, err
-		}
-	}
-	q := diffQuery{Path: in.Path, StatOnly: in.StatOnly, Limit: int(in.Limit)}
-	pages := s.cursors.Scope(CompareTool, call.Tenant, o.ref.Name, in)
-	if err := pages.Decode(in.Cursor, &q.From, &q.To, &q.Start); err != nil {
 		return toolkit.Result{}, err
 	}
 	if q.From == "" {
@@ -81,4 +72,33 @@ func (o opened) counts(ctx context.Context, base, head string) (string, int, int
 	behind, _ := strconv.Atoi(f[0])
 	ahead, _ := strconv.Atoi(f[1])
 	return mb, behind, ahead, nil
+}
+
+// diffArgs are the arguments get_commit and compare share.
+type diffArgs struct {
+	Repo, Path, Cursor string
+	StatOnly           bool
+	Limit              schema.Int
+}
+
+// diffPage opens the repository a diff tool's call reads (revs as open
+// takes them), checks the path the diff is limited to, and reads the
+// call's cursor into the query of its page; in is the call's input, which
+// the cursor is tied to.
+func (s *service) diffPage(ctx context.Context, call toolkit.Call, tool string, in any, d diffArgs, revs ...string) (opened, diffQuery, cursor.Scope, error) {
+	o, err := s.open(ctx, call, d.Repo, revs...)
+	if err != nil {
+		return opened{}, diffQuery{}, cursor.Scope{}, err
+	}
+	if d.Path != "" {
+		if err := o.checkPath(d.Path); err != nil {
+			return opened{}, diffQuery{}, cursor.Scope{}, err
+		}
+	}
+	q := diffQuery{Path: d.Path, StatOnly: d.StatOnly, Limit: int(d.Limit)}
+	pages := s.cursors.Scope(tool, call.Tenant, o.ref.Name, in)
+	if err := pages.Decode(d.Cursor, &q.From, &q.To, &q.Start); err != nil {
+		return opened{}, diffQuery{}, cursor.Scope{}, err
+	}
+	return o, q, pages, nil
 }
