@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sourcegraph/scip/bindings/go/scip"
+	"github.com/toolshed/toolshed/shared/testenv/precisetest"
 
 	"github.com/toolshed/toolshed/shared/precise"
 	"github.com/toolshed/toolshed/shared/precise/fromscip"
@@ -35,7 +36,7 @@ func ats(occs []precise.Occurrence) []string {
 
 // fixtureIndex is the fixture's store, with the snapshot's hashes.
 func fixtureIndex(t *testing.T) *precise.Index {
-	docs, text := snapshot(t, "testdata/fixture")
+	docs, text := precisetest.Snapshot(t, "testdata/fixture")
 	return open(t, build(t, fixture(t), fromscip.Options{Commit: "c1", Docs: docs, SkipOutside: true, Text: text}))
 }
 

@@ -3,9 +3,7 @@ package precise_test
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,26 +75,6 @@ func fixture(t testing.TB) []byte {
 		t.Fatal("the fixture could not be indexed")
 	}
 	return fixtureSCIP.data
-}
-
-// snapshot gives the documents under dir with their hashes, and a Text
-// reading them.
-func snapshot(t testing.TB, dir string) (map[string][32]byte, func(string) ([]byte, error)) {
-	t.Helper()
-	docs := map[string][32]byte{}
-	root := os.DirFS(dir)
-	err := fs.WalkDir(root, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := fs.ReadFile(root, p)
-		docs[p] = sha256.Sum256(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return docs, func(p string) ([]byte, error) { return fs.ReadFile(root, p) }
 }
 
 // build converts SCIP into a store.

@@ -93,22 +93,10 @@ func NodeModules(tb testing.TB) string {
 // opens it.
 func build(tb testing.TB, scip []byte, dir, tenant, commit string) *precise.Index {
 	tb.Helper()
-	docs := map[string][32]byte{}
-	root := os.DirFS(dir)
-	err := fs.WalkDir(root, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := fs.ReadFile(root, p)
-		docs[p] = sha256.Sum256(b)
-		return err
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
+	docs, text := Snapshot(tb, dir)
 	var store bytes.Buffer
 	o := fromscip.Options{Commit: commit, Tenant: tenant, Docs: docs, SkipOutside: true, TempDir: tb.TempDir(),
-		Text: func(p string) ([]byte, error) { return fs.ReadFile(root, p) }}
+		Text: text}
 	if _, err := fromscip.Build(context.Background(), bytes.NewReader(scip), &store, o); err != nil {
 		tb.Fatalf("convert the index of %s: %v", dir, err)
 	}
@@ -181,3 +169,23 @@ func sortedNames(r Repos) []string {
 }
 
 var _ wiring.PreciseIndexes = Repos(nil).Indexes
+
+// Snapshot gives the files under dir with their content hashes (as a
+// snapshot's documents), and a Text reading them.
+func Snapshot(tb testing.TB, dir string) (map[string][32]byte, func(string) ([]byte, error)) {
+	tb.Helper()
+	docs := map[string][32]byte{}
+	root := os.DirFS(dir)
+	err := fs.WalkDir(root, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(root, p)
+		docs[p] = sha256.Sum256(b)
+		return err
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return docs, func(p string) ([]byte, error) { return fs.ReadFile(root, p) }
+}
