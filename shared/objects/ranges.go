@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 )
 
@@ -28,4 +29,22 @@ func (b *Bucket) ReadRange(ctx context.Context, key, etag string, off, n int64) 
 		return nil, b.fail("read", key, err)
 	}
 	return buf, nil
+}
+
+// OpenFrom starts reading the object key from offset off to its end, of
+// the version whose ETag is etag ("" for any; another version is
+// ErrPrecondition): the rest of a download cut short, streamed rather
+// than held in memory.
+func (b *Bucket) OpenFrom(ctx context.Context, key, etag string, off int64) (*Object, error) {
+	rng := fmt.Sprintf("bytes=%d-", off)
+	in := &s3.GetObjectInput{Bucket: &b.name, Key: &key, Range: &rng}
+	if etag != "" {
+		in.IfMatch = &etag
+	}
+	out, err := b.api.GetObject(ctx, in)
+	if err != nil {
+		return nil, b.fail("read", key, err)
+	}
+	return &Object{Body: out.Body, Info: Info{Key: key, Size: aws.ToInt64(out.ContentLength), ETag: aws.ToString(out.ETag),
+		Modified: aws.ToTime(out.LastModified), Metadata: out.Metadata}}, nil
 }

@@ -31,6 +31,7 @@ const (
 	metaCommit = "commit"
 	metaFiles  = "files"
 	metaBytes  = "bytes"
+	metaGit    = "git"
 	// metaCreated orders snapshots uploaded within the same second (S3's
 	// LastModified has one-second resolution).
 	metaCreated = "created"
@@ -52,6 +53,7 @@ func checkCommit(commit string) error {
 type PublishInput struct {
 	Repo     reposcope.Ref
 	Commit   string
+	Git      string   // the git commit the files come from (Pointer.Git), "" for none
 	Dir      string   // the repository's root
 	Paths    []string // files to pack, relative to Dir
 	MaxBytes int64    // refuse more than this many bytes of files
@@ -121,22 +123,23 @@ func Publish(ctx context.Context, b *objects.Bucket, in PublishInput) (Published
 	}
 	p := Pointer{
 		Commit:   in.Commit,
+		Git:      in.Git,
 		Key:      ZipKey(in.Repo, in.Commit),
 		Files:    st.Files,
 		Bytes:    st.Bytes,
 		ZipBytes: zipBytes,
 		Created:  in.Now.UTC(),
 	}
-	_, err = b.Upload(ctx, p.Key, zipFile, objects.PutOptions{
-		ContentType: "application/zip",
-		Metadata: map[string]string{
-			metaCommit:  p.Commit,
-			metaFiles:   strconv.Itoa(p.Files),
-			metaBytes:   strconv.FormatInt(p.Bytes, 10),
-			metaCreated: p.Created.Format(time.RFC3339Nano),
-		},
-		Tagging: StateTag + "=" + Current,
-	})
+	meta := map[string]string{
+		metaCommit:  p.Commit,
+		metaFiles:   strconv.Itoa(p.Files),
+		metaBytes:   strconv.FormatInt(p.Bytes, 10),
+		metaCreated: p.Created.Format(time.RFC3339Nano),
+	}
+	if p.Git != "" {
+		meta[metaGit] = p.Git
+	}
+	_, err = b.Upload(ctx, p.Key, zipFile, objects.PutOptions{ContentType: "application/zip", Metadata: meta, Tagging: StateTag + "=" + Current})
 	if err != nil {
 		return Published{Skipped: st.Skipped}, fmt.Errorf("upload %s: %w", p.Key, err)
 	}
@@ -335,7 +338,7 @@ func Rollback(ctx context.Context, b *objects.Bucket, r reposcope.Ref, commit st
 	}
 	files, _ := strconv.Atoi(head.Metadata[metaFiles])
 	size, _ := strconv.ParseInt(head.Metadata[metaBytes], 10, 64)
-	p := Pointer{Commit: commit, Key: key, Files: files, Bytes: size, ZipBytes: head.Size, Created: now.UTC()}
+	p := Pointer{Commit: commit, Git: head.Metadata[metaGit], Key: key, Files: files, Bytes: size, ZipBytes: head.Size, Created: now.UTC()}
 	if p.Precise, err = readPrecise(ctx, b, r, commit); err != nil {
 		return Pointer{}, err
 	}

@@ -183,7 +183,12 @@ type Listing struct {
 // Pointer is the content of a repository's current.json: which zip is its
 // current snapshot.
 type Pointer struct {
-	Commit   string    `json:"commit"`
+	Commit string `json:"commit"`
+	// Git is the git commit the snapshot was made from (HEAD, also of a
+	// working tree with changes, whose Commit is "<HEAD>-dirty-<time>"):
+	// the history tools' HEAD. Empty for a snapshot not made from a git
+	// commit, or pushed before pointers named it.
+	Git      string    `json:"git,omitempty"`
 	Key      string    `json:"key"`      // the zip's object key
 	Files    int       `json:"files"`    // number of files in the zip
 	Bytes    int64     `json:"bytes"`    // their total size, uncompressed
