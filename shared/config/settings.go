@@ -150,6 +150,9 @@ var (
 	PreciseQuiet = settings.New("TOOLSHED_PRECISE_QUIET", "3s",
 		"how long a repository must go without a change before the local server indexes what changed precisely again (a burst of saves is one run)",
 		settings.Duration)
+	HistoryDir = settings.New("TOOLSHED_HISTORY_DIR", "/tmp/toolshed-history",
+		"where a deployed function copies the repository histories `scripts/snapshot push` uploaded, one bare git repository each, read by the history tools (see [History](history.md#deployed))",
+		settings.Text)
 )
 
 // TableSettings are the settings naming each DynamoDB table.
@@ -172,7 +175,7 @@ var Settings = []settings.Setting{Addr, DataDir, Store, DynamoEndpoint,
 	RateLimits, Auth, LocalTenant, OAuthIssuer, PublicURL, OAuthTenantClaim, OAuthReadScope,
 	OAuthFullScope, OAuthAudience, Origins, LogLevel, Repos, DefaultRepo, RepoRefresh,
 	RepoMaxMB, RepoCacheMB, RepoDeny, RepoWatch, RepoPoll, Metrics, Tool, ToolFunctions,
-	Bucket, S3Endpoint, NodeModules, PreciseTime, PreciseMemoryMB, PreciseOutputMB, PreciseQuiet}
+	Bucket, S3Endpoint, NodeModules, PreciseTime, PreciseMemoryMB, PreciseOutputMB, PreciseQuiet, HistoryDir}
 
 // ParseOptionalTenant parses a tenant, or "" for none.
 func ParseOptionalTenant(s string) (string, error) {

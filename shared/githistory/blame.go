@@ -3,8 +3,12 @@ package githistory
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,6 +29,10 @@ type BlameHunk struct {
 	AuthorEmail string
 	AuthorTime  time.Time
 	Summary     string
+	// Boundary is set when the commit is where the repository's history
+	// stops (a shallow commit: a push bounded the history uploaded): the
+	// lines may be older than it says.
+	Boundary bool
 }
 
 // Uncommitted reports whether the hunk's lines are not committed yet.
@@ -91,7 +99,33 @@ func (r *Repo) Blame(ctx context.Context, q BlameQuery) (Blame, error) {
 	if waitErr != nil {
 		return Blame{}, fmt.Errorf("git blame: %w: %s", waitErr, strings.TrimSpace(stderr.String()))
 	}
-	return Blame{Hunks: sortHunks(hunks), Complete: true}, nil
+	return Blame{Hunks: sortHunks(hunks), Complete: true}, r.markBoundary(ctx, hunks)
+}
+
+// markBoundary marks the hunks whose commit is a shallow one. git blame
+// calls it a "boundary", but also every root commit, whose lines are
+// really that old; so the repository's shallow list says which are cut.
+func (r *Repo) markBoundary(ctx context.Context, hunks []BlameHunk) error {
+	if !slices.ContainsFunc(hunks, func(h BlameHunk) bool { return h.Boundary }) {
+		return nil
+	}
+	path, err := r.output(ctx, "rev-parse", "--git-path", "shallow")
+	if err != nil {
+		return err
+	}
+	p := strings.TrimSpace(string(path))
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(r.dir, p)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	shallow := strings.Fields(string(data))
+	for i := range hunks {
+		hunks[i].Boundary = hunks[i].Boundary && slices.Contains(shallow, hunks[i].Commit)
+	}
+	return nil
 }
 
 // isID reports whether s is a full commit id (hex).
@@ -135,6 +169,7 @@ func readIncremental(r io.Reader) ([]BlameHunk, error) {
 				seen[cur.Commit] = info
 			}
 			cur.Author, cur.AuthorEmail, cur.AuthorTime, cur.Summary = info.Author, info.AuthorEmail, info.AuthorTime, info.Summary
+			cur.Boundary = cur.Boundary || info.Boundary
 			hunks = append(hunks, *cur)
 			cur = nil
 			continue
@@ -171,5 +206,7 @@ func detail(h *BlameHunk, key, value string) {
 		}
 	case "summary":
 		h.Summary = value
+	case "boundary":
+		h.Boundary = true
 	}
 }

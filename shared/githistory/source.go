@@ -47,13 +47,6 @@ func (l *Local) Open(ctx context.Context, view repo.View) (*Repo, error) {
 	return r, nil
 }
 
-// Unpublished is the Histories of snapshots pushed without their history:
-// every one is ErrNoHistory.
-type Unpublished struct{}
-
-// Open fails with ErrNoHistory.
-func (Unpublished) Open(context.Context, repo.View) (*Repo, error) { return nil, ErrNoHistory }
-
 // NoHistory is the RESOURCE_NOT_FOUND of a repository whose history
 // cannot be read, or err itself when it is another failure.
 func NoHistory(name string, err error) error {

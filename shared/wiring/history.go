@@ -6,14 +6,14 @@ import (
 
 // Histories returns where repositories' histories are read, shared by
 // every family of the process: locally each repository's own .git;
-// snapshots in the bucket carry none (githistory.Unpublished), so the
-// history tools and "ref" answer that the history is not there.
+// deployed, the histories pushed beside the snapshots, copied into
+// TOOLSHED_HISTORY_DIR (githistory.Published).
 func (e *Env) Histories() githistory.Histories {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.histories == nil {
 		if e.Config.Bucket != "" {
-			e.histories = githistory.Unpublished{}
+			e.histories = &githistory.Published{Bucket: e.S3, Dir: e.Config.HistoryDir}
 		} else {
 			e.histories = &githistory.Local{}
 		}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strconv"
 	"time"
 
@@ -36,6 +37,7 @@ type blameHunkJSON struct {
 	Summary     string     `json:"summary,omitempty"`
 	OrigPath    string     `json:"origPath,omitempty"` // the file's path in that commit, when another
 	OrigLine    int        `json:"origLine,omitempty"`
+	Boundary    bool       `json:"boundary,omitempty"` // the history stops at this commit: the lines may be older
 }
 
 type blameOutput struct {
@@ -95,6 +97,9 @@ func (s *service) blame(ctx context.Context, call toolkit.Call, in blameInput) (
 	if !out.Complete {
 		out.Message = "The blame stopped at its time limit: the lines in unattributed are not attributed; ask for a smaller range (startLine, endLine)"
 		msg = out.Message
+	} else if slices.ContainsFunc(out.Hunks, func(h blameHunkJSON) bool { return h.Boundary }) {
+		out.Message = "The hunks marked boundary come from the oldest commit of the history pushed: their lines may go back further than the pushed history"
+		msg = out.Message
 	}
 	return toolkit.Result{Data: out, Message: msg}, nil
 }
@@ -143,7 +148,7 @@ func (o opened) blameOutput(path string, q githistory.BlameQuery, n int, b githi
 		} else {
 			commit, date := h.Commit, h.AuthorTime
 			j.Commit, j.Date, j.Author, j.AuthorEmail, j.Summary = &commit, &date, h.Author, h.AuthorEmail, h.Summary
-			j.OrigLine = h.OrigLine
+			j.OrigLine, j.Boundary = h.OrigLine, h.Boundary
 			if h.OrigPath != path && o.checkPath(h.OrigPath) == nil {
 				j.OrigPath = h.OrigPath
 			}
