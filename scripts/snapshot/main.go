@@ -21,7 +21,18 @@
 // or names no file of the snapshot. The precise indexes together are
 // bounded by -max-mb too.
 //
-//	go run ./scripts/snapshot -stack Toolshed push -tenant acme [-repo NAME] [-dir .] [-max-mb 2048] [-index=false] [-scip FILE]...
+// push also uploads, before the snapshot, the git history of the commit
+// it was made from (HEAD; of a working tree with changes too) for the
+// history tools (githistory.Push; docs/history.md): under
+// history/<tenant>[/<repo>]/ a pack git makes of the commits the bucket
+// lacks, and a manifest naming every pack, written last. The first push
+// uploads every commit reachable from HEAD (git.git, 82k commits: one
+// 290 MB pack) unless -history-depth N (commits) or -history-since DATE
+// bounds it; each later push uploads only what is new since the commits
+// uploaded before. -history=false pushes the snapshot without it. Nothing
+// under history/ is ever deleted.
+//
+//	go run ./scripts/snapshot -stack Toolshed push -tenant acme [-repo NAME] [-dir .] [-max-mb 2048] [-index=false] [-scip FILE]... [-history=false] [-history-depth N] [-history-since DATE]
 //	go run ./scripts/snapshot -stack Toolshed list -tenant acme [-repo NAME]
 //	go run ./scripts/snapshot -stack Toolshed rollback -tenant acme [-repo NAME] [-to COMMIT]
 //	go run ./scripts/snapshot index-go [-o FILE] [-tests] DIR [patterns]
@@ -57,6 +68,7 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/githistory"
 	"github.com/toolshed/toolshed/shared/goscip"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/repo"
@@ -68,6 +80,7 @@ import (
 
 const usage = `usage:
   snapshot [-stack NAME] push -tenant TENANT [-repo REPO] [-dir DIR] [-max-mb N] [-index=false] [-scip FILE]...
+                              [-history=false] [-history-depth N] [-history-since DATE]
                                                                                    publish DIR (default .) as TENANT's repository
   snapshot [-stack NAME] list -tenant TENANT [-repo REPO]                          list its snapshots (* = current)
   snapshot [-stack NAME] rollback -tenant TENANT [-repo REPO] [-to COMMIT]         point it at COMMIT (default: the previous snapshot)
@@ -81,6 +94,10 @@ TypeScript/JavaScript and Python projects) and pushes their SCIP indexes
 with the snapshot; -index=false runs none. -scip FILE (repeated) pushes a
 SCIP index made elsewhere, such as in CI, whose paths are relative to the
 folder its metadata names when that is in DIR, else to DIR.
+
+push uploads the git history of HEAD for the history tools: all of it the
+first time, only what is new after. -history-depth N (commits) and
+-history-since DATE (2006-01-02) bound it; -history=false skips it.
 
 -stack NAME uses the bucket of that deployed stack (its SnapshotBucket
 output; needs AWS credentials and its region); without it, TOOLSHED_BUCKET.`
@@ -149,6 +166,9 @@ func command(ctx context.Context, bucket *objects.Bucket, s settings, args []str
 	dir := fs.String("dir", ".", "push: the repository's directory (a git checkout)")
 	max := fs.Int("max-mb", s.MaxMB, "push: refuse repositories whose files total more than this many MB")
 	index := fs.Bool("index", true, "push: run the precise indexers of the projects found")
+	history := fs.Bool("history", true, "push: upload the history of the commit pushed too")
+	depth := fs.Int("history-depth", 0, "push: upload at most this many commits of history (0: all)")
+	since := fs.String("history-since", "", "push: upload no commit older than this date (2006-01-02, or RFC 3339)")
 	var uploads []string
 	fs.Func("scip", "push: a SCIP index made elsewhere to push with the snapshot (repeated)", func(v string) error {
 		uploads = append(uploads, v)
@@ -164,7 +184,12 @@ func command(ctx context.Context, bucket *objects.Bucket, s settings, args []str
 	}
 	switch args[0] {
 	case "push":
-		return push(ctx, bucket, r, pushOptions{dir: *dir, maxBytes: int64(*max) << 20, index: *index, uploads: uploads}, s, out, now())
+		o := pushOptions{dir: *dir, maxBytes: int64(*max) << 20, index: *index, uploads: uploads, history: *history}
+		var err error
+		if o.bound, err = bound(*depth, *since); err != nil {
+			return fmt.Errorf("%w\n%s", err, usage)
+		}
+		return push(ctx, bucket, r, o, s, out, now())
 	case "list":
 		return list(ctx, bucket, r, out)
 	case "rollback":
@@ -183,8 +208,28 @@ func command(ctx context.Context, bucket *objects.Bucket, s settings, args []str
 type pushOptions struct {
 	dir      string
 	maxBytes int64
-	index    bool     // run the precise indexers
-	uploads  []string // -scip files
+	index    bool             // run the precise indexers
+	uploads  []string         // -scip files
+	history  bool             // upload the history
+	bound    githistory.Bound // of the history
+}
+
+// bound is the history's bound the flags say.
+func bound(depth int, since string) (githistory.Bound, error) {
+	b := githistory.Bound{Depth: depth}
+	if depth < 0 {
+		return b, fmt.Errorf("-history-depth %d: give a number of commits, or 0 for all", depth)
+	}
+	if since == "" {
+		return b, nil
+	}
+	for _, layout := range []string{time.DateOnly, time.RFC3339} {
+		if t, err := time.Parse(layout, since); err == nil {
+			b.Since = t
+			return b, nil
+		}
+	}
+	return b, fmt.Errorf("-history-since %q: give a date, 2006-01-02 or RFC 3339", since)
 }
 
 // push publishes the checkout at dir, without what the repository policy
@@ -197,8 +242,11 @@ func push(ctx context.Context, bucket *objects.Bucket, r reposcope.Ref, o pushOp
 	if err != nil {
 		return err
 	}
-	commit, err := commitID(o.dir, now)
+	head, commit, err := commitID(o.dir, now)
 	if err != nil {
+		return err
+	}
+	if err := pushHistory(ctx, bucket, r, head, o, out, now); err != nil {
 		return err
 	}
 	pp, err := newPrecisePush(r, commit, o, s, out)
@@ -207,7 +255,7 @@ func push(ctx context.Context, bucket *objects.Bucket, r reposcope.Ref, o pushOp
 	}
 	defer os.RemoveAll(pp.tmp)
 	pub, err := repo.Publish(ctx, bucket, repo.PublishInput{
-		Repo: r, Commit: commit, Dir: o.dir, Paths: paths, MaxBytes: o.maxBytes, Now: now, Precise: pp.files, Policy: pp.policy,
+		Repo: r, Commit: commit, Git: head, Dir: o.dir, Paths: paths, MaxBytes: o.maxBytes, Now: now, Precise: pp.files, Policy: pp.policy,
 	})
 	if err != nil {
 		return err
@@ -345,22 +393,56 @@ func list(ctx context.Context, bucket *objects.Bucket, r reposcope.Ref, out io.W
 	return nil
 }
 
-// commitID is HEAD's commit, with "-dirty-<time>" when the working tree
-// has changes (so each such push gets its own zip).
-func commitID(dir string, now time.Time) (string, error) {
-	head, err := git(dir, "rev-parse", "HEAD")
+// commitID returns HEAD's commit, and the snapshot's name: HEAD's
+// commit, with "-dirty-<time>" when the working tree has changes (so each
+// such push gets its own zip).
+func commitID(dir string, now time.Time) (head, id string, err error) {
+	out, err := git(dir, "rev-parse", "HEAD")
 	if err != nil {
-		return "", fmt.Errorf("%w (push needs a commit)", err)
+		return "", "", fmt.Errorf("%w (push needs a commit)", err)
 	}
 	status, err := git(dir, "status", "--porcelain")
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	id := strings.TrimSpace(head)
+	head = strings.TrimSpace(out)
+	id = head
 	if strings.TrimSpace(status) != "" {
 		id += "-dirty-" + now.UTC().Format("20060102T150405Z")
 	}
-	return id, nil
+	return head, id, nil
+}
+
+// pushHistory uploads the history of head that the bucket lacks (all of
+// it on the first push, within the bound) and says what it uploaded.
+func pushHistory(ctx context.Context, bucket *objects.Bucket, r reposcope.Ref, head string, o pushOptions, out io.Writer, now time.Time) error {
+	if !o.history {
+		fmt.Fprintln(out, "history: not pushed (-history=false): the history tools answer that this snapshot has none")
+		return nil
+	}
+	started := time.Now()
+	pushed, err := githistory.Push(ctx, bucket, githistory.PushInput{Repo: r, Dir: o.dir, Commit: head, Bound: o.bound, Now: now})
+	if err != nil {
+		return fmt.Errorf("push the history (-history=false pushes the snapshot without it): %w", err)
+	}
+	m := pushed.Manifest
+	if pushed.Pack == nil {
+		fmt.Fprintf(out, "history: %s is uploaded already (%d commits in %d packs); refs updated\n", head, m.Commits, len(m.Packs))
+		return nil
+	}
+	p := pushed.Pack
+	what := "every commit reachable from it"
+	if o.bound != (githistory.Bound{}) {
+		what = "the commits within -history-depth/-history-since"
+	}
+	fmt.Fprintf(out, "history: uploaded %s: %d new commits, %d bytes (index %d bytes) in %s; %d commits in %d packs in all\n",
+		githistory.PackKey(r, p.Name, ".pack"), p.Commits, p.Bytes, p.IdxBytes, time.Since(started).Round(time.Millisecond), m.Commits, len(m.Packs))
+	fmt.Fprintf(out, "history: it holds %s", what)
+	if len(m.Shallow) > 0 {
+		fmt.Fprintf(out, "; it stops at %d commits whose parents are not uploaded (blame marks their lines boundary)", len(m.Shallow))
+	}
+	fmt.Fprintln(out, "; bound it with -history-depth N or -history-since DATE, skip it with -history=false")
+	return nil
 }
 
 // git runs git in dir and returns its standard output.
