@@ -61,15 +61,20 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 		return nil, err
 	}
 	r := &Repo{dir: abs}
-	out, err := r.output(ctx, "rev-parse", "--is-bare-repository", "--show-toplevel")
+	// Asked apart: in a bare repository --show-toplevel fails.
+	out, err := r.output(ctx, "rev-parse", "--is-bare-repository")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, ErrNoHistory)
+	}
+	if strings.TrimSpace(string(out)) == "true" {
+		r.bare = true
+		return r, nil
+	}
+	out, err = r.output(ctx, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, ErrNoHistory)
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if lines[0] == "true" {
-		r.bare = true
-		return r, nil
-	}
 	top, err := filepath.EvalSymlinks(lines[len(lines)-1])
 	real, err2 := filepath.EvalSymlinks(abs)
 	if err != nil || err2 != nil || top != real {

@@ -86,7 +86,10 @@ func (p *Published) Open(ctx context.Context, view repo.View) (*Repo, error) {
 		select {
 		case <-j.done:
 			c.leave(j)
-			if j.err != nil || j.seq == ptr.Seq {
+			// A copy its last waiter stopped, just before this call
+			// joined it, or one for another pointer: start again.
+			stopped := errors.Is(j.err, context.Canceled) && ctx.Err() == nil
+			if !stopped && (j.err != nil || j.seq == ptr.Seq) {
 				return j.repo, j.err
 			}
 		case <-ctx.Done():

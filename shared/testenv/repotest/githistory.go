@@ -105,3 +105,19 @@ func (g *gitFixture) run(args ...string) {
 		g.tb.Fatalf("git %v: %v\n%s", args, err, out)
 	}
 }
+
+// GitCommit commits files (written over what is there) to the repository
+// in dir, as author T, dated now.
+func GitCommit(tb testing.TB, dir, message string, files map[string]string) {
+	tb.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	g := gitFixture{tb: tb, dir: dir, env: []string{"GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com"}}
+	g.run("add", "-A")
+	g.run("commit", "-q", "-m", message)
+}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -43,26 +42,6 @@ func call(t *testing.T, h toolkit.Handler, args string) (map[string]any, error) 
 	var m map[string]any
 	json.Unmarshal(raw, &m)
 	return m, nil
-}
-
-// commitFiles adds a commit of files to the repository in dir.
-func commitFiles(t *testing.T, dir, message string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, args := range [][]string{{"add", "-A"}, {"-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "-m", message}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
 }
 
 func code(err error) toolerr.Code {
@@ -115,7 +94,7 @@ func lines(prefix string, n, width int) string {
 func TestGetCommitPagesWithinTheByteBudget(t *testing.T) {
 	dir := repotest.GitHistory(t)
 	big := lines("a", 1200, 100) // about 120 KB: two do not fit a page
-	commitFiles(t, dir, "Big files", map[string]string{"big/a.txt": big, "big/b.txt": big, "big/c.txt": big, "big/d.txt": lines("d", 3000, 100)})
+	repotest.GitCommit(t, dir, "Big files", map[string]string{"big/a.txt": big, "big/b.txt": big, "big/c.txt": big, "big/d.txt": lines("d", 3000, 100)})
 	h := tools(t, dir)[history.GetCommitTool]
 	var pages [][]string
 	args := `{"commit":"HEAD","limit":50}`
@@ -145,8 +124,8 @@ func TestGetCommitPagesWithinTheByteBudget(t *testing.T) {
 
 func TestASecretInHistoryIsNeverShown(t *testing.T) {
 	dir := repotest.GitHistory(t)
-	commitFiles(t, dir, "Deploy notes", map[string]string{"notes/deploy.txt": "deploy notes\n\n" + fakesecret.PrivateKey(), "notes/plain.txt": "plain\n"})
-	commitFiles(t, dir, "Drop the key", map[string]string{"notes/deploy.txt": "deploy notes\n"})
+	repotest.GitCommit(t, dir, "Deploy notes", map[string]string{"notes/deploy.txt": "deploy notes\n\n" + fakesecret.PrivateKey(), "notes/plain.txt": "plain\n"})
+	repotest.GitCommit(t, dir, "Drop the key", map[string]string{"notes/deploy.txt": "deploy notes\n"})
 	all := tools(t, dir)
 	out, err := call(t, all[history.GetCommitTool], `{"commit":"HEAD~1","limit":50}`)
 	if err != nil {
