@@ -27,7 +27,7 @@
 // history/<tenant>[/<repo>]/ a pack git makes of the commits the bucket
 // lacks, and a manifest naming every pack, written last. The first push
 // uploads every commit reachable from HEAD (git.git, 82k commits: one
-// 290 MB pack) unless -history-depth N (commits) or -history-since DATE
+// 307 MB pack, 14.5 s) unless -history-depth N (commits) or -history-since DATE
 // bounds it; each later push uploads only what is new since the commits
 // uploaded before. -history=false pushes the snapshot without it. Nothing
 // under history/ is ever deleted.
@@ -246,7 +246,8 @@ func push(ctx context.Context, bucket *objects.Bucket, r reposcope.Ref, o pushOp
 	if err != nil {
 		return err
 	}
-	if err := pushHistory(ctx, bucket, r, head, o, out, now); err != nil {
+	var history strings.Builder // said after the snapshot
+	if err := pushHistory(ctx, bucket, r, head, o, &history, now); err != nil {
 		return err
 	}
 	pp, err := newPrecisePush(r, commit, o, s, out)
@@ -262,6 +263,7 @@ func push(ctx context.Context, bucket *objects.Bucket, r reposcope.Ref, o pushOp
 	}
 	p := pub.Pointer
 	fmt.Fprintf(out, "pushed %s for %s: commit %s, %d files, %d bytes (zip %d bytes)\n", p.Key, r, p.Commit, p.Files, p.Bytes, p.ZipBytes)
+	fmt.Fprint(out, history.String())
 	if len(refused) > 0 {
 		fmt.Fprintf(out, "left out %d files the repository tools never read (secrets and keys, the server's data directory, TOOLSHED_REPO_DENY): %s\n",
 			len(refused), strings.Join(refused[:min(len(refused), 10)], ", ")+map[bool]string{true: ", …", false: ""}[len(refused) > 10])

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/githistory"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/stackoutputs"
@@ -76,10 +77,20 @@ func TestPushListRollback(t *testing.T) {
 		!strings.Contains(out, "left out 1 files whose content holds a secret (a private key, a credential): notes/deploy.txt (rule private-key)") {
 		t.Errorf("push did not say what it left out: %q", out)
 	}
+	// A dirty tree pushes the history of HEAD, which its pointer names.
+	if !strings.Contains(out, "history: uploaded history/acme/pack-") || !strings.Contains(out, ": 1 new commits") {
+		t.Errorf("push did not say what history it uploaded: %q", out)
+	}
+	if m, _, _, err := githistory.ReadManifest(ctx, bucket, reposcope.DefaultOf("acme"), ""); err != nil || !slices.Equal(m.Tips, []string{head}) {
+		t.Errorf("the history pushed: %+v %v, want tip %s", m, err, head)
+	}
 	src := repo.NewS3(bucket, repo.S3Options{})
 	snap, err := src.Open(ctx, reposcope.DefaultOf("acme"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, p, _ := repo.PointerOf(snap); p.Git != head {
+		t.Errorf("the pointer names git commit %q, want HEAD %s", p.Git, head)
 	}
 	var packed []string
 	fs.WalkDir(snap, ".", func(p string, d fs.DirEntry, err error) error {
