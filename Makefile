@@ -224,7 +224,8 @@ check-history:
 
 ## bench-history: log of a path, blame of a 500-line file (color.c: REPO is a
 ## checkout of git.git), get_commit and compare across 100 commits, p50 of
-## each tool next to the git program doing the same, in one run
+## each tool next to the git program doing the same, in one run; read_file and
+## grep_codebase at a ref (each run at another commit)
 bench-history:
 	@test -n "$(REPO)" || { echo "usage: make bench-history REPO=/path/to/git.git/checkout"; exit 2; }
 	$(GO) run ./scripts/historycheck -repo $(REPO) -bench $(ARGS)

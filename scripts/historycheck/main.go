@@ -78,7 +78,7 @@ func newChecker(dir string) (*checker, error) {
 		return nil, err
 	}
 	env := wiring.NewEnv(config.Config{DataDir: data, Repos: []string{dir}}, nil).UseStores(db.Stores(), db.Close)
-	names := []string{"list_commits", "get_commit", "compare", "blame", "read_file", "search_commits"}
+	names := []string{"list_commits", "get_commit", "compare", "blame", "read_file", "search_commits", "grep_codebase"}
 	tools, err := family.Build(context.Background(), toolset.Families, env, names...)
 	if err != nil {
 		return nil, err

@@ -210,3 +210,14 @@ func detail(h *BlameHunk, key, value string) {
 		h.Boundary = true
 	}
 }
+
+// LastChange returns the commit that last changed path as seen from rev
+// (a commit id), by git's history simplification (the one blame follows
+// through merges), or "" when no commit did.
+func (r *Repo) LastChange(ctx context.Context, rev, path string) (string, error) {
+	if !isID(rev) {
+		return "", fmt.Errorf("rev-list: %q is not a commit id", rev)
+	}
+	out, err := r.output(ctx, "rev-list", "-n", "1", "--end-of-options", rev, "--", path)
+	return strings.TrimSpace(string(out)), err
+}

@@ -50,6 +50,7 @@ var ErrNoHistory = errors.New("no git history")
 type Repo struct {
 	dir  string
 	bare bool
+	cat  catFile // Object's program
 }
 
 // Open returns the repository whose top folder (or bare repository) is

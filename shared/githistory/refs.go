@@ -70,14 +70,6 @@ func (r *Repo) ReadFile(ctx context.Context, rev, path string) ([]byte, bool, er
 	return out, err == nil, err
 }
 
-// Archive returns a zip of the commit rev's files (an id): every file of
-// its tree, as `git archive` writes it, stored without compression: on
-// git.git (4,600 files) it takes 0.6 s and 49 MB, against 3.8 s and 14 MB
-// compressed, and read_file has 2 s.
-func (r *Repo) Archive(ctx context.Context, rev string) ([]byte, error) {
-	return r.output(ctx, "archive", "--format=zip", "-0", "--end-of-options", rev)
-}
-
 // MergeBase returns the best common ancestor of two commits (ids), or ""
 // when they have none.
 func (r *Repo) MergeBase(ctx context.Context, a, b string) (string, error) {

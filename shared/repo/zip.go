@@ -46,18 +46,25 @@ func openZip(ra io.ReaderAt, size int64, commit string, policy *Policy) (*zipSna
 	if err != nil {
 		return nil, fmt.Errorf("open snapshot zip: %w", err)
 	}
+	return newSnapshot(r, commit, policy)
+}
+
+// newSnapshot returns the snapshot of the files of fsys (a zip, or a
+// commit's tree: OpenTree) under policy (nil: DefaultDeny alone).
+func newSnapshot(fsys fs.FS, commit string, policy *Policy) (*zipSnapshot, error) {
 	if policy == nil {
+		var err error
 		if policy, err = NewPolicy(nil, ""); err != nil {
 			return nil, err
 		}
 	}
-	return &zipSnapshot{policedFS: policedFS{fsys: r, policy: policy}, r: r, commit: commit, done: make(chan struct{})}, nil
+	return &zipSnapshot{policedFS: policedFS{fsys: fsys, policy: policy}, r: fsys, commit: commit, done: make(chan struct{})}, nil
 }
 
-// zipSnapshot is a snapshot's view.
+// zipSnapshot is a snapshot's view: a zip's files, or a commit's (Tree).
 type zipSnapshot struct {
-	policedFS             // what tools read (Open, Stat, ReadDir and the rest): the zip through the policy
-	r         *zip.Reader // the zip, unpoliced: Searchable's walk
+	policedFS       // what tools read (Open, Stat, ReadDir and the rest): the files through the policy
+	r         fs.FS // the files, unpoliced: Searchable's walk
 	commit    string
 	// repo is the folder of the repository the S3 source read it from
 	// (reposcope.Ref.Key; "" for a zip opened alone): see Key. size is
@@ -132,6 +139,17 @@ func changedSince(v, now uint64, next chan struct{}) <-chan struct{} {
 		return c
 	}
 	return next
+}
+
+// filesMemory is what the searchable files take once read (0 before).
+func (z *zipSnapshot) filesMemory() int64 {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	var n int64
+	for _, f := range z.files {
+		n += f.memory()
+	}
+	return n
 }
 
 // built reports whether the searchable files are read.

@@ -3,13 +3,10 @@ package history
 import (
 	"bytes"
 	"context"
-	"crypto/sha1"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/toolshed/toolshed/shared/githistory"
@@ -52,7 +49,8 @@ type blameOutput struct {
 
 // blame serves blame: the working tree's file (uncommitted lines
 // included) without ref, the file at ref with one; a complete blame of a
-// file at a commit is cached by (path, blob, lines).
+// file at a commit is cached by (path, the commit that last changed it,
+// lines): see blameKey.
 func (s *service) blame(ctx context.Context, call toolkit.Call, in blameInput) (toolkit.Result, error) {
 	o, err := s.open(ctx, call, in.Repo, "ref", in.Ref)
 	if err != nil {
@@ -73,11 +71,19 @@ func (s *service) blame(ctx context.Context, call toolkit.Call, in blameInput) (
 	if q.Start > n {
 		return toolkit.Result{}, toolerr.Field("startLine", "the file has %d lines", n).With("lines", n)
 	}
-	key := ""
+	var key *blameKey // a blame at a commit is kept; the working tree's is not
 	if q.Rev != "" {
-		key = blameKey(in.Path, content, q.Start, q.End)
+		changed, err := o.git.LastChange(ctx, q.Rev, in.Path)
+		if err != nil {
+			return toolkit.Result{}, fmt.Errorf("blame %s: %w", in.Path, err)
+		}
+		key = &blameKey{Path: in.Path, Changed: changed, Start: q.Start, End: q.End}
 	}
-	b, ok := s.blames.get(key)
+	var b githistory.Blame
+	ok := false
+	if key != nil {
+		b, ok = s.blames.get(ctx, o.ref, *key, n)
+	}
 	if !ok {
 		gctx, cancel := toolkit.Gathering(ctx)
 		b, err = o.git.Blame(gctx, q)
@@ -88,8 +94,8 @@ func (s *service) blame(ctx context.Context, call toolkit.Call, in blameInput) (
 		if err != nil {
 			return toolkit.Result{}, fmt.Errorf("blame %s: %w", in.Path, err)
 		}
-		if b.Complete && key != "" {
-			s.blames.put(key, b)
+		if b.Complete && key != nil {
+			s.blames.put(ctx, o.ref, *key, b)
 		}
 	}
 	out := o.blameOutput(in.Path, q, n, b)
@@ -127,15 +133,6 @@ func (o opened) blamed(ctx context.Context, in blameInput, q *githistory.BlameQu
 		return nil, toolerr.New(toolerr.ResourceNotFound, "No file %s at %s", in.Path, rev).With("path", in.Path).With("ref", rev)
 	}
 	return data, o.checkContent(in.Path, data)
-}
-
-// blameKey names a blame: the path, its blob id (git's, from the content)
-// and the lines.
-func blameKey(path string, content []byte, start, end int) string {
-	h := sha1.New()
-	h.Write([]byte("blob " + strconv.Itoa(len(content)) + "\x00"))
-	h.Write(content)
-	return fmt.Sprintf("%s\x00%s\x00%d\x00%d", path, hex.EncodeToString(h.Sum(nil)), start, end)
 }
 
 func (o opened) blameOutput(path string, q githistory.BlameQuery, n int, b githistory.Blame) blameOutput {

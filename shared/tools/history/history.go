@@ -66,14 +66,23 @@ var Family = family.Family{
 				return nil, err
 			}
 		}
-		return Tools(src, env.Histories(), key), nil
+		stored, err := env.BlameObjects(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var store BlameStore // the local server keeps blames in memory only
+		if stored != nil {
+			store = stored
+		}
+		return Tools(src, env.Histories(), key, store), nil
 	},
 }
 
 // Tools returns the history tools over src's repositories, whose
-// histories come from histories; cursors signs their pages.
-func Tools(src repo.Source, histories githistory.Histories, cursors cursor.Key) []toolkit.Tool {
-	s := &service{src: src, histories: histories, cursors: cursors, blames: newBlameCache(blameCacheBytes)}
+// histories come from histories; cursors signs their pages; blames are
+// kept in memory, and in store too when it is not nil.
+func Tools(src repo.Source, histories githistory.Histories, cursors cursor.Key, store BlameStore) []toolkit.Tool {
+	s := &service{src: src, histories: histories, cursors: cursors, blames: newBlames(blameCacheBytes, store)}
 	return []toolkit.Tool{
 		{Name: ListCommitsTool, Handler: toolkit.Typed(s.listCommits)},
 		{Name: GetCommitTool, Handler: toolkit.Typed(s.getCommit)},
@@ -88,7 +97,7 @@ type service struct {
 	src       repo.Source
 	histories githistory.Histories
 	cursors   cursor.Key
-	blames    *blameCache
+	blames    *blames
 }
 
 // opened is what a call reads: the repository as it resolved, its view,

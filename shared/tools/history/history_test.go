@@ -25,7 +25,7 @@ func tools(t *testing.T, dir string) map[string]toolkit.Handler {
 	t.Helper()
 	src := repotest.Local(t, dir)
 	out := map[string]toolkit.Handler{}
-	for _, tool := range history.Tools(src, &githistory.Local{}, cursor.RandomKey()) {
+	for _, tool := range history.Tools(src, &githistory.Local{}, cursor.RandomKey(), nil) {
 		out[tool.Name] = tool.Handler
 	}
 	return out

@@ -25,6 +25,7 @@ type listInput struct {
 	Limit    schema.Int `json:"limit"`
 	Cursor   string     `json:"cursor"`
 	Repo     string     `json:"repo"`
+	Ref      string     `json:"ref"`
 }
 
 // Entry types.
@@ -65,7 +66,7 @@ func (s service) listFiles(ctx context.Context, call toolkit.Call, in listInput)
 	if err != nil {
 		return toolkit.Result{}, err
 	}
-	snap, files, r, err := s.searchable(ctx, call, in.Repo)
+	snap, files, r, err := s.searchable(ctx, call, in.Repo, in.Ref)
 	if err != nil {
 		return toolkit.Result{}, err
 	}

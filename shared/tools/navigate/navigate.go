@@ -5,7 +5,8 @@
 //
 //   - list_files: a folder's files and folders to a depth, or the files
 //     that match globs, with size, language and line count, in path order,
-//     paged with a cursor.
+//     paged with a cursor; with ref, those of a commit, branch or tag
+//     (githistory.Revisions).
 //   - find_symbols: where a name is defined, or a file's outline, from
 //     the symbol table of the view (shared/symbols).
 //   - list_repos: the repositories the caller may read (every other tool
@@ -43,6 +44,7 @@ import (
 	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/cursor"
 	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/githistory"
 	"github.com/toolshed/toolshed/shared/precise"
 	"github.com/toolshed/toolshed/shared/precisebucket"
 	"github.com/toolshed/toolshed/shared/repo"
@@ -122,7 +124,7 @@ var Family = family.Family{
 		if err != nil {
 			return nil, err
 		}
-		s := service{src: src, tables: tables, codeIndex: env.RepoIndex, cursors: key, precise: indexes, preciseState: env.PreciseState}
+		s := service{src: src, revisions: env.Revisions(), tables: tables, codeIndex: env.RepoIndex, cursors: key, precise: indexes, preciseState: env.PreciseState}
 		// A deployed function reads (or builds) the default repository's
 		// symbol table in its init, as far as the init lets it (the first
 		// calls go on with it).
@@ -144,7 +146,8 @@ var Family = family.Family{
 // authenticated by key, answering precisely from the indexes indexes
 // gives (nil: none, every answer made by search). Their symbol tables are
 // never closed: for tests and programs that end; list_repos knows of no
-// code or precise index.
+// code or precise index, and list_files of no history (a ref is
+// RESOURCE_NOT_FOUND).
 func Tools(src repo.Source, key cursor.Key, indexes wiring.PreciseIndexes) []toolkit.Tool {
 	if indexes == nil {
 		indexes = wiring.NoPreciseIndexes
@@ -168,9 +171,11 @@ func (s service) tools() []toolkit.Tool {
 // table of each view (find_symbols looks names up in it, find_references
 // marks definitions with it, the position tools name the function each
 // line is in), how far code indexes and precise indexes are (list_repos),
-// the precise indexes of each repository and the key of their cursors.
+// the precise indexes of each repository and the key of their cursors;
+// and the files of other commits (list_files' ref).
 type service struct {
 	src          repo.Source
+	revisions    githistory.Revisions
 	tables       *symbols.Tables
 	codeIndex    wiring.RepoIndexes
 	preciseState func(context.Context, reposcope.Ref) (precise.State, error)
@@ -179,11 +184,14 @@ type service struct {
 }
 
 // searchable opens the repository a call reads (its repo argument, "" for
-// the caller's default) and returns its view with the files the tools
-// search, and the repository as it resolved (its cursors' scope names
-// it).
-func (s service) searchable(ctx context.Context, call toolkit.Call, name string) (repo.View, []*repo.File, reposcope.Ref, error) {
+// the caller's default), at the commit, branch or tag ref ("": the
+// current files), and returns its view with the files the tools search,
+// and the repository as it resolved (its cursors' scope names it).
+func (s service) searchable(ctx context.Context, call toolkit.Call, name, ref string) (repo.View, []*repo.File, reposcope.Ref, error) {
 	view, r, err := repo.OpenFor(ctx, s.src, call, name)
+	if err == nil {
+		view, err = s.revisions.At(ctx, view, r.Name, ref)
+	}
 	if err != nil {
 		return nil, nil, r, err
 	}

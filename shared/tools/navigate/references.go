@@ -131,7 +131,7 @@ func (s service) textReferences(ctx context.Context, call toolkit.Call, in refsI
 	if err != nil {
 		return toolkit.Result{}, err
 	}
-	snap, files, r, err := s.searchable(ctx, call, in.Repo)
+	snap, files, r, err := s.searchable(ctx, call, in.Repo, "")
 	if err != nil {
 		return toolkit.Result{}, err
 	}
