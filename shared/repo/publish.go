@@ -130,16 +130,7 @@ func Publish(ctx context.Context, b *objects.Bucket, in PublishInput) (Published
 		ZipBytes: zipBytes,
 		Created:  in.Now.UTC(),
 	}
-	meta := map[string]string{
-		metaCommit:  p.Commit,
-		metaFiles:   strconv.Itoa(p.Files),
-		metaBytes:   strconv.FormatInt(p.Bytes, 10),
-		metaCreated: p.Created.Format(time.RFC3339Nano),
-	}
-	if p.Git != "" {
-		meta[metaGit] = p.Git
-	}
-	_, err = b.Upload(ctx, p.Key, zipFile, objects.PutOptions{ContentType: "application/zip", Metadata: meta, Tagging: StateTag + "=" + Current})
+	_, err = b.Upload(ctx, p.Key, zipFile, objects.PutOptions{ContentType: "application/zip", Metadata: zipMetadata(p), Tagging: StateTag + "=" + Current})
 	if err != nil {
 		return Published{Skipped: st.Skipped}, fmt.Errorf("upload %s: %w", p.Key, err)
 	}
@@ -153,6 +144,21 @@ func Publish(ctx context.Context, b *objects.Bucket, in PublishInput) (Published
 	}
 	out.RetireErr = retire(ctx, b, in.Repo, old, p)
 	return out, nil
+}
+
+// zipMetadata is what a snapshot's zip carries of its pointer, so that a
+// rollback can rebuild the pointer.
+func zipMetadata(p Pointer) map[string]string {
+	meta := map[string]string{
+		metaCommit:  p.Commit,
+		metaFiles:   strconv.Itoa(p.Files),
+		metaBytes:   strconv.FormatInt(p.Bytes, 10),
+		metaCreated: p.Created.Format(time.RFC3339Nano),
+	}
+	if p.Git != "" {
+		meta[metaGit] = p.Git
+	}
+	return meta
 }
 
 // packedPrecise runs in.Precise, when set, on the packed zip.
