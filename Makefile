@@ -15,7 +15,7 @@ CDK := $(CURDIR)/node_modules/.bin/cdk
 export CDK_DISABLE_VERSION_CHECK := 1
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 
-.PHONY: run test test-go test-infra lint build arm64-cc qemu FORCE synth bootstrap deploy diff smoke bench bench-grep bench-mcp bench-lambda bench-scale bench-precise bench-nav bench-history check-history contextbench cost cost-measure fuzz clean ripgrep pytools help
+.PHONY: run test test-go test-infra lint build arm64-cc qemu git-packages FORCE synth bootstrap deploy diff smoke bench bench-grep bench-mcp bench-lambda bench-scale bench-precise bench-nav bench-history check-history contextbench cost cost-measure fuzz clean ripgrep pytools help
 
 ## run: the local MCP server on http://127.0.0.1:8000 (every tool, embedded storage;
 ## flags in ARGS, e.g. ARGS="-repo ~/src/myapp"; ARGS=-h lists them)
@@ -27,10 +27,10 @@ run:
 ## backends (dynalite), Lambda fixtures, CDK assertions — plus gofmt and vet.
 ## The three run side by side (each one's output printed when it ends): CDK
 ## synthesis waits on node and vet on the disk, so the cores stay busy.
-test: node_modules ripgrep pytools arm64-cc qemu
+test: node_modules ripgrep pytools arm64-cc qemu git-packages
 	@$(MAKE) --no-print-directory -j3 --output-sync=target lint test-go test-infra
 
-test-go: node_modules ripgrep pytools arm64-cc qemu
+test-go: node_modules ripgrep pytools arm64-cc qemu git-packages
 	$(GO) test -count=1 ./...
 
 test-infra: node_modules pytools
@@ -65,8 +65,9 @@ ripgrep:
 	@command -v rg >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq ripgrep >/dev/null; }
 
 ## build: one linux/arm64 bootstrap per function for provided.al2023 (in
-## $(BUILD)/<function>/bootstrap); see docs/deploy.md#symbols-and-cgo
-build: $(FUNCTIONS:%=$(BUILD)/%/bootstrap)
+## $(BUILD)/<function>/bootstrap), and the git program's Lambda layer for
+## the history tools ($(BUILD)/git-layer); see docs/deploy.md#symbols-and-cgo
+build: $(FUNCTIONS:%=$(BUILD)/%/bootstrap) $(BUILD)/git-layer
 
 # Bootstraps and cgo. Every bootstrap is one static binary. Those whose
 # packages link C — tree-sitter, for find_symbols: the tool function and the
@@ -92,6 +93,23 @@ $(BUILD)/%/bootstrap: FORCE
 	fi
 
 FORCE:
+
+# The git program's Lambda layer (scripts/gitlayer: Debian's git and the two
+# libraries it links, for arm64). The Lambda harness lays out one for the
+# host itself (shared/testenv/deploytest), which make test needs Debian's
+# package lists for.
+$(BUILD)/git-layer: FORCE
+	@$(MAKE) -s git-packages ARCH=arm64
+	$(GO) run ./scripts/gitlayer -arch arm64 -o $@
+
+# Lets apt-get download Debian's packages for ARCH (the host's unless
+# set): the architecture added to dpkg and the package lists fetched when
+# missing (with sudo unless root).
+git-packages:
+	@arch=$${ARCH:-$$(dpkg --print-architecture)}; \
+	  { [ "$$arch" = "$$(dpkg --print-architecture)" ] || dpkg --print-foreign-architectures | grep -qx "$$arch" \
+	    || $(SUDO) dpkg --add-architecture "$$arch"; } && \
+	  { apt-cache show "git:$$arch" >/dev/null 2>&1 || $(SUDO) apt-get update -qq; }
 
 # The arm64 cross-compiler, and qemu to run what it builds (make test starts
 # the arm64 tool bootstrap under qemu-aarch64-static): Debian's packages,

@@ -19,20 +19,23 @@ const variantCursorKeyParameter = "/ops/cursor-key"
 
 // paging are the tools that take a cursor: their functions, and no
 // other, are given the cursor key.
-var paging = []string{"list_tasks", "read_memory", "list_files", "find_references", "find_symbols", "list_repos", "find_implementations", "find_callers"}
+var paging = []string{"list_tasks", "read_memory", "list_files", "find_references", "find_symbols", "list_repos", "find_implementations", "find_callers",
+	"list_commits", "get_commit", "compare", "search_commits", "list_refs"}
 
-// pages reports whether tool is one of paging.
-func pages(tool toolSpec) bool { return slices.Contains(paging, tool.Name) }
+// pages reports whether a tool function serves one of paging.
+func pages(fn *functionOfTools) bool {
+	return slices.ContainsFunc(fn.Tools, func(tool string) bool { return slices.Contains(paging, tool) })
+}
 
-// secretParameters is what TOOLSHED_SECRET_PARAMETERS holds for a tool of
-// the stack under test: the embedder's key for context_search, the cursor
-// key for the tools that page.
-func secretParameters(tool toolSpec) map[string]string {
+// secretParameters is what TOOLSHED_SECRET_PARAMETERS holds for a tool
+// function of the stack under test: the embedder's key for
+// context_search's, the cursor key for those that page.
+func secretParameters(fn *functionOfTools) map[string]string {
 	params := map[string]string{}
-	if tool.Family.Name == "contextsearch" {
+	if fn.Family.Name == "contextsearch" {
 		params["TOOLSHED_EMBED_KEY"] = testKeyParameter
 	}
-	if pages(tool) {
+	if pages(fn) {
 		params[wiring.CursorKey.Name()] = testCursorKeyParameter
 	}
 	return params
@@ -74,11 +77,11 @@ func TestCursorKey(t *testing.T) {
 		}
 	}
 	grants := cursorKeyGrants()
-	for _, tool := range tools {
-		got := roleActions(t, functionID(t, tool.Name))
+	for _, fn := range toolFunctions {
+		got := roleActions(t, functionID(t, fn.Name))
 		for res, actions := range grants {
-			if want := map[bool][]string{true: actions}[pages(tool)]; !slices.Equal(got[res], want) {
-				t.Errorf("%s may %v on %s, want %v", tool.Name, got[res], res, want)
+			if want := map[bool][]string{true: actions}[pages(fn)]; !slices.Equal(got[res], want) {
+				t.Errorf("%s may %v on %s, want %v", fn.Name, got[res], res, want)
 			}
 		}
 	}
@@ -111,7 +114,7 @@ func TestCursorKey(t *testing.T) {
 			t.Errorf("variant %s: %v", id, params)
 		}
 	}
-	if want := len(slices.DeleteFunc(slices.Clone(tools), func(t toolSpec) bool { return !pages(t) })); found != want {
+	if want := len(slices.DeleteFunc(slices.Clone(toolFunctions), func(fn *functionOfTools) bool { return !pages(fn) })); found != want {
 		t.Errorf("the variant: %d functions read secrets, want the %d that page", found, want)
 	}
 	if raw, _ := json.Marshal(v.Resources); strings.Contains(string(raw), "secretsmanager:") {

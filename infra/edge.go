@@ -79,10 +79,15 @@ func (d *deployment) newHTTPAPI() {
 		}
 	}
 
-	throttled := map[awsapigatewayv2.CfnRoute]throttle{} // the routes with throttles of their own
-	for i, tool := range tools {
-		integration := awsapigatewayv2integrations.NewHttpLambdaIntegration(
-			jsii.String(constructID(tool.Name)+"Integration"), d.toolFns[i], nil)
+	throttled := map[awsapigatewayv2.CfnRoute]throttle{}                           // the routes with throttles of their own
+	integrations := map[string]awsapigatewayv2integrations.HttpLambdaIntegration{} // one per tool function
+	for _, tool := range tools {
+		fn := tool.Function.Name
+		if integrations[fn] == nil {
+			integrations[fn] = awsapigatewayv2integrations.NewHttpLambdaIntegration(
+				jsii.String(constructID(fn)+"Integration"), d.toolFns[fn], nil)
+		}
+		integration := integrations[fn]
 		t, ownThrottle := d.routeThrottle(tool)
 		for _, name := range append([]string{tool.Name}, tool.Aliases...) {
 			for _, prefix := range toolRoutePrefixes {
@@ -149,7 +154,7 @@ func (d *deployment) routeThrottle(tool toolSpec) (throttle, bool) {
 	if t, ok := d.opts.RouteThrottles[tool.Name]; ok {
 		return t, true
 	}
-	if n := d.opts.Concurrency.of(tool.Name, tool.Family.Concurrency); n > 0 {
+	if n := d.opts.Concurrency.of(tool.Function.Name, tool.Function.Family.Concurrency); n > 0 {
 		return throttle{Rate: n, Burst: 2 * n}, true
 	}
 	return throttle{}, false

@@ -51,6 +51,7 @@ type functionSpec struct {
 	StorageMB      float64 // ephemeral storage (/tmp); 0: Lambda's default, 512 MB
 	Concurrency    int     // reserved concurrency, as declared (0: none)
 	Env            map[string]*string
+	Layers         []awslambda.ILayerVersion
 }
 
 // monitored is a function with the timeout its duration alarm compares against.
@@ -93,6 +94,9 @@ func (d *deployment) newFunction(spec functionSpec) awslambda.Function {
 	if spec.StorageMB > 0 {
 		props.EphemeralStorageSize = awscdk.Size_Mebibytes(jsii.Number(spec.StorageMB))
 	}
+	if len(spec.Layers) > 0 {
+		props.Layers = &spec.Layers
+	}
 	fn := awslambda.NewFunction(d.stack, jsii.String(spec.ID+"Function"), props)
 	d.watched = append(d.watched, monitored{Name: spec.Name, Fn: fn, TimeoutSeconds: spec.TimeoutSeconds})
 	return fn
@@ -104,35 +108,66 @@ func (d *deployment) logGroupName(name string) string {
 	return "/" + *d.stack.StackName() + "/" + name
 }
 
-// newToolFunctions creates one function per tool (the shared tool
-// bootstrap), each with exactly its grants, in the order of tools.
+// newToolFunctions creates the tool functions (the shared tool bootstrap):
+// one per tool, or one for the tools of a family deployed as one
+// (toolFunctions), each with exactly its grants and its family's layers.
 func (d *deployment) newToolFunctions() {
-	d.toolFns = make([]awslambda.Function, len(tools))
-	for i, tool := range tools {
+	d.toolFns = map[string]awslambda.Function{}
+	for _, tf := range toolFunctions {
+		var layers []awslambda.ILayerVersion
+		for _, name := range tf.Family.Layers {
+			layers = append(layers, d.layer(name))
+		}
 		fn := d.newFunction(functionSpec{
-			Name:           tool.Name,
-			ID:             constructID(tool.Name),
+			Name:           tf.Name,
+			ID:             constructID(tf.Name),
 			Dir:            toolDir,
-			TimeoutSeconds: tool.TimeoutSeconds,
-			MemoryMB:       tool.MemoryMB,
-			Concurrency:    tool.Family.Concurrency,
-			Env:            d.toolEnv(tool),
+			TimeoutSeconds: tf.TimeoutSeconds,
+			MemoryMB:       tf.MemoryMB,
+			StorageMB:      tf.StorageMB,
+			Concurrency:    tf.Family.Concurrency,
+			Env:            d.toolEnv(tf.Function),
+			Layers:         layers,
 		})
-		for _, g := range tool.Grants {
+		for _, g := range tf.Grants {
 			fn.AddToRolePolicy(d.statement(g))
 		}
-		d.grantSecrets(fn, tool.Family.SettingsFor(tool.Name))
-		d.toolFns[i] = fn
+		d.grantSecrets(fn, tf.Settings())
+		d.toolFns[tf.Name] = fn
 	}
+}
+
+// layer returns the Lambda layer of that name (family.Layers), made from
+// its build folder (deploy.LayerFolder) the first time a function needs
+// it, for the functions' runtime and architecture.
+func (d *deployment) layer(name string) awslambda.ILayerVersion {
+	if l, ok := d.layers[name]; ok {
+		return l
+	}
+	l := awslambda.NewLayerVersion(d.stack, jsii.String(constructID(name)+"Layer"), &awslambda.LayerVersionProps{
+		Code:                    awslambda.Code_FromAsset(jsii.String(filepath.Join(d.buildDir, deploy.LayerFolder(name))), nil),
+		CompatibleArchitectures: &[]awslambda.Architecture{lambdaArchitecture()},
+		CompatibleRuntimes:      &[]awslambda.Runtime{awslambda.Runtime_PROVIDED_AL2023()},
+		Description:             jsii.String("Toolshed: the " + name + " layer (" + deploy.LayerFolder(name) + ")"),
+		RemovalPolicy:           awscdk.RemovalPolicy_DESTROY,
+	})
+	if d.layers == nil {
+		d.layers = map[string]awslambda.ILayerVersion{}
+	}
+	d.layers[name] = l
+	return l
 }
 
 // newGateway creates the MCP endpoint's function, which may invoke each
 // tool function and no other.
 func (d *deployment) newGateway() {
 	names := make(map[string]interface{}, len(tools))
+	for _, tool := range tools {
+		names[tool.Name] = d.toolFns[tool.Function.Name].FunctionName()
+	}
 	var invokable []*string
-	for i, fn := range d.toolFns {
-		names[tools[i].Name] = fn.FunctionName()
+	for _, tf := range toolFunctions {
+		fn := d.toolFns[tf.Name]
 		invokable = append(invokable, fn.FunctionArn(), jsii.String(*fn.FunctionArn()+":*"))
 	}
 	d.gateway = d.newFunction(functionSpec{
@@ -172,8 +207,8 @@ func (d *deployment) newAuthorizer() {
 // toolEnv is a tool function's environment, as deploy.Env describes it,
 // with the stack's table and bucket names and the settings the
 // deployment chose.
-func (d *deployment) toolEnv(tool toolSpec) map[string]*string {
-	return jsiiEnv(deploy.Env(tool.Family, tool.Name, deploy.Deployment{
+func (d *deployment) toolEnv(fn deploy.Function) map[string]*string {
+	return jsiiEnv(deploy.Env(fn, deploy.Deployment{
 		TableName:   func(t config.Table) string { return *d.tables[t].TableName() },
 		Bucket:      *d.bucket.BucketName(),
 		DefaultRepo: d.opts.DefaultRepo,

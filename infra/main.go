@@ -1,9 +1,10 @@
 // Command infra is the Toolshed CDK app. It defines one stack, "Toolshed":
 // the DynamoDB tables and the snapshot bucket (storage.go), the secret
 // that authenticates the list tools' paging cursors, one Lambda
-// function per tool (derived from the tool registry in shared/toolset and
-// the contracts: its routes, aliases, timeout, memory, reserved
-// concurrency, environment and IAM policy), the MCP gateway and the API
+// function per tool, or one for the tools of a family deployed as one
+// (derived from the tool registry in shared/toolset and the contracts:
+// its routes, aliases, timeout, memory, reserved concurrency, environment,
+// layers and IAM policy), the MCP gateway and the API
 // key authorizer functions (functions.go), the HTTP API that routes to
 // them, throttled, refusing unauthenticated calls to tools at the edge and
 // logging every request (edge.go), the indexer and index worker functions
@@ -18,7 +19,8 @@
 //
 // The functions' code comes from pre-built binaries in
 // <BuildDir>/<function>/bootstrap (see `make build`); every tool function
-// runs <BuildDir>/tool/bootstrap. BuildDir is "../build"
+// runs <BuildDir>/tool/bootstrap, and a function's layers come from
+// <BuildDir>/<layer>-layer (the git program's: git-layer). BuildDir is "../build"
 // unless the environment variable TOOLSHED_BUILD_DIR names another directory.
 //
 //	cd infra && npx cdk synth
@@ -41,6 +43,7 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 	"github.com/toolshed/toolshed/shared/config"
+	"github.com/toolshed/toolshed/shared/deploy"
 	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/stackoutputs"
 )
@@ -72,7 +75,8 @@ type deployment struct {
 
 	tables     map[config.Table]awsdynamodb.Table
 	bucket     awss3.Bucket
-	toolFns    []awslambda.Function // in the order of tools
+	toolFns    map[string]awslambda.Function      // by name (toolFunctions)
+	layers     map[string]awslambda.ILayerVersion // by name (family.Layers)
 	gateway    awslambda.Function
 	authorizer awslambda.Function
 	indexer    awslambda.Function
@@ -171,11 +175,19 @@ func buildDirFromEnv() string {
 	return dir
 }
 
-// checkBuildDir reports a missing bootstrap early, with a hint, instead of
-// letting asset staging fail with a bare path.
+// checkBuildDir reports a missing bootstrap or layer early, with a hint,
+// instead of letting asset staging fail with a bare path.
 func checkBuildDir(buildDir string) error {
+	var paths []string
 	for _, dir := range []string{gatewayName, authorizerDir, indexerDir, toolDir} {
-		path := filepath.Join(buildDir, dir, "bootstrap")
+		paths = append(paths, filepath.Join(buildDir, dir, "bootstrap"))
+	}
+	for _, tf := range toolFunctions {
+		for _, layer := range tf.Family.Layers {
+			paths = append(paths, filepath.Join(buildDir, deploy.LayerFolder(layer)))
+		}
+	}
+	for _, path := range paths {
 		if _, err := os.Stat(path); err != nil {
 			return fmt.Errorf("missing %s: run `make build` first or set %s", path, buildDirSetting.Name())
 		}

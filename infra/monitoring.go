@@ -262,8 +262,8 @@ func (d *deployment) indexerRow() *[]awscloudwatch.IWidget {
 // groups and shows their answers.
 func (d *deployment) queriesRow() *[]awscloudwatch.IWidget {
 	var groups []*string
-	for _, tool := range tools {
-		groups = append(groups, jsii.String(d.logGroupName(tool.Name)))
+	for _, tf := range toolFunctions {
+		groups = append(groups, jsii.String(d.logGroupName(tf.Name)))
 	}
 	var row []awscloudwatch.IWidget
 	for _, q := range savedQueries {

@@ -156,7 +156,11 @@ func (d *deployment) addOAuth() {
 		return
 	}
 	env := d.oauthEnv()
-	for _, fn := range append([]awslambda.Function{d.gateway}, d.toolFns...) {
+	fns := []awslambda.Function{d.gateway}
+	for _, tf := range toolFunctions {
+		fns = append(fns, d.toolFns[tf.Name])
+	}
+	for _, fn := range fns {
 		for _, k := range slices.Sorted(maps.Keys(env)) {
 			fn.AddEnvironment(jsii.String(k), env[k], nil)
 		}

@@ -41,8 +41,8 @@ func checkProtectedByFunctions(t *testing.T, tmpl cfnTemplate, env map[string]an
 		want[k] = v
 	}
 	names := []string{gatewayName}
-	for _, tool := range tools {
-		names = append(names, tool.Name)
+	for _, fn := range toolFunctions {
+		names = append(names, fn.Name)
 	}
 	for _, name := range names {
 		fnID := functionID(t, name)

@@ -30,8 +30,8 @@ import (
 func declaredConcurrency() map[string]int {
 	want := map[string]int{gatewayName: deploy.GatewayConcurrency, authorizerDir: deploy.AuthorizerConcurrency, indexerDir: deploy.IndexerConcurrency,
 		indexWorkerName: deploy.IndexWorkerConcurrency}
-	for _, tool := range tools {
-		want[tool.Name] = tool.Family.Concurrency
+	for _, fn := range toolFunctions {
+		want[fn.Name] = fn.Family.Concurrency
 	}
 	return want
 }
@@ -268,8 +268,8 @@ func TestAlarmsNotify(t *testing.T) {
 // log line has.
 func TestSavedQueries(t *testing.T) {
 	var groups []any
-	for _, tool := range tools {
-		groups = append(groups, "/Toolshed/"+tool.Name)
+	for _, fn := range toolFunctions {
+		groups = append(groups, "/Toolshed/"+fn.Name)
 	}
 	defs := resourcesOfType("AWS::Logs::QueryDefinition")
 	dashboard, _ := json.Marshal(resourcesOfType("AWS::CloudWatch::Dashboard"))
@@ -449,7 +449,7 @@ func TestAlarmMetrics(t *testing.T) {
 			}
 		}
 	}
-	want := deploy.AlarmMetrics(len(tools)+len(otherFunctionNames), len(tools), len(dynamostore.Schemas))
+	want := deploy.AlarmMetrics(len(toolFunctions)+len(otherFunctionNames), len(tools), len(dynamostore.Schemas))
 	if got != want {
 		t.Errorf("the alarms read %d metrics; deploy.AlarmMetrics says %d", got, want)
 	}

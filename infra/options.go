@@ -40,7 +40,7 @@ var (
 	routeThrottlesOption = settings.New("routeThrottles", "",
 		"`rate:burst` of a tool's routes, comma-separated, e.g. `grep_codebase=5:10`; a tool whose function has reserved concurrency N gets `N:2N` unless given", parseRouteThrottles)
 	concurrencyOption = settings.New("reservedConcurrency", "",
-		"`off` reserves none (for an account whose concurrency limit is too low, see below), or `name=N` overrides for the functions of tools and `gateway`, `authorizer`, `indexer`, `index-worker` (0: none), e.g. `grep_codebase=20,gateway=50`", parseConcurrency)
+		"`off` reserves none (for an account whose concurrency limit is too low, see below), or `name=N` overrides for the functions of tools (`history` for the history tools' one function) and `gateway`, `authorizer`, `indexer`, `index-worker` (0: none), e.g. `grep_codebase=20,gateway=50`", parseConcurrency)
 )
 
 // appOptions are the options above, in docs/deploy.md's order.
@@ -221,7 +221,7 @@ func parseRouteThrottles(s string) (map[string]throttle, error) {
 		if errors.Join(errR, errB) != nil {
 			return nil, fmt.Errorf("%q: use tool=rate:burst with positive whole numbers, e.g. grep_codebase=5:10", item)
 		}
-		if !isTool(name) {
+		if !slices.ContainsFunc(tools, func(t toolSpec) bool { return t.Name == name }) {
 			return nil, fmt.Errorf("%q: no tool is named %q", item, name)
 		}
 		out[name] = throttle{Rate: r, Burst: b}
@@ -242,14 +242,16 @@ func parseConcurrency(s string) (concurrency, error) {
 		if err != nil || n < 0 {
 			return concurrency{}, fmt.Errorf("%q: use off, or name=N with N a whole number (0: none reserved)", item)
 		}
-		if !isTool(name) && !slices.Contains(otherFunctionNames, name) {
-			return concurrency{}, fmt.Errorf("%q: no function is named %q (tools, %s)", item, name, strings.Join(otherFunctionNames, ", "))
+		if !isToolFunction(name) && !slices.Contains(otherFunctionNames, name) {
+			return concurrency{}, fmt.Errorf("%q: no function is named %q (tools, families deployed as one function, %s)", item, name, strings.Join(otherFunctionNames, ", "))
 		}
 		c.Overrides[name] = n
 	}
 	return c, nil
 }
 
-func isTool(name string) bool {
-	return slices.ContainsFunc(tools, func(t toolSpec) bool { return t.Name == name })
+// isToolFunction reports whether a tool function has that name (a tool's,
+// or a family's deployed as one function).
+func isToolFunction(name string) bool {
+	return slices.ContainsFunc(toolFunctions, func(f *functionOfTools) bool { return f.Name == name })
 }

@@ -18,10 +18,10 @@ func TestPreciseGrants(t *testing.T) {
 	read := []string{"s3:GetObject", "s3:ListBucket"}
 	write := []string{"s3:AbortMultipartUpload", "s3:GetObject", "s3:ListBucket", "s3:PutObject"}
 	want := map[string][]string{indexerDir: write, indexWorkerName: write, gatewayName: nil, authorizerDir: nil}
-	for _, tool := range tools {
-		want[tool.Name] = nil
-		if tool.Family.Name == navigate.Family.Name {
-			want[tool.Name] = read
+	for _, fn := range toolFunctions {
+		want[fn.Name] = nil
+		if fn.Family.Name == navigate.Family.Name {
+			want[fn.Name] = read
 		}
 	}
 	for name, actions := range want {

@@ -182,13 +182,18 @@ func decode(tmpl assertions.Template) (cfnTemplate, error) {
 	return out, json.Unmarshal(raw, &out)
 }
 
-// writePlaceholderBuild creates <dir>/<function>/bootstrap for every function.
+// writePlaceholderBuild creates <dir>/<function>/bootstrap for every
+// function, and <dir>/git-layer/bin/git for the git layer.
 func writePlaceholderBuild(dir string) error {
+	files := []string{filepath.Join(deploy.LayerFolder(family.GitLayer), "bin", "git")}
 	for _, fn := range allFunctionDirs {
-		if err := os.MkdirAll(filepath.Join(dir, fn), 0o755); err != nil {
+		files = append(files, filepath.Join(fn, "bootstrap"))
+	}
+	for _, f := range files {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o755); err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(dir, fn, "bootstrap"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("#!/bin/sh\n"), 0o755); err != nil {
 			return err
 		}
 	}
@@ -381,7 +386,7 @@ func expectedRouteKeys() []string {
 // ---- tests ----
 
 func TestResourceCounts(t *testing.T) {
-	functions := len(tools) + len(otherFunctions) // every tool, the gateway, the authorizer, the indexer and its worker
+	functions := len(toolFunctions) + len(otherFunctions) // every tool function, the gateway, the authorizer, the indexer and its worker
 	routeNames := 0
 	for _, tool := range tools {
 		routeNames += 1 + len(tool.Aliases)
@@ -407,7 +412,8 @@ func TestResourceCounts(t *testing.T) {
 		{"AWS::ApiGatewayV2::Api", 1},
 		{"AWS::ApiGatewayV2::Stage", 1},
 		{"AWS::ApiGatewayV2::Authorizer", 2},                                  // the tools' routes', /mcp's
-		{"AWS::ApiGatewayV2::Integration", 1 + len(tools)},                    // the gateway and each tool
+		{"AWS::ApiGatewayV2::Integration", 1 + len(toolFunctions)},            // the gateway and each tool function
+		{"AWS::Lambda::LayerVersion", 1},                                      // the git layer
 		{"AWS::ApiGatewayV2::Route", 2 + 3*len(auth.MCPPaths) + 2*routeNames}, // /healthz and the server card, 3 on each MCP path, 2 per name
 		{"AWS::CloudWatch::Alarm", alarms},
 		{"AWS::SNS::Topic", 1},
@@ -425,6 +431,58 @@ func TestResourceCounts(t *testing.T) {
 	}
 }
 
+// cloudFormationResourceLimit is the most resources one CloudFormation
+// stack may have
+// (https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/cloudformation-limits.html).
+const cloudFormationResourceLimit = 500
+
+// TestUnderResourceLimit checks the stack stays deployable: CloudFormation
+// refuses a template of more than cloudFormationResourceLimit resources.
+func TestUnderResourceLimit(t *testing.T) {
+	t.Logf("the stack has %d resources (CloudFormation's limit: %d)", len(synth.Resources), cloudFormationResourceLimit)
+	if len(synth.Resources) > cloudFormationResourceLimit {
+		t.Errorf("the stack has %d resources, over CloudFormation's limit of %d", len(synth.Resources), cloudFormationResourceLimit)
+	}
+}
+
+// TestLayers: the git layer is one layer version for the functions'
+// runtime and architecture, attached to the functions of the families
+// that declare it (the history tools' one function) and no other; each
+// tool function has its family's ephemeral storage.
+func TestLayers(t *testing.T) {
+	layers := resourcesOfType("AWS::Lambda::LayerVersion")
+	if len(layers) != 1 {
+		t.Fatalf("%d layer versions, want the git layer alone", len(layers))
+	}
+	id := logicalID(t, constructID(family.GitLayer)+"Layer")
+	p := synth.Resources[id].Properties
+	if !equalJSON(p["CompatibleArchitectures"], []string{deploy.Architecture}) || !equalJSON(p["CompatibleRuntimes"], []string{"provided.al2023"}) {
+		t.Errorf("the git layer: %v", p)
+	}
+	for _, fn := range toolFunctions {
+		props := synth.Resources[functionID(t, fn.Name)].Properties
+		var want any
+		if slices.Contains(fn.Family.Layers, family.GitLayer) {
+			want = []any{ref(id)}
+		}
+		if !equalJSON(props["Layers"], want) {
+			t.Errorf("%s: layers %v, want %v", fn.Name, props["Layers"], want)
+		}
+		var storage any
+		if fn.StorageMB > 0 {
+			storage = map[string]any{"Size": fn.StorageMB}
+		}
+		if !equalJSON(props["EphemeralStorage"], storage) {
+			t.Errorf("%s: ephemeral storage %v, want %v", fn.Name, props["EphemeralStorage"], storage)
+		}
+	}
+	// Anchors: the history tools' function has the layer and 4 GB of /tmp.
+	history := synth.Resources[functionID(t, "history")].Properties
+	if !equalJSON(history["Layers"], []any{ref(id)}) || !equalJSON(history["EphemeralStorage"], map[string]any{"Size": 4096}) {
+		t.Errorf("the history function: layers %v, storage %v", history["Layers"], history["EphemeralStorage"])
+	}
+}
+
 func TestFunctions(t *testing.T) {
 	type want struct {
 		timeout, memory float64
@@ -433,12 +491,13 @@ func TestFunctions(t *testing.T) {
 	for name, f := range otherFunctions {
 		tests[name] = want{f.timeout, f.memory}
 	}
-	for _, tool := range tools {
-		tests[tool.Name] = want{tool.TimeoutSeconds, tool.MemoryMB}
+	for _, fn := range toolFunctions {
+		tests[fn.Name] = want{fn.TimeoutSeconds, fn.MemoryMB}
 	}
 	// Anchors, so that a wrong derivation cannot pass by agreeing with itself:
-	// hello's contract allows 2 s, add_task's 5 s.
-	for name, w := range map[string]want{"hello": {5, 256}, "add_task": {8, 256}} {
+	// hello's contract allows 2 s, add_task's 5 s; the history tools' one
+	// function waits for the slowest of them (10 s each today).
+	for name, w := range map[string]want{"hello": {5, 256}, "add_task": {8, 256}, "history": {13, 2048}} {
 		if tests[name] != w {
 			t.Errorf("%s: derived %+v, want %+v", name, tests[name], w)
 		}
@@ -508,12 +567,12 @@ func TestEnvironment(t *testing.T) {
 		vars, _ := e["Variables"].(map[string]any)
 		return vars
 	}
-	// Each tool function gets its tool, the store, the tables it is granted,
+	// Each tool function gets its tools, the store, the tables it is granted,
 	// the bucket when granted, and its family's settings; nothing else.
-	for _, tool := range tools {
-		t.Run(tool.Name, func(t *testing.T) {
-			want := map[string]any{"TOOLSHED_TOOL": tool.Name, "TOOLSHED_STORE": "dynamodb"}
-			for _, g := range tool.Grants {
+	for _, fn := range toolFunctions {
+		t.Run(fn.Name, func(t *testing.T) {
+			want := map[string]any{"TOOLSHED_TOOL": strings.Join(fn.Tools, ","), "TOOLSHED_STORE": "dynamodb"}
+			for _, g := range fn.Grants {
 				switch g.Kind {
 				case family.TableGrant:
 					want[config.TableSettings[g.Table].Name()] = ref(ids[g.Table])
@@ -521,29 +580,29 @@ func TestEnvironment(t *testing.T) {
 					want["TOOLSHED_BUCKET"] = ref(bucketID)
 				}
 			}
-			if tool.Family.ReadsRepositories {
+			if fn.Family.ReadsRepositories {
 				want["TOOLSHED_DEFAULT_REPO"] = testDefaultRepo
 			}
-			for k, v := range tool.Family.Env {
+			for k, v := range fn.Family.Env {
 				want[k] = v
 			}
 			// The settings every tool function may be given, the
 			// repository tools' and the family's own.
 			names := slices.Clone(deploy.CommonSettings)
-			if tool.Family.ReadsRepositories {
+			if fn.Family.ReadsRepositories {
 				names = append(names, deploy.RepositorySettings...)
 			}
-			for _, name := range settingNames(append(names, tool.Family.SettingsFor(tool.Name)...)) {
+			for _, name := range settingNames(append(names, fn.Settings()...)) {
 				if v := testContext[name]; v != "" {
 					want[name] = v
 				}
 			}
 			// The secrets, as the names of their parameters.
 			delete(want, embedding.Key.Name())
-			if params := secretParameters(tool); len(params) > 0 {
+			if params := secretParameters(fn); len(params) > 0 {
 				want[secrets.EnvVar] = secrets.Encode(params)
 			}
-			if got := env(t, tool.Name); !equalJSON(got, want) {
+			if got := env(t, fn.Name); !equalJSON(got, want) {
 				t.Errorf("environment:\n got %v\nwant %v", got, want)
 			}
 		})
@@ -559,6 +618,10 @@ func TestEnvironment(t *testing.T) {
 			secrets.EnvVar: `{"TOOLSHED_CURSOR_KEY":"/aws/reference/secretsmanager/Toolshed-cursor-key"}`},
 		"web-fetch": {"TOOLSHED_TOOL": "web-fetch", "TOOLSHED_STORE": "dynamodb", "TOOLSHED_RATE_LIMITS": "hello=600",
 			"TOOLSHED_RATE_TABLE": ref(ids[config.RateLimitsTable]), "TOOLSHED_FETCH_ALLOWED_DOMAINS": "docs.python.org,*.go.dev"},
+		"history": {"TOOLSHED_TOOL": "list_commits,get_commit,compare,blame,search_commits,list_refs", "TOOLSHED_STORE": "dynamodb",
+			"TOOLSHED_RATE_LIMITS": "hello=600", "TOOLSHED_RATE_TABLE": ref(ids[config.RateLimitsTable]),
+			"TOOLSHED_BUCKET": ref(bucketID), "TOOLSHED_DEFAULT_REPO": testDefaultRepo, "TOOLSHED_REPO_DENY": "*.sqlite",
+			secrets.EnvVar: `{"TOOLSHED_CURSOR_KEY":"/aws/reference/secretsmanager/Toolshed-cursor-key"}`},
 	} {
 		if got := env(t, name); !equalJSON(got, want) {
 			t.Errorf("%s environment:\n got %v\nwant %v", name, got, want)
@@ -591,7 +654,7 @@ func TestEnvironment(t *testing.T) {
 		}
 		want := map[string]string{}
 		for _, tool := range tools {
-			want[tool.Name] = "<Ref:" + functionID(t, tool.Name) + ">"
+			want[tool.Name] = "<Ref:" + functionID(t, tool.Function.Name) + ">"
 		}
 		if !equalJSON(mapping, want) {
 			t.Errorf("TOOLSHED_TOOL_FUNCTIONS:\n got %v\nwant %v", mapping, want)
@@ -652,12 +715,14 @@ func TestRoutes(t *testing.T) {
 	}
 	for _, tool := range tools {
 		for _, name := range append([]string{tool.Name}, tool.Aliases...) {
-			want["POST /v1/tools/"+name] = tool.Name
-			want["POST /mcp/tool/"+name] = tool.Name
+			want["POST /v1/tools/"+name] = tool.Function.Name
+			want["POST /mcp/tool/"+name] = tool.Function.Name
 		}
 	}
 	// Spot checks that do not depend on the tools table.
 	for key, fn := range map[string]string{
+		"POST /v1/tools/blame":          "history",
+		"POST /mcp/tool/list_refs":      "history",
 		"POST /v1/tools/hello":          "hello",
 		"POST /mcp/tool/add_task":       "add_task",
 		"POST /v1/tools/adam-sys-audit": "sys-audit",
@@ -768,13 +833,13 @@ func TestPolicies(t *testing.T) {
 	for _, tool := range tools {
 		t.Run(tool.Name, func(t *testing.T) {
 			want := map[string][]string{}
-			for _, g := range tool.Grants {
+			for _, g := range tool.Function.Grants {
 				if g.Kind != family.TableGrant {
 					continue // bucket and model grants are checked in TestBucketAndModelGrants
 				}
 				want[table(g.Table)] = append(want[table(g.Table)], g.Actions...)
 			}
-			got := roleActions(t, functionID(t, tool.Name))
+			got := roleActions(t, functionID(t, tool.Function.Name))
 			for res := range got {
 				if !strings.Contains(res, "Table") {
 					delete(got, res)
@@ -829,14 +894,14 @@ func TestGatewayPolicy(t *testing.T) {
 		resources = append(resources, r)
 	}
 	for _, tool := range tools {
-		arn := getAttArn(functionID(t, tool.Name))
+		arn := getAttArn(functionID(t, tool.Function.Name))
 		if !slices.ContainsFunc(resources, func(r any) bool { return equalJSON(r, arn) }) {
 			t.Errorf("gateway cannot invoke %s", tool.Name)
 		}
 	}
 	// The tool functions and their :version/:alias ARNs, nothing more.
-	if len(resources) != 2*len(tools) {
-		t.Errorf("gateway invoke resources: got %d, want %d", len(resources), 2*len(tools))
+	if len(resources) != 2*len(toolFunctions) {
+		t.Errorf("gateway invoke resources: got %d, want %d", len(resources), 2*len(toolFunctions))
 	}
 }
 
@@ -975,11 +1040,11 @@ func TestDefaultRepository(t *testing.T) {
 	// Only the functions that read snapshots (or the indexes built from
 	// them) learn the default repository.
 	for _, tool := range tools {
-		e, _ := synth.Resources[functionID(t, tool.Name)].Properties["Environment"].(map[string]any)
+		e, _ := synth.Resources[functionID(t, tool.Function.Name)].Properties["Environment"].(map[string]any)
 		vars, _ := e["Variables"].(map[string]any)
 		_, has := vars["TOOLSHED_DEFAULT_REPO"]
 		// Anchored on the grants, not on the flag the stack reads.
-		reads := slices.ContainsFunc(tool.Grants, func(g family.Grant) bool {
+		reads := slices.ContainsFunc(tool.Function.Grants, func(g family.Grant) bool {
 			return g.Kind == family.ObjectGrant && (g.Prefix == repo.Prefix || g.Prefix == indexfile.BucketPrefix)
 		})
 		if has != reads {
@@ -1000,7 +1065,7 @@ func TestBucketAndModelGrants(t *testing.T) {
 	bucket, _ := json.Marshal(getAttArn(logicalID(t, "SnapshotBucket")))
 	for _, tool := range tools {
 		t.Run(tool.Name, func(t *testing.T) {
-			got := roleActions(t, functionID(t, tool.Name))
+			got := roleActions(t, functionID(t, tool.Function.Name))
 			var s3Actions, modelActions []string
 			for res, actions := range got {
 				if strings.Contains(res, string(bucket)) {
@@ -1011,7 +1076,7 @@ func TestBucketAndModelGrants(t *testing.T) {
 				}
 			}
 			var wantS3, wantModel []string
-			for _, g := range tool.Grants {
+			for _, g := range tool.Function.Grants {
 				switch g.Kind {
 				case family.ObjectGrant, family.ListGrant:
 					wantS3 = append(wantS3, g.Actions...)
@@ -1039,7 +1104,11 @@ func TestLogGroups(t *testing.T) {
 			"Properties":     map[string]any{"RetentionInDays": deploy.LogRetentionDays},
 		})
 	})
-	for _, name := range append(slices.Clone(otherFunctionNames), toolset.Deployed()...) {
+	names := slices.Clone(otherFunctionNames)
+	for _, fn := range toolFunctions {
+		names = append(names, fn.Name)
+	}
+	for _, name := range names {
 		lg, _ := synth.Resources[functionID(t, name)].Properties["LoggingConfig"].(map[string]any)["LogGroup"].(map[string]any)
 		if got := synth.Resources[fmt.Sprint(lg["Ref"])].Properties["LogGroupName"]; got != "/Toolshed/"+name {
 			t.Errorf("%s logs to %v, want /Toolshed/%s", name, got, name)
@@ -1050,8 +1119,8 @@ func TestLogGroups(t *testing.T) {
 func TestAlarms(t *testing.T) {
 	alarms := resourcesOfType("AWS::CloudWatch::Alarm")
 	timeouts := map[string]float64{"gateway": deploy.GatewayTimeoutSeconds, "authorizer": deploy.AuthorizerTimeoutSeconds, "indexer": deploy.IndexerTimeoutSeconds}
-	for _, tool := range tools {
-		timeouts[tool.Name] = tool.TimeoutSeconds
+	for _, fn := range toolFunctions {
+		timeouts[fn.Name] = fn.TimeoutSeconds
 	}
 	for name, timeout := range timeouts {
 		t.Run(name, func(t *testing.T) {
@@ -1103,8 +1172,8 @@ func TestDashboard(t *testing.T) {
 	for _, d := range resourcesOfType("AWS::CloudWatch::Dashboard") {
 		body, _ := json.Marshal(d.Properties["DashboardBody"])
 		names := []string{"gateway", "authorizer", "indexer"}
-		for _, tool := range tools {
-			names = append(names, tool.Name)
+		for _, fn := range toolFunctions {
+			names = append(names, fn.Name)
 		}
 		for _, name := range names {
 			for _, title := range []string{" invocations", " errors", " duration (ms)"} {
@@ -1125,12 +1194,12 @@ func TestToolTable(t *testing.T) {
 			}
 			seen[name] = true
 		}
-		if rateCounter := family.Table(config.RateLimitsTable, "dynamodb:UpdateItem"); len(tool.Grants) == 0 || !equalJSON(tool.Grants[0], rateCounter) {
-			t.Errorf("%s: the rate counter grant must come first, got %+v", tool.Name, tool.Grants)
+		if rateCounter := family.Table(config.RateLimitsTable, "dynamodb:UpdateItem"); len(tool.Function.Grants) == 0 || !equalJSON(tool.Function.Grants[0], rateCounter) {
+			t.Errorf("%s: the rate counter grant must come first, got %+v", tool.Name, tool.Function.Grants)
 		}
 	}
-	if len(tools) != len(toolset.Deployed()) {
-		t.Errorf("the stack deploys %d tools, the registry deploys %d", len(tools), len(toolset.Deployed()))
+	if len(tools) != len(toolset.Tools()) {
+		t.Errorf("the stack deploys %d tools, the registry deploys %d", len(tools), len(toolset.Tools()))
 	}
 }
 
@@ -1159,6 +1228,13 @@ func TestCheckBuildDir(t *testing.T) {
 	}
 	if err := checkBuildDir(dir); err != nil {
 		t.Errorf("complete build dir: %v", err)
+	}
+	layer := filepath.Join(dir, deploy.LayerFolder(family.GitLayer))
+	if err := os.RemoveAll(layer); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkBuildDir(dir); err == nil || !strings.Contains(err.Error(), layer) {
+		t.Errorf("without the git layer: %v", err)
 	}
 }
 
@@ -1210,22 +1286,26 @@ func TestToolSpecsFromContract(t *testing.T) {
 		Grants:   []family.Grant{family.Objects("workspace/", "s3:GetObject")},
 		Env:      map[string]string{"ECHO_MODE": "loud"},
 		Settings: family.Every(settings.New("ECHO_VOICE", "", "", settings.Text), settings.New("ECHO_UNSET", "", "", settings.Text))}
-	specs, err := toolSpecs([]family.Family{fam}, set)
+	specs, fns, err := toolSpecs([]family.Family{fam}, set)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(specs) != 1 {
-		t.Fatalf("%d specs, want 1", len(specs))
+	if len(specs) != 1 || len(fns) != 1 {
+		t.Fatalf("%d specs and %d functions, want 1 each", len(specs), len(fns))
 	}
 	got := specs[0]
 	rateCounter := family.Table(config.RateLimitsTable, "dynamodb:UpdateItem")
-	want := toolSpec{Name: "echo", Aliases: []string{"say"}, TimeoutSeconds: 16, DeadlineMs: 12500, MemoryMB: 1024,
-		Grants: []family.Grant{rateCounter, family.Objects("workspace/", "s3:GetObject")}}
-	if !equalJSON(got, want) || got.Family.Name != "echo" {
+	want := toolSpec{Name: "echo", Aliases: []string{"say"}, DeadlineMs: 12500}
+	if !equalJSON(got, want) || got.Function != fns[0] {
 		t.Errorf("got %+v\nwant %+v", got, want)
 	}
+	fn := fns[0]
+	if fn.Name != "echo" || fn.Family.Name != "echo" || !slices.Equal(fn.Tools, []string{"echo"}) || fn.TimeoutSeconds != 16 ||
+		fn.MemoryMB != 1024 || fn.StorageMB != 0 || !equalJSON(fn.Grants, []family.Grant{rateCounter, family.Objects("workspace/", "s3:GetObject")}) {
+		t.Errorf("function %+v", *fn)
+	}
 	deployment := map[string]string{"ECHO_VOICE": "bass", "TOOLSHED_RATE_LIMITS": "echo=5", "OTHER": "x"}
-	env := deploy.Env(specs[0].Family, "echo", deploy.Deployment{
+	env := deploy.Env(fns[0].Function, deploy.Deployment{
 		TableName: func(t config.Table) string { return "table-" + string(t) },
 		Bucket:    "the-bucket", DefaultRepo: "shared",
 		Getenv: func(k string) string { return deployment[k] }})
@@ -1234,13 +1314,46 @@ func TestToolSpecsFromContract(t *testing.T) {
 	if !equalJSON(env, wantEnv) {
 		t.Errorf("environment:\n got %v\nwant %v", env, wantEnv)
 	}
+	testOneFunctionSpecs(t)
 	bad := family.Family{Name: "bad", Tools: []string{"echo"}, Grants: []family.Grant{family.Objects("workspace/", "dynamodb:Query")}}
-	if _, err := toolSpecs([]family.Family{bad}, set); err == nil {
+	if _, _, err := toolSpecs([]family.Family{bad}, set); err == nil {
 		t.Error("a grant mixing services was accepted")
 	}
 	missing := family.Family{Name: "missing", Tools: []string{"nope"}}
-	if _, err := toolSpecs([]family.Family{missing}, set); err == nil {
+	if _, _, err := toolSpecs([]family.Family{missing}, set); err == nil {
 		t.Error("a tool without a contract was accepted")
+	}
+}
+
+// testOneFunctionSpecs: a family deployed as one function gets one
+// function, named after it, with the longest of its tools' timeouts and
+// its family's storage, serving each of its tools.
+func testOneFunctionSpecs(t *testing.T) {
+	contract := `{"name":%q,"title":"T","description":"D.",
+		"inputSchema":{"type":"object"},"outputSchema":{"type":"object"},
+		"annotations":{"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false},
+		"rateLimit":{"requestsPerMinute":10},"timeoutMs":%d,"examples":[]}`
+	set, err := schema.Load(fstest.MapFS{
+		"sing.json": {Data: fmt.Appendf(nil, contract, "sing", 2000)},
+		"hum.json":  {Data: fmt.Appendf(nil, contract, "hum", 30000)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chorus := family.Family{Name: "chorus", Tools: []string{"sing", "hum"}, OneFunction: true, StorageMB: 4096,
+		Layers: []string{family.GitLayer}}
+	specs, fns, err := toolSpecs([]family.Family{chorus}, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(specs) != 2 || len(fns) != 1 || specs[0].Function != fns[0] || specs[1].Function != fns[0] {
+		t.Fatalf("%d tools and %d functions, want 2 tools of one function", len(specs), len(fns))
+	}
+	if fn := fns[0]; fn.Name != "chorus" || !slices.Equal(fn.Tools, chorus.Tools) || fn.TimeoutSeconds != 33 || fn.StorageMB != 4096 {
+		t.Errorf("function %+v, want chorus serving sing and hum, 33 s (hum's 30 s and the margin), 4096 MB of /tmp", *fn)
+	}
+	if specs[0].DeadlineMs != 2000 || specs[1].DeadlineMs != 30000 {
+		t.Errorf("each tool keeps its contract's deadline: %v, %v", specs[0].DeadlineMs, specs[1].DeadlineMs)
 	}
 }
 

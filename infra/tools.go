@@ -15,33 +15,42 @@ import (
 )
 
 // toolDir is the build folder of the one bootstrap every tool function runs
-// (functions/tool); TOOLSHED_TOOL tells it which tool it serves.
+// (functions/tool); TOOLSHED_TOOL tells it which tools it serves.
 const toolDir = "tool"
 
-// toolSpec is one tool function, derived from its family and its contract.
+// toolSpec is one tool: its routes and alarms, derived from its contract,
+// and the function serving it.
 type toolSpec struct {
-	Name           string
-	Aliases        []string
-	TimeoutSeconds float64 // the function's: the contract's deadline and deploy.TimeoutMargin
-	DeadlineMs     float64 // the contract's timeoutMs
-	MemoryMB       float64
-	Grants         []family.Grant // the rate counter first, then the family's grants for this tool
-	Family         family.Family  `json:"-"` // holds its constructor, which has no JSON
+	Name       string
+	Aliases    []string
+	DeadlineMs float64          // the contract's timeoutMs
+	Function   *functionOfTools `json:"-"`
 }
 
-// tools drives every tool function, its routes and its permissions.
-var tools = mustToolSpecs(toolset.Families)
+// functionOfTools is one tool function (deploy.Functions): the tools it
+// serves, derived from their family and contracts.
+type functionOfTools struct {
+	deploy.Function
+	TimeoutSeconds float64 // the longest of its tools' (deploy.FunctionTimeout)
+	MemoryMB       float64
+	StorageMB      float64        // ephemeral storage; 0: Lambda's default
+	Grants         []family.Grant // the rate counter first, then the family's grants for its tools
+}
 
-func mustToolSpecs(families []family.Family) []toolSpec {
+// tools drives every tool's routes and alarms, toolFunctions every tool
+// function and its permissions.
+var tools, toolFunctions = mustToolSpecs(toolset.Families)
+
+func mustToolSpecs(families []family.Family) ([]toolSpec, []*functionOfTools) {
 	set, err := schema.Load(contracts.FS)
 	if err != nil {
 		panic(fmt.Sprintf("load contracts: %v", err))
 	}
-	specs, err := toolSpecs(families, set)
+	specs, fns, err := toolSpecs(families, set)
 	if err != nil {
 		panic(err)
 	}
-	return specs
+	return specs, fns
 }
 
 // declaredSettings are the settings declared for the deployment's
@@ -59,35 +68,29 @@ func declaredSettings(families []family.Family) []settings.Setting {
 	return out
 }
 
-// toolSpecs derives one toolSpec per tool of the families, but those
-// only the local server serves (family.LocalOnly).
-func toolSpecs(families []family.Family, set *schema.Set) ([]toolSpec, error) {
+// toolSpecs derives the tools of the families and the functions serving
+// them (deploy.Functions), in family order.
+func toolSpecs(families []family.Family, set *schema.Set) ([]toolSpec, []*functionOfTools, error) {
 	var specs []toolSpec
-	for _, f := range families {
-		if f.LocalOnly {
-			continue
+	var fns []*functionOfTools
+	for _, f := range deploy.Functions(families) {
+		timeout, err := deploy.FunctionTimeout(f, set)
+		if err != nil {
+			return nil, nil, err
 		}
+		grants := deploy.Grants(f)
+		for _, g := range grants {
+			if err := g.Check(); err != nil {
+				return nil, nil, fmt.Errorf("function %s: %w", f.Name, err)
+			}
+		}
+		fn := &functionOfTools{Function: f, TimeoutSeconds: timeout.Seconds(), MemoryMB: float64(f.Family.Memory()),
+			StorageMB: float64(f.Family.StorageMB), Grants: grants}
+		fns = append(fns, fn)
 		for _, name := range f.Tools {
-			c, ok := set.Get(name)
-			if !ok || c.Name != name {
-				return nil, fmt.Errorf("tool %s of family %s has no contract", name, f.Name)
-			}
-			grants := deploy.Grants(f, name)
-			for _, g := range grants {
-				if err := g.Check(); err != nil {
-					return nil, fmt.Errorf("tool %s: %w", name, err)
-				}
-			}
-			specs = append(specs, toolSpec{
-				Name:           name,
-				Aliases:        c.Aliases,
-				TimeoutSeconds: deploy.Timeout(c.TimeoutMs).Seconds(),
-				DeadlineMs:     float64(c.TimeoutMs),
-				MemoryMB:       float64(f.Memory()),
-				Grants:         grants,
-				Family:         f,
-			})
+			c, _ := set.Get(name) // FunctionTimeout found it
+			specs = append(specs, toolSpec{Name: name, Aliases: c.Aliases, DeadlineMs: float64(c.TimeoutMs), Function: fn})
 		}
 	}
-	return specs, nil
+	return specs, fns, nil
 }

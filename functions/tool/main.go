@@ -1,6 +1,7 @@
 // Command tool is the Lambda function of every tool: one artifact, deployed
-// once per tool, with TOOLSHED_TOOL naming the tool the function serves.
-// Only that tool's family is built, from what the family asks of the Env;
+// once per tool, or once for all the tools of a family deployed as one
+// function (family.OneFunction), with TOOLSHED_TOOL naming the tools the
+// function serves. Only their family is built, from what it asks of the Env;
 // the stores are DynamoDB. Its HTTP routes trust the API key authorizer,
 // or with an issuer (TOOLSHED_OAUTH_ISSUER) check access tokens and API
 // keys themselves (oauth.Protect); direct invocations come from the
@@ -31,15 +32,15 @@ var version = "dev"
 
 func main() {
 	log, cfg, getenv := lambdaentry.Begin("tool", version,
-		"the Lambda function of one tool ("+config.Tool.Name()+" names it)", parameterstore.Fetch)
+		"the Lambda function of tools ("+config.Tool.Name()+" names them)", parameterstore.Fetch)
 	ctx := context.Background()
-	if cfg.Tool == "" {
-		lambdaentry.FatalIf(log, "configuration", fmt.Errorf("%s is not set: it names the tool this function serves", config.Tool.Name()))
+	if len(cfg.Tools) == 0 {
+		lambdaentry.FatalIf(log, "configuration", fmt.Errorf("%s is not set: it names the tools this function serves", config.Tool.Name()))
 	}
 	env := wiring.NewEnv(cfg, log)
 	env.Getenv = getenv
-	tools, err := family.Build(ctx, toolset.Families, env, cfg.Tool)
-	lambdaentry.FatalIf(log, "build "+cfg.Tool, err)
+	tools, err := family.Build(ctx, toolset.Families, env, cfg.Tools...)
+	lambdaentry.FatalIf(log, "build "+config.ToolValue(cfg.Tools), err)
 	stores, err := env.Stores(ctx) // the rate counters are shared in DynamoDB
 	lambdaentry.FatalIf(log, "open storage", err)
 	p, err := wiring.Pipeline(tools, wiring.PipelineOptions{

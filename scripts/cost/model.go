@@ -208,11 +208,11 @@ func (md model) fixedLines(p Profile) []line {
 	kept := math.Min(p.PushesPerDay*float64(days), p.PushesPerDay*daysPerMonth)
 	snapshotsGB := (1 + kept) * p.MB / 1024 // each push uploads the tree (zipped: less)
 	indexGB := float64(md.M.FirstBuild.S3PutBytes) * md.sizeRatio(p) / (1 << 30)
-	tools := len(toolset.Tools())
+	tools, functions := len(toolset.Tools()), len(deploy.Functions(toolset.Families))
 	return []line{
 		{"S3", "snapshots kept (GB-month)", snapshotsGB, s3Storage, perSize},
 		{"S3", "code index, vectors included (GB-month)", indexGB, s3Storage, perSize},
-		{"CloudWatch", "alarm metrics", float64(deploy.AlarmMetrics(tools+4, tools, len(dynamostore.Schemas))), alarmMetric, perMonth},
+		{"CloudWatch", "alarm metrics", float64(deploy.AlarmMetrics(functions+4, tools, len(dynamostore.Schemas))), alarmMetric, perMonth},
 		{"CloudWatch", "custom metrics (EMF)", float64(md.metrics(p)), customMetric, perMonth},
 		{"Secrets Manager", "the cursor key", 1, secret, perMonth},
 		{"Secrets Manager", "reads (one per cold start)", p.ColdShare * float64(p.Agents) * p.CallsPerAgentDay * daysPerMonth, secretCall, perMonth},

@@ -39,7 +39,7 @@ type Config struct {
 	Origins        []string          // TOOLSHED_ALLOWED_ORIGINS, extra browser origins
 	PublicURL      string            // TOOLSHED_PUBLIC_URL, the server's public origin (locally: http://<listen address>)
 	OAuth          OAuth             // TOOLSHED_OAUTH_*, OAuth access tokens beside API keys (oauth.go)
-	Tool           string            // TOOLSHED_TOOL, the tool a Lambda tool function serves
+	Tools          []string          // TOOLSHED_TOOL, the tools a Lambda tool function serves
 	ToolFunctions  map[string]string // TOOLSHED_TOOL_FUNCTIONS, gateway: tool → Lambda function
 	LogLevel       slog.Level        // TOOLSHED_LOG_LEVEL: debug, info, warn, error
 	Metrics        bool              // TOOLSHED_METRICS: write EMF metrics (default on in Lambda)
@@ -99,7 +99,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		S3Endpoint:     settings.Read(r, S3Endpoint),
 		Auth:           settings.Read(r, Auth),
 		LocalTenant:    settings.Read(r, LocalTenant),
-		Tool:           settings.Read(r, Tool),
+		Tools:          settings.Read(r, Tool),
 		ToolFunctions:  settings.Read(r, ToolFunctions),
 		RateLimits:     settings.Read(r, RateLimits),
 		Origins:        settings.Read(r, Origins),

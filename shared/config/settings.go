@@ -126,7 +126,7 @@ var (
 	Metrics = settings.New("TOOLSHED_METRICS", "",
 		"write CloudWatch EMF metrics to stdout", parseOptionalBool).Shown("on in Lambda")
 	Tool = settings.New("TOOLSHED_TOOL", "",
-		"the tool a Lambda tool function serves", settings.Text).Shown("(set by the CDK)")
+		"the tools a Lambda tool function serves, comma-separated (one, or all of a family deployed as one function)", settings.List).Shown("(set by the CDK)")
 	ToolFunctions = settings.New("TOOLSHED_TOOL_FUNCTIONS", "",
 		"the deployed gateway's Lambda function of each tool, a JSON object (`{\"hello\":\"<function name>\"}`)",
 		settings.JSONMap).Shown("(set by the CDK)")
@@ -154,6 +154,10 @@ var (
 		"where a deployed function copies the repository histories `scripts/snapshot push` uploaded, one bare git repository each, read by the history tools (see [History](history.md#deployed))",
 		settings.Text)
 )
+
+// ToolValue is the value of Tool that names tools: comma-separated, as
+// Tool reads it back (settings.List).
+func ToolValue(tools []string) string { return strings.Join(tools, ",") }
 
 // TableSettings are the settings naming each DynamoDB table.
 var TableSettings = map[Table]settings.Var[string]{

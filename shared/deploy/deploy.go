@@ -1,6 +1,8 @@
 // Package deploy derives what a deployment gives each tool function from
-// its family's declarations and its contract: the function's grants,
-// environment (with the chosen settings, checked) and timeout. The CDK app
+// its family's declarations and its tools' contracts: which tools each
+// function serves (one, or all of a family deployed as one function), the
+// function's grants, environment (with the chosen settings, checked) and
+// timeout. The CDK app
 // uses it, and so do the tests that run the bootstraps as deployed.
 package deploy
 
@@ -15,6 +17,7 @@ import (
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/repo"
+	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/secrets"
 	"github.com/toolshed/toolshed/shared/settings"
 )
@@ -33,17 +36,72 @@ var CommonSettings = []settings.Setting{config.RateLimits, config.LogLevel}
 // indexer's): the paths they never read, search or index.
 var RepositorySettings = []settings.Setting{config.RepoDeny}
 
-// Grants are the grants of the function serving tool: its rate counter
-// first (every tool function counts its calls), then the family's grants
-// for that tool.
-func Grants(f family.Family, tool string) []family.Grant {
-	return append([]family.Grant{family.Table(config.RateLimitsTable, "dynamodb:UpdateItem")}, f.GrantsFor(tool)...)
+// Function is one tool function of a deployment: the tools it serves, all
+// of one family.
+type Function struct {
+	// Name names the function (its log group, alarms and reserved
+	// concurrency): its tool's, or its family's when the family is
+	// deployed as one function (family.OneFunction).
+	Name   string
+	Family family.Family
+	Tools  []string
+}
+
+// Functions are the tool functions serving the families' tools, in family
+// order: one per tool, or one for all the tools of a family deployed as
+// one function.
+func Functions(families []family.Family) []Function {
+	var out []Function
+	for _, f := range families {
+		if f.OneFunction {
+			out = append(out, Function{Name: f.Name, Family: f, Tools: f.Tools})
+			continue
+		}
+		for _, tool := range f.Tools {
+			out = append(out, Function{Name: tool, Family: f, Tools: []string{tool}})
+		}
+	}
+	return out
+}
+
+// FunctionOf returns the function serving tool.
+func FunctionOf(families []family.Family, tool string) (Function, bool) {
+	for _, fn := range Functions(families) {
+		if slices.Contains(fn.Tools, tool) {
+			return fn, true
+		}
+	}
+	return Function{}, false
+}
+
+// Settings are the family's settings the function's tools read.
+func (fn Function) Settings() []settings.Setting { return fn.Family.SettingsFor(fn.Tools...) }
+
+// Grants are the grants of a tool function: its rate counter first (every
+// tool function counts its calls), then the family's grants for its
+// tools.
+func Grants(fn Function) []family.Grant {
+	return append([]family.Grant{family.Table(config.RateLimitsTable, "dynamodb:UpdateItem")}, fn.Family.GrantsFor(fn.Tools...)...)
 }
 
 // Timeout is the Lambda timeout of a tool whose contract allows
 // timeoutMs: that deadline in whole seconds, plus TimeoutMargin.
 func Timeout(timeoutMs int) time.Duration {
 	return time.Duration(math.Ceil(float64(timeoutMs)/1000))*time.Second + TimeoutMargin
+}
+
+// FunctionTimeout is the Lambda timeout of a tool function: the longest
+// Timeout of its tools, whose contracts are in set.
+func FunctionTimeout(fn Function, set *schema.Set) (time.Duration, error) {
+	var longest time.Duration
+	for _, tool := range fn.Tools {
+		c, ok := set.Get(tool)
+		if !ok || c.Name != tool {
+			return 0, fmt.Errorf("tool %s of family %s has no contract", tool, fn.Family.Name)
+		}
+		longest = max(longest, Timeout(c.TimeoutMs))
+	}
+	return longest, nil
 }
 
 // Deployment is what a deployment (the CDK app, or a test standing in for
@@ -61,14 +119,15 @@ type Deployment struct {
 	Getenv func(string) string
 }
 
-// Env is the environment of the function serving tool, and nothing more:
-// the tool, DynamoDB as the store, the name of each table the function is
+// Env is the environment of a tool function, and nothing more: its
+// tools, DynamoDB as the store, the name of each table the function is
 // granted, the bucket when it is granted any of it, the default repository
 // when the family reads repositories, and the settings (the family's fixed
 // Env, and the chosen process-wide and declared settings, see SettingsEnv).
-func Env(f family.Family, tool string, d Deployment) map[string]string {
-	env := map[string]string{config.Tool.Name(): tool, config.Store.Name(): string(config.StoreDynamoDB)}
-	grants := Grants(f, tool)
+func Env(fn Function, d Deployment) map[string]string {
+	f := fn.Family
+	env := map[string]string{config.Tool.Name(): config.ToolValue(fn.Tools), config.Store.Name(): string(config.StoreDynamoDB)}
+	grants := Grants(fn)
 	for _, g := range grants {
 		if g.Kind == family.TableGrant {
 			env[config.TableSettings[g.Table].Name()] = d.TableName(g.Table)
@@ -83,7 +142,7 @@ func Env(f family.Family, tool string, d Deployment) map[string]string {
 	for k, v := range f.Env {
 		env[k] = v
 	}
-	maps.Copy(env, SettingsEnv(slices.Concat(processSettings(f), f.SettingsFor(tool)), d.Getenv))
+	maps.Copy(env, SettingsEnv(slices.Concat(processSettings(f), fn.Settings()), d.Getenv))
 	return env
 }
 

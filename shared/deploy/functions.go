@@ -58,6 +58,11 @@ const (
 // price per GB-second); `make build` builds the bootstraps for it.
 const Architecture = "arm64"
 
+// LayerFolder is the build folder of a Lambda layer (family.Layers), next
+// to the bootstraps: `make build` lays out the git layer in
+// build/git-layer.
+func LayerFolder(layer string) string { return layer + "-layer" }
+
 // LogRetentionDays is how long every log group keeps its lines.
 const LogRetentionDays = 30
 

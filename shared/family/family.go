@@ -3,7 +3,7 @@
 // (Grants) and the settings they read (Settings), and has one constructor
 // that asks a wiring.Env for only the family's own dependencies. The local
 // server builds every family; a tool's Lambda function builds only the
-// family of its tool.
+// family of its tools.
 //
 // Adding a tool is a contract in contracts/, a package with its Family, and
 // one line in shared/toolset. The CDK app derives each tool's function,
@@ -48,12 +48,25 @@ type Family struct {
 	// ReadsRepositories says its tools read tenants' repositories, so its
 	// functions learn the deployment's default repository.
 	ReadsRepositories bool
-	// LocalOnly says only the local server serves its tools: the CDK app
-	// deploys no function for them, so the deployed gateway does not list
-	// them. It is for a family whose deployed path does not exist yet.
-	LocalOnly bool
+	// OneFunction says a deployment serves all its tools from one Lambda
+	// function (named after the family) instead of one per tool: for
+	// tools that share a costly state a function builds at its start (the
+	// history tools' copy of a repository's history in /tmp, a download
+	// of hundreds of MB that a function per tool would each repeat, and
+	// their blame cache), and it spares the stack the resources of the
+	// other functions (CloudFormation takes at most 500 per stack). The
+	// function has the union of its tools' grants and settings and the
+	// longest of their timeouts; each tool keeps its routes and alarms.
+	OneFunction bool
 	// MemoryMB is its functions' memory; 0 means DefaultMemoryMB.
 	MemoryMB int
+	// StorageMB is its functions' ephemeral storage (/tmp) in MB; 0 means
+	// Lambda's default (512 MB).
+	StorageMB int
+	// Layers are the Lambda layers its functions need (GitLayer), which a
+	// deployment attaches to them: Lambda extracts them into /opt, with
+	// /opt/bin on PATH and /opt/lib on LD_LIBRARY_PATH.
+	Layers []string
 	// Concurrency is the reserved concurrency of each of its functions
 	// when deployed: at most that many run at once, so that a flood of
 	// calls to a heavy tool cannot take every execution the account has;
@@ -64,6 +77,11 @@ type Family struct {
 	New func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error)
 }
 
+// GitLayer is the Lambda layer with the git program and the libraries it
+// links beyond the C library (scripts/gitlayer lays it out), for the
+// families that run git: the Lambda runtime has none.
+const GitLayer = "git"
+
 // Memory returns the family's function memory in MB.
 func (f Family) Memory() int {
 	if f.MemoryMB > 0 {
@@ -72,15 +90,22 @@ func (f Family) Memory() int {
 	return DefaultMemoryMB
 }
 
-// GrantsFor returns the grants of the family's function for one tool.
-func (f Family) GrantsFor(tool string) []Grant {
+// GrantsFor returns the grants of the family's function serving tools:
+// those of any of them, each once.
+func (f Family) GrantsFor(tools ...string) []Grant {
 	var out []Grant
 	for _, g := range f.Grants {
-		if len(g.Only) == 0 || slices.Contains(g.Only, tool) {
+		if appliesTo(g.Only, tools) {
 			out = append(out, g)
 		}
 	}
 	return out
+}
+
+// appliesTo reports whether a grant or setting limited to only (none:
+// every tool of the family) applies to a function serving tools.
+func appliesTo(only, tools []string) bool {
+	return len(only) == 0 || slices.ContainsFunc(tools, func(t string) bool { return slices.Contains(only, t) })
 }
 
 // Setting is one setting of a family's functions.
@@ -107,11 +132,12 @@ func Only(s settings.Setting, tools ...string) Setting {
 	return Setting{Setting: s, Only: tools}
 }
 
-// SettingsFor returns the settings of the family's function for one tool.
-func (f Family) SettingsFor(tool string) []settings.Setting {
+// SettingsFor returns the settings of the family's function serving
+// tools: those any of them reads, each once.
+func (f Family) SettingsFor(tools ...string) []settings.Setting {
 	var out []settings.Setting
 	for _, s := range f.Settings {
-		if len(s.Only) == 0 || slices.Contains(s.Only, tool) {
+		if appliesTo(s.Only, tools) {
 			out = append(out, s.Setting)
 		}
 	}

@@ -49,7 +49,7 @@ func BenchmarkColdStart(b *testing.B) {
 	d := newDeployment(b)
 	var starts []coldStart
 	starts = append(starts, gatewayColdStart(b, d), authorizerColdStart(b, d))
-	for _, tool := range toolset.Deployed() {
+	for _, tool := range toolset.Tools() {
 		starts = append(starts, toolColdStart(b, d, tool))
 	}
 

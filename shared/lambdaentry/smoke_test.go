@@ -41,7 +41,7 @@ func testSmoke(t *testing.T, d *deployment) {
 	if want := "toolshed " + testVersion; report.Server != want {
 		t.Errorf("serverInfo %q, want %q (the build's version)", report.Server, want)
 	}
-	if len(report.Tools) != len(toolset.Deployed()) {
+	if len(report.Tools) != len(toolset.Tools()) {
 		t.Errorf("tools/list: %v, want every deployed tool", report.Tools)
 	}
 	t.Run("tool selection", func(t *testing.T) { testSelectionDeployed(t, api.URL(), key) })
@@ -63,7 +63,7 @@ func httpAPI(t *testing.T, d *deployment) *lambdatest.HTTPAPI {
 	mcpAuthorizer := &lambdatest.Authorizer{Function: authorizerFn, CacheTTL: auth.AuthorizerCacheTTL}
 	functions := map[string]string{}
 	var routes []lambdatest.Route
-	for _, tool := range toolset.Deployed() {
+	for _, tool := range toolset.Tools() {
 		fn := d.Tool(t, tool)
 		functions[tool] = fn.Name
 		c, _ := d.Contracts.Get(tool)

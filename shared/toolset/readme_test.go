@@ -156,7 +156,7 @@ func TestSmokeExampleCounts(t *testing.T) {
 	if tools == nil || calls == nil {
 		t.Fatal("docs/deploy.md shows no smoke test output")
 	}
-	served := len(toolset.Deployed())
+	served := len(toolset.Tools())
 	if tools[1] != fmt.Sprint(served) || calls[1] != fmt.Sprint(3*served) {
 		t.Errorf("docs/deploy.md's smoke output shows %s tools and %s calls; %d tools are served, so %d calls", tools[1], calls[1], served, 3*served)
 	}

@@ -41,15 +41,3 @@ func Tools() []string {
 	}
 	return names
 }
-
-// Deployed returns the canonical names of the tools a deployment serves
-// (those of the families that are not LocalOnly), in family order.
-func Deployed() []string {
-	var names []string
-	for _, f := range Families {
-		if !f.LocalOnly {
-			names = append(names, f.Tools...)
-		}
-	}
-	return names
-}

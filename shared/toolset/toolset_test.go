@@ -89,7 +89,7 @@ func TestToolsThatNeverPage(t *testing.T) {
 				continue
 			}
 			lambda := map[string]string{"AWS_LAMBDA_RUNTIME_API": "127.0.0.1:9001"}
-			env := wiring.NewEnv(config.Config{Tool: tool}, nil).UseStores(stores, nil)
+			env := wiring.NewEnv(config.Config{Tools: []string{tool}}, nil).UseStores(stores, nil)
 			env.Getenv = func(k string) string { return lambda[k] }
 			_, err := family.Build(context.Background(), toolset.Families, env, tool)
 			if err != nil && strings.Contains(err.Error(), wiring.CursorKey.Name()) {

@@ -21,6 +21,7 @@ import (
 	"log/slog"
 	"maps"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -85,10 +86,12 @@ func NewEnv(cfg config.Config, log *slog.Logger) *Env {
 }
 
 // Serves reports whether the process serves tool: a tool's Lambda
-// function serves the one TOOLSHED_TOOL names (Config.Tool), the local
+// function serves those TOOLSHED_TOOL names (Config.Tools), the local
 // server every tool. A family asks it before it reads what only some of
 // its tools need (see family.Only).
-func (e *Env) Serves(tool string) bool { return e.Config.Tool == "" || e.Config.Tool == tool }
+func (e *Env) Serves(tool string) bool {
+	return len(e.Config.Tools) == 0 || slices.Contains(e.Config.Tools, tool)
+}
 
 // UseStores makes env hand out st instead of connecting to DynamoDB (the
 // embedded store a process has opened, or a test's); release, when not

@@ -141,3 +141,30 @@ func TestCodeIndexes(t *testing.T) {
 		})
 	}
 }
+
+// TestServes: a tool function serves the tools TOOLSHED_TOOL names (one,
+// or all of a family deployed as one function), the local server every
+// tool.
+func TestServes(t *testing.T) {
+	tests := []struct {
+		value string // TOOLSHED_TOOL
+		tool  string
+		want  bool
+	}{
+		{"", "blame", true},
+		{"hello", "hello", true},
+		{"hello", "blame", false},
+		{"list_commits,blame,list_refs", "blame", true},
+		{"list_commits,blame,list_refs", "get_commit", false},
+	}
+	for _, tt := range tests {
+		vars := map[string]string{config.Tool.Name(): tt.value}
+		cfg, err := config.FromEnv(func(k string) string { return vars[k] })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := wiring.NewEnv(cfg, nil).Serves(tt.tool); got != tt.want {
+			t.Errorf("%s=%q: Serves(%s) = %v, want %v", config.Tool.Name(), tt.value, tt.tool, got, tt.want)
+		}
+	}
+}

@@ -1,7 +1,7 @@
 // Package deploytest stands in for the deployed stack on this machine: the
 // functions' real bootstraps, built for the host, run as processes under
 // the Lambda harness (shared/testenv/lambdatest) with the environment,
-// timeout and memory the CDK app gives them, on DynamoDB tables (dynalite),
+// timeout, memory and layers the CDK app gives them, on DynamoDB tables (dynalite),
 // an S3 bucket (moto_server, started when a function needs it) and the
 // Lambda Invoke API. The bootstrap tests and `make bench-scale` use it.
 //
@@ -54,30 +54,30 @@ func BuildBootstraps(dir, version string) error {
 	for _, b := range Bootstraps {
 		args = append(args, "./functions/"+b)
 	}
-	return goBuild("the bootstraps", args...)
+	return goCommand("the bootstraps", append([]string{"build"}, args...)...)
 }
 
 // BuildSnapshotCLI builds scripts/snapshot for the host into dir and
 // returns the binary's path (see Stack.SnapshotPush).
 func BuildSnapshotCLI(dir string) (string, error) {
 	cli := filepath.Join(dir, "snapshot")
-	if err := goBuild("scripts/snapshot", "-o", cli, "./scripts/snapshot"); err != nil {
+	if err := goCommand("scripts/snapshot", "build", "-o", cli, "./scripts/snapshot"); err != nil {
 		return "", err
 	}
 	return cli, nil
 }
 
-// goBuild runs go build with args from the repository's root; what names
-// what it builds in the error.
-func goBuild(what string, args ...string) error {
+// goCommand runs the go command with args (build, run) from the
+// repository's root; what names what it makes in the error.
+func goCommand(what string, args ...string) error {
 	root, err := dynamotest.RepoRoot()
 	if err != nil {
 		return err
 	}
-	build := exec.Command("go", append([]string{"build"}, args...)...)
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		return fmt.Errorf("build %s: %v\n%s", what, err, out)
+	cmd := exec.Command("go", args...)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("make %s: %v\n%s", what, err, out)
 	}
 	return nil
 }
@@ -113,7 +113,7 @@ type Stack struct {
 
 	tb         testing.TB
 	bootstraps string
-	tools      map[string]*lambdatest.Function // tool functions by tool
+	tools      map[string]*lambdatest.Function // tool functions by function name (deploy.Function)
 }
 
 // New starts the emulators and the Invoke API, with the bootstraps built
@@ -160,55 +160,92 @@ func (s *Stack) Endpoints(cfg lambdatest.Config) lambdatest.Config {
 	return cfg
 }
 
-// Tool returns the function of a tool, started on first use and named
-// ToolFunctionName(tool).
-func (s *Stack) Tool(tb testing.TB, name string) *lambdatest.Function {
+// Tool returns the function serving a tool, started on first use and
+// named ToolFunctionName(tool): the tools of a family deployed as one
+// function get the same one.
+func (s *Stack) Tool(tb testing.TB, tool string) *lambdatest.Function {
 	tb.Helper()
+	name := ToolFunctionName(tool)
 	if fn, ok := s.tools[name]; ok {
 		return fn
 	}
-	fn := s.Start(tb, s.ToolConfig(tb, name))
+	fn := s.Start(tb, s.ToolConfig(tb, tool))
 	s.tools[name] = fn
 	return fn
 }
 
-// ToolFunctionName is the name of the function serving tool.
-func ToolFunctionName(tool string) string { return "toolshed-" + tool }
+// ToolFunctionName is the name of the function serving tool (that of its
+// deploy.Function); "" for a tool no family serves.
+func ToolFunctionName(tool string) string {
+	fn, ok := deploy.FunctionOf(toolset.Families, tool)
+	if !ok {
+		return ""
+	}
+	return "toolshed-" + fn.Name
+}
 
-// ToolConfig is a tool function as infra/main.go deploys it, from the same
-// derivation (deploy.Env, deploy.Timeout, the family's memory), with the
-// emulators' tables and bucket (and the S3 endpoint that finds it).
+// ToolConfig is the function serving a tool as infra/main.go deploys it,
+// from the same derivation (deploy.Functions, deploy.Env,
+// deploy.FunctionTimeout, the family's memory and layers, the layers laid
+// out for the host), with the emulators' tables and bucket (and the S3
+// endpoint that finds it).
 func (s *Stack) ToolConfig(tb testing.TB, tool string) lambdatest.Config {
 	tb.Helper()
-	fam, ok := family.Of(toolset.Families, tool)
-	c, found := s.Contracts.Get(tool)
-	if !ok || !found {
-		tb.Fatalf("no family or contract serves %q", tool)
+	fn, ok := deploy.FunctionOf(toolset.Families, tool)
+	if !ok {
+		tb.Fatalf("no family serves %q", tool)
+	}
+	timeout, err := deploy.FunctionTimeout(fn, s.Contracts)
+	if err != nil {
+		tb.Fatal(err)
 	}
 	dep := deploy.Deployment{
 		TableName: func(t config.Table) string { return s.TableName(tb, t) },
 		Getenv:    func(string) string { return "" },
 	}
-	if family.UsesBucket(deploy.Grants(fam, tool)) {
+	if family.UsesBucket(deploy.Grants(fn)) {
 		dep.Bucket, _ = s.S3(tb)
 	}
-	env := deploy.Env(fam, tool, dep)
+	env := deploy.Env(fn, dep)
 	if dep.Bucket != "" {
 		_, env[config.S3Endpoint.Name()] = s.S3(tb)
 	}
 	// Deployed, the functions that page read the cursor key from the
 	// secret the CDK app generates (see TOOLSHED_SECRET_PARAMETERS); here
 	// every function of the stack is given the same key as it is.
-	if slices.ContainsFunc(fam.SettingsFor(tool), func(v settings.Setting) bool { return v.Name() == wiring.CursorKey.Name() }) {
+	if slices.ContainsFunc(fn.Settings(), func(v settings.Setting) bool { return v.Name() == wiring.CursorKey.Name() }) {
 		env[wiring.CursorKey.Name()] = CursorKey
+	}
+	var layers []string
+	for _, layer := range fn.Family.Layers {
+		layers = append(layers, s.layer(tb, layer))
 	}
 	return lambdatest.Config{
 		Name:      ToolFunctionName(tool),
 		Bootstrap: filepath.Join(s.bootstraps, "tool"),
 		Env:       env,
-		Timeout:   deploy.Timeout(c.TimeoutMs),
-		MemoryMB:  fam.Memory(),
+		Timeout:   timeout,
+		MemoryMB:  fn.Family.Memory(),
+		Layers:    layers,
 	}
+}
+
+// layer returns the folder of a Lambda layer laid out for the host next
+// to the bootstraps, as `make build` lays it out for Lambda, laying it
+// out the first time a function needs it.
+func (s *Stack) layer(tb testing.TB, name string) string {
+	tb.Helper()
+	dir := filepath.Join(s.bootstraps, deploy.LayerFolder(name))
+	if _, err := os.Stat(dir); err == nil {
+		return dir
+	}
+	if name != family.GitLayer {
+		tb.Fatalf("no way to lay out the layer %q", name)
+	}
+	if err := goCommand("the git layer", "run", "./scripts/gitlayer", "-o", dir); err != nil {
+		tb.Fatal(err)
+	}
+	return dir
 }
 
 // GatewayConfig is the gateway as deployed, with TOOLSHED_TOOL_FUNCTIONS

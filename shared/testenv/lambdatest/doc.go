@@ -22,7 +22,12 @@
 //     (function name, region, dummy credentials, ...) plus its own, wired
 //     to a Runtime, holds it to its memory, CPU share and init limit,
 //     freezes it between invocations, and measures its init time and peak
-//     RSS.
+//     RSS. Its layers (Config.Layers, folders) are given to it as Lambda
+//     gives those it extracts into /opt: each one's bin on PATH, its lib
+//     on LD_LIBRARY_PATH. One divergence: Lambda puts /opt/bin last on
+//     PATH, the harness puts the layers' bin first, because this machine
+//     has programs in /usr/bin that AL2023 has not (git), and the
+//     program a function runs must be its layer's, as deployed.
 //   - Service serves the Invoke API (POST /2015-03-31/functions/{name}/
 //     invocations) for a set of Functions, so code that calls Lambda with
 //     the AWS SDK reaches them through AWS_ENDPOINT_URL_LAMBDA.

@@ -45,6 +45,13 @@ type Config struct {
 	// Emulator, when set, runs Bootstrap: a bootstrap built for another
 	// architecture runs as "Emulator Bootstrap" (qemu-aarch64-static).
 	Emulator string
+	// Layers are the folders of the function's Lambda layers, as Lambda
+	// gives them to it: each one's bin on PATH and lib on
+	// LD_LIBRARY_PATH (Lambda extracts them into /opt, whose bin and lib
+	// those are). Unlike Lambda, the layers' bin comes first on PATH: this
+	// machine's /usr/bin has programs AL2023's has not (git), which a
+	// layer gives the function and the harness must run.
+	Layers []string
 	// VCPU is the CPU the function gets, its init included, as Lambda
 	// gives it for the function's memory (one vCPU at 1,769 MB, in
 	// proportion below); 0 leaves the process unthrottled. It needs a
@@ -223,6 +230,15 @@ func environ(cfg Config, runtimeAPI string) []string {
 		"TZ":                              ":UTC",
 		"LANG":                            "en_US.UTF-8",
 		"PATH":                            "/usr/local/bin:/usr/bin/:/bin:/opt/bin",
+	}
+	var bins, libs []string
+	for _, layer := range cfg.Layers {
+		bins = append(bins, filepath.Join(layer, "bin"))
+		libs = append(libs, filepath.Join(layer, "lib"))
+	}
+	if len(cfg.Layers) > 0 {
+		env["PATH"] = strings.Join(append(bins, env["PATH"]), ":")
+		env["LD_LIBRARY_PATH"] = strings.Join(libs, ":")
 	}
 	for k, v := range cfg.Env {
 		env[k] = v

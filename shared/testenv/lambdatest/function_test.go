@@ -111,6 +111,38 @@ func TestAWSLambdaGoClient(t *testing.T) {
 // TestProcessEnds: a panic, a response over the limit and a timeout each end
 // the process; that invocation and every later one fail as Lambda reports
 // them.
+// TestLayers: a function's layers are on its PATH and LD_LIBRARY_PATH as
+// Lambda puts them, their programs before this machine's own (a layer's
+// git before /usr/bin/git).
+func TestLayers(t *testing.T) {
+	layers := []string{t.TempDir(), t.TempDir()}
+	for i, layer := range layers {
+		if err := os.MkdirAll(filepath.Join(layer, "bin"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		script := fmt.Sprintf("#!/bin/sh\necho layer %d\n", i)
+		if err := os.WriteFile(filepath.Join(layer, "bin", "git"), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fn := startEcho(t, Config{Layers: layers})
+	resp := invoke(t, fn, `{"run":"git"}`)
+	var got map[string]string
+	if err := json.Unmarshal(resp.Payload, &got); err != nil {
+		t.Fatalf("%v: %s", err, resp.Payload)
+	}
+	want := map[string]string{
+		"output":        "layer 0\n",
+		"path":          layers[0] + "/bin:" + layers[1] + "/bin:/usr/local/bin:/usr/bin/:/bin:/opt/bin",
+		"ldLibraryPath": layers[0] + "/lib:" + layers[1] + "/lib",
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %q", k, got[k], v)
+		}
+	}
+}
+
 func TestProcessEnds(t *testing.T) {
 	tests := []struct {
 		name      string

@@ -45,16 +45,25 @@ var pagingTools = []string{ListCommitsTool, GetCommitTool, CompareTool, SearchCo
 // Family registers the history tools. They run the git program over the
 // repository's .git (githistory says why git and not a library).
 //
-// Only the local server serves them for now: deployed snapshots carry no
-// history yet, the Lambda runtime has no git program, and six more tool
-// functions would take the stack past CloudFormation's 500 resources
-// (514), so the deployed path needs its own design first.
+// Deployed, they are one function (OneFunction): the tools share one /tmp
+// copy of a repository's history, a download of hundreds of MB each cold
+// start would otherwise repeat per tool, and one blame cache; and six
+// functions would take the stack past CloudFormation's 500 resources.
+// Its memory and ephemeral storage hold that history and git working on
+// it; the git layer gives it the git program, which the Lambda runtime
+// lacks.
 var Family = family.Family{
 	Name:              "history",
-	LocalOnly:         true,
+	OneFunction:       true,
+	MemoryMB:          2048,
+	StorageMB:         4096,
+	Layers:            []string{family.GitLayer},
 	ReadsRepositories: true,
-	Tools:             []string{ListCommitsTool, GetCommitTool, CompareTool, BlameTool, SearchCommitsTool, ListRefsTool},
-	Settings:          []family.Setting{family.Only(wiring.CursorKey, pagingTools...)},
+	// The repository's snapshot, as every repository tool reads it (a
+	// snapshot pushed without its history answers saying so).
+	Grants:   []family.Grant{family.Objects(repo.Prefix, "s3:GetObject"), family.List(repo.Prefix)},
+	Tools:    []string{ListCommitsTool, GetCommitTool, CompareTool, BlameTool, SearchCommitsTool, ListRefsTool},
+	Settings: []family.Setting{family.Only(wiring.CursorKey, pagingTools...)},
 	New: func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
 		src, err := env.Repo(ctx)
 		if err != nil {

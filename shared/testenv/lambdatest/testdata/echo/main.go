@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -31,6 +32,9 @@ type event struct {
 	// Count starts ("start") or reads ("read") a goroutine that counts
 	// milliseconds on its own, between invocations too unless frozen.
 	Count string `json:"count"`
+	// Run runs the program of that name, found on PATH, and returns what
+	// it printed with the PATH and LD_LIBRARY_PATH it ran with.
+	Run string `json:"run"`
 	// Records is an SQS event: a record whose body is "fail" is reported
 	// failed, "crash" ends the process, "sleep" sleeps a second.
 	Records []events.SQSMessage `json:"Records"`
@@ -77,6 +81,12 @@ func handle(ctx context.Context, ev event) (any, error) {
 		return "slept", nil
 	case ev.Big > 0:
 		return strings.Repeat("x", ev.Big), nil
+	case ev.Run != "":
+		out, err := exec.Command(ev.Run).Output()
+		if err != nil {
+			return nil, err
+		}
+		return map[string]string{"output": string(out), "path": os.Getenv("PATH"), "ldLibraryPath": os.Getenv("LD_LIBRARY_PATH")}, nil
 	case ev.Context:
 		lc, _ := lambdacontext.FromContext(ctx)
 		deadline, _ := ctx.Deadline()
