@@ -17,6 +17,13 @@ import (
 	"github.com/toolshed/toolshed/shared/toolerr"
 )
 
+// CopyStorageMB is the ephemeral storage (/tmp) of the deployed functions
+// that copy pushed histories (Published): the history tools', and those
+// of the file tools whose "ref" reads one. It holds the copies of a few
+// repositories as large as git.git's (318 MB) or the Go repository's; a
+// history larger than what is left answers SIZE_LIMIT_EXCEEDED.
+const CopyStorageMB = 4096
+
 // Published opens the histories pushed with the snapshots of an S3
 // source (Push): a view's repository's packs are copied from the bucket
 // into a bare repository under Dir, once, and read there with git.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/toolshed/toolshed/shared/githistory"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/reposcope"
 )
@@ -28,14 +27,18 @@ func (e *Env) BlameObjects(ctx context.Context) (*BlameObjects, error) {
 	return &BlameObjects{bucket: bucket}, nil
 }
 
-// BlameObjects keeps blames in the bucket, one object each:
-// history/<repository folder>/blame/<name>.json.
+// BlameObjects keeps blames in the bucket, one object each (BlameKey).
 type BlameObjects struct{ bucket *objects.Bucket }
 
-// BlameKey is the object key of a stored blame: in the blame/ folder of
-// the repository's pushed history (githistory.Folder).
+// BlamesPrefix is where blames are kept in the bucket:
+// blames/<repository folder>/<name>.json. It is not under the pushed
+// history's prefix (githistory.BucketPrefix) so that the functions that
+// write blames may write nothing of what users pushed.
+const BlamesPrefix = "blames/"
+
+// BlameKey is the object key of a stored blame.
 func BlameKey(repo reposcope.Ref, name string) string {
-	return githistory.Folder(repo) + "blame/" + name + ".json"
+	return BlamesPrefix + repo.Key() + "/" + name + ".json"
 }
 
 // Load reads a stored blame; false when there is none.

@@ -48,8 +48,14 @@ var Family = family.Family{
 	ReadsRepositories: true,
 	Tools:             []string{Tool},
 	// ListBucket makes S3 answer a missing pointer 404 (not 403).
-	Grants:   []family.Grant{family.Objects(repo.Prefix, "s3:GetObject"), family.List(repo.Prefix)},
-	MemoryMB: 3008,
+	// Its ref reads the pushed history, copied into /tmp.
+	Grants: []family.Grant{
+		family.Objects(repo.Prefix, "s3:GetObject"), family.List(repo.Prefix),
+		family.Objects(githistory.BucketPrefix, "s3:GetObject"), family.List(githistory.BucketPrefix),
+	},
+	Layers:    []string{family.GitLayer},
+	StorageMB: githistory.CopyStorageMB,
+	MemoryMB:  3008,
 	// 3 GB each: at most ten at once (about 30 GB-seconds a second).
 	Concurrency: 10,
 	Env:         map[string]string{"GOMEMLIMIT": "2700MiB", config.RepoCacheMB.Name(): "2048", config.RepoMaxMB.Name(): "800"},

@@ -56,12 +56,18 @@ var Family = family.Family{
 	Name:              "history",
 	OneFunction:       true,
 	MemoryMB:          2048,
-	StorageMB:         4096,
+	StorageMB:         githistory.CopyStorageMB,
 	Layers:            []string{family.GitLayer},
 	ReadsRepositories: true,
-	// The repository's snapshot, as every repository tool reads it (a
-	// snapshot pushed without its history answers saying so).
-	Grants:   []family.Grant{family.Objects(repo.Prefix, "s3:GetObject"), family.List(repo.Prefix)},
+	// The repository's snapshot, as every repository tool reads it, and
+	// its pushed history; blames are kept in their own folder, the only
+	// one it writes. ListBucket makes S3 answer a missing object 404 (a
+	// snapshot pushed without its history, a blame not kept), not 403.
+	Grants: []family.Grant{
+		family.Objects(repo.Prefix, "s3:GetObject"), family.List(repo.Prefix),
+		family.Objects(githistory.BucketPrefix, "s3:GetObject"), family.List(githistory.BucketPrefix),
+		family.Objects(wiring.BlamesPrefix, "s3:GetObject", "s3:PutObject"), family.List(wiring.BlamesPrefix),
+	},
 	Tools:    []string{ListCommitsTool, GetCommitTool, CompareTool, BlameTool, SearchCommitsTool, ListRefsTool},
 	Settings: []family.Setting{family.Only(wiring.CursorKey, pagingTools...)},
 	New: func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {

@@ -97,10 +97,15 @@ var Family = family.Family{
 		family.Objects(precisebucket.Prefix, "s3:GetObject"), family.List(precisebucket.Prefix),
 		family.Objects(indexfile.BucketPrefix, "s3:GetObject").For(ListReposTool),
 		family.List(indexfile.BucketPrefix).For(ListReposTool),
+		// list_files's ref reads the pushed history, copied into /tmp.
+		family.Objects(githistory.BucketPrefix, "s3:GetObject").For(ListFilesTool),
+		family.List(githistory.BucketPrefix).For(ListFilesTool),
 	},
-	MemoryMB: 2048,
-	Env:      map[string]string{"GOMEMLIMIT": "1800MiB", config.RepoMaxMB.Name(): "800"},
-	Settings: []family.Setting{family.Only(wiring.CursorKey, pagingTools...)},
+	Layers:    []string{family.GitLayer},
+	StorageMB: githistory.CopyStorageMB,
+	MemoryMB:  2048,
+	Env:       map[string]string{"GOMEMLIMIT": "1800MiB", config.RepoMaxMB.Name(): "800"},
+	Settings:  []family.Setting{family.Only(wiring.CursorKey, pagingTools...)},
 	New: func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
 		src, err := env.Repo(ctx)
 		if err != nil {

@@ -104,9 +104,14 @@ var Family = family.Family{
 		family.List(repo.Prefix),
 		family.Table(config.MemoryTable, "dynamodb:Query").For(ReadRepoFileTool),
 		family.Table(config.AccessTable, "dynamodb:UpdateItem").For(ReadFileTool),
+		// read_file's ref reads the pushed history, copied into /tmp.
+		family.Objects(githistory.BucketPrefix, "s3:GetObject").For(ReadFileTool),
+		family.List(githistory.BucketPrefix).For(ReadFileTool),
 	},
-	MemoryMB: 512,
-	Env:      map[string]string{"GOMEMLIMIT": "440MiB", config.RepoMaxMB.Name(): "1024"},
+	Layers:    []string{family.GitLayer},
+	StorageMB: githistory.CopyStorageMB,
+	MemoryMB:  512,
+	Env:       map[string]string{"GOMEMLIMIT": "440MiB", config.RepoMaxMB.Name(): "1024"},
 	New: func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
 		src, err := env.Repo(ctx)
 		if err != nil {
