@@ -49,7 +49,7 @@ func (c *checker) bench(runs int) error {
 			return c.call("grep_codebase", map[string]any{"pattern": "strbuf_addf", "ref": fmt.Sprintf("HEAD~%d", 100+grepAt)}, &sink)
 		}, nil, func(i int) []string { return []string{"grep", "-c", "strbuf_addf", fmt.Sprintf("HEAD~%d", 100+i)} }},
 	}
-	fmt.Printf("%s, %d runs each: p50 of the tool (through the pipeline) and of git\n", c.dir, runs)
+	fmt.Printf("%s, %d runs each: p50 of the tool (%s) and of git\n", c.dir, runs, c.via)
 	fmt.Printf("%-30s %12s %12s %8s\n", "operation", "tool", "git", "ratio")
 	for _, m := range ms {
 		tool, err := p50(runs, m.tool)

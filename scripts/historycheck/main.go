@@ -24,10 +24,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"testing"
 
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/family"
 	"github.com/toolshed/toolshed/shared/store/boltstore"
+	"github.com/toolshed/toolshed/shared/testenv/standalone"
 	"github.com/toolshed/toolshed/shared/toolkit"
 	"github.com/toolshed/toolshed/shared/toolset"
 	"github.com/toolshed/toolshed/shared/wiring"
@@ -38,21 +40,34 @@ func main() {
 	samples := flag.Int("samples", 40, "commits the check samples")
 	bench := flag.Bool("bench", false, "measure p50s next to git instead of checking")
 	runs := flag.Int("runs", 7, "runs per measurement")
+	harness := flag.Bool("harness", false, "push the repository with its history to the Lambda harness and call the deployed functions (through the gateway) instead of the local pipeline")
 	flag.Parse()
 	if *dir == "" {
-		fmt.Fprintln(os.Stderr, "usage: historycheck -repo DIR [-samples N] [-bench [-runs N]]")
+		fmt.Fprintln(os.Stderr, "usage: historycheck -repo DIR [-samples N] [-bench [-runs N]] [-harness]")
 		os.Exit(2)
 	}
-	c, err := newChecker(*dir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+	run := func(c *checker) error {
+		if *bench {
+			return c.bench(*runs)
+		}
+		return c.check(*samples)
 	}
-	defer c.close()
-	if *bench {
-		err = c.bench(*runs)
+	var err error
+	if *harness {
+		err = standalone.RunStderr(func(tb testing.TB) error {
+			c, err := newHarnessChecker(tb, *dir)
+			if err != nil {
+				return err
+			}
+			defer c.close()
+			return run(c)
+		})
 	} else {
-		err = c.check(*samples)
+		var c *checker
+		if c, err = newChecker(*dir); err == nil {
+			defer c.close()
+			err = run(c)
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -62,11 +77,16 @@ func main() {
 
 // checker calls the tools over one repository, and git in it.
 type checker struct {
-	dir   string
-	p     *toolkit.Pipeline
-	close func() error
-	diffs int
+	dir    string
+	invoke invoker
+	via    string // how the tools are called, for the bench's heading
+	close  func() error
+	diffs  int
 }
+
+// invoker calls one tool and returns its result, or an error with its
+// code and message.
+type invoker func(tool string, args []byte) (json.RawMessage, error)
 
 func newChecker(dir string) (*checker, error) {
 	data, err := os.MkdirTemp("", "historycheck")
@@ -91,17 +111,25 @@ func newChecker(dir string) (*checker, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &checker{dir: dir, p: p, close: func() error { env.Close(); return os.RemoveAll(data) }}, nil
+	invoke := func(tool string, args []byte) (json.RawMessage, error) {
+		o := p.Invoke(context.Background(), toolkit.Request{Tool: tool, Args: args, Tenant: "check", RequestID: "check"})
+		if !o.OK {
+			return nil, fmt.Errorf("%s %s", o.Error.Code, o.Error.Message)
+		}
+		return o.Result, nil
+	}
+	return &checker{dir: dir, invoke: invoke, via: "through the pipeline",
+		close: func() error { env.Close(); return os.RemoveAll(data) }}, nil
 }
 
 // call calls a tool and decodes its result into out.
 func (c *checker) call(tool string, args map[string]any, out any) error {
 	raw, _ := json.Marshal(args)
-	o := c.p.Invoke(context.Background(), toolkit.Request{Tool: tool, Args: raw, Tenant: "check", RequestID: "check"})
-	if !o.OK {
-		return fmt.Errorf("%s %s: %s %s", tool, raw, o.Error.Code, o.Error.Message)
+	result, err := c.invoke(tool, raw)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", tool, raw, err)
 	}
-	return json.Unmarshal(o.Result, out)
+	return json.Unmarshal(result, out)
 }
 
 // git runs git in the repository and returns its output.

@@ -251,6 +251,18 @@ func (g *Group) OOMKilled() bool {
 	return false
 }
 
+// PeakMemory is the most memory the group's processes have used at once,
+// page cache included (memory.peak in v2, memory.max_usage_in_bytes in
+// v1): what Lambda reports as an environment's Max Memory Used, children
+// such as git included.
+func (g *Group) PeakMemory() (int64, error) {
+	name := "memory.max_usage_in_bytes"
+	if g.v2 {
+		name = "memory.peak"
+	}
+	return strconv.ParseInt(strings.TrimSpace(g.read("memory", name)), 10, 64)
+}
+
 // KillAll kills every process in the group (a frozen one dies once
 // thawed, which KillAll does).
 func (g *Group) KillAll() {

@@ -360,6 +360,16 @@ func (f *Function) PeakRSS() (int64, error) {
 	return n, nil
 }
 
+// PeakMemory is the most memory the function's processes (the bootstrap
+// and what it started) have used at once, as Lambda's REPORT line's Max
+// Memory Used counts it; only with a cgroup (Limits).
+func (f *Function) PeakMemory() (int64, error) {
+	if f.sandbox.group == nil {
+		return 0, fmt.Errorf("peak memory of %s: no cgroup (%s)", f.Name, f.sandbox.How)
+	}
+	return f.sandbox.group.PeakMemory()
+}
+
 // Kill ends the process at once, as Lambda does when an invocation runs
 // past its timeout: the invocation under way fails with ErrorExit, and so
 // does every later one. It returns once the process has ended (Exited is
