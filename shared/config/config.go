@@ -32,7 +32,7 @@ type Config struct {
 	RepoDeny       []string          // TOOLSHED_REPO_DENY, globs the repository tools never read, beyond repo.DefaultDeny
 	RepoWatch      Watch             // TOOLSHED_REPO_WATCH: WatchAuto (file-system events) or WatchPoll (stat revalidation)
 	RepoPoll       time.Duration     // TOOLSHED_REPO_POLL, how often stat revalidation runs without events (2s)
-	HistoryDir     string            // TOOLSHED_HISTORY_DIR, where deployed functions copy pushed histories (/tmp/toolshed-history)
+	HistoryDir     string            // TOOLSHED_HISTORY_DIR, where deployed functions copy pushed histories ("": toolshed-history in os.TempDir)
 	RateLimits     map[string]int    // TOOLSHED_RATE_LIMITS, "tool=perMinute,..." overrides
 	Auth           AuthMode          // TOOLSHED_AUTH: AuthAuto (default), AuthKeys or AuthOff (loopback only)
 	LocalTenant    string            // TOOLSHED_LOCAL_TENANT, tenant when auth is off (local)

@@ -150,8 +150,8 @@ var (
 	PreciseQuiet = settings.New("TOOLSHED_PRECISE_QUIET", "3s",
 		"how long a repository must go without a change before the local server indexes what changed precisely again (a burst of saves is one run)",
 		settings.Duration)
-	HistoryDir = settings.New("TOOLSHED_HISTORY_DIR", "/tmp/toolshed-history",
-		"where a deployed function copies the repository histories `scripts/snapshot push` uploaded, one bare git repository each, read by the history tools (see [History](history.md#deployed))",
+	HistoryDir = settings.New("TOOLSHED_HISTORY_DIR", "",
+		"(default: `toolshed-history` in the temporary folder, `/tmp` on Lambda) where a deployed function copies the repository histories `scripts/snapshot push` uploaded, one bare git repository each, read by the history tools (see [History](history.md#deployed))",
 		settings.Text)
 )
 

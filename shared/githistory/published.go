@@ -188,6 +188,9 @@ func (p *Published) copy(ctx context.Context, c *copied, ref reposcope.Ref, ptr 
 			"The history pushed for %s does not hold commit %s, which its snapshot was made from: push it with its history (go run ./scripts/snapshot push -tenant %s -repo %s)", ref, ptr.Git, ref.Tenant, ref.Name).
 			With("repo", ref.Name).With("commit", ptr.Git)
 	}
+	if err := writeAttributes(ctx, r, ptr.Git); err != nil {
+		return nil, fmt.Errorf("the attributes of the history of %s: %w", ref, err)
+	}
 	return r, nil
 }
 

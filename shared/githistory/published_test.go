@@ -150,6 +150,65 @@ func TestPublished(t *testing.T) {
 	t.Run("a cut copy resumes", func(t *testing.T) { testResume(t, s) })
 	t.Run("a commit not pushed", func(t *testing.T) { testMissingCommit(t, s) })
 	t.Run("a corrupt history", func(t *testing.T) { testCorrupt(t, s) })
+	t.Run("diffs as in the checkout", func(t *testing.T) { testAttributes(t, s) })
+}
+
+// testAttributes: a checkout's .gitattributes decide how its diffs look
+// (the function a hunk is in, diff=perl; -diff makes a file binary), and
+// the copy's diffs look the same, nested .gitattributes files included.
+func testAttributes(t *testing.T, s *repotest.S3) {
+	p := newPushed(t, s, "attributes")
+	sub := func(body string) string { return "package X;\n\nsub greet {\n" + body + "}\n\n1;\n" }
+	lines := "  my $a = 1;\n  my $b = 2;\n  my $e = 5;\n  my $f = 6;\n  my $c = 3;\n  my $d = 4;\n"
+	repotest.GitCommit(t, p.dir, "Add attributes", map[string]string{
+		".gitattributes":       "*.pm diff=perl\n",
+		"lib/.gitattributes":   "*.dat -diff\n",
+		"lib/deep/Greet.pm":    sub(lines),
+		"lib/deep/table.dat":   "one\n",
+		"tools/deep/other.dat": "one\n",
+	})
+	repotest.GitCommit(t, p.dir, "Change them", map[string]string{
+		"lib/deep/Greet.pm":    sub(strings.Replace(lines, "$c = 3", "$c = 30", 1)),
+		"lib/deep/table.dat":   "two\n",
+		"tools/deep/other.dat": "two\n",
+	})
+	p.push(githistory.Bound{})
+	ctx := context.Background()
+	got, err := p.published().Open(ctx, p.view(p.head()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := githistory.Open(ctx, p.dir)
+	var changes [2][]githistory.Change
+	var patches [2][]githistory.Patch
+	for i, r := range []*githistory.Repo{got, want} {
+		var err error
+		changes[i], err = r.Changes(ctx, "HEAD~1", "HEAD")
+		if err == nil {
+			patches[i], err = r.Patches(ctx, "HEAD~1", "HEAD", changes[i])
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !reflect.DeepEqual(changes[0], changes[1]) || !reflect.DeepEqual(patches[0], patches[1]) {
+		t.Errorf("the copy's diff:\n%+v\n%+v\nthe checkout's:\n%+v\n%+v", changes[0], patches[0], changes[1], patches[1])
+	}
+	var header string
+	var binary, text bool
+	for i, c := range changes[1] {
+		switch {
+		case c.Path == "lib/deep/Greet.pm" && len(patches[1][i].Hunks) == 1:
+			header = patches[1][i].Hunks[0].Header
+		case c.Path == "lib/deep/table.dat":
+			binary = c.Binary
+		case c.Path == "tools/deep/other.dat":
+			text = !c.Binary
+		}
+	}
+	if header != "sub greet {" || !binary || !text {
+		t.Errorf("the checkout's diff: header %q, lib's .dat binary %v, tools' .dat text %v", header, binary, text)
+	}
 }
 
 func testSameAsLocal(t *testing.T, s *repotest.S3) {

@@ -1,6 +1,9 @@
 package wiring
 
 import (
+	"os"
+	"path/filepath"
+
 	"github.com/toolshed/toolshed/shared/githistory"
 )
 
@@ -13,7 +16,11 @@ func (e *Env) Histories() githistory.Histories {
 	defer e.mu.Unlock()
 	if e.histories == nil {
 		if e.Config.Bucket != "" {
-			e.histories = &githistory.Published{Bucket: e.S3, Dir: e.Config.HistoryDir}
+			dir := e.Config.HistoryDir
+			if dir == "" {
+				dir = filepath.Join(os.TempDir(), "toolshed-history")
+			}
+			e.histories = &githistory.Published{Bucket: e.S3, Dir: dir}
 		} else {
 			e.histories = &githistory.Local{}
 		}

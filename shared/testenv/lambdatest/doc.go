@@ -27,7 +27,10 @@
 //     on LD_LIBRARY_PATH. One divergence: Lambda puts /opt/bin last on
 //     PATH, the harness puts the layers' bin first, because this machine
 //     has programs in /usr/bin that AL2023 has not (git), and the
-//     program a function runs must be its layer's, as deployed.
+//     program a function runs must be its layer's, as deployed. Each
+//     function has a /tmp of its own, as each Lambda execution environment
+//     does: a folder the harness makes and removes, named by TMPDIR (which
+//     Lambda leaves unset: there os.TempDir is /tmp).
 //   - Service serves the Invoke API (POST /2015-03-31/functions/{name}/
 //     invocations) for a set of Functions, so code that calls Lambda with
 //     the AWS SDK reaches them through AWS_ENDPOINT_URL_LAMBDA.

@@ -139,7 +139,7 @@ func (f *Function) launch() error {
 		cmd = exec.Command(f.cfg.Emulator, f.cfg.Bootstrap)
 	}
 	cmd.Dir = filepath.Dir(f.cfg.Bootstrap)
-	cmd.Env = environ(f.cfg, f.Runtime.Addr())
+	cmd.Env = environ(f.cfg, f.Runtime.Addr(), f.sandbox.tmp)
 	cmd.Stdout = &f.output
 	cmd.Stderr = &f.output
 	cmd.SysProcAttr = procAttr()
@@ -210,7 +210,7 @@ func FunctionArn(region, name string) string {
 
 // environ is the process environment: what Lambda defines for a
 // provided.al2023 function, then the function's own variables.
-func environ(cfg Config, runtimeAPI string) []string {
+func environ(cfg Config, runtimeAPI, tmp string) []string {
 	env := map[string]string{
 		"AWS_LAMBDA_RUNTIME_API":          runtimeAPI,
 		"AWS_LAMBDA_FUNCTION_NAME":        cfg.Name,
@@ -228,6 +228,7 @@ func environ(cfg Config, runtimeAPI string) []string {
 		"LAMBDA_RUNTIME_DIR":              "/var/runtime",
 		"_HANDLER":                        filepath.Base(cfg.Bootstrap),
 		"TZ":                              ":UTC",
+		"TMPDIR":                          tmp,
 		"LANG":                            "en_US.UTF-8",
 		"PATH":                            "/usr/local/bin:/usr/bin/:/bin:/opt/bin",
 	}

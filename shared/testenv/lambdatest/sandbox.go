@@ -2,6 +2,7 @@ package lambdatest
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -23,11 +24,27 @@ type sandbox struct {
 	// How says how the limits are held: "cgroup v1", "cgroup v2", or the
 	// fallbacks and why.
 	How string
+	// tmp is the function's own /tmp (its TMPDIR).
+	tmp string
 }
 
 // newSandbox makes the sandbox of a function of memoryMB and vcpu (0: no
 // CPU share).
 func newSandbox(name string, memoryMB int, vcpu float64) (*sandbox, error) {
+	s, err := newLimits(name, memoryMB, vcpu)
+	if err != nil {
+		return nil, err
+	}
+	if s.tmp, err = os.MkdirTemp("", "lambdatest-tmp-"); err != nil {
+		s.group.Remove()
+		return nil, fmt.Errorf("lambdatest: the function's /tmp: %w", err)
+	}
+	return s, nil
+}
+
+// newLimits holds a function of memoryMB and vcpu in a cgroup, or says
+// which fallbacks hold it.
+func newLimits(name string, memoryMB int, vcpu float64) (*sandbox, error) {
 	s := &sandbox{memory: int64(memoryMB) << 20}
 	group, err := proclimit.New(proclimit.Spec{Name: "lambdatest-" + name, MemoryBytes: s.memory, CPU: vcpu > 0, Freezer: true})
 	if err != nil {
@@ -83,5 +100,9 @@ func (s *sandbox) outOfMemory(output string) bool {
 	return strings.Contains(output, "fatal error: out of memory") || strings.Contains(output, "runtime: out of memory")
 }
 
-// remove kills what is left and deletes the cgroup.
-func (s *sandbox) remove() { s.group.Remove() }
+// remove kills what is left and deletes the cgroup and the function's
+// /tmp.
+func (s *sandbox) remove() {
+	s.group.Remove()
+	os.RemoveAll(s.tmp)
+}
