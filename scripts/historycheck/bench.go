@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"os/exec"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/toolshed/toolshed/shared/testenv/latency"
@@ -25,15 +27,19 @@ func (c *checker) bench(runs int) error {
 	path := "color.c" // 500 lines in git.git; -path would be a flag if another repository needed one
 	var sink any
 	readAt, grepAt := 0, 0 // the runs so far, each at a revision of its own (grep's from HEAD~101: not read_file's)
+	// Blames are kept by (path, the commit that last changed it): each
+	// run blames the file as another commit that changed it left it, so
+	// none is answered from what an earlier run kept.
+	changed := strings.Fields(c.git("log", "--format=%H", "-n", strconv.Itoa(runs+1), "HEAD", "--", path))
+	blameAt := 0
 	ms := []measurement{
 		{"log of a path (100 commits)", func() error {
 			return c.call("list_commits", map[string]any{"path": path, "limit": 100}, &sink)
 		}, []string{"log", "--format=%H%P%an%ae%aI%s", "--numstat", "-M", "--diff-merges=first-parent", "-n", "100", "HEAD", "--", path}, nil},
 		{"blame of a 500-line file", func() error {
-			// The working tree's file: blames of a commit are kept, and
-			// would be measured once.
-			return c.call("blame", map[string]any{"path": path}, &sink)
-		}, []string{"blame", "--porcelain", "-M", "--", path}, nil},
+			blameAt++
+			return c.call("blame", map[string]any{"path": path, "ref": changed[blameAt%len(changed)]}, &sink)
+		}, nil, func(i int) []string { return []string{"blame", "--porcelain", "-M", changed[i%len(changed)], "--", path} }},
 		{"get_commit", func() error {
 			return c.call("get_commit", map[string]any{"commit": "HEAD~1", "limit": 50}, &sink)
 		}, []string{"show", "--first-parent", "-M", "HEAD~1"}, nil},

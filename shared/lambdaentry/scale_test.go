@@ -18,6 +18,7 @@ import (
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
 	"github.com/toolshed/toolshed/shared/embedding"
+	"github.com/toolshed/toolshed/shared/githistory"
 	"github.com/toolshed/toolshed/shared/repo"
 	"github.com/toolshed/toolshed/shared/reposcope"
 	"github.com/toolshed/toolshed/shared/settings"
@@ -141,7 +142,8 @@ func TestScale(t *testing.T) {
 }
 
 // scaleTools are the tools TestScale measures.
-var scaleTools = []string{"context_search", "grep_codebase", "read_file", "find_symbols", "find_references"}
+var scaleTools = []string{"context_search", "grep_codebase", "read_file", "find_symbols", "find_references",
+	"list_commits", "blame", "list_files"}
 
 // scaleCall is a measured tool's first call and the warm calls made in
 // turn after it.
@@ -164,6 +166,17 @@ func scaleCalls(root string) []scaleCall {
 			[]string{`{"name":"NewReader"}`, `{"name":"Builder"}`, `{"name":"Unmarshal"}`}},
 		{"find_references", `{"name":"ReadMIMEHeader"}`,
 			[]string{`{"name":"NewScanner"}`, `{"name":"Builder"}`, `{"name":"ErrNotExist","limit":50}`}},
+		// The history: the function copies it into its /tmp first.
+		{"list_commits", `{"path":"` + root + `net/http/client.go"}`,
+			[]string{`{}`, `{"limit":5}`, `{"path":"` + root + `sort/sort.go"}`}},
+		{"blame", `{"path":"` + root + `net/http/client.go","ref":"HEAD"}`,
+			[]string{`{"path":"` + root + `strings/builder.go","ref":"HEAD"}`, `{"path":"` + root + `sort/sort.go","ref":"HEAD"}`, `{"path":"` + root + `bufio/scan.go","ref":"HEAD"}`}},
+		{"read_file", `{"path":"` + root + `net/http/client.go","ref":"HEAD"}`,
+			[]string{`{"path":"` + root + `strings/builder.go","ref":"HEAD"}`, `{"path":"` + root + `sort/sort.go","ref":"HEAD"}`, `{"path":"` + root + `bufio/scan.go","ref":"HEAD"}`}},
+		{"list_files", `{"path":"` + root + `net/http","ref":"HEAD"}`,
+			[]string{`{"path":"` + root + `strings","ref":"HEAD"}`, `{"path":"` + root + `sort","ref":"HEAD"}`}},
+		{"grep_codebase", `{"pattern":"func \\(c \\*Client\\) Do\\(","ref":"HEAD"}`,
+			[]string{`{"pattern":"ErrNotExist","ref":"HEAD"}`, `{"pattern":"TODO\\(","limit":5,"ref":"HEAD"}`}},
 	}
 }
 
@@ -307,8 +320,19 @@ func publishCheckout(t *testing.T, d *deployment, tenant, dir string) repo.Point
 			paths = append(paths, p)
 		}
 	}
+	head, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
 	s3 := repotest.S3{Moto: d.Moto, Bucket: d.Bucket}
-	pub, err := repo.Publish(context.Background(), s3.Objects(), repo.PublishInput{Repo: reposcope.DefaultOf(tenant), Commit: "scale-" + filepath.Base(dir),
+	ctx, ref, commit := context.Background(), reposcope.DefaultOf(tenant), strings.TrimSpace(string(head))
+	start := time.Now()
+	h, err := githistory.Push(ctx, s3.Objects(), githistory.PushInput{Repo: ref, Dir: dir, Commit: commit, Now: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("pushed %s's history (%d commits) in %v", tenant, h.Manifest.Commits, time.Since(start).Round(time.Millisecond))
+	pub, err := repo.Publish(ctx, s3.Objects(), repo.PublishInput{Repo: ref, Commit: "scale-" + filepath.Base(dir), Git: commit,
 		Dir: dir, Paths: paths, MaxBytes: 4 << 30, Now: time.Now()})
 	if err != nil {
 		t.Fatal(err)
