@@ -235,16 +235,18 @@ cost-measure: node_modules pytools
 ## check-history: the history tools (list_commits, get_commit, compare, blame,
 ## read_file's ref) next to git log, git show, git diff, git blame --porcelain
 ## and git show REV:PATH on a real history: REPO is a git working tree with
-## thousands of commits (ARGS="-samples 100")
-check-history:
+## thousands of commits (ARGS="-samples 100"; ARGS=-harness: pushed with its
+## history to the Lambda harness, through the deployed functions)
+check-history: pytools git-packages
 	@test -n "$(REPO)" || { echo "usage: make check-history REPO=/path/to/git/checkout"; exit 2; }
 	$(GO) run ./scripts/historycheck -repo $(REPO) $(ARGS)
 
 ## bench-history: log of a path, blame of a 500-line file (color.c: REPO is a
 ## checkout of git.git), get_commit and compare across 100 commits, p50 of
 ## each tool next to the git program doing the same, in one run; read_file and
-## grep_codebase at a ref (each run at another commit)
-bench-history:
+## grep_codebase at a ref (each run at another commit); ARGS=-harness: through
+## the Lambda harness and the gateway
+bench-history: pytools git-packages
 	@test -n "$(REPO)" || { echo "usage: make bench-history REPO=/path/to/git.git/checkout"; exit 2; }
 	$(GO) run ./scripts/historycheck -repo $(REPO) -bench $(ARGS)
 
