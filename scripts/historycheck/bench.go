@@ -39,7 +39,9 @@ func (c *checker) bench(runs int) error {
 		{"blame of a 500-line file", func() error {
 			blameAt++
 			return c.call("blame", map[string]any{"path": path, "ref": changed[blameAt%len(changed)]}, &sink)
-		}, nil, func(i int) []string { return []string{"blame", "--porcelain", "-M", changed[i%len(changed)], "--", path} }},
+		}, nil, func(i int) []string {
+			return []string{"blame", "--porcelain", "-M", changed[i%len(changed)], "--", path}
+		}},
 		{"get_commit", func() error {
 			return c.call("get_commit", map[string]any{"commit": "HEAD~1", "limit": 50}, &sink)
 		}, []string{"show", "--first-parent", "-M", "HEAD~1"}, nil},
