@@ -227,11 +227,9 @@ func OverStores(paging string, tools func(st store.Stores, now func() time.Time,
 		if err != nil {
 			return nil, err
 		}
-		var key cursor.Key
-		if env.Serves(paging) {
-			if key, err = env.Cursors(); err != nil {
-				return nil, err
-			}
+		key, err := env.CursorsFor(paging)
+		if err != nil {
+			return nil, err
 		}
 		return tools(st, env.Now, key), nil
 	}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/toolshed/toolshed/shared/config"
@@ -63,6 +64,17 @@ func (e *Env) Cursors() (cursor.Key, error) {
 	}
 	e.cursors = &key
 	return key, nil
+}
+
+// CursorsFor returns the paging cursors' key when the process serves one
+// of the tools that page (Cursors), and the zero Key otherwise: a
+// function serving none of them starts without the key, which only
+// paging would use.
+func (e *Env) CursorsFor(paging ...string) (cursor.Key, error) {
+	if !slices.ContainsFunc(paging, e.Serves) {
+		return cursor.Key{}, nil
+	}
+	return e.Cursors()
 }
 
 // localCursorKey reads the key kept at path, or first makes one there:

@@ -18,7 +18,6 @@ package history
 
 import (
 	"context"
-	"slices"
 
 	"github.com/toolshed/toolshed/shared/cursor"
 	"github.com/toolshed/toolshed/shared/family"
@@ -75,11 +74,9 @@ var Family = family.Family{
 		if err != nil {
 			return nil, err
 		}
-		var key cursor.Key
-		if slices.ContainsFunc(pagingTools, env.Serves) {
-			if key, err = env.Cursors(); err != nil {
-				return nil, err
-			}
+		key, err := env.CursorsFor(pagingTools...)
+		if err != nil {
+			return nil, err
 		}
 		stored, err := env.BlameObjects(ctx)
 		if err != nil {

@@ -38,7 +38,6 @@ package navigate
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/contextindex/indexfile"
@@ -117,13 +116,9 @@ var Family = family.Family{
 		if err != nil {
 			return nil, err
 		}
-		// A function serving find_definition starts without the key: its
-		// tools get the zero Key, which only paging would use.
-		var key cursor.Key
-		if slices.ContainsFunc(pagingTools, env.Serves) {
-			if key, err = env.Cursors(); err != nil {
-				return nil, err
-			}
+		key, err := env.CursorsFor(pagingTools...)
+		if err != nil {
+			return nil, err
 		}
 		indexes, err := env.PreciseIndexes(ctx)
 		if err != nil {
