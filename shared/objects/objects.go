@@ -182,11 +182,16 @@ func (b *Bucket) Open(ctx context.Context, key, ifNoneMatch string) (*Object, er
 	if ifNoneMatch != "" {
 		in.IfNoneMatch = &ifNoneMatch
 	}
+	return b.get(ctx, in)
+}
+
+// get starts reading what in asks for.
+func (b *Bucket) get(ctx context.Context, in *s3.GetObjectInput) (*Object, error) {
 	out, err := b.api.GetObject(ctx, in)
 	if err != nil {
-		return nil, b.fail("read", key, err)
+		return nil, b.fail("read", aws.ToString(in.Key), err)
 	}
-	return &Object{Body: out.Body, Info: Info{Key: key, Size: aws.ToInt64(out.ContentLength), ETag: aws.ToString(out.ETag),
+	return &Object{Body: out.Body, Info: Info{Key: aws.ToString(in.Key), Size: aws.ToInt64(out.ContentLength), ETag: aws.ToString(out.ETag),
 		Modified: aws.ToTime(out.LastModified), Metadata: out.Metadata}}, nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 )
 
@@ -14,18 +13,13 @@ import (
 // ErrPrecondition): a part of a large object without the rest (the files
 // of one batch in a snapshot's zip).
 func (b *Bucket) ReadRange(ctx context.Context, key, etag string, off, n int64) ([]byte, error) {
-	rng := fmt.Sprintf("bytes=%d-%d", off, off+n-1)
-	in := &s3.GetObjectInput{Bucket: &b.name, Key: &key, Range: &rng}
-	if etag != "" {
-		in.IfMatch = &etag
-	}
-	out, err := b.api.GetObject(ctx, in)
+	o, err := b.get(ctx, b.rangeInput(key, etag, fmt.Sprintf("bytes=%d-%d", off, off+n-1)))
 	if err != nil {
-		return nil, b.fail("read", key, err)
+		return nil, err
 	}
-	defer out.Body.Close()
+	defer o.Body.Close()
 	buf := make([]byte, n)
-	if _, err := io.ReadFull(out.Body, buf); err != nil {
+	if _, err := io.ReadFull(o.Body, buf); err != nil {
 		return nil, b.fail("read", key, err)
 	}
 	return buf, nil
@@ -36,15 +30,15 @@ func (b *Bucket) ReadRange(ctx context.Context, key, etag string, off, n int64) 
 // ErrPrecondition): the rest of a download cut short, streamed rather
 // than held in memory.
 func (b *Bucket) OpenFrom(ctx context.Context, key, etag string, off int64) (*Object, error) {
-	rng := fmt.Sprintf("bytes=%d-", off)
+	return b.get(ctx, b.rangeInput(key, etag, fmt.Sprintf("bytes=%d-", off)))
+}
+
+// rangeInput asks for the bytes rng (an HTTP Range) of key, of the
+// version whose ETag is etag ("" for any).
+func (b *Bucket) rangeInput(key, etag, rng string) *s3.GetObjectInput {
 	in := &s3.GetObjectInput{Bucket: &b.name, Key: &key, Range: &rng}
 	if etag != "" {
 		in.IfMatch = &etag
 	}
-	out, err := b.api.GetObject(ctx, in)
-	if err != nil {
-		return nil, b.fail("read", key, err)
-	}
-	return &Object{Body: out.Body, Info: Info{Key: key, Size: aws.ToInt64(out.ContentLength), ETag: aws.ToString(out.ETag),
-		Modified: aws.ToTime(out.LastModified), Metadata: out.Metadata}}, nil
+	return in
 }
