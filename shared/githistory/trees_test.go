@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -28,17 +27,7 @@ import (
 func treeFixture(t *testing.T) (string, string) {
 	t.Helper()
 	dir := t.TempDir()
-	git := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-c", "commit.gpgSign=false", "-c", "user.name=T", "-c", "user.email=t@example.com"}, args...)...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	git := func(args ...string) string { t.Helper(); return repotest.Git(t, dir, args...) }
 	git("init", "-q", "-b", "main")
 	files := map[string]string{
 		"README.md": "# Tree\n", "src/a.go": "package a\n", ".env": "TOKEN=x\n", "notes.txt": "keys\n" + fakesecret.PrivateKey(),

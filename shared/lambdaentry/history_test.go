@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/objects"
 	"github.com/toolshed/toolshed/shared/testenv/deploytest"
 	"github.com/toolshed/toolshed/shared/wiring"
@@ -33,8 +34,8 @@ func TestHistoryFunction(t *testing.T) {
 	}
 	cfg := d.ToolConfig(t, history.ListRefsTool)
 	if cfg.Name != "toolshed-history" || cfg.MemoryMB != 2048 || len(cfg.Layers) != 1 ||
-		cfg.Env["TOOLSHED_TOOL"] != strings.Join(history.Family.Tools, ",") {
-		t.Fatalf("the history function: %s, %d MB, layers %v, TOOLSHED_TOOL %q", cfg.Name, cfg.MemoryMB, cfg.Layers, cfg.Env["TOOLSHED_TOOL"])
+		cfg.Env[config.Tool.Name()] != strings.Join(history.Family.Tools, ",") {
+		t.Fatalf("the history function: %s, %d MB, layers %v, TOOLSHED_TOOL %q", cfg.Name, cfg.MemoryMB, cfg.Layers, cfg.Env[config.Tool.Name()])
 	}
 	layer := cfg.Layers[0]
 	git := exec.Command("/bin/sh", "-c", "git version")

@@ -92,7 +92,7 @@ func (g *gitFixture) commit(i int, message string, files map[string]string) {
 	g.run("commit", "-q", "-m", message)
 }
 
-func (g *gitFixture) run(args ...string) {
+func (g *gitFixture) run(args ...string) string {
 	g.tb.Helper()
 	cmd := exec.Command("git", append([]string{"-c", "commit.gpgSign=false", "-c", "tag.gpgSign=false"}, args...)...)
 	cmd.Dir = g.dir
@@ -101,9 +101,23 @@ func (g *gitFixture) run(args ...string) {
 	if len(g.env) == 0 {
 		cmd.Env = append(cmd.Env, g.dates(1)...)
 	}
-	if out, err := cmd.CombinedOutput(); err != nil {
+	out, err := cmd.CombinedOutput()
+	if err != nil {
 		g.tb.Fatalf("git %v: %v\n%s", args, err, out)
 	}
+	return strings.TrimSpace(string(out))
+}
+
+// authorT is the author and committer of Git and GitCommit, dated now.
+var authorT = []string{"GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com"}
+
+// Git runs git with args in dir as author T, with no user or system
+// configuration, and returns what it printed, trimmed; it fails tb when
+// git fails.
+func Git(tb testing.TB, dir string, args ...string) string {
+	tb.Helper()
+	g := gitFixture{tb: tb, dir: dir, env: authorT}
+	return g.run(args...)
 }
 
 // GitCommit commits files (written over what is there) to the repository
@@ -117,7 +131,6 @@ func GitCommit(tb testing.TB, dir, message string, files map[string]string) {
 			tb.Fatal(err)
 		}
 	}
-	g := gitFixture{tb: tb, dir: dir, env: []string{"GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com"}}
-	g.run("add", "-A")
-	g.run("commit", "-q", "-m", message)
+	Git(tb, dir, "add", "-A")
+	Git(tb, dir, "commit", "-q", "-m", message)
 }

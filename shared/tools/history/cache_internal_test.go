@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -98,17 +97,7 @@ func TestAnUnchangedFileIsNeverBlamedTwice(t *testing.T) {
 // changed by the commit that brought A back.
 func TestABlobReachedAgainHasItsOwnBlame(t *testing.T) {
 	dir := t.TempDir()
-	git := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-c", "commit.gpgSign=false", "-c", "user.name=T", "-c", "user.email=t@example.com"}, args...)...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	git := func(args ...string) string { t.Helper(); return repotest.Git(t, dir, args...) }
 	git("init", "-q", "-b", "main")
 	var commits []string
 	for i, content := range []string{"A\n", "B\n", "A\n"} {
