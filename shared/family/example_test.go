@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolshed/toolshed/shared/config"
 	"github.com/toolshed/toolshed/shared/family"
+	"github.com/toolshed/toolshed/shared/githistory"
 	"github.com/toolshed/toolshed/shared/schema"
 	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/toolkit"
@@ -84,4 +85,23 @@ func ExampleBuild() {
 	// Output:
 	// {"text":"HELLO!!!"}
 	// build shout tools: TOOLSHED_SHOUT_MARKS="none": use a positive whole number
+}
+
+// ReadsHistory adds to a family what its functions need to read pushed
+// histories, the grant for the named tools only, and leaves the family it
+// was given as it was.
+func ExampleReadsHistory() {
+	files := family.Family{Name: "files", Tools: []string{"read", "write"},
+		Grants: []family.Grant{family.Objects("snapshots/", "s3:GetObject")}}
+	f := family.ReadsHistory(files, "read")
+	fmt.Println(f.Layers, f.StorageMB == githistory.CopyStorageMB)
+	for _, tool := range f.Tools {
+		fmt.Println(tool, len(f.GrantsFor(tool)))
+	}
+	fmt.Println(len(files.Grants), files.Layers)
+	// Output:
+	// [git] true
+	// read 3
+	// write 1
+	// 1 []
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/toolshed/toolshed/shared/cursor"
+	"github.com/toolshed/toolshed/shared/githistory"
 	"github.com/toolshed/toolshed/shared/settings"
 	"github.com/toolshed/toolshed/shared/store"
 	"github.com/toolshed/toolshed/shared/toolkit"
@@ -81,6 +82,20 @@ type Family struct {
 // links beyond the C library (scripts/gitlayer lays it out), for the
 // families that run git: the Lambda runtime has none.
 const GitLayer = "git"
+
+// ReadsHistory returns f with what its functions need to read the
+// repositories' pushed histories (githistory.Published) when deployed:
+// the git layer, githistory.CopyStorageMB of /tmp for the copy, and read
+// access to the histories for the named tools (none named: all of them).
+// The history tools read them, and so does the "ref" of the file tools.
+// ListBucket makes S3 answer 404 (pushed without its history), not 403.
+func ReadsHistory(f Family, tools ...string) Family {
+	f.Layers = append(slices.Clone(f.Layers), GitLayer)
+	f.StorageMB = max(f.StorageMB, githistory.CopyStorageMB)
+	f.Grants = append(slices.Clone(f.Grants),
+		Objects(githistory.BucketPrefix, "s3:GetObject").For(tools...), List(githistory.BucketPrefix).For(tools...))
+	return f
+}
 
 // Memory returns the family's function memory in MB.
 func (f Family) Memory() int {

@@ -43,19 +43,13 @@ const Tool = "grep_codebase"
 // a larger one here instead of running out of memory (the deployment's
 // limit, config.DefaultRepoMaxMB, is higher). GOMEMLIMIT keeps the Go
 // heap under the function's memory.
-var Family = family.Family{
+var Family = family.ReadsHistory(family.Family{ // its ref
 	Name:              "grep",
 	ReadsRepositories: true,
 	Tools:             []string{Tool},
 	// ListBucket makes S3 answer a missing pointer 404 (not 403).
-	// Its ref reads the pushed history, copied into /tmp.
-	Grants: []family.Grant{
-		family.Objects(repo.Prefix, "s3:GetObject"), family.List(repo.Prefix),
-		family.Objects(githistory.BucketPrefix, "s3:GetObject"), family.List(githistory.BucketPrefix),
-	},
-	Layers:    []string{family.GitLayer},
-	StorageMB: githistory.CopyStorageMB,
-	MemoryMB:  3008,
+	Grants:   []family.Grant{family.Objects(repo.Prefix, "s3:GetObject"), family.List(repo.Prefix)},
+	MemoryMB: 3008,
 	// 3 GB each: at most ten at once (about 30 GB-seconds a second).
 	Concurrency: 10,
 	Env:         map[string]string{"GOMEMLIMIT": "2700MiB", config.RepoCacheMB.Name(): "2048", config.RepoMaxMB.Name(): "800"},
@@ -81,7 +75,7 @@ var Family = family.Family{
 		})
 		return Tools(src, env.Revisions()), nil
 	},
-}
+})
 
 // Tools returns grep_codebase over src, and over other commits' files
 // (ref) through revisions.

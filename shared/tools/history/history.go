@@ -51,20 +51,17 @@ var pagingTools = []string{ListCommitsTool, GetCommitTool, CompareTool, SearchCo
 // Its memory and ephemeral storage hold that history and git working on
 // it; the git layer gives it the git program, which the Lambda runtime
 // lacks.
-var Family = family.Family{
+var Family = family.ReadsHistory(family.Family{
 	Name:              "history",
 	OneFunction:       true,
 	MemoryMB:          2048,
-	StorageMB:         githistory.CopyStorageMB,
-	Layers:            []string{family.GitLayer},
 	ReadsRepositories: true,
-	// The repository's snapshot, as every repository tool reads it, and
-	// its pushed history; blames are kept in their own folder, the only
-	// one it writes. ListBucket makes S3 answer a missing object 404 (a
-	// snapshot pushed without its history, a blame not kept), not 403.
+	// The repository's snapshot, as every repository tool reads it (and,
+	// by ReadsHistory, its pushed history); blames are kept in their own
+	// folder, the only one it writes. ListBucket makes S3 answer a
+	// missing object 404 (a blame not kept), not 403.
 	Grants: []family.Grant{
 		family.Objects(repo.Prefix, "s3:GetObject"), family.List(repo.Prefix),
-		family.Objects(githistory.BucketPrefix, "s3:GetObject"), family.List(githistory.BucketPrefix),
 		family.Objects(wiring.BlamesPrefix, "s3:GetObject", "s3:PutObject"), family.List(wiring.BlamesPrefix),
 	},
 	Tools:    []string{ListCommitsTool, GetCommitTool, CompareTool, BlameTool, SearchCommitsTool, ListRefsTool},
@@ -88,7 +85,7 @@ var Family = family.Family{
 		}
 		return Tools(src, env.Histories(), key, store), nil
 	},
-}
+})
 
 // Tools returns the history tools over src's repositories, whose
 // histories come from histories; cursors signs their pages; blames are

@@ -78,7 +78,7 @@ var pagingTools = []string{ListFilesTool, FindReferencesTool, FindSymbolsTool, L
 // symbol table (about as many bytes as its files for Go code) counts with
 // the snapshot within TOOLSHED_REPO_CACHE_MB: a push, or another tenant's
 // repository, lets the least recently used snapshot go with its table.
-var Family = family.Family{
+var Family = family.ReadsHistory(family.Family{ // list_files's ref
 	Name:              "navigate",
 	ReadsRepositories: true,
 	Tools: []string{ListFilesTool, FindReferencesTool, FindSymbolsTool, ListReposTool,
@@ -96,15 +96,10 @@ var Family = family.Family{
 		family.Objects(precisebucket.Prefix, "s3:GetObject"), family.List(precisebucket.Prefix),
 		family.Objects(indexfile.BucketPrefix, "s3:GetObject").For(ListReposTool),
 		family.List(indexfile.BucketPrefix).For(ListReposTool),
-		// list_files's ref reads the pushed history, copied into /tmp.
-		family.Objects(githistory.BucketPrefix, "s3:GetObject").For(ListFilesTool),
-		family.List(githistory.BucketPrefix).For(ListFilesTool),
 	},
-	Layers:    []string{family.GitLayer},
-	StorageMB: githistory.CopyStorageMB,
-	MemoryMB:  2048,
-	Env:       map[string]string{"GOMEMLIMIT": "1800MiB", config.RepoMaxMB.Name(): "800"},
-	Settings:  []family.Setting{family.Only(wiring.CursorKey, pagingTools...)},
+	MemoryMB: 2048,
+	Env:      map[string]string{"GOMEMLIMIT": "1800MiB", config.RepoMaxMB.Name(): "800"},
+	Settings: []family.Setting{family.Only(wiring.CursorKey, pagingTools...)},
 	New: func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
 		src, err := env.Repo(ctx)
 		if err != nil {
@@ -140,7 +135,7 @@ var Family = family.Family{
 		})
 		return s.tools(), nil
 	},
-}
+}, ListFilesTool)
 
 // Tools returns the navigation tools over src, paging with cursors
 // authenticated by key, answering precisely from the indexes indexes

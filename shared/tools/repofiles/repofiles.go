@@ -92,7 +92,7 @@ var fileDeny = []string{"**/node_modules"}
 // a 1 MB file and its dependencies; TOOLSHED_REPO_MAX_MB refuses a larger
 // one here (a repository of files that compress poorly may not fit even
 // so). They need no second CPU.
-var Family = family.Family{
+var Family = family.ReadsHistory(family.Family{ // read_file's ref
 	Name:              "repofiles",
 	ReadsRepositories: true,
 	Tools:             []string{ReadRepoFileTool, ReadFileTool},
@@ -104,14 +104,9 @@ var Family = family.Family{
 		family.List(repo.Prefix),
 		family.Table(config.MemoryTable, "dynamodb:Query").For(ReadRepoFileTool),
 		family.Table(config.AccessTable, "dynamodb:UpdateItem").For(ReadFileTool),
-		// read_file's ref reads the pushed history, copied into /tmp.
-		family.Objects(githistory.BucketPrefix, "s3:GetObject").For(ReadFileTool),
-		family.List(githistory.BucketPrefix).For(ReadFileTool),
 	},
-	Layers:    []string{family.GitLayer},
-	StorageMB: githistory.CopyStorageMB,
-	MemoryMB:  512,
-	Env:       map[string]string{"GOMEMLIMIT": "440MiB", config.RepoMaxMB.Name(): "1024"},
+	MemoryMB: 512,
+	Env:      map[string]string{"GOMEMLIMIT": "440MiB", config.RepoMaxMB.Name(): "1024"},
 	New: func(ctx context.Context, env *wiring.Env) ([]toolkit.Tool, error) {
 		src, err := env.Repo(ctx)
 		if err != nil {
@@ -129,7 +124,7 @@ var Family = family.Family{
 		}
 		return Tools(src, env.Revisions(), st.Memory, st.Access, env.Now), nil
 	},
-}
+}, ReadFileTool)
 
 // service holds what the tools need.
 type service struct {
