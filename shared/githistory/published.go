@@ -131,6 +131,11 @@ func (p *Published) start(c *copied, ref reposcope.Ref, ptr repo.Pointer) *copyJ
 		r, err := p.copy(ctx, c, ref, ptr)
 		c.mu.Lock()
 		if err == nil {
+			if c.repo != nil {
+				// The same folder, moved to the newer pointer: keep the
+				// Repo the calls hold, and its one git cat-file.
+				r = c.repo
+			}
 			c.repo, c.seq = r, ptr.Seq
 		}
 		j.repo, j.err, c.job = r, err, nil
