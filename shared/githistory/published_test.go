@@ -248,7 +248,8 @@ func testIncremental(t *testing.T, s *repotest.S3) {
 	first := p.push(githistory.Bound{})
 	ctx := context.Background()
 	pub := p.published()
-	if _, err := pub.Open(ctx, p.view(p.head())); err != nil {
+	before, err := pub.Open(ctx, p.view(p.head()))
+	if err != nil {
 		t.Fatal(err)
 	}
 	repotest.GitCommit(t, p.dir, "Grow the app again", map[string]string{"src/app.go": "grown again\n"})
@@ -277,6 +278,9 @@ func testIncremental(t *testing.T, s *repotest.S3) {
 	}
 	if cs, err := r.Log(ctx, githistory.LogQuery{From: p.head()}); err != nil || len(cs) != 7 {
 		t.Errorf("log after the second push: %d commits, %v", len(cs), err)
+	}
+	if r != before {
+		t.Error("the copy moved to the newer pointer is another Repo: the first one's git cat-file would be left running")
 	}
 }
 
